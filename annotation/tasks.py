@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from annotation.curation import variant_groups_propose
+from annotation.curation.services import variant_groups_propose
 
 
 @shared_task(name="annotation.variant_groups_refresh")

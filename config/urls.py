@@ -6,10 +6,11 @@ from drf_spectacular.views import SpectacularAPIView
 from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
-from annotation import admin_agreement, dashboard
-from annotation.api import ProverbViewSet, VariantGroupViewSet
-from annotation.api_agreement import AgreementViewSet, ChainedBatchViewSet
-from annotation.api_narratives import NarrativeViewSet
+from annotation.admin import agreement as admin_agreement
+from annotation.admin import dashboard
+from annotation.api.agreement import AgreementViewSet, ChainedBatchViewSet
+from annotation.api.curation import ProverbViewSet, VariantGroupViewSet
+from annotation.api.narratives import NarrativeViewSet
 from config.health import healthz
 from crowd.api import BatchViewSet
 

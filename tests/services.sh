@@ -6,8 +6,8 @@ set -euo pipefail
 action=$1
 dir=$2
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-pg_port=${PARABLE_TEST_PG_PORT:-55432}
-redis_port=${PARABLE_TEST_REDIS_PORT:-56379}
+pg_port=${PARABLE_TEST_PG_PORT:-25432}
+redis_port=${PARABLE_TEST_REDIS_PORT:-26379}
 
 as_pg() {
   # initdb and postgres refuse to run as root.

@@ -12,7 +12,7 @@ from django.db import transaction
 
 from annotation import spans
 from annotation.models import SpanPair
-from annotation.task_sources import (
+from annotation.task_types.sources import (
     DrawnBatchForm,
     batch_lock,
     clean_draw_settings,

@@ -13,10 +13,10 @@ import random
 from django import forms
 from django.db import transaction
 
-from annotation.distractors import distractors_for, get_source, source_choices
-from annotation.gold import GoldSettingsForm, clean_gold_settings
 from annotation.models import ChoiceAnswer, ChoiceQuestion, Narrative, Proverb
-from annotation.task_sources import (
+from annotation.quality.gold import GoldSettingsForm, clean_gold_settings
+from annotation.task_types.distractors import distractors_for, get_source, source_choices
+from annotation.task_types.sources import (
     DrawnBatchForm,
     batch_lock,
     clean_draw_settings,

@@ -16,9 +16,9 @@ from django import forms
 from django.db import transaction
 
 from annotation import spans
-from annotation.gold import GoldSettingsForm, clean_gold_settings
 from annotation.models import Narrative, Rating, SpanPair
-from annotation.task_sources import (
+from annotation.quality.gold import GoldSettingsForm, clean_gold_settings
+from annotation.task_types.sources import (
     DrawnBatchForm,
     alignments_to_add,
     batch_lock,

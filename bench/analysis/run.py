@@ -1,4 +1,4 @@
-"""Benchmark of the dataset analysis (annotation.analysis.analyze) on synthetic data.
+"""Benchmark of the dataset analysis (annotation.analysis.core.analyze) on synthetic data.
 
 Run: .venv/bin/python bench/analysis/run.py [--sizes 2500,100000] [--warm-pool 2500]
      [--splitter sentencizer|senter] [--processes N] [--show]
@@ -42,7 +42,8 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from annotation.analysis import analyze, load_models, start_workers, stop_workers  # noqa: E402
+from annotation.analysis.core import analyze  # noqa: E402
+from annotation.analysis.pool import load_models, start_workers, stop_workers  # noqa: E402
 from bench.analysis import synthetic  # noqa: E402
 
 TARGETS = {2_500: (3.0, None), 100_000: (60.0, 2048.0)}

@@ -1,4 +1,4 @@
-"""Times variant grouping (annotation.variants) on 300, 2,000 and 10,000 proverbs.
+"""Times variant grouping (annotation.curation.variants) on 300, 2,000 and 10,000 proverbs.
 
 Run from the repository root: `python bench/curation/run.py`. The sets start with
 the test fixtures (265 proverbs and 20 variants) and are filled with seeded word
@@ -17,8 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from annotation.curation.variants import propose_variant_groups  # noqa: E402
 from annotation.text import normalize_text  # noqa: E402
-from annotation.variants import propose_variant_groups  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"
 SIZES = (300, 2_000, 10_000)

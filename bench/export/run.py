@@ -10,7 +10,7 @@ prints its seconds and peak RSS beside the target:
 - export of all narratives in each format (data file and a counts-only dataset card;
   the card's full statistics are the analysis timed below), and of the first 2,500
   (batch "first 2,500") to show that memory does not grow with the dataset;
-- the analysis as `manage.py analyze` runs it (selectors + annotation.analysis.analyze)
+- the analysis as `manage.py analyze` runs it (selectors + annotation.analysis.core.analyze)
   of 2,500 and of all narratives, after the models are loaded.
 
 Set PARABLE_BENCH_DIR to a folder to keep the SQLite database there and reuse it on
@@ -65,7 +65,7 @@ def populate(n: int) -> None:
     from django.db import transaction
     from django.utils import timezone
 
-    from annotation.epic_files import resolve_span
+    from annotation.datasets.epic_files import resolve_span
     from annotation.models import Narrative, Proverb, SpanPair
     from annotation.text import normalize_text
     from bench.analysis.synthetic import TextGenerator
@@ -159,7 +159,7 @@ def populate(n: int) -> None:
 
 
 def child_export(format: str, batch: str | None) -> dict:
-    from annotation.exports import dataset_export
+    from annotation.datasets.exports import dataset_export
     from crowd.models import Batch
 
     batches = [Batch.objects.get(name=batch).pk] if batch else None
@@ -182,8 +182,8 @@ def child_export(format: str, batch: str | None) -> dict:
 
 
 def child_analyze(batch: str | None) -> dict:
-    from annotation.analysis import load_models
-    from annotation.dataset_analysis import (
+    from annotation.analysis.pool import load_models
+    from annotation.analysis.selectors import (
         choice_records,
         dataset_analysis,
         narrative_records,

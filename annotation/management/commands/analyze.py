@@ -5,8 +5,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from annotation.dataset_analysis import dataset_analysis
-from annotation.dataset_cards import analysis_sections
+from annotation.analysis.cards import analysis_sections
+from annotation.analysis.selectors import dataset_analysis
 from annotation.management.commands.export_dataset import batch_ids
 from annotation.management.progress import progress_printer
 

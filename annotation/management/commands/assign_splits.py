@@ -5,13 +5,13 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.management.commands.import_dataset import _split_files
-from annotation.splits import (
+from annotation.datasets.splits import (
     SplitFileError,
     narrative_splits_apply,
     narrative_splits_assign,
     parse_split_files,
 )
+from annotation.management.commands.import_dataset import _split_files
 
 
 class Command(BaseCommand):

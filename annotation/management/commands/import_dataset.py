@@ -5,9 +5,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.epic import EpicImportReport, dataset_import_epic
-from annotation.epic_files import EpicFileError
-from annotation.splits import split_file_part
+from annotation.datasets.epic import EpicImportReport, dataset_import_epic
+from annotation.datasets.epic_files import EpicFileError
+from annotation.datasets.splits import split_file_part
 
 
 class Command(BaseCommand):

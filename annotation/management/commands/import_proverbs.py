@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.curation import ProverbFileError, proverbs_import
+from annotation.curation.services import ProverbFileError, proverbs_import
 
 
 class Command(BaseCommand):

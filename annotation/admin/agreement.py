@@ -1,0 +1,224 @@
+"""Admin pages for align, rate and choose batches: agreement, aggregation and quality control.
+
+Mounted under /admin/agreement/ (config/urls.py) inside the admin site: anonymous
+and non-staff users are sent to the admin login; reading needs view_batch,
+refreshing items and adding gold items change_batch (researchers).
+"""
+
+from __future__ import annotations
+
+import json
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import Count, Q
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import path, reverse
+
+from annotation.admin.pages import admin_page, require_permission
+from annotation.models import Narrative
+from annotation.quality.gold import gold_items_add
+from annotation.quality.reports import batch_agreement
+from crowd import task_types
+from crowd.chaining import batch_items_refresh
+from crowd.models import Assignment, Batch
+
+TASK_TYPES = ("align", "rate", "choose")
+
+
+class GoldItemsForm(forms.Form):
+    narratives = forms.CharField(
+        label="Gold narratives",
+        help_text="Ids of narratives with a known answer, separated by commas or spaces.",
+    )
+    answer = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
+        help_text='The accepted range per criterion, e.g. {"relatedness": {"max": 2}, '
+        '"overall": {"max": 2}} for a story that misses its proverb.',
+    )
+
+    def __init__(self, *args, task_type: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        if task_type != "rate":
+            # Multiple choice: the answer is the narrative's own proverb.
+            del self.fields["answer"]
+
+    def clean_answer(self):
+        raw = self.cleaned_data["answer"].strip()
+        if not raw:
+            return None
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError as error:
+            raise forms.ValidationError(f"The answer is not valid JSON: {error}.") from None
+
+    def clean_narratives(self):
+        raw = self.cleaned_data["narratives"].replace(",", " ").split()
+        try:
+            ids = [int(value) for value in raw]
+        except ValueError:
+            raise forms.ValidationError("Give narrative ids: whole numbers.") from None
+        narratives = list(Narrative.objects.filter(pk__in=ids).select_related("proverb"))
+        missing = sorted(set(ids) - {n.pk for n in narratives})
+        if missing:
+            raise forms.ValidationError(f"No narrative {', '.join(map(str, missing))}.")
+        return narratives
+
+
+def _figure(value) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _batch(batch_id: int) -> Batch:
+    return get_object_or_404(Batch, pk=batch_id, task_type__in=TASK_TYPES)
+
+
+def index_view(request):
+    """Every align, rate and choose batch with its submissions and links. Needs view_batch."""
+    require_permission(request, "crowd.view_batch")
+    batches = (
+        Batch.objects.filter(task_type__in=TASK_TYPES)
+        .select_related("source_batch")
+        .annotate(
+            item_count=Count("items", distinct=True),
+            submitted_count=Count(
+                "items__assignments",
+                filter=Q(items__assignments__status__in=Assignment.STORED),
+            ),
+        )
+        .order_by("-id")
+    )
+    rows = [
+        {
+            "batch": batch,
+            "report_url": reverse("agreement:report", args=[batch.pk]),
+            "review_url": task_types.get(batch.task_type).review_url(batch=batch),
+        }
+        for batch in batches
+    ]
+    return admin_page(
+        request, "admin/annotation/agreement/index.html", "Agreement and quality", rows=rows
+    )
+
+
+def report_view(request, batch_id: int):
+    """One batch's agreement, aggregated answers and workers' gold accuracy. Needs view_batch."""
+    require_permission(request, "crowd.view_batch")
+    batch = _batch(batch_id)
+    report = batch_agreement(batch=batch)
+    kind = task_types.get(batch.task_type)
+    context = {
+        "batch": batch,
+        "report": report,
+        "review_url": kind.review_url(batch=batch),
+        "progress_url": reverse("admin:crowd_batch_progress", args=[batch.pk]),
+        "can_change": request.user.has_perm("crowd.change_batch"),
+        "gold_form": GoldItemsForm(task_type=batch.task_type)
+        if hasattr(kind, "gold_item")
+        else None,
+        "workers": [
+            {**row, **{key: _figure(row[key]) for key in ("approval_rate", "gold_accuracy")}}
+            for row in report["quality"]["workers"]
+        ],
+    }
+    if batch.task_type == "align":
+        context["span_rows"] = [
+            {"side": side, **{key: _figure(value) for key, value in report["align"][side].items()}}
+            for side in ("proverb", "narrative")
+        ]
+    elif batch.task_type == "rate":
+        context["criterion_rows"] = [
+            {key: _figure(value) for key, value in row.items()}
+            for row in report["rate"]["criteria"].values()
+        ]
+        criteria = list(report["rate"]["criteria"])
+        context["criteria_labels"] = [report["rate"]["criteria"][c]["label"] for c in criteria]
+        context["source_rows"] = [
+            {
+                "source": source,
+                "cells": [
+                    f"{_figure(by_criterion[c]['mean'])} (n={by_criterion[c]['ratings']})"
+                    if c in by_criterion
+                    else "—"
+                    for c in criteria
+                ],
+            }
+            for source, by_criterion in report["rate"]["by_source"].items()
+        ]
+    elif batch.task_type == "choose":
+        context["choice_figures"] = {
+            key: _figure(value) for key, value in report["choose"].items() if key != "aggregated"
+        }
+    return admin_page(
+        request,
+        "admin/annotation/agreement/report.html",
+        f"Agreement and quality: {batch.name}",
+        **context,
+    )
+
+
+def refresh_view(request, batch_id: int):
+    """POST: take what the batch's source batch and draws offer now. Needs change_batch."""
+    require_permission(request, "crowd.change_batch")
+    batch = _batch(batch_id)
+    if request.method == "POST":
+        try:
+            added = batch_items_refresh(batch=batch)
+        except ValueError as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(request, f"{added} item(s) added.")
+    return redirect("agreement:report", batch_id=batch.pk)
+
+
+def gold_view(request, batch_id: int):
+    """POST: add gold items built on the given narratives. Needs change_batch."""
+    require_permission(request, "crowd.change_batch")
+    batch = _batch(batch_id)
+    form = GoldItemsForm(request.POST or None, task_type=batch.task_type)
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                added = gold_items_add(
+                    batch=batch,
+                    narratives=form.cleaned_data["narratives"],
+                    answer=form.cleaned_data.get("answer"),
+                )
+            except ValueError as error:
+                messages.error(request, f"No gold item added: {error}")
+            else:
+                messages.success(request, f"{added} gold item(s) added.")
+        else:
+            errors = "; ".join(str(e) for errs in form.errors.values() for e in errs)
+            messages.error(request, f"No gold item added: {errors}")
+    return redirect("agreement:report", batch_id=batch.pk)
+
+
+def results_view(request, batch_id: int):
+    """The batch's submissions as JSON records (a download). Needs view_batch."""
+    require_permission(request, "crowd.view_batch")
+    batch = _batch(batch_id)
+    records = task_types.get(batch.task_type).batch_results(batch=batch)
+    response = HttpResponse(
+        json.dumps(records, indent=1, default=str), content_type="application/json"
+    )
+    response["Content-Disposition"] = f'attachment; filename="batch-{batch.pk}-results.json"'
+    return response
+
+
+urls = (
+    [
+        path("", admin.site.admin_view(index_view), name="index"),
+        path("<int:batch_id>/", admin.site.admin_view(report_view), name="report"),
+        path("<int:batch_id>/refresh/", admin.site.admin_view(refresh_view), name="refresh"),
+        path("<int:batch_id>/gold/", admin.site.admin_view(gold_view), name="gold"),
+        path("<int:batch_id>/results/", admin.site.admin_view(results_view), name="results"),
+    ],
+    "agreement",
+)

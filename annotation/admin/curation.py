@@ -1,0 +1,212 @@
+"""Admin for curation: proverb import and list with the curated target, variant groups."""
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+
+from annotation.curation.services import (
+    ProverbFileError,
+    curation_progress,
+    proverbs_import,
+    proverbs_set_status,
+    variant_group_dismiss,
+    variant_group_merge,
+)
+from annotation.models import CurationTarget, Proverb, VariantGroup
+
+
+class ProverbImportForm(forms.Form):
+    file = forms.FileField(help_text="Text (one proverb a line) or CSV with text, source, meaning.")
+    source = forms.CharField(
+        required=False, help_text="Recorded on each proverb; default: file name."
+    )
+
+
+class VariantsInline(admin.TabularInline):
+    model = Proverb
+    fk_name = "variant_of"
+    fields = ("text", "status")
+    readonly_fields = ("text", "status")
+    extra = 0
+    can_delete = False
+    verbose_name_plural = "variants merged into this proverb"
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Proverb)
+class ProverbAdmin(admin.ModelAdmin):
+    list_display = ("text", "status", "source", "variant_of", "created_at")
+    list_filter = ("status", "source")
+    search_fields = ("text", "meaning")
+    readonly_fields = ("normalized_text", "variant_of", "created_at")
+    fields = ("text", "normalized_text", "meaning", "source", "status", "variant_of", "created_at")
+    actions = ("mark_curated", "mark_candidate", "mark_rejected")
+    inlines = (VariantsInline,)
+    change_list_template = "admin/annotation/proverb/change_list.html"
+
+    def save_model(self, request, obj, form, change) -> None:
+        from annotation.text import normalize_text
+
+        obj.normalized_text = normalize_text(obj.text)
+        super().save_model(request, obj, form, change)
+
+    def get_urls(self):
+        return [
+            path(
+                "import/",
+                self.admin_site.admin_view(self.import_view),
+                name="annotation_proverb_import",
+            ),
+            *super().get_urls(),
+        ]
+
+    def changelist_view(self, request, extra_context=None):
+        extra_context = {**(extra_context or {}), "curation": curation_progress()}
+        return super().changelist_view(request, extra_context=extra_context)
+
+    def import_view(self, request):
+        """Upload a proverb list. Needs the add-proverb permission (researchers)."""
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        form = ProverbImportForm(request.POST or None, request.FILES or None)
+        report = None
+        if request.method == "POST" and form.is_valid():
+            upload = form.cleaned_data["file"]
+            try:
+                report = proverbs_import(
+                    content=upload.read(),
+                    filename=upload.name,
+                    source=form.cleaned_data["source"] or upload.name.rsplit(".", 1)[0],
+                )
+            except ProverbFileError as error:
+                messages.error(request, f"Nothing was imported: {error}")
+            else:
+                messages.success(
+                    request,
+                    f"Created {report.created} proverb(s); skipped {report.duplicates} "
+                    f"duplicate(s); proposed {report.variant_groups} variant group(s).",
+                )
+                if report.errors:
+                    messages.warning(
+                        request, f"{len(report.errors)} line(s) were not imported: see below."
+                    )
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Import proverbs",
+            "form": form,
+            "report": report,
+        }
+        return TemplateResponse(request, "admin/annotation/proverb/import.html", context)
+
+    def _set_status(self, request, queryset, status):
+        changed = proverbs_set_status(
+            proverb_ids=list(queryset.values_list("pk", flat=True)), status=status
+        )
+        self.message_user(request, f"{changed} proverb(s) marked {status}.")
+
+    @admin.action(description="Mark selected proverbs curated", permissions=["change"])
+    def mark_curated(self, request, queryset):
+        self._set_status(request, queryset, Proverb.Status.CURATED)
+
+    @admin.action(description="Mark selected proverbs candidate", permissions=["change"])
+    def mark_candidate(self, request, queryset):
+        self._set_status(request, queryset, Proverb.Status.CANDIDATE)
+
+    @admin.action(description="Mark selected proverbs rejected", permissions=["change"])
+    def mark_rejected(self, request, queryset):
+        self._set_status(request, queryset, Proverb.Status.REJECTED)
+
+
+@admin.register(VariantGroup)
+class VariantGroupAdmin(admin.ModelAdmin):
+    list_display = ("id", "member_list", "score", "status", "created_at", "decide_link")
+    list_filter = ("status",)
+    search_fields = ("proverbs__text",)
+    actions = ("dismiss_groups",)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("proverbs")
+
+    @admin.display(description="Proverbs")
+    def member_list(self, group):
+        return format_html(
+            "<ul style='margin:0'>{}</ul>",
+            format_html_join("", "<li>{}</li>", ((p.text,) for p in group.proverbs.all())),
+        )
+
+    @admin.display(description="")
+    def decide_link(self, group):
+        if group.status != VariantGroup.Status.OPEN:
+            return ""
+        url = reverse("admin:annotation_variantgroup_decide", args=[group.pk])
+        return format_html('<a class="button" href="{}">Merge or dismiss</a>', url)
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def get_urls(self):
+        return [
+            path(
+                "<int:group_id>/decide/",
+                self.admin_site.admin_view(self.decide_view),
+                name="annotation_variantgroup_decide",
+            ),
+            *super().get_urls(),
+        ]
+
+    def decide_view(self, request, group_id: int):
+        """Merge a group into a chosen canonical proverb, or dismiss it (change permission)."""
+        group = get_object_or_404(VariantGroup, pk=group_id)
+        if not self.has_change_permission(request, group):
+            raise PermissionDenied
+        members = list(group.proverbs.all())
+        if request.method == "POST":
+            try:
+                if "dismiss" in request.POST:
+                    variant_group_dismiss(group=group)
+                    messages.success(request, "Suggestion dismissed; the proverbs stay distinct.")
+                else:
+                    canonical = get_object_or_404(Proverb, pk=request.POST.get("canonical") or 0)
+                    variant_group_merge(group=group, canonical=canonical)
+                    messages.success(
+                        request,
+                        f"Merged: “{canonical.text}” is curated, the others are its variants.",
+                    )
+            except ValueError as error:
+                messages.error(request, str(error))
+            return redirect("admin:annotation_variantgroup_changelist")
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": f"Variant group {group.pk}",
+            "group": group,
+            "members": members,
+        }
+        return TemplateResponse(request, "admin/annotation/variantgroup/decide.html", context)
+
+    @admin.action(description="Dismiss selected suggestions", permissions=["change"])
+    def dismiss_groups(self, request, queryset):
+        dismissed = 0
+        for group in queryset.filter(status=VariantGroup.Status.OPEN):
+            variant_group_dismiss(group=group)
+            dismissed += 1
+        self.message_user(request, f"{dismissed} suggestion(s) dismissed.")
+
+
+@admin.register(CurationTarget)
+class CurationTargetAdmin(admin.ModelAdmin):
+    list_display = ("curated_target",)
+
+    def has_add_permission(self, request) -> bool:
+        return not CurationTarget.objects.exists() and super().has_add_permission(request)
+
+    def save_model(self, request, obj, form, change) -> None:
+        obj.pk = 1
+        super().save_model(request, obj, form, change)

@@ -1,0 +1,179 @@
+"""Admin pages for the dataset: the analysis dashboard, ePiC import upload, export download.
+
+Mounted under /admin/dataset/ (config/urls.py) inside the admin site: anonymous
+users and non-staff users are sent to the admin login; staff without the model
+permission a page needs get 403.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import zipfile
+from pathlib import Path
+
+from django import forms
+from django.contrib import admin, messages
+from django.http import FileResponse
+from django.urls import path
+
+from annotation.admin.pages import admin_page, require_permission
+from annotation.analysis.cards import analysis_sections
+from annotation.analysis.selectors import dataset_analysis
+from annotation.datasets.epic import dataset_import_epic
+from annotation.datasets.epic_files import EpicFileError
+from annotation.datasets.exports import FORMATS, dataset_export
+from crowd.models import Batch
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        files = data if isinstance(data, list | tuple) else [data] if data else []
+        return [super(MultipleFileField, self).clean(file, initial) for file in files]
+
+
+class ScopeForm(forms.Form):
+    batch = forms.ModelMultipleChoiceField(
+        queryset=Batch.objects.all(),
+        required=False,
+        help_text="Only narratives written in these crowd batches; none selected: everything.",
+    )
+    approved_only = forms.BooleanField(required=False, label="Approved narratives only")
+    seed = forms.IntegerField(
+        initial=0, required=False, help_text="Seed of the random baseline and samples."
+    )
+
+    def scope(self) -> dict:
+        data = self.cleaned_data if self.is_valid() else {}
+        return {
+            "batches": sorted(batch.pk for batch in data.get("batch") or []),
+            "approved_only": bool(data.get("approved_only")),
+            "seed": data.get("seed") or 0,
+        }
+
+
+class EpicImportForm(forms.Form):
+    file = forms.FileField(help_text="ePiC release format: a JSON array of records.")
+    splits = MultipleFileField(
+        required=False,
+        help_text="Optional split files named *_{seen,unseen}_{train,test}_*.json.",
+    )
+    source_label = forms.CharField(initial="ePiC", max_length=200)
+
+
+class ExportForm(ScopeForm):
+    format = forms.ChoiceField(choices=[(name, name) for name in FORMATS])
+    raw_worker_ids = forms.BooleanField(
+        required=False, help_text="Keep provider worker ids instead of salted hashes."
+    )
+    statistics = forms.BooleanField(
+        required=False,
+        initial=True,
+        help_text="Put the full analysis in the dataset card (slow on large datasets).",
+    )
+
+
+def dashboard_view(request):
+    """Every table and plot of the analysis with its definition. Needs view_narrative."""
+    from annotation.analysis import (
+        plots,  # matplotlib: loaded with the first dashboard, not the site
+    )
+
+    require_permission(request, "annotation.view_narrative")
+    form = ScopeForm(request.GET or None)
+    scope = form.scope()
+    analysis = dataset_analysis(
+        batches=scope["batches"], approved_only=scope["approved_only"], seed=scope["seed"]
+    )
+    sections = [
+        (section, [getattr(plots, name)(analysis) for name in section.plots])
+        for section in analysis_sections(analysis)
+    ]
+    return admin_page(
+        request,
+        "admin/annotation/dashboard/dashboard.html",
+        "Dataset dashboard",
+        form=form,
+        sections=sections,
+    )
+
+
+def import_view(request):
+    """Upload an ePiC file and its split files. Needs add_narrative (researchers)."""
+    require_permission(request, "annotation.add_narrative")
+    form = EpicImportForm(request.POST or None, request.FILES or None)
+    report = None
+    if request.method == "POST" and form.is_valid():
+        splits = {upload.name: upload.read() for upload in form.cleaned_data["splits"]}
+        try:
+            report = dataset_import_epic(
+                content=form.cleaned_data["file"].read(),
+                splits=splits or None,
+                source_label=form.cleaned_data["source_label"],
+            )
+        except EpicFileError as error:
+            messages.error(request, "Nothing was imported: the file is malformed (see below).")
+            return admin_page(
+                request,
+                "admin/annotation/dashboard/import.html",
+                "Import a dataset",
+                form=form,
+                problems=error.errors,
+            )
+        messages.success(
+            request,
+            f"{report.narratives_created} narrative(s) created, {report.narratives_updated} "
+            f"updated, {report.narratives_unchanged} unchanged.",
+        )
+    return admin_page(
+        request,
+        "admin/annotation/dashboard/import.html",
+        "Import a dataset",
+        form=form,
+        report=report,
+    )
+
+
+def export_view(request):
+    """Download the dataset in a format, with its card, as a zip. Needs view_narrative."""
+    require_permission(request, "annotation.view_narrative")
+    form = ExportForm(request.POST or None, initial={"statistics": True})
+    if request.method != "POST" or not form.is_valid():
+        return admin_page(
+            request, "admin/annotation/dashboard/export.html", "Export the dataset", form=form
+        )
+    scope = form.scope()
+    archive = tempfile.TemporaryFile()  # noqa: SIM115 (FileResponse closes it, which deletes it)
+    with tempfile.TemporaryDirectory() as directory:
+        result = dataset_export(
+            format=form.cleaned_data["format"],
+            directory=Path(directory),
+            batches=scope["batches"],
+            approved_only=scope["approved_only"],
+            raw_worker_ids=form.cleaned_data["raw_worker_ids"],
+            statistics=form.cleaned_data["statistics"],
+            seed=scope["seed"],
+        )
+        with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
+            for file in [*result.files, result.card]:
+                zipped.write(file, arcname=file.name)
+    archive.seek(0)
+    name = f"parable-{result.format}.zip"
+    return FileResponse(archive, as_attachment=True, filename=name)
+
+
+urls = (
+    [
+        path("", admin.site.admin_view(dashboard_view), name="dashboard"),
+        path("import/", admin.site.admin_view(import_view), name="import"),
+        path("export/", admin.site.admin_view(export_view), name="export"),
+    ],
+    "dataset",
+)

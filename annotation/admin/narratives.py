@@ -1,0 +1,158 @@
+"""Review of narratives in the admin: the list with overlap figures, approve, reject, block.
+
+Worker text is data: list cells are plain strings (the admin escapes them) and the
+highlighted view builds its HTML with format_html, which escapes every piece.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+
+from annotation.models import Narrative
+from annotation.text import check_overlap
+from crowd.admin.review import ReviewActions
+from crowd.models import Batch
+
+EXCERPT_CHARACTERS = 160
+
+
+class BatchFilter(admin.SimpleListFilter):
+    title = "batch"
+    parameter_name = "batch"
+
+    def lookups(self, request, model_admin):
+        return [
+            (batch.pk, batch.name)
+            for batch in Batch.objects.filter(task_type="write").order_by("-id")
+        ]
+
+    def queryset(self, request, queryset):
+        if self.value():
+            return queryset.filter(assignment__item__batch_id=self.value())
+        return queryset
+
+
+def _duration(seconds: float) -> str:
+    minutes, seconds = divmod(round(seconds), 60)
+    return f"{minutes} min {seconds:02d} s" if minutes else f"{seconds} s"
+
+
+@admin.register(Narrative)
+class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
+    list_display = (
+        "id",
+        "proverb",
+        "excerpt",
+        "status",
+        "word_count",
+        "overlap_summary",
+        "time_taken",
+        "worker",
+        "source",
+    )
+    list_display_links = ("id", "excerpt")
+    list_filter = ("status", "source", BatchFilter)
+    search_fields = ("text", "proverb__text", "worker__display_name", "worker__external_id")
+    list_select_related = ("proverb", "worker", "assignment")
+    actions = ("approve_selected", "reject_selected", "block_workers")
+    change_list_template = "admin/annotation/narrative/change_list.html"
+    fields = (
+        "proverb",
+        "highlighted_text",
+        "status",
+        "review_message",
+        "reviewed_at",
+        "word_count",
+        "overlap_table",
+        "time_taken",
+        "worker",
+        "assignment",
+        "source",
+        "source_label",
+        "external_id",
+        "keyword_list",
+        "split_seen",
+        "split_unseen",
+        "created_at",
+    )
+    readonly_fields = tuple(name for name in fields if name not in ("split_seen", "split_unseen"))
+
+    def has_add_permission(self, request) -> bool:
+        return False  # narratives come from crowd work, import or models
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        if obj is not None and obj.source == Narrative.Source.CROWD:
+            return False  # a crowd narrative is its assignment's record
+        return super().has_delete_permission(request, obj)
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
+    @admin.display(description="Narrative")
+    def excerpt(self, narrative) -> str:
+        text = narrative.text
+        return text if len(text) <= EXCERPT_CHARACTERS else text[:EXCERPT_CHARACTERS] + "…"
+
+    @admin.display(description="Shared 1/2/3-grams")
+    def overlap_summary(self, narrative) -> str:
+        figures = [narrative.overlap.get(str(n)) for n in (1, 2, 3)]
+        if not all(isinstance(figure, dict) for figure in figures):
+            return "—"
+        return " · ".join(f"{figure['shared']}/{figure['proverb']}" for figure in figures)
+
+    @admin.display(description="Time taken")
+    def time_taken(self, narrative) -> str:
+        assignment = narrative.assignment
+        if assignment is None or assignment.submitted_at is None:
+            return "—"
+        return _duration((assignment.submitted_at - assignment.started_at).total_seconds())
+
+    @admin.display(description="Narrative (words shared with the proverb marked)")
+    def highlighted_text(self, narrative):
+        text = narrative.text
+        highlights = check_overlap(narrative.proverb.text, text, {"min_words": 0})["highlights"]
+        pieces, position = [], 0
+        for start, end in highlights:
+            pieces.append((text[position:start], text[start:end]))
+            position = end
+        return format_html(
+            '<div class="narrative-text" style="white-space:pre-wrap;max-width:60em">{}{}</div>',
+            format_html_join("", "{}<mark>{}</mark>", pieces),
+            text[position:],
+        )
+
+    @admin.display(description="Overlap with the proverb")
+    def overlap_table(self, narrative) -> str:
+        overlap = narrative.overlap or {}
+        parts = [
+            f"{n}-grams: {overlap[str(n)]['shared']} of {overlap[str(n)]['proverb']}"
+            for n in (1, 2, 3)
+            if isinstance(overlap.get(str(n)), dict)
+        ]
+        if overlap.get("shared_words"):
+            parts.append("shared words: " + ", ".join(overlap["shared_words"]))
+        return "; ".join(parts) or "—"
+
+    @admin.display(description="Keywords")
+    def keyword_list(self, narrative) -> str:
+        keywords = narrative.keywords or {}
+        if not keywords:
+            return "— (extracted when approved)"
+        verbs = ", ".join(keywords.get("verbs", [])) or "none"
+        entities = ", ".join(
+            f"{entity['text']} ({entity['label']})" for entity in keywords.get("entities", [])
+        )
+        return f"verbs: {verbs}; entities: {entities or 'none'}"
+
+    def changelist_view(self, request, extra_context=None):
+        batch_id = request.GET.get("batch")
+        stats_url = reverse("admin:crowd_worker_stats")
+        extra_context = {
+            **(extra_context or {}),
+            "worker_stats_url": f"{stats_url}?batch={batch_id}" if batch_id else stats_url,
+        }
+        return super().changelist_view(request, extra_context=extra_context)

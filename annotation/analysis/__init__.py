@@ -1,0 +1,1 @@
+"""Dataset analysis: records, pure measures, process pool, definitions, plots, cards, selectors."""

@@ -1,0 +1,448 @@
+"""The analysis as titled tables with their definitions, for the dashboard and the dataset card.
+
+`analysis_sections` turns the output of `dataset_records.dataset_analysis` into
+sections of plain tables (shared by the admin dashboard and the card), and
+`dataset_card` writes the README.md that an export puts beside its data. Cell
+values are plain text; the card escapes them for Markdown, the dashboard's
+templates for HTML.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from annotation.analysis.selectors import definitions
+
+PARTS = ("train", "test", "none")
+
+
+@dataclass
+class Table:
+    columns: list[str]
+    rows: list[list]
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (key, definition)
+    caption: str = ""
+
+
+@dataclass
+class Section:
+    key: str
+    title: str
+    help: str
+    tables: list[Table]
+    plots: list[str] = field(default_factory=list)  # names of annotation.analysis.plots functions
+
+
+def format_value(value) -> str:
+    """A statistic as text: '—' for none, integers whole, floats to 4 significant digits."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.2f}" if abs(value) >= 100 else f"{value:.4g}"
+    if isinstance(value, list):
+        return ", ".join(format_value(item) for item in value) or "—"
+    return str(value)
+
+
+def _statistics(analysis: dict, keys: list[str], meaning: dict[str, str]) -> Table:
+    """Key-value rows: statistic, value, definition (dotted keys into the analysis)."""
+    rows = []
+    for key in keys:
+        value = analysis
+        for part in key.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        rows.append([key, format_value(value), meaning.get(key, "")])
+    return Table(["Statistic", "Value", "Definition"], rows)
+
+
+def _notes(meaning: dict[str, str], keys: list[str]) -> list[tuple[str, str]]:
+    """(key, definition) for the keys that have one."""
+    return [(key, meaning[key]) for key in keys if key in meaning]
+
+
+def _keys(prefix: str, names: str) -> list[str]:
+    return [prefix + name for name in names.split()]
+
+
+def analysis_sections(analysis: dict) -> list[Section]:
+    """The dashboard's and the card's sections, in the order of the ePiC paper."""
+    meaning = definitions()
+
+    collection = _keys(
+        "collection.",
+        "submitted approved distinct_workers approved_per_worker_mean approved_per_worker_max",
+    )
+    table_2 = _keys(
+        "",
+        "proverbs narratives vocabulary_size tokens_per_narrative sentences_per_narrative "
+        "span_pairs_per_narrative words_per_proverb_span words_per_narrative_span "
+        "unique_bigrams unique_trigrams",
+    )
+    diversity = _keys(
+        "diversity.",
+        "same_proverb different_proverbs same_proverb_pairs different_proverb_pairs "
+        "same_proverb_sampled different_proverbs_sampled",
+    )
+    sentiment = _keys(
+        "sentiment.",
+        "pearson_r p_value slope intercept narrative_compound_mean positive negative neutral",
+    )
+    readability = _keys(
+        "readability.",
+        "flesch_mean flesch_median flesch_min flesch_max flesch_std syllable_source",
+    )
+    parameters = _keys("scope.", "batches approved_only narratives_loaded")
+    parameters += _keys("parameters.", " ".join(analysis.get("parameters", {})))
+    sections = [
+        Section(
+            "collection",
+            "Collection",
+            _help(meaning, "collection"),
+            [_statistics(analysis, collection, meaning)],
+        ),
+        Section(
+            "dataset",
+            "Dataset statistics",
+            _help(meaning, "narratives"),
+            [_statistics(analysis, table_2, meaning), _splits_table(analysis, meaning)],
+        ),
+        Section(
+            "overlap",
+            "Lexical overlap",
+            _help(meaning, "jaccard", "common_ngrams"),
+            [_overlap_table(analysis, meaning)],
+            ["overlap_bars"],
+        ),
+        Section(
+            "diversity",
+            "Diversity",
+            _help(meaning, "diversity"),
+            [_statistics(analysis, diversity, meaning)],
+        ),
+        Section(
+            "sentiment",
+            "Sentiment",
+            _help(meaning, "sentiment"),
+            [_statistics(analysis, sentiment, meaning), _per_proverb_table(analysis, meaning)],
+            ["sentiment_scatter", "sentiment_counts"],
+        ),
+        Section(
+            "readability",
+            "Readability",
+            _help(meaning, "readability"),
+            [_statistics(analysis, readability, meaning), _histogram_table(analysis, meaning)],
+            ["readability_histogram"],
+        ),
+        Section(
+            "human_evaluation",
+            "Human evaluation",
+            _help(meaning, "human_evaluation"),
+            _human_tables(analysis.get("human_evaluation", {}), meaning),
+            ["rating_means"],
+        ),
+        Section(
+            "parameters",
+            "Scope and parameters",
+            _help(meaning, "scope", "parameters"),
+            [_statistics(analysis, parameters, meaning)],
+        ),
+    ]
+    return [*sections, _other_definitions(sections, meaning)]
+
+
+_SECTION_KEYS = _keys(
+    "",
+    "collection narratives jaccard common_ngrams diversity sentiment readability "
+    "human_evaluation scope parameters",
+)
+
+
+def _help(meaning: dict[str, str], *keys: str) -> str:
+    return " ".join(meaning.get(key, "") for key in keys).strip()
+
+
+def _other_definitions(sections: list[Section], meaning: dict[str, str]) -> Section:
+    """The definitions no table above shows, so that every key of the output is defined."""
+    shown = set(_SECTION_KEYS)
+    for section in sections:
+        for table in section.tables:
+            shown.update(key for key, _ in table.notes)
+            if table.columns[-1] == "Definition":
+                shown.update(row[0] for row in table.rows)
+    rows = [[key, text] for key, text in meaning.items() if key not in shown]
+    return Section(
+        "definitions",
+        "Other definitions",
+        "The remaining keys of the analysis output (manage.py analyze --json).",
+        [Table(["Key", "Definition"], rows)],
+    )
+
+
+def _splits_table(analysis: dict, meaning: dict[str, str]) -> Table:
+    splits = analysis.get("splits", {})
+    rows = [
+        [setting, *(format_value(splits.get(setting, {}).get(part)) for part in PARTS)]
+        for setting in ("seen", "unseen")
+    ]
+    return Table(
+        ["Setting", *PARTS], rows, _notes(meaning, ["splits.seen", "splits.unseen"]), "Splits"
+    )
+
+
+def _overlap_table(analysis: dict, meaning: dict[str, str]) -> Table:
+    jaccard = analysis.get("jaccard", {})
+    common = analysis.get("common_ngrams", {})
+    rows = [
+        [
+            n,
+            format_value(jaccard.get(n, {}).get("paired")),
+            format_value(jaccard.get(n, {}).get("random")),
+            format_value(common.get(n, {}).get("paired")),
+            format_value(common.get(n, {}).get("random")),
+        ]
+        for n in ("1", "2", "3")
+    ]
+    keys = ["jaccard.paired", "jaccard.random", "common_ngrams.paired", "common_ngrams.random"]
+    return Table(
+        ["n", "Jaccard, paired", "Jaccard, random", "Common n-grams, paired", "Common, random"],
+        rows,
+        _notes(meaning, keys),
+    )
+
+
+def _per_proverb_table(analysis: dict, meaning: dict[str, str]) -> Table:
+    rows = [
+        [
+            row["proverb"],
+            format_value(row["proverb_compound"]),
+            format_value(row["narrative_compound_mean"]),
+            row["narratives"],
+            row["positive"],
+            row["negative"],
+            row["neutral"],
+        ]
+        for row in analysis.get("sentiment", {}).get("per_proverb", [])
+    ]
+    return Table(
+        [
+            "Proverb",
+            "Proverb compound",
+            "Narratives' mean",
+            "Narratives",
+            "Positive",
+            "Negative",
+            "Neutral",
+        ],
+        rows,
+        _notes(meaning, ["sentiment.per_proverb"]),
+        "Per proverb",
+    )
+
+
+def _histogram_table(analysis: dict, meaning: dict[str, str]) -> Table:
+    histogram = analysis.get("readability", {}).get("flesch_histogram", {})
+    bins, counts = histogram.get("bins", []), histogram.get("counts", [])
+    rows = [
+        [f"{format_value(bins[i])} to {format_value(bins[i + 1])}", count]
+        for i, count in enumerate(counts)
+    ]
+    return Table(
+        ["Flesch reading ease", "Narratives"],
+        rows,
+        _notes(meaning, ["readability.flesch_histogram"]),
+        "Distribution",
+    )
+
+
+def _human_tables(human: dict, meaning: dict[str, str]) -> list[Table]:
+    ratings = [
+        [criterion, source, format_value(v["mean"]), v["n"], format_value(v["std"])]
+        for criterion, by_source in human.get("ratings", {}).items()
+        for source, v in by_source.items()
+    ]
+    tests = [
+        [t["criterion"], t["source_a"], t["source_b"], t["n_a"], t["n_b"]]
+        + [format_value(t[key]) for key in ("mean_a", "mean_b", "t", "p_value")]
+        for t in human.get("welch_t_tests", [])
+    ]
+    agreement = [
+        [criterion, format_value(value), human.get("pairwise_agreement_items", {}).get(criterion)]
+        for criterion, value in human.get("pairwise_agreement", {}).items()
+    ]
+    choice = human.get("choice_accuracy", {})
+    accuracy = [[key, format_value(choice.get(key))] for key in choice]
+    return [
+        Table(
+            ["Criterion", "Source", "Mean", "n", "Std"],
+            ratings,
+            _notes(meaning, ["human_evaluation.ratings"]),
+            "Mean rating per criterion and source",
+        ),
+        Table(
+            ["Criterion", "Source A", "Source B", "n A", "n B", "Mean A", "Mean B", "t", "p"],
+            tests,
+            _notes(meaning, ["human_evaluation.welch_t_tests"]),
+            "Welch's t-tests",
+        ),
+        Table(
+            ["Criterion", "Pairwise agreement", "Items"],
+            agreement,
+            _notes(
+                meaning,
+                [
+                    "human_evaluation.pairwise_agreement",
+                    "human_evaluation.pairwise_agreement_items",
+                ],
+            ),
+            "Agreement",
+        ),
+        Table(
+            ["Multiple choice", "Value"],
+            accuracy,
+            _notes(meaning, ["human_evaluation.choice_accuracy"]),
+            "Multiple-choice accuracy: humans beside the model",
+        ),
+    ]
+
+
+# --------------------------------------------------------------------------- the card
+
+_FIELDS = {
+    "id": "Parable's narrative id.",
+    "pk": "Record id: the imported pk (e.g. ePiC's Q12N3), else Q<proverb_id>N<k>, k the "
+    "narrative's rank by id among its proverb's narratives created in Parable "
+    "(parable-<id> if that pk is taken).",
+    "proverb_id": "Parable's proverb id.",
+    "proverb": "The proverb's text.",
+    "narrative": "The narrative's text, as written.",
+    "source": "crowd (written in Parable) or imported.",
+    "source_label": "Where it came from (e.g. ePiC).",
+    "status": "submitted, approved or rejected.",
+    "worker": "The writer: a salted hash (first 16 hex digits of HMAC-SHA256 of "
+    "'provider:worker id') unless raw ids were kept; empty for imported narratives.",
+    "split_seen": "train or test in the seen-proverbs setting; empty when unassigned.",
+    "split_unseen": "train or test in the unseen-proverbs setting; empty when unassigned.",
+    "keywords": "Keywords of the narrative (verbs and named entities), as stored.",
+    "span_pairs": "Aligned span pairs: alignment (1 = imported or earliest approved "
+    "alignment), position (slot 1-5), proverb_start/proverb_end and "
+    "narrative_start/narrative_end ([start, end) character offsets into proverb and "
+    "narrative), proverb_span and narrative_span (the strings as annotated), ambiguous "
+    "(the imported string occurred more than once; first occurrence taken), annotator "
+    "(hashed like worker).",
+    "ratings": "Rating summary: per criterion, mean of the Likert values (1-5) and n.",
+}
+_EPIC_FIELDS = {
+    "pk": _FIELDS["pk"],
+    "fields.quote": "The proverb.",
+    "fields.narrative": "The narrative.",
+    "fields.span_quote_1..5": "Proverb span of aligned pair 1-5 (alignment 1); '' if unused.",
+    "fields.span_narrative_1..5": "Narrative span of aligned pair 1-5; '' if unused.",
+}
+
+
+def markdown_cell(value) -> str:
+    """A value as one line of a Markdown table cell: HTML and pipes escaped."""
+    text = format_value(value) if not isinstance(value, str) else value
+    for raw, escaped in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|")):
+        text = text.replace(raw, escaped)
+    return " ".join(text.split())
+
+
+def markdown_table(columns: list[str], rows: list[list]) -> str:
+    lines = ["| " + " | ".join(markdown_cell(c) for c in columns) + " |"]
+    lines.append("|" + "---|" * len(columns))
+    lines += ["| " + " | ".join(markdown_cell(value) for value in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def dataset_card(
+    *,
+    format: str,
+    files: list[str],
+    summary,
+    analysis: dict | None,
+    scope: dict,
+    raw_worker_ids: bool,
+) -> str:
+    """README.md for an export: files, fields, splits, counts, statistics and definitions."""
+    parts = [_front_matter(format, files), "# Parable dataset export\n"]
+    parts.append(
+        f"Exported {datetime.now(UTC):%Y-%m-%d %H:%M} UTC in the {format} format: "
+        + ", ".join(f"`{name}`" for name in files)
+        + f". Batches: {format_value(scope['batches'])}; "
+        + ("approved narratives only. " if scope["approved_only"] else "every status. ")
+        + (
+            "Worker ids are the platform's own ids."
+            if raw_worker_ids
+            else "Worker ids are salted hashes (not reversible without the salt)."
+        )
+        + "\n"
+    )
+    fields = _EPIC_FIELDS if format == "epic" else _FIELDS
+    parts.append("## Fields\n\n" + markdown_table(["Field", "Meaning"], list(fields.items())))
+    parts.append(_loading(format, files))
+    parts.append("## Counts\n\n" + markdown_table(["Count", "Value"], _summary_rows(summary)))
+    if analysis is None:
+        parts.append("## Statistics\n\nNot computed for this export (run `manage.py analyze`).")
+    else:
+        parts.append("## Statistics\n\n" + _SPLIT_RULE)
+        parts += [_section_markdown(section) for section in analysis_sections(analysis)]
+    return "\n\n".join(parts) + "\n"
+
+
+_SPLIT_RULE = (
+    "Splits: seen (per proverb, its approved narratives shuffled with "
+    '`random.Random(f"{seed}:seen:{proverb_id}")` after ordering by id, the first '
+    "(6n+5)//10 train and the rest test) and unseen (proverbs ordered by id and shuffled "
+    'with `random.Random(f"{seed}:unseen")`, the first (6P+5)//10 train), unless taken '
+    "from split files. Every statistic below is listed with its definition."
+)
+
+
+def _front_matter(format: str, files: list[str]) -> str:
+    lines = ["---", "language:", "- en", "pretty_name: Parable dataset export"]
+    if format != "epic":
+        lines += ["configs:", "- config_name: default", f"  data_files: {files[0]}"]
+    return "\n".join([*lines, "---"])
+
+
+def _loading(format: str, files: list[str]) -> str:
+    builder = {"epic": "json", "jsonl": "json", "csv": "csv", "parquet": "parquet"}[format]
+    return (
+        "## Loading\n\n```python\nimport datasets\n"
+        f'dataset = datasets.load_dataset("{builder}", data_files="{files[0]}", split="train")\n'
+        "```"
+    )
+
+
+def _summary_rows(summary) -> list[list]:
+    rows = [
+        ["rows (narratives)", summary.rows],
+        ["proverbs", len(summary.proverbs)],
+        ["distinct workers", len(summary.workers)],
+        ["span pairs", summary.span_pairs],
+        ["ambiguous span pairs", summary.ambiguous],
+    ]
+    rows += [[f"status {status}", n] for status, n in sorted(summary.statuses.items())]
+    rows += [[f"source {source}", n] for source, n in sorted(summary.sources.items())]
+    rows += [
+        [f"split {setting} {part}", n]
+        for setting, parts in summary.splits.items()
+        for part, n in sorted(parts.items())
+    ]
+    return rows
+
+
+def _section_markdown(section: Section) -> str:
+    parts = [f"### {section.title}\n\n{markdown_cell(section.help)}"]
+    for table in section.tables:
+        if table.caption:
+            parts.append(f"**{markdown_cell(table.caption)}**")
+        parts.append(markdown_table(table.columns, table.rows) if table.rows else "(none)")
+        parts += [f"- `{key}`: {markdown_cell(text)}" for key, text in table.notes]
+    return "\n\n".join(parts)

@@ -1,0 +1,267 @@
+"""Figures of the dataset analysis, as SVG text to inline in an HTML page.
+
+Each function takes the dict returned by :func:`annotation.analysis.core.analyze` and returns
+a complete ``<svg ...>...</svg>`` string (no XML prolog, no external resources: text is
+kept as SVG ``<text>`` in a generic sans-serif font, so titles stay searchable). With
+nothing to draw it returns an SVG that says "No data".
+
+Matplotlib is used through :class:`matplotlib.figure.Figure` and its SVG canvas
+directly: no pyplot, so no global figure state and no GUI backend are involved, and the
+functions are safe to call from web requests and worker threads (drawing is serialized
+by a lock, as the SVG writer reads its options from matplotlib's global rcParams).
+
+No text written by workers (narratives, proverbs) is drawn: proverbs are shown by rank,
+not by name, so nothing from the crowd reaches the SVG.
+
+- :func:`sentiment_scatter`: each proverb's VADER compound against the mean compound of
+  its narratives, with the least-squares line and Pearson r (ePiC Figure 3).
+- :func:`sentiment_counts`: per proverb, positive narratives as bars up and negative ones
+  as bars down, proverbs ordered by their own compound (ePiC Figure 4).
+- :func:`readability_histogram`: histogram of Flesch reading ease.
+- :func:`rating_means`: mean Likert rating per criterion, one bar per source (Table 5).
+- :func:`overlap_bars`: paired and random-baseline Jaccard for n = 1, 2, 3 (Table 3).
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import matplotlib
+from matplotlib.backends.backend_svg import FigureCanvasSVG
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+__all__ = [
+    "overlap_bars",
+    "rating_means",
+    "readability_histogram",
+    "sentiment_counts",
+    "sentiment_scatter",
+]
+
+FIGSIZE = (6.4, 3.8)
+POSITIVE = "#2a9d55"
+NEGATIVE = "#d1495b"
+LINE = "#1f5fbf"
+NEUTRAL = "#6c757d"
+_LOCK = threading.Lock()
+_RC = {
+    "svg.fonttype": "none",  # keep text as <text>, no embedded glyph paths
+    "svg.hashsalt": "parable",  # stable element ids, so the same input gives the same SVG
+    "font.family": "sans-serif",
+    "font.size": 9,
+    "axes.titlesize": 11,
+}
+
+
+def _figure() -> Figure:
+    figure = Figure(figsize=FIGSIZE, layout="constrained")
+    FigureCanvasSVG(figure)
+    return figure
+
+
+def _svg(figure: Figure) -> str:
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg", metadata={"Date": None})
+    text = buffer.getvalue()
+    return text[text.index("<svg") :]
+
+
+def _render(title: str, draw: Callable[[Figure], bool]) -> str:
+    """Run ``draw`` on a fresh figure; an SVG saying "No data" when it draws nothing.
+
+    The SVG writer reads a few settings (text kept as text, stable ids) from matplotlib's
+    global rcParams only; they are set for the duration of one drawing, under a lock so
+    that concurrent requests do not interleave, and restored afterwards.
+    """
+    with _LOCK, matplotlib.rc_context(_RC):
+        figure = _figure()
+        if not draw(figure):
+            figure = _figure()
+            figure.suptitle(title)
+            figure.text(0.5, 0.5, "No data", ha="center", va="center", fontsize=14, color=NEUTRAL)
+        return _svg(figure)
+
+
+def _get(result: Mapping[str, Any] | None, *path: str) -> Any:
+    value: Any = result or {}
+    for key in path:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == value
+
+
+def sentiment_scatter(result: Mapping[str, Any]) -> str:
+    """Proverb compound (x) against its narratives' mean compound (y), with the fit line."""
+    title = "Proverb vs. narrative sentiment (VADER)"
+
+    def draw(figure: Figure) -> bool:
+        rows = [
+            row
+            for row in _get(result, "sentiment", "per_proverb") or []
+            if _number(row.get("proverb_compound")) and _number(row.get("narrative_compound_mean"))
+        ]
+        if not rows:
+            return False
+        x = [row["proverb_compound"] for row in rows]
+        y = [row["narrative_compound_mean"] for row in rows]
+        ax = figure.add_subplot()
+        ax.scatter(x, y, s=14, color=NEUTRAL, alpha=0.75, label=f"proverbs ({len(rows)})")
+        slope = _get(result, "sentiment", "slope")
+        intercept = _get(result, "sentiment", "intercept")
+        r = _get(result, "sentiment", "pearson_r")
+        r_text = f"Pearson r = {r:.2f}" if _number(r) else "Pearson r undefined"
+        if _number(slope) and _number(intercept):
+            ends = [min(x), max(x)]
+            ax.plot(
+                ends,
+                [slope * e + intercept for e in ends],
+                color=LINE,
+                linewidth=1.6,
+                label=f"least-squares fit ({r_text})",
+            )
+        ax.set_xlim(-1.05, 1.05)
+        ax.set_ylim(-1.05, 1.05)
+        ax.axhline(0, color="#cccccc", linewidth=0.6, zorder=0)
+        ax.axvline(0, color="#cccccc", linewidth=0.6, zorder=0)
+        ax.set_xlabel("VADER compound of the proverb")
+        ax.set_ylabel("mean VADER compound of its narratives")
+        ax.set_title(f"{title}, {r_text}")
+        ax.legend(loc="upper left", frameon=False)
+        return True
+
+    return _render(title, draw)
+
+
+def sentiment_counts(result: Mapping[str, Any]) -> str:
+    """Per proverb (ordered by its own compound): positive narratives up, negative down."""
+    title = "Positive and negative narratives per proverb"
+
+    def draw(figure: Figure) -> bool:
+        rows = _get(result, "sentiment", "per_proverb") or []
+        if not rows:
+            return False
+        rows = sorted(rows, key=lambda row: row.get("proverb_compound") or 0.0)
+        ranks = list(range(1, len(rows) + 1))
+        positive = [int(row.get("positive") or 0) for row in rows]
+        negative = [-int(row.get("negative") or 0) for row in rows]
+        ax = figure.add_subplot()
+        width = 0.8 if len(rows) < 60 else 1.0
+        ax.bar(ranks, positive, width=width, color=POSITIVE, label="positive (compound ≥ 0.05)")
+        ax.bar(ranks, negative, width=width, color=NEGATIVE, label="negative (compound ≤ −0.05)")
+        ax.axhline(0, color="#333333", linewidth=0.6)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{abs(value):g}"))
+        ax.set_xlabel("proverbs, in increasing order of their own VADER compound")
+        ax.set_ylabel("narratives (negative below the line)")
+        ax.set_title(title)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
+        return True
+
+    return _render(title, draw)
+
+
+def readability_histogram(result: Mapping[str, Any]) -> str:
+    """Histogram of the narratives' Flesch reading ease, with the mean marked."""
+    title = "Flesch reading ease of narratives"
+
+    def draw(figure: Figure) -> bool:
+        histogram = _get(result, "readability", "flesch_histogram") or {}
+        bins = histogram.get("bins") or []
+        counts = histogram.get("counts") or []
+        if not counts or len(bins) != len(counts) + 1 or not any(counts):
+            return False
+        ax = figure.add_subplot()
+        widths = [bins[i + 1] - bins[i] for i in range(len(counts))]
+        ax.bar(bins[:-1], counts, width=widths, align="edge", color=LINE, edgecolor="white")
+        mean = _get(result, "readability", "flesch_mean")
+        if _number(mean):
+            ax.axvline(mean, color=NEGATIVE, linewidth=1.4, label=f"mean {mean:.1f}")
+            ax.legend(loc="upper left", frameon=False)
+        ax.set_xlabel("Flesch reading ease (higher is easier)")
+        ax.set_ylabel("narratives")
+        ax.set_title(title)
+        return True
+
+    return _render(title, draw)
+
+
+def rating_means(result: Mapping[str, Any]) -> str:
+    """Grouped bars: for each criterion, the mean rating of each source."""
+    title = "Mean Likert rating by criterion and source"
+
+    def draw(figure: Figure) -> bool:
+        ratings = _get(result, "human_evaluation", "ratings") or {}
+        criteria = sorted(c for c, by_source in ratings.items() if by_source)
+        if not criteria:
+            return False
+        sources = sorted({s for c in criteria for s in ratings[c]})
+        ax = figure.add_subplot()
+        width = 0.8 / len(sources)
+        colours = matplotlib.colormaps["tab10"]
+        for k, source in enumerate(sources):
+            xs, means = [], []
+            for i, criterion in enumerate(criteria):
+                mean = (ratings[criterion].get(source) or {}).get("mean")
+                if _number(mean):
+                    xs.append(i - 0.4 + width * (k + 0.5))
+                    means.append(mean)
+            ax.bar(xs, means, width=width, color=colours(k % 10), label=source)
+        ax.set_xticks(range(len(criteria)), criteria)
+        ax.set_ylim(1, 5)
+        ax.set_ylabel("mean rating (1 to 5)")
+        ax.set_title(title)
+        ax.legend(
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.08),
+            ncol=min(len(sources), 4),
+            frameon=False,
+            fontsize=8,
+        )
+        return True
+
+    return _render(title, draw)
+
+
+def overlap_bars(result: Mapping[str, Any]) -> str:
+    """Paired vs. random-baseline Jaccard similarity of n-gram sets, one panel per n."""
+    title = "Narrative–proverb n-gram overlap (Jaccard)"
+
+    def draw(figure: Figure) -> bool:
+        jaccard = _get(result, "jaccard") or {}
+        orders = [n for n in ("1", "2", "3") if isinstance(jaccard.get(n), Mapping)]
+        values = [(jaccard[n].get("paired"), jaccard[n].get("random")) for n in orders]
+        if not orders or not any(_number(v) for pair in values for v in pair):
+            return False
+        names = {"1": "unigrams", "2": "bigrams", "3": "trigrams"}
+        axes = figure.subplots(1, len(orders), squeeze=False)[0]
+        for ax, n, (paired, random) in zip(axes, orders, values, strict=True):
+            heights = [v if _number(v) else 0.0 for v in (paired, random)]
+            ax.bar([0, 1], heights, width=0.7, color=[LINE, NEUTRAL])
+            for x, height in enumerate(heights):
+                ax.annotate(
+                    f"{height:.3g}",
+                    (x, height),
+                    xytext=(0, 2),
+                    textcoords="offset points",
+                    ha="center",
+                    va="bottom",
+                    fontsize=8,
+                )
+            ax.set_xticks([0, 1], ["paired", "random"])
+            ax.set_xlabel(names[n])
+            ax.set_ylim(0, max(max(heights) * 1.25, 1e-4))
+            ax.ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
+        axes[0].set_ylabel("mean Jaccard similarity")
+        figure.suptitle(title)
+        return True
+
+    return _render(title, draw)

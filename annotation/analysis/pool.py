@@ -1,0 +1,109 @@
+"""Worker processes of the dataset analysis: the persistent warm pool, the per-chunk task
+(VADER, Flesch, sentence counts) the pool runs, and the models' warm-up."""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from annotation.analysis.readability import readability_scorer
+from annotation.analysis.sentences import get_sentence_splitter
+from annotation.analysis.sentiment import sentiment_analyzer
+
+
+def load_models(sentence_splitter: str = "sentencizer", *, processes: int = 1) -> None:
+    """Build the cached models (sentence splitter, VADER, syllables) ahead of timing.
+
+    Also imports the scipy modules the analysis uses and runs each model once, so that
+    a first ``analyze`` call pays no start-up cost. With ``processes`` > 1 it also
+    starts the persistent worker pool (:func:`start_workers`) that ``analyze`` then
+    uses for inputs of any size.
+    """
+    import scipy.sparse
+    import scipy.stats  # noqa: F401
+
+    sample = "The first sentence is short. The second one, a little longer, ends here!"
+    get_sentence_splitter(sentence_splitter)([sample])
+    score_texts([sample])
+    if processes > 1:
+        start_workers(processes, sentence_splitter=sentence_splitter)
+
+
+_POOL: Any = None
+_POOL_SIZE = 0
+_LOCK = threading.RLock()
+
+
+def persistent_pool() -> tuple[Any, int]:
+    """The persistent pool of :func:`start_workers` and its size; (None, 0) when none runs."""
+    return _POOL, _POOL_SIZE
+
+
+def spawn_pool(processes: int, splitter_name: str | None) -> Any:
+    """A spawned pool whose workers load the models (and the named splitter) first."""
+    return multiprocessing.get_context("spawn").Pool(
+        processes, initializer=_init_worker, initargs=(splitter_name,)
+    )
+
+
+def start_workers(processes: int | None = None, *, sentence_splitter: str = "sentencizer") -> int:
+    """Start, once, a persistent pool of warm worker processes that ``analyze`` reuses.
+
+    For long-lived processes that analyze repeatedly (a management command run, a
+    benchmark): without it each large ``analyze`` call spawns and warms its own pool
+    (a few seconds), and small calls run in-process. Returns the pool's size (0 when
+    none could be started, e.g. in a daemonic process). :func:`stop_workers` ends it;
+    it is also ended at interpreter exit.
+    """
+    global _POOL, _POOL_SIZE
+    processes = processes or os.cpu_count() or 1
+    with _LOCK:
+        if _POOL is None and processes > 1 and not multiprocessing.current_process().daemon:
+            pool = spawn_pool(processes, sentence_splitter)
+            # Each worker loads its models in its initializer; tiny tasks wait for them.
+            sample = ["Warm up. Twice."]
+            pool.map(work_chunk, [(sample, sentence_splitter)] * (2 * processes), chunksize=1)
+            _POOL, _POOL_SIZE = pool, processes
+            atexit.register(stop_workers)
+        return _POOL_SIZE
+
+
+def stop_workers() -> None:
+    """End the persistent worker pool, if any."""
+    global _POOL, _POOL_SIZE
+    with _LOCK:
+        if _POOL is not None:
+            _POOL.terminate()
+            _POOL.join()
+        _POOL, _POOL_SIZE = None, 0
+
+
+def score_texts(texts: Sequence[str]) -> tuple[list[float], list[float]]:
+    """VADER compound and Flesch reading ease of each text."""
+    analyzer = sentiment_analyzer()
+    scorer = readability_scorer()
+    compounds = [float(analyzer.polarity_scores(t)["compound"]) for t in texts]
+    flesch = scorer.flesch_many(texts)
+    return compounds, flesch
+
+
+def work_chunk(task: tuple[list[str], str | None]) -> tuple[Any, ...]:
+    """A pool worker's task: scores, and sentence counts when a built-in splitter is named.
+
+    Returns (compounds, flesch, sentence counts or None).
+    """
+    texts, splitter_name = task
+    compounds, flesch = score_texts(texts)
+    counts = get_sentence_splitter(splitter_name)(texts) if splitter_name else None
+    return compounds, flesch, counts
+
+
+def _init_worker(splitter_name: str | None) -> None:
+    sentiment_analyzer()
+    readability_scorer()
+    if splitter_name:
+        get_sentence_splitter(splitter_name)

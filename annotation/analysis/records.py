@@ -1,0 +1,57 @@
+"""The plain records that the dataset analysis reads: narratives with their span pairs,
+ratings and multiple-choice answers (human and model). Every analysis module imports
+these; none of them imports the modules that compute with them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SpanPairRecord:
+    """One aligned pair: a span of the proverb and the narrative span it matches."""
+
+    proverb_span: str
+    narrative_span: str
+
+
+@dataclass(frozen=True)
+class NarrativeRecord:
+    """A narrative written (or imported, or generated) for a proverb."""
+
+    narrative_id: int
+    proverb_id: int
+    proverb: str
+    text: str
+    status: str  # "submitted" | "approved" | "rejected"
+    worker: str | None  # None for imported/model narratives
+    source: str = "dataset"
+    span_pairs: tuple[SpanPairRecord, ...] = ()
+
+
+@dataclass(frozen=True)
+class RatingRecord:
+    """One Likert rating (1..5) of one narrative on one criterion by one worker."""
+
+    narrative_id: int
+    source: str
+    criterion: str
+    worker: str
+    value: int
+
+
+@dataclass(frozen=True)
+class ChoiceRecord:
+    """One worker's answer to a multiple-choice "which proverb" question."""
+
+    question_id: int
+    worker: str
+    correct: bool
+
+
+@dataclass(frozen=True)
+class ModelChoiceRecord:
+    """A model's answer to a multiple-choice question."""
+
+    question_id: int
+    correct: bool

@@ -1,0 +1,184 @@
+"""The analysis of the dataset in the database: records for annotation.analysis.core, and its run.
+
+`dataset_analysis` loads the dataset in scope (see annotation.datasets.records) into the
+plain records of annotation.analysis.core, runs `analyze`, and adds the scope and the split
+counts. Its output is the JSON of `manage.py analyze --json`; every key is defined in
+`definitions()` (annotation.analysis.core.DEFINITIONS and DATASET_DEFINITIONS below), which
+the dashboard and the dataset card print beside each number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+from django.db.models import Count, Q
+
+from annotation.analysis.core import analyze
+from annotation.analysis.definitions import DEFINITIONS
+from annotation.analysis.records import ChoiceRecord, NarrativeRecord, RatingRecord, SpanPairRecord
+from annotation.datasets.records import (
+    CHUNK_SIZE,
+    COUNTED_ASSIGNMENTS,
+    dataset_narratives,
+    narrative_chunks,
+    rating_source,
+    span_pairs_of,
+)
+from annotation.models import ChoiceAnswer, Rating
+
+DATASET_DEFINITIONS: dict[str, str] = {
+    "scope": (
+        "Which narratives were analysed. A narrative's span pairs are those imported with "
+        "it, else those of its earliest approved alignment assignment; ratings and choice "
+        "answers count unless their assignment was rejected, expired or returned. Rating "
+        "sources: 'dataset' for crowd narratives, 'imported:<label>' and 'model:<label>' "
+        "for the others."
+    ),
+    "scope.batches": (
+        "Crowd batch ids the analysis was limited to (narratives written in them; ratings "
+        "and choice answers given in them or about those narratives); [] means the whole "
+        "dataset."
+    ),
+    "scope.approved_only": "True when only approved narratives were loaded.",
+    "scope.narratives_loaded": (
+        "Narratives loaded: written by the crowd or imported (model output is not part of "
+        "the dataset), any status unless approved_only."
+    ),
+    "splits": "Train/test splits of the approved narratives in scope (see the dataset card).",
+    "splits.seen": (
+        "Seen-proverb setting: narratives in train, in test and with no split ('none'); "
+        "drawn per proverb, 0.6 n rounded half up to train, or taken from split files."
+    ),
+    "splits.unseen": (
+        "Unseen-proverb setting: narratives in train, in test and with no split ('none'); "
+        "proverbs are divided 0.6 / 0.4, so train and test share no proverb."
+    ),
+}
+
+
+def definitions() -> dict[str, str]:
+    """Every key of the analysis output (`dataset_analysis`) with its definition."""
+    return {**DEFINITIONS, **DATASET_DEFINITIONS}
+
+
+_RECORD_FIELDS = (
+    "proverb_id",
+    "proverb__text",
+    "text",
+    "status",
+    "worker_id",
+    "source",
+    "source_label",
+)
+
+
+def narrative_records(
+    *, batches: Sequence[int] | None = None, approved_only: bool = False
+) -> Iterator[NarrativeRecord]:
+    """The dataset's narratives as analysis records, by id, with alignment 1's span pairs."""
+    narratives = dataset_narratives(batches=batches, approved_only=approved_only)
+    for rows in narrative_chunks(narratives, _RECORD_FIELDS, CHUNK_SIZE):
+        pairs = span_pairs_of([row[0] for row in rows])
+        for nid, proverb_id, proverb, text, status, worker_id, source, label in rows:
+            yield NarrativeRecord(
+                narrative_id=nid,
+                proverb_id=proverb_id,
+                proverb=proverb,
+                text=text,
+                status=status,
+                worker=str(worker_id) if worker_id else None,
+                source=rating_source(source, label),
+                span_pairs=tuple(
+                    SpanPairRecord(pair["proverb_span"], pair["narrative_span"])
+                    for pair in pairs.get(nid, [])
+                    if pair["alignment"] == 1
+                ),
+            )
+
+
+def _evaluation_scope(batches: Sequence[int] | None, narrative_field: str) -> Q:
+    counted = Q(assignment__status__in=COUNTED_ASSIGNMENTS)
+    if not batches:
+        return counted
+    written = dataset_narratives(batches=batches).values("id")
+    return counted & (
+        Q(**{f"{narrative_field}__in": written}) | Q(assignment__item__batch__in=batches)
+    )
+
+
+def rating_records(*, batches: Sequence[int] | None = None) -> list[RatingRecord]:
+    rows = (
+        Rating.objects.filter(_evaluation_scope(batches, "narrative_id"))
+        .order_by("id")
+        .values_list(
+            "narrative_id",
+            "narrative__source",
+            "narrative__source_label",
+            "criterion",
+            "assignment__worker_id",
+            "value",
+        )
+    )
+    return [
+        RatingRecord(nid, rating_source(source, label), criterion, str(worker), value)
+        for nid, source, label, criterion, worker, value in rows.iterator(chunk_size=CHUNK_SIZE)
+    ]
+
+
+def choice_records(*, batches: Sequence[int] | None = None) -> list[ChoiceRecord]:
+    rows = (
+        ChoiceAnswer.objects.filter(_evaluation_scope(batches, "question__narrative_id"))
+        .order_by("id")
+        .values_list("question_id", "assignment__worker_id", "is_correct")
+    )
+    return [
+        ChoiceRecord(question_id, str(worker), correct)
+        for question_id, worker, correct in rows.iterator(chunk_size=CHUNK_SIZE)
+    ]
+
+
+def split_counts(*, batches: Sequence[int] | None = None) -> dict:
+    """Approved narratives in scope per split, for each setting (train, test, none)."""
+    narratives = dataset_narratives(batches=batches, approved_only=True)
+    counts = {}
+    for setting in ("seen", "unseen"):
+        by_part = dict(
+            narratives.order_by()
+            .values_list(f"split_{setting}")
+            .annotate(n=Count("id"))
+            .values_list(f"split_{setting}", "n")
+        )
+        counts[setting] = {
+            "train": by_part.get("train", 0),
+            "test": by_part.get("test", 0),
+            "none": by_part.get("", 0),
+        }
+    return counts
+
+
+def dataset_analysis(
+    *,
+    batches: Sequence[int] | None = None,
+    approved_only: bool = False,
+    seed: int = 0,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> dict:
+    """The analysis of the dataset in scope: annotation.analysis.core.analyze plus scope and splits.
+
+    Model answers to choice questions are not stored yet, so model accuracy is None.
+    """
+    records = list(narrative_records(batches=batches, approved_only=approved_only))
+    result = analyze(
+        records,
+        ratings=rating_records(batches=batches),
+        choices=choice_records(batches=batches),
+        seed=seed,
+        progress=progress,
+    )
+    result["scope"] = {
+        "batches": sorted(batches or []),
+        "approved_only": approved_only,
+        "narratives_loaded": len(records),
+    }
+    result["splits"] = split_counts(batches=batches)
+    return result

@@ -1,0 +1,163 @@
+"""Requester API for align, rate and choose batches: agreement and aggregation per batch,
+creating batches chained to a source batch or drawn from the dataset, gold items, results.
+
+Staff only, with the batch model permissions: reads need view_batch, creating
+add_batch, refreshing and adding gold items change_batch.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from annotation.models import Narrative
+from annotation.quality.gold import gold_items_add
+from annotation.quality.reports import batch_agreement
+from crowd import task_types
+from crowd.api import BatchSerializer
+from crowd.batches import batch_create, batch_publish
+from crowd.chaining import batch_items_refresh
+from crowd.models import Batch, Provider
+from crowd.providers import ProviderError
+
+TASK_TYPES = ("align", "rate", "choose")
+
+
+class AgreementViewSet(viewsets.ReadOnlyModelViewSet):
+    """Align, rate and choose batches (?task_type=); one batch's full agreement report."""
+
+    serializer_class = BatchSerializer
+    queryset = Batch.objects.filter(task_type__in=TASK_TYPES)
+
+    def get_queryset(self):
+        queryset = super().get_queryset()
+        wanted = self.request.query_params.get("task_type")
+        return queryset.filter(task_type=wanted) if wanted else queryset
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def retrieve(self, request, *args, **kwargs):
+        """Agreement, aggregated answers and per-worker gold accuracy of one batch.
+
+        Keys: batch, name, task_type, source_batch, items, counted_statuses, quality
+        (gold_items, gold_min_accuracy, gold_min_answers, flagged_workers, workers), and
+        one of align (alignments, pairs_per_alignment, proverb and narrative span
+        agreement: precision, recall, f1, pairs, items), rate (per criterion: items,
+        ratings, mean, pairwise_agreement at >= 3, ordinal alpha; by_source means) or
+        choose (human_accuracy, pairwise_agreement, nominal alpha, majority-vote and
+        Dawid-Skene accuracy, aggregated answers per question).
+        """
+        return Response(batch_agreement(batch=self.get_object()))
+
+
+class ChainedBatchCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    task_type = serializers.ChoiceField(choices=TASK_TYPES)
+    source_batch = serializers.PrimaryKeyRelatedField(
+        queryset=Batch.objects.all(), required=False, allow_null=True
+    )
+    provider = serializers.ChoiceField(choices=Provider.choices, default=Provider.LOCAL)
+    target_per_item = serializers.IntegerField(min_value=1, default=3)
+    per_worker_cap = serializers.IntegerField(min_value=1, required=False, allow_null=True)
+    reward_cents = serializers.IntegerField(min_value=0, default=0)
+    time_allowed_seconds = serializers.IntegerField(min_value=60, default=1800)
+    instructions = serializers.CharField(required=False, allow_blank=True, default="")
+    settings = serializers.DictField(required=False, default=dict)
+    publish = serializers.BooleanField(default=False)
+
+    def validate(self, attrs):
+        if attrs.get("source_batch") is None and not attrs["settings"].get("draw"):
+            raise serializers.ValidationError(
+                'Give a source_batch, or narratives to draw in settings ("draw": [...]), or both.'
+            )
+        return attrs
+
+
+class GoldSerializer(serializers.Serializer):
+    narratives = serializers.PrimaryKeyRelatedField(
+        queryset=Narrative.objects.select_related("proverb"), many=True
+    )
+    answer = serializers.JSONField(required=False, allow_null=True, default=None)
+
+
+AddedSerializer = inline_serializer(
+    "ItemsAdded", fields={"added": serializers.IntegerField(), "items": serializers.IntegerField()}
+)
+
+
+class ChainedBatchViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
+    """Create align, rate and choose batches fed by a source batch or dataset draws."""
+
+    serializer_class = BatchSerializer
+    queryset = Batch.objects.filter(task_type__in=TASK_TYPES)
+
+    @extend_schema(request=ChainedBatchCreateSerializer, responses={201: BatchSerializer})
+    def create(self, request, *args, **kwargs):
+        """Create the batch and take its first items; later approvals of the source add more.
+
+        settings: {"sample": 250, "seed": 1, "draw": [{"source": "imported",
+        "source_label": "...", "sample": 200}], plus the task type's own (align:
+        min_pairs, max_pairs; rate: target narratives|alignments, criteria,
+        gold_min_accuracy, gold_min_answers; choose: distractors lexical|random,
+        options, gold_min_accuracy, gold_min_answers)}.
+        """
+        form = ChainedBatchCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = dict(form.validated_data)
+        publish = data.pop("publish")
+        kind = task_types.get(data["task_type"])
+        if not data["instructions"].strip() and hasattr(kind, "instructions_for"):
+            data["instructions"] = kind.instructions_for(data["settings"])
+        try:
+            batch = batch_create(created_by=request.user, **data)
+            if publish:
+                batch = batch_publish(batch=batch)
+        except (ValueError, ProviderError) as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(BatchSerializer(batch).data, status=status.HTTP_201_CREATED)
+
+    def _require_change(self, request) -> None:
+        if not request.user.has_perm("crowd.change_batch"):
+            self.permission_denied(request, message="This needs the change-batch permission.")
+
+    @extend_schema(request=None, responses={200: AddedSerializer})
+    @action(detail=True, methods=["post"])
+    def refresh(self, request, pk=None):
+        """Take what the source batch and the draws offer now (approvals do this by themselves)."""
+        self._require_change(request)
+        batch = self.get_object()
+        try:
+            added = batch_items_refresh(batch=batch)
+        except ValueError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+        return Response({"added": added, "items": batch.items.count()})
+
+    @extend_schema(request=GoldSerializer, responses={201: AddedSerializer})
+    @action(detail=True, methods=["post"])
+    def gold(self, request, pk=None):
+        """Add gold items on narratives with a known answer (rate: {"answer": {criterion:
+        {"min": a, "max": b}}}; choose: the narrative's own proverb)."""
+        self._require_change(request)
+        batch = self.get_object()
+        form = GoldSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            added = gold_items_add(
+                batch=batch,
+                narratives=form.validated_data["narratives"],
+                answer=form.validated_data["answer"],
+            )
+        except ValueError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(
+            {"added": added, "items": batch.items.count()}, status=status.HTTP_201_CREATED
+        )
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["get"])
+    def results(self, request, pk=None):
+        """The batch's submissions, one record each (alignments, rating forms or answers)."""
+        batch = self.get_object()
+        return Response(task_types.get(batch.task_type).batch_results(batch=batch))

@@ -1,0 +1,172 @@
+"""Requester API for proverbs and curation (staff with model permissions only)."""
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+
+from annotation.curation.services import (
+    ProverbFileError,
+    proverbs_import,
+    proverbs_set_status,
+    variant_group_dismiss,
+    variant_group_merge,
+)
+from annotation.models import Proverb, VariantGroup
+from annotation.text import normalize_text
+
+
+class ProverbSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Proverb
+        fields = ["id", "text", "normalized_text", "source", "meaning", "status", "variant_of"]
+        read_only_fields = ["normalized_text", "variant_of"]
+
+    def validate_text(self, text: str) -> str:
+        key = normalize_text(text)
+        if not key:
+            raise serializers.ValidationError("A proverb needs at least one word.")
+        duplicate = Proverb.objects.filter(normalized_text=key)
+        if self.instance is not None:
+            duplicate = duplicate.exclude(pk=self.instance.pk)
+        if duplicate.exists():
+            raise serializers.ValidationError("This proverb is already in the list.")
+        return text.strip()
+
+    def save(self, **kwargs):
+        return super().save(normalized_text=normalize_text(self.validated_data["text"]), **kwargs)
+
+
+class ProverbImportSerializer(serializers.Serializer):
+    file = serializers.FileField()
+    source = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class ImportReportSerializer(serializers.Serializer):
+    created = serializers.IntegerField()
+    duplicates = serializers.IntegerField()
+    variant_groups = serializers.IntegerField()
+    errors = inline_serializer(
+        "ImportError",
+        fields={"line": serializers.IntegerField(), "message": serializers.CharField()},
+        many=True,
+    )
+
+
+class CurateSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=Proverb.Status.choices)
+
+
+class ProverbViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    mixins.UpdateModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Proverbs: list (filter with ?status=), create, update, import a file, curate."""
+
+    serializer_class = ProverbSerializer
+    queryset = Proverb.objects.all()
+
+    def get_queryset(self):
+        queryset = super().get_queryset()
+        wanted = self.request.query_params.get("status")
+        return queryset.filter(status=wanted) if wanted else queryset
+
+    @extend_schema(request=ProverbImportSerializer, responses={201: ImportReportSerializer})
+    @action(
+        detail=False,
+        methods=["post"],
+        url_path="import",
+        parser_classes=[MultiPartParser, FormParser],
+    )
+    def import_file(self, request):
+        """Import a text or CSV proverb list; returns the import report."""
+        if not request.user.has_perm("annotation.add_proverb"):
+            self.permission_denied(request, message="Importing needs the add-proverb permission.")
+        form = ProverbImportSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        upload = form.validated_data["file"]
+        try:
+            report = proverbs_import(
+                content=upload.read(), filename=upload.name, source=form.validated_data["source"]
+            )
+        except ProverbFileError as error:
+            return Response(
+                {
+                    "created": 0,
+                    "duplicates": 0,
+                    "variant_groups": 0,
+                    "errors": [{"line": 0, "message": str(error)}],
+                },
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        return Response(report.as_dict(), status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=CurateSerializer, responses={200: ProverbSerializer})
+    @action(detail=True, methods=["post"])
+    def curate(self, request, pk=None):
+        """Set a proverb's status: curated, candidate or rejected."""
+        proverb = self.get_object()
+        form = CurateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        proverbs_set_status(proverb_ids=[proverb.pk], status=form.validated_data["status"])
+        proverb.refresh_from_db()
+        return Response(ProverbSerializer(proverb).data)
+
+
+class VariantGroupSerializer(serializers.ModelSerializer):
+    proverbs = ProverbSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = VariantGroup
+        fields = ["id", "proverbs", "score", "status", "canonical", "created_at", "decided_at"]
+
+
+class MergeSerializer(serializers.Serializer):
+    canonical = serializers.PrimaryKeyRelatedField(queryset=Proverb.objects.all())
+
+
+class VariantGroupViewSet(viewsets.ReadOnlyModelViewSet):
+    """Proposed variant groups (filter with ?status=open), merged or dismissed by researchers."""
+
+    serializer_class = VariantGroupSerializer
+    queryset = VariantGroup.objects.prefetch_related("proverbs")
+
+    def get_queryset(self):
+        queryset = super().get_queryset()
+        wanted = self.request.query_params.get("status")
+        return queryset.filter(status=wanted) if wanted else queryset
+
+    def _decide(self, request, decide):
+        if not request.user.has_perm("annotation.change_variantgroup"):
+            self.permission_denied(
+                request, message="Deciding needs the change-variant-group permission."
+            )
+        try:
+            group = decide()
+        except ValueError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+        group.refresh_from_db()
+        return Response(VariantGroupSerializer(group).data)
+
+    @extend_schema(request=MergeSerializer, responses={200: VariantGroupSerializer})
+    @action(detail=True, methods=["post"])
+    def merge(self, request, pk=None):
+        """Keep one proverb of the group as curated; the others become its variants."""
+        group = self.get_object()
+        form = MergeSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        return self._decide(
+            request,
+            lambda: variant_group_merge(group=group, canonical=form.validated_data["canonical"]),
+        )
+
+    @extend_schema(request=None, responses={200: VariantGroupSerializer})
+    @action(detail=True, methods=["post"])
+    def dismiss(self, request, pk=None):
+        """Record that the group's proverbs are distinct."""
+        group = self.get_object()
+        return self._decide(request, lambda: variant_group_dismiss(group=group))

@@ -1,0 +1,1 @@
+"""The dataset as files: ePiC import, exports, splits, selectors reading narratives in chunks."""

@@ -1,0 +1,269 @@
+"""Import of the ePiC release format (annotation.datasets.epic_files reads and writes it).
+
+A file `parse_epic_file` refuses is not imported at all: nothing is written. A span
+that cannot be resolved is reported with its record, pk and slot; that span pair is
+left out and the rest of the record is imported. Re-importing a file changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+
+from django.db import transaction
+
+from annotation.datasets.epic_files import (
+    EpicFileError,
+    EpicRecord,
+    RecordProblem,
+    ResolvedSpanPair,
+    parse_epic_file,
+    resolve_record_spans,
+)
+from annotation.datasets.records import narratives_for_generated_pks
+from annotation.datasets.splits import SplitFileError, narrative_splits_apply, parse_split_files
+from annotation.models import Narrative, Proverb, SpanPair
+from annotation.text import normalize_text, word_count
+
+_CHUNK = 2_000
+
+
+@dataclass
+class EpicImportReport:
+    proverbs: int = 0
+    proverbs_created: int = 0
+    narratives: int = 0
+    narratives_created: int = 0
+    narratives_updated: int = 0
+    narratives_unchanged: int = 0
+    span_pairs: int = 0
+    ambiguous_spans: int = 0
+    unresolved_spans: int = 0
+    splits: dict = field(default_factory=dict)
+    errors: list[RecordProblem] = field(default_factory=list)
+    warnings: list[RecordProblem] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        counts = {key: value for key, value in asdict(self).items() if key not in ("errors",)}
+        counts["errors"] = [problem.as_dict() for problem in self.errors]
+        counts["warnings"] = [problem.as_dict() for problem in self.warnings]
+        return counts
+
+
+@transaction.atomic
+def dataset_import_epic(
+    *, content: bytes, splits: Mapping[str, bytes] | None = None, source_label: str = "ePiC"
+) -> EpicImportReport:
+    """Import an ePiC file (and optional split files) as approved, imported narratives.
+
+    Proverbs are matched by normalized text or created curated with source
+    `source_label`. A record whose pk is already a narrative's external id is that
+    narrative: unchanged when proverb, text and span pairs are the same, else
+    updated; a pk Parable generated on export (Q<proverb id>N<k>) whose proverb
+    and text match that narrative is recognised too. Raises EpicFileError (nothing
+    written) for a malformed file or split file.
+    """
+    records = parse_epic_file(content)
+    try:
+        split_parts = parse_split_files(splits) if splits else None
+    except SplitFileError as error:
+        raise EpicFileError(
+            [RecordProblem(0, None, message) for message in error.messages]
+        ) from error
+    report = EpicImportReport(narratives=len(records))
+    proverbs = _proverbs_for(records, source_label, report)
+    existing = _existing_narratives(records, proverbs, source_label)
+    new, changed = _sort_records(records, proverbs, existing, source_label, report)
+    Narrative.objects.bulk_create([narrative for narrative, _ in new], batch_size=_CHUNK)
+    _update_narratives(changed)
+    SpanPair.objects.bulk_create(
+        [_attach(pair, narrative) for narrative, pairs in new + changed for pair in pairs],
+        batch_size=_CHUNK,
+    )
+    report.narratives_created, report.narratives_updated = len(new), len(changed)
+    if split_parts is not None:
+        applied = narrative_splits_apply(parts=split_parts)
+        report.splits = applied.counts
+        report.warnings.extend(
+            RecordProblem(0, pk, f"Split files name {pk}, which is not in the dataset.")
+            for pk in applied.unknown
+        )
+    return report
+
+
+def _sort_records(
+    records: list[EpicRecord],
+    proverbs: dict[str, Proverb],
+    existing: dict[str, Narrative],
+    source_label: str,
+    report: EpicImportReport,
+) -> tuple[list, list]:
+    """(narrative, span pairs) to create and to change; the rest counted unchanged.
+
+    A changed narrative gets its new proverb and text here (unsaved).
+    """
+    new, changed = [], []
+    for record in records:
+        proverb = proverbs[normalize_text(record.quote)]
+        pairs, problems = resolve_record_spans(record, proverb.text)
+        report.errors.extend(problems)
+        report.unresolved_spans += len(problems)
+        report.span_pairs += len(pairs)
+        report.ambiguous_spans += sum(pair.ambiguous for pair in pairs)
+        narrative = existing.get(record.pk)
+        if narrative is None:
+            new.append((_new_narrative(record, proverb, source_label), pairs))
+        elif narrative.external_id is None or _same_content(narrative, record, proverb, pairs):
+            report.narratives_unchanged += 1  # a Parable record keeps its own alignments
+        else:
+            narrative.proverb = proverb
+            narrative.text = record.narrative
+            narrative.word_count = word_count(record.narrative)
+            changed.append((narrative, pairs))
+    return new, changed
+
+
+def _attach(pair: ResolvedSpanPair, narrative: Narrative) -> SpanPair:
+    return SpanPair(narrative=narrative, **asdict(pair))
+
+
+def _new_narrative(record: EpicRecord, proverb: Proverb, source_label: str) -> Narrative:
+    return Narrative(
+        proverb=proverb,
+        text=record.narrative,
+        source=Narrative.Source.IMPORTED,
+        source_label=source_label,
+        status=Narrative.Status.APPROVED,
+        external_id=record.pk,
+        word_count=word_count(record.narrative),
+    )
+
+
+def _proverbs_for(
+    records: list[EpicRecord], source_label: str, report: EpicImportReport
+) -> dict[str, Proverb]:
+    """Proverbs by normalized quote: existing ones, and new curated ones for the rest."""
+    quotes: dict[str, EpicRecord] = {}
+    for record in records:
+        quotes.setdefault(normalize_text(record.quote), record)
+    found = {p.normalized_text: p for p in _in_chunks(Proverb.objects, "normalized_text", quotes)}
+    for key, proverb in found.items():
+        record = quotes[key]
+        if proverb.text != record.quote:
+            report.warnings.append(
+                RecordProblem(
+                    record.number,
+                    record.pk,
+                    f"{record.pk}: quote {record.quote!r} matched proverb {proverb.pk} "
+                    f"{proverb.text!r}; exports give the proverb's text.",
+                )
+            )
+    created = Proverb.objects.bulk_create(
+        [
+            Proverb(
+                text=record.quote,
+                normalized_text=key,
+                source=source_label,
+                status=Proverb.Status.CURATED,
+            )
+            for key, record in quotes.items()
+            if key not in found
+        ]
+    )
+    report.proverbs = len(quotes)
+    report.proverbs_created = len(created)
+    return {**found, **{proverb.normalized_text: proverb for proverb in created}}
+
+
+def _in_chunks(queryset, field_name: str, values: Iterable) -> list:
+    values = list(values)
+    rows = []
+    for start in range(0, len(values), _CHUNK):
+        rows.extend(queryset.filter(**{f"{field_name}__in": values[start : start + _CHUNK]}))
+    return rows
+
+
+def _existing_narratives(
+    records: list[EpicRecord], proverbs: dict[str, Proverb], source_label: str
+) -> dict[str, Narrative]:
+    """Narratives already standing for records, by pk; raises EpicFileError on a conflict."""
+    by_pk = {
+        narrative.external_id: narrative
+        for narrative in _in_chunks(
+            Narrative.objects.prefetch_related("span_pairs"),
+            "external_id",
+            (record.pk for record in records),
+        )
+    }
+    conflicts = [
+        RecordProblem(
+            record.number,
+            record.pk,
+            f"Record {record.number} ({record.pk}): that pk belongs to a narrative "
+            f"{_origin(by_pk[record.pk])}, not imported from {source_label!r}.",
+        )
+        for record in records
+        if record.pk in by_pk
+        and (
+            by_pk[record.pk].source != Narrative.Source.IMPORTED
+            or by_pk[record.pk].source_label != source_label
+        )
+    ]
+    if conflicts:
+        raise EpicFileError(conflicts)
+    by_pk.update(_parable_records([r for r in records if r.pk not in by_pk], proverbs))
+    return by_pk
+
+
+def _origin(narrative: Narrative) -> str:
+    if narrative.source == Narrative.Source.IMPORTED:
+        return f"imported from {narrative.source_label!r}"
+    return f"of source {narrative.source}"
+
+
+def _parable_records(
+    records: list[EpicRecord], proverbs: dict[str, Proverb]
+) -> dict[str, Narrative]:
+    """Narratives Parable exported with a generated pk, when their proverb and text match."""
+    by_pk = {record.pk: record for record in records}
+    ids = narratives_for_generated_pks(by_pk)
+    narratives = Narrative.objects.in_bulk(ids.values())
+    return {
+        pk: narratives[nid]
+        for pk, nid in ids.items()
+        if narratives[nid].proverb_id == proverbs[normalize_text(by_pk[pk].quote)].pk
+        and narratives[nid].text == by_pk[pk].narrative
+    }
+
+
+def _pair_key(pair: SpanPair | ResolvedSpanPair) -> tuple:
+    return (
+        pair.position,
+        pair.proverb_start,
+        pair.proverb_end,
+        pair.proverb_span,
+        pair.narrative_start,
+        pair.narrative_end,
+        pair.narrative_span,
+        pair.ambiguous,
+    )
+
+
+def _same_content(
+    narrative: Narrative, record: EpicRecord, proverb: Proverb, pairs: list[ResolvedSpanPair]
+) -> bool:
+    stored = sorted(_pair_key(p) for p in narrative.span_pairs.all() if p.assignment_id is None)
+    return (
+        narrative.proverb_id == proverb.pk
+        and narrative.text == record.narrative
+        and stored == sorted(_pair_key(p) for p in pairs)
+    )
+
+
+def _update_narratives(changed: list[tuple[Narrative, list[ResolvedSpanPair]]]) -> None:
+    """Save changed narratives and drop their imported span pairs (replaced by the new)."""
+    narratives = [narrative for narrative, _ in changed]
+    if not narratives:
+        return
+    Narrative.objects.bulk_update(narratives, ["proverb", "text", "word_count"], batch_size=_CHUNK)
+    SpanPair.objects.filter(narrative__in=narratives, assignment__isnull=True).delete()

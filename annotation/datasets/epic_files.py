@@ -1,0 +1,265 @@
+"""The ePiC release format, read and written as plain Python (no database).
+
+A file is a JSON array of records ``{"pk": "Q<proverb>N<narrative>", "fields": {"quote",
+"narrative", "span_quote_1".."span_quote_5", "span_narrative_1".."span_narrative_5"}}``;
+an unused span slot holds "". Spans are strings; `resolve_span` finds their offsets.
+
+`parse_epic_file` refuses a file that cannot be read as such records (not UTF-8 JSON,
+not an array, a record without its pk or fields, fields missing, unknown or not
+strings, an empty quote or narrative, a pk twice), listing every problem with its
+record number and pk. `resolve_record_spans` reports a span it cannot find with its
+record, pk and slot, and resolves the others.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from typing import TextIO
+
+from annotation.text import normalize_text
+
+SLOTS = (1, 2, 3, 4, 5)
+SPAN_FIELDS = tuple(f"span_quote_{slot}" for slot in SLOTS) + tuple(
+    f"span_narrative_{slot}" for slot in SLOTS
+)
+EPIC_FIELDS = ("quote", "narrative", *SPAN_FIELDS)
+PK_MAX_LENGTH = 100  # Narrative.external_id
+QUOTE_MAX_LENGTH = 300  # Proverb.text
+
+
+class EpicFileError(ValueError):
+    """The file as a whole cannot be imported; nothing from it was written."""
+
+    def __init__(self, errors: list[RecordProblem]) -> None:
+        self.errors = errors
+        first = errors[0].message if errors else "The file cannot be imported."
+        more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+        super().__init__(first + more)
+
+
+@dataclass(frozen=True)
+class RecordProblem:
+    """A problem with one record (1-based number in the file), optionally one span slot."""
+
+    record: int
+    pk: str | None
+    message: str
+    slot: int | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class EpicSpan:
+    slot: int
+    quote_span: str
+    narrative_span: str
+
+
+@dataclass(frozen=True)
+class EpicRecord:
+    number: int
+    pk: str
+    quote: str
+    narrative: str
+    spans: tuple[EpicSpan, ...]
+
+
+@dataclass(frozen=True)
+class ResolvedSpanPair:
+    """A span pair located by its strings: [start, end) offsets, the strings as given."""
+
+    position: int
+    proverb_start: int
+    proverb_end: int
+    proverb_span: str
+    narrative_start: int
+    narrative_end: int
+    narrative_span: str
+    ambiguous: bool
+
+
+def resolve_span(text: str, span: str) -> tuple[int, int, bool] | None:
+    """Locate a span string in text: (start, end, ambiguous), or None when absent.
+
+    Surrounding whitespace of the span is not part of it. An exact match is tried
+    first, then a case-insensitive one; ambiguous is True when the string occurs
+    more than once (overlapping occurrences included) in the mode that matched,
+    and the first occurrence is returned.
+    """
+    needle = span.strip()
+    if not needle:
+        return None
+    start = text.find(needle)
+    if start >= 0:
+        return start, start + len(needle), text.find(needle, start + 1) >= 0
+    pattern = re.compile(re.escape(needle), re.IGNORECASE)
+    match = pattern.search(text)
+    if match is None:
+        return None
+    return match.start(), match.end(), pattern.search(text, match.start() + 1) is not None
+
+
+def parse_epic_file(content: bytes) -> list[EpicRecord]:
+    """Read an ePiC file into records; raises EpicFileError listing every problem."""
+    try:
+        data = json.loads(content.decode("utf-8-sig"))
+    except UnicodeDecodeError as error:
+        raise EpicFileError(
+            [RecordProblem(0, None, f"The file is not UTF-8 text (byte {error.start + 1}).")]
+        ) from error
+    except json.JSONDecodeError as error:
+        raise EpicFileError(
+            [
+                RecordProblem(
+                    0,
+                    None,
+                    f"The file is not JSON: {error.msg} at line {error.lineno}, "
+                    f"column {error.colno}.",
+                )
+            ]
+        ) from error
+    if not isinstance(data, list):
+        raise EpicFileError(
+            [RecordProblem(0, None, "An ePiC file is a JSON array of records; this is not one.")]
+        )
+    if not data:
+        raise EpicFileError([RecordProblem(0, None, "The file holds no records.")])
+    records, problems, seen = [], [], {}
+    for number, item in enumerate(data, start=1):
+        record = _parse_record(number, item, problems)
+        if record is None:
+            continue
+        if record.pk in seen:
+            problems.append(
+                RecordProblem(
+                    number,
+                    record.pk,
+                    f"Record {number}: pk {record.pk} is also record {seen[record.pk]}.",
+                )
+            )
+            continue
+        seen[record.pk] = number
+        records.append(record)
+    if problems:
+        raise EpicFileError(problems)
+    return records
+
+
+def _parse_record(number: int, item, problems: list[RecordProblem]) -> EpicRecord | None:
+    def problem(message: str, pk: str | None = None) -> None:
+        problems.append(RecordProblem(number, pk, f"Record {number}: {message}"))
+
+    if not isinstance(item, dict):
+        problem("a record is an object with pk and fields.")
+        return None
+    pk = item.get("pk")
+    if not isinstance(pk, str) or not pk.strip() or len(pk) > PK_MAX_LENGTH:
+        problem(f"pk must be a non-empty string of at most {PK_MAX_LENGTH} characters.")
+        return None
+    fields = item.get("fields")
+    if not isinstance(fields, dict):
+        problem(f"({pk}) has no fields object.", pk)
+        return None
+    missing = [name for name in EPIC_FIELDS if name not in fields]
+    unknown = sorted(set(fields) - set(EPIC_FIELDS))
+    not_text = [
+        name for name in EPIC_FIELDS if name in fields and not isinstance(fields[name], str)
+    ]
+    wrong = [
+        f"lacks field(s) {', '.join(missing)}" if missing else "",
+        f"has unknown field(s) {', '.join(unknown)}" if unknown else "",
+        f"field(s) {', '.join(not_text)} must be strings" if not_text else "",
+    ]
+    if any(wrong):
+        problem(f"({pk}) " + "; ".join(filter(None, wrong)) + ".", pk)
+        return None
+    if not normalize_text(fields["quote"]):
+        problem(f"({pk}) quote has no words.", pk)
+        return None
+    if len(fields["quote"]) > QUOTE_MAX_LENGTH:
+        problem(f"({pk}) quote is longer than {QUOTE_MAX_LENGTH} characters.", pk)
+        return None
+    if not fields["narrative"].strip():
+        problem(f"({pk}) narrative is empty.", pk)
+        return None
+    spans = tuple(
+        EpicSpan(slot, fields[f"span_quote_{slot}"], fields[f"span_narrative_{slot}"])
+        for slot in SLOTS
+        if fields[f"span_quote_{slot}"] or fields[f"span_narrative_{slot}"]
+    )
+    return EpicRecord(number, pk, fields["quote"], fields["narrative"], spans)
+
+
+def resolve_record_spans(
+    record: EpicRecord, proverb_text: str
+) -> tuple[list[ResolvedSpanPair], list[RecordProblem]]:
+    """Unsaved span pairs for the record's resolvable spans, and a problem per other slot."""
+    pairs, problems = [], []
+    for span in record.spans:
+        where = f"{record.pk} slot {span.slot}"
+        if not span.quote_span.strip() or not span.narrative_span.strip():
+            side = "span_narrative" if span.quote_span.strip() else "span_quote"
+            problems.append(
+                RecordProblem(
+                    record.number, record.pk, f"{where}: {side}_{span.slot} is empty.", span.slot
+                )
+            )
+            continue
+        in_quote = resolve_span(proverb_text, span.quote_span)
+        in_narrative = resolve_span(record.narrative, span.narrative_span)
+        missing = [
+            f"{name}_{span.slot} {text!r} not found in the {place}"
+            for name, text, place, found in (
+                ("span_quote", span.quote_span, "quote", in_quote),
+                ("span_narrative", span.narrative_span, "narrative", in_narrative),
+            )
+            if found is None
+        ]
+        if missing or len(span.quote_span) > QUOTE_MAX_LENGTH:
+            reason = "; ".join(missing) or f"span_quote_{span.slot} is too long"
+            problems.append(
+                RecordProblem(record.number, record.pk, f"{where}: {reason}.", span.slot)
+            )
+            continue
+        pairs.append(
+            ResolvedSpanPair(
+                position=span.slot,
+                proverb_start=in_quote[0],
+                proverb_end=in_quote[1],
+                proverb_span=span.quote_span,
+                narrative_start=in_narrative[0],
+                narrative_end=in_narrative[1],
+                narrative_span=span.narrative_span,
+                ambiguous=in_quote[2] or in_narrative[2],
+            )
+        )
+    return pairs, problems
+
+
+def epic_record(row: Mapping) -> dict:
+    """The ePiC record of an export row (annotation.datasets.records.export_rows)."""
+    fields = {"quote": row["proverb"], "narrative": row["narrative"]}
+    fields.update(dict.fromkeys(SPAN_FIELDS, ""))
+    for pair in row["span_pairs"]:
+        if pair["alignment"] == 1:
+            fields[f"span_quote_{pair['position']}"] = pair["proverb_span"]
+            fields[f"span_narrative_{pair['position']}"] = pair["narrative_span"]
+    return {"pk": row["pk"], "fields": fields}
+
+
+def write_epic(chunks: Iterable[list[dict]], stream: TextIO) -> int:
+    """Write export rows as an ePiC JSON array, one record a line; returns the count."""
+    count = 0
+    stream.write("[")
+    for chunk in chunks:
+        for row in chunk:
+            stream.write(",\n" if count else "\n")
+            stream.write(json.dumps(epic_record(row), ensure_ascii=False))
+            count += 1
+    stream.write("\n]\n")
+    return count

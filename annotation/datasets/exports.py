@@ -1,0 +1,340 @@
+"""Dataset export: ePiC, JSONL, CSV or Parquet data with a dataset card (README.md) beside it.
+
+Rows are streamed from the database in chunks (annotation.datasets.records.export_rows)
+and written as they come, so memory stays flat as the dataset grows. Each file is
+written under a temporary name and renamed when complete: an export never leaves a
+half-written file under its final name. Worker ids become salted hashes unless the
+researcher keeps them.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import hmac
+import json
+import operator
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from django.conf import settings
+
+from annotation.analysis.cards import dataset_card
+from annotation.analysis.selectors import dataset_analysis
+from annotation.datasets.epic_files import write_epic
+from annotation.datasets.records import dataset_narratives, export_rows
+
+FORMATS = ("epic", "jsonl", "csv", "parquet")
+DATA_FILES = {
+    "epic": "epic.json",
+    "jsonl": "dataset.jsonl",
+    "csv": "dataset.csv",
+    "parquet": "dataset.parquet",
+}
+COLUMNS = (
+    "id",
+    "pk",
+    "proverb_id",
+    "proverb",
+    "narrative",
+    "source",
+    "source_label",
+    "status",
+    "worker",
+    "split_seen",
+    "split_unseen",
+    "keywords",
+    "span_pairs",
+    "ratings",
+)
+NESTED = COLUMNS[-3:]  # keywords, span_pairs, ratings: JSON text in CSV
+SPAN_PAIR_TYPE = pa.struct(
+    [
+        ("alignment", pa.int32()),
+        ("position", pa.int32()),
+        ("proverb_start", pa.int32()),
+        ("proverb_end", pa.int32()),
+        ("proverb_span", pa.string()),
+        ("narrative_start", pa.int32()),
+        ("narrative_end", pa.int32()),
+        ("narrative_span", pa.string()),
+        ("ambiguous", pa.bool_()),
+        ("annotator", pa.string()),
+    ]
+)
+RATING_TYPE = pa.struct([("criterion", pa.string()), ("mean", pa.float64()), ("n", pa.int64())])
+PARQUET_SCHEMA = pa.schema(
+    [
+        ("id", pa.int64()),
+        ("pk", pa.string()),
+        ("proverb_id", pa.int64()),
+        ("proverb", pa.string()),
+        ("narrative", pa.string()),
+        ("source", pa.string()),
+        ("source_label", pa.string()),
+        ("status", pa.string()),
+        ("worker", pa.string()),
+        ("split_seen", pa.string()),
+        ("split_unseen", pa.string()),
+        ("keywords", pa.list_(pa.string())),
+        ("span_pairs", pa.list_(SPAN_PAIR_TYPE)),
+        ("ratings", pa.list_(RATING_TYPE)),
+    ]
+)
+Progress = Callable[[int, int, str], None]
+
+
+def export_salt() -> bytes:
+    """PARABLE_EXPORT_SALT, or a salt derived from SECRET_KEY (stable for an installation)."""
+    configured = getattr(settings, "PARABLE_EXPORT_SALT", None)
+    if configured:
+        return configured.encode()
+    return hmac.new(settings.SECRET_KEY.encode(), b"parable-export-salt", "sha256").digest()
+
+
+class WorkerPseudonyms:
+    """Worker keys ("provider:id") to salted hashes: first 16 hex digits of HMAC-SHA256."""
+
+    def __init__(self, salt: bytes) -> None:
+        self.salt = salt
+        self._known: dict[str, str] = {}
+
+    def __call__(self, worker: str | None) -> str | None:
+        if worker is None:
+            return None
+        if worker not in self._known:
+            digest = hmac.new(self.salt, worker.encode(), hashlib.sha256).hexdigest()
+            self._known[worker] = digest[:16]
+        return self._known[worker]
+
+
+def pseudonymize(chunks: Iterable[list[dict]], pseudonym: WorkerPseudonyms) -> Iterator[list[dict]]:
+    for chunk in chunks:
+        for row in chunk:
+            row["worker"] = pseudonym(row["worker"])
+            for pair in row["span_pairs"]:
+                pair["annotator"] = pseudonym(pair["annotator"])
+        yield chunk
+
+
+@dataclass
+class ExportSummary:
+    """Counts gathered while the rows stream past, for the dataset card."""
+
+    rows: int = 0
+    proverbs: set = field(default_factory=set)
+    workers: set = field(default_factory=set)
+    statuses: Counter = field(default_factory=Counter)
+    sources: Counter = field(default_factory=Counter)
+    span_pairs: int = 0
+    ambiguous: int = 0
+    splits: dict = field(
+        default_factory=lambda: {"seen": Counter(), "unseen": Counter()}, repr=False
+    )
+
+    def count(self, chunks: Iterable[list[dict]]) -> Iterator[list[dict]]:
+        for chunk in chunks:
+            self.rows += len(chunk)
+            self.proverbs.update(row["proverb_id"] for row in chunk)
+            self.workers.update(row["worker"] for row in chunk if row["worker"])
+            self.statuses.update(row["status"] for row in chunk)
+            self.sources.update(
+                f"{row['source']}:{row['source_label']}".rstrip(":") for row in chunk
+            )
+            for setting in ("seen", "unseen"):
+                self.splits[setting].update(row[f"split_{setting}"] or "none" for row in chunk)
+            pairs = [pair for row in chunk for pair in row["span_pairs"]]
+            self.span_pairs += len(pairs)
+            self.ambiguous += sum(pair["ambiguous"] for pair in pairs)
+            yield chunk
+
+
+def write_jsonl(chunks: Iterable[list[dict]], stream: TextIO) -> int:
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    count = 0
+    for chunk in chunks:
+        stream.writelines(encode(row) + "\n" for row in chunk)
+        count += len(chunk)
+    return count
+
+
+def write_csv(chunks: Iterable[list[dict]], stream: TextIO) -> int:
+    """One row per narrative; keywords, span_pairs and ratings (the last columns) as JSON."""
+    writer = csv.writer(stream)
+    writer.writerow(COLUMNS)
+    flat = operator.itemgetter(*COLUMNS[: -len(NESTED)])
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    count = 0
+    for chunk in chunks:
+        writer.writerows(
+            [
+                *("" if value is None else value for value in flat(row)),
+                *(encode(row[column]) for column in NESTED),
+            ]
+            for row in chunk
+        )
+        count += len(chunk)
+    return count
+
+
+def write_parquet(chunks: Iterable[list[dict]], path: Path) -> int:
+    """A Parquet file with PARQUET_SCHEMA, one row group per chunk."""
+    count = 0
+    with pq.ParquetWriter(path, PARQUET_SCHEMA) as writer:
+        for chunk in chunks:
+            writer.write_table(pa.Table.from_pylist(chunk, schema=PARQUET_SCHEMA))
+            count += len(chunk)
+    return count
+
+
+@contextmanager
+def _replacing(path: Path):
+    """Yield a temporary path beside `path`; rename it to `path` only on success."""
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        yield partial
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+@dataclass
+class ExportResult:
+    format: str
+    directory: Path
+    files: list[Path]
+    rows: int
+    card: Path
+
+
+def dataset_export(
+    *,
+    format: str,
+    directory: Path,
+    batches: Sequence[int] | None = None,
+    approved_only: bool = False,
+    raw_worker_ids: bool = False,
+    statistics: bool = True,
+    analysis: dict | None = None,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> ExportResult:
+    """Write the dataset in `format` into `directory` with README.md and, for ePiC, split files.
+
+    The card's statistics come from `analysis` (an `analyze --json` output) when
+    given, else from running the analysis when `statistics`; without either the
+    card has the counts gathered during the export only.
+    """
+    if format not in FORMATS:
+        raise ValueError(f"Unknown format {format!r}; use one of {', '.join(FORMATS)}.")
+    directory.mkdir(parents=True, exist_ok=True)
+    total = dataset_narratives(batches=batches, approved_only=approved_only).count()
+    summary = ExportSummary()
+    chunks = export_rows(batches=batches, approved_only=approved_only)
+    if not raw_worker_ids:
+        chunks = pseudonymize(chunks, WorkerPseudonyms(export_salt()))
+    chunks = _reporting(summary.count(chunks), total, progress)
+    data_path = directory / DATA_FILES[format]
+    split_pks = _SplitPks(directory)
+    if format == "epic":
+        chunks = split_pks.collect(chunks)
+    complete = False
+    try:
+        _write_data(format, chunks, data_path)
+        complete = True
+    finally:
+        files = [data_path, *split_pks.finish(complete=complete and format == "epic")]
+    if analysis is None and statistics:
+        analysis = dataset_analysis(batches=batches, approved_only=approved_only, seed=seed)
+    card_path = directory / "README.md"
+    with _replacing(card_path) as partial:
+        partial.write_text(
+            dataset_card(
+                format=format,
+                files=[path.name for path in files],
+                summary=summary,
+                analysis=analysis,
+                scope={"batches": sorted(batches or []), "approved_only": approved_only},
+                raw_worker_ids=raw_worker_ids,
+            ),
+            encoding="utf-8",
+        )
+    return ExportResult(format, directory, files, summary.rows, card_path)
+
+
+def _write_data(format: str, chunks: Iterable[list[dict]], path: Path) -> None:
+    with _replacing(path) as partial:
+        if format == "parquet":
+            write_parquet(chunks, partial)
+            return
+        with open(partial, "w", encoding="utf-8", newline="") as stream:
+            {"epic": write_epic, "jsonl": write_jsonl, "csv": write_csv}[format](chunks, stream)
+
+
+def _reporting(chunks: Iterable[list[dict]], total: int, progress: Progress | None):
+    done = 0
+    for chunk in chunks:
+        yield chunk
+        done += len(chunk)
+        if progress is not None:
+            progress(done, total, "export")
+
+
+class _SplitPks:
+    """The record pks of each split, streamed into epic_<setting>_<part>_pks.json files."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.streams: dict[tuple[str, str], TextIO] = {}
+
+    def _path(self, setting: str, part: str, partial: bool = False) -> Path:
+        name = f"epic_{setting}_{part}_pks.json"
+        return self.directory / (f".{name}.partial" if partial else name)
+
+    def collect(self, chunks: Iterable[list[dict]]) -> Iterator[list[dict]]:
+        try:
+            for chunk in chunks:
+                for row in chunk:
+                    for setting in ("seen", "unseen"):
+                        if row[f"split_{setting}"]:
+                            self._add(setting, row[f"split_{setting}"], row["pk"])
+                yield chunk
+        finally:
+            for stream in self.streams.values():
+                stream.close()
+
+    def _add(self, setting: str, part: str, pk: str) -> None:
+        stream = self.streams.get((setting, part))
+        if stream is None:
+            stream = open(self._path(setting, part, partial=True), "w", encoding="utf-8")  # noqa: SIM115
+            self.streams[(setting, part)] = stream
+            stream.write("[")
+        else:
+            stream.write(", ")
+        stream.write(json.dumps(pk, ensure_ascii=False))
+
+    def finish(self, complete: bool) -> list[Path]:
+        """Rename the complete files into place (or remove them); returns their paths."""
+        paths = []
+        if complete:  # a split the new export lacks must not linger from an older one
+            for setting in ("seen", "unseen"):
+                for part in ("train", "test"):
+                    if (setting, part) not in self.streams:
+                        self._path(setting, part).unlink(missing_ok=True)
+        for setting, part in sorted(self.streams):
+            partial = self._path(setting, part, partial=True)
+            if complete:
+                with open(partial, "a", encoding="utf-8") as stream:
+                    stream.write("]\n")
+                os.replace(partial, self._path(setting, part))
+                paths.append(self._path(setting, part))
+            else:
+                partial.unlink(missing_ok=True)
+        return paths

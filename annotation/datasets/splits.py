@@ -1,0 +1,163 @@
+"""Train/test splits of the dataset for the seen and unseen proverb settings (ePiC §5.1).
+
+Seen: each proverb's narratives are divided 6:4 between train and test, so every
+proverb is in both. Unseen: the proverbs are divided 6:4, so train and test share
+no proverb. Both are drawn from a seed, or taken from split files (JSON arrays of
+record pks named ``*_{seen,unseen}_{train,test}_*.json``, as ePiC releases them).
+
+The rule, for n items (a proverb's narratives, or the proverbs): the items are
+ordered by id and shuffled with ``random.Random(f"{seed}:seen:{proverb_id}")``
+(seen) or ``random.Random(f"{seed}:unseen")`` (unseen); the first
+``round_half_up(0.6 * n) = (6 * n + 5) // 10`` are train, the rest test (10
+narratives: 6 and 4; 250 proverbs: 150 and 100; 1 narrative: train). Only
+approved narratives written by the crowd or imported get a split; others get none.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from annotation.datasets.records import DATASET_SOURCES, narratives_for_pks
+from annotation.models import Narrative
+
+SETTINGS = ("seen", "unseen")
+PARTS = ("train", "test")
+SPLIT_FILE_NAME = re.compile(r"(?:^|_)(seen|unseen)_(train|test)(?:_[^/\\]*)?\.json$")
+_CHUNK = 2_000
+
+
+class SplitFileError(ValueError):
+    """Split files that cannot be applied; nothing from them was written."""
+
+    def __init__(self, messages: list[str]) -> None:
+        self.messages = messages
+        super().__init__("; ".join(messages))
+
+
+@dataclass
+class SplitResult:
+    counts: dict = field(default_factory=dict)  # setting -> part -> narratives
+    unknown: list[str] = field(default_factory=list)  # pks named in files but not found
+
+    def as_dict(self) -> dict:
+        return {"splits": self.counts, "unknown": self.unknown}
+
+
+def train_count(n: int) -> int:
+    """Items of n that go to train: 0.6 n rounded half up."""
+    return (6 * n + 5) // 10
+
+
+def seen_parts(narratives_by_proverb: Mapping[int, Sequence[int]], seed: int) -> dict[int, str]:
+    """Narrative id -> "train" | "test", per proverb (see the module docstring)."""
+    parts = {}
+    for proverb_id, narrative_ids in narratives_by_proverb.items():
+        parts.update(_divide(narrative_ids, random.Random(f"{seed}:seen:{proverb_id}")))
+    return parts
+
+
+def unseen_parts(proverb_ids: Iterable[int], seed: int) -> dict[int, str]:
+    """Proverb id -> "train" | "test" (see the module docstring)."""
+    return _divide(proverb_ids, random.Random(f"{seed}:unseen"))
+
+
+def _divide(ids: Iterable[int], rng: random.Random) -> dict[int, str]:
+    ordered = sorted(ids)
+    rng.shuffle(ordered)
+    cut = train_count(len(ordered))
+    return {item: PARTS[0] if i < cut else PARTS[1] for i, item in enumerate(ordered)}
+
+
+def split_file_part(name: str) -> tuple[str, str] | None:
+    """(setting, part) named by a split file's name, or None when it names none."""
+    match = SPLIT_FILE_NAME.search(name)
+    return (match[1], match[2]) if match else None
+
+
+def parse_split_files(files: Mapping[str, bytes]) -> dict[str, dict[str, str]]:
+    """Setting -> record pk -> part, from split files by name; raises SplitFileError."""
+    parts: dict[str, dict[str, str]] = defaultdict(dict)
+    problems = []
+    for name, content in sorted(files.items()):
+        named = split_file_part(name)
+        if named is None:
+            problems.append(
+                f"{name}: a split file is named *_{{seen,unseen}}_{{train,test}}_*.json."
+            )
+            continue
+        pks = _read_pks(name, content, problems)
+        setting, part = named
+        for pk in pks:
+            if parts[setting].setdefault(pk, part) != part:
+                problems.append(f"{name}: {pk} is in both {setting} train and {setting} test.")
+    if problems:
+        raise SplitFileError(problems)
+    return dict(parts)
+
+
+def _read_pks(name: str, content: bytes, problems: list[str]) -> list[str]:
+    try:
+        pks = json.loads(content.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        problems.append(f"{name}: not a JSON file ({error}).")
+        return []
+    if not isinstance(pks, list) or not all(isinstance(pk, str) for pk in pks):
+        problems.append(f"{name}: a split file is a JSON array of record pks (strings).")
+        return []
+    return pks
+
+
+@transaction.atomic
+def narrative_splits_apply(*, parts: Mapping[str, Mapping[str, str]]) -> SplitResult:
+    """Set the splits that split files name; narratives they don't name keep theirs."""
+    result = SplitResult()
+    for setting, by_pk in parts.items():
+        found = narratives_for_pks(list(by_pk))
+        result.unknown.extend(pk for pk in by_pk if pk not in found)
+        ids_by_part = defaultdict(list)
+        for pk, narrative_id in found.items():
+            ids_by_part[by_pk[pk]].append(narrative_id)
+        result.counts[setting] = {part: len(ids_by_part[part]) for part in PARTS}
+        for part, ids in ids_by_part.items():
+            _set_split(ids, **{f"split_{setting}": part})
+    result.unknown = sorted(set(result.unknown))
+    return result
+
+
+@transaction.atomic
+def narrative_splits_assign(*, seed: int = 0) -> SplitResult:
+    """Draw the seen and unseen splits of every approved dataset narrative from a seed."""
+    rows = (
+        Narrative.objects.filter(status=Narrative.Status.APPROVED, source__in=DATASET_SOURCES)
+        .order_by("id")
+        .values_list("id", "proverb_id")
+    )
+    by_proverb: dict[int, list[int]] = defaultdict(list)
+    for narrative_id, proverb_id in rows.iterator(chunk_size=_CHUNK):
+        by_proverb[proverb_id].append(narrative_id)
+    seen = seen_parts(by_proverb, seed)
+    unseen_proverbs = unseen_parts(by_proverb, seed)
+    Narrative.objects.exclude(split_seen="", split_unseen="").update(split_seen="", split_unseen="")
+    combined = defaultdict(list)
+    for proverb_id, narrative_ids in by_proverb.items():
+        for narrative_id in narrative_ids:
+            combined[(seen[narrative_id], unseen_proverbs[proverb_id])].append(narrative_id)
+    for (seen_part, unseen_part), ids in combined.items():
+        _set_split(ids, split_seen=seen_part, split_unseen=unseen_part)
+    counts = {setting: dict.fromkeys(PARTS, 0) for setting in SETTINGS}
+    for (seen_part, unseen_part), ids in combined.items():
+        counts["seen"][seen_part] += len(ids)
+        counts["unseen"][unseen_part] += len(ids)
+    return SplitResult(counts=counts)
+
+
+def _set_split(ids: list[int], **splits: str) -> None:
+    for start in range(0, len(ids), _CHUNK):
+        Narrative.objects.filter(pk__in=ids[start : start + _CHUNK]).update(**splits)

@@ -1,0 +1,1 @@
+"""Quality of crowd work: agreement measures, per-batch agreement reports, gold items."""

@@ -1,0 +1,116 @@
+"""Gold (control) items with known answers, and each worker's accuracy on them.
+
+A rate or choose batch can mix in gold items: for multiple choice the answer is
+the narrative's own proverb; for ratings it is a range per criterion ("relatedness
+at most 2" for a story that misses its proverb). Gold items are offered to every
+worker (they are not limited by the batch's workers-per-item target) and are left
+out of agreement and aggregation. Workers whose gold accuracy falls below the
+batch's `gold_min_accuracy`, once they have answered `gold_min_answers` gold
+items, are flagged for review.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.db import transaction
+
+from annotation.models import Narrative
+from annotation.quality.agreement import worker_gold_accuracy
+from crowd import task_types
+from crowd.batches import batch_items_add
+from crowd.models import Assignment, Batch
+
+GOLD_DEFAULTS = {"gold_min_accuracy": 0.75, "gold_min_answers": 3}
+
+
+class GoldSettingsForm(forms.Form):
+    """Mixin for batch forms of task types with gold items: the two flagging thresholds.
+
+    Put it before the batch form it extends (`class F(GoldSettingsForm, DrawnBatchForm)`);
+    the threshold fields are shown after the form's own fields.
+    """
+
+    gold_min_accuracy = forms.FloatField(
+        min_value=0,
+        max_value=1,
+        initial=GOLD_DEFAULTS["gold_min_accuracy"],
+        help_text="Workers below this accuracy on gold items are flagged for review.",
+    )
+    gold_min_answers = forms.IntegerField(
+        min_value=1,
+        initial=GOLD_DEFAULTS["gold_min_answers"],
+        help_text="Gold answers a worker needs before they can be flagged.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for name in GOLD_DEFAULTS:
+            self.fields[name] = self.fields.pop(name)
+
+    def gold_settings(self) -> dict:
+        """The thresholds from the cleaned data, as batch settings."""
+        return {name: self.cleaned_data[name] for name in GOLD_DEFAULTS}
+
+
+def clean_gold_settings(settings: dict) -> dict:
+    """Check gold_min_accuracy (0 to 1) and gold_min_answers (>= 1); raises ValueError."""
+    cleaned = {**GOLD_DEFAULTS, **settings}
+    accuracy = cleaned["gold_min_accuracy"]
+    if isinstance(accuracy, bool) or not isinstance(accuracy, int | float):
+        raise ValueError("gold_min_accuracy must be a number from 0 to 1.")
+    if not 0 <= accuracy <= 1:
+        raise ValueError("gold_min_accuracy must be a number from 0 to 1.")
+    answers = cleaned["gold_min_answers"]
+    if isinstance(answers, bool) or not isinstance(answers, int) or answers < 1:
+        raise ValueError("gold_min_answers must be a whole number of at least 1.")
+    cleaned["gold_min_accuracy"] = float(accuracy)
+    return cleaned
+
+
+def _gold_task_type(batch: Batch):
+    task_type = task_types.get(batch.task_type)
+    if not hasattr(task_type, "gold_item"):
+        raise ValueError(f"{task_type.label} batches have no gold items.")
+    return task_type
+
+
+@transaction.atomic
+def gold_items_add(*, batch: Batch, narratives: list[Narrative], answer: dict | None = None) -> int:
+    """Add gold items built on these narratives; returns how many were added.
+
+    `answer` is what the task type needs beyond the narrative (rating ranges like
+    {"relatedness": {"max": 2}}); multiple choice needs none. A narrative already
+    in the batch is refused.
+    """
+    task_type = _gold_task_type(batch)
+    present = set(batch.items.filter(narrative__in=narratives).values_list("narrative", flat=True))
+    if present:
+        listed = ", ".join(str(pk) for pk in sorted(present))
+        raise ValueError(f"Narrative(s) {listed} are already items of this batch.")
+    items = [task_type.gold_item(batch=batch, narrative=n, answer=answer) for n in narratives]
+    return batch_items_add(batch=batch, items=items)
+
+
+def gold_outcomes(*, batch: Batch) -> list[tuple[int, int, bool]]:
+    """(item, worker, answered correctly) for every submitted answer to a gold item."""
+    task_type = task_types.get(batch.task_type)
+    if not hasattr(task_type, "gold_outcomes"):
+        return []
+    # Every submitted answer counts for quality control, rejected ones included.
+    return task_type.gold_outcomes(batch=batch, statuses=Assignment.STORED)
+
+
+def worker_gold_report(*, batch: Batch) -> dict[int, dict]:
+    """Per worker id: gold correct, total, accuracy, and whether they are flagged."""
+    settings = {**GOLD_DEFAULTS, **(batch.settings or {})}
+    outcomes = gold_outcomes(batch=batch)
+    gold = {item: True for item, _, _ in outcomes}
+    report = worker_gold_accuracy(outcomes, gold)
+    return {
+        worker: {
+            **row,
+            "flagged": row["total"] >= settings["gold_min_answers"]
+            and row["accuracy"] < settings["gold_min_accuracy"],
+        }
+        for worker, row in report.items()
+    }

@@ -1,0 +1,67 @@
+"""annotation.analysis.lexical: n-gram overlap baseline and diversity sampling."""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations
+
+import numpy as np
+import pytest
+
+from annotation.analysis import lexical
+from annotation.analysis.core import analyze
+from annotation.analysis.lexical import _distinct_ngram_counts
+from annotation.analysis.records import (
+    NarrativeRecord,
+)
+from annotation.text import jaccard, simple_tokens
+from tests.annotation.analysis.test_core import NARRATIVES
+
+
+def test_random_baseline_is_seeded():
+    again = analyze(NARRATIVES, seed=7)
+    other_seeds = {
+        json.dumps(analyze(NARRATIVES, seed=s)["jaccard"], sort_keys=True) for s in range(6)
+    }
+    assert again["jaccard"] == analyze(NARRATIVES, seed=7)["jaccard"]
+    assert len(other_seeds) > 1  # the seed matters
+
+
+def test_diversity_sampling_is_valid_and_seeded():
+    groups = [g for g in range(30) for _ in range(7)]  # 30 proverbs x 7 narratives
+    total_same = 30 * 21
+    total_different = 210 * 209 // 2 - total_same
+    for same, total in ((True, total_same), (False, total_different)):
+        first, second, exist = lexical.diversity_pairs(groups, same=same, max_pairs=500, seed=3)
+        assert exist == total
+        assert len(first) == len(second) == 500
+        assert np.all(first != second)
+        labels = np.asarray(groups)
+        assert np.all((labels[first] == labels[second]) == same)
+        again = lexical.diversity_pairs(groups, same=same, max_pairs=500, seed=3)
+        assert np.array_equal(again[0], first) and np.array_equal(again[1], second)
+        # Below the cap, every pair exactly once.
+        first, second, _ = lexical.diversity_pairs(groups, same=same, max_pairs=10**6, seed=3)
+        pairs = {tuple(sorted(p)) for p in zip(first.tolist(), second.tolist(), strict=True)}
+        assert len(pairs) == len(first) == total
+
+
+def test_diversity_sample_estimates_the_exact_mean():
+    texts = [" ".join(f"w{(i * 7 + k * 3) % 40}" for k in range(12 + i % 5)) for i in range(120)]
+    records = [NarrativeRecord(i, i // 6, "p", t, "approved", f"w{i}") for i, t in enumerate(texts)]
+    exact = analyze(records, diversity_max_pairs=10**6)["diversity"]
+    sampled = analyze(records, diversity_max_pairs=3000)["diversity"]
+    assert sampled["different_proverbs_sampled"] == 3000
+    assert sampled["different_proverbs"] == pytest.approx(exact["different_proverbs"], abs=0.01)
+    # Brute force for the exact value, with annotation.text.jaccard.
+    sets = [set(simple_tokens(t)) for t in texts]
+    values = [jaccard(sets[a], sets[b]) for a, b in combinations(range(120), 2) if a // 6 != b // 6]
+    assert exact["different_proverbs"] == pytest.approx(sum(values) / len(values))
+
+
+def test_distinct_ngram_count_without_the_compact_code():
+    ids = np.array([0, 1, 2, 0, 1, 2, 0, 1], dtype=np.int32)
+    lengths = np.array([3, 3, 2])
+    # Bigrams (0,1) (1,2) -> 2; trigram (0,1,2) -> 1; same through the fallback path.
+    assert _distinct_ngram_counts(ids, lengths, 3) == (2, 1)
+    assert _distinct_ngram_counts(ids, lengths, 2**22) == (2, 1)

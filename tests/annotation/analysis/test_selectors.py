@@ -1,0 +1,107 @@
+"""The analysis records loaded from the database: scope, sources, ratings, choices, splits."""
+
+import pytest
+
+from annotation.analysis.selectors import (
+    choice_records,
+    narrative_records,
+    rating_records,
+    split_counts,
+)
+from tests.factories import (
+    batch_create,
+    choice_answer_create,
+    crowd_narrative_create,
+    narrative_create,
+    proverb_create,
+    rating_create,
+)
+
+pytestmark = pytest.mark.django_db
+
+PROVERB = "Time is money"
+STORY = "Raj lost customers every minute."
+
+
+def test_records_are_limited_to_the_narratives_written_in_given_batches():
+    proverb = proverb_create(PROVERB)
+    first, second = batch_create(), batch_create()
+    kept = crowd_narrative_create(proverb=proverb, batch=first)
+    crowd_narrative_create(proverb=proverb, batch=second)
+    narrative_create(proverb=proverb, status="approved")
+    records = list(narrative_records(batches=[first.pk]))
+    assert [record.narrative_id for record in records] == [kept.pk]
+
+
+def test_records_exclude_model_output_and_optionally_unapproved_narratives():
+    proverb = proverb_create(PROVERB)
+    approved = crowd_narrative_create(proverb=proverb)
+    rejected = crowd_narrative_create(proverb=proverb, status="rejected")
+    narrative_create(proverb=proverb, source="model", status="approved")
+    assert [r.narrative_id for r in narrative_records()] == [approved.pk, rejected.pk]
+    assert [r.narrative_id for r in narrative_records(approved_only=True)] == [approved.pk]
+
+
+def test_record_carries_proverb_status_worker_and_rating_source():
+    proverb = proverb_create(PROVERB)
+    crowd = crowd_narrative_create(proverb=proverb, text=STORY)
+    narrative_create(proverb=proverb, source_label="Wang2020", status="approved")
+    crowd_record, imported_record = narrative_records()
+    assert (crowd_record.proverb, crowd_record.text, crowd_record.status) == (
+        PROVERB,
+        STORY,
+        "approved",
+    )
+    assert crowd_record.worker == str(crowd.worker_id)
+    assert crowd_record.source == "dataset"
+    assert (imported_record.worker, imported_record.source) == (None, "imported:Wang2020")
+
+
+def test_rating_records_skip_rejected_assignments_and_name_their_source():
+    proverb = proverb_create(PROVERB)
+    crowd = crowd_narrative_create(proverb=proverb)
+    imported = narrative_create(proverb=proverb, source_label="ePiC", status="approved")
+    rating_create(narrative=crowd, criterion="overall", value=4)
+    rating_create(narrative=imported, criterion="overall", value=2)
+    rating_create(narrative=crowd, criterion="overall", value=1, status="rejected")
+    records = rating_records()
+    assert [(r.source, r.criterion, r.value) for r in records] == [
+        ("dataset", "overall", 4),
+        ("imported:ePiC", "overall", 2),
+    ]
+
+
+def test_rating_records_in_batch_scope_include_ratings_made_in_the_rate_batch():
+    proverb = proverb_create(PROVERB)
+    write, rate = batch_create(task_type="write"), batch_create(task_type="rate")
+    written = crowd_narrative_create(proverb=proverb, batch=write)
+    other = narrative_create(proverb=proverb, source="model", source_label="bart")
+    rating_create(narrative=written, criterion="overall", value=5)
+    rating_create(narrative=other, criterion="overall", value=3, batch=rate)
+    rating_create(narrative=other, criterion="overall", value=1)
+    assert sorted(r.value for r in rating_records(batches=[write.pk])) == [5]
+    assert sorted(r.value for r in rating_records(batches=[write.pk, rate.pk])) == [3, 5]
+    assert {r.source for r in rating_records(batches=[rate.pk])} == {"model:bart"}
+
+
+def test_choice_records_give_question_worker_and_correctness():
+    narrative = crowd_narrative_create(proverb=proverb_create(PROVERB))
+    answer = choice_answer_create(narrative=narrative, correct=True)
+    choice_answer_create(narrative=narrative, correct=False, question=answer.question)
+    records = choice_records()
+    assert [(r.question_id, r.correct) for r in records] == [
+        (answer.question_id, True),
+        (answer.question_id, False),
+    ]
+    assert records[0].worker == str(answer.assignment.worker_id)
+
+
+def test_split_counts_count_approved_narratives_per_part():
+    proverb = proverb_create()
+    narrative_create(proverb=proverb, status="approved", split_seen="train", split_unseen="test")
+    narrative_create(proverb=proverb, status="approved", split_seen="test")
+    narrative_create(proverb=proverb, status="rejected", split_seen="train")
+    assert split_counts() == {
+        "seen": {"train": 1, "test": 1, "none": 0},
+        "unseen": {"train": 0, "test": 1, "none": 1},
+    }

@@ -1,0 +1,169 @@
+"""The ePiC format as plain Python: span resolution, file checks, the record writer."""
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from annotation.datasets.epic_files import (
+    PK_MAX_LENGTH,
+    QUOTE_MAX_LENGTH,
+    EpicFileError,
+    epic_record,
+    parse_epic_file,
+    resolve_span,
+    write_epic,
+)
+from annotation.models import Narrative, Proverb
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "epic"
+
+
+def _content(records: list[dict]) -> bytes:
+    return json.dumps(records).encode()
+
+
+def _record(pk="Q9N1", quote="Time is money", narrative="He paid for speed.", **spans) -> dict:
+    fields = {"quote": quote, "narrative": narrative}
+    fields.update({f"span_quote_{slot}": "" for slot in range(1, 6)})
+    fields.update({f"span_narrative_{slot}": "" for slot in range(1, 6)})
+    fields.update(spans)
+    return {"pk": pk, "fields": fields}
+
+
+def test_length_limits_match_the_database_columns():
+    assert Narrative._meta.get_field("external_id").max_length == PK_MAX_LENGTH
+    assert Proverb._meta.get_field("text").max_length == QUOTE_MAX_LENGTH
+
+
+# --------------------------------------------------------------------------- resolve_span
+
+
+def test_resolve_span_exact_match_gives_offsets():
+    assert resolve_span("Time is money", "money") == (8, 13, False)
+
+
+def test_resolve_span_falls_back_to_case_insensitive():
+    assert resolve_span("Time is money", "TIME") == (0, 4, False)
+
+
+def test_resolve_span_prefers_an_exact_match_over_an_earlier_case_insensitive_one():
+    assert resolve_span("The cat saw the dog", "the") == (12, 15, False)
+
+
+def test_resolve_span_takes_first_of_several_and_flags_ambiguous():
+    assert resolve_span("the cat and the dog", "the") == (0, 3, True)
+
+
+def test_resolve_span_counts_overlapping_occurrences_as_ambiguous():
+    assert resolve_span("aaa", "aa") == (0, 2, True)
+
+
+def test_resolve_span_ignores_surrounding_whitespace():
+    assert resolve_span("Time is money", " money\n") == (8, 13, False)
+
+
+def test_resolve_span_not_found_is_none():
+    assert resolve_span("Time is money", "gold") is None
+    assert resolve_span("Time is money", "   ") is None
+
+
+# --------------------------------------------------------------------------- parse
+
+
+def test_parse_reads_the_used_span_slots():
+    records = parse_epic_file((FIXTURE / "dataset.json").read_bytes())
+    assert [record.pk for record in records] == ["Q1N1", "Q1N2", "Q1N3", "Q2N1", "Q2N2", "Q3N1"]
+    assert [span.slot for span in records[2].spans] == [1, 3]
+
+
+def test_parse_refuses_text_that_is_not_json_naming_line_and_column():
+    with pytest.raises(EpicFileError) as caught:
+        parse_epic_file(b'[{"pk": "Q1N1",\n "fields": }]')
+    assert "not JSON" in str(caught.value)
+    assert "line 2" in str(caught.value)
+
+
+def test_parse_refuses_a_json_object_that_is_not_an_array():
+    with pytest.raises(EpicFileError, match="JSON array"):
+        parse_epic_file(b'{"pk": "Q1N1"}')
+
+
+def test_parse_names_every_bad_record_by_number_and_pk():
+    records = [_record("Q1N1"), _record("Q1N2"), _record("Q1N3")]
+    del records[0]["fields"]["span_quote_4"]
+    records[2]["fields"]["keywords"] = "x"
+    with pytest.raises(EpicFileError) as caught:
+        parse_epic_file(_content(records))
+    problems = [(p.record, p.pk) for p in caught.value.errors]
+    assert problems == [(1, "Q1N1"), (3, "Q1N3")]
+    assert "lacks field(s) span_quote_4" in caught.value.errors[0].message
+    assert "unknown field(s) keywords" in caught.value.errors[1].message
+
+
+def test_parse_refuses_fields_that_are_not_strings():
+    record = _record(span_quote_1=3)
+    with pytest.raises(EpicFileError, match="span_quote_1 must be strings"):
+        parse_epic_file(_content([record]))
+
+
+def test_parse_refuses_a_pk_given_twice():
+    with pytest.raises(EpicFileError, match="Record 2: pk Q9N1 is also record 1"):
+        parse_epic_file(_content([_record(), _record()]))
+
+
+def test_parse_refuses_a_record_without_pk_or_fields():
+    with pytest.raises(EpicFileError) as caught:
+        parse_epic_file(_content([{"fields": {}}, {"pk": "Q1N1"}, "text"]))
+    assert [p.record for p in caught.value.errors] == [1, 2, 3]
+
+
+def test_parse_refuses_an_empty_narrative():
+    with pytest.raises(EpicFileError, match="narrative is empty"):
+        parse_epic_file(_content([_record(narrative="  ")]))
+
+
+# --------------------------------------------------------------------------- writer
+
+
+def _row(**fields) -> dict:
+    row = {"pk": "Q1N1", "proverb": "Time is money", "narrative": "A story.", "span_pairs": []}
+    return {**row, **fields}
+
+
+def _pair(alignment, position, proverb_span, narrative_span) -> dict:
+    return {
+        "alignment": alignment,
+        "position": position,
+        "proverb_span": proverb_span,
+        "narrative_span": narrative_span,
+    }
+
+
+def test_epic_record_fills_slots_from_the_first_alignment_only():
+    row = _row(span_pairs=[_pair(1, 2, "money", "story"), _pair(2, 1, "Time", "A")])
+    record = epic_record(row)
+    assert record["pk"] == "Q1N1"
+    assert record["fields"]["span_quote_2"] == "money"
+    assert record["fields"]["span_narrative_2"] == "story"
+    assert record["fields"]["span_quote_1"] == record["fields"]["span_narrative_1"] == ""
+    assert list(record["fields"]) == [
+        "quote",
+        "narrative",
+        *(f"span_quote_{slot}" for slot in range(1, 6)),
+        *(f"span_narrative_{slot}" for slot in range(1, 6)),
+    ]
+
+
+def test_write_epic_streams_a_json_array():
+    stream = io.StringIO()
+    count = write_epic(iter([[_row()], [_row(pk="Q1N2")]]), stream)
+    assert count == 2
+    assert [record["pk"] for record in json.loads(stream.getvalue())] == ["Q1N1", "Q1N2"]
+
+
+def test_write_epic_of_nothing_is_an_empty_array():
+    stream = io.StringIO()
+    assert write_epic(iter([]), stream) == 0
+    assert json.loads(stream.getvalue()) == []
