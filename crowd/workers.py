@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 from statistics import median
 
+from django.conf import settings
 from django.core import signing
 from django.db import transaction
 from django.db.models import Count, Q
@@ -44,9 +45,14 @@ def invite_token(*, worker: Worker, batch: Batch | None = None) -> str:
 
 
 def invite_read(token: str) -> tuple[Worker, int | None]:
-    """The worker and batch id a token names; raises signing.BadSignature if forged."""
-    data = signing.loads(token, salt=INVITE_SALT)
-    return Worker.objects.get(pk=data["w"], provider="local"), data.get("b")
+    """The worker and batch id a token names.
+
+    Raises signing.BadSignature if forged, signing.SignatureExpired (a subclass) when
+    older than PARABLE_INVITE_MAX_AGE seconds (when set), and Worker.DoesNotExist when
+    the worker is gone or blocked: blocking a worker disables their links.
+    """
+    data = signing.loads(token, salt=INVITE_SALT, max_age=settings.PARABLE_INVITE_MAX_AGE or None)
+    return Worker.objects.get(pk=data["w"], provider="local", blocked=False), data.get("b")
 
 
 def worker_stats(*, batch: Batch | None = None) -> list[dict]:

@@ -30,13 +30,21 @@ from frontend.workers import session_worker, session_worker_set
 
 
 def invite_enter(request, token: str):
-    """Open a signed invite: the worker's session is set, then on to work."""
+    """Open a signed invite: the worker's session is set, then on to work.
+
+    A forged, expired or blocked worker's link is refused and any worker session in
+    this browser is dropped.
+    """
     try:
         worker, batch_id = invite_read(token)
-    except (signing.BadSignature, Worker.DoesNotExist):
-        return render(
-            request, "frontend/message.html", {"message": "This link is not valid."}, status=404
+    except (signing.BadSignature, Worker.DoesNotExist) as error:
+        request.session.flush()
+        message = (
+            "This link has expired; ask for a new one."
+            if isinstance(error, signing.SignatureExpired)
+            else "This link is not valid."
         )
+        return render(request, "frontend/message.html", {"message": message}, status=404)
     session_worker_set(request, worker)
     if batch_id is not None:
         return redirect("frontend:next", batch_id=batch_id)

@@ -8,10 +8,14 @@ SESSION_KEY = "parable_worker_id"
 
 
 def session_worker(request) -> Worker | None:
+    """The session's worker; a blocked (or deleted) worker's session is dropped."""
     worker_id = request.session.get(SESSION_KEY)
     if worker_id is None:
         return None
-    return Worker.objects.filter(pk=worker_id).first()
+    worker = Worker.objects.filter(pk=worker_id, blocked=False).first()
+    if worker is None:
+        request.session.flush()
+    return worker
 
 
 def session_worker_set(request, worker: Worker) -> None:

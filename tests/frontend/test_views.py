@@ -10,6 +10,7 @@ from crowd.workers import invite_token
 from tests.factories import (
     BIRDS,
     BIRDS_STORY,
+    invite_token_issued_ago,
     proverb_create,
     worker_create,
     write_batch_create,
@@ -43,6 +44,28 @@ def test_forged_invite_is_refused(client):
     response = client.get("/w/not-a-token/")
     assert response.status_code == 404
     assert "not valid" in response.content.decode()
+
+
+def test_blocked_workers_link_and_session_are_refused(client, batch):
+    worker = worker_create()
+    assignment = enter(client, batch, worker)
+    post_submit(client, assignment, BIRDS_STORY)
+    assert client.get("/tasks/").status_code == 200
+    worker.blocked, worker.blocked_reason = True, "copied stories"
+    worker.save()
+    assert client.get("/tasks/").status_code == 403
+    assert client.get(f"/tasks/a/{assignment.pk}/").status_code == 404
+    response = client.get(f"/w/{invite_token(worker=worker, batch=batch)}/")
+    assert response.status_code == 404 and "not valid" in response.content.decode()
+    assert "_auth_user_id" not in client.session and not client.session.items()
+
+
+def test_expired_invite_says_so_and_signs_nobody_in(client, batch, settings):
+    settings.PARABLE_INVITE_MAX_AGE = 60
+    token = invite_token_issued_ago(worker=worker_create(), seconds=61)
+    response = client.get(f"/w/{token}/")
+    assert response.status_code == 404 and "expired" in response.content.decode()
+    assert client.get("/tasks/").status_code == 403
 
 
 def test_next_task_without_a_session_is_refused(client, batch):
