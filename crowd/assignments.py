@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from crowd import task_types
 from crowd.models import Assignment, Batch, BatchItem, Worker
-from crowd.task_types import SubmissionError
+from crowd.task_types import SubmissionConflict, SubmissionError
 
 ACTIVE = Assignment.ACTIVE
 
@@ -186,9 +186,10 @@ def assignment_submit(
 ) -> SubmitOutcome:
     """Validate and store a worker's submission exactly once.
 
-    A retried or double-clicked submit returns the stored result (replayed=True).
-    Raises SubmissionError with a message for the worker when the rules fail or
-    the reservation can no longer be honoured.
+    A retried or double-clicked submit (same submission key) returns the stored result
+    (replayed=True); a submit with another key, from a second window, raises
+    SubmissionConflict and stores nothing. Raises SubmissionError with a message for
+    the worker when the rules fail or the reservation can no longer be honoured.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -199,6 +200,11 @@ def assignment_submit(
         )
         task_type = task_types.get(locked.item.batch.task_type)
         if locked.status in Assignment.STORED:
+            if locked.submission_key and submission_key[:64] != locked.submission_key:
+                raise SubmissionConflict(
+                    "This task was already submitted from another window; the text here "
+                    "was not stored. It is still here: copy it if you want to keep it."
+                )
             return SubmitOutcome(locked, task_type.result(assignment=locked), replayed=True)
         _ensure_still_held(locked, now=now)
         cleaned = task_type.validate(assignment=locked, payload=payload)

@@ -23,6 +23,10 @@ class SubmissionError(ValueError):
         self.details = details
 
 
+class SubmissionConflict(SubmissionError):
+    """The assignment is already stored from another submission (another window or tab)."""
+
+
 class TaskType:
     """Base class for task types; subclasses set `key`, `label`, `template`."""
 

@@ -24,7 +24,7 @@ from crowd.assignments import (
     assignment_submit,
 )
 from crowd.models import Assignment, Batch, Worker
-from crowd.task_types import SubmissionError
+from crowd.task_types import SubmissionConflict, SubmissionError
 from crowd.workers import invite_read
 from frontend.workers import session_worker, session_worker_set
 
@@ -127,7 +127,8 @@ def task_page(request, assignment_id: int):
 
 @require_POST
 def task_submit(request, assignment_id: int):
-    """JSON submit: 200 with the stored result (also on a retry), 400 with the reason."""
+    """JSON submit: 200 with the stored result (also on a retry with the same key), 400
+    with the reason, 409 when another window already submitted this assignment."""
     assignment = _own_assignment(request, assignment_id)
     try:
         body = json.loads(request.body or b"{}")
@@ -143,7 +144,8 @@ def task_submit(request, assignment_id: int):
         )
     except SubmissionError as error:
         return JsonResponse(
-            {"error": error.message, "field": error.field, "details": error.details}, status=400
+            {"error": error.message, "field": error.field, "details": error.details},
+            status=409 if isinstance(error, SubmissionConflict) else 400,
         )
     return JsonResponse(
         {

@@ -149,6 +149,24 @@ def test_two_submit_requests_at_once_store_one_narrative(live_server, page, batc
     assert Narrative.objects.filter(assignment=assignment).count() == 1
 
 
+def test_second_tabs_submit_is_refused_and_its_text_kept(live_server, page, batch):
+    assignment = open_task(page, live_server, batch)
+    second = page.context.new_page()
+    second.goto(f"{live_server.url}/tasks/a/{assignment.pk}/")
+    second.wait_for_selector("body[data-ready=true]", state="attached")
+    page.fill("#narrative", BIRDS_STORY)
+    page.click("#submit")
+    expect(page.locator("#status")).to_contain_text("your story is stored")
+    other_story = BIRDS_STORY.replace("Maya", "Lena")
+    second.fill("#narrative", other_story)
+    second.click("#submit")
+    expect(second.locator("#status")).to_contain_text("already submitted from another window")
+    expect(second.locator("#narrative")).to_have_value(other_story)
+    draft = second.evaluate("(key) => localStorage.getItem(key)", f"parable:draft:{assignment.pk}")
+    assert draft is not None and "Lena" in draft
+    assert Narrative.objects.get(assignment=assignment).text == BIRDS_STORY
+
+
 def test_network_failure_keeps_the_text_and_says_so_then_retry_succeeds(live_server, page, batch):
     open_task(page, live_server, batch)
     page.fill("#narrative", BIRDS_STORY)

@@ -15,7 +15,7 @@ from crowd.assignments import (
     worker_load,
 )
 from crowd.models import Assignment, Batch
-from crowd.task_types import SubmissionError
+from crowd.task_types import SubmissionConflict, SubmissionError
 from tests.factories import (
     BIRDS,
     BIRDS_STORY,
@@ -178,6 +178,17 @@ def test_submit_twice_stores_one_narrative_and_returns_the_same_result(birds_bat
     assert again.replayed
     assert again.result == first.result
     assert Narrative.objects.count() == 1
+
+
+def test_submit_with_another_key_is_a_conflict_and_changes_nothing(birds_batch):
+    assignment = assignment_reserve_next(batch=birds_batch, worker=worker_create())
+    assignment_submit(assignment=assignment, payload={"text": BIRDS_STORY}, submission_key="a")
+    with pytest.raises(SubmissionConflict):
+        assignment_submit(
+            assignment=assignment, payload={"text": BIRDS_STORY + " More."}, submission_key="b"
+        )
+    assert Narrative.objects.get().text == BIRDS_STORY
+    assert Assignment.objects.get().submission_key == "a"
 
 
 def test_refused_submit_keeps_the_reservation(birds_batch):

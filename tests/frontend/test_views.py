@@ -119,6 +119,15 @@ def test_submit_then_retry_returns_the_stored_result(client, batch):
     assert Narrative.objects.count() == 1
 
 
+def test_submit_from_another_window_is_a_409_and_keeps_the_first_text(client, batch):
+    assignment = enter(client, batch)
+    assert post_submit(client, assignment, BIRDS_STORY, key="tab-1").status_code == 200
+    response = post_submit(client, assignment, BIRDS_STORY + " Another ending.", key="tab-2")
+    assert response.status_code == 409
+    assert "already submitted from another window" in response.json()["error"]
+    assert Narrative.objects.get().text == BIRDS_STORY
+
+
 def test_submitted_page_shows_the_story_escaped(client, batch):
     assignment = enter(client, batch)
     post_submit(client, assignment, BIRDS_STORY + " <script>alert(1)</script>")
