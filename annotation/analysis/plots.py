@@ -11,7 +11,8 @@ functions are safe to call from web requests and worker threads (drawing is seri
 by a lock, as the SVG writer reads its options from matplotlib's global rcParams).
 
 No text written by workers (narratives, proverbs) is drawn: proverbs are shown by rank,
-not by name, so nothing from the crowd reaches the SVG.
+not by name, so nothing from the crowd reaches the SVG. Labels that come from data
+(source labels, rating criteria) are drawn as plain text: mathtext is off.
 
 - :func:`sentiment_scatter`: each proverb's VADER compound against the mean compound of
   its narratives, with the least-squares line and Pearson r (ePiC Figure 3).
@@ -54,6 +55,10 @@ _RC = {
     "font.family": "sans-serif",
     "font.size": 9,
     "axes.titlesize": 11,
+    # Labels come from data (sources, criteria): never read "$...$" as mathtext, which
+    # fails on unbalanced input and would turn typed-in text into markup.
+    "text.parse_math": False,
+    "text.usetex": False,
 }
 
 

@@ -74,6 +74,20 @@ def test_dashboard_escapes_proverbs_and_labels(client, researcher):
     assert "imported:&lt;img src=x&gt;" in page
 
 
+def test_dashboard_draws_a_label_with_dollar_signs_as_text(client, reviewer):
+    narrative = narrative_create(
+        proverb=proverb_create("Time is money"),
+        text="A tide came in.",
+        status="approved",
+        source_label=r"Bad $\frac{1}{$ label",
+    )
+    rating_create(narrative=narrative, criterion="overall", value=3)
+    client.force_login(reviewer)
+    response = client.get("/admin/dataset/")
+    assert response.status_code == 200
+    assert r"imported:Bad $\frac{1}{$ label" in response.content.decode()
+
+
 def test_dashboard_limits_the_analysis_to_chosen_batches(client, researcher):
     proverb = proverb_create("Time is money")
     batch = batch_create()

@@ -101,5 +101,15 @@ def test_rating_means_names_every_source(result):
         assert name in text
 
 
+def test_labels_from_data_are_plain_text_not_mathtext():
+    source, criterion = r"imported:Bad $\frac{1}{$ label", "$x^2$ fluency"
+    result = analyze(
+        [NarrativeRecord(1, 1, "Time is money", "Raj lost customers.", "approved", "w")],
+        ratings=[RatingRecord(1, source, criterion, "r1", 4)],
+    )
+    text = texts_of(plots.rating_means(result))
+    assert source in text and criterion in text
+
+
 def test_same_input_same_svg(result):
     assert plots.overlap_bars(result) == plots.overlap_bars(result)
