@@ -9,6 +9,7 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from config.request_input import MAX_INT
 from crowd import task_types
 from crowd.batches import batch_close, batch_create, batch_progress, batch_publish
 from crowd.models import Batch, BatchItem, Provider
@@ -39,10 +40,12 @@ class BatchCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     task_type = serializers.ChoiceField(choices=[])
     provider = serializers.ChoiceField(choices=Provider.choices, default=Provider.LOCAL)
-    target_per_item = serializers.IntegerField(min_value=1, default=10)
-    per_worker_cap = serializers.IntegerField(min_value=1, required=False, allow_null=True)
-    reward_cents = serializers.IntegerField(min_value=0, default=0)
-    time_allowed_seconds = serializers.IntegerField(min_value=60, default=1800)
+    target_per_item = serializers.IntegerField(min_value=1, max_value=MAX_INT, default=10)
+    per_worker_cap = serializers.IntegerField(
+        min_value=1, max_value=MAX_INT, required=False, allow_null=True
+    )
+    reward_cents = serializers.IntegerField(min_value=0, max_value=MAX_INT, default=0)
+    time_allowed_seconds = serializers.IntegerField(min_value=60, max_value=MAX_INT, default=1800)
     instructions = serializers.CharField(required=False, allow_blank=True, default="")
     settings = serializers.DictField(required=False, default=dict)
     items = BatchItemInputSerializer(many=True)
@@ -187,7 +190,7 @@ class BatchViewSet(
         return self._change(request, batch_close)
 
     @extend_schema(request=InvitesSerializer, responses={201: InviteLinkSerializer})
-    @action(detail=True, methods=["post"])
+    @action(detail=True, methods=["post"], pagination_class=None)  # a plain list of links
     def invites(self, request, pk=None):
         """Create local workers and return their invite links into this batch."""
         if not request.user.has_perm("crowd.add_worker"):

@@ -7,8 +7,6 @@ is opened; every assignment view checks the assignment belongs to that worker
 
 from __future__ import annotations
 
-import json
-
 from django.core import signing
 from django.http import Http404, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -16,6 +14,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from annotation.inputs import InputError
+from config.request_input import request_json
 from crowd import task_types
 from crowd.assignments import (
     NoWorkAvailable,
@@ -131,9 +131,12 @@ def task_submit(request, assignment_id: int):
     with the reason, 409 when another window already submitted this assignment."""
     assignment = _own_assignment(request, assignment_id)
     try:
-        body = json.loads(request.body or b"{}")
-    except json.JSONDecodeError:
-        return JsonResponse({"error": "The submission could not be read; try again."}, status=400)
+        body = request_json(request) if request.body else {}
+    except InputError as error:
+        return JsonResponse(
+            {"error": f"The submission could not be read: {error} Nothing was stored."},
+            status=400,
+        )
     if not isinstance(body, dict) or not isinstance(body.get("payload", {}), dict):
         return JsonResponse({"error": "The submission could not be read; try again."}, status=400)
     try:

@@ -10,28 +10,13 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from annotation.admin.tasks import batch_filter
 from annotation.models import Narrative
 from annotation.text import check_overlap
+from config.request_input import query_int
 from crowd.admin.review import ReviewActions
-from crowd.models import Batch
 
 EXCERPT_CHARACTERS = 160
-
-
-class BatchFilter(admin.SimpleListFilter):
-    title = "batch"
-    parameter_name = "batch"
-
-    def lookups(self, request, model_admin):
-        return [
-            (batch.pk, batch.name)
-            for batch in Batch.objects.filter(task_type="write").order_by("-id")
-        ]
-
-    def queryset(self, request, queryset):
-        if self.value():
-            return queryset.filter(assignment__item__batch_id=self.value())
-        return queryset
 
 
 def _duration(seconds: float) -> str:
@@ -53,7 +38,7 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
         "source",
     )
     list_display_links = ("id", "excerpt")
-    list_filter = ("status", "source", BatchFilter)
+    list_filter = ("status", "source", batch_filter("write"))
     search_fields = ("text", "proverb__text", "worker__display_name", "worker__external_id")
     list_select_related = ("proverb", "worker", "assignment")
     actions = ("approve_selected", "reject_selected", "block_workers")
@@ -149,7 +134,7 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
         return f"verbs: {verbs}; entities: {entities or 'none'}"
 
     def changelist_view(self, request, extra_context=None):
-        batch_id = request.GET.get("batch")
+        batch_id = query_int(request, "batch")
         stats_url = reverse("admin:crowd_worker_stats")
         extra_context = {
             **(extra_context or {}),

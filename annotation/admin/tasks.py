@@ -16,6 +16,7 @@ from django.utils.html import format_html, format_html_join
 from annotation import spans
 from annotation.models import ChoiceAnswer, Proverb, Rating, SpanPair
 from annotation.quality.reports import quality_report
+from config.request_input import query_int
 from crowd.admin.review import ReviewActions
 from crowd.models import Batch
 
@@ -38,8 +39,9 @@ def batch_filter(task_type: str) -> type[admin.SimpleListFilter]:
             return [(batch.pk, batch.name) for batch in batches]
 
         def queryset(self, request, queryset):
-            if self.value():
-                return queryset.filter(assignment__item__batch_id=self.value())
+            batch_id = query_int(request, self.parameter_name)
+            if batch_id is not None:
+                return queryset.filter(assignment__item__batch_id=batch_id)
             return queryset
 
     return BatchFilter
@@ -166,7 +168,7 @@ class TaskReviewAdmin(ReviewActions, admin.ModelAdmin):
         return row.assignment.item.batch.name
 
     def changelist_view(self, request, extra_context=None):
-        batch_id = request.GET.get("batch")
+        batch_id = query_int(request, "batch")
         extra_context = {
             **(extra_context or {}),
             "report_url": reverse("agreement:report", args=[batch_id]) if batch_id else "",

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from annotation.models import Narrative
 from annotation.quality.gold import gold_items_add
 from annotation.quality.reports import batch_agreement
+from config.request_input import MAX_INT
 from crowd import task_types
 from crowd.api import BatchSerializer
 from crowd.batches import batch_create, batch_publish
@@ -59,10 +60,12 @@ class ChainedBatchCreateSerializer(serializers.Serializer):
         queryset=Batch.objects.all(), required=False, allow_null=True
     )
     provider = serializers.ChoiceField(choices=Provider.choices, default=Provider.LOCAL)
-    target_per_item = serializers.IntegerField(min_value=1, default=3)
-    per_worker_cap = serializers.IntegerField(min_value=1, required=False, allow_null=True)
-    reward_cents = serializers.IntegerField(min_value=0, default=0)
-    time_allowed_seconds = serializers.IntegerField(min_value=60, default=1800)
+    target_per_item = serializers.IntegerField(min_value=1, max_value=MAX_INT, default=3)
+    per_worker_cap = serializers.IntegerField(
+        min_value=1, max_value=MAX_INT, required=False, allow_null=True
+    )
+    reward_cents = serializers.IntegerField(min_value=0, max_value=MAX_INT, default=0)
+    time_allowed_seconds = serializers.IntegerField(min_value=60, max_value=MAX_INT, default=1800)
     instructions = serializers.CharField(required=False, allow_blank=True, default="")
     settings = serializers.DictField(required=False, default=dict)
     publish = serializers.BooleanField(default=False)

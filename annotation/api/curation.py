@@ -35,7 +35,9 @@ class ProverbSerializer(serializers.ModelSerializer):
         return text.strip()
 
     def save(self, **kwargs):
-        return super().save(normalized_text=normalize_text(self.validated_data["text"]), **kwargs)
+        if "text" in self.validated_data:  # a partial update may leave the text as it is
+            kwargs["normalized_text"] = normalize_text(self.validated_data["text"])
+        return super().save(**kwargs)
 
 
 class ProverbImportSerializer(serializers.Serializer):

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 
 from annotation.models import Narrative
+from config.request_input import MAX_ID
 from crowd.review import ReviewError, assignment_approve, assignment_reject, worker_block
 
 REVIEW_PERMISSION = "annotation.review_narrative"
@@ -75,6 +75,20 @@ class BlockSerializer(serializers.Serializer):
     reason = serializers.CharField(help_text="Recorded, and sent to the provider.")
 
 
+def _id_filter() -> serializers.IntegerField:
+    return serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+
+
+class NarrativeFilterSerializer(serializers.Serializer):
+    """The list's query parameters; anything else than these values is a 400."""
+
+    status = serializers.ChoiceField(choices=Narrative.Status.choices, required=False)
+    source = serializers.ChoiceField(choices=Narrative.Source.choices, required=False)
+    proverb = _id_filter()
+    worker = _id_filter()
+    batch = _id_filter()
+
+
 FILTERS = {
     "status": "status",
     "source": "source",
@@ -84,14 +98,7 @@ FILTERS = {
 }
 
 
-@extend_schema(
-    parameters=[
-        OpenApiParameter(
-            name, OpenApiTypes.STR if name in ("status", "source") else OpenApiTypes.INT
-        )
-        for name in FILTERS
-    ]
-)
+@extend_schema_view(list=extend_schema(parameters=[NarrativeFilterSerializer]))
 class NarrativeViewSet(viewsets.ReadOnlyModelViewSet):
     """Narratives (?status=, ?source=, ?proverb=, ?worker=, ?batch=); approve, reject, block."""
 
@@ -105,11 +112,16 @@ class NarrativeViewSet(viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         queryset = super().get_queryset()
-        for name, lookup in FILTERS.items():
-            wanted = self.request.query_params.get(name)
-            if wanted:
-                queryset = queryset.filter(**{lookup: wanted})
-        return queryset
+        if self.action != "list":
+            return queryset
+        given = {name: value for name, value in self.request.query_params.items() if value}
+        form = NarrativeFilterSerializer(
+            data={name: given[name] for name in FILTERS if name in given}
+        )
+        form.is_valid(raise_exception=True)
+        return queryset.filter(
+            **{FILTERS[name]: value for name, value in form.validated_data.items()}
+        )
 
     def _review(self, review):
         narrative = self.get_object()

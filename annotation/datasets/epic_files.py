@@ -5,8 +5,9 @@ A file is a JSON array of records ``{"pk": "Q<proverb>N<narrative>", "fields": {
 an unused span slot holds "". Spans are strings; `resolve_span` finds their offsets.
 
 `parse_epic_file` refuses a file that cannot be read as such records (not UTF-8 JSON,
-not an array, a record without its pk or fields, fields missing, unknown or not
-strings, an empty quote or narrative, a pk twice), listing every problem with its
+not an array, nested too deep, a record without its pk or fields, fields missing, unknown or not
+strings, text with NUL characters or lone surrogates, an empty quote or narrative,
+a pk twice), listing every problem with its
 record number and pk. `resolve_record_spans` reports a span it cannot find with its
 record, pk and slot, and resolves the others.
 """
@@ -19,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import TextIO
 
+from annotation.inputs import InputError, json_loads_checked, text_problem
 from annotation.text import normalize_text
 
 SLOTS = (1, 2, 3, 4, 5)
@@ -107,22 +109,9 @@ def resolve_span(text: str, span: str) -> tuple[int, int, bool] | None:
 def parse_epic_file(content: bytes) -> list[EpicRecord]:
     """Read an ePiC file into records; raises EpicFileError listing every problem."""
     try:
-        data = json.loads(content.decode("utf-8-sig"))
-    except UnicodeDecodeError as error:
-        raise EpicFileError(
-            [RecordProblem(0, None, f"The file is not UTF-8 text (byte {error.start + 1}).")]
-        ) from error
-    except json.JSONDecodeError as error:
-        raise EpicFileError(
-            [
-                RecordProblem(
-                    0,
-                    None,
-                    f"The file is not JSON: {error.msg} at line {error.lineno}, "
-                    f"column {error.colno}.",
-                )
-            ]
-        ) from error
+        data = json_loads_checked(content, check_strings=False, what="The file")
+    except InputError as error:
+        raise EpicFileError([RecordProblem(0, None, str(error))]) from error
     if not isinstance(data, list):
         raise EpicFileError(
             [RecordProblem(0, None, "An ePiC file is a JSON array of records; this is not one.")]
@@ -177,6 +166,14 @@ def _parse_record(number: int, item, problems: list[RecordProblem]) -> EpicRecor
     ]
     if any(wrong):
         problem(f"({pk}) " + "; ".join(filter(None, wrong)) + ".", pk)
+        return None
+    unstorable = [
+        f"{name} {text_problem(text)}"
+        for name, text in [("pk", pk), *((name, fields[name]) for name in EPIC_FIELDS)]
+        if text_problem(text)
+    ]
+    if unstorable:
+        problem(f"({pk!r}) " + "; ".join(unstorable) + ".", None if text_problem(pk) else pk)
         return None
     if not normalize_text(fields["quote"]):
         problem(f"({pk}) quote has no words.", pk)

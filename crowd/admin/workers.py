@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
+from config.request_input import query_int
 from crowd.models import Batch, Worker
 from crowd.workers import invite_token, local_workers_create, worker_stats
 
@@ -110,9 +111,8 @@ class WorkerAdmin(admin.ModelAdmin):
         """Per-worker review figures, over all batches or one (?batch=id)."""
         if not self.has_view_permission(request):
             raise PermissionDenied
-        batch = None
-        if request.GET.get("batch"):
-            batch = get_object_or_404(Batch, pk=request.GET["batch"])
+        batch_id = query_int(request, "batch")
+        batch = None if batch_id is None else get_object_or_404(Batch, pk=batch_id)
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,

@@ -119,3 +119,29 @@ def test_list_filters_by_status_and_counts_items(researcher_api):
     researcher_api.post("/api/batches/", create_payload(proverb_create()), format="json")
     rows = researcher_api.get("/api/batches/", {"status": "published"}).json()["results"]
     assert [(row["status"], row["item_count"]) for row in rows] == [("published", 2)]
+
+
+def test_counts_beyond_the_database_integer_are_a_400(researcher_api):
+    proverb = proverb_create()
+    for field in ("target_per_item", "per_worker_cap", "reward_cents", "time_allowed_seconds"):
+        response = researcher_api.post(
+            "/api/batches/",
+            {"name": "Big", "task_type": "write", "items": [{"proverb": proverb.pk}], field: 2**31},
+            format="json",
+        )
+        assert response.status_code == 400 and field in response.json()
+    assert not Batch.objects.exists()
+
+
+def test_nul_inside_settings_is_a_400_and_creates_nothing(researcher_api):
+    proverb = proverb_create()
+    response = researcher_api.post(
+        "/api/batches/",
+        '{"name": "N", "task_type": "write", "items": [{"proverb": '
+        + str(proverb.pk)
+        + '}], "settings": {"note": "a\\u0000b"}}',
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    assert "NUL character" in response.json()["detail"]
+    assert not Batch.objects.exists()

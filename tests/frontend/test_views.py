@@ -152,3 +152,25 @@ def test_worker_at_cap_is_told_so_on_the_next_page(client):
     page = client.get(f"/tasks/{batch.pk}/next/").content.decode()
     assert 'data-code="cap"' in page
     assert "You have reached the limit of 1 tasks in this batch." in page
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ('{"payload": {"text": "A\\u0000B"}, "submission_key": "k"}', "NUL character"),
+        ('{"payload": {"text": "story"}, "submission_key": "k\\u0000"}', "NUL character"),
+        ('{"payload": {"text": "\\ud800 story"}, "submission_key": "k"}', "lone surrogate"),
+        ('{"payload": ' * 5000 + "{}" + "}" * 5000, "nested deeper"),
+        (b'{"payload": {"text": "caf\xe9"}}', "not UTF-8"),
+        ('{"payload": {"text": "x"}, "submission_key": ' + "9" * 5000 + "}", "longer than"),
+    ],
+)
+def test_unstorable_submit_is_a_400_saying_why_and_stores_nothing(client, batch, body, reason):
+    assignment = enter(client, batch)
+    response = client.post(
+        f"/tasks/a/{assignment.pk}/submit/", body, content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert reason in response.json()["error"]
+    assert not Narrative.objects.exists()
+    assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.RESERVED

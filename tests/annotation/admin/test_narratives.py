@@ -53,6 +53,12 @@ def test_batch_filter_keeps_that_batchs_narratives(client, reviewer, batch):
     assert "Imported elsewhere." not in page
 
 
+def test_batch_filter_that_is_not_an_id_is_a_400(client, reviewer, batch):
+    client.force_login(reviewer)
+    assert client.get("/admin/annotation/narrative/?batch=abc").status_code == 400
+    assert client.get("/admin/annotation/spanpair/?batch=abc").status_code == 400
+
+
 def test_reviewer_approves_selected(client, reviewer, batch, django_capture_on_commit_callbacks):
     assignment = submit(batch)
     narrative = Narrative.objects.get()

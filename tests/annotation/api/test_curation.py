@@ -113,3 +113,17 @@ def test_openapi_schema_validates_without_warnings(tmp_path):
         "spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "schema.yml")
     )
     assert "/api/batches/{id}/progress/" in (tmp_path / "schema.yml").read_text()
+
+
+def test_partial_update_without_text_keeps_the_text(researcher_api):
+    proverb = proverb_create("Time is money")
+    response = researcher_api.patch(
+        f"/api/proverbs/{proverb.pk}/", {"status": "curated"}, format="json"
+    )
+    assert response.status_code == 200
+    proverb.refresh_from_db()
+    assert (proverb.status, proverb.text, proverb.normalized_text) == (
+        "curated",
+        "Time is money",
+        "time is money",
+    )

@@ -108,3 +108,25 @@ def test_staff_without_review_permission_cannot_review(api_client, django_user_m
 
 def test_anonymous_gets_401(api_client):
     assert api_client.get("/api/narratives/").status_code == 401
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"worker": "abc"},
+        {"proverb": "1.5"},
+        {"batch": "-3"},
+        {"batch": str(2**64)},
+        {"status": "x"},
+    ],
+)
+def test_invalid_filters_are_a_400_naming_the_parameter(researcher_api, query):
+    response = researcher_api.get("/api/narratives/", query)
+    assert response.status_code == 400
+    assert set(response.json()) == set(query)
+
+
+def test_filters_do_not_apply_to_review_actions(researcher_api, batch):
+    narrative = submitted_narrative(batch)
+    response = researcher_api.post(f"/api/narratives/{narrative.pk}/approve/?worker=abc")
+    assert response.status_code == 200

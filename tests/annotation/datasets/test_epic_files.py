@@ -167,3 +167,23 @@ def test_write_epic_of_nothing_is_an_empty_array():
     stream = io.StringIO()
     assert write_epic(iter([]), stream) == 0
     assert json.loads(stream.getvalue()) == []
+
+
+def test_parse_names_records_with_nul_or_lone_surrogates_by_number():
+    records = [
+        _record("Q1N1"),
+        _record("Q1N2", narrative="He paid\x00 for speed."),
+        _record("Q1N3", span_quote_1="\ud800"),
+    ]
+    with pytest.raises(EpicFileError) as caught:
+        parse_epic_file(_content(records))
+    problems = [(p.record, p.pk) for p in caught.value.errors]
+    assert problems == [(2, "Q1N2"), (3, "Q1N3")]
+    messages = [problem.message for problem in caught.value.errors]
+    assert "narrative contains a NUL character" in messages[0]
+    assert "span_quote_1 contains an invalid character" in messages[1]
+
+
+def test_parse_refuses_deep_nesting_as_a_whole():
+    with pytest.raises(EpicFileError, match="nested deeper"):
+        parse_epic_file(b"[" * 50_000 + b"]" * 50_000)

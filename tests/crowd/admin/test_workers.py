@@ -50,3 +50,9 @@ def test_blocked_workers_get_no_invite_links(client, researcher):
     Worker.objects.filter(pk=worker.pk).update(blocked=True, blocked_reason="spam")
     client.force_login(researcher)
     assert _invite_links(_show_links(client, [worker])) == []
+
+
+def test_worker_statistics_with_a_batch_that_is_not_an_id_is_a_400(client, reviewer):
+    client.force_login(reviewer)
+    assert client.get("/admin/crowd/worker/stats/?batch=abc").status_code == 400
+    assert client.get("/admin/crowd/worker/stats/?batch=999").status_code == 404

@@ -1,0 +1,92 @@
+"""Input that the database or Python cannot take, refused with a clear message (pure).
+
+PostgreSQL refuses NUL characters in text and `\\u0000` in JSON; UTF-8 cannot encode a
+lone surrogate (`\\ud800`); Python's JSON reader overflows the stack on deeply nested
+arrays and refuses integers of more than 4,300 digits with an error of another kind.
+Every request body and uploaded file that Parable parses as JSON goes through
+`json_loads_checked`, and every text it stores can be checked with `text_problem`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+MAX_JSON_DEPTH = 64
+MAX_NUMBER_CHARACTERS = 100
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+class InputError(ValueError):
+    """Input refused as a whole; the message says why, for the person who sent it."""
+
+
+def text_problem(text: str) -> str | None:
+    """Why `text` cannot be stored (a NUL character, a lone surrogate), or None."""
+    found = _UNSTORABLE.search(text)
+    if found is None:
+        return None
+    if found.group() == "\x00":
+        return f"contains a NUL character (at character {found.start() + 1})"
+    return f"contains an invalid character (a lone surrogate at character {found.start() + 1})"
+
+
+def _number(text: str) -> int | float:
+    if len(text) > MAX_NUMBER_CHARACTERS:
+        raise InputError(f"A number is longer than {MAX_NUMBER_CHARACTERS} characters.")
+    return float(text) if any(mark in text for mark in ".eE") else int(text)
+
+
+def _no_constant(name: str):
+    raise InputError(f"{name} is not a JSON number.")
+
+
+def json_loads_checked(
+    raw: bytes | str, *, check_strings: bool = True, what: str = "The data"
+) -> Any:
+    """Parse JSON that Parable can store, or raise InputError saying why not.
+
+    Refused: bytes that are not UTF-8 (a leading BOM is allowed), invalid JSON, nesting
+    deeper than MAX_JSON_DEPTH, numbers longer than MAX_NUMBER_CHARACTERS, NaN and
+    Infinity, and (with `check_strings`) strings or keys that `text_problem` refuses.
+    Messages begin with `what` ("The file", "The request body").
+    """
+    if isinstance(raw, bytes | bytearray):
+        try:
+            raw = bytes(raw).decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise InputError(f"{what} is not UTF-8 text (byte {error.start + 1}).") from error
+    try:
+        data = json.loads(raw, parse_int=_number, parse_float=_number, parse_constant=_no_constant)
+    except json.JSONDecodeError as error:
+        raise InputError(
+            f"{what} is not JSON: {error.msg} at line {error.lineno}, column {error.colno}."
+        ) from error
+    except RecursionError as error:
+        raise InputError(f"{what} is nested deeper than {MAX_JSON_DEPTH} levels.") from error
+    _check_tree(data, check_strings=check_strings, what=what)
+    return data
+
+
+def _check_tree(data: Any, *, check_strings: bool, what: str) -> None:
+    """Walk the parsed value without recursion: depth, and every string and key."""
+    pending = [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, dict | list):
+            if depth > MAX_JSON_DEPTH:
+                raise InputError(f"{what} is nested deeper than {MAX_JSON_DEPTH} levels.")
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                if check_strings and isinstance(key, str):
+                    _check_text(key, what=what)
+                pending.append((item, depth + 1))
+        elif check_strings and isinstance(value, str):
+            _check_text(value, what=what)
+
+
+def _check_text(text: str, *, what: str) -> None:
+    problem = text_problem(text)
+    if problem:
+        raise InputError(f"{what} has a text that {problem}.")

@@ -1,0 +1,49 @@
+"""The OpenAPI schema tells every answer an operation can give, errors included.
+
+drf-spectacular documents the success response of each operation; `ParableAutoSchema`
+adds the error answers Parable's API gives (400 bad input, 401 no credentials, 403
+no permission, 404 no such object, 409 a state that forbids the change, 415 a body
+type the operation does not read), each an object with at least a `detail` message or
+the invalid fields and their messages.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.openapi import AutoSchema
+from rest_framework import serializers
+
+
+class ErrorSerializer(serializers.Serializer):
+    """An error: `detail`, or each invalid field with its messages."""
+
+    detail = serializers.CharField(required=False)
+
+
+_ERRORS = {
+    "400": "The input is invalid; the body says what and why.",
+    "401": "No valid credentials (token or session).",
+    "403": "The user lacks the permission this operation needs.",
+    "404": "No such object.",
+    "409": "The object's state forbids this change now (e.g. already reviewed).",
+    "415": "The request body's content type is not one this operation reads.",
+}
+
+
+class ParableAutoSchema(AutoSchema):
+    def _error_codes(self) -> list[str]:
+        codes = ["400", "401", "403"]
+        if "{" in self.path:
+            codes.append("404")
+        if self.method in ("POST", "PUT", "PATCH"):
+            codes += ["409", "415"]
+        return codes
+
+    def _get_response_bodies(self, direction="response"):
+        responses = super()._get_response_bodies(direction)
+        if direction != "response":
+            return responses
+        for code in self._error_codes():
+            if code not in responses:
+                response = self._get_response_for_code(ErrorSerializer, code, direction=direction)
+                responses[code] = {**response, "description": _ERRORS[code]}
+        return responses

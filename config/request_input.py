@@ -1,0 +1,67 @@
+"""Bad input stopped at the edges of the site: query strings, JSON bodies, integer parameters.
+
+`RequestInputMiddleware` refuses query strings holding a NUL character or a lone
+surrogate with a 400 before any view runs. `CheckedJSONParser` is the API's JSON
+parser and `request_json` reads the JSON body of a plain view: both parse through
+`annotation.inputs.json_loads_checked`, so NUL, lone surrogates, bodies that are not
+UTF-8, over-deep nesting and huge numbers get a 400 that says why, and nothing is
+written. `query_int` reads an integer query parameter or answers 400.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import BadRequest
+from django.http import HttpResponseBadRequest, JsonResponse
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import JSONParser
+
+from annotation.inputs import InputError, json_loads_checked, text_problem
+
+MAX_ID = 2**63 - 1  # PostgreSQL bigint: every primary key fits
+MAX_INT = 2**31 - 1  # PostgreSQL integer: counts, cents and seconds
+
+
+class RequestInputMiddleware:
+    """400 for a query string whose names or values PostgreSQL or UTF-8 cannot take."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        for name, values in request.GET.lists():
+            for text in (name, *values):
+                problem = text_problem(text)
+                if problem:
+                    message = f"The query parameter {name!r} {problem}."
+                    if request.path.startswith("/api/"):
+                        return JsonResponse({"detail": message}, status=400)
+                    return HttpResponseBadRequest(message, content_type="text/plain")
+        return self.get_response(request)
+
+
+class CheckedJSONParser(JSONParser):
+    """DRF's JSON parser, reading through json_loads_checked (ParseError: 400)."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        try:
+            return json_loads_checked(
+                stream.read() if stream is not None else b"", what="The request body"
+            )
+        except InputError as error:
+            raise ParseError(str(error)) from error
+
+
+def request_json(request):
+    """The request body parsed by json_loads_checked; raises InputError."""
+    return json_loads_checked(request.body, what="The request body")
+
+
+def query_int(request, name: str) -> int | None:
+    """The integer query parameter `name` (an id: 1 to 2**63-1), None when absent or empty;
+    raises BadRequest (answered with 400) when it is anything else."""
+    value = request.GET.get(name, "")
+    if value == "":
+        return None
+    if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= MAX_ID:
+        raise BadRequest(f"The query parameter {name!r} must be a positive integer id.")
+    return int(value)
