@@ -3,14 +3,21 @@
 ePiC conditions narrative generation on a proverb and the narrative's verbs and
 named entities (Ghosh & Srivastava 2022, section 5.2). The pipeline named by
 settings.PARABLE_SPACY_MODEL is loaded once per process, on first use.
+
+An approved narrative is marked `keywords_pending_since` in the approval's
+transaction; extraction clears the mark. Whatever is still marked after the grace
+period (a broker that was down, a worker killed mid-task) is found by
+`narratives_keywords_pending` and re-queued by the beat task `annotation.keywords_requeue`.
 """
 
 from __future__ import annotations
 
 import functools
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from annotation.models import Narrative
 
@@ -42,11 +49,24 @@ def keywords_extract(text: str, *, model: str | None = None) -> dict:
 
 @transaction.atomic
 def narrative_keywords_extract(*, narrative_id: int, force: bool = False) -> Narrative:
-    """Store the narrative's keywords; done already with the same model, nothing changes."""
+    """Store the narrative's keywords and clear its pending mark; done already with the
+    same model, only the mark is cleared."""
     narrative = Narrative.objects.select_for_update().get(pk=narrative_id)
     model = settings.PARABLE_SPACY_MODEL
-    if not force and narrative.keywords.get("model") == model:
-        return narrative
-    narrative.keywords = keywords_extract(narrative.text, model=model)
-    narrative.save(update_fields=["keywords"])
+    if force or narrative.keywords.get("model") != model:
+        narrative.keywords = keywords_extract(narrative.text, model=model)
+    narrative.keywords_pending_since = None
+    narrative.save(update_fields=["keywords", "keywords_pending_since"])
     return narrative
+
+
+def narratives_keywords_pending(*, now=None, limit: int = 500) -> list[int]:
+    """Ids of narratives whose keywords have been pending longer than the grace period
+    (PARABLE_BACKGROUND_GRACE_SECONDS), oldest first, at most `limit`."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.PARABLE_BACKGROUND_GRACE_SECONDS)
+    return list(
+        Narrative.objects.filter(keywords_pending_since__lte=cutoff)
+        .order_by("keywords_pending_since", "id")
+        .values_list("id", flat=True)[:limit]
+    )

@@ -143,6 +143,12 @@ class Narrative(models.Model):
     keywords = models.JSONField(
         default=dict, blank=True, help_text="Verbs and named entities, for generation."
     )
+    keywords_pending_since = models.DateTimeField(
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text="Approved, keywords not extracted yet: re-queued after the grace period.",
+    )
     split_seen = models.CharField(max_length=8, choices=Split.choices, default="", blank=True)
     split_unseen = models.CharField(max_length=8, choices=Split.choices, default="", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -3,6 +3,7 @@
 from celery import shared_task
 
 from annotation.curation.services import variant_groups_propose
+from config.task_queue import task_send
 
 
 @shared_task(name="annotation.variant_groups_refresh")
@@ -18,3 +19,15 @@ def narrative_keywords_extract_task(narrative_id: int) -> int:
 
     narrative_keywords_extract(narrative_id=narrative_id)
     return narrative_id
+
+
+@shared_task(name="annotation.keywords_requeue")
+def keywords_requeue_task() -> int:
+    """Queue keyword extraction again for narratives still pending after the grace period
+    (beat, every minute); returns how many were queued."""
+    from annotation.keywords import narratives_keywords_pending
+
+    return sum(
+        task_send(narrative_keywords_extract_task, narrative_id)
+        for narrative_id in narratives_keywords_pending()
+    )

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 from django import forms
 from django.contrib.admin.widgets import FilteredSelectMultiple
-from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Narrative, Proverb
 from annotation.text import OverlapRules, check_overlap, load_stopwords
+from config.task_queue import queue_on_commit
 from crowd import task_types
 from crowd.forms import BatchForm
 from crowd.task_types import SubmissionError
@@ -189,11 +189,15 @@ class WriteTask(task_types.TaskType):
         narrative.status = Narrative.Status.APPROVED if approved else Narrative.Status.REJECTED
         narrative.reviewed_at = assignment.reviewed_at or timezone.now()
         narrative.review_message = assignment.review_message
-        narrative.save(update_fields=["status", "reviewed_at", "review_message"])
+        # Recorded with the approval, so that a lost task is re-queued (annotation.keywords).
+        narrative.keywords_pending_since = timezone.now() if approved else None
+        narrative.save(
+            update_fields=["status", "reviewed_at", "review_message", "keywords_pending_since"]
+        )
         if approved:
             from annotation.tasks import narrative_keywords_extract_task
 
-            transaction.on_commit(lambda: narrative_keywords_extract_task.delay(narrative.pk))
+            queue_on_commit(narrative_keywords_extract_task, narrative.pk)
 
 
 def overlap_figures(check: dict) -> dict:

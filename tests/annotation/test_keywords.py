@@ -1,10 +1,18 @@
 """Keywords for generation: verbs and named entities, with the real spaCy pipeline."""
 
+from datetime import timedelta
+
 import pytest
 from django.test import override_settings
+from django.utils import timezone
 
-from annotation.keywords import keywords_extract, narrative_keywords_extract, spacy_pipeline
-from annotation.tasks import narrative_keywords_extract_task
+from annotation.keywords import (
+    keywords_extract,
+    narrative_keywords_extract,
+    narratives_keywords_pending,
+    spacy_pipeline,
+)
+from annotation.tasks import keywords_requeue_task, narrative_keywords_extract_task
 from tests.factories import narrative_create, proverb_create
 
 STORY = (
@@ -58,3 +66,43 @@ def test_another_model_setting_extracts_again():
         updated = narrative_keywords_extract(narrative_id=narrative.pk)
     assert updated.keywords["verbs"] == ["cook"]
     assert updated.keywords["model"] == path
+
+
+@pytest.mark.django_db
+def test_extraction_clears_the_pending_mark():
+    narrative = narrative_create(
+        proverb=proverb_create(), text=STORY, keywords_pending_since=timezone.now()
+    )
+    narrative_keywords_extract(narrative_id=narrative.pk)
+    narrative.refresh_from_db()
+    assert narrative.keywords_pending_since is None and narrative.keywords["verbs"]
+
+
+@pytest.mark.django_db
+def test_pending_lists_only_what_waited_past_the_grace_period(settings):
+    settings.PARABLE_BACKGROUND_GRACE_SECONDS = 300
+    now = timezone.now()
+    proverb = proverb_create()
+    old = narrative_create(
+        proverb=proverb, text=STORY, keywords_pending_since=now - timedelta(seconds=301)
+    )
+    older = narrative_create(
+        proverb=proverb, text=STORY, keywords_pending_since=now - timedelta(hours=2)
+    )
+    narrative_create(proverb=proverb, text=STORY, keywords_pending_since=now)
+    narrative_create(proverb=proverb, text=STORY)
+    assert narratives_keywords_pending(now=now) == [older.pk, old.pk]
+    assert narratives_keywords_pending(now=now, limit=1) == [older.pk]
+
+
+@pytest.mark.django_db
+def test_requeue_task_extracts_what_is_still_pending(settings):
+    settings.PARABLE_BACKGROUND_GRACE_SECONDS = 0
+    narrative = narrative_create(
+        proverb=proverb_create(), text=STORY, keywords_pending_since=timezone.now()
+    )
+    assert keywords_requeue_task.delay().get() == 1
+    narrative.refresh_from_db()
+    assert narrative.keywords_pending_since is None
+    assert narrative.keywords["verbs"] == ["move", "join", "sing", "hire"]
+    assert keywords_requeue_task.delay().get() == 0

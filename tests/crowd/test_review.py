@@ -41,6 +41,14 @@ def test_approve_marks_assignment_and_narrative_and_extracts_keywords(
     assert narrative.status == Narrative.Status.APPROVED
     assert narrative.reviewed_at is not None
     assert "meet" in narrative.keywords["verbs"]
+    assert narrative.keywords_pending_since is None
+
+
+def test_approval_records_keywords_as_pending_until_extracted(batch):
+    assignment = submitted(batch)
+    assignment_approve(assignment=assignment)  # on-commit callbacks not run: task not sent
+    narrative = Narrative.objects.get(assignment=assignment)
+    assert narrative.keywords == {} and narrative.keywords_pending_since is not None
 
 
 def test_approve_twice_changes_nothing_more(batch, django_capture_on_commit_callbacks):

@@ -1,0 +1,36 @@
+"""Queueing Celery tasks so that a broker outage never fails the request that queued them.
+
+Work a task must do is first recorded in the database (e.g. a narrative's
+`keywords_pending_since`), in the same transaction as the change that calls for it;
+`queue_on_commit` then sends the task once that transaction commits. A broker that
+is down or unreachable is logged, not raised: the committed change stands, and a
+beat task re-queues whatever is still pending after the grace period
+(PARABLE_BACKGROUND_GRACE_SECONDS). Sending does not retry, so a dead broker costs
+a request at most one connection timeout.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import transaction
+
+logger = logging.getLogger(__name__)
+
+
+def task_send(task, *args) -> bool:
+    """Send `task(*args)` to the broker (or run it in-process when eager); False when the
+    broker could not take it (logged), so the caller can leave it to the re-queue."""
+    try:
+        task.apply_async(args=args, retry=False)
+    except Exception:
+        logger.exception(
+            "Could not queue %s%r; it stays pending and is re-queued later.", task.name, args
+        )
+        return False
+    return True
+
+
+def queue_on_commit(task, *args) -> None:
+    """Send `task(*args)` after the current transaction commits; never raises."""
+    transaction.on_commit(lambda: task_send(task, *args))
