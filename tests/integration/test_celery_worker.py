@@ -1,62 +1,17 @@
 """A Celery round trip through a real worker process on the test Redis and PostgreSQL."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from celery import Celery
-from django.db import connection
 
 from annotation.models import VariantGroup
 from tests.factories import proverb_create
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.integration.processes import celery_worker
 
 
 @pytest.fixture
 def celery_worker_process(redis_url, transactional_db):
-    if connection.vendor != "postgresql":
-        pytest.fail("The Celery round trip needs the PostgreSQL that `make test` starts.")
-    settings_dict = connection.settings_dict
-    database_url = (
-        f"postgres://{settings_dict['USER']}@{settings_dict['HOST']}:{settings_dict['PORT']}"
-        f"/{settings_dict['NAME']}"
-    )
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.base",
-        "DATABASE_URL": database_url,
-        "CELERY_BROKER_URL": redis_url,
-        "CELERY_RESULT_BACKEND": redis_url,
-    }
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--pool=solo",
-            "--concurrency=1",
-            "--loglevel=WARNING",
-            "--without-gossip",
-            "--without-mingle",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    yield process
-    process.terminate()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
+    with celery_worker(redis_url) as process:
+        yield process
 
 
 def test_task_runs_in_worker_and_writes_to_database(celery_worker_process, redis_url):

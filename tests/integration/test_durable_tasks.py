@@ -1,0 +1,128 @@
+"""Background work survives crashes and outages, with real processes on PostgreSQL and Redis:
+a Celery pool process killed mid-task, a whole worker killed, a broker down at approval."""
+
+import json
+import os
+import signal
+import time
+import urllib.request
+
+import psycopg
+import pytest
+from celery import Celery
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from annotation.models import Narrative
+from crowd.assignments import assignment_reserve_next, assignment_submit
+from tests.conftest import free_loopback_port
+from tests.factories import (
+    BIRDS,
+    BIRDS_STORY,
+    narrative_create,
+    proverb_create,
+    worker_create,
+    write_batch_create,
+)
+from tests.integration.processes import (
+    celery_worker,
+    child_pids,
+    database_url,
+    gunicorn_server,
+    wait_until,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+STORY = "When Maria moved to Chicago in March, she joined a choir and sang every Friday."
+
+
+def _keywords_done(narrative_id: int) -> bool:
+    narrative = Narrative.objects.get(pk=narrative_id)
+    return narrative.keywords_pending_since is None and bool(narrative.keywords.get("verbs"))
+
+
+def _pending_narrative() -> Narrative:
+    return narrative_create(
+        proverb=proverb_create(),
+        text=STORY,
+        status="approved",
+        keywords_pending_since=timezone.now(),
+    )
+
+
+def _waiting_on_row_lock(lock: psycopg.Connection) -> bool:
+    row = lock.execute(
+        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+        "AND query LIKE '%annotation_narrative%FOR UPDATE%'"
+    ).fetchone()
+    return row[0] > 0
+
+
+def _task_blocked_on_the_narrative(worker, narrative: Narrative, redis_url: str):
+    """Hold the narrative's row lock, send its keywords task, and return once the worker is
+    inside the task waiting on that lock; yields the lock's connection to release it."""
+    lock = psycopg.connect(database_url())
+    lock.execute("SELECT id FROM annotation_narrative WHERE id = %s FOR UPDATE", [narrative.pk])
+    Celery(broker=redis_url).send_task("annotation.narrative_keywords_extract", [narrative.pk])
+    monitor = psycopg.connect(database_url(), autocommit=True)
+    try:
+        wait_until(lambda: _waiting_on_row_lock(monitor), timeout=120, what="the task to start")
+    finally:
+        monitor.close()
+    assert worker.poll() is None
+    return lock
+
+
+def test_task_of_a_killed_pool_process_is_redelivered_and_done(redis_url):
+    narrative = _pending_narrative()
+    with celery_worker(redis_url, pool="prefork") as worker:
+        lock = _task_blocked_on_the_narrative(worker, narrative, redis_url)
+        [child] = child_pids(worker.pid)
+        os.kill(child, signal.SIGKILL)
+        lock.rollback()
+        lock.close()
+        wait_until(lambda: _keywords_done(narrative.pk), timeout=120, what="the keywords")
+
+
+def test_task_of_a_killed_worker_is_requeued_by_beat_and_done(redis_url):
+    narrative = _pending_narrative()
+    with celery_worker(redis_url, pool="prefork") as worker:
+        lock = _task_blocked_on_the_narrative(worker, narrative, redis_url)
+        for pid in (*child_pids(worker.pid), worker.pid):
+            os.kill(pid, signal.SIGKILL)
+        worker.wait(timeout=30)
+        lock.rollback()
+        lock.close()
+    assert Narrative.objects.get(pk=narrative.pk).keywords_pending_since is not None
+    env = {"PARABLE_BACKGROUND_GRACE_SECONDS": "0"}
+    with celery_worker(redis_url, env=env):
+        client = Celery(broker=redis_url, backend=redis_url)
+        assert client.send_task("annotation.keywords_requeue").get(timeout=120) >= 1
+        wait_until(lambda: _keywords_done(narrative.pk), timeout=120, what="the keywords")
+
+
+def test_approval_with_the_broker_down_succeeds_and_keywords_follow(redis_url, researcher):
+    batch = write_batch_create(proverbs=[proverb_create(BIRDS)])
+    assignment = assignment_reserve_next(batch=batch, worker=worker_create())
+    assignment_submit(assignment=assignment, payload={"text": BIRDS_STORY})
+    narrative = Narrative.objects.get(assignment=assignment)
+    token = Token.objects.create(user=researcher)
+    down = f"redis://127.0.0.1:{free_loopback_port()}/0"
+    with gunicorn_server(broker_url=down) as (url, _):
+        request = urllib.request.Request(
+            f"{url}/api/narratives/{narrative.pk}/approve/",
+            method="POST",
+            headers={"Authorization": f"Token {token.key}"},
+        )
+        started = time.monotonic()
+        with urllib.request.urlopen(request, timeout=60) as response:
+            assert response.status == 200
+            assert json.loads(response.read())["status"] == "approved"
+        assert time.monotonic() - started < 15
+    narrative.refresh_from_db()
+    assert narrative.status == "approved" and narrative.keywords == {}
+    assert narrative.keywords_pending_since is not None
+    with celery_worker(redis_url, env={"PARABLE_BACKGROUND_GRACE_SECONDS": "0"}):
+        client = Celery(broker=redis_url, backend=redis_url)
+        assert client.send_task("annotation.keywords_requeue").get(timeout=120) == 1
+        wait_until(lambda: _keywords_done(narrative.pk), timeout=120, what="the keywords")
