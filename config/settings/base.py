@@ -8,6 +8,7 @@ import secrets
 from pathlib import Path
 
 import environ
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(environ.Env().str("PARABLE_VAR_DIR", default=str(BASE_DIR / "var")))
@@ -57,7 +58,27 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
 ]
+
+# Content-Security-Policy (django-csp) on every response: scripts from this site only (no
+# inline scripts or handlers), nothing framed by others. Inline styles stay allowed for the
+# dashboard's inline SVG plots. A view that sets its own Content-Security-Policy header
+# (e.g. a task page framed by a crowd provider's site) keeps it: the middleware leaves it.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+STRONG_KEY = "Xk2v9Qm4Lr8Tz1Wc6Bn3Hy7Pd5Fs0Gj-uAeRiOtNoMlKb_qZxCvE"
 
 
 @pytest.mark.django_db
@@ -45,11 +46,11 @@ def test_production_refuses_to_start_without_secret_key():
 
 
 def test_production_refuses_debug():
-    result = _import_production(SECRET_KEY="x" * 50, DEBUG="true")
+    result = _import_production(SECRET_KEY=STRONG_KEY, DEBUG="true")
     assert result.returncode != 0
     assert "DEBUG must be off" in result.stderr
 
 
 def test_production_starts_with_secret_and_no_debug():
-    result = _import_production(SECRET_KEY="x" * 50)
+    result = _import_production(SECRET_KEY=STRONG_KEY)
     assert result.returncode == 0, result.stderr
