@@ -24,6 +24,7 @@ from crowd.assignments import (
     assignment_submit,
 )
 from crowd.models import Assignment, Batch, Worker
+from crowd.providers import get_provider
 from crowd.task_types import SubmissionError
 from crowd.workers import invite_read
 from frontend.workers import session_worker, session_worker_set
@@ -100,7 +101,7 @@ def task_page(request, assignment_id: int):
     common = {
         "assignment": assignment.pk,
         "submit_url": reverse("frontend:submit", args=[assignment.pk]),
-        "next_url": reverse("frontend:next", args=[batch.pk]),
+        "next_url": get_provider(batch.provider).next_url(assignment=assignment),
         "draft_key": f"parable:draft:{assignment.pk}",
         "submitted": submitted,
     }
@@ -142,7 +143,9 @@ def task_submit(request, assignment_id: int):
             "status": outcome.assignment.status,
             "replayed": outcome.replayed,
             "result": outcome.result,
-            "next_url": reverse("frontend:next", args=[outcome.assignment.item.batch_id]),
+            "next_url": get_provider(outcome.assignment.item.batch.provider).next_url(
+                assignment=outcome.assignment
+            ),
         }
     )
 
