@@ -211,3 +211,23 @@ def invite_path(*, worker: Worker, batch: Batch | None = None) -> str:
     from crowd.workers import invite_token
 
     return reverse("frontend:invite", args=[invite_token(worker=worker, batch=batch)])
+
+
+def prolific_batch_create(
+    *, task_type: str = "write", items_per_session: int = 3, publish: bool = True, **fields
+):
+    """A batch run as a Prolific study (prepared, and published unless told otherwise);
+    write batches take `proverbs`, align/rate/choose batches a `source_batch`."""
+    from crowd.batches import batch_create as batch_create_service
+    from crowd.batches import batch_publish
+    from prolific.studies import study_prepare
+
+    proverbs = fields.pop("proverbs", [])
+    fields.setdefault("name", f"Prolific batch {next(_sequence)}")
+    fields.setdefault("reward_cents", 50)
+    batch = batch_create_service(
+        task_type=task_type, items=[{"proverb": proverb} for proverb in proverbs], **fields
+    )
+    study_prepare(batch=batch, items_per_session=items_per_session, estimated_minutes=5)
+    batch.refresh_from_db()
+    return batch_publish(batch=batch) if publish else batch
