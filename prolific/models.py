@@ -27,7 +27,12 @@ class Study(models.Model):
     device_compatibility = models.JSONField(default=list, blank=True)
     completion_code = models.CharField(max_length=32, blank=True)
     total_available_places = models.PositiveIntegerField(default=0)
-    cost_cents = models.PositiveIntegerField(null=True, blank=True)
+    cost_cents = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Prolific's total cost (rewards, fees, VAT) last quoted."
+    )
+    cost_confirmed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a researcher saw the cost and confirmed publishing."
+    )
     blocklist_group_id = models.CharField(max_length=64, blank=True)
     synced_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

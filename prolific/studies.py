@@ -10,6 +10,7 @@ import secrets
 from django.conf import settings
 from django.db import transaction
 from django.urls import reverse
+from django.utils import timezone
 
 from crowd.models import Batch, Provider, Worker
 from prolific.client import ProlificClient, ProlificError
@@ -152,9 +153,34 @@ def study_draft_create(*, study: Study, client: ProlificClient | None = None) ->
     return study
 
 
-def study_publish(*, study: Study, client: ProlificClient | None = None) -> str:
-    """Publish the study on Prolific (creating its draft first if needed); returns its id."""
+def study_publish_confirmed(
+    *, study: Study, cost_cents: int, client: ProlificClient | None = None
+) -> Batch:
+    """The researcher saw `cost_cents` and confirmed: create the draft on Prolific (committed
+    on its own, so a failed publish is retried on it), then publish the batch."""
+    from crowd.batches import batch_publish
+
     client = client or ProlificClient()
+    quoted = study_cost(study=study, client=client)["total_cost"]
+    if round(quoted) != cost_cents:
+        raise ValueError(
+            f"Prolific now quotes {round(quoted)} cents, not the {cost_cents} you confirmed: "
+            "check the new cost and confirm again."
+        )
+    Study.objects.filter(pk=study.pk).update(cost_confirmed_at=timezone.now())
+    study_draft_create(study=study, client=client)
+    return batch_publish(batch=study.batch)
+
+
+def study_publish(*, study: Study, client: ProlificClient | None = None) -> str:
+    """Publish the study on Prolific (creating its draft first if needed); returns its id.
+
+    Refused until a researcher has confirmed the study's cost."""
+    client = client or ProlificClient()
+    if Study.objects.filter(pk=study.pk, cost_confirmed_at__isnull=True).exists():
+        raise ProlificError(
+            "See the study's cost and confirm it first: Prolific › Studies › Cost and publish."
+        )
     study = study_draft_create(study=study, client=client)
     if study.status in ("", "UNPUBLISHED"):
         published = client.study_transition(study_id=study.study_id, action="PUBLISH")

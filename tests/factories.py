@@ -219,8 +219,7 @@ def prolific_batch_create(
     """A batch run as a Prolific study (prepared, and published unless told otherwise);
     write batches take `proverbs`, align/rate/choose batches a `source_batch`."""
     from crowd.batches import batch_create as batch_create_service
-    from crowd.batches import batch_publish
-    from prolific.studies import study_prepare
+    from prolific.studies import study_cost, study_prepare, study_publish_confirmed
 
     proverbs = fields.pop("proverbs", [])
     fields.setdefault("name", f"Prolific batch {next(_sequence)}")
@@ -228,6 +227,9 @@ def prolific_batch_create(
     batch = batch_create_service(
         task_type=task_type, items=[{"proverb": proverb} for proverb in proverbs], **fields
     )
-    study_prepare(batch=batch, items_per_session=items_per_session, estimated_minutes=5)
+    study = study_prepare(batch=batch, items_per_session=items_per_session, estimated_minutes=5)
     batch.refresh_from_db()
-    return batch_publish(batch=batch) if publish else batch
+    if not publish:
+        return batch
+    cost = study_cost(study=study)["total_cost"]
+    return study_publish_confirmed(study=study, cost_cents=round(cost))

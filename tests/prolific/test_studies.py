@@ -5,7 +5,14 @@ import pytest
 from crowd.batches import batch_close, batch_publish
 from crowd.models import Batch
 from prolific.client import ProlificError
-from prolific.studies import study_cost, study_places_add, study_prepare, study_transition
+from prolific.models import Study
+from prolific.studies import (
+    study_cost,
+    study_places_add,
+    study_prepare,
+    study_publish_confirmed,
+    study_transition,
+)
 from tests.factories import prolific_batch_create, proverb_create
 from tests.prolific.helpers import write_study
 
@@ -65,7 +72,7 @@ def test_eligibility_filters_use_prolifics_filter_ids(standin):
         first_languages=["19"],
         min_approval_rate=95,
     )
-    batch_publish(batch=batch)
+    confirm_and_publish(batch)
     filters = standin.state.studies[batch.prolific_study.study_id]["filters"]
     assert {"filter_id": "current-country-of-residence", "selected_values": ["1"]} in filters
     assert {"filter_id": "first-language", "selected_values": ["19"]} in filters
@@ -75,9 +82,38 @@ def test_eligibility_filters_use_prolifics_filter_ids(standin):
 def test_a_study_without_a_reward_is_not_published(standin):
     batch = write_study(publish=False, reward_cents=0)
     with pytest.raises(ProlificError, match="reward"):
-        batch_publish(batch=batch)
+        confirm_and_publish(batch)
     assert Batch.objects.get(pk=batch.pk).status == Batch.Status.DRAFT
     assert standin.state.studies == {}
+
+
+def confirm_and_publish(batch):
+    study = Study.objects.get(batch=batch)
+    return study_publish_confirmed(study=study, cost_cents=study_cost(study=study)["total_cost"])
+
+
+def test_publishing_needs_the_cost_confirmed_first(standin):
+    batch = write_study(publish=False)
+    with pytest.raises(ProlificError, match="confirm it first"):
+        batch_publish(batch=batch)
+    assert standin.state.studies == {}
+    with pytest.raises(ValueError, match="now quotes"):
+        study_publish_confirmed(study=batch.prolific_study, cost_cents=1)
+    assert Batch.objects.get(pk=batch.pk).status == Batch.Status.DRAFT
+    confirm_and_publish(batch)
+    assert Batch.objects.get(pk=batch.pk).status == Batch.Status.PUBLISHED
+
+
+def test_a_failed_publish_is_retried_on_the_same_draft(standin):
+    batch = write_study(publish=False)
+    standin.state.fail(path="/transition/", status=503, count=50)
+    with pytest.raises(ProlificError):
+        confirm_and_publish(batch)
+    assert len(standin.state.studies) == 1
+    standin.state.failures.clear()
+    confirm_and_publish(batch)
+    assert len(standin.state.studies) == 1
+    assert [s["status"] for s in standin.state.studies.values()] == ["ACTIVE"]
 
 
 def test_a_published_batch_cannot_be_prepared_again(standin):
