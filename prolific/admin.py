@@ -6,6 +6,7 @@ participants' sessions (unvouched ones flagged, bulk approval), submissions, bon
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -15,9 +16,10 @@ from django.utils.html import format_html
 from crowd.admin.review import REVIEW_PERMISSION
 from crowd.batches import batch_close
 from crowd.providers import ProviderError
-from prolific.forms import PlacesForm, StudyForm
+from crowd.review import ReviewError, worker_block, worker_unblock
+from prolific.forms import BlockForm, BonusForm, PlacesForm, StudyForm
 from prolific.models import BonusPayment, ParticipantSession, Study, Submission, WebhookEvent
-from prolific.review import sessions_approve
+from prolific.review import sessions_approve, sessions_bonus
 from prolific.selectors import account_summary, studies_with_counts, study_counts
 from prolific.studies import (
     study_cost,
@@ -209,13 +211,66 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
     list_filter = (VouchedFilter, "status", "study")
     search_fields = ("session_id", "worker__external_id")
     list_select_related = ("worker", "study__batch", "submission")
-    actions = ("approve_selected",)
+    actions = ("approve_selected", "bonus_selected", "block_selected", "unblock_selected")
 
     def has_add_permission(self, request):
         return False
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    def _form_step(self, request, queryset, *, form_class, action: str, title: str):
+        """The action's intermediate form; returns (cleaned data, None) once it is valid."""
+        form = form_class(request.POST if "reason" in request.POST else None)
+        if form.is_valid():
+            return form.cleaned_data, None
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": title,
+            "form": form,
+            "queryset": queryset,
+            "action": action,
+            "action_checkbox_name": ACTION_CHECKBOX_NAME,
+        }
+        return None, TemplateResponse(request, "admin/crowd/review_reason.html", context)
+
+    @admin.action(description="Pay a bonus to selected participants…", permissions=["review"])
+    def bonus_selected(self, request, queryset):
+        data, response = self._form_step(
+            request, queryset, form_class=BonusForm, action="bonus_selected", title="Pay a bonus"
+        )
+        if response is not None:
+            return response
+        outcome = sessions_bonus(sessions=list(queryset), **data)
+        self.message_user(request, f"Bonus recorded for {outcome['paid']} participant(s).")
+        for reason in outcome["refused"]:
+            self.message_user(request, reason, messages.WARNING)
+        return None
+
+    @admin.action(description="Block selected participants…", permissions=["review"])
+    def block_selected(self, request, queryset):
+        data, response = self._form_step(
+            request, queryset, form_class=BlockForm, action="block_selected", title="Block"
+        )
+        if response is not None:
+            return response
+        self._each_worker(request, queryset, lambda w: worker_block(worker=w, **data), "blocked")
+        return None
+
+    @admin.action(description="Unblock selected participants", permissions=["review"])
+    def unblock_selected(self, request, queryset):
+        self._each_worker(request, queryset, lambda w: worker_unblock(worker=w), "unblocked")
+
+    def _each_worker(self, request, queryset, apply, done: str) -> None:
+        count = 0
+        for session in queryset.select_related("worker"):
+            try:
+                apply(session.worker)
+                count += 1
+            except ReviewError as error:
+                self.message_user(request, str(error), messages.WARNING)
+        self.message_user(request, f"{count} participant(s) {done}.")
 
     def has_review_permission(self, request) -> bool:
         return request.user.has_perm(REVIEW_PERMISSION)

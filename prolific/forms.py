@@ -64,3 +64,17 @@ class PlacesForm(forms.Form):
     places = forms.IntegerField(
         min_value=1, max_value=10_000, help_text="Places to add (to refill rejected work)."
     )
+
+
+class BonusForm(forms.Form):
+    cents = forms.IntegerField(min_value=1, max_value=100_000, help_text="Bonus in cents.")
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 60}), help_text="Kept with the payment."
+    )
+
+
+class BlockForm(forms.Form):
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
+        help_text="Kept with the worker; they join the blocklist group every study excludes.",
+    )

@@ -1,9 +1,10 @@
-"""Reviewing whole sessions at once: Prolific's bulk approval, then each item approved here."""
+"""Reviewing whole sessions at once: Prolific's bulk approval, then each item approved here;
+bonuses per participant."""
 
 from __future__ import annotations
 
 from crowd.models import Assignment
-from crowd.review import ReviewError, assignment_approve
+from crowd.review import ReviewError, assignment_approve, assignment_bonus
 from prolific.client import ProlificClient
 from prolific.models import ParticipantSession, Submission
 from prolific.sessions import session_assignments
@@ -37,3 +38,22 @@ def sessions_approve(*, sessions, client: ProlificClient | None = None) -> dict:
             except ReviewError as error:
                 refused.append(str(error))
     return {"approved": approved, "unvouched": len(sessions) - len(vouched), "refused": refused}
+
+
+def sessions_bonus(*, sessions, cents: int, reason: str) -> dict:
+    """A bonus per participant, recorded on their session's first approved item and paid on
+    Prolific after commit. Sessions with no approved item get none."""
+    paid, refused = 0, []
+    for session in sessions:
+        assignment = (
+            session_assignments(session=session).filter(status=Assignment.Status.APPROVED).first()
+        )
+        if assignment is None:
+            refused.append(f"{session}: nothing approved yet, so no bonus.")
+            continue
+        try:
+            assignment_bonus(assignment=assignment, cents=cents, reason=reason)
+            paid += 1
+        except ReviewError as error:
+            refused.append(str(error))
+    return {"paid": paid, "refused": refused}
