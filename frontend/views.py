@@ -59,11 +59,19 @@ def worker_home(request):
 
 
 def next_task(request, batch_id: int):
-    """Reserve (or resume) the worker's next item in the batch and open it."""
+    """Reserve (or resume) the worker's next item in the batch and open it.
+
+    Only batches of the worker's own provider (404 otherwise); a provider that hands
+    out work in sessions (Prolific) sends the worker to their session instead."""
     worker = session_worker(request)
     if worker is None:
         return HttpResponseForbidden("Open the personal link you were given to start working.")
     batch = get_object_or_404(Batch, pk=batch_id)
+    if batch.provider != worker.provider:
+        raise Http404  # a provider's workers only take that provider's batches
+    session_url = get_provider(batch.provider).session_url(batch=batch, worker=worker)
+    if session_url is not None:
+        return redirect(session_url)
     try:
         assignment = assignment_reserve_next(batch=batch, worker=worker)
     except NoWorkAvailable as reason:

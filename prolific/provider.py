@@ -172,5 +172,8 @@ class ProlificProvider(CrowdProvider):
         if study.study_id and study.status in ("ACTIVE", "PAUSED"):
             study_transition(study=study, action="stop", client=self.client_factory())
 
+    def session_url(self, *, batch, worker) -> str:
+        return reverse("prolific:continue")
+
     def next_url(self, *, assignment) -> str:
         return reverse("prolific:continue")

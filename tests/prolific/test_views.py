@@ -10,7 +10,7 @@ from django.urls import reverse
 from crowd.models import Assignment
 from prolific.models import ParticipantSession, WebhookEvent
 from prolific.signatures import signature
-from tests.factories import BIRDS_STORY
+from tests.factories import BIRDS_STORY, invite_path, worker_create
 from tests.prolific.conftest import WEBHOOK_SECRET
 from tests.prolific.helpers import finish_on_prolific, write_study
 
@@ -109,3 +109,16 @@ def test_signed_webhook_links_the_submission(client, standin, batch):
 
 def test_signed_webhook_that_is_not_json_is_a_400(client, standin):
     assert post_webhook(client, b"not json").status_code == 400
+
+
+def test_batch_links_keep_participants_in_their_session(client, standin, batch):
+    enter(client, standin, batch)
+    response = client.get(reverse("frontend:next", args=[batch.pk]))
+    assert response.url == reverse("prolific:continue")
+    assert Assignment.objects.count() == 3  # nothing reserved beyond the session
+
+
+def test_local_workers_cannot_take_prolific_batches(client, standin, batch):
+    client.get(invite_path(worker=worker_create()))
+    assert client.get(reverse("frontend:next", args=[batch.pk])).status_code == 404
+    assert not Assignment.objects.exists()
