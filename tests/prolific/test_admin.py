@@ -97,3 +97,22 @@ def test_flagged_sessions_are_listed_apart(client, reviewer, standin):
     listing = client.get(reverse("admin:prolific_participantsession_changelist"), {"vouched": "no"})
     assert [s.worker.external_id for s in listing.context["cl"].result_list] == ["forged"]
     assert "None: flagged" in listing.content.decode()
+
+
+def test_block_and_unblock_actions_use_the_blocklist_group(client, reviewer, standin):
+    batch = write_study()
+    session, _ = take_part(standin, batch, "p1")
+    client.force_login(reviewer)
+    changelist = reverse("admin:prolific_participantsession_changelist")
+    form = client.post(changelist, {"action": "block_selected", "_selected_action": [session.pk]})
+    assert form.status_code == 200 and "reason" in form.context["form"].fields
+    client.post(
+        changelist,
+        {"action": "block_selected", "_selected_action": [session.pk], "reason": "Copied text"},
+    )
+    group = standin.state.groups[batch.prolific_study.blocklist_group_id]
+    assert group["participants"] == ["p1"]
+    session.worker.refresh_from_db()
+    assert session.worker.blocked_reason == "Copied text"
+    client.post(changelist, {"action": "unblock_selected", "_selected_action": [session.pk]})
+    assert group["participants"] == []
