@@ -15,9 +15,9 @@ from django.utils.html import format_html
 
 from crowd.admin.review import REVIEW_PERMISSION
 from crowd.batches import batch_close
-from crowd.providers import ProviderError
+from crowd.providers import ProviderError, get_provider
 from crowd.review import ReviewError, worker_block, worker_unblock
-from prolific.forms import BlockForm, BonusForm, PlacesForm, StudyForm
+from prolific.forms import BlockForm, BonusForm, MessageForm, PlacesForm, StudyForm
 from prolific.models import BonusPayment, ParticipantSession, Study, Submission, WebhookEvent
 from prolific.review import sessions_approve, sessions_bonus
 from prolific.selectors import account_summary, studies_with_counts, study_counts
@@ -211,7 +211,13 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
     list_filter = (VouchedFilter, "status", "study")
     search_fields = ("session_id", "worker__external_id")
     list_select_related = ("worker", "study__batch", "submission")
-    actions = ("approve_selected", "bonus_selected", "block_selected", "unblock_selected")
+    actions = (
+        "approve_selected",
+        "bonus_selected",
+        "message_selected",
+        "block_selected",
+        "unblock_selected",
+    )
 
     def has_add_permission(self, request):
         return False
@@ -221,7 +227,8 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
 
     def _form_step(self, request, queryset, *, form_class, action: str, title: str):
         """The action's intermediate form; returns (cleaned data, None) once it is valid."""
-        form = form_class(request.POST if "reason" in request.POST else None)
+        submitted = any(name in request.POST for name in form_class.base_fields)
+        form = form_class(request.POST if submitted else None)
         if form.is_valid():
             return form.cleaned_data, None
         context = {
@@ -246,6 +253,22 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
         self.message_user(request, f"Bonus recorded for {outcome['paid']} participant(s).")
         for reason in outcome["refused"]:
             self.message_user(request, reason, messages.WARNING)
+        return None
+
+    @admin.action(description="Message selected participants on Prolific…", permissions=["review"])
+    def message_selected(self, request, queryset):
+        data, response = self._form_step(
+            request, queryset, form_class=MessageForm, action="message_selected", title="Send"
+        )
+        if response is not None:
+            return response
+        workers = [session.worker for session in queryset.select_related("worker")]
+        try:
+            get_provider("prolific").notify(workers=workers, **data)
+        except ProviderError as error:
+            self.message_user(request, str(error), messages.ERROR)
+        else:
+            self.message_user(request, f"Message sent to {len(workers)} participant(s).")
         return None
 
     @admin.action(description="Block selected participants…", permissions=["review"])

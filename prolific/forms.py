@@ -78,3 +78,8 @@ class BlockForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
         help_text="Kept with the worker; they join the blocklist group every study excludes.",
     )
+
+
+class MessageForm(forms.Form):
+    subject = forms.CharField(max_length=200)
+    message = forms.CharField(widget=forms.Textarea(attrs={"rows": 4, "cols": 60}))
