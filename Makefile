@@ -6,7 +6,7 @@ PIP := $(VENV)/bin/pip
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint format migrate worker bench clean
+.PHONY: run test lint format migrate worker bench clean prolific-standin
 
 $(VENV)/bin/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ migrate: $(VENV)/.runtime
 run: migrate
 	PARABLE_PUBLIC_URL=$${PARABLE_PUBLIC_URL:-http://$(HOST):$(PORT)} $(PY) manage.py bootstrap
 	$(PY) manage.py runserver $(HOST):$(PORT)
+
+# A local stand-in of Prolific's API; it prints the settings that point Parable at it.
+prolific-standin: $(VENV)/.runtime
+	$(PY) manage.py prolific_standin --host $(HOST) --port $${PROLIFIC_STANDIN_PORT:-8010}
 
 worker: $(VENV)/.runtime
 	$(VENV)/bin/celery -A config worker --loglevel=INFO

@@ -113,9 +113,7 @@ def assignment_reserve_next(
     with transaction.atomic():
         # One decision per worker at a time: two tabs asking at once must not
         # both pass the cap check or hold two reservations.
-        worker = Worker.objects.select_for_update().get(pk=worker.pk)
-        if worker.blocked:
-            raise NoWorkAvailable("Your account cannot take tasks in this study.", code="blocked")
+        worker = _locked_worker(worker)
         live = Assignment.objects.filter(
             item__batch=batch, worker=worker, status=Assignment.Status.RESERVED, expires_at__gt=now
         )
@@ -124,14 +122,7 @@ def assignment_reserve_next(
         current = live.order_by("id").first()
         if current is not None:
             return current
-        if batch.per_worker_cap is not None and (
-            worker_load(batch=batch, worker=worker, now=now) >= batch.per_worker_cap
-        ):
-            raise NoWorkAvailable(
-                f"You have reached the limit of {batch.per_worker_cap} tasks in this batch. "
-                "Thank you for your work!",
-                code="cap",
-            )
+        _cap_room(batch=batch, worker=worker, now=now)
         candidates = _candidate_items(batch=batch, worker=worker, now=now)
         if item is not None:
             candidates = candidates.filter(pk=item.pk)
@@ -140,6 +131,54 @@ def assignment_reserve_next(
             if assignment is not None:
                 return assignment
     raise NoWorkAvailable("There are no tasks left for you in this batch right now.", code="empty")
+
+
+def assignments_reserve(*, batch: Batch, worker: Worker, count: int, now=None) -> list[Assignment]:
+    """Reserve up to `count` open items at once, for a session that holds several
+    (a Prolific participant's), under the same quotas, cap and never-your-own-work rule.
+
+    Raises NoWorkAvailable when not even one item can be reserved.
+    """
+    now = now or timezone.now()
+    if batch.status != Batch.Status.PUBLISHED:
+        raise NoWorkAvailable("This batch is not open for work.", code="closed")
+    reserved: list[Assignment] = []
+    with transaction.atomic():
+        worker = _locked_worker(worker)
+        room = min(count, _cap_room(batch=batch, worker=worker, now=now))
+        candidates = _candidate_items(batch=batch, worker=worker, now=now)
+        for item_id in candidates.values_list("id", flat=True)[: 50 + room]:
+            if len(reserved) >= room:
+                break
+            assignment = _reserve_item(item_id=item_id, batch=batch, worker=worker, now=now)
+            if assignment is not None:
+                reserved.append(assignment)
+    if not reserved:
+        raise NoWorkAvailable(
+            "There are no tasks left for you in this batch right now.", code="empty"
+        )
+    return reserved
+
+
+def _locked_worker(worker: Worker) -> Worker:
+    worker = Worker.objects.select_for_update().get(pk=worker.pk)
+    if worker.blocked:
+        raise NoWorkAvailable("Your account cannot take tasks in this study.", code="blocked")
+    return worker
+
+
+def _cap_room(*, batch: Batch, worker: Worker, now) -> int:
+    """How many more items the worker may take in the batch; NoWorkAvailable at the cap."""
+    if batch.per_worker_cap is None:
+        return 10**6
+    room = batch.per_worker_cap - worker_load(batch=batch, worker=worker, now=now)
+    if room <= 0:
+        raise NoWorkAvailable(
+            f"You have reached the limit of {batch.per_worker_cap} tasks in this batch. "
+            "Thank you for your work!",
+            code="cap",
+        )
+    return room
 
 
 class _ItemTaken(Exception):

@@ -1,6 +1,13 @@
-"""Review services: approve, reject (the slot reopens), block a worker, pay a bonus."""
+"""Review services: approve, reject (the slot reopens), block a worker, pay a bonus.
+
+A provider that refuses (ProviderError) rolls the review back: it surfaces as a
+ReviewError with the provider's reason, so nothing is approved or paid that the
+provider did not accept.
+"""
 
 from __future__ import annotations
+
+from contextlib import contextmanager
 
 from django.db import transaction
 from django.utils import timezone
@@ -9,11 +16,19 @@ from crowd import task_types
 from crowd.assignments import item_slot_free
 from crowd.chaining import batches_feed
 from crowd.models import Assignment, Worker
-from crowd.providers import get_provider
+from crowd.providers import ProviderError, get_provider
 
 
 class ReviewError(ValueError):
     """A review action that does not apply to this assignment."""
+
+
+@contextmanager
+def _provider_refusal():
+    try:
+        yield
+    except ProviderError as error:
+        raise ReviewError(str(error)) from error
 
 
 def _locked_submission(assignment: Assignment) -> Assignment:
@@ -50,7 +65,8 @@ def assignment_approve(*, assignment: Assignment) -> Assignment:
     locked.save(update_fields=["status", "reviewed_at", "review_message"])
     task_types.get(locked.item.batch.task_type).on_reviewed(assignment=locked, approved=True)
     batches_feed(assignment=locked)  # chained batches take the newly approved output
-    get_provider(locked.item.batch.provider).approve(assignment=locked)
+    with _provider_refusal():
+        get_provider(locked.item.batch.provider).approve(assignment=locked)
     return locked
 
 
@@ -68,7 +84,8 @@ def assignment_reject(*, assignment: Assignment, message: str) -> Assignment:
     locked.review_message = message
     locked.save(update_fields=["status", "reviewed_at", "review_message"])
     task_types.get(locked.item.batch.task_type).on_reviewed(assignment=locked, approved=False)
-    get_provider(locked.item.batch.provider).reject(assignment=locked, message=message)
+    with _provider_refusal():
+        get_provider(locked.item.batch.provider).reject(assignment=locked, message=message)
     return locked
 
 
@@ -85,7 +102,22 @@ def worker_block(*, worker: Worker, reason: str) -> Worker:
     Assignment.objects.filter(worker=worker, status=Assignment.Status.RESERVED).update(
         status=Assignment.Status.RETURNED
     )
-    get_provider(worker.provider).block(worker=worker, reason=reason)
+    with _provider_refusal():
+        get_provider(worker.provider).block(worker=worker, reason=reason)
+    return worker
+
+
+@transaction.atomic
+def worker_unblock(*, worker: Worker) -> Worker:
+    """Let a blocked worker take work again; the provider is told."""
+    worker = Worker.objects.select_for_update().get(pk=worker.pk)
+    if not worker.blocked:
+        return worker
+    worker.blocked = False
+    worker.blocked_reason = ""
+    worker.save(update_fields=["blocked", "blocked_reason"])
+    with _provider_refusal():
+        get_provider(worker.provider).unblock(worker=worker)
     return worker
 
 
@@ -97,9 +129,10 @@ def assignment_bonus(*, assignment: Assignment, cents: int, reason: str) -> Assi
     locked = _locked_submission(assignment)
     if locked.status != Assignment.Status.APPROVED:
         raise ReviewError("Bonuses are paid on approved work only.")
-    get_provider(locked.item.batch.provider).pay_bonus(
-        assignment=locked, cents=cents, reason=reason
-    )
+    with _provider_refusal():
+        get_provider(locked.item.batch.provider).pay_bonus(
+            assignment=locked, cents=cents, reason=reason
+        )
     locked.bonus_cents += cents
     locked.save(update_fields=["bonus_cents"])
     return locked

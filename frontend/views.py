@@ -24,6 +24,7 @@ from crowd.assignments import (
     assignment_submit,
 )
 from crowd.models import Assignment, Batch, Worker
+from crowd.providers import get_provider
 from crowd.task_types import SubmissionConflict, SubmissionError
 from crowd.workers import invite_read
 from frontend.workers import session_worker, session_worker_set
@@ -66,11 +67,19 @@ def worker_home(request):
 
 
 def next_task(request, batch_id: int):
-    """Reserve (or resume) the worker's next item in the batch and open it."""
+    """Reserve (or resume) the worker's next item in the batch and open it.
+
+    Only batches of the worker's own provider (404 otherwise); a provider that hands
+    out work in sessions (Prolific) sends the worker to their session instead."""
     worker = session_worker(request)
     if worker is None:
         return HttpResponseForbidden("Open the personal link you were given to start working.")
     batch = get_object_or_404(Batch, pk=batch_id)
+    if batch.provider != worker.provider:
+        raise Http404  # a provider's workers only take that provider's batches
+    session_url = get_provider(batch.provider).session_url(batch=batch, worker=worker)
+    if session_url is not None:
+        return redirect(session_url)
     try:
         assignment = assignment_reserve_next(batch=batch, worker=worker)
     except NoWorkAvailable as reason:
@@ -108,7 +117,7 @@ def task_page(request, assignment_id: int):
     common = {
         "assignment": assignment.pk,
         "submit_url": reverse("frontend:submit", args=[assignment.pk]),
-        "next_url": reverse("frontend:next", args=[batch.pk]),
+        "next_url": get_provider(batch.provider).next_url(assignment=assignment),
         "draft_key": f"parable:draft:{assignment.pk}",
         "submitted": submitted,
     }
@@ -155,7 +164,9 @@ def task_submit(request, assignment_id: int):
             "status": outcome.assignment.status,
             "replayed": outcome.replayed,
             "result": outcome.result,
-            "next_url": reverse("frontend:next", args=[outcome.assignment.item.batch_id]),
+            "next_url": get_provider(outcome.assignment.item.batch.provider).next_url(
+                assignment=outcome.assignment
+            ),
         }
     )
 

@@ -226,3 +226,25 @@ def invite_token_issued_ago(*, worker: Worker, seconds: int) -> str:
             return signing.b62_encode(int(time.time()) - seconds)
 
     return PastSigner(salt=INVITE_SALT).sign_object({"w": worker.pk, "b": None})
+
+
+def prolific_batch_create(
+    *, task_type: str = "write", items_per_session: int = 3, publish: bool = True, **fields
+):
+    """A batch run as a Prolific study (prepared, and published unless told otherwise);
+    write batches take `proverbs`, align/rate/choose batches a `source_batch`."""
+    from crowd.batches import batch_create as batch_create_service
+    from prolific.studies import study_cost, study_prepare, study_publish_confirmed
+
+    proverbs = fields.pop("proverbs", [])
+    fields.setdefault("name", f"Prolific batch {next(_sequence)}")
+    fields.setdefault("reward_cents", 50)
+    batch = batch_create_service(
+        task_type=task_type, items=[{"proverb": proverb} for proverb in proverbs], **fields
+    )
+    study = study_prepare(batch=batch, items_per_session=items_per_session, estimated_minutes=5)
+    batch.refresh_from_db()
+    if not publish:
+        return batch
+    cost = study_cost(study=study)["total_cost"]
+    return study_publish_confirmed(study=study, cost_cents=round(cost))

@@ -200,6 +200,20 @@ PARABLE_BACKGROUND_GRACE_SECONDS = env.int("PARABLE_BACKGROUND_GRACE_SECONDS", d
 # Invite links stop working this many seconds after they are issued (0: never).
 PARABLE_INVITE_MAX_AGE = env.int("PARABLE_INVITE_MAX_AGE", default=0)
 
+# Prolific (README: "Prolific"). The API URL points at the local stand-in for tests and trials.
+PROLIFIC_API_URL = env.str("PROLIFIC_API_URL", default="https://api.prolific.com/api/v1/")
+PROLIFIC_API_TOKEN = env.str("PROLIFIC_API_TOKEN", default="")
+PROLIFIC_WORKSPACE_ID = env.str("PROLIFIC_WORKSPACE_ID", default="")
+PROLIFIC_WEBHOOK_SECRET = env.str("PROLIFIC_WEBHOOK_SECRET", default="")
+PROLIFIC_COMPLETION_URL = env.str(
+    "PROLIFIC_COMPLETION_URL", default="https://app.prolific.com/submissions/complete"
+)
+PROLIFIC_TIMEOUT_SECONDS = env.float("PROLIFIC_TIMEOUT_SECONDS", default=20.0)
+PROLIFIC_RETRIES = env.int("PROLIFIC_RETRIES", default=4)
+PROLIFIC_BACKOFF_SECONDS = env.float("PROLIFIC_BACKOFF_SECONDS", default=1.0)
+PROLIFIC_REJECTION_CATEGORY = env.str("PROLIFIC_REJECTION_CATEGORY", default="LOW_EFFORT")
+PROLIFIC_SYNC_SECONDS = env.int("PROLIFIC_SYNC_SECONDS", default=120)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -213,4 +227,5 @@ LOGGING = {
 CELERY_BEAT_SCHEDULE = {
     "expire-reservations": {"task": "crowd.assignments_expire", "schedule": 60.0},
     "requeue-keywords": {"task": "annotation.keywords_requeue", "schedule": 60.0},
+    "prolific-sync": {"task": "prolific.studies_sync", "schedule": float(PROLIFIC_SYNC_SECONDS)},
 }

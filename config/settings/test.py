@@ -5,3 +5,4 @@ from config.settings.base import *  # noqa: F403
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 CELERY_TASK_ALWAYS_EAGER = True
 CELERY_BROKER_URL = ""
+PROLIFIC_BACKOFF_SECONDS = 0.0

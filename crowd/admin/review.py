@@ -85,8 +85,11 @@ class ReviewActions:
         ).exclude(blocked=True)
         blocked = 0
         for worker in workers:
-            worker_block(worker=worker, reason=reason)
-            blocked += 1
+            try:
+                worker_block(worker=worker, reason=reason)
+                blocked += 1
+            except ReviewError as error:
+                self.message_user(request, str(error), messages.WARNING)
         self.message_user(request, f"{blocked} worker(s) blocked.")
 
     def _with_reason(self, request, queryset, *, action: str, title: str, apply):

@@ -44,3 +44,19 @@ class CrowdProvider:
 
     def close(self, *, batch: Batch) -> None:
         raise NotImplementedError
+
+    def unblock(self, *, worker: Worker) -> None:
+        """Let a blocked worker take work again."""
+        raise NotImplementedError
+
+    def session_url(self, *, batch: Batch, worker: Worker) -> str | None:
+        """Where a worker asking for the batch's next task goes when the provider hands out
+        work in its own sessions (Prolific); None: the batch hands out items one at a time."""
+        return None
+
+    def next_url(self, *, assignment: Assignment) -> str:
+        """Where a worker goes after this assignment: the batch's next task by default;
+        a provider whose session ends elsewhere (Prolific's completion) says so."""
+        from django.urls import reverse
+
+        return reverse("frontend:next", args=[assignment.item.batch_id])

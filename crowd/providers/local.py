@@ -39,3 +39,6 @@ class LocalProvider(CrowdProvider):
 
     def close(self, *, batch) -> None:
         logger.info("local: batch %s closed", batch.pk)
+
+    def unblock(self, *, worker) -> None:
+        logger.info("local: worker %s unblocked", worker.pk)

@@ -1,0 +1,357 @@
+"""Admin of Prolific studies: prepare a draft batch as a study, see Prolific's cost and
+confirm before publishing, follow status and counts, pause/resume/stop, add places, sync;
+participants' sessions (unvouched ones flagged, bulk approval), submissions, bonuses, webhooks.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from crowd.admin.review import REVIEW_PERMISSION
+from crowd.batches import batch_close
+from crowd.providers import ProviderError, get_provider
+from crowd.review import ReviewError, worker_block, worker_unblock
+from prolific.forms import BlockForm, BonusForm, MessageForm, PlacesForm, StudyForm
+from prolific.models import BonusPayment, ParticipantSession, Study, Submission, WebhookEvent
+from prolific.review import sessions_approve, sessions_bonus
+from prolific.selectors import account_summary, studies_with_counts, study_counts
+from prolific.studies import (
+    study_cost,
+    study_places_add,
+    study_prepare,
+    study_publish_confirmed,
+    study_transition,
+)
+from prolific.submissions import study_sync
+
+FAILURES = (ValueError, ProviderError)
+
+
+@admin.register(Study)
+class StudyAdmin(admin.ModelAdmin):
+    list_display = (
+        "batch",
+        "study_id",
+        "status",
+        "items_per_session",
+        "total_available_places",
+        "sessions",
+        "awaiting",
+        "approved",
+        "returned",
+        "unvouched",
+        "manage_link",
+    )
+    list_filter = ("status",)
+    search_fields = ("batch__name", "study_id")
+    actions = ("sync_selected",)
+
+    def get_queryset(self, request):
+        return studies_with_counts()
+
+    def has_change_permission(self, request, obj=None):
+        return False  # settings are set when preparing; the manage page acts on a study
+
+    @admin.display(description="Sessions")
+    def sessions(self, study):
+        return study.session_count
+
+    @admin.display(description="Awaiting review")
+    def awaiting(self, study):
+        return study.awaiting_count
+
+    @admin.display(description="Approved")
+    def approved(self, study):
+        return study.approved_count
+
+    @admin.display(description="Returned / timed out")
+    def returned(self, study):
+        return study.returned_count
+
+    @admin.display(description="No Prolific submission")
+    def unvouched(self, study):
+        return study.unvouched_count
+
+    @admin.display(description="")
+    def manage_link(self, study):
+        url = reverse("admin:prolific_study_manage", args=[study.pk])
+        return format_html('<a href="{}">Cost, publish and manage</a>', url)
+
+    def changelist_view(self, request, extra_context=None):
+        self.message_user(request, account_summary(), messages.INFO)
+        return super().changelist_view(request, extra_context)
+
+    def get_urls(self):
+        return [
+            path(
+                "<int:study_pk>/manage/",
+                self.admin_site.admin_view(self.manage_view),
+                name="prolific_study_manage",
+            ),
+            *super().get_urls(),
+        ]
+
+    def _context(self, request, **extra):
+        return {**self.admin_site.each_context(request), "opts": self.model._meta, **extra}
+
+    def add_view(self, request, form_url="", extra_context=None):
+        """Make a draft batch a Prolific study (add-study permission); nothing goes to
+        Prolific until the cost is confirmed on the manage page."""
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        form = StudyForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                study = study_prepare(**form.study_fields())
+            except FAILURES as error:
+                form.add_error(None, str(error))
+            else:
+                return redirect("admin:prolific_study_manage", study_pk=study.pk)
+        context = self._context(request, title="Run a batch on Prolific", form=form)
+        return TemplateResponse(request, "admin/prolific/study/prepare.html", context)
+
+    def manage_view(self, request, study_pk: int):
+        """Cost before publishing, status and counts; POST actions need change-batch."""
+        study = get_object_or_404(Study.objects.select_related("batch"), pk=study_pk)
+        if not self.has_view_permission(request, study):
+            raise PermissionDenied
+        places_form = PlacesForm()
+        if request.method == "POST":
+            if not request.user.has_perm("crowd.change_batch"):
+                raise PermissionDenied
+            places_form = PlacesForm(request.POST if "places" in request.POST else None)
+            if self._act(request, study, places_form):
+                return redirect("admin:prolific_study_manage", study_pk=study.pk)
+        cost, cost_error = None, ""
+        if not study.study_id or study.status in ("", "UNPUBLISHED"):
+            try:
+                cost = study_cost(study=study)
+            except FAILURES as error:
+                cost_error = str(error)
+        study.refresh_from_db()
+        context = self._context(
+            request,
+            title=f"Prolific study: {study.batch.name}",
+            study=study,
+            batch=study.batch,
+            counts=study_counts(study=study),
+            cost=cost,
+            cost_error=cost_error,
+            places_form=places_form,
+            can_change=request.user.has_perm("crowd.change_batch"),
+        )
+        return TemplateResponse(request, "admin/prolific/study/manage.html", context)
+
+    def _act(self, request, study: Study, places_form: PlacesForm) -> bool:
+        post = request.POST
+        try:
+            if "confirm_publish" in post:
+                study_publish_confirmed(study=study, cost_cents=int(post.get("cost_cents", "-1")))
+                self.message_user(request, f"“{study.batch.name}” is published on Prolific.")
+            elif "places" in post:
+                if not places_form.is_valid():
+                    return False
+                study_places_add(study=study, places=places_form.cleaned_data["places"])
+                self.message_user(request, "Places added on Prolific.")
+            elif "stop" in post:
+                batch_close(batch=study.batch)
+                self.message_user(request, "The study is stopped and the batch closed.")
+            elif "sync" in post:
+                seen = study_sync(study=study)
+                self.message_user(request, f"{seen} submission(s) read from Prolific.")
+            else:
+                action = "pause" if "pause" in post else "resume"
+                study_transition(study=study, action=action)
+                self.message_user(request, f"Study {action}d on Prolific.")
+        except FAILURES as error:
+            self.message_user(request, str(error), messages.ERROR)
+        return True
+
+    @admin.action(description="Sync selected studies from Prolific")
+    def sync_selected(self, request, queryset):
+        for study in queryset:
+            try:
+                seen = study_sync(study=study)
+            except FAILURES as error:
+                self.message_user(request, f"{study}: {error}", messages.ERROR)
+            else:
+                self.message_user(request, f"{study}: {seen} submission(s) read.")
+
+
+class VouchedFilter(admin.SimpleListFilter):
+    title = "Prolific submission"
+    parameter_name = "vouched"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Vouched for by Prolific"), ("no", "None: not counted or paid")]
+
+    def queryset(self, request, queryset):
+        if self.value() in ("yes", "no"):
+            return queryset.filter(submission__isnull=self.value() == "no")
+        return queryset
+
+
+@admin.register(ParticipantSession)
+class ParticipantSessionAdmin(admin.ModelAdmin):
+    list_display = (
+        "session_id",
+        "participant",
+        "study",
+        "status",
+        "prolific_submission",
+        "started_at",
+        "finished_at",
+    )
+    list_filter = (VouchedFilter, "status", "study")
+    search_fields = ("session_id", "worker__external_id")
+    list_select_related = ("worker", "study__batch", "submission")
+    actions = (
+        "approve_selected",
+        "bonus_selected",
+        "message_selected",
+        "block_selected",
+        "unblock_selected",
+    )
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def _form_step(self, request, queryset, *, form_class, action: str, title: str):
+        """The action's intermediate form; returns (cleaned data, None) once it is valid."""
+        submitted = any(name in request.POST for name in form_class.base_fields)
+        form = form_class(request.POST if submitted else None)
+        if form.is_valid():
+            return form.cleaned_data, None
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": title,
+            "form": form,
+            "queryset": queryset,
+            "action": action,
+            "action_checkbox_name": ACTION_CHECKBOX_NAME,
+        }
+        return None, TemplateResponse(request, "admin/crowd/review_reason.html", context)
+
+    @admin.action(description="Pay a bonus to selected participants…", permissions=["review"])
+    def bonus_selected(self, request, queryset):
+        data, response = self._form_step(
+            request, queryset, form_class=BonusForm, action="bonus_selected", title="Pay a bonus"
+        )
+        if response is not None:
+            return response
+        outcome = sessions_bonus(sessions=list(queryset), **data)
+        self.message_user(request, f"Bonus recorded for {outcome['paid']} participant(s).")
+        for reason in outcome["refused"]:
+            self.message_user(request, reason, messages.WARNING)
+        return None
+
+    @admin.action(description="Message selected participants on Prolific…", permissions=["review"])
+    def message_selected(self, request, queryset):
+        data, response = self._form_step(
+            request, queryset, form_class=MessageForm, action="message_selected", title="Send"
+        )
+        if response is not None:
+            return response
+        workers = [session.worker for session in queryset.select_related("worker")]
+        try:
+            get_provider("prolific").notify(workers=workers, **data)
+        except ProviderError as error:
+            self.message_user(request, str(error), messages.ERROR)
+        else:
+            self.message_user(request, f"Message sent to {len(workers)} participant(s).")
+        return None
+
+    @admin.action(description="Block selected participants…", permissions=["review"])
+    def block_selected(self, request, queryset):
+        data, response = self._form_step(
+            request, queryset, form_class=BlockForm, action="block_selected", title="Block"
+        )
+        if response is not None:
+            return response
+        self._each_worker(request, queryset, lambda w: worker_block(worker=w, **data), "blocked")
+        return None
+
+    @admin.action(description="Unblock selected participants", permissions=["review"])
+    def unblock_selected(self, request, queryset):
+        self._each_worker(request, queryset, lambda w: worker_unblock(worker=w), "unblocked")
+
+    def _each_worker(self, request, queryset, apply, done: str) -> None:
+        count = 0
+        for session in queryset.select_related("worker"):
+            try:
+                apply(session.worker)
+                count += 1
+            except ReviewError as error:
+                self.message_user(request, str(error), messages.WARNING)
+        self.message_user(request, f"{count} participant(s) {done}.")
+
+    def has_review_permission(self, request) -> bool:
+        return request.user.has_perm(REVIEW_PERMISSION)
+
+    @admin.display(description="Participant")
+    def participant(self, session):
+        return session.worker.external_id
+
+    @admin.display(description="Prolific submission")
+    def prolific_submission(self, session):
+        if session.submission is None:
+            return format_html('<strong class="unvouched">{}</strong>', "None: flagged")
+        return session.submission.status
+
+    @admin.action(
+        description="Approve selected sessions (bulk, on Prolific too)", permissions=["review"]
+    )
+    def approve_selected(self, request, queryset):
+        try:
+            outcome = sessions_approve(sessions=list(queryset))
+        except FAILURES as error:
+            self.message_user(request, str(error), messages.ERROR)
+            return
+        self.message_user(request, f"{outcome['approved']} item(s) approved.")
+        if outcome["unvouched"]:
+            self.message_user(
+                request,
+                f"{outcome['unvouched']} session(s) skipped: Prolific has no submission for them.",
+                messages.WARNING,
+            )
+        for reason in outcome["refused"]:
+            self.message_user(request, reason, messages.WARNING)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Submission)
+class SubmissionAdmin(ReadOnlyAdmin):
+    list_display = ("submission_id", "participant_id", "study", "status", "completed_at", "seen_at")
+    list_filter = ("status", "study")
+    search_fields = ("submission_id", "participant_id")
+
+
+@admin.register(BonusPayment)
+class BonusPaymentAdmin(ReadOnlyAdmin):
+    list_display = ("assignment", "cents", "status", "bulk_id", "created_at", "paid_at")
+    list_filter = ("status",)
+
+
+@admin.register(WebhookEvent)
+class WebhookEventAdmin(ReadOnlyAdmin):
+    list_display = ("event_type", "resource_id", "event_id", "received_at")

@@ -1,0 +1,154 @@
+"""Prolific's side of a batch: the study, participants' sessions, submissions as Prolific
+reports them, webhook events seen and bonus payments (each recorded so a retry never pays twice).
+"""
+
+from django.db import models
+from django.db.models import Q
+
+
+class Study(models.Model):
+    """A batch run as one Prolific study; each participant takes one session of several items."""
+
+    batch = models.OneToOneField(
+        "crowd.Batch", on_delete=models.CASCADE, related_name="prolific_study"
+    )
+    study_id = models.CharField(max_length=64, blank=True, help_text="Prolific's study id.")
+    status = models.CharField(
+        max_length=32, blank=True, help_text="Prolific's status (UNPUBLISHED, ACTIVE, ...)."
+    )
+    items_per_session = models.PositiveIntegerField(default=3)
+    estimated_minutes = models.PositiveIntegerField(default=10)
+    description = models.TextField(blank=True)
+    countries = models.JSONField(
+        default=list, blank=True, help_text="Country choice ids of Prolific's country filter."
+    )
+    first_languages = models.JSONField(default=list, blank=True)
+    min_approval_rate = models.PositiveIntegerField(null=True, blank=True)
+    device_compatibility = models.JSONField(default=list, blank=True)
+    completion_code = models.CharField(max_length=32, blank=True)
+    total_available_places = models.PositiveIntegerField(default=0)
+    cost_cents = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Prolific's total cost (rewards, fees, VAT) last quoted."
+    )
+    cost_confirmed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When a researcher saw the cost and confirmed publishing."
+    )
+    blocklist_group_id = models.CharField(max_length=64, blank=True)
+    synced_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name_plural = "studies"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(items_per_session__gte=1), name="prolific_session_min_1_item"
+            ),
+            models.UniqueConstraint(
+                fields=["study_id"], condition=~Q(study_id=""), name="prolific_study_id_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.batch.name} ({self.study_id or 'not on Prolific yet'})"
+
+
+class ParticipantSession(models.Model):
+    """One participant's run through a study: the items reserved for them at entry."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Working"
+        FINISHED = "finished", "Finished (sent to Prolific)"
+        RETURNED = "returned", "Returned or timed out"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="sessions")
+    worker = models.ForeignKey("crowd.Worker", on_delete=models.PROTECT, related_name="+")
+    session_id = models.CharField(max_length=64, help_text="SESSION_ID from the entry URL.")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    submission = models.ForeignKey(
+        "prolific.Submission",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="sessions",
+        help_text="Prolific's submission vouching for this session; none: not counted or paid.",
+    )
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "worker"], name="prolific_one_session_each")
+        ]
+
+    def __str__(self) -> str:
+        return f"Session {self.session_id} of {self.worker.external_id}"
+
+
+class Submission(models.Model):
+    """A submission as Prolific reports it (from its listing, a lookup or a webhook)."""
+
+    submission_id = models.CharField(max_length=64, unique=True)
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="submissions")
+    participant_id = models.CharField(max_length=64)
+    status = models.CharField(max_length=32)
+    study_code = models.CharField(max_length=64, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    seen_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.submission_id} ({self.status})"
+
+
+class WebhookEvent(models.Model):
+    """A webhook delivery already handled: repeats with the same event id are ignored."""
+
+    event_id = models.CharField(max_length=128, unique=True)
+    event_type = models.CharField(max_length=64)
+    resource_id = models.CharField(max_length=64, blank=True)
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.event_type} {self.resource_id}"
+
+
+class BonusPayment(models.Model):
+    """One bonus in Prolific's two steps; the row makes a retried payment a no-op."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        SET_UP = "set_up", "Set up on Prolific"
+        PAID = "paid", "Paid"
+
+    assignment = models.ForeignKey(
+        "crowd.Assignment", on_delete=models.PROTECT, related_name="prolific_bonuses"
+    )
+    sequence = models.PositiveIntegerField(
+        help_text="The assignment's bonus total before this one: a retry repeats it."
+    )
+    cents = models.PositiveIntegerField()
+    reason = models.TextField(blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    bulk_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    paid_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assignment", "sequence"], name="prolific_bonus_once_per_step"
+            ),
+            models.CheckConstraint(condition=Q(cents__gte=1), name="prolific_bonus_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Bonus of {self.cents} cents on assignment {self.assignment_id}"

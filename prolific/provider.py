@@ -1,0 +1,179 @@
+"""The Prolific crowd provider: a batch is a study, an assignment belongs to a participant's
+session, and Prolific's submission for that session is what approval, rejection and
+bonuses act on.
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.conf import settings
+from django.db import transaction
+from django.urls import reverse
+
+from crowd.models import Assignment
+from crowd.providers import CrowdProvider, ProviderError
+from prolific.client import ProlificClient
+from prolific.models import BonusPayment, ParticipantSession, Study, Submission
+from prolific.sessions import session_assignments
+from prolific.studies import study_publish, study_transition
+from prolific.submissions import study_sync
+
+REVIEWABLE = "AWAITING REVIEW"
+STILL_PROCESSING = {"ACTIVE", "PROCESSING", "RESERVED"}
+MIN_REJECTION_MESSAGE = 100
+
+
+def _study(batch) -> Study:
+    study = Study.objects.filter(batch=batch).first()
+    if study is None:
+        raise ProviderError(
+            "This batch has no Prolific study settings yet: prepare it under Prolific › Studies."
+        )
+    return study
+
+
+def session_of(assignment: Assignment) -> ParticipantSession | None:
+    return (
+        ParticipantSession.objects.select_related("submission", "study")
+        .filter(
+            study__batch_id=assignment.item.batch_id,
+            worker_id=assignment.worker_id,
+            session_id=assignment.provider_assignment_id,
+        )
+        .first()
+    )
+
+
+def vouched_submission(assignment: Assignment) -> Submission:
+    """Prolific's submission for the assignment's session; ProviderError when there is none."""
+    session = session_of(assignment)
+    if session is None or session.submission is None:
+        raise ProviderError(
+            f"Prolific has no submission for assignment {assignment.pk}'s session "
+            "(participant id or session not confirmed by Prolific): it is not approved, "
+            "counted or paid. Sync the study if the participant has just finished."
+        )
+    return session.submission
+
+
+class ProlificProvider(CrowdProvider):
+    key = "prolific"
+
+    def __init__(self, client_factory=ProlificClient):
+        self.client_factory = client_factory
+
+    def publish(self, *, batch) -> dict:
+        return {"prolific_study": study_publish(study=_study(batch), client=self.client_factory())}
+
+    def sync(self, *, batch) -> int:
+        return study_sync(study=_study(batch), client=self.client_factory())
+
+    def approve(self, *, assignment) -> None:
+        """Approve the session's submission on Prolific once (it pays the session's reward),
+        waiting with backoff while Prolific is still processing it."""
+        submission = vouched_submission(assignment)
+        if submission.status == "APPROVED":
+            return
+        client = self.client_factory()
+        for attempt in range(settings.PROLIFIC_RETRIES + 1):
+            status = client.submission_get(submission_id=submission.submission_id)["status"]
+            if status == REVIEWABLE:
+                client.submission_transition(
+                    submission_id=submission.submission_id, action="APPROVE"
+                )
+                status = "APPROVED"
+            if status == "APPROVED":
+                Submission.objects.filter(pk=submission.pk).update(status=status)
+                return
+            if status not in STILL_PROCESSING:
+                raise ProviderError(
+                    f"Prolific has this submission as {status}: it cannot be approved."
+                )
+            time.sleep(settings.PROLIFIC_BACKOFF_SECONDS * (2**attempt))
+        raise ProviderError(
+            "Prolific is still processing this submission; approve it again in a few minutes."
+        )
+
+    def reject(self, *, assignment, message: str) -> None:
+        """Items are rejected here one by one; the Prolific submission is rejected only when
+        every item of the session is, with Prolific's category and a 100-character message."""
+        session = session_of(assignment)
+        if session is None or session.submission is None:
+            return  # Nothing on Prolific to reject: the work was never vouched for.
+        if session.submission.status != REVIEWABLE:
+            return
+        if session_assignments(session=session).exclude(status=Assignment.Status.REJECTED).exists():
+            return
+        if len(message) < MIN_REJECTION_MESSAGE:
+            raise ProviderError(
+                f"Prolific needs a rejection message of at least {MIN_REJECTION_MESSAGE} "
+                f"characters (this one has {len(message)}): say what was wrong and why."
+            )
+        self.client_factory().submission_transition(
+            submission_id=session.submission.submission_id,
+            action="REJECT",
+            message=message,
+            rejection_category=settings.PROLIFIC_REJECTION_CATEGORY,
+        )
+        Submission.objects.filter(pk=session.submission.pk).update(status="REJECTED")
+
+    def pay_bonus(self, *, assignment, cents: int, reason: str) -> None:
+        """Record the bonus, then pay it in Prolific's two steps after the review commits."""
+        vouched_submission(assignment)
+        bonus, _ = BonusPayment.objects.get_or_create(
+            assignment=assignment,
+            sequence=assignment.bonus_cents,
+            defaults={"cents": cents, "reason": reason},
+        )
+        from prolific.tasks import bonus_pay_task
+
+        transaction.on_commit(lambda: bonus_pay_task.delay(bonus.pk))
+
+    def block(self, *, worker, reason: str) -> None:
+        self._blocklist(worker, add=True)
+
+    def unblock(self, *, worker) -> None:
+        self._blocklist(worker, add=False)
+
+    def _blocklist(self, worker, *, add: bool) -> None:
+        """Blocked participants sit in the participant group every study excludes; before
+        any study has one, the group is made with the blocked workers in it."""
+        client = self.client_factory()
+        groups = set(
+            Study.objects.exclude(blocklist_group_id="").values_list(
+                "blocklist_group_id", flat=True
+            )
+        )
+        change = client.participant_group_add if add else client.participant_group_remove
+        for group_id in groups:
+            change(group_id=group_id, participant_ids=[worker.external_id])
+
+    def notify(self, *, workers, subject: str, message: str) -> None:
+        client = self.client_factory()
+        for worker in workers:
+            session = (
+                ParticipantSession.objects.filter(worker=worker)
+                .exclude(study__study_id="")
+                .select_related("study")
+                .order_by("-id")
+                .first()
+            )
+            if session is None:
+                raise ProviderError(f"{worker} has taken no Prolific study to message them about.")
+            client.message_send(
+                recipient_id=worker.external_id,
+                study_id=session.study.study_id,
+                body=f"{subject}\n\n{message}" if subject else message,
+            )
+
+    def close(self, *, batch) -> None:
+        study = _study(batch)
+        if study.study_id and study.status in ("ACTIVE", "PAUSED"):
+            study_transition(study=study, action="stop", client=self.client_factory())
+
+    def session_url(self, *, batch, worker) -> str:
+        return reverse("prolific:continue")
+
+    def next_url(self, *, assignment) -> str:
+        return reverse("prolific:continue")

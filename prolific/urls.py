@@ -1,0 +1,11 @@
+from django.urls import path
+
+from prolific import views
+
+app_name = "prolific"
+
+urlpatterns = [
+    path("start/", views.enter, name="enter"),
+    path("continue/", views.continue_session, name="continue"),
+    path("webhook/", views.webhook, name="webhook"),
+]

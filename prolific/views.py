@@ -1,0 +1,90 @@
+"""Prolific participants' pages and Prolific's webhook.
+
+Security: the entry's PROLIFIC_PID / STUDY_ID / SESSION_ID only let a participant
+work; work counts and is paid only through Prolific's submission for that session
+(prolific/submissions.py). The session cookie set at entry identifies the
+participant afterwards. The webhook accepts only deliveries signed with the
+workspace secret and recent timestamps.
+"""
+
+from __future__ import annotations
+
+from django.http import HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_POST
+
+from frontend.workers import session_worker, session_worker_set
+from prolific.models import ParticipantSession
+from prolific.sessions import EntryRefused, session_enter, session_finish, session_next
+from prolific.submissions import WebhookRejected, webhook_receive, webhook_verified
+
+SESSION_KEY = "parable_prolific_session"
+
+
+def _refused(request, reason: EntryRefused):
+    return render(
+        request, "frontend/message.html", {"message": reason.reason}, status=reason.status
+    )
+
+
+@require_GET
+def enter(request):
+    """Prolific sends participants here with their three parameters; on to their first item."""
+    try:
+        session = session_enter(
+            participant_id=request.GET.get("PROLIFIC_PID", ""),
+            study_id=request.GET.get("STUDY_ID", ""),
+            session_id=request.GET.get("SESSION_ID", ""),
+        )
+    except EntryRefused as reason:
+        return _refused(request, reason)
+    session_worker_set(request, session.worker)
+    request.session[SESSION_KEY] = session.pk
+    return redirect("prolific:continue")
+
+
+@require_GET
+def continue_session(request):
+    """The participant's next item, or, when all are submitted, back to Prolific with the code."""
+    worker = session_worker(request)
+    session = (
+        ParticipantSession.objects.select_related("study__batch", "worker")
+        .filter(pk=request.session.get(SESSION_KEY), worker=worker)
+        .first()
+        if worker is not None
+        else None
+    )
+    if session is None:
+        return _refused(
+            request, EntryRefused("Open this study from Prolific to take part.", status=403)
+        )
+    if session.status == ParticipantSession.Status.RETURNED:
+        return _refused(request, EntryRefused("This study was returned on Prolific."))
+    try:
+        assignment = session_next(session=session)
+    except EntryRefused as reason:
+        return _refused(request, reason)
+    if assignment is not None:
+        return redirect("frontend:task", assignment_id=assignment.pk)
+    return redirect(session_finish(session=session))
+
+
+@csrf_exempt
+@require_POST
+def webhook(request):
+    """Prolific's submission.status.change deliveries: 403 unless signed and recent."""
+    body = request.body
+    if not webhook_verified(
+        body=body,
+        timestamp=request.headers.get("X-Prolific-Request-Timestamp", ""),
+        signature_header=request.headers.get("X-Prolific-Request-Signature", ""),
+    ):
+        return HttpResponse("Signature not valid.", status=403, content_type="text/plain")
+    try:
+        outcome = webhook_receive(
+            body=body, timestamp=request.headers["X-Prolific-Request-Timestamp"]
+        )
+    except WebhookRejected as error:
+        return JsonResponse({"error": str(error)}, status=400)
+    return JsonResponse({"outcome": outcome})

@@ -1,0 +1,33 @@
+"""The Prolific stand-in, started on a free port of the tests' range and wired in by settings."""
+
+import random
+
+import pytest
+
+from prolific.standin import StandIn
+
+TOKEN = "standin-token"
+WEBHOOK_SECRET = "standin-webhook-secret"
+
+
+def standin_start(**options) -> StandIn:
+    """A stand-in on a free port in 27200-27399 (other suites use the range too)."""
+    ports = list(range(27200, 27400))
+    random.shuffle(ports)
+    for port in ports:
+        try:
+            return StandIn(port=port, token=TOKEN, webhook_secret=WEBHOOK_SECRET, **options).start()
+        except OSError:
+            continue
+    raise RuntimeError("No free port in 27200-27399 for the Prolific stand-in.")
+
+
+@pytest.fixture
+def standin(settings):
+    server = standin_start(page_size=2)
+    settings.PROLIFIC_API_URL = server.api_url
+    settings.PROLIFIC_API_TOKEN = TOKEN
+    settings.PROLIFIC_WEBHOOK_SECRET = WEBHOOK_SECRET
+    settings.PROLIFIC_COMPLETION_URL = f"{server.url}/submissions/complete"
+    yield server
+    server.stop()

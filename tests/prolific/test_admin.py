@@ -1,0 +1,135 @@
+"""The Prolific admin: prepare a batch, see the cost, confirm and publish, manage and sync."""
+
+import pytest
+from django.urls import reverse
+
+from crowd.batches import batch_create
+from crowd.models import Batch
+from prolific.models import Study
+from tests.factories import proverb_create
+from tests.prolific.helpers import finish_on_prolific, submit_all, take_part, write_study
+
+pytestmark = pytest.mark.django_db
+
+
+def draft_batch():
+    return batch_create(
+        name="Stories on Prolific",
+        task_type="write",
+        reward_cents=40,
+        target_per_item=3,
+        items=[{"proverb": proverb_create()} for _ in range(2)],
+    )
+
+
+def test_researcher_prepares_sees_the_cost_then_publishes(client, researcher, standin):
+    batch = draft_batch()
+    client.force_login(researcher)
+    form = client.get(reverse("admin:prolific_study_add"))
+    assert ("1", "United Kingdom") in form.context["form"].fields["countries"].choices
+    response = client.post(
+        reverse("admin:prolific_study_add"),
+        {
+            "batch": batch.pk,
+            "items_per_session": 2,
+            "estimated_minutes": 8,
+            "countries": ["1"],
+            "min_approval_rate": 95,
+            "device_compatibility": ["desktop"],
+        },
+    )
+    study = Study.objects.get(batch=batch)
+    assert response.url == reverse("admin:prolific_study_manage", args=[study.pk])
+    page = client.get(response.url)
+    assert page.context["cost"]["total_available_places"] == 3  # 2 items x 3 / 2 per session
+    assert standin.state.studies == {}  # nothing on Prolific before confirming
+    total = page.context["cost"]["total_cost"]
+    assert f'data-testid="total-cost">{total}<' in page.content.decode()
+    client.post(response.url, {"confirm_publish": "1", "cost_cents": str(total)})
+    batch.refresh_from_db()
+    assert batch.status == Batch.Status.PUBLISHED
+    remote = standin.state.studies[Study.objects.get(batch=batch).study_id]
+    assert remote["status"] == "ACTIVE" and remote["reward"] == 80
+
+
+def test_reviewer_cannot_prepare_or_publish(client, reviewer, standin):
+    batch = draft_batch()
+    client.force_login(reviewer)
+    assert client.get(reverse("admin:prolific_study_add")).status_code == 403
+    study = write_study(publish=False).prolific_study
+    manage = reverse("admin:prolific_study_manage", args=[study.pk])
+    assert client.get(manage).status_code == 200
+    assert client.post(manage, {"confirm_publish": "1", "cost_cents": "1"}).status_code == 403
+    assert batch.status == Batch.Status.DRAFT
+
+
+def test_study_list_shows_status_counts_and_balance(client, researcher, standin):
+    batch = write_study()
+    session, submission = take_part(standin, batch, "p1")
+    submit_all(session)
+    finish_on_prolific(standin, submission)
+    client.force_login(researcher)
+    manage = reverse("admin:prolific_study_manage", args=[batch.prolific_study.pk])
+    client.post(manage, {"sync": "1"})
+    listing = client.get(reverse("admin:prolific_study_changelist"))
+    row = listing.context["cl"].result_list[0]
+    assert (row.session_count, row.awaiting_count, row.unvouched_count) == (1, 1, 0)
+    shown = [str(message) for message in listing.context["messages"]]
+    assert any("balance 5000.00 GBP" in message for message in shown)
+
+
+def test_manage_page_pauses_and_adds_places(client, researcher, standin):
+    study = write_study().prolific_study
+    client.force_login(researcher)
+    manage = reverse("admin:prolific_study_manage", args=[study.pk])
+    client.post(manage, {"pause": "1"})
+    assert standin.state.studies[study.study_id]["status"] == "PAUSED"
+    client.post(manage, {"places": "2"})
+    assert standin.state.studies[study.study_id]["total_available_places"] == 5
+
+
+def test_flagged_sessions_are_listed_apart(client, reviewer, standin):
+    from prolific.sessions import session_enter
+
+    batch = write_study()
+    session_enter(participant_id="forged", study_id=batch.prolific_study.study_id, session_id="s1")
+    client.force_login(reviewer)
+    listing = client.get(reverse("admin:prolific_participantsession_changelist"), {"vouched": "no"})
+    assert [s.worker.external_id for s in listing.context["cl"].result_list] == ["forged"]
+    assert "None: flagged" in listing.content.decode()
+
+
+def test_block_and_unblock_actions_use_the_blocklist_group(client, reviewer, standin):
+    batch = write_study()
+    session, _ = take_part(standin, batch, "p1")
+    client.force_login(reviewer)
+    changelist = reverse("admin:prolific_participantsession_changelist")
+    form = client.post(changelist, {"action": "block_selected", "_selected_action": [session.pk]})
+    assert form.status_code == 200 and "reason" in form.context["form"].fields
+    client.post(
+        changelist,
+        {"action": "block_selected", "_selected_action": [session.pk], "reason": "Copied text"},
+    )
+    group = standin.state.groups[batch.prolific_study.blocklist_group_id]
+    assert group["participants"] == ["p1"]
+    session.worker.refresh_from_db()
+    assert session.worker.blocked_reason == "Copied text"
+    client.post(changelist, {"action": "unblock_selected", "_selected_action": [session.pk]})
+    assert group["participants"] == []
+
+
+def test_message_action_sends_through_prolific(client, reviewer, standin):
+    batch = write_study()
+    session, _ = take_part(standin, batch, "p1")
+    client.force_login(reviewer)
+    client.post(
+        reverse("admin:prolific_participantsession_changelist"),
+        {
+            "action": "message_selected",
+            "_selected_action": [session.pk],
+            "subject": "Thank you",
+            "message": "Your stories were lovely.",
+        },
+    )
+    assert standin.state.messages[0]["recipient_id"] == "p1"
+    assert standin.state.messages[0]["study_id"] == batch.prolific_study.study_id

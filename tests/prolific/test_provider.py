@@ -1,0 +1,174 @@
+"""Review mapped to Prolific through the crowd services: approve, reject, bulk approve,
+bonuses paid once, block and unblock, messages."""
+
+import pytest
+
+from crowd.models import Assignment
+from crowd.providers import get_provider
+from crowd.review import (
+    ReviewError,
+    assignment_approve,
+    assignment_bonus,
+    assignment_reject,
+    worker_block,
+    worker_unblock,
+)
+from prolific.bonuses import bonus_payment_pay
+from prolific.models import BonusPayment
+from prolific.review import sessions_approve
+from prolific.sessions import session_assignments, session_enter
+from prolific.submissions import study_sync
+from tests.prolific.helpers import finish_on_prolific, submit_all, take_part, write_study
+
+pytestmark = pytest.mark.django_db
+
+REASON = (
+    "The three stories restate the proverbs word for word instead of telling a new story; "
+    "the instructions ask for an original narrative."
+)
+
+
+@pytest.fixture
+def batch(standin):
+    return write_study()
+
+
+@pytest.fixture
+def finished(standin, batch):
+    """A participant's session, all items submitted, vouched for by Prolific."""
+    session, submission = take_part(standin, batch, "p1")
+    submit_all(session)
+    finish_on_prolific(standin, submission)
+    study_sync(study=batch.prolific_study)
+    session.refresh_from_db()
+    return session
+
+
+def items(session):
+    return list(session_assignments(session=session))
+
+
+def test_approving_an_item_approves_the_submission_once(standin, finished):
+    for assignment in items(finished):
+        assignment_approve(assignment=assignment)
+    submission = standin.state.submissions[finished.session_id]
+    assert submission["status"] == "APPROVED"
+    transitions = [r for r in standin.state.requests if r[1].endswith("/transition/")]
+    assert len([r for r in transitions if "submissions" in r[1]]) == 1
+
+
+def test_forged_identity_is_never_approved_or_counted(standin, batch):
+    fake = session_enter(
+        participant_id="forged", study_id=batch.prolific_study.study_id, session_id="s1"
+    )
+    submit_all(fake)
+    with pytest.raises(ReviewError, match="Prolific has no submission"):
+        assignment_approve(assignment=items(fake)[0])
+    assert Assignment.objects.filter(status=Assignment.Status.APPROVED).count() == 0
+    assert [
+        r for r in standin.state.requests if "transition" in r[1] and "submissions" in r[1]
+    ] == []
+
+
+def test_approval_waits_while_prolific_is_still_processing(standin, batch, settings):
+    session, submission = take_part(standin, batch, "p1")
+    submit_all(session)
+    study_sync(study=batch.prolific_study)  # linked while still ACTIVE
+    settings.PROLIFIC_RETRIES = 2
+    with pytest.raises(ReviewError, match="still processing"):
+        assignment_approve(assignment=items(session)[0])
+    assert items(session)[0].status == Assignment.Status.SUBMITTED
+    gets = [
+        r
+        for r in standin.state.requests
+        if r == ("GET", f"/api/v1/submissions/{submission['id']}/")
+    ]
+    assert len(gets) == 3
+
+
+def test_rejecting_every_item_rejects_on_prolific_with_a_long_message(standin, finished):
+    first, second, third = items(finished)
+    assignment_reject(assignment=first, message="Too short is fine for one item.")
+    assignment_reject(assignment=second, message="Also fine.")
+    with pytest.raises(ReviewError, match="at least 100 characters"):
+        assignment_reject(assignment=third, message="Copied.")
+    assert Assignment.objects.get(pk=third.pk).status == Assignment.Status.SUBMITTED
+    assignment_reject(assignment=third, message=REASON)
+    submission = standin.state.submissions[finished.session_id]
+    assert submission["status"] == "REJECTED"
+
+
+def test_bulk_approval_approves_sessions_and_skips_unvouched(standin, batch, finished):
+    fake = session_enter(
+        participant_id="forged", study_id=batch.prolific_study.study_id, session_id="s1"
+    )
+    submit_all(fake)
+    outcome = sessions_approve(sessions=[finished, fake])
+    assert outcome == {"approved": 3, "unvouched": 1, "refused": []}
+    assert standin.state.submissions[finished.session_id]["status"] == "APPROVED"
+    assert ("POST", "/api/v1/submissions/bulk-approve/") in standin.state.requests
+    assert {a.status for a in items(fake)} == {"submitted"}
+
+
+def test_bonus_is_paid_in_two_steps_after_commit(
+    standin, finished, django_capture_on_commit_callbacks
+):
+    assignment = items(finished)[0]
+    assignment_approve(assignment=assignment)
+    with django_capture_on_commit_callbacks(execute=True):
+        assignment_bonus(assignment=assignment, cents=75, reason="A vivid story")
+    assert standin.state.payments == [
+        {"bulk_id": BonusPayment.objects.get().bulk_id, "participant_id": "p1", "cents": 75}
+    ]
+    assert BonusPayment.objects.get().status == BonusPayment.Status.PAID
+
+
+def test_retried_bonus_is_paid_once(standin, finished, django_capture_on_commit_callbacks):
+    assignment = items(finished)[0]
+    assignment_approve(assignment=assignment)
+    standin.state.fail(path="/pay/", status=503, count=50)
+    with django_capture_on_commit_callbacks(execute=True):
+        assignment_bonus(assignment=assignment, cents=75, reason="A vivid story")
+    bonus = BonusPayment.objects.get()
+    assert bonus.status == BonusPayment.Status.SET_UP and standin.state.payments == []
+    standin.state.failures.clear()
+    bonus_payment_pay(bonus_id=bonus.pk)
+    bonus_payment_pay(bonus_id=bonus.pk)
+    assert len(standin.state.bonuses) == 1
+    assert [p["cents"] for p in standin.state.payments] == [75]
+
+
+def test_bonus_on_unvouched_work_is_refused(standin, batch):
+    fake = session_enter(
+        participant_id="forged", study_id=batch.prolific_study.study_id, session_id="s1"
+    )
+    submit_all(fake)
+    assignment = items(fake)[0]
+    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.APPROVED)
+    with pytest.raises(ReviewError, match="Prolific has no submission"):
+        assignment_bonus(assignment=assignment, cents=50, reason="x")
+    assert BonusPayment.objects.count() == 0
+
+
+def test_block_and_unblock_go_through_the_blocklist_group(standin, batch, finished):
+    group_id = batch.prolific_study.blocklist_group_id
+    worker_block(worker=finished.worker, reason="Copied stories")
+    assert standin.state.groups[group_id]["participants"] == ["p1"]
+    worker_unblock(worker=finished.worker)
+    assert standin.state.groups[group_id]["participants"] == []
+
+
+def test_failed_block_on_prolific_blocks_nothing(standin, batch, finished):
+    standin.state.fail(path="participant-groups", status=500, count=50)
+    with pytest.raises(ReviewError, match="500"):
+        worker_block(worker=finished.worker, reason="Copied stories")
+    finished.worker.refresh_from_db()
+    assert not finished.worker.blocked
+
+
+def test_notify_sends_prolific_messages(standin, finished):
+    get_provider("prolific").notify(
+        workers=[finished.worker], subject="Thanks", message="Bonus soon"
+    )
+    assert standin.state.messages[0]["recipient_id"] == "p1"
+    assert standin.state.messages[0]["body"] == "Thanks\n\nBonus soon"

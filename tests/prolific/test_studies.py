@@ -1,0 +1,160 @@
+"""A batch as a Prolific study: settings, places, cost, the study Prolific gets, transitions."""
+
+import pytest
+
+from crowd.batches import batch_close, batch_publish
+from crowd.models import Batch
+from prolific.client import ProlificError
+from prolific.models import Study
+from prolific.studies import (
+    study_cost,
+    study_places_add,
+    study_prepare,
+    study_publish_confirmed,
+    study_transition,
+)
+from tests.factories import prolific_batch_create, proverb_create
+from tests.prolific.helpers import write_study
+
+pytestmark = pytest.mark.django_db
+
+
+def test_places_follow_targets_and_session_size(standin):
+    batch = write_study(publish=False)
+    assert batch.provider == "prolific"
+    assert batch.prolific_study.total_available_places == 3  # 4 items x 2 / 3 per session
+
+
+def test_cost_comes_from_prolifics_calculator_and_is_stored(standin):
+    batch = write_study(publish=False)
+    cost = study_cost(study=batch.prolific_study)
+    assert cost["reward"] == 150  # 50 cents an item, 3 items a session
+    assert cost["rewards"] == 450
+    batch.prolific_study.refresh_from_db()
+    assert batch.prolific_study.cost_cents == cost["total_cost"] > 450
+
+
+def test_publish_creates_the_study_with_current_fields_and_publishes_it(standin):
+    batch = write_study(time_allowed_seconds=1200)
+    study = batch.prolific_study
+    remote = standin.state.studies[study.study_id]
+    assert remote["status"] == "ACTIVE" == study.status
+    assert batch.provider_ids == {"prolific_study": study.study_id}
+    assert remote["external_study_url"].endswith(
+        "/prolific/start/?PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}"
+        "&SESSION_ID={{%SESSION_ID%}}"
+    )
+    assert remote["prolific_id_option"] == "url_parameters"
+    assert remote["completion_codes"] == [
+        {
+            "code": study.completion_code,
+            "code_type": "COMPLETED",
+            "actions": [{"action": "MANUALLY_REVIEW"}],
+        }
+    ]
+    assert "completion_code" not in remote and "eligibility_requirements" not in remote
+    assert remote["submissions_config"] == {"max_submissions_per_participant": 1}
+    assert remote["maximum_allowed_time"] == 20
+    assert remote["reward"] == 150
+    blocklist = {
+        "filter_id": "participant_group_blocklist",
+        "selected_values": [study.blocklist_group_id],
+    }
+    assert blocklist in remote["filters"]
+
+
+def test_eligibility_filters_use_prolifics_filter_ids(standin):
+    batch = write_study(publish=False)
+    study_prepare(
+        batch=batch,
+        items_per_session=2,
+        countries=["1"],
+        first_languages=["19"],
+        min_approval_rate=95,
+    )
+    confirm_and_publish(batch)
+    filters = standin.state.studies[batch.prolific_study.study_id]["filters"]
+    assert {"filter_id": "current-country-of-residence", "selected_values": ["1"]} in filters
+    assert {"filter_id": "first-language", "selected_values": ["19"]} in filters
+    assert {"filter_id": "approval_rate", "selected_range": {"lower": 95, "upper": 100}} in filters
+
+
+def test_a_study_without_a_reward_is_not_published(standin):
+    batch = write_study(publish=False, reward_cents=0)
+    with pytest.raises(ProlificError, match="reward"):
+        confirm_and_publish(batch)
+    assert Batch.objects.get(pk=batch.pk).status == Batch.Status.DRAFT
+    assert standin.state.studies == {}
+
+
+def confirm_and_publish(batch):
+    study = Study.objects.get(batch=batch)
+    return study_publish_confirmed(study=study, cost_cents=study_cost(study=study)["total_cost"])
+
+
+def test_publishing_needs_the_cost_confirmed_first(standin):
+    batch = write_study(publish=False)
+    with pytest.raises(ProlificError, match="confirm it first"):
+        batch_publish(batch=batch)
+    assert standin.state.studies == {}
+    with pytest.raises(ValueError, match="now quotes"):
+        study_publish_confirmed(study=batch.prolific_study, cost_cents=1)
+    assert Batch.objects.get(pk=batch.pk).status == Batch.Status.DRAFT
+    confirm_and_publish(batch)
+    assert Batch.objects.get(pk=batch.pk).status == Batch.Status.PUBLISHED
+
+
+def test_a_failed_publish_is_retried_on_the_same_draft(standin):
+    batch = write_study(publish=False)
+    standin.state.fail(path="/transition/", status=503, count=50)
+    with pytest.raises(ProlificError):
+        confirm_and_publish(batch)
+    assert len(standin.state.studies) == 1
+    standin.state.failures.clear()
+    confirm_and_publish(batch)
+    assert len(standin.state.studies) == 1
+    assert [s["status"] for s in standin.state.studies.values()] == ["ACTIVE"]
+
+
+def test_a_published_batch_cannot_be_prepared_again(standin):
+    batch = write_study()
+    with pytest.raises(ValueError, match="Only a draft batch"):
+        study_prepare(batch=batch)
+
+
+def test_pause_resume_and_close_move_the_study_on_prolific(standin):
+    batch = write_study()
+    study = batch.prolific_study
+    assert study_transition(study=study, action="pause").status == "PAUSED"
+    assert study_transition(study=study, action="resume").status == "ACTIVE"
+    batch_close(batch=batch)
+    assert standin.state.studies[study.study_id]["status"] == "AWAITING REVIEW"
+
+
+def test_adding_places_patches_the_total(standin):
+    study = write_study().prolific_study
+    study = study_places_add(study=study, places=2)
+    assert study.total_available_places == 5
+    assert standin.state.studies[study.study_id]["total_available_places"] == 5
+    with pytest.raises(ValueError):
+        study_places_add(study=study, places=0)
+
+
+def test_unprepared_batch_cannot_publish_on_prolific(standin):
+    from crowd.batches import batch_create
+
+    batch = batch_create(
+        name="Bare", task_type="write", provider="prolific", items=[{"proverb": proverb_create()}]
+    )
+    with pytest.raises(Exception, match="prepare it under Prolific"):
+        batch_publish(batch=batch)
+
+
+def test_align_and_rate_batches_run_as_studies(standin):
+    from tests.factories import written_batch_create
+
+    source = written_batch_create(text="Sam paid a lawyer by the hour and regretted it.")
+    for task_type in ("align", "rate"):
+        batch = prolific_batch_create(task_type=task_type, source_batch=source, items_per_session=1)
+        assert standin.state.studies[batch.prolific_study.study_id]["status"] == "ACTIVE"
+        assert batch.items.count() == 1

@@ -1,0 +1,121 @@
+"""In Chromium against the Prolific stand-in: a researcher runs a write batch as a study from
+the admin (cost first), a participant arrives from Prolific with the three parameters and
+completes a 3-item session, Prolific vouches for it (webhook, or polling), the researcher
+approves and pays a bonus once."""
+
+import pytest
+from django.core.management import call_command
+from playwright.sync_api import expect
+
+from crowd.models import Assignment, Batch
+from prolific.models import ParticipantSession, WebhookEvent
+from tests.factories import BIRDS, BIRDS_STORY, proverb_create
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def admin_login(page, live_server, user):
+    page.goto(f"{live_server.url}/admin/login/")
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", f"{user.username}-pass")
+    page.click("input[type=submit]")
+    page.wait_for_selector("#site-name")
+
+
+def publish_write_study(page, live_server) -> Batch:
+    """From the admin as a new user: a draft write batch, prepared as a study, cost confirmed."""
+    for text in (BIRDS, "Time is money", "Look before you leap"):
+        proverb_create(text)
+    page.goto(f"{live_server.url}/admin/crowd/batch/add/")
+    page.get_by_role("link", name="New write narratives batch").click()
+    page.fill("#id_name", "Stories on Prolific")
+    page.click("#id_proverbs_add_all")
+    page.fill("#id_target_per_item", "1")
+    page.uncheck("#id_publish")
+    page.click("input[type=submit]")
+    batch = Batch.objects.get()
+    assert batch.status == Batch.Status.DRAFT
+
+    page.goto(f"{live_server.url}/admin/prolific/study/add/")
+    page.select_option("#id_batch", str(batch.pk))
+    page.fill("#id_items_per_session", "3")
+    page.fill("#id_estimated_minutes", "6")
+    page.click("input[type=submit]")
+    total = page.locator("[data-testid=total-cost]")
+    expect(total).to_have_text("210")  # 150 rewards, 50 fees, 10 VAT: Prolific's calculation
+    expect(page.locator("[data-testid=study-status]")).to_have_text("not on Prolific")
+    page.click("input[name=confirm_publish]")
+    expect(page.locator("[data-testid=study-status]")).to_have_text("ACTIVE")
+    batch.refresh_from_db()
+    assert batch.status == Batch.Status.PUBLISHED
+    return batch
+
+
+def complete_session(browser, standin, batch, participant: str):
+    """The participant starts on Prolific, writes three stories and is sent back with the code."""
+    page = browser.new_context().new_page()
+    study_id = batch.prolific_study.study_id
+    page.goto(f"{standin.url}/_standin/take/{study_id}/?participant={participant}")
+    for _ in range(3):
+        page.wait_for_selector("body[data-ready=true]", state="attached")
+        assert "/tasks/a/" in page.url
+        page.fill("#narrative", BIRDS_STORY)
+        page.click("#submit")
+        expect(page.locator("#status")).to_contain_text("your story is stored")
+        page.click("[data-testid=next-link]")
+    expect(page.locator("#complete")).to_have_text("Submission complete")
+    expect(page.locator("#code")).to_have_text(batch.prolific_study.completion_code)
+    assert page.url.startswith(f"{standin.url}/submissions/complete?cc=")
+    return page
+
+
+def select_session_and_act(page, live_server, action: str):
+    page.goto(f"{live_server.url}/admin/prolific/participantsession/")
+    page.check("input[name=_selected_action]")
+    page.select_option("select[name=action]", action)
+    page.click("button[name=index]")
+
+
+def test_write_study_end_to_end_with_webhook(
+    live_server, page, browser, researcher, standin, settings
+):
+    settings.PARABLE_PUBLIC_URL = live_server.url
+    admin_login(page, live_server, researcher)
+    batch = publish_write_study(page, live_server)
+    call_command("prolific_subscribe", workspace="ws1")
+
+    complete_session(browser, standin, batch, "participant1")
+    session = ParticipantSession.objects.get()
+    assert session.status == ParticipantSession.Status.FINISHED
+    assert session.submission.status == "AWAITING REVIEW"  # linked by the signed webhook
+    assert WebhookEvent.objects.count() == 1
+
+    select_session_and_act(page, live_server, "approve_selected")
+    expect(page.locator("ul.messagelist")).to_contain_text("3 item(s) approved")
+    assert standin.state.submissions[session.session_id]["status"] == "APPROVED"
+    assert Assignment.objects.filter(status=Assignment.Status.APPROVED).count() == 3
+
+    for _ in range(2):  # the second bonus is a separate, deliberate one: two payments
+        select_session_and_act(page, live_server, "bonus_selected")
+        page.fill("#id_cents", "100")
+        page.fill("#id_reason", "Three vivid stories")
+        page.click("input[type=submit]")
+        expect(page.locator("ul.messagelist")).to_contain_text("Bonus recorded for 1")
+    assert [p["cents"] for p in standin.state.payments] == [100, 100]
+    assert len(standin.state.bonuses) == 2
+
+
+def test_polling_links_the_session_without_webhooks(
+    live_server, page, browser, researcher, standin, settings
+):
+    settings.PARABLE_PUBLIC_URL = live_server.url
+    admin_login(page, live_server, researcher)
+    batch = publish_write_study(page, live_server)
+    complete_session(browser, standin, batch, "participant2")
+    assert ParticipantSession.objects.get().submission is None  # no webhook subscribed
+
+    page.goto(f"{live_server.url}/admin/prolific/study/{batch.prolific_study.pk}/manage/")
+    page.click("input[name=sync]")
+    expect(page.locator("ul.messagelist")).to_contain_text("1 submission(s) read from Prolific")
+    expect(page.locator("[data-testid=awaiting]")).to_have_text("1")
+    expect(page.locator("[data-testid=unvouched]")).to_have_text("0")

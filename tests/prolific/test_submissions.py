@@ -1,0 +1,128 @@
+"""Prolific's submissions: polling and webhooks link them to sessions; only a linked
+submission makes work count; RETURNED and TIMED-OUT give slots back."""
+
+import json
+import time
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from crowd.assignments import assignment_submit
+from crowd.batches import batch_progress
+from crowd.models import Assignment
+from prolific.models import ParticipantSession, Submission, WebhookEvent
+from prolific.sessions import session_assignments, session_enter
+from prolific.signatures import signature
+from prolific.submissions import study_sync, webhook_receive, webhook_verified
+from tests.factories import BIRDS_STORY
+from tests.prolific.conftest import WEBHOOK_SECRET
+from tests.prolific.helpers import finish_on_prolific, submit_all, take_part, write_study
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def batch(standin):
+    return write_study()
+
+
+def test_polling_links_the_submission_to_its_session(standin, batch):
+    session, submission = take_part(standin, batch, "p1")
+    submit_all(session)
+    finish_on_prolific(standin, submission)
+    assert study_sync(study=batch.prolific_study) == 1
+    session.refresh_from_db()
+    assert session.submission.submission_id == submission["id"]
+    assert session.submission.status == "AWAITING REVIEW"
+    batch.prolific_study.refresh_from_db()
+    assert batch.prolific_study.status == "ACTIVE" and batch.prolific_study.synced_at
+
+
+def test_forged_participant_id_is_never_linked(standin, batch):
+    _, real = take_part(standin, batch, "p1")
+    genuine = ParticipantSession.objects.get(worker__external_id="p1")
+    # Someone else types a participant id and the real session id into the URL.
+    fake = session_enter(participant_id="forged", study_id=real["study_id"], session_id=real["id"])
+    submit_all(fake)
+    finish_on_prolific(standin, real)
+    study_sync(study=batch.prolific_study)
+    fake.refresh_from_db()
+    genuine.refresh_from_db()
+    assert fake.submission is None
+    assert genuine.submission.submission_id == real["id"]
+
+
+def test_returned_submission_gives_its_slots_back(standin, batch):
+    session, submission = take_part(standin, batch, "p1")
+    first = session_assignments_list(session)[0]
+    assignment_submit(assignment=first, payload={"text": BIRDS_STORY})
+    standin.state.submission_set_status(submission_id=submission["id"], status="RETURNED")
+    study_sync(study=batch.prolific_study)
+    statuses = sorted(a.status for a in session_assignments_list(session))
+    assert statuses == ["rejected", "returned", "returned"]
+    assert batch_progress(batch=batch)["totals"]["open"] == 8
+    session.refresh_from_db()
+    assert session.status == ParticipantSession.Status.RETURNED
+
+
+def test_timed_out_submission_gives_its_slots_back(standin, batch):
+    session, submission = take_part(standin, batch, "p1")
+    standin.state.submission_set_status(submission_id=submission["id"], status="TIMED-OUT")
+    study_sync(study=batch.prolific_study)
+    assert {a.status for a in session_assignments_list(session)} == {"returned"}
+
+
+def test_session_never_vouched_for_is_released_after_its_time(standin, batch):
+    fake = session_enter(
+        participant_id="nobody", study_id=batch.prolific_study.study_id, session_id="madeup"
+    )
+    submit_all(fake)
+    study_sync(study=batch.prolific_study)
+    assert {a.status for a in session_assignments_list(fake)} == {"submitted"}
+    later = timezone.now() + timedelta(hours=2)
+    study_sync(study=batch.prolific_study, now=later)
+    assert {a.status for a in session_assignments_list(fake)} == {"rejected"}
+    assert Assignment.objects.filter(status="approved").count() == 0
+
+
+def session_assignments_list(session):
+    return list(session_assignments(session=session))
+
+
+def signed(body: bytes, *, secret: str = WEBHOOK_SECRET, timestamp: str | None = None):
+    timestamp = timestamp or str(int(time.time()))
+    return timestamp, signature(secret=secret, timestamp=timestamp, body=body)
+
+
+def test_signature_is_checked_against_the_secret_and_the_clock(settings):
+    settings.PROLIFIC_WEBHOOK_SECRET = WEBHOOK_SECRET
+    body = b'{"resource_id": "abc"}'
+    timestamp, good = signed(body)
+    assert webhook_verified(body=body, timestamp=timestamp, signature_header=good)
+    assert not webhook_verified(body=body + b" ", timestamp=timestamp, signature_header=good)
+    _, wrong_key = signed(body, secret="guess")
+    assert not webhook_verified(body=body, timestamp=timestamp, signature_header=wrong_key)
+    old, old_signature = signed(body, timestamp=str(int(time.time()) - 3600))
+    assert not webhook_verified(body=body, timestamp=old, signature_header=old_signature)
+    settings.PROLIFIC_WEBHOOK_SECRET = ""
+    assert not webhook_verified(body=body, timestamp=timestamp, signature_header=good)
+
+
+def test_webhook_reads_the_submission_from_prolific_and_ignores_repeats(standin, batch):
+    session, submission = take_part(standin, batch, "p1")
+    submit_all(session)
+    finish_on_prolific(standin, submission)
+    body = json.dumps(
+        {
+            "event_id": "ev1",
+            "event_type": "submission.status.change",
+            "resource_id": submission["id"],
+        }
+    ).encode()
+    assert webhook_receive(body=body, timestamp="1") == "recorded"
+    assert webhook_receive(body=body, timestamp="1") == "repeat"
+    assert WebhookEvent.objects.count() == 1
+    session.refresh_from_db()
+    assert session.submission.status == "AWAITING REVIEW"
+    assert Submission.objects.count() == 1

@@ -1,0 +1,124 @@
+"""Participants' pages and the webhook over HTTP: entry, continuation, completion redirect,
+refusals, signature checks."""
+
+import json
+import time
+
+import pytest
+from django.urls import reverse
+
+from crowd.models import Assignment
+from prolific.models import ParticipantSession, WebhookEvent
+from prolific.signatures import signature
+from tests.factories import BIRDS_STORY, invite_path, worker_create
+from tests.prolific.conftest import WEBHOOK_SECRET
+from tests.prolific.helpers import finish_on_prolific, write_study
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def batch(standin):
+    return write_study()
+
+
+def enter(client, standin, batch, participant="p1"):
+    submission = standin.state.submission_start(
+        study_id=batch.prolific_study.study_id, participant_id=participant
+    )
+    query = {
+        "PROLIFIC_PID": submission["participant_id"],
+        "STUDY_ID": submission["study_id"],
+        "SESSION_ID": submission["id"],
+    }
+    return client.get(reverse("prolific:enter"), query), submission
+
+
+def test_entry_opens_the_first_item_and_submits_lead_to_the_completion_code(client, standin, batch):
+    response, _ = enter(client, standin, batch)
+    assert response.url == reverse("prolific:continue")
+    for _ in range(3):
+        task = client.get(reverse("prolific:continue"))
+        assert task.url.startswith("/tasks/a/")
+        page = client.get(task.url)
+        assert page.context["task_config"]["next_url"] == reverse("prolific:continue")
+        answer = client.post(
+            task.url + "submit/",
+            json.dumps({"payload": {"text": BIRDS_STORY}}),
+            content_type="application/json",
+        )
+        assert answer.json()["next_url"] == reverse("prolific:continue")
+    done = client.get(reverse("prolific:continue"))
+    code = batch.prolific_study.completion_code
+    assert done.url == f"{standin.url}/submissions/complete?cc={code}"
+    assert ParticipantSession.objects.get().status == ParticipantSession.Status.FINISHED
+    again, _ = enter(client, standin, batch)
+    assert again.status_code == 403
+    assert b"already completed" in again.content
+
+
+def test_entry_without_parameters_is_refused(client, standin, batch):
+    response = client.get(reverse("prolific:enter"), {"PROLIFIC_PID": "p1"})
+    assert response.status_code == 400
+    assert not Assignment.objects.exists()
+
+
+def test_continue_without_a_session_is_refused(client, standin, batch):
+    assert client.get(reverse("prolific:continue")).status_code == 403
+
+
+def post_webhook(client, body: bytes, *, secret=WEBHOOK_SECRET, timestamp=None):
+    timestamp = timestamp or str(int(time.time()))
+    return client.post(
+        reverse("prolific:webhook"),
+        body,
+        content_type="application/json",
+        headers={
+            "X-Prolific-Request-Timestamp": timestamp,
+            "X-Prolific-Request-Signature": signature(
+                secret=secret, timestamp=timestamp, body=body
+            ),
+        },
+    )
+
+
+def test_webhook_with_a_bad_signature_is_refused(client, standin, batch):
+    body = json.dumps({"event_id": "e1", "resource_id": "abc"}).encode()
+    response = post_webhook(client, body, secret="not-the-secret")
+    assert response.status_code == 403
+    assert not WebhookEvent.objects.exists()
+    stale = post_webhook(client, body, timestamp=str(int(time.time()) - 3600))
+    assert stale.status_code == 403
+
+
+def test_signed_webhook_links_the_submission(client, standin, batch):
+    _, submission = enter(client, standin, batch)
+    finish_on_prolific(standin, submission)
+    body = json.dumps(
+        {
+            "event_id": "e1",
+            "event_type": "submission.status.change",
+            "resource_id": submission["id"],
+        }
+    ).encode()
+    assert post_webhook(client, body).json() == {"outcome": "recorded"}
+    assert post_webhook(client, body).json() == {"outcome": "repeat"}
+    session = ParticipantSession.objects.get()
+    assert session.submission.status == "AWAITING REVIEW"
+
+
+def test_signed_webhook_that_is_not_json_is_a_400(client, standin):
+    assert post_webhook(client, b"not json").status_code == 400
+
+
+def test_batch_links_keep_participants_in_their_session(client, standin, batch):
+    enter(client, standin, batch)
+    response = client.get(reverse("frontend:next", args=[batch.pk]))
+    assert response.url == reverse("prolific:continue")
+    assert Assignment.objects.count() == 3  # nothing reserved beyond the session
+
+
+def test_local_workers_cannot_take_prolific_batches(client, standin, batch):
+    client.get(invite_path(worker=worker_create()))
+    assert client.get(reverse("frontend:next", args=[batch.pk])).status_code == 404
+    assert not Assignment.objects.exists()
