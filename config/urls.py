@@ -35,5 +35,6 @@ urlpatterns = [
     path("api/auth/token/", obtain_auth_token, name="api-token"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("healthz", healthz, name="healthz"),
+    path("mturk/", include("mturk.urls")),
     path("", include("frontend.urls")),
 ]

@@ -160,6 +160,13 @@ PARABLE_SPACY_MODEL = env.str("PARABLE_SPACY_MODEL", default="en_core_web_sm_vbs
 PARABLE_EXPORT_SALT = env.str("PARABLE_EXPORT_SALT", default="")
 PARABLE_PUBLIC_URL = env.str("PARABLE_PUBLIC_URL", default="http://127.0.0.1:8000")
 
+# Amazon Mechanical Turk: "sandbox", "production" or the URL of a compatible endpoint.
+MTURK_ENDPOINT = env.str("MTURK_ENDPOINT", default="sandbox")
+MTURK_REGION = env.str("MTURK_REGION", default="us-east-1")
+MTURK_MAX_ATTEMPTS = env.int("MTURK_MAX_ATTEMPTS", default=6)
+MTURK_FRAME_HEIGHT = env.int("MTURK_FRAME_HEIGHT", default=900)
+MTURK_SYNC_SECONDS = env.int("MTURK_SYNC_SECONDS", default=300)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -169,4 +176,5 @@ LOGGING = {
 
 CELERY_BEAT_SCHEDULE = {
     "expire-reservations": {"task": "crowd.assignments_expire", "schedule": 60.0},
+    "mturk-sync": {"task": "mturk.hits_sync", "schedule": float(MTURK_SYNC_SECONDS)},
 }

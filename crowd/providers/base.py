@@ -39,6 +39,9 @@ class CrowdProvider:
     def block(self, *, worker: Worker, reason: str) -> None:
         raise NotImplementedError
 
+    def unblock(self, *, worker: Worker) -> None:
+        raise NotImplementedError
+
     def notify(self, *, workers: list[Worker], subject: str, message: str) -> None:
         raise NotImplementedError
 
