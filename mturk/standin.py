@@ -660,8 +660,14 @@ class StandInServer(ThreadingHTTPServer):
         return f"http://{host}:{port}"
 
 
-def serve_in_thread(*, host: str = "127.0.0.1", port: int = 0) -> StandInServer:
-    """Start the stand-in on a background thread; call .shutdown() and .server_close()."""
-    server = StandInServer((host, port))
-    threading.Thread(target=server.serve_forever, daemon=True, name="mturk-standin").start()
-    return server
+def serve_in_thread(*, host: str = "127.0.0.1", ports=(0,)) -> StandInServer:
+    """Start the stand-in on a background thread, on the first free port of `ports`;
+    stop it with .shutdown() and .server_close()."""
+    for port in ports:
+        try:
+            server = StandInServer((host, port))
+        except OSError:
+            continue
+        threading.Thread(target=server.serve_forever, daemon=True, name="mturk-standin").start()
+        return server
+    raise OSError(f"No free port for the MTurk stand-in among {ports!r}.")
