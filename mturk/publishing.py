@@ -45,6 +45,17 @@ class CostEstimate:
     def total_cents(self) -> int:
         return self.rewards_cents + self.commission_cents
 
+    @property
+    def commission_percent(self) -> int:
+        return int(self.commission_rate * 100)
+
+    def as_dollars(self) -> dict:
+        """Rewards, commission and total as "$12.34" strings, for pages."""
+        return {
+            name: f"${Decimal(getattr(self, f'{name}_cents')) / 100:.2f}"
+            for name in ("rewards", "commission", "total")
+        }
+
 
 def commission_rate(max_assignments: int) -> Decimal:
     """MTurk's fee: 20% of the reward, 40% for HITs with 10 or more assignments."""
@@ -180,6 +191,8 @@ def hits_create(*, batch: Batch) -> dict:
     publication = Publication.objects.select_for_update().filter(batch=batch).first()
     if publication is None:
         raise ProviderError("Set up this batch for MTurk (title, description, reward) first.")
+    if publication.confirmed_cost_cents != cost_estimate(batch=batch).total_cents:
+        raise ProviderError("Confirm the batch's cost on its MTurk page before publishing.")
     stamp = int(batch.created_at.timestamp())
     publication.exclusion_qualification_id = _qualification_type(
         name=f"Parable exclusion: batch {batch.pk} ({stamp})",
