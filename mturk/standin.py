@@ -5,7 +5,7 @@ MTurkRequesterServiceV20170117.<Operation>`), and it answers in the documented
 request and response shapes, with MTurk's `RequestError` and `ServiceFault`
 errors. HITs, assignments, workers, qualifications, blocks and bonuses live in
 memory. Its worker side: `GET /` lists HITs, `GET /accept?hit=..&worker=..`
-accepts one and opens the ExternalQuestion URL with MTurk's parameters, and
+accepts one and frames the ExternalQuestion URL with MTurk's parameters, and
 `POST /mturk/externalSubmit` receives the finished assignment, as MTurk does.
 
 `fail_next(operation, code, times)` makes the next calls fail (ThrottlingException,
@@ -620,7 +620,15 @@ class _Handler(BaseHTTPRequestHandler):
             url = state.task_url(
                 assignment_id=assignment["AssignmentId"], submit_to=self.server.url
             )
-            return self._send(302, b"", "text/plain", headers=[("Location", url)])
+            # As MTurk's worker site: the ExternalQuestion page in a frame.
+            return self._page(
+                200,
+                f"Working on HIT {query['hit']}",
+                f"<p>Assignment {html.escape(assignment['AssignmentId'])} for worker "
+                f"{html.escape(assignment['WorkerId'])}.</p><iframe data-testid='task-frame' "
+                f"src='{html.escape(url)}' style='width:100%;height:900px;border:1px solid #999'>"
+                "</iframe>",
+            )
         if parts.path == "/":
             with state.lock:
                 rows = "".join(
