@@ -2,11 +2,12 @@
 
 import pytest
 
-from crowd.models import Assignment
+from crowd.models import Assignment, Worker
 from crowd.providers import ProviderError
 from crowd.review import assignment_approve, assignment_bonus, assignment_reject
 from mturk.entry import mturk_task_open
 from mturk.models import HIT, Bonus, MTurkAssignment
+from mturk.standin import RequestError
 from mturk.sync import batch_sync
 from tests.factories import BIRDS, BIRDS_STORY, mturk_batch_create, proverb_create
 
@@ -138,3 +139,96 @@ def test_reject_needs_feedback_and_rejects_on_mturk(standin):
     remote = MTurkAssignment.objects.get()
     assert standin.state.assignments[remote.assignment_id]["AssignmentStatus"] == "Rejected"
     assert remote.status == "Rejected"
+
+
+def test_hit_type_carries_the_qualification_requirements(standin):
+    from mturk.publishing import cost_estimate, mturk_batch_publish, publication_set
+
+    blocked = Worker.objects.create(
+        provider="mturk", external_id="ABLOCKED", blocked=True, blocked_reason="Spam"
+    )
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], publish=False)
+    publication_set(
+        batch=batch,
+        title="Write a story",
+        description="Write a story for a proverb.",
+        locales="US, gb",
+        min_approval_rate=95,
+        min_approved_hits=500,
+        test_xml="<QuestionForm>…</QuestionForm>",
+        answer_key_xml="<AnswerKey>…</AnswerKey>",
+        test_min_score=80,
+    )
+    mturk_batch_publish(batch=batch, confirmed_cost_cents=cost_estimate(batch=batch).total_cents)
+    hit_type = next(iter(standin.state.hit_types.values()))
+    requirements = {r["QualificationTypeId"]: r for r in hit_type["QualificationRequirements"]}
+    assert requirements["00000000000000000071"]["LocaleValues"] == [
+        {"Country": "US"},
+        {"Country": "GB"},
+    ]
+    assert requirements["000000000000000000L0"]["IntegerValues"] == [95]
+    assert requirements["00000000000000000040"]["IntegerValues"] == [500]
+    test = next(q for q in standin.state.qualification_types.values() if q["Test"])
+    assert test["AnswerKey"] == "<AnswerKey>…</AnswerKey>"
+    assert requirements[test["QualificationTypeId"]]["IntegerValues"] == [80]
+    exclusion = next(r for r in requirements.values() if r["Comparator"] == "DoesNotExist")[
+        "QualificationTypeId"
+    ]
+    assert standin.state.qualification_scores == {(exclusion, blocked.external_id): 1}
+    hit = HIT.objects.get(batch=batch)
+    with pytest.raises(RequestError, match="does not meet"):
+        standin.state.accept(hit_id=hit.hit_id, worker_id=blocked.external_id)
+
+
+def test_worker_at_the_cap_gets_the_exclusion_qualification(standin):
+    batch = mturk_batch_create(
+        proverbs=[proverb_create(BIRDS), proverb_create()], target_per_item=2, per_worker_cap=1
+    )
+    first, second = HIT.objects.filter(batch=batch).order_by("item__position")
+    _work(standin, first, "A1WORKER")
+    batch_sync(batch=batch)
+    with pytest.raises(RequestError, match="does not meet"):
+        standin.state.accept(hit_id=second.hit_id, worker_id="A1WORKER")
+    standin.state.accept(hit_id=second.hit_id, worker_id="A2OTHER")
+
+
+def test_auto_approval_on_mturk_is_mirrored_into_review(standin):
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    answer = _work(standin, HIT.objects.get(batch=batch), "A1WORKER")
+    remote = next(iter(standin.state.assignments.values()))
+    remote["AutoApprovalTime"] = remote["SubmitTime"]  # the delay has passed
+    batch_sync(batch=batch)
+    assert Assignment.objects.get(pk=answer.pk).status == "approved"
+    assert MTurkAssignment.objects.get().status == "Approved"
+
+
+def test_notify_sends_in_groups_of_a_hundred(standin):
+    from crowd.providers import get_provider
+
+    workers = [
+        Worker.objects.create(provider="mturk", external_id=f"AW{number:04d}")
+        for number in range(250)
+    ]
+    get_provider("mturk").notify(workers=workers, subject="New HITs", message="More stories")
+    assert [len(sent["WorkerIds"]) for sent in standin.state.notifications] == [100, 100, 50]
+
+
+def test_extend_moves_the_expiry_on_mturk(standin):
+    from mturk.hits import hit_extend
+
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    hit = HIT.objects.get(batch=batch)
+    extended = hit_extend(hit=hit, seconds=3 * 24 * 3600)
+    remote = standin.state.hits[hit.hit_id]["Expiration"]
+    assert abs((remote - extended.expires_at).total_seconds()) < 1
+    assert extended.expires_at > hit.expires_at
+
+
+def test_beat_task_syncs_every_published_mturk_batch(standin):
+    from mturk.tasks import hits_sync_task
+
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    _work(standin, HIT.objects.get(batch=batch), "A1WORKER")
+    assert hits_sync_task.delay().get() == 1
+    assert hits_sync_task.delay(batch.pk).get() == 0
+    assert MTurkAssignment.objects.get().answer is not None
