@@ -46,6 +46,11 @@ def mturk_task_open(*, item: BatchItem, assignment_id: str, hit_id: str, worker_
     if not (_ID.match(assignment_id) and _ID.match(worker_id)):
         raise EntryError("This task page was opened without a valid assignment and worker.")
     worker, _ = Worker.objects.get_or_create(provider="mturk", external_id=worker_id)
+    stored = Assignment.objects.filter(
+        item=item, worker=worker, provider_assignment_id=assignment_id
+    ).first()
+    if stored is not None and stored.status in Assignment.STORED:
+        return stored  # stored already: the page offers to send it to MTurk again
     answer = assignment_reserve_next(batch=item.batch, worker=worker, item=item)
     if answer.provider_assignment_id == assignment_id:
         return answer

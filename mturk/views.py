@@ -66,16 +66,22 @@ def task(request, item_id: int):
         return _framed_by_mturk(_message(request, str(error), status=400))
     except NoWorkAvailable as reason:
         return _framed_by_mturk(_message(request, reason.reason, status=200))
+    external_submit = {
+        "url": f"{submit_to}/mturk/externalSubmit",
+        "fields": {"assignmentId": assignment_id, "parableAnswer": answer.pk},
+    }
+    if answer.status in Assignment.STORED:
+        # Stored here, but MTurk may not have the assignment yet (the post was lost).
+        return _framed_by_mturk(
+            render(request, "mturk/stored.html", {"batch": item.batch, "form": external_submit})
+        )
     response = render_task_page(
         request,
         answer,
         submit_url=reverse("mturk:submit", args=[answer_token(answer)]),
         next_url="",
         return_url="",
-        external_submit={
-            "url": f"{submit_to}/mturk/externalSubmit",
-            "fields": {"assignmentId": assignment_id, "parableAnswer": answer.pk},
-        },
+        external_submit=external_submit,
     )
     return _framed_by_mturk(response)
 

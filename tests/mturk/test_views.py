@@ -100,3 +100,38 @@ def test_tampered_submit_token_is_not_found(hit):
         "/mturk/answers/forged-token/submit/", data="{}", content_type="application/json"
     )
     assert response.status_code == 404
+
+
+def _open(hit, standin, worker_id: str, assignment_id: str):
+    return Client().get(
+        _url(
+            hit,
+            assignmentId=assignment_id,
+            hitId=hit.hit_id,
+            workerId=worker_id,
+            turkSubmitTo=standin.url,
+        )
+    )
+
+
+def test_reopening_a_stored_answer_offers_to_send_it_to_mturk(hit, standin):
+    from crowd.assignments import assignment_submit
+
+    remote = standin.state.accept(hit_id=hit.hit_id, worker_id="A1WORKER")
+    _open(hit, standin, "A1WORKER", remote["AssignmentId"])
+    assignment_submit(assignment=Assignment.objects.get(), payload={"text": BIRDS_STORY})
+    page = _open(hit, standin, "A1WORKER", remote["AssignmentId"]).content.decode()
+    assert 'data-testid="stored"' in page
+    assert f'action="{standin.url}/mturk/externalSubmit"' in page
+    assert f'value="{remote["AssignmentId"]}"' in page
+
+
+def test_blocked_worker_is_told_and_gets_no_task(hit, standin):
+    from crowd.models import Worker
+
+    Worker.objects.create(
+        provider="mturk", external_id="A1BLOCKED", blocked=True, blocked_reason="Spam"
+    )
+    page = _open(hit, standin, "A1BLOCKED", "ASSIGN1").content.decode()
+    assert "cannot take tasks" in page
+    assert not Assignment.objects.exists()
