@@ -9,6 +9,7 @@ mirrored into Parable's review state.
 from __future__ import annotations
 
 from collections import Counter
+from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -20,6 +21,11 @@ from mturk.models import HIT, MTurkAssignment, Publication
 from mturk.publishing import as_datetime, exclude_worker
 
 STATUSES = ["Submitted", "Approved", "Rejected"]
+SUBMIT_GRACE = timedelta(minutes=10)
+UNVOUCHED = (
+    "No MTurk assignment with this assignment id, HIT and worker was submitted: "
+    "this answer is not counted or paid."
+)
 _TIMES = {
     "accepted_at": "AcceptTime",
     "submitted_at": "SubmitTime",
@@ -47,7 +53,7 @@ def open_batches_sync() -> int:
 @transaction.atomic
 def hit_sync(*, hit: HIT) -> int:
     """One HIT: its status and deadline, then every assignment page by page (all statuses)."""
-    hit = HIT.objects.select_for_update().select_related("item").get(pk=hit.pk)
+    hit = HIT.objects.select_for_update().select_related("item", "batch").get(pk=hit.pk)
     remote = client.call("get_hit", HITId=hit.hit_id)["HIT"]
     hit.status = remote["HITStatus"]
     hit.max_assignments = remote["MaxAssignments"]
@@ -63,7 +69,25 @@ def hit_sync(*, hit: HIT) -> int:
         AssignmentStatuses=STATUSES,
     ):
         changed += _assignment_upsert(hit=hit, row=row)
-    return changed
+    return changed + _unvouched_reject(hit=hit, now=hit.synced_at)
+
+
+def _unvouched_reject(*, hit: HIT, now) -> int:
+    """Answers MTurk never vouched for although their time on MTurk is over: rejected here
+    (MTurk has nothing to reject), so they are never approved or counted and their slots
+    reopen. Within the time allowed, an answer may be waiting for MTurk's own submit."""
+    cutoff = now - timedelta(seconds=hit.batch.time_allowed_seconds) - SUBMIT_GRACE
+    stale = Assignment.objects.filter(
+        item=hit.item,
+        status=Assignment.Status.SUBMITTED,
+        mturk_assignment__isnull=True,
+        started_at__lt=cutoff,
+    )
+    rejected = 0
+    for answer in stale:
+        assignment_reject(assignment=answer, message=UNVOUCHED)
+        rejected += 1
+    return rejected
 
 
 def _assignment_upsert(*, hit: HIT, row: dict) -> int:

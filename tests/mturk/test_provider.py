@@ -80,6 +80,28 @@ def test_forged_worker_id_is_never_linked_approved_or_paid(standin):
     assert standin.state.bonuses == []
 
 
+def test_answer_mturk_never_vouches_for_is_rejected_here_once_its_time_is_over(standin):
+    from datetime import timedelta
+
+    from crowd.assignments import assignment_submit
+
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    hit = HIT.objects.get(batch=batch)
+    forged = mturk_task_open(
+        item=hit.item, assignment_id="NOSUCHASSIGNMENT", hit_id=hit.hit_id, worker_id="AFORGED"
+    )
+    assignment_submit(assignment=forged, payload={"text": BIRDS_STORY})
+    batch_sync(batch=batch)
+    assert Assignment.objects.get(pk=forged.pk).status == "submitted"  # may still arrive
+    Assignment.objects.filter(pk=forged.pk).update(
+        started_at=forged.started_at - timedelta(seconds=batch.time_allowed_seconds + 3600)
+    )
+    batch_sync(batch=batch)
+    rejected = Assignment.objects.get(pk=forged.pk)
+    assert rejected.status == "rejected" and "not counted or paid" in rejected.review_message
+    assert standin.state.calls.count("RejectAssignment") == 0
+
+
 def test_retried_publish_creates_no_hit_twice(standin):
     from crowd.batches import batch_publish
     from mturk.publishing import hits_create
