@@ -57,8 +57,9 @@ class PublicationForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["batch"].queryset = Batch.objects.filter(status=Batch.Status.DRAFT)
-        self.fields["batch"].help_text = "A draft batch; it becomes an MTurk batch."
+        if "batch" in self.fields:  # absent when the settings are shown read only
+            self.fields["batch"].queryset = Batch.objects.filter(status=Batch.Status.DRAFT)
+            self.fields["batch"].help_text = "A draft batch; it becomes an MTurk batch."
 
 
 class ResultsImportForm(forms.Form):

@@ -157,3 +157,47 @@ def test_balance_is_shown_and_results_upload_reports_bad_lines(client, researche
     assert 'data-testid="created">3<' in page
     assert "line 5:" in page and "line 8:" in page
     assert Assignment.objects.filter(worker__provider="mturk").count() == 3
+
+
+def test_researcher_sets_up_a_draft_batch_for_mturk_in_the_admin(client, researcher, standin):
+    from crowd.batches import batch_create
+
+    batch = batch_create(name="Stories", task_type="write", items=[{"proverb": proverb_create()}])
+    client.force_login(researcher)
+    response = client.post(
+        "/admin/mturk/publication/add/",
+        {
+            "batch": batch.pk,
+            "title": "Write a story",
+            "description": "Write a short story for a proverb.",
+            "keywords": "story",
+            "auto_approval_delay_seconds": 259200,
+            "lifetime_seconds": 604800,
+            "locales": "US",
+            "min_approval_rate": 95,
+        },
+    )
+    assert response.status_code == 302
+    assert response["Location"] == _page(batch)
+    batch.refresh_from_db()
+    assert batch.provider == "mturk" and batch.mturk.min_approval_rate == 95
+    page = client.get(_page(batch)).content.decode()
+    assert 'data-testid="estimate"' in page
+
+
+def test_hits_assignments_and_bonuses_are_listed_read_only(client, researcher, standin):
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    answer = _work(standin, HIT.objects.get(), "A1WORKER")
+    batch_sync(batch=batch)
+    from crowd.review import assignment_approve, assignment_bonus
+
+    assignment_approve(assignment=answer)
+    assignment_bonus(assignment=answer, cents=10, reason="Thanks")
+    client.force_login(researcher)
+    for model in ("hit", "mturkassignment", "bonus"):
+        page = client.get(f"/admin/mturk/{model}/")
+        assert page.status_code == 200
+        assert f"/admin/mturk/{model}/add/" not in page.content.decode()
+    settings_page = client.get(f"/admin/mturk/publication/{batch.mturk.pk}/change/")
+    assert settings_page.status_code == 200
+    assert 'name="title"' not in settings_page.content.decode()  # read only once published
