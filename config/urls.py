@@ -36,5 +36,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("healthz", healthz, name="healthz"),
     path("prolific/", include("prolific.urls")),
+    path("mturk/", include("mturk.urls")),
     path("", include("frontend.urls")),
 ]

@@ -52,8 +52,9 @@ def _ensure_slot_free(assignment: Assignment) -> None:
 
 
 @transaction.atomic
-def assignment_approve(*, assignment: Assignment) -> Assignment:
-    """Approve a submission (idempotent); the task type reacts, the provider is told."""
+def assignment_approve(*, assignment: Assignment, message: str = "") -> Assignment:
+    """Approve a submission (idempotent), with optional feedback the provider passes on;
+    the task type reacts, the provider is told."""
     locked = _locked_submission(assignment)
     if locked.status == Assignment.Status.APPROVED:
         return locked
@@ -61,7 +62,7 @@ def assignment_approve(*, assignment: Assignment) -> Assignment:
         _ensure_slot_free(locked)
     locked.status = Assignment.Status.APPROVED
     locked.reviewed_at = timezone.now()
-    locked.review_message = ""
+    locked.review_message = message.strip()
     locked.save(update_fields=["status", "reviewed_at", "review_message"])
     task_types.get(locked.item.batch.task_type).on_reviewed(assignment=locked, approved=True)
     batches_feed(assignment=locked)  # chained batches take the newly approved output

@@ -105,28 +105,44 @@ def _own_assignment(request, assignment_id: int) -> Assignment:
 
 
 def task_page(request, assignment_id: int):
-    """The task page of the assignment's type; a finished assignment shows its result.
+    """The task page of the assignment's type; a finished assignment shows its result."""
+    assignment = _own_assignment(request, assignment_id)
+    return render_task_page(
+        request,
+        assignment,
+        submit_url=reverse("frontend:submit", args=[assignment.pk]),
+        next_url=get_provider(assignment.item.batch.provider).next_url(assignment=assignment),
+        return_url=reverse("frontend:return", args=[assignment.pk]),
+    )
+
+
+def render_task_page(
+    request, assignment: Assignment, *, submit_url: str, next_url: str, return_url: str, **extra
+):
+    """Render the assignment's task-type page, for any way a worker arrives.
 
     The page's JS module reads `task_config` (json_script): the task type's own
-    settings plus the common ones set here (submit, next and draft keys).
+    settings plus the common ones set here (submit, next and draft keys, and
+    `extra`, e.g. a provider's form to post after the answer is stored).
+    `return_url` "" leaves out the give-back button; `next_url` "" the next link.
     """
-    assignment = _own_assignment(request, assignment_id)
     batch = assignment.item.batch
     task_type = task_types.get(batch.task_type)
     submitted = assignment.status in Assignment.STORED  # the page shows it, not the form
     common = {
         "assignment": assignment.pk,
-        "submit_url": reverse("frontend:submit", args=[assignment.pk]),
-        "next_url": get_provider(batch.provider).next_url(assignment=assignment),
+        "submit_url": submit_url,
+        "next_url": next_url,
         "draft_key": f"parable:draft:{assignment.pk}",
         "submitted": submitted,
+        **extra,
     }
     context = {
         "assignment": assignment,
         "batch": batch,
         "item": assignment.item,
         "seconds_left": max(0, int((assignment.expires_at - timezone.now()).total_seconds())),
-        "return_url": reverse("frontend:return", args=[assignment.pk]),
+        "return_url": return_url,
         **common,
         **task_type.page_context(assignment=assignment),
     }
@@ -139,6 +155,14 @@ def task_submit(request, assignment_id: int):
     """JSON submit: 200 with the stored result (also on a retry with the same key), 400
     with the reason, 409 when another window already submitted this assignment."""
     assignment = _own_assignment(request, assignment_id)
+    return submit_response(request, assignment)
+
+
+def submit_response(
+    request, assignment: Assignment, *, next_url: str | None = None
+) -> JsonResponse:
+    """Store the JSON body's payload once (assignment_submit) and answer with the result;
+    `next_url` None lets the batch's provider say where the worker goes next."""
     try:
         body = request_json(request) if request.body else {}
     except InputError as error:
@@ -164,7 +188,9 @@ def task_submit(request, assignment_id: int):
             "status": outcome.assignment.status,
             "replayed": outcome.replayed,
             "result": outcome.result,
-            "next_url": get_provider(outcome.assignment.item.batch.provider).next_url(
+            "next_url": next_url
+            if next_url is not None
+            else get_provider(outcome.assignment.item.batch.provider).next_url(
                 assignment=outcome.assignment
             ),
         }

@@ -105,3 +105,23 @@ def free_loopback_port() -> int:
                 continue
             return port
     raise RuntimeError("No free port in 27000-27199.")
+
+
+@pytest.fixture
+def standin(settings, monkeypatch):
+    """A fresh MTurk stand-in on a loopback port; boto3 (dummy credentials) and the task
+    pages' settings point at it."""
+    from mturk import client
+    from mturk.standin import serve_in_thread
+
+    server = serve_in_thread(ports=range(27480, 27600))
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDTESTSTANDIN")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test-secret")
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    settings.MTURK_ENDPOINT = server.url
+    settings.MTURK_MAX_ATTEMPTS = 4
+    client._client.cache_clear()
+    yield server
+    server.shutdown()
+    server.server_close()
+    client._client.cache_clear()

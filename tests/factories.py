@@ -248,3 +248,26 @@ def prolific_batch_create(
         return batch
     cost = study_cost(study=study)["total_cost"]
     return study_publish_confirmed(study=study, cost_cents=round(cost))
+
+
+def mturk_batch_create(*, proverbs: list[Proverb], publish: bool = True, **fields) -> Batch:
+    """A write batch set up for MTurk (title, description, reward) and, by default, published
+    against whatever MTURK_ENDPOINT points at (the stand-in in tests)."""
+    from crowd.batches import batch_create as batch_create_service
+    from mturk.publishing import cost_estimate, mturk_batch_publish, publication_set
+
+    fields.setdefault("name", f"MTurk batch {next(_sequence)}")
+    fields.setdefault("reward_cents", 50)
+    batch = batch_create_service(
+        task_type="write", items=[{"proverb": proverb} for proverb in proverbs], **fields
+    )
+    publication_set(
+        batch=batch,
+        title="Write a short story for a proverb",
+        description="Read a proverb and write a short story that conveys it.",
+        keywords="writing, story, proverb",
+    )
+    if publish:
+        estimate = cost_estimate(batch=batch)
+        batch = mturk_batch_publish(batch=batch, confirmed_cost_cents=estimate.total_cents)
+    return batch

@@ -214,6 +214,13 @@ PROLIFIC_BACKOFF_SECONDS = env.float("PROLIFIC_BACKOFF_SECONDS", default=1.0)
 PROLIFIC_REJECTION_CATEGORY = env.str("PROLIFIC_REJECTION_CATEGORY", default="LOW_EFFORT")
 PROLIFIC_SYNC_SECONDS = env.int("PROLIFIC_SYNC_SECONDS", default=120)
 
+# Amazon Mechanical Turk: "sandbox", "production" or the URL of a compatible endpoint.
+MTURK_ENDPOINT = env.str("MTURK_ENDPOINT", default="sandbox")
+MTURK_REGION = env.str("MTURK_REGION", default="us-east-1")
+MTURK_MAX_ATTEMPTS = env.int("MTURK_MAX_ATTEMPTS", default=6)
+MTURK_FRAME_HEIGHT = env.int("MTURK_FRAME_HEIGHT", default=900)
+MTURK_SYNC_SECONDS = env.int("MTURK_SYNC_SECONDS", default=300)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -228,4 +235,5 @@ CELERY_BEAT_SCHEDULE = {
     "expire-reservations": {"task": "crowd.assignments_expire", "schedule": 60.0},
     "requeue-keywords": {"task": "annotation.keywords_requeue", "schedule": 60.0},
     "prolific-sync": {"task": "prolific.studies_sync", "schedule": float(PROLIFIC_SYNC_SECONDS)},
+    "mturk-sync": {"task": "mturk.hits_sync", "schedule": float(MTURK_SYNC_SECONDS)},
 }

@@ -12,6 +12,7 @@ from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.template.response import TemplateResponse
 
 from crowd.models import Assignment, Worker
+from crowd.providers import ProviderError
 from crowd.review import ReviewError, assignment_approve, assignment_reject, worker_block
 
 REVIEW_PERMISSION = "crowd.review_batch"
@@ -43,7 +44,7 @@ class ReviewActions:
             try:
                 assignment_approve(assignment=assignment)
                 approved += 1
-            except ReviewError as error:
+            except (ReviewError, ProviderError) as error:
                 self.message_user(request, str(error), messages.WARNING)
         self.message_user(request, f"{approved} submission(s) approved.")
 
@@ -75,7 +76,7 @@ class ReviewActions:
             try:
                 assignment_reject(assignment=assignment, message=reason)
                 rejected += 1
-            except ReviewError as error:
+            except (ReviewError, ProviderError) as error:
                 self.message_user(request, str(error), messages.WARNING)
         self.message_user(request, f"{rejected} submission(s) rejected; their slots reopened.")
 

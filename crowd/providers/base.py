@@ -39,14 +39,14 @@ class CrowdProvider:
     def block(self, *, worker: Worker, reason: str) -> None:
         raise NotImplementedError
 
+    def unblock(self, *, worker: Worker) -> None:
+        """Let a blocked worker take work again."""
+        raise NotImplementedError
+
     def notify(self, *, workers: list[Worker], subject: str, message: str) -> None:
         raise NotImplementedError
 
     def close(self, *, batch: Batch) -> None:
-        raise NotImplementedError
-
-    def unblock(self, *, worker: Worker) -> None:
-        """Let a blocked worker take work again."""
         raise NotImplementedError
 
     def session_url(self, *, batch: Batch, worker: Worker) -> str | None:

@@ -34,11 +34,11 @@ class LocalProvider(CrowdProvider):
     def block(self, *, worker, reason: str) -> None:
         logger.info("local: worker %s blocked", worker.pk)
 
+    def unblock(self, *, worker) -> None:
+        logger.info("local: worker %s unblocked", worker.pk)
+
     def notify(self, *, workers, subject: str, message: str) -> None:
         logger.info("local: notification %r for %d worker(s)", subject, len(workers))
 
     def close(self, *, batch) -> None:
         logger.info("local: batch %s closed", batch.pk)
-
-    def unblock(self, *, worker) -> None:
-        logger.info("local: worker %s unblocked", worker.pk)

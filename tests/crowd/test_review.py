@@ -11,6 +11,7 @@ from crowd.review import (
     assignment_bonus,
     assignment_reject,
     worker_block,
+    worker_unblock,
 )
 from crowd.task_types import SubmissionError
 from tests.factories import BIRDS, BIRDS_STORY, proverb_create, worker_create, write_batch_create
@@ -113,6 +114,19 @@ def test_block_returns_reservations_and_refuses_further_work(batch):
         assignment_submit(assignment=assignment, payload={"text": BIRDS_STORY})
     with pytest.raises(NoWorkAvailable):
         assignment_reserve_next(batch=batch, worker=worker)
+
+
+def test_unblocked_worker_takes_tasks_again(batch):
+    worker = worker_create()
+    worker_block(worker=worker, reason="Copied stories from the web.")
+    worker = worker_unblock(worker=worker)
+    assert not worker.blocked and worker.blocked_reason == ""
+    assert assignment_reserve_next(batch=batch, worker=worker).status == "reserved"
+
+
+def test_approval_feedback_is_kept_for_the_worker(batch):
+    approved = assignment_approve(assignment=submitted(batch), message="  Lovely twist. ")
+    assert approved.review_message == "Lovely twist."
 
 
 def test_block_needs_a_reason(batch):

@@ -116,3 +116,46 @@ test("a server error or a page that is not JSON keeps the work and says so", asy
   assert.equal(forbidden.kind, "refused");
   assert.match(forbidden.message, /error 403/);
 });
+
+function fakeForms() {
+  const posted = [];
+  document.createElement = (tag) => {
+    const element = { tag, children: [], appendChild: (child) => element.children.push(child) };
+    element.submit = () =>
+      posted.push({
+        method: element.method,
+        action: element.action,
+        fields: Object.fromEntries(element.children.map((input) => [input.name, input.value])),
+      });
+    return element;
+  };
+  document.body = { appendChild: () => {} };
+  return posted;
+}
+
+test("a stored answer then posts the provider's form (MTurk's externalSubmit)", async () => {
+  const posted = fakeForms();
+  const external_submit = {
+    url: "https://www.mturk.com/mturk/externalSubmit",
+    fields: { assignmentId: "3ABC", parableAnswer: 7 },
+  };
+  replies.push(json(200, { status: "submitted", replayed: false, result: {} }));
+  const outcome = await createSubmitter({ ...CONFIG, external_submit }).submit({ text: "A" });
+  assert.equal(outcome.ok, true);
+  assert.deepEqual(posted, [
+    {
+      method: "post",
+      action: external_submit.url,
+      fields: { assignmentId: "3ABC", parableAnswer: "7" },
+    },
+  ]);
+});
+
+test("a refused answer posts nothing to the provider", async () => {
+  const posted = fakeForms();
+  const external_submit = { url: "https://www.mturk.com/mturk/externalSubmit", fields: {} };
+  replies.push(json(400, { error: "Too short." }));
+  const outcome = await createSubmitter({ ...CONFIG, external_submit }).submit({ text: "A" });
+  assert.equal(outcome.ok, false);
+  assert.deepEqual(posted, []);
+});

@@ -17,8 +17,11 @@
 //       outcome: {ok: true, data}                          200: data.result, data.next_url
 //                {ok: false, kind: "refused", message, details}   the server's reason (4xx)
 //                {ok: false, kind: "network" | "server", message} nothing was stored
+//       When config.external_submit is {url, fields} (a provider's own form, e.g. MTurk's
+//       externalSubmit), a successful submit then posts those fields there as a form.
 //   showStatus(message, kind = "") -> the #status line, kind "ok" | "error" | ""
-//   showNextLink(url) -> appends a "Next task" link (data-testid next-link) to #status
+//   showNextLink(url) -> appends a "Next task" link (data-testid next-link) to #status;
+//       nothing when url is empty
 //   startTimer() -> counts the #timer element down from its data-seconds-left
 // Text is only ever written with textContent: worker text is never parsed as HTML.
 
@@ -128,13 +131,31 @@ export function createSubmitter(config) {
       inFlight = post(config.submit_url, { payload, submission_key: key }).then((outcome) => {
         inFlight = null;
         submitter.busy = false;
-        if (outcome.ok) keyStore.clear();
+        if (outcome.ok) {
+          keyStore.clear();
+          if (config.external_submit) postForm(config.external_submit);
+        }
         return outcome;
       });
       return inFlight;
     },
   };
   return submitter;
+}
+
+function postForm({ url, fields }) {
+  const form = document.createElement("form");
+  form.method = "post";
+  form.action = url;
+  for (const [name, value] of Object.entries(fields)) {
+    const input = document.createElement("input");
+    input.type = "hidden";
+    input.name = name;
+    input.value = String(value);
+    form.appendChild(input);
+  }
+  document.body.appendChild(form);
+  form.submit();
 }
 
 export function showStatus(message, kind = "") {
@@ -146,7 +167,7 @@ export function showStatus(message, kind = "") {
 
 export function showNextLink(url) {
   const status = document.getElementById("status");
-  if (!status) return;
+  if (!status || !url) return;
   const next = document.createElement("a");
   next.href = url;
   next.textContent = "Next task";

@@ -1,0 +1,326 @@
+"""MTurk in the admin: set a batch up, see its cost and confirm before publishing, and one
+page per batch with the balance, HITs, assignments, flags and every review action.
+
+Viewing needs the view-batch permission; review actions (approve, reject, bonus, block)
+the review-batch permission; publishing, syncing and changing HITs the change-batch
+permission. Worker text reaches the pages only through Django's autoescaping.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
+
+from crowd.models import Assignment, Batch, Worker
+from crowd.providers import ProviderError
+from crowd.review import (
+    ReviewError,
+    assignment_approve,
+    assignment_reject,
+    worker_block,
+    worker_unblock,
+)
+from mturk.hits import hit_assignments_add, hit_expire, hit_extend
+from mturk.importing import mturk_results_import
+from mturk.models import HIT, Bonus, MTurkAssignment, Publication
+from mturk.publishing import cost_estimate, mturk_batch_publish, publication_set
+from mturk.results import ResultsFileError
+from mturk.review import batch_workers_notify, mturk_bonus_pay
+from mturk.selectors import account_balance, auto_approval_due, batch_hits, unmatched_answers
+from mturk.sync import batch_sync
+
+PUBLICATION_FIELDS = (
+    "title",
+    "description",
+    "keywords",
+    "auto_approval_delay_seconds",
+    "lifetime_seconds",
+    "locales",
+    "min_approval_rate",
+    "min_approved_hits",
+    "test_xml",
+    "answer_key_xml",
+    "test_min_score",
+)
+
+
+class PublicationForm(forms.ModelForm):
+    class Meta:
+        model = Publication
+        fields = ("batch", *PUBLICATION_FIELDS)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "batch" in self.fields:  # absent when the settings are shown read only
+            self.fields["batch"].queryset = Batch.objects.filter(status=Batch.Status.DRAFT)
+            self.fields["batch"].help_text = "A draft batch; it becomes an MTurk batch."
+
+
+class ResultsImportForm(forms.Form):
+    file = forms.FileField(help_text="The batch results CSV from MTurk's requester site.")
+    batch_type = forms.ChoiceField(
+        choices=[("write", "Write narratives"), ("align", "Align spans"), ("rate", "Rate quality")]
+    )
+    mapping = forms.CharField(
+        widget=forms.TextInput(attrs={"size": 90}),
+        help_text=(
+            "field=Column, comma separated: proverb and narrative (every type), "
+            "proverb_span_N and narrative_span_N (align), rating.<criterion> (rate). "
+            "E.g. proverb=Input.proverb,narrative=Answer.story"
+        ),
+    )
+    batch_name = forms.CharField(required=False, help_text="Default: from the file name.")
+
+
+@admin.register(Publication)
+class PublicationAdmin(admin.ModelAdmin):
+    """A batch's MTurk settings; its MTurk page is where everything else happens."""
+
+    form = PublicationForm
+    list_display = ("batch", "title", "hit_type_id", "confirmed_cost", "batch_page")
+    readonly_fields = ("hit_type_id", "exclusion_qualification_id", "test_qualification_id")
+
+    def has_change_permission(self, request, obj=None):
+        # Once published, a batch's HIT type is fixed on MTurk: the settings are read only.
+        if obj is not None and obj.batch.status != Batch.Status.DRAFT:
+            return False
+        return super().has_change_permission(request, obj)
+
+    @admin.display(description="Confirmed cost")
+    def confirmed_cost(self, publication):
+        return f"${publication.confirmed_cost_cents / 100:.2f}"
+
+    @admin.display(description="MTurk page")
+    def batch_page(self, publication):
+        url = reverse("admin:mturk_batch", args=[publication.batch_id])
+        return format_html('<a href="{}">Open</a>', url)
+
+    def save_model(self, request, obj, form, change):
+        fields = {name: form.cleaned_data.get(name) for name in PUBLICATION_FIELDS}
+        saved = publication_set(batch=form.cleaned_data.get("batch", obj.batch), **fields)
+        obj.pk = saved.pk
+
+    def response_post_save_add(self, request, obj):
+        return redirect("admin:mturk_batch", batch_id=obj.batch_id)
+
+    def changelist_view(self, request, extra_context=None):
+        extra = {"balance": account_balance(), **(extra_context or {})}
+        return super().changelist_view(request, extra_context=extra)
+
+    def get_urls(self):
+        own = [
+            path(
+                "batch/<int:batch_id>/",
+                self.admin_site.admin_view(self.batch_view),
+                name="mturk_batch",
+            ),
+            path(
+                "import-results/",
+                self.admin_site.admin_view(self.import_view),
+                name="mturk_import_results",
+            ),
+            path(
+                "batch/<int:batch_id>/publish/",
+                self.admin_site.admin_view(self.publish_view),
+                name="mturk_publish",
+            ),
+        ]
+        return own + super().get_urls()
+
+    def _context(self, request, **extra):
+        return {**self.admin_site.each_context(request), "opts": self.model._meta, **extra}
+
+    def import_view(self, request):
+        """Upload a batch results CSV (add-batch permission): the same service as the command."""
+        if not request.user.has_perm("crowd.add_batch"):
+            raise PermissionDenied
+        form = ResultsImportForm(request.POST or None, request.FILES or None)
+        report = None
+        if request.method == "POST" and form.is_valid():
+            upload = form.cleaned_data["file"]
+            try:
+                report = mturk_results_import(
+                    content=upload.read(),
+                    batch_type=form.cleaned_data["batch_type"],
+                    mapping=form.cleaned_data["mapping"],
+                    batch_name=form.cleaned_data["batch_name"] or f"MTurk results: {upload.name}",
+                    created_by=request.user,
+                )
+            except ResultsFileError as error:
+                form.add_error(None, f"Nothing was imported: {error}")
+        context = self._context(
+            request, title="Import MTurk batch results", form=form, report=report
+        )
+        return TemplateResponse(request, "admin/mturk/import.html", context)
+
+    def publish_view(self, request, batch_id: int):
+        """The cost before publishing: rewards × assignments plus MTurk's commission."""
+        batch = get_object_or_404(Batch, pk=batch_id, provider="mturk")
+        if not request.user.has_perm("crowd.change_batch"):
+            raise PermissionDenied
+        estimate = cost_estimate(batch=batch)
+        if request.method == "POST":
+            try:
+                mturk_batch_publish(
+                    batch=batch, confirmed_cost_cents=int(request.POST.get("confirmed_cents", -1))
+                )
+            except (ValueError, ProviderError) as error:
+                self.message_user(request, str(error), messages.ERROR)
+            else:
+                self.message_user(request, f"“{batch.name}” published on MTurk.")
+                return redirect("admin:mturk_batch", batch_id=batch.pk)
+        context = self._context(
+            request,
+            title=f"Publish on MTurk: {batch.name}",
+            batch=batch,
+            estimate=estimate,
+            dollars=estimate.as_dollars(),
+            balance=account_balance(),
+        )
+        return TemplateResponse(request, "admin/mturk/publish.html", context)
+
+    def batch_view(self, request, batch_id: int):
+        """Balance, HITs with their assignments, flags, warnings; POST runs one action."""
+        batch = get_object_or_404(Batch, pk=batch_id, provider="mturk")
+        if not request.user.has_perm("crowd.view_batch"):
+            raise PermissionDenied
+        if request.method == "POST":
+            self._act(request, batch)
+            return redirect("admin:mturk_batch", batch_id=batch.pk)
+        now = timezone.now()
+        context = self._context(
+            request,
+            title=f"MTurk: {batch.name}",
+            batch=batch,
+            balance=account_balance(),
+            hits=batch_hits(batch=batch),
+            unmatched=unmatched_answers(batch=batch),
+            due=auto_approval_due(batch=batch, now=now),
+            now=now,
+            can_review=request.user.has_perm("crowd.review_batch"),
+            can_change=request.user.has_perm("crowd.change_batch"),
+        )
+        return TemplateResponse(request, "admin/mturk/batch.html", context)
+
+    def _act(self, request, batch: Batch) -> None:
+        action = request.POST.get("action", "")
+        review = action in ("approve", "reject", "bonus", "block", "unblock")
+        needed = "crowd.review_batch" if review else "crowd.change_batch"
+        if not request.user.has_perm(needed):
+            raise PermissionDenied
+        handler = getattr(self, f"_do_{action}", None)
+        if handler is None:
+            self.message_user(request, "Unknown action.", messages.ERROR)
+            return
+        try:
+            self.message_user(request, handler(request, batch))
+        except (ValueError, ReviewError, ProviderError) as error:
+            self.message_user(request, str(error), messages.ERROR)
+
+    @staticmethod
+    def _answer(request, batch) -> Assignment:
+        return get_object_or_404(Assignment, pk=request.POST.get("answer"), item__batch=batch)
+
+    @staticmethod
+    def _hit(request, batch) -> HIT:
+        return get_object_or_404(HIT, pk=request.POST.get("hit"), batch=batch)
+
+    @staticmethod
+    def _worker(request) -> Worker:
+        return get_object_or_404(Worker, pk=request.POST.get("worker"), provider="mturk")
+
+    def _do_sync(self, request, batch):
+        return f"Synced: {batch_sync(batch=batch)} assignment(s) new or changed."
+
+    def _do_approve(self, request, batch):
+        answer = assignment_approve(
+            assignment=self._answer(request, batch), message=request.POST.get("feedback", "")
+        )
+        return f"Assignment {answer.pk} approved."
+
+    def _do_reject(self, request, batch):
+        answer = assignment_reject(
+            assignment=self._answer(request, batch), message=request.POST.get("feedback", "")
+        )
+        return f"Assignment {answer.pk} rejected; its slot reopened."
+
+    def _do_bonus(self, request, batch):
+        answer = mturk_bonus_pay(
+            assignment=self._answer(request, batch),
+            cents=int(request.POST.get("cents", 0)),
+            reason=request.POST.get("reason", ""),
+            paid_before_cents=int(request.POST.get("paid_before", -1)),
+        )
+        return f"Bonus paid; assignment {answer.pk} has {answer.bonus_cents}¢ in bonuses."
+
+    def _do_block(self, request, batch):
+        worker = worker_block(worker=self._worker(request), reason=request.POST.get("reason", ""))
+        return f"Worker {worker.external_id} blocked."
+
+    def _do_unblock(self, request, batch):
+        worker = worker_unblock(worker=self._worker(request))
+        return f"Worker {worker.external_id} unblocked."
+
+    def _do_expire(self, request, batch):
+        return f"HIT {hit_expire(hit=self._hit(request, batch)).hit_id} expired."
+
+    def _do_extend(self, request, batch):
+        hours = int(request.POST.get("hours", 0))
+        hit = hit_extend(hit=self._hit(request, batch), seconds=hours * 3600)
+        return f"HIT {hit.hit_id} open until {hit.expires_at:%Y-%m-%d %H:%M} UTC."
+
+    def _do_add(self, request, batch):
+        hit = hit_assignments_add(
+            hit=self._hit(request, batch), count=int(request.POST.get("count", 0))
+        )
+        return f"HIT {hit.hit_id} now takes {hit.max_assignments} assignments."
+
+    def _do_notify(self, request, batch):
+        sent = batch_workers_notify(
+            batch=batch,
+            subject=request.POST.get("subject", ""),
+            message=request.POST.get("message", ""),
+        )
+        return f"Message sent to {sent} worker(s)."
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(HIT)
+class HITAdmin(ReadOnlyAdmin):
+    list_display = ("hit_id", "batch", "item", "status", "max_assignments", "expires_at")
+    list_filter = ("status", "batch")
+
+
+@admin.register(MTurkAssignment)
+class MTurkAssignmentAdmin(ReadOnlyAdmin):
+    list_display = (
+        "assignment_id",
+        "hit",
+        "worker_id",
+        "status",
+        "submitted_at",
+        "auto_approval_at",
+        "answer",
+    )
+    list_filter = ("status", "hit__batch")
+
+
+@admin.register(Bonus)
+class BonusAdmin(ReadOnlyAdmin):
+    list_display = ("assignment", "worker_id", "cents", "reason", "request_token", "paid_at")

@@ -1,0 +1,121 @@
+"""The one module that talks to MTurk's Requester API (2017-01-17) through boto3.
+
+The endpoint is a setting (`MTURK_ENDPOINT`: sandbox, production, or the URL of
+anything speaking the same API, such as `mturk.standin`); credentials come from
+the standard AWS environment variables or profile. Throttling and service
+faults are retried with backoff by botocore's standard retry mode.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+from django.conf import settings
+
+from crowd.providers import ProviderError
+
+ENDPOINTS = {
+    "production": "https://mturk-requester.us-east-1.amazonaws.com",
+    "sandbox": "https://mturk-requester-sandbox.us-east-1.amazonaws.com",
+}
+# Where a worker's browser posts the finished assignment, and the sites that frame task pages.
+WORKER_SITES = {
+    "production": ("https://www.mturk.com", ("https://worker.mturk.com", "https://www.mturk.com")),
+    "sandbox": (
+        "https://workersandbox.mturk.com",
+        ("https://workersandbox.mturk.com",),
+    ),
+}
+# MTurk's documented error messages for a UniqueRequestToken seen before.
+_DUPLICATE = re.compile(r"already (exists|been processed)|unique request token", re.IGNORECASE)
+_HIT_ID = re.compile(r"HITId[:=]?\s*([A-Z0-9]+)", re.IGNORECASE)
+
+
+class MTurkError(ProviderError):
+    """MTurk refused a call (RequestError) or failed after retries (ServiceFault)."""
+
+    def __init__(self, message: str, *, code: str = ""):
+        super().__init__(message)
+        self.code = code
+
+    @property
+    def is_duplicate_request(self) -> bool:
+        """True when MTurk says a UniqueRequestToken was used before: the call took effect."""
+        return bool(_DUPLICATE.search(str(self)))
+
+    @property
+    def hit_id(self) -> str:
+        match = _HIT_ID.search(str(self))
+        return match.group(1) if match else ""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    api_url: str
+    submit_origin: str
+    frame_ancestors: tuple[str, ...]
+
+
+def endpoint(value: str | None = None) -> Endpoint:
+    """The API URL, the worker-site origin for externalSubmit and the sites allowed to frame."""
+    value = (value or settings.MTURK_ENDPOINT).strip()
+    if value in ENDPOINTS:
+        submit, frames = WORKER_SITES[value]
+        return Endpoint(ENDPOINTS[value], submit, frames)
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ProviderError(
+            f"MTURK_ENDPOINT must be sandbox, production or an http(s) URL, not {value!r}."
+        )
+    origin = f"{parts.scheme}://{parts.netloc}"
+    return Endpoint(value.rstrip("/"), origin, (origin,))
+
+
+def mturk_client():
+    """A boto3 MTurk client for the configured endpoint, retrying throttling and faults."""
+    return _client(endpoint().api_url, settings.MTURK_REGION, settings.MTURK_MAX_ATTEMPTS)
+
+
+@lru_cache(maxsize=8)
+def _client(api_url: str, region: str, max_attempts: int):
+    # boto3 clients are thread-safe and costly to build: one per endpoint and process.
+    config = Config(
+        retries={"mode": "standard", "max_attempts": max_attempts},
+        connect_timeout=10,
+        read_timeout=30,
+    )
+    return boto3.session.Session().client(
+        "mturk", region_name=region, endpoint_url=api_url, config=config
+    )
+
+
+def call(operation: str, **params) -> dict:
+    """Call one API operation; errors become MTurkError with MTurk's message."""
+    client = mturk_client()
+    try:
+        return getattr(client, operation)(**params)
+    except ClientError as error:
+        details = error.response.get("Error", {})
+        raise MTurkError(
+            f"MTurk {operation}: {details.get('Message') or details.get('Code')}",
+            code=details.get("Code", ""),
+        ) from error
+    except BotoCoreError as error:
+        raise MTurkError(f"MTurk {operation} could not be reached: {error}") from error
+
+
+def pages(operation: str, key: str, **params):
+    """Every item of a paginated List* operation (NextToken), page after page."""
+    token = None
+    while True:
+        response = call(operation, **params, **({"NextToken": token} if token else {}))
+        yield from response.get(key, [])
+        token = response.get("NextToken")
+        if not token:
+            return

@@ -1,0 +1,64 @@
+"""Changing a HIT on MTurk: expire it, extend it, add assignments to refill rejected slots."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from crowd.providers import ProviderError
+from mturk import client
+from mturk.models import HIT
+
+
+@transaction.atomic
+def hit_expire(*, hit: HIT) -> HIT:
+    """Close the HIT to new workers now; work already accepted can still be submitted."""
+    hit = HIT.objects.select_for_update().get(pk=hit.pk)
+    client.call(
+        "update_expiration_for_hit", HITId=hit.hit_id, ExpireAt=datetime(1970, 1, 1, tzinfo=UTC)
+    )
+    hit.expires_at = timezone.now()
+    hit.save(update_fields=["expires_at"])
+    return hit
+
+
+@transaction.atomic
+def hit_extend(*, hit: HIT, seconds: int) -> HIT:
+    """Keep the HIT open `seconds` past now (or past its current expiry, if later)."""
+    if seconds < 60:
+        raise ProviderError("Extend a HIT by at least a minute.")
+    hit = HIT.objects.select_for_update().get(pk=hit.pk)
+    expires_at = max(hit.expires_at, timezone.now()) + timedelta(seconds=seconds)
+    client.call("update_expiration_for_hit", HITId=hit.hit_id, ExpireAt=expires_at)
+    hit.expires_at = expires_at
+    hit.save(update_fields=["expires_at"])
+    return hit
+
+
+@transaction.atomic
+def hit_assignments_add(*, hit: HIT, count: int) -> HIT:
+    """Add assignments (to refill rejected slots). MTurk refuses to take a HIT from fewer
+    than 10 assignments to 10 or more; the token makes a retried call add them once."""
+    if count < 1:
+        raise ProviderError("Add at least one assignment.")
+    hit = HIT.objects.select_for_update().get(pk=hit.pk)
+    if hit.max_assignments < 10 <= hit.max_assignments + count:
+        raise ProviderError(
+            f"HIT {hit.hit_id} has {hit.max_assignments} assignments: MTurk cannot take a HIT "
+            f"created with fewer than 10 to 10 or more (at most {9 - hit.max_assignments} more)."
+        )
+    try:
+        client.call(
+            "create_additional_assignments_for_hit",
+            HITId=hit.hit_id,
+            NumberOfAdditionalAssignments=count,
+            UniqueRequestToken=f"parable-add-{hit.pk}-{hit.max_assignments}",
+        )
+    except client.MTurkError as error:
+        if not error.is_duplicate_request:
+            raise
+    hit.max_assignments += count
+    hit.save(update_fields=["max_assignments"])
+    return hit

@@ -1,0 +1,295 @@
+"""Publishing a batch on MTurk: its settings, the cost estimate, qualifications, HITs.
+
+One HIT per item with MaxAssignments equal to the batch's target (MTurk then
+gives each assignment to a different worker), an ExternalQuestion pointing at
+the item's task page, and a UniqueRequestToken per HIT so that a retried
+publish creates nothing twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import ROUND_HALF_UP, Decimal
+from xml.sax.saxutils import escape
+
+from django.conf import settings
+from django.db import transaction
+from django.urls import reverse
+
+from crowd.batches import batch_publish
+from crowd.models import Batch, Worker
+from crowd.providers import ProviderError
+from mturk import client
+from mturk.models import HIT, Publication
+
+LOCALE = "00000000000000000071"
+APPROVAL_RATE = "000000000000000000L0"
+APPROVED_HITS = "00000000000000000040"
+EXTERNAL_QUESTION = (
+    '<ExternalQuestion xmlns="http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/'
+    '2006-07-14/ExternalQuestion.xsd"><ExternalURL>{url}</ExternalURL>'
+    "<FrameHeight>{height}</FrameHeight></ExternalQuestion>"
+)
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    hits: int
+    assignments: int
+    rewards_cents: int
+    commission_cents: int
+    commission_rate: Decimal
+
+    @property
+    def total_cents(self) -> int:
+        return self.rewards_cents + self.commission_cents
+
+    @property
+    def commission_percent(self) -> int:
+        return int(self.commission_rate * 100)
+
+    def as_dollars(self) -> dict:
+        """Rewards, commission and total as "$12.34" strings, for pages."""
+        return {
+            name: f"${Decimal(getattr(self, f'{name}_cents')) / 100:.2f}"
+            for name in ("rewards", "commission", "total")
+        }
+
+
+def commission_rate(max_assignments: int) -> Decimal:
+    """MTurk's fee: 20% of the reward, 40% for HITs with 10 or more assignments."""
+    return Decimal("0.40") if max_assignments >= 10 else Decimal("0.20")
+
+
+def fee_cents(*, reward_cents: int, rate: Decimal) -> int:
+    """The fee on one payment: the rate, at least one cent."""
+    fee = (Decimal(reward_cents) * rate).quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    return max(1, int(fee))
+
+
+def cost_estimate(*, batch: Batch) -> CostEstimate:
+    """What publishing the batch costs: rewards × assignments plus MTurk's commission."""
+    hits = batch.items.count()
+    per_hit = batch.target_per_item
+    rate = commission_rate(per_hit)
+    assignments = hits * per_hit
+    fee = fee_cents(reward_cents=batch.reward_cents, rate=rate) if batch.reward_cents else 0
+    return CostEstimate(
+        hits=hits,
+        assignments=assignments,
+        rewards_cents=assignments * batch.reward_cents,
+        commission_cents=assignments * fee,
+        commission_rate=rate,
+    )
+
+
+@transaction.atomic
+def publication_set(*, batch: Batch, **fields) -> Publication:
+    """Make a draft batch an MTurk batch with these HIT-type and qualification settings."""
+    batch = Batch.objects.select_for_update().get(pk=batch.pk)
+    if batch.status != Batch.Status.DRAFT:
+        raise ProviderError("Only a draft batch can be set up for MTurk.")
+    if bool(fields.get("test_xml")) != bool(fields.get("answer_key_xml")):
+        raise ProviderError("A qualification test needs both its questions and its answer key.")
+    publication, _ = Publication.objects.update_or_create(batch=batch, defaults=fields)
+    if batch.provider != "mturk":
+        batch.provider = "mturk"
+        batch.save(update_fields=["provider"])
+    return publication
+
+
+@transaction.atomic
+def mturk_batch_publish(*, batch: Batch, confirmed_cost_cents: int) -> Batch:
+    """Publish after the researcher confirmed the cost; a changed cost must be confirmed again."""
+    batch = Batch.objects.select_for_update().get(pk=batch.pk)
+    estimate = cost_estimate(batch=batch)
+    if estimate.total_cents != confirmed_cost_cents:
+        raise ProviderError(
+            f"The cost is now ${estimate.total_cents / 100:.2f}; confirm that amount to publish."
+        )
+    Publication.objects.filter(batch=batch).update(confirmed_cost_cents=confirmed_cost_cents)
+    return batch_publish(batch=batch)
+
+
+def task_url(*, item_id: int) -> str:
+    """The ExternalQuestion URL of an item: HTTPS, from PARABLE_PUBLIC_URL."""
+    base = settings.PARABLE_PUBLIC_URL.rstrip("/")
+    if settings.MTURK_ENDPOINT in client.ENDPOINTS and not base.startswith("https://"):
+        raise ProviderError("MTurk shows only HTTPS task pages: set PARABLE_PUBLIC_URL to https://")
+    return base + reverse("mturk:task", args=[item_id])
+
+
+def _dollars(cents: int) -> str:
+    return f"{Decimal(cents) / 100:.2f}"
+
+
+def _qualification_type(*, name: str, description: str, **extra) -> str:
+    """Create a qualification type, or find the one a retried publish created before."""
+    try:
+        created = client.call(
+            "create_qualification_type",
+            Name=name,
+            Description=description,
+            QualificationTypeStatus="Active",
+            **extra,
+        )
+        return created["QualificationType"]["QualificationTypeId"]
+    except client.MTurkError as error:
+        if "already created" not in str(error):
+            raise
+    for qualification in client.pages(
+        "list_qualification_types",
+        "QualificationTypes",
+        Query=name,
+        MustBeRequestable=False,
+        MustBeOwnedByCaller=True,
+        MaxResults=100,
+    ):
+        if qualification["Name"] == name:
+            return qualification["QualificationTypeId"]
+    raise ProviderError(f"MTurk has a qualification named {name!r} that cannot be found.")
+
+
+def _requirements(publication: Publication) -> list[dict]:
+    requirements = [
+        {
+            "QualificationTypeId": publication.exclusion_qualification_id,
+            "Comparator": "DoesNotExist",
+            "ActionsGuarded": "DiscoverPreviewAndAccept",
+        }
+    ]
+    countries = [code.strip().upper() for code in publication.locales.split(",") if code.strip()]
+    if countries:
+        requirements.append(
+            {
+                "QualificationTypeId": LOCALE,
+                "Comparator": "In",
+                "LocaleValues": [{"Country": code} for code in countries],
+                "ActionsGuarded": "DiscoverPreviewAndAccept",
+            }
+        )
+    for qualification, value in (
+        (APPROVAL_RATE, publication.min_approval_rate),
+        (APPROVED_HITS, publication.min_approved_hits),
+        (publication.test_qualification_id, publication.test_min_score),
+    ):
+        if qualification and value is not None:
+            requirements.append(
+                {
+                    "QualificationTypeId": qualification,
+                    "Comparator": "GreaterThanOrEqualTo",
+                    "IntegerValues": [value],
+                    "ActionsGuarded": "Accept",
+                }
+            )
+    return requirements
+
+
+def hits_create(*, batch: Batch) -> dict:
+    """The provider's publish: qualifications, HIT type, one HIT per item without one."""
+    publication = Publication.objects.select_for_update().filter(batch=batch).first()
+    if publication is None:
+        raise ProviderError("Set up this batch for MTurk (title, description, reward) first.")
+    if publication.confirmed_cost_cents != cost_estimate(batch=batch).total_cents:
+        raise ProviderError("Confirm the batch's cost on its MTurk page before publishing.")
+    stamp = int(batch.created_at.timestamp())
+    publication.exclusion_qualification_id = _qualification_type(
+        name=f"Parable exclusion: batch {batch.pk} ({stamp})",
+        description="Workers who are blocked or reached the batch's per-worker cap.",
+    )
+    if publication.test_xml:
+        publication.test_qualification_id = _qualification_type(
+            name=f"Parable test: batch {batch.pk} ({stamp})",
+            description=f"Qualification test for {batch.name}"[:2000],
+            Test=publication.test_xml,
+            AnswerKey=publication.answer_key_xml,
+            TestDurationInSeconds=1800,
+        )
+    publication.save()
+    for worker_id in Worker.objects.filter(provider="mturk", blocked=True).values_list(
+        "external_id", flat=True
+    ):
+        exclude_worker(publication=publication, worker_id=worker_id)
+    publication.hit_type_id = client.call(
+        "create_hit_type",
+        AutoApprovalDelayInSeconds=publication.auto_approval_delay_seconds,
+        AssignmentDurationInSeconds=batch.time_allowed_seconds,
+        Reward=_dollars(batch.reward_cents),
+        Title=publication.title,
+        Keywords=publication.keywords,
+        Description=publication.description,
+        QualificationRequirements=_requirements(publication),
+    )["HITTypeId"]
+    publication.save()
+    for item in batch.items.filter(mturk_hit__isnull=True).order_by("position", "id"):
+        hit = _hit_create(publication=publication, item=item, stamp=stamp)
+        HIT.objects.create(
+            hit_id=hit["HITId"],
+            batch=batch,
+            item=item,
+            hit_type_id=hit["HITTypeId"],
+            max_assignments=hit["MaxAssignments"],
+            status=hit["HITStatus"],
+            expires_at=as_datetime(hit["Expiration"]),
+            auto_approval_delay_seconds=hit["AutoApprovalDelayInSeconds"],
+        )
+    return {"mturk_hit_type": publication.hit_type_id}
+
+
+def _hit_create(*, publication: Publication, item, stamp: int) -> dict:
+    question = EXTERNAL_QUESTION.format(
+        url=escape(task_url(item_id=item.pk)), height=settings.MTURK_FRAME_HEIGHT
+    )
+    try:
+        return client.call(
+            "create_hit_with_hit_type",
+            HITTypeId=publication.hit_type_id,
+            MaxAssignments=publication.batch.target_per_item,
+            LifetimeInSeconds=publication.lifetime_seconds,
+            Question=question,
+            RequesterAnnotation=f"parable batch {publication.batch_id} item {item.pk}",
+            UniqueRequestToken=f"parable-{stamp}-{item.pk}",
+        )["HIT"]
+    except client.MTurkError as error:
+        if not (error.is_duplicate_request and error.hit_id):
+            raise
+        # A retried publish: MTurk created this HIT before and names it.
+        return client.call("get_hit", HITId=error.hit_id)["HIT"]
+
+
+def exclude_worker(*, publication: Publication, worker_id: str) -> None:
+    """Give the worker the batch's exclusion qualification: its HITs are closed to them."""
+    if worker_id in publication.excluded_worker_ids:
+        return
+    client.call(
+        "associate_qualification_with_worker",
+        QualificationTypeId=publication.exclusion_qualification_id,
+        WorkerId=worker_id,
+        IntegerValue=1,
+        SendNotification=False,
+    )
+    publication.excluded_worker_ids = [*publication.excluded_worker_ids, worker_id]
+    publication.save(update_fields=["excluded_worker_ids"])
+
+
+def include_worker(*, publication: Publication, worker_id: str) -> None:
+    """Take the exclusion qualification back (an unblocked worker)."""
+    if worker_id not in publication.excluded_worker_ids:
+        return
+    client.call(
+        "disassociate_qualification_from_worker",
+        QualificationTypeId=publication.exclusion_qualification_id,
+        WorkerId=worker_id,
+        Reason="Unblocked",
+    )
+    publication.excluded_worker_ids = [
+        excluded for excluded in publication.excluded_worker_ids if excluded != worker_id
+    ]
+    publication.save(update_fields=["excluded_worker_ids"])
+
+
+def as_datetime(value) -> datetime:
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    return datetime.fromtimestamp(float(value), UTC)

@@ -1,0 +1,162 @@
+"""Reading the requester site's batch results CSV (pure: no Django).
+
+Columns MTurk writes: HITId, AssignmentId, WorkerId, AssignmentStatus, SubmitTime,
+WorkTimeInSeconds, Input.* (the HIT's variables) and Answer.* (the form's fields).
+The mapping says which column is which field of a Parable answer, e.g.
+`proverb=Input.proverb,narrative=Answer.story`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, timezone
+
+REQUIRED_COLUMNS = ("HITId", "AssignmentId", "WorkerId", "AssignmentStatus")
+STATUSES = {"Submitted": "submitted", "Approved": "approved", "Rejected": "rejected"}
+MAX_PAIRS = 5
+# Fields each batch type needs in the mapping, and those it may have.
+NEEDED = {
+    "write": ("proverb", "narrative"),
+    "align": ("proverb", "narrative", "proverb_span_1", "narrative_span_1"),
+    "rate": ("proverb", "narrative"),
+}
+SPAN_FIELDS = tuple(
+    f"{side}_span_{n}" for n in range(1, MAX_PAIRS + 1) for side in ("proverb", "narrative")
+)
+
+
+# Time zones in MTurk's SubmitTime column, as hours from UTC.
+_ZONES = {"PST": -8, "PDT": -7, "UTC": 0, "GMT": 0, "EST": -5, "EDT": -4}
+
+
+class ResultsFileError(ValueError):
+    """The file or the mapping cannot be used at all: nothing is imported."""
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    line: int
+    hit_id: str
+    assignment_id: str
+    worker_id: str
+    status: str
+    submitted_at: datetime | None
+    work_seconds: int | None
+    fields: dict[str, str]
+
+
+@dataclass
+class ParsedResults:
+    rows: list[ResultRow] = field(default_factory=list)
+    errors: list[dict] = field(default_factory=list)
+
+
+def parse_mapping(spec: str, *, batch_type: str) -> dict[str, str]:
+    """`field=Column,...` into {field: column}; ResultsFileError if it cannot serve the type."""
+    if batch_type not in NEEDED:
+        raise ResultsFileError(f"Unknown batch type {batch_type!r}: use write, align or rate.")
+    mapping = {}
+    for part in (piece.strip() for piece in spec.split(",")):
+        if not part:
+            continue
+        name, sep, column = (text.strip() for text in part.partition("="))
+        if not sep or not name or not column:
+            raise ResultsFileError(f"Mapping entry {part!r} is not field=Column.")
+        if not column.startswith(("Input.", "Answer.")):
+            raise ResultsFileError(f"Mapping column {column!r} is not an Input.* or Answer.* one.")
+        allowed = name in NEEDED[batch_type] or (
+            (batch_type == "align" and name in SPAN_FIELDS)
+            or (batch_type == "rate" and name.startswith("rating."))
+        )
+        if not allowed:
+            raise ResultsFileError(f"A {batch_type} import has no field {name!r}.")
+        mapping[name] = column
+    missing = [name for name in NEEDED[batch_type] if name not in mapping]
+    if batch_type == "rate" and not any(name.startswith("rating.") for name in mapping):
+        missing.append("rating.<criterion>")
+    if missing:
+        raise ResultsFileError(f"The mapping needs {', '.join(missing)}.")
+    return mapping
+
+
+def parse_results(content: bytes, *, mapping: dict[str, str]) -> ParsedResults:
+    """Rows of the file with their line numbers; a row that cannot be read is an error."""
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ResultsFileError("The file is not UTF-8 text (a CSV from MTurk is).") from None
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = reader.fieldnames or []
+    missing = [c for c in (*REQUIRED_COLUMNS, *mapping.values()) if c not in header]
+    if missing:
+        raise ResultsFileError(f"The file has no column {', '.join(missing)}.")
+    parsed = ParsedResults()
+    seen: dict[str, int] = {}
+    line = reader.line_num + 1
+    for record in reader:
+        error = _row_error(record, seen)
+        if error:
+            parsed.errors.append({"line": line, "message": error})
+        else:
+            seen[record["AssignmentId"].strip()] = line
+            parsed.rows.append(_row(line, record, mapping))
+        line = reader.line_num + 1
+    return parsed
+
+
+def _row_error(record: dict, seen: dict[str, int]) -> str:
+    if None in record:
+        return "The row has more cells than the header."
+    values = {column: (record.get(column) or "").strip() for column in REQUIRED_COLUMNS}
+    empty = [column for column, value in values.items() if not value]
+    if empty:
+        return f"Empty {', '.join(empty)}."
+    if values["AssignmentStatus"] not in STATUSES:
+        return (
+            f"AssignmentStatus {values['AssignmentStatus']!r} is not Submitted, Approved or "
+            "Rejected."
+        )
+    if values["AssignmentId"] in seen:
+        return f"AssignmentId {values['AssignmentId']} repeats line {seen[values['AssignmentId']]}."
+    work = (record.get("WorkTimeInSeconds") or "").strip()
+    if work and not work.isdigit():
+        return f"WorkTimeInSeconds {work!r} is not a whole number."
+    if (record.get("SubmitTime") or "").strip() and _time(record["SubmitTime"]) is None:
+        return f"SubmitTime {record['SubmitTime']!r} is not a time MTurk writes."
+    return ""
+
+
+def _row(line: int, record: dict, mapping: dict[str, str]) -> ResultRow:
+    work = (record.get("WorkTimeInSeconds") or "").strip()
+    return ResultRow(
+        line=line,
+        hit_id=record["HITId"].strip(),
+        assignment_id=record["AssignmentId"].strip(),
+        worker_id=record["WorkerId"].strip(),
+        status=STATUSES[record["AssignmentStatus"].strip()],
+        submitted_at=_time(record.get("SubmitTime") or ""),
+        work_seconds=int(work) if work else None,
+        fields={name: (record.get(column) or "").strip() for name, column in mapping.items()},
+    )
+
+
+def _time(value: str) -> datetime | None:
+    """MTurk writes "Tue Jul 21 10:31:12 PDT 2020"; ISO 8601 is taken too."""
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    except ValueError:
+        pass
+    parts = value.split()
+    if len(parts) == 6 and parts[4] in _ZONES:
+        try:
+            naive = datetime.strptime(" ".join(parts[:4] + parts[5:]), "%a %b %d %H:%M:%S %Y")
+        except ValueError:
+            return None
+        return naive.replace(tzinfo=timezone(timedelta(hours=_ZONES[parts[4]])))
+    return None

@@ -1,0 +1,150 @@
+"""Bringing MTurk's records in: HITs and their assignments, linked to the stored answers.
+
+An answer counts, and is paid, only when MTurk has an assignment with the same
+assignment id, HIT and worker: only then is it linked here. Decisions made on
+MTurk (auto-approval after the delay, a rejection on the requester site) are
+mirrored into Parable's review state.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from crowd.models import Assignment, Batch
+from crowd.review import assignment_approve, assignment_reject
+from mturk import client
+from mturk.models import HIT, MTurkAssignment, Publication
+from mturk.publishing import as_datetime, exclude_worker
+
+STATUSES = ["Submitted", "Approved", "Rejected"]
+SUBMIT_GRACE = timedelta(minutes=10)
+UNVOUCHED = (
+    "No MTurk assignment with this assignment id, HIT and worker was submitted: "
+    "this answer is not counted or paid."
+)
+_TIMES = {
+    "accepted_at": "AcceptTime",
+    "submitted_at": "SubmitTime",
+    "auto_approval_at": "AutoApprovalTime",
+    "approved_at": "ApprovalTime",
+    "rejected_at": "RejectionTime",
+}
+
+
+def batch_sync(*, batch: Batch) -> int:
+    """Sync every HIT of the batch that MTurk still keeps; returns rows created or changed."""
+    changed = 0
+    for hit in batch.mturk_hits.exclude(status=HIT.Status.DISPOSED):
+        changed += hit_sync(hit=hit)
+    cap_enforce(batch=batch)
+    return changed
+
+
+def open_batches_sync() -> int:
+    """What beat runs: every published MTurk batch."""
+    batches = Batch.objects.filter(provider="mturk", status=Batch.Status.PUBLISHED)
+    return sum(batch_sync(batch=batch) for batch in batches)
+
+
+@transaction.atomic
+def hit_sync(*, hit: HIT) -> int:
+    """One HIT: its status and deadline, then every assignment page by page (all statuses)."""
+    hit = HIT.objects.select_for_update().select_related("item", "batch").get(pk=hit.pk)
+    remote = client.call("get_hit", HITId=hit.hit_id)["HIT"]
+    hit.status = remote["HITStatus"]
+    hit.max_assignments = remote["MaxAssignments"]
+    hit.expires_at = as_datetime(remote["Expiration"])
+    hit.synced_at = timezone.now()
+    hit.save(update_fields=["status", "max_assignments", "expires_at", "synced_at"])
+    changed = 0
+    for row in client.pages(
+        "list_assignments_for_hit",
+        "Assignments",
+        HITId=hit.hit_id,
+        MaxResults=100,
+        AssignmentStatuses=STATUSES,
+    ):
+        changed += _assignment_upsert(hit=hit, row=row)
+    return changed + _unvouched_reject(hit=hit, now=hit.synced_at)
+
+
+def _unvouched_reject(*, hit: HIT, now) -> int:
+    """Answers MTurk never vouched for although their time on MTurk is over: rejected here
+    (MTurk has nothing to reject), so they are never approved or counted and their slots
+    reopen. Within the time allowed, an answer may be waiting for MTurk's own submit."""
+    cutoff = now - timedelta(seconds=hit.batch.time_allowed_seconds) - SUBMIT_GRACE
+    stale = Assignment.objects.filter(
+        item=hit.item,
+        status=Assignment.Status.SUBMITTED,
+        mturk_assignment__isnull=True,
+        started_at__lt=cutoff,
+    )
+    rejected = 0
+    for answer in stale:
+        assignment_reject(assignment=answer, message=UNVOUCHED)
+        rejected += 1
+    return rejected
+
+
+def _assignment_upsert(*, hit: HIT, row: dict) -> int:
+    fields = {
+        "hit": hit,
+        "worker_id": row["WorkerId"],
+        "status": row["AssignmentStatus"],
+        "requester_feedback": row.get("RequesterFeedback", ""),
+        **{field: as_datetime(row[key]) if row.get(key) else None for field, key in _TIMES.items()},
+    }
+    record = MTurkAssignment.objects.filter(assignment_id=row["AssignmentId"]).first()
+    answer = _matching_answer(hit=hit, assignment_id=row["AssignmentId"], worker_id=row["WorkerId"])
+    fields["answer"] = answer
+    if record is None:
+        record = MTurkAssignment.objects.create(assignment_id=row["AssignmentId"], **fields)
+        changed = 1
+    else:
+        changed = int(any(getattr(record, name) != value for name, value in fields.items()))
+        if changed:
+            for name, value in fields.items():
+                setattr(record, name, value)
+            record.save()
+    if answer is not None:
+        _mirror_decision(record=record, answer=answer)
+    return changed
+
+
+def _matching_answer(*, hit: HIT, assignment_id: str, worker_id: str) -> Assignment | None:
+    """The stored answer with this assignment id, on this HIT's item, by this worker."""
+    return Assignment.objects.filter(
+        item=hit.item,
+        provider_assignment_id=assignment_id,
+        worker__provider="mturk",
+        worker__external_id=worker_id,
+        status__in=Assignment.STORED,
+    ).first()
+
+
+def _mirror_decision(*, record: MTurkAssignment, answer: Assignment) -> None:
+    """MTurk approved (auto-approval) or rejected it: Parable's review follows."""
+    if record.status == MTurkAssignment.Status.APPROVED and answer.status == "submitted":
+        assignment_approve(assignment=answer, message=record.requester_feedback)
+    elif record.status == MTurkAssignment.Status.REJECTED and answer.status == "submitted":
+        assignment_reject(
+            assignment=answer, message=record.requester_feedback or "Rejected on MTurk."
+        )
+
+
+def cap_enforce(*, batch: Batch) -> list[str]:
+    """Workers at the batch's per-worker cap get the exclusion qualification."""
+    publication = Publication.objects.filter(batch=batch).first()
+    if publication is None or batch.per_worker_cap is None:
+        return []
+    counts = Counter(
+        MTurkAssignment.objects.filter(hit__batch=batch).values_list("worker_id", flat=True)
+    )
+    at_cap = sorted(worker for worker, count in counts.items() if count >= batch.per_worker_cap)
+    for worker_id in at_cap:
+        exclude_worker(publication=publication, worker_id=worker_id)
+    return at_cap

@@ -1,0 +1,203 @@
+"""The MTurk admin: cost before publishing, the batch page's actions and warnings, the
+results upload, and who may do what."""
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+
+from crowd.models import Assignment, Worker
+from mturk.models import HIT, MTurkAssignment
+from mturk.sync import batch_sync
+from tests.factories import BIRDS, mturk_batch_create, proverb_create
+from tests.mturk.test_provider import _work
+
+pytestmark = pytest.mark.django_db
+
+RESULTS = Path(__file__).parents[1] / "fixtures" / "mturk" / "batch_results_write.csv"
+
+
+def _page(batch) -> str:
+    return f"/admin/mturk/publication/batch/{batch.pk}/"
+
+
+def test_cost_has_forty_percent_commission_from_ten_assignments(client, researcher, standin):
+    batch = mturk_batch_create(
+        proverbs=[proverb_create(), proverb_create()], target_per_item=10, publish=False
+    )
+    client.force_login(researcher)
+    page = client.get(_page(batch) + "publish/").content.decode()
+    # 2 HITs × 10 × $0.50 = $10.00 rewards, 40% = $4.00 commission.
+    assert "$10.00" in page and "$4.00" in page and "$14.00" in page
+    assert "40%" in page
+    assert "$10000.00" in page  # the stand-in's balance
+
+
+def test_publish_needs_the_current_cost_confirmed(client, researcher, standin):
+    batch = mturk_batch_create(proverbs=[proverb_create()], target_per_item=2, publish=False)
+    client.force_login(researcher)
+    response = client.post(_page(batch) + "publish/", {"confirmed_cents": "1"}, follow=True)
+    assert "confirm that amount" in response.content.decode()
+    assert standin.state.hits == {}
+    client.post(_page(batch) + "publish/", {"confirmed_cents": "120"})
+    assert len(standin.state.hits) == 1
+    batch.refresh_from_db()
+    assert batch.status == "published"
+
+
+def test_crowd_publish_button_cannot_skip_the_cost_confirmation(client, researcher, standin):
+    batch = mturk_batch_create(proverbs=[proverb_create()], target_per_item=2, publish=False)
+    client.force_login(researcher)
+    response = client.post(
+        f"/admin/crowd/batch/{batch.pk}/progress/", {"publish": "1"}, follow=True
+    )
+    assert "Confirm the batch&#x27;s cost" in response.content.decode()
+    assert standin.state.hits == {}
+
+
+def test_reviewer_sees_the_batch_but_cannot_publish_or_expire(client, reviewer, standin):
+    batch = mturk_batch_create(proverbs=[proverb_create()], target_per_item=2)
+    client.force_login(reviewer)
+    assert client.get(_page(batch)).status_code == 200
+    hit = HIT.objects.get()
+    assert client.post(_page(batch), {"action": "expire", "hit": hit.pk}).status_code == 403
+    assert client.post(_page(batch) + "publish/", {"confirmed_cents": "0"}).status_code == 403
+    assert standin.state.hits[hit.hit_id]["HITStatus"] == "Assignable"
+
+
+def test_anonymous_visitor_is_sent_to_login(client, standin):
+    batch = mturk_batch_create(proverbs=[proverb_create()], target_per_item=2)
+    response = client.get(_page(batch))
+    assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_reject_block_unblock_refill_and_expire_from_the_batch_page(client, researcher, standin):
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    hit = HIT.objects.get()
+    answer = _work(standin, hit, "A1WORKER")
+    client.force_login(researcher)
+    client.post(_page(batch), {"action": "sync"})
+    client.post(_page(batch), {"action": "reject", "answer": answer.pk, "feedback": ""})
+    assert Assignment.objects.get(pk=answer.pk).status == "submitted"  # feedback required
+    client.post(_page(batch), {"action": "reject", "answer": answer.pk, "feedback": "Off topic"})
+    assert MTurkAssignment.objects.get().status == "Rejected"
+    worker = Worker.objects.get(external_id="A1WORKER")
+    client.post(_page(batch), {"action": "block", "worker": worker.pk, "reason": "Spam"})
+    assert standin.state.blocks == {"A1WORKER": "Spam"}
+    client.post(_page(batch), {"action": "unblock", "worker": worker.pk})
+    assert standin.state.blocks == {}
+    client.post(_page(batch), {"action": "add", "hit": hit.pk, "count": "1"})
+    assert standin.state.hits[hit.hit_id]["MaxAssignments"] == 3
+    response = client.post(
+        _page(batch), {"action": "add", "hit": hit.pk, "count": "7"}, follow=True
+    )
+    assert "fewer than 10" in response.content.decode()
+    assert standin.state.hits[hit.hit_id]["MaxAssignments"] == 3
+    client.post(_page(batch), {"action": "expire", "hit": hit.pk})
+    standin_hit = standin.state.hits[hit.hit_id]
+    assert standin_hit["Expiration"] <= timezone.now()
+    page = client.get(_page(batch)).content.decode()
+    assert "(expired)" in page and "Rejected" in page
+
+
+def test_page_warns_of_work_that_auto_approves_within_a_day(client, researcher, standin):
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    _work(standin, HIT.objects.get(), "A1WORKER")
+    batch_sync(batch=batch)
+    client.force_login(researcher)
+    assert 'data-testid="auto-approval-warning"' not in client.get(_page(batch)).content.decode()
+    MTurkAssignment.objects.update(auto_approval_at=timezone.now() + timedelta(hours=3))
+    page = client.get(_page(batch)).content.decode()
+    assert 'data-testid="auto-approval-warning"' in page
+
+
+def test_page_flags_an_answer_no_mturk_assignment_vouches_for(client, researcher, standin):
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    _work(standin, HIT.objects.get(), "A1WORKER", submit=False)
+    batch_sync(batch=batch)
+    client.force_login(researcher)
+    page = client.get(_page(batch)).content.decode()
+    assert 'data-testid="unmatched"' in page and "A1WORKER" in page
+
+
+def test_double_sent_bonus_form_pays_once(client, researcher, standin):
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    answer = _work(standin, HIT.objects.get(), "A1WORKER")
+    client.force_login(researcher)
+    client.post(_page(batch), {"action": "sync"})
+    client.post(_page(batch), {"action": "approve", "answer": answer.pk})
+    form = {
+        "action": "bonus",
+        "answer": answer.pk,
+        "cents": "40",
+        "reason": "Great",
+        "paid_before": "0",
+    }
+    client.post(_page(batch), form)
+    response = client.post(_page(batch), form, follow=True)
+    assert "reload before paying another" in response.content.decode()
+    assert len(standin.state.bonuses) == 1
+    assert Assignment.objects.get(pk=answer.pk).bonus_cents == 40
+
+
+def test_balance_is_shown_and_results_upload_reports_bad_lines(client, researcher, standin):
+    client.force_login(researcher)
+    assert "$10000.00" in client.get("/admin/mturk/publication/").content.decode()
+    with RESULTS.open("rb") as upload:
+        response = client.post(
+            "/admin/mturk/publication/import-results/",
+            {
+                "file": upload,
+                "batch_type": "write",
+                "mapping": "proverb=Input.proverb,narrative=Answer.story",
+            },
+        )
+    page = response.content.decode()
+    assert 'data-testid="created">3<' in page
+    assert "line 5:" in page and "line 8:" in page
+    assert Assignment.objects.filter(worker__provider="mturk").count() == 3
+
+
+def test_researcher_sets_up_a_draft_batch_for_mturk_in_the_admin(client, researcher, standin):
+    from crowd.batches import batch_create
+
+    batch = batch_create(name="Stories", task_type="write", items=[{"proverb": proverb_create()}])
+    client.force_login(researcher)
+    response = client.post(
+        "/admin/mturk/publication/add/",
+        {
+            "batch": batch.pk,
+            "title": "Write a story",
+            "description": "Write a short story for a proverb.",
+            "keywords": "story",
+            "auto_approval_delay_seconds": 259200,
+            "lifetime_seconds": 604800,
+            "locales": "US",
+            "min_approval_rate": 95,
+        },
+    )
+    assert response.status_code == 302
+    assert response["Location"] == _page(batch)
+    batch.refresh_from_db()
+    assert batch.provider == "mturk" and batch.mturk.min_approval_rate == 95
+    page = client.get(_page(batch)).content.decode()
+    assert 'data-testid="estimate"' in page
+
+
+def test_hits_assignments_and_bonuses_are_listed_read_only(client, researcher, standin):
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    answer = _work(standin, HIT.objects.get(), "A1WORKER")
+    batch_sync(batch=batch)
+    from crowd.review import assignment_approve, assignment_bonus
+
+    assignment_approve(assignment=answer)
+    assignment_bonus(assignment=answer, cents=10, reason="Thanks")
+    client.force_login(researcher)
+    for model in ("hit", "mturkassignment", "bonus"):
+        page = client.get(f"/admin/mturk/{model}/")
+        assert page.status_code == 200
+        assert f"/admin/mturk/{model}/add/" not in page.content.decode()
+    settings_page = client.get(f"/admin/mturk/publication/{batch.mturk.pk}/change/")
+    assert settings_page.status_code == 200
+    assert 'name="title"' not in settings_page.content.decode()  # read only once published

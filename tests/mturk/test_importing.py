@@ -1,0 +1,133 @@
+"""MTurk batch results CSV into the dataset: good rows, bad rows by line, re-import."""
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.models import Narrative, Rating, SpanPair
+from crowd.models import Assignment, Worker
+from mturk.importing import mturk_results_import
+from mturk.results import ResultsFileError
+from tests.factories import BIRDS, narrative_create, proverb_create
+
+pytestmark = pytest.mark.django_db
+
+WRITE_CSV = Path(__file__).parents[1] / "fixtures" / "mturk" / "batch_results_write.csv"
+WRITE_MAPPING = "proverb=Input.proverb,narrative=Answer.story"
+
+
+def _import(mapping: str = WRITE_MAPPING) -> dict:
+    out = io.StringIO()
+    call_command(
+        "import_mturk_results",
+        str(WRITE_CSV),
+        "--batch-type",
+        "write",
+        "--mapping",
+        mapping,
+        "--json",
+        stdout=out,
+        stderr=io.StringIO(),
+    )
+    return json.loads(out.getvalue())
+
+
+def test_good_rows_become_narratives_with_their_workers_and_statuses():
+    report = _import()
+    assert report["created"] == 3
+    by_id = {a.provider_assignment_id: a for a in Assignment.objects.select_related("worker")}
+    assert by_id["3ASG1"].status == "approved" and by_id["3ASG1"].worker.external_id == "A1ALICE"
+    assert by_id["3ASG2"].status == "rejected"
+    assert by_id["3ASG3"].status == "submitted"
+    assert Worker.objects.filter(provider="mturk").count() == 2
+    approved = Narrative.objects.get(assignment=by_id["3ASG1"])
+    assert approved.status == "approved" and approved.source == "crowd"
+    assert approved.proverb.text == BIRDS
+    assert by_id["3ASG1"].submitted_at.isoformat() == "2020-07-21T17:31:12+00:00"
+
+
+def test_bad_rows_are_reported_by_line_and_the_rest_kept():
+    report = _import()
+    assert [error["line"] for error in report["errors"]] == [5, 6, 7, 8]
+    messages = " ".join(error["message"] for error in report["errors"])
+    assert "Empty AssignmentId" in messages
+    assert "'Paid'" in messages
+    assert "proverb is empty" in messages
+    assert "repeats line 2" in messages
+
+
+def test_reimporting_the_same_file_changes_nothing():
+    _import()
+    before = (Assignment.objects.count(), Narrative.objects.count(), Worker.objects.count())
+    again = _import()
+    assert again["created"] == 0 and again["unchanged"] == 3
+    after = (Assignment.objects.count(), Narrative.objects.count(), Worker.objects.count())
+    assert after == before
+
+
+def test_a_mapping_naming_a_missing_column_writes_nothing():
+    with pytest.raises(CommandError, match=r"no column Answer\.tale"):
+        _import("proverb=Input.proverb,narrative=Answer.tale")
+    assert not Assignment.objects.exists()
+
+
+def test_align_rows_become_span_pairs_located_in_the_texts():
+    story = narrative_create(
+        proverb=proverb_create(BIRDS), text="Maya and Leo both loved jazz.", status="approved"
+    )
+    content = (
+        "HITId,AssignmentId,WorkerId,AssignmentStatus,SubmitTime,WorkTimeInSeconds,"
+        "Input.proverb,Input.story,Answer.p1,Answer.n1,Answer.p2,Answer.n2\n"
+        f'H1,AS1,AW1,Approved,2020-07-21T10:00:00,60,{BIRDS},"{story.text}",'
+        "Birds of a feather,Maya and Leo,,\n"
+        f'H1,AS2,AW2,Approved,2020-07-21T10:00:00,60,{BIRDS},"{story.text}",'
+        "flock together,the moon,,\n"
+    ).encode()
+    report = mturk_results_import(
+        content=content,
+        batch_type="align",
+        mapping=(
+            "proverb=Input.proverb,narrative=Input.story,proverb_span_1=Answer.p1,"
+            "narrative_span_1=Answer.n1,proverb_span_2=Answer.p2,narrative_span_2=Answer.n2"
+        ),
+        batch_name="Past alignments",
+    )
+    assert report.created == 1
+    assert report.errors == [
+        {"line": 3, "message": "The narrative span of pair 1 ('the moon') is not in the narrative."}
+    ]
+    pair = SpanPair.objects.get()
+    assert pair.narrative == story
+    assert (pair.proverb_span, pair.narrative_span) == ("Birds of a feather", "Maya and Leo")
+
+
+def test_rate_rows_become_ratings():
+    content = (
+        "HITId,AssignmentId,WorkerId,AssignmentStatus,SubmitTime,WorkTimeInSeconds,"
+        "Input.proverb,Input.story,Answer.rel,Answer.int,Answer.flu,Answer.all\n"
+        f"H1,AS1,AW1,Approved,,60,{BIRDS},Maya and Leo both loved jazz.,5,4,3,4\n"
+    ).encode()
+    report = mturk_results_import(
+        content=content,
+        batch_type="rate",
+        mapping=(
+            "proverb=Input.proverb,narrative=Input.story,rating.relatedness=Answer.rel,"
+            "rating.interesting=Answer.int,rating.fluency=Answer.flu,rating.overall=Answer.all"
+        ),
+        batch_name="Past ratings",
+    )
+    assert report.errors == [] and report.created == 1
+    assert {r.criterion: r.value for r in Rating.objects.all()}["relatedness"] == 5
+
+
+def test_a_write_mapping_without_the_narrative_is_refused():
+    with pytest.raises(ResultsFileError, match="needs narrative"):
+        mturk_results_import(
+            content=WRITE_CSV.read_bytes(),
+            batch_type="write",
+            mapping="proverb=Input.proverb",
+            batch_name="x",
+        )

@@ -1,0 +1,256 @@
+"""The MTurk provider through real boto3 against the stand-in: publish, sync, review, pay."""
+
+import pytest
+
+from crowd.models import Assignment, Worker
+from crowd.providers import ProviderError
+from crowd.review import assignment_approve, assignment_bonus, assignment_reject
+from mturk.entry import mturk_task_open
+from mturk.models import HIT, Bonus, MTurkAssignment
+from mturk.standin import RequestError
+from mturk.sync import batch_sync
+from tests.factories import BIRDS, BIRDS_STORY, mturk_batch_create, proverb_create
+
+pytestmark = pytest.mark.django_db
+
+
+def _work(standin, hit: HIT, worker_id: str, *, submit: bool = True) -> Assignment:
+    """A worker accepts the HIT on the stand-in, stores an answer here, submits to MTurk."""
+    from crowd.assignments import assignment_submit
+
+    remote = standin.state.accept(hit_id=hit.hit_id, worker_id=worker_id)
+    answer = mturk_task_open(
+        item=hit.item,
+        assignment_id=remote["AssignmentId"],
+        hit_id=hit.hit_id,
+        worker_id=worker_id,
+    )
+    assignment_submit(assignment=answer, payload={"text": BIRDS_STORY})
+    if submit:
+        standin.state.submit(assignment_id=remote["AssignmentId"], answers={"done": "1"})
+    return Assignment.objects.get(pk=answer.pk)
+
+
+def test_publish_creates_one_hit_per_item_with_the_target_as_max_assignments(standin):
+    batch = mturk_batch_create(
+        proverbs=[proverb_create(BIRDS), proverb_create()], target_per_item=3
+    )
+    hits = list(HIT.objects.filter(batch=batch))
+    assert len(hits) == 2
+    assert {hit.max_assignments for hit in hits} == {3}
+    remote = standin.state.hits[hits[0].hit_id]
+    assert remote["ExternalURL"].endswith(f"/mturk/items/{hits[0].item_id}/")
+    assert remote["Reward"] == "0.50"
+
+
+def test_synced_answer_is_linked_approved_and_paid_once(standin):
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    hit = HIT.objects.get(batch=batch)
+    answer = _work(standin, hit, "A1WORKER")
+    assert batch_sync(batch=batch) == 1
+    remote = MTurkAssignment.objects.get()
+    assert remote.answer_id == answer.pk and remote.status == "Submitted"
+    assignment_approve(assignment=answer, message="Lovely story")
+    stored = standin.state.assignments[remote.assignment_id]
+    assert stored["AssignmentStatus"] == "Approved"
+    assert stored["RequesterFeedback"] == "Lovely story"
+    answer.refresh_from_db()
+    assignment_bonus(assignment=answer, cents=25, reason="Great work")
+    assert [b["BonusAmount"] for b in standin.state.bonuses] == ["0.25"]
+    assert Bonus.objects.get().request_token.startswith(f"parable-bonus-{answer.pk}-0")
+
+
+def test_forged_worker_id_is_never_linked_approved_or_paid(standin):
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    hit = HIT.objects.get(batch=batch)
+    real = standin.state.accept(hit_id=hit.hit_id, worker_id="A1REAL")
+    forged = mturk_task_open(
+        item=hit.item, assignment_id=real["AssignmentId"], hit_id=hit.hit_id, worker_id="AFORGED"
+    )
+    from crowd.assignments import assignment_submit
+
+    assignment_submit(assignment=forged, payload={"text": BIRDS_STORY})
+    standin.state.submit(assignment_id=real["AssignmentId"], answers={"done": "1"})
+    batch_sync(batch=batch)
+    assert MTurkAssignment.objects.get().answer is None
+    with pytest.raises(ProviderError, match="matches no MTurk assignment"):
+        assignment_approve(assignment=forged)
+    assert Assignment.objects.get(pk=forged.pk).status == "submitted"
+    assert standin.state.assignments[real["AssignmentId"]]["AssignmentStatus"] == "Submitted"
+    assert standin.state.bonuses == []
+
+
+def test_answer_mturk_never_vouches_for_is_rejected_here_once_its_time_is_over(standin):
+    from datetime import timedelta
+
+    from crowd.assignments import assignment_submit
+
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    hit = HIT.objects.get(batch=batch)
+    forged = mturk_task_open(
+        item=hit.item, assignment_id="NOSUCHASSIGNMENT", hit_id=hit.hit_id, worker_id="AFORGED"
+    )
+    assignment_submit(assignment=forged, payload={"text": BIRDS_STORY})
+    batch_sync(batch=batch)
+    assert Assignment.objects.get(pk=forged.pk).status == "submitted"  # may still arrive
+    Assignment.objects.filter(pk=forged.pk).update(
+        started_at=forged.started_at - timedelta(seconds=batch.time_allowed_seconds + 3600)
+    )
+    batch_sync(batch=batch)
+    rejected = Assignment.objects.get(pk=forged.pk)
+    assert rejected.status == "rejected" and "not counted or paid" in rejected.review_message
+    assert standin.state.calls.count("RejectAssignment") == 0
+
+
+def test_retried_publish_creates_no_hit_twice(standin):
+    from crowd.batches import batch_publish
+    from mturk.publishing import hits_create
+
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    first = HIT.objects.get(batch=batch)
+    # As after a publish whose database transaction failed once MTurk had the HIT.
+    HIT.objects.all().delete()
+    hits_create(batch=batch)
+    assert list(standin.state.hits) == [first.hit_id]
+    assert HIT.objects.get().hit_id == first.hit_id
+    assert batch_publish(batch=batch).status == "published"
+
+
+def test_retried_bonus_pays_once(standin):
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    answer = _work(standin, HIT.objects.get(batch=batch), "A1WORKER")
+    batch_sync(batch=batch)
+    assignment_approve(assignment=answer)
+    provider_answer = Assignment.objects.get(pk=answer.pk)
+    from crowd.providers import get_provider
+
+    # The call reached MTurk but our transaction was lost: the retry carries the same token.
+    get_provider("mturk").pay_bonus(assignment=provider_answer, cents=30, reason="Thanks")
+    Bonus.objects.all().delete()
+    assignment_bonus(assignment=provider_answer, cents=30, reason="Thanks")
+    assert len(standin.state.bonuses) == 1
+    assert Assignment.objects.get(pk=answer.pk).bonus_cents == 30
+
+
+def test_throttled_calls_are_retried_until_they_succeed(standin):
+    standin.state.fail_next("CreateHITWithHITType", "ThrottlingException", times=2)
+    standin.state.fail_next("GetHIT", "ServiceFault", times=1)
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    assert HIT.objects.filter(batch=batch).count() == 1
+    assert batch_sync(batch=batch) == 0
+    assert standin.state.calls.count("CreateHITWithHITType") == 3
+
+
+def test_more_than_a_hundred_assignments_on_one_hit_are_all_synced(standin):
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=130)
+    hit = HIT.objects.get(batch=batch)
+    for number in range(130):
+        remote = standin.state.accept(hit_id=hit.hit_id, worker_id=f"AW{number:04d}")
+        standin.state.submit(assignment_id=remote["AssignmentId"], answers={"done": "1"})
+    assert batch_sync(batch=batch) == 130
+    assert MTurkAssignment.objects.filter(hit=hit).count() == 130
+    assert standin.state.calls.count("ListAssignmentsForHIT") == 2
+    assert batch_sync(batch=batch) == 0
+
+
+def test_reject_needs_feedback_and_rejects_on_mturk(standin):
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    answer = _work(standin, HIT.objects.get(batch=batch), "A1WORKER")
+    batch_sync(batch=batch)
+    assignment_reject(assignment=answer, message="Off topic")
+    remote = MTurkAssignment.objects.get()
+    assert standin.state.assignments[remote.assignment_id]["AssignmentStatus"] == "Rejected"
+    assert remote.status == "Rejected"
+
+
+def test_hit_type_carries_the_qualification_requirements(standin):
+    from mturk.publishing import cost_estimate, mturk_batch_publish, publication_set
+
+    blocked = Worker.objects.create(
+        provider="mturk", external_id="ABLOCKED", blocked=True, blocked_reason="Spam"
+    )
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], publish=False)
+    publication_set(
+        batch=batch,
+        title="Write a story",
+        description="Write a story for a proverb.",
+        locales="US, gb",
+        min_approval_rate=95,
+        min_approved_hits=500,
+        test_xml="<QuestionForm>…</QuestionForm>",
+        answer_key_xml="<AnswerKey>…</AnswerKey>",
+        test_min_score=80,
+    )
+    mturk_batch_publish(batch=batch, confirmed_cost_cents=cost_estimate(batch=batch).total_cents)
+    hit_type = next(iter(standin.state.hit_types.values()))
+    requirements = {r["QualificationTypeId"]: r for r in hit_type["QualificationRequirements"]}
+    assert requirements["00000000000000000071"]["LocaleValues"] == [
+        {"Country": "US"},
+        {"Country": "GB"},
+    ]
+    assert requirements["000000000000000000L0"]["IntegerValues"] == [95]
+    assert requirements["00000000000000000040"]["IntegerValues"] == [500]
+    test = next(q for q in standin.state.qualification_types.values() if q["Test"])
+    assert test["AnswerKey"] == "<AnswerKey>…</AnswerKey>"
+    assert requirements[test["QualificationTypeId"]]["IntegerValues"] == [80]
+    exclusion = next(r for r in requirements.values() if r["Comparator"] == "DoesNotExist")[
+        "QualificationTypeId"
+    ]
+    assert standin.state.qualification_scores == {(exclusion, blocked.external_id): 1}
+    hit = HIT.objects.get(batch=batch)
+    with pytest.raises(RequestError, match="does not meet"):
+        standin.state.accept(hit_id=hit.hit_id, worker_id=blocked.external_id)
+
+
+def test_worker_at_the_cap_gets_the_exclusion_qualification(standin):
+    batch = mturk_batch_create(
+        proverbs=[proverb_create(BIRDS), proverb_create()], target_per_item=2, per_worker_cap=1
+    )
+    first, second = HIT.objects.filter(batch=batch).order_by("item__position")
+    _work(standin, first, "A1WORKER")
+    batch_sync(batch=batch)
+    with pytest.raises(RequestError, match="does not meet"):
+        standin.state.accept(hit_id=second.hit_id, worker_id="A1WORKER")
+    standin.state.accept(hit_id=second.hit_id, worker_id="A2OTHER")
+
+
+def test_auto_approval_on_mturk_is_mirrored_into_review(standin):
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    answer = _work(standin, HIT.objects.get(batch=batch), "A1WORKER")
+    remote = next(iter(standin.state.assignments.values()))
+    remote["AutoApprovalTime"] = remote["SubmitTime"]  # the delay has passed
+    batch_sync(batch=batch)
+    assert Assignment.objects.get(pk=answer.pk).status == "approved"
+    assert MTurkAssignment.objects.get().status == "Approved"
+
+
+def test_notify_sends_in_groups_of_a_hundred(standin):
+    from crowd.providers import get_provider
+
+    workers = [
+        Worker.objects.create(provider="mturk", external_id=f"AW{number:04d}")
+        for number in range(250)
+    ]
+    get_provider("mturk").notify(workers=workers, subject="New HITs", message="More stories")
+    assert [len(sent["WorkerIds"]) for sent in standin.state.notifications] == [100, 100, 50]
+
+
+def test_extend_moves_the_expiry_on_mturk(standin):
+    from mturk.hits import hit_extend
+
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    hit = HIT.objects.get(batch=batch)
+    extended = hit_extend(hit=hit, seconds=3 * 24 * 3600)
+    remote = standin.state.hits[hit.hit_id]["Expiration"]
+    assert abs((remote - extended.expires_at).total_seconds()) < 1
+    assert extended.expires_at > hit.expires_at
+
+
+def test_beat_task_syncs_every_published_mturk_batch(standin):
+    from mturk.tasks import hits_sync_task
+
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    _work(standin, HIT.objects.get(batch=batch), "A1WORKER")
+    assert hits_sync_task.delay().get() == 1
+    assert hits_sync_task.delay(batch.pk).get() == 0
+    assert MTurkAssignment.objects.get().answer is not None
