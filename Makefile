@@ -30,7 +30,7 @@ run: migrate
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 worker: $(VENV)/.runtime
-	$(VENV)/bin/celery -A config worker --loglevel=INFO
+	$(VENV)/bin/celery -A config worker -Q celery,modeling --loglevel=INFO
 
 test: $(VENV)/.test
 	bash tests/run.sh
