@@ -57,16 +57,20 @@ def proverbs_of(examples: Sequence[Example]) -> list[tuple[int, str]]:
 
 
 def split_parts(examples: Sequence[Example], *, setting: str, seed: int, dev: bool = True) -> Parts:
-    """Train (less dev), dev and test of a setting; raises SnapshotError when too small."""
+    """Train (less dev), dev and test of a setting; raises SnapshotError when too small.
+
+    Without `dev` (nothing is trained) only test is needed.
+    """
     if setting not in SETTINGS:
         raise SnapshotError(f"setting is seen or unseen, not {setting!r}")
     train = [e for e in examples if getattr(e, setting) == "train"]
     test = [e for e in examples if getattr(e, setting) == "test"]
-    if not train or not test:
+    if not test or (dev and not train):
+        needed = "train and test" if dev else "test"
         raise SnapshotError(
             f"The snapshot has {len(train)} {setting} train and {len(test)} {setting} test "
-            "narratives; a run needs both. Import a dataset with its split files or run "
-            "assign_splits on the approved narratives."
+            f"narratives; this run needs {needed}. Import a dataset with its split files or "
+            "run assign_splits on the approved narratives."
         )
     held: list[Example] = []
     if dev:
@@ -78,7 +82,7 @@ def split_parts(examples: Sequence[Example], *, setting: str, seed: int, dev: bo
             )
     held_ids = {e.narrative_id for e in held}
     train = [e for e in train if e.narrative_id not in held_ids]
-    if len(proverbs_of(train)) < 2:
+    if dev and len(proverbs_of(train)) < 2:
         raise SnapshotError(f"The {setting} train part needs narratives of two proverbs at least.")
     # Seen: one label set for every part; unseen: each part against its own proverbs.
     everything = proverbs_of(examples) if setting == "seen" else None
