@@ -78,3 +78,12 @@ def tiny_model_folder(folder) -> str:
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory) -> str:
     return tiny_model_folder(tmp_path_factory.mktemp("tiny-bert"))
+
+
+@pytest.fixture
+def artifacts(settings, tmp_path):
+    settings.PARABLE_MODELING_ARTIFACTS = str(tmp_path / "models")
+    return tmp_path / "models"
+
+
+TINY_HYPERPARAMETERS = {"epochs": 2, "batch_size": 4, "max_length": 32}
