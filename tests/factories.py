@@ -266,3 +266,32 @@ def split_dataset_create(*, stories: dict[str, list[str]] | None = None, seed: i
         )
     narrative_splits_assign(seed=seed)
     return narratives
+
+
+def finished_run_create(*, probabilities: dict, task: str = "classifier", **fields):
+    """A succeeded run whose test predictions are `probabilities[narrative] = {proverb: p}`."""
+    from modeling.models import Run
+    from modeling.snapshots import snapshot_freeze
+
+    proverbs = sorted({pk for by_proverb in probabilities.values() for pk in by_proverb})
+    texts = dict(Proverb.objects.filter(pk__in=proverbs).values_list("id", "text"))
+    predictions = [
+        {
+            "narrative_id": narrative.pk,
+            "proverb_id": narrative.proverb_id,
+            "rank": 1 + sum(p > by_proverb[narrative.proverb_id] for p in by_proverb.values()),
+            "predicted": sorted(by_proverb, key=lambda pk: -by_proverb[pk])[:5],
+            "probabilities": [by_proverb[pk] for pk in proverbs],
+        }
+        for narrative, by_proverb in probabilities.items()
+    ]
+    fields.setdefault("model_name", "tiny")
+    return Run.objects.create(
+        task=task,
+        setting="seen",
+        snapshot=snapshot_freeze(),
+        status=Run.Status.SUCCEEDED,
+        predictions=predictions,
+        candidates=[[pk, texts[pk]] for pk in proverbs],
+        **fields,
+    )
