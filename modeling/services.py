@@ -96,15 +96,17 @@ def _start(run_id: int) -> Run | None:
 
 def _reporter(run: Run, echo=None) -> Reporter:
     state = {"written": 0.0, "checked": 0.0, "stage": None, "stop": False}
+    latest: dict = {}  # the last value of every field reported (epoch, loss, dev accuracy...)
 
     def progress(fields: dict) -> None:
         if echo is not None:
             echo(fields)
+        latest.update(fields)
         now = time.monotonic()
         if fields.get("stage") == state["stage"] and now - state["written"] < PROGRESS_EVERY:
             return
         state.update(written=now, stage=fields.get("stage"))
-        Run.objects.filter(pk=run.pk).update(progress=fields)
+        Run.objects.filter(pk=run.pk).update(progress=dict(latest))
 
     def should_stop() -> bool:
         now = time.monotonic()

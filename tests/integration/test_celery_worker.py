@@ -15,8 +15,10 @@ from tests.factories import proverb_create
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def celery_worker_process(redis_url, transactional_db):
+def worker_process(
+    redis_url: str, *, queues: str = "celery", environment: dict | None = None
+) -> subprocess.Popen:
+    """A Celery worker process on the test PostgreSQL and Redis, taking `queues`."""
     if connection.vendor != "postgresql":
         pytest.fail("The Celery round trip needs the PostgreSQL that `make test` starts.")
     settings_dict = connection.settings_dict
@@ -30,8 +32,9 @@ def celery_worker_process(redis_url, transactional_db):
         "DATABASE_URL": database_url,
         "CELERY_BROKER_URL": redis_url,
         "CELERY_RESULT_BACKEND": redis_url,
+        **(environment or {}),
     }
-    process = subprocess.Popen(
+    return subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -44,6 +47,8 @@ def celery_worker_process(redis_url, transactional_db):
             "--loglevel=WARNING",
             "--without-gossip",
             "--without-mingle",
+            "-Q",
+            queues,
         ],
         cwd=ROOT,
         env=env,
@@ -51,12 +56,21 @@ def celery_worker_process(redis_url, transactional_db):
         stderr=subprocess.STDOUT,
         text=True,
     )
-    yield process
+
+
+def worker_stop(process: subprocess.Popen) -> None:
     process.terminate()
     try:
         process.wait(timeout=30)
     except subprocess.TimeoutExpired:
         process.kill()
+
+
+@pytest.fixture
+def celery_worker_process(redis_url, transactional_db):
+    process = worker_process(redis_url)
+    yield process
+    worker_stop(process)
 
 
 def test_task_runs_in_worker_and_writes_to_database(celery_worker_process, redis_url):
