@@ -34,7 +34,7 @@ prolific-standin: $(VENV)/.runtime
 	$(PY) manage.py prolific_standin --host $(HOST) --port $${PROLIFIC_STANDIN_PORT:-8010}
 
 worker: $(VENV)/.runtime
-	$(VENV)/bin/celery -A config worker --loglevel=INFO
+	$(VENV)/bin/celery -A config worker -Q celery,modeling --loglevel=INFO
 
 test: $(VENV)/.test
 	bash tests/run.sh

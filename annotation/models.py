@@ -267,6 +267,15 @@ class ChoiceQuestion(models.Model):
         help_text="Proverb ids in the order shown, the correct one included."
     )
     distractor_source = models.CharField(max_length=64)
+    model_chosen = models.ForeignKey(
+        Proverb,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The option a trained model ranks first, when a model answered the question.",
+    )
+    model_label = models.CharField(max_length=200, blank=True, help_text="Which model answered.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

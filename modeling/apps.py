@@ -4,3 +4,9 @@ from django.apps import AppConfig
 class ModelingConfig(AppConfig):
     name = "modeling"
     verbose_name = "Modeling"
+
+    def ready(self) -> None:
+        from annotation.task_types.distractors import register_source_family
+        from modeling.distractors import MODEL_SOURCES
+
+        register_source_family(MODEL_SOURCES)

@@ -8,7 +8,7 @@ case "${1:-web}" in
     exec gunicorn config.wsgi:application -c platform/gunicorn.conf.py
     ;;
   worker)
-    exec celery -A config worker --loglevel="${LOG_LEVEL:-INFO}"
+    exec celery -A config worker -Q "${CELERY_QUEUES:-celery,modeling}" --loglevel="${LOG_LEVEL:-INFO}"
     ;;
   beat)
     exec celery -A config beat --loglevel="${LOG_LEVEL:-INFO}" --schedule /var/lib/parable/celerybeat-schedule

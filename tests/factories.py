@@ -271,3 +271,87 @@ def mturk_batch_create(*, proverbs: list[Proverb], publish: bool = True, **field
         estimate = cost_estimate(batch=batch)
         batch = mturk_batch_publish(batch=batch, confirmed_cost_cents=estimate.total_cents)
     return batch
+
+
+STORIES = {
+    "Don't count your chickens before they hatch": [
+        "Tom spent his lottery winnings in his head before the draw, and the ticket lost.",
+        "She booked the party hall for her promotion, then the manager hired someone else.",
+        "The farmer sold next year's harvest on credit, and a hailstorm flattened the field.",
+        "He bragged about the scholarship to everyone, but the letter said he was rejected.",
+    ],
+    "The early bird catches the worm": [
+        "Maya queued at dawn outside the shop and bought the last discounted laptop.",
+        "Arriving first at the market, the baker chose the freshest flour of the day.",
+        "He woke at five, applied for the job before anyone else, and was hired.",
+        "The first fisherman on the lake at sunrise filled his boat by breakfast.",
+    ],
+    "Actions speak louder than words": [
+        "He promised to help every week but never once showed up to carry boxes.",
+        "Instead of apologising, she quietly repaired the fence her dog had broken.",
+        "The mayor gave speeches about parks while the playground rusted away.",
+        "My neighbour never says much, yet he shovels snow from my path every winter.",
+    ],
+    "Too many cooks spoil the broth": [
+        "Five editors rewrote the report at once and it ended up contradicting itself.",
+        "Every relative added spices to the stew until nobody could eat it.",
+        "The committee of twelve argued over the logo until the design was a mess.",
+        "All the managers gave the painter different orders and the wall looked awful.",
+    ],
+    "Honesty is the best policy": [
+        "She admitted breaking the vase, and her mother thanked her for telling the truth.",
+        "The cashier returned the extra change and the owner later promoted him.",
+        "He confessed the mistake in the accounts and the auditor praised his candour.",
+        "Owning up to the scratch on the car earned the boy his father's trust.",
+    ],
+    "Practice makes perfect": [
+        "She played scales on the piano every evening until the concert went flawlessly.",
+        "After hundreds of free throws each day, he finally never missed in the final.",
+        "The apprentice carved spoon after spoon until his work matched the master's.",
+        "Writing a page every morning, the novelist found her sentences getting smoother.",
+    ],
+}
+
+
+def split_dataset_create(*, stories: dict[str, list[str]] | None = None, seed: int = 0) -> list:
+    """Approved imported narratives of the given proverbs, with seen and unseen splits drawn."""
+    from annotation.datasets.splits import narrative_splits_assign
+
+    narratives = []
+    for proverb_text, texts in (stories or STORIES).items():
+        proverb = proverb_create(proverb_text)
+        narratives.extend(
+            narrative_create(proverb=proverb, text=text, status=Narrative.Status.APPROVED)
+            for text in texts
+        )
+    narrative_splits_assign(seed=seed)
+    return narratives
+
+
+def finished_run_create(*, probabilities: dict, task: str = "classifier", **fields):
+    """A succeeded run whose test predictions are `probabilities[narrative] = {proverb: p}`."""
+    from modeling.models import Run
+    from modeling.snapshots import snapshot_freeze
+
+    proverbs = sorted({pk for by_proverb in probabilities.values() for pk in by_proverb})
+    texts = dict(Proverb.objects.filter(pk__in=proverbs).values_list("id", "text"))
+    predictions = [
+        {
+            "narrative_id": narrative.pk,
+            "proverb_id": narrative.proverb_id,
+            "rank": 1 + sum(p > by_proverb[narrative.proverb_id] for p in by_proverb.values()),
+            "predicted": sorted(by_proverb, key=lambda pk: -by_proverb[pk])[:5],
+            "probabilities": [by_proverb[pk] for pk in proverbs],
+        }
+        for narrative, by_proverb in probabilities.items()
+    ]
+    fields.setdefault("model_name", "tiny")
+    return Run.objects.create(
+        task=task,
+        setting="seen",
+        snapshot=snapshot_freeze(),
+        status=Run.Status.SUCCEEDED,
+        predictions=predictions,
+        candidates=[[pk, texts[pk]] for pk in proverbs],
+        **fields,
+    )

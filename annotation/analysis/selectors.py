@@ -15,7 +15,13 @@ from django.db.models import Count, Q
 
 from annotation.analysis.core import analyze
 from annotation.analysis.definitions import DEFINITIONS
-from annotation.analysis.records import ChoiceRecord, NarrativeRecord, RatingRecord, SpanPairRecord
+from annotation.analysis.records import (
+    ChoiceRecord,
+    ModelChoiceRecord,
+    NarrativeRecord,
+    RatingRecord,
+    SpanPairRecord,
+)
 from annotation.datasets.records import (
     CHUNK_SIZE,
     COUNTED_ASSIGNMENTS,
@@ -24,7 +30,7 @@ from annotation.datasets.records import (
     rating_source,
     span_pairs_of,
 )
-from annotation.models import ChoiceAnswer, Rating
+from annotation.models import ChoiceAnswer, ChoiceQuestion, Rating
 
 DATASET_DEFINITIONS: dict[str, str] = {
     "scope": (
@@ -137,6 +143,16 @@ def choice_records(*, batches: Sequence[int] | None = None) -> list[ChoiceRecord
     ]
 
 
+def model_choice_records(*, question_ids: set[int]) -> list[ModelChoiceRecord]:
+    """A model's answers to the given questions (those it answered)."""
+    rows = (
+        ChoiceQuestion.objects.filter(pk__in=question_ids, model_chosen__isnull=False)
+        .order_by("id")
+        .values_list("id", "model_chosen_id", "correct_id")
+    )
+    return [ModelChoiceRecord(pk, chosen == correct) for pk, chosen, correct in rows]
+
+
 def split_counts(*, batches: Sequence[int] | None = None) -> dict:
     """Approved narratives in scope per split, for each setting (train, test, none)."""
     narratives = dataset_narratives(batches=batches, approved_only=True)
@@ -165,13 +181,15 @@ def dataset_analysis(
 ) -> dict:
     """The analysis of the dataset in scope: annotation.analysis.core.analyze plus scope and splits.
 
-    Model answers to choice questions are not stored yet, so model accuracy is None.
+    Model accuracy is over the questions humans answered that a model answered too.
     """
     records = list(narrative_records(batches=batches, approved_only=approved_only))
+    choices = choice_records(batches=batches)
     result = analyze(
         records,
         ratings=rating_records(batches=batches),
-        choices=choice_records(batches=batches),
+        choices=choices,
+        model_choices=model_choice_records(question_ids={c.question_id for c in choices}),
         seed=seed,
         progress=progress,
     )

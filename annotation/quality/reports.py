@@ -24,7 +24,7 @@ from annotation.quality.agreement import (
     span_agreement,
 )
 from annotation.quality.gold import GOLD_DEFAULTS, worker_gold_report
-from crowd.models import Assignment, Batch
+from crowd.models import Assignment, Batch, BatchItem
 from crowd.workers import worker_stats
 
 COUNTED = (Assignment.Status.SUBMITTED, Assignment.Status.APPROVED)
@@ -152,11 +152,31 @@ def choice_agreement(*, batch: Batch) -> dict:
         "answers": len(answers),
         "questions": len(gold),
         "human_accuracy": choice_accuracy(answers, gold),
+        **model_choice_figures(batch=batch),
         "pairwise_agreement": pairwise_label_agreement(answers),
         "alpha": krippendorff_alpha(answers, level="nominal"),
         "majority_vote_accuracy": aggregate_accuracy(voted, gold),
         "dawid_skene_accuracy": aggregate_accuracy(modelled, gold),
         "aggregated": questions,
+    }
+
+
+def model_choice_figures(*, batch: Batch) -> dict:
+    """A model's answers to the batch's questions (all of them, answered by humans or not)."""
+    rows = list(
+        BatchItem.objects.filter(
+            batch=batch, is_gold=False, choice_question__model_chosen__isnull=False
+        ).values_list(
+            "choice_question__model_chosen_id",
+            "choice_question__correct_id",
+            "choice_question__model_label",
+        )
+    )
+    correct = sum(1 for chosen, answer, _ in rows if chosen == answer)
+    return {
+        "model": ", ".join(sorted({label for *_, label in rows})) or None,
+        "model_questions": len(rows),
+        "model_accuracy": correct / len(rows) if rows else None,
     }
 
 

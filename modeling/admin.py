@@ -1,0 +1,275 @@
+"""Admin of the modeling app: launch runs, watch and cancel them, compare results, and
+build a choose batch from a run's distractors.
+
+Every page sits inside the admin site (staff login). Reading needs view_run;
+launching add_run; cancelling change_run; building a batch add_batch as well.
+Text from the dataset reaches the pages only through Django's autoescaping.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django import forms
+from django.conf import settings
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+
+from modeling.baselines import TASKS, Hyperparameters
+from modeling.distractors import choose_batch_from_run
+from modeling.models import Run, Snapshot
+from modeling.plots import learning_curves
+from modeling.selectors import result_rows, results_tables, run_record
+from modeling.services import run_cancel, run_create
+
+DEFAULTS = Hyperparameters()
+
+
+class RunLaunchForm(forms.Form):
+    task = forms.ChoiceField(choices=list(TASKS.items()))
+    setting = forms.ChoiceField(
+        choices=[("seen", "seen"), ("unseen", "unseen")],
+        help_text="Which split of the approved narratives (retrieval scores every scope).",
+    )
+    model_name = forms.CharField(
+        max_length=500,
+        help_text="A folder, a model shipped in a PyPI package, or a hub name.",
+    )
+    epochs = forms.IntegerField(min_value=1, max_value=100, initial=DEFAULTS.epochs)
+    batch_size = forms.IntegerField(min_value=2, max_value=1024, initial=DEFAULTS.batch_size)
+    learning_rate = forms.FloatField(min_value=1e-7, max_value=1.0, initial=DEFAULTS.learning_rate)
+    max_length = forms.IntegerField(min_value=8, max_value=4096, initial=DEFAULTS.max_length)
+    seed = forms.IntegerField(initial=1)
+
+    def hyperparameters(self) -> dict:
+        keys = ("epochs", "batch_size", "learning_rate", "max_length")
+        return {key: self.cleaned_data[key] for key in keys}
+
+
+class DistractorBatchForm(forms.Form):
+    name = forms.CharField(max_length=200, required=False)
+    sample = forms.IntegerField(min_value=1, max_value=10_000, initial=100)
+    options = forms.IntegerField(min_value=2, max_value=10, initial=5)
+    target_per_item = forms.IntegerField(min_value=1, max_value=100, initial=3)
+    seed = forms.IntegerField(initial=1)
+
+
+def _require(request, *permissions: str) -> None:
+    if not all(request.user.has_perm(permission) for permission in permissions):
+        raise PermissionDenied
+
+
+@admin.register(Snapshot)
+class SnapshotAdmin(admin.ModelAdmin):
+    list_display = ("id", "content_hash", "narratives", "proverbs", "splits", "created_at")
+    exclude = ("examples",)
+    readonly_fields = ("content_hash", "narratives", "proverbs", "splits", "created_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Run)
+class RunAdmin(admin.ModelAdmin):
+    list_display = (
+        "id",
+        "task",
+        "setting",
+        "model_name",
+        "seed",
+        "status",
+        "progress_text",
+        "test_accuracy",
+        "test_mrr",
+        "selected_epoch",
+        "created_at",
+    )
+    list_filter = ("task", "setting", "status")
+    change_list_template = "admin/modeling/run/change_list.html"
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("predictions", "candidates")
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return request.user.has_perm("modeling.change_run") and obj is None
+
+    @admin.display(description="progress")
+    def progress_text(self, run: Run) -> str:
+        return progress_line(run)
+
+    @admin.display(description="test accuracy")
+    def test_accuracy(self, run: Run) -> str:
+        value = (run.metrics.get("test") or {}).get("accuracy")
+        return "—" if value is None else f"{100 * value:.2f}%"
+
+    @admin.display(description="test MRR")
+    def test_mrr(self, run: Run) -> str:
+        value = (run.metrics.get("test") or {}).get("mrr")
+        return "—" if value is None else f"{value:.4f}"
+
+    def get_urls(self):
+        wrap = self.admin_site.admin_view
+        return [
+            path("results/", wrap(self.results_view), name="modeling_run_results"),
+            path("<int:run_id>/cancel/", wrap(self.cancel_view), name="modeling_run_cancel"),
+            path("<int:run_id>/json/", wrap(self.json_view), name="modeling_run_json"),
+            path(
+                "<int:run_id>/distractors/",
+                wrap(self.distractors_view),
+                name="modeling_run_distractors",
+            ),
+            *super().get_urls(),
+        ]
+
+    def _page(self, request, template: str, title: str, **context) -> TemplateResponse:
+        context = {**self.admin_site.each_context(request), "title": title, **context}
+        return TemplateResponse(request, template, context)
+
+    def add_view(self, request, form_url="", extra_context=None):
+        """Launch a run on a snapshot of the approved data now. Needs add_run."""
+        _require(request, "modeling.add_run")
+        form = RunLaunchForm(
+            request.POST or None,
+            initial={"model_name": settings.PARABLE_MODELING_MODEL},
+        )
+        if request.method == "POST" and form.is_valid():
+            try:
+                run = run_create(
+                    task=form.cleaned_data["task"],
+                    setting=form.cleaned_data["setting"],
+                    model_name=form.cleaned_data["model_name"].strip(),
+                    hyperparameters=form.hyperparameters(),
+                    seed=form.cleaned_data["seed"],
+                    created_by=request.user,
+                )
+            except ValueError as error:
+                form.add_error(None, str(error))
+            else:
+                messages.success(request, f"Run {run.pk} queued.")
+                return redirect("admin:modeling_run_change", run.pk)
+        return self._page(request, "admin/modeling/run/launch.html", "Launch a run", form=form)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        """A run: config, snapshot, live progress, figures, curves, predictions. view_run."""
+        _require(request, "modeling.view_run")
+        run = get_object_or_404(Run.objects.select_related("snapshot"), pk=object_id)
+        can_batch = run.status == Run.Status.SUCCEEDED and bool(run.predictions)
+        return self._page(
+            request,
+            "admin/modeling/run/detail.html",
+            str(run),
+            run=run,
+            progress=progress_line(run),
+            rows=result_rows(run) if run.status == Run.Status.SUCCEEDED else [],
+            curves=learning_curves([curve_of(run)]) if run.epochs else "",
+            predictions=prediction_rows(run, limit=50),
+            can_cancel=not run.finished and request.user.has_perm("modeling.change_run"),
+            distractor_form=DistractorBatchForm() if can_batch else None,
+            can_batch=can_batch and request.user.has_perm("crowd.add_batch"),
+            hyperparameters=json.dumps(run.hyperparameters, sort_keys=True),
+            environment=json.dumps(run.environment, sort_keys=True),
+            durations={key: f"{value:.1f} s" for key, value in run.durations.items()},
+        )
+
+    def results_view(self, request):
+        """Finished runs side by side like the paper's tables, with learning curves. view_run."""
+        _require(request, "modeling.view_run")
+        tables = results_tables()
+        for table in tables:
+            trained = [run for run in table["runs"] if run.epochs]
+            table["curves"] = (
+                learning_curves([curve_of(run) for run in trained[:10]]) if trained else ""
+            )
+        return self._page(
+            request, "admin/modeling/run/results.html", "Baseline results", tables=tables
+        )
+
+    def cancel_view(self, request, run_id: int):
+        """POST: cancel a queued or running run. Needs change_run."""
+        _require(request, "modeling.change_run")
+        run = get_object_or_404(Run, pk=run_id)
+        if request.method == "POST":
+            try:
+                run_cancel(run=run)
+            except ValueError as error:
+                messages.error(request, str(error))
+            else:
+                messages.success(request, f"Run {run.pk} is being cancelled.")
+        return redirect("admin:modeling_run_change", run.pk)
+
+    def json_view(self, request, run_id: int):
+        """The run as JSON, predictions included (a download). Needs view_run."""
+        _require(request, "modeling.view_run")
+        run = get_object_or_404(Run.objects.select_related("snapshot"), pk=run_id)
+        body = json.dumps(run_record(run), indent=1)
+        response = HttpResponse(body, content_type="application/json")
+        response["Content-Disposition"] = f'attachment; filename="run-{run.pk}.json"'
+        return response
+
+    def distractors_view(self, request, run_id: int):
+        """POST: a draft choose batch with this run's distractors and answers. Needs add_batch."""
+        _require(request, "modeling.view_run", "crowd.add_batch")
+        run = get_object_or_404(Run.objects.select_related("snapshot"), pk=run_id)
+        form = DistractorBatchForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                batch = choose_batch_from_run(run=run, created_by=request.user, **form.cleaned_data)
+            except (ValueError, LookupError) as error:
+                messages.error(request, f"No batch created: {error}")
+            else:
+                messages.success(
+                    request, f"Choose batch {batch.pk} created with {batch.items.count()} item(s)."
+                )
+                return redirect(reverse("agreement:report", args=[batch.pk]))
+        else:
+            messages.error(request, "No batch created: check the numbers.")
+        return redirect("admin:modeling_run_change", run.pk)
+
+
+def progress_line(run: Run) -> str:
+    """One line of a run's progress: stage, epoch, step, loss, dev accuracy, times."""
+    progress = run.progress or {}
+    if run.finished:
+        return run.get_status_display()
+    parts = [str(progress.get("stage", run.get_status_display()))]
+    if progress.get("epoch"):
+        parts.append(f"epoch {progress['epoch']}/{progress.get('epochs', '?')}")
+    if progress.get("steps"):
+        parts.append(f"step {progress.get('step')}/{progress['steps']}")
+    if progress.get("loss") is not None:
+        parts.append(f"loss {progress['loss']:.4f}")
+    if progress.get("dev_accuracy") is not None:
+        parts.append(f"dev accuracy {100 * progress['dev_accuracy']:.1f}%")
+    if progress.get("elapsed") is not None:
+        parts.append(f"{progress['elapsed']:.0f} s elapsed")
+    if progress.get("remaining") is not None:
+        parts.append(f"about {progress['remaining']:.0f} s left")
+    return " · ".join(parts)
+
+
+def curve_of(run: Run) -> dict:
+    label = f"run {run.pk} (seed {run.seed})"
+    return {"label": label, "epochs": run.epochs, "selected_epoch": run.selected_epoch}
+
+
+def prediction_rows(run: Run, *, limit: int) -> list[dict]:
+    """The first test predictions with their texts (escaped by the template)."""
+    texts = dict(run.candidates)
+    narratives = {e["narrative_id"]: e["narrative"] for e in run.snapshot.examples}
+    return [
+        {
+            "narrative_id": prediction["narrative_id"],
+            "narrative": narratives.get(prediction["narrative_id"], ""),
+            "correct": texts.get(prediction["proverb_id"], ""),
+            "predicted": texts.get(next(iter(prediction["predicted"]), None), ""),
+            "rank": prediction["rank"],
+        }
+        for prediction in run.predictions[:limit]
+    ]

@@ -1,0 +1,368 @@
+"""The ePiC baselines as plain Python: off-the-shelf retrieval and fine-tuned proverb prediction.
+
+No Django: `run_task` takes a snapshot's examples and returns everything a run
+stores (metrics per epoch, the selected epoch, per-item predictions, durations,
+device). Tasks:
+
+* ``retrieval`` (ePiC Table 4): cosine similarity of narrative and proverb
+  embeddings, no training; all narratives against all proverbs, seen test against
+  all proverbs, unseen test against its own proverbs.
+* ``biencoder`` (Table 7, seen and unseen): one encoder for narratives and
+  proverbs, trained with in-batch negatives (cross-entropy over scaled cosine,
+  batches of distinct proverbs), so it ranks proverbs never seen in training.
+* ``classifier`` (Table 7, seen): a head over the seen proverbs whose rows start
+  from the proverbs' own embeddings, trained with the encoder.
+
+The epoch is chosen on the dev slice (modeling.examples); test is reported at that
+epoch, and the best test figure over epochs only under its own label.
+"""
+
+from __future__ import annotations
+
+import copy
+import platform as python_platform
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from modeling.encoders import Encoder, autocast, device_default
+from modeling.examples import Example, Parts, SnapshotError, proverbs_of, split_parts
+from modeling.metrics import ranking_metrics, softmax
+
+TASKS = {
+    "retrieval": "Proverb retrieval, off-the-shelf embeddings (Table 4)",
+    "biencoder": "Proverb prediction, bi-encoder with in-batch negatives (Table 7)",
+    "classifier": "Proverb prediction, classifier started from proverb embeddings (Table 7, seen)",
+}
+TRAINABLE = ("biencoder", "classifier")
+TOP_K = 5
+
+
+class Cancelled(Exception):
+    """The run was asked to stop; raised between steps."""
+
+
+@dataclass
+class Hyperparameters:
+    epochs: int = 5
+    batch_size: int = 16
+    learning_rate: float = 2e-5
+    max_length: int = 256
+    proverb_max_length: int = 64
+    scale: float = 20.0
+    eval_batch_size: int = 64
+
+    @classmethod
+    def from_dict(cls, values: dict) -> Hyperparameters:
+        known = {key: value for key, value in values.items() if key in cls.__dataclass_fields__}
+        hyperparameters = cls(**known)
+        if hyperparameters.epochs < 1 or hyperparameters.batch_size < 2:
+            raise ValueError("epochs must be at least 1 and batch size at least 2")
+        return hyperparameters
+
+
+@dataclass
+class Reporter:
+    """Callbacks of a run: progress(fields) as it goes, should_stop() polled between steps."""
+
+    progress: Callable[[dict], None] = lambda fields: None
+    should_stop: Callable[[], bool] = lambda: False
+
+
+@dataclass
+class Clock:
+    started: float = field(default_factory=time.monotonic)
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+
+def environment(device: torch.device) -> dict:
+    """Library versions and the device, as a run stores them."""
+    import transformers
+
+    if device.type == "cuda":
+        name = torch.cuda.get_device_name(device)
+    else:
+        name = python_platform.processor()
+    return {
+        "python": python_platform.python_version(),
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "numpy": np.__version__,
+        "device": device.type,
+        "device_name": name or device.type,
+        "threads": torch.get_num_threads(),
+    }
+
+
+def run_task(
+    *,
+    task: str,
+    examples: Sequence[Example],
+    setting: str,
+    model: str,
+    hyperparameters: Hyperparameters,
+    seed: int,
+    reporter: Reporter | None = None,
+    artifact_dir: Path | None = None,
+    device: torch.device | None = None,
+) -> dict:
+    """Run one baseline; the result is JSON-ready. Raises SnapshotError, Cancelled."""
+    if task not in TASKS:
+        raise ValueError(f"task is one of {', '.join(TASKS)}, not {task!r}")
+    if task == "classifier" and setting != "seen":
+        raise SnapshotError("The classifier predicts seen proverbs only: use the seen setting.")
+    reporter = reporter or Reporter()
+    device = device or device_default()
+    clock = Clock()
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    parts = split_parts(examples, setting=setting, seed=seed, dev=task in TRAINABLE)
+    reporter.progress({"stage": "loading model", "elapsed": 0.0})
+    encoder = Encoder(model, max_length=hyperparameters.max_length).to(device)
+    loaded = clock.elapsed()
+    if task == "retrieval":
+        result = _retrieval(encoder, examples, parts, hyperparameters, reporter)
+    else:
+        result = _fine_tune(task, encoder, parts, hyperparameters, seed, reporter, clock)
+    if artifact_dir is not None and task in TRAINABLE:
+        _save_artifact(encoder, result.pop("head", None), artifact_dir)
+    result.pop("head", None)
+    result["durations"] = {**result.get("durations", {}), "load": loaded, "total": clock.elapsed()}
+    result["environment"] = environment(device)
+    result["hyperparameters"] = asdict(hyperparameters)
+    result["model_path"] = encoder.path
+    result["pooling"] = encoder.pooling
+    return result
+
+
+def _scores(encoder: Encoder, narratives: list[str], proverbs, hp: Hyperparameters) -> np.ndarray:
+    narrative_vectors = encoder.embed(narratives, batch_size=hp.eval_batch_size)
+    if isinstance(proverbs, torch.Tensor):
+        proverb_vectors = proverbs
+    else:
+        proverb_vectors = encoder.embed(
+            proverbs, batch_size=hp.eval_batch_size, max_length=hp.proverb_max_length
+        )
+    return (narrative_vectors @ proverb_vectors.T).numpy()
+
+
+def _evaluate(
+    scores: np.ndarray, examples: list[Example], proverbs: list[tuple[int, str]], scale: float
+) -> tuple[dict, list[dict]]:
+    column = {proverb_id: i for i, (proverb_id, _) in enumerate(proverbs)}
+    gold = [column[example.proverb_id] for example in examples]
+    metrics = ranking_metrics(scores, gold)
+    probabilities = softmax(scale * scores) if len(examples) else scores
+    predictions = []
+    for row, example in enumerate(examples):
+        order = np.argsort(-scores[row], kind="stable")
+        predictions.append(
+            {
+                "narrative_id": example.narrative_id,
+                "proverb_id": example.proverb_id,
+                "rank": int(1 + (scores[row] > scores[row, gold[row]]).sum()),
+                "predicted": [proverbs[i][0] for i in order[:TOP_K]],
+                "probabilities": [round(float(p), 6) for p in probabilities[row]],
+            }
+        )
+    return metrics, predictions
+
+
+def _retrieval(encoder, examples, parts: Parts, hp, reporter) -> dict:
+    started = time.monotonic()
+    everything = proverbs_of(examples)
+    unseen_test = [e for e in examples if e.unseen == "test"]
+    scopes = {
+        "all": (list(examples), everything),
+        "seen_test": ([e for e in examples if e.seen == "test"], everything),
+        "unseen_test": (unseen_test, proverbs_of(unseen_test)),
+    }
+    metrics, predictions = {}, {}
+    for done, (scope, (narratives, proverbs)) in enumerate(scopes.items()):
+        reporter.progress({"stage": f"scoring {scope}", "step": done, "steps": len(scopes)})
+        if not narratives:
+            metrics[scope] = ranking_metrics(np.zeros((0, 0)), [])
+            continue
+        scores = _scores(encoder, [e.narrative for e in narratives], [p[1] for p in proverbs], hp)
+        metrics[scope], predictions[scope] = _evaluate(scores, narratives, proverbs, hp.scale)
+    test_scope = "seen_test" if parts.test and parts.test[0].seen == "test" else "unseen_test"
+    test_examples = parts.test
+    test_proverbs = parts.test_proverbs
+    return {
+        "epochs": [],
+        "selected_epoch": None,
+        "metrics": {"test": metrics[test_scope], "scopes": metrics},
+        "predictions": predictions.get(test_scope, []),
+        "candidates": [list(p) for p in test_proverbs],
+        "counts": {"test": len(test_examples)},
+        "durations": {"evaluate": time.monotonic() - started},
+    }
+
+
+def distinct_proverb_batches(
+    examples: list[Example], batch_size: int, rng: random.Random
+) -> list[list[Example]]:
+    """Shuffled batches in which no proverb appears twice (in-batch negatives stay negative).
+
+    Batches of one example are dropped: they have no negative.
+    """
+    order = list(examples)
+    rng.shuffle(order)
+    batches: list[list[Example]] = []
+    open_batches: list[tuple[list[Example], set[int]]] = []
+    for example in order:
+        for batch, proverbs in open_batches:
+            if example.proverb_id not in proverbs:
+                batch.append(example)
+                proverbs.add(example.proverb_id)
+                break
+        else:
+            open_batches.append(([example], {example.proverb_id}))
+        full = [entry for entry in open_batches if len(entry[0]) >= batch_size]
+        for entry in full:
+            batches.append(entry[0])
+            open_batches.remove(entry)
+    batches.extend(batch for batch, _ in open_batches if len(batch) >= 2)
+    return batches
+
+
+def _fine_tune(task, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, reporter, clock):
+    device = encoder.device
+    labels = parts.train_proverbs
+    label_index = {proverb_id: i for i, (proverb_id, _) in enumerate(labels)}
+    head = None
+    parameters = list(encoder.parameters())
+    if task == "classifier":
+        initial = encoder.embed([text for _, text in labels], max_length=hp.proverb_max_length)
+        head = nn.Parameter(initial.clone().to(device))
+        parameters.append(head)
+    optimizer = torch.optim.AdamW(parameters, lr=hp.learning_rate)
+    rng = random.Random(seed)
+    loss_function = nn.CrossEntropyLoss()
+    history: list[dict] = []
+    best: dict | None = None
+    total_steps = None
+    done_steps = 0
+    train_seconds = evaluate_seconds = 0.0
+    for epoch in range(1, hp.epochs + 1):
+        if task == "biencoder":
+            batches = distinct_proverb_batches(parts.train, hp.batch_size, rng)
+        else:
+            shuffled = list(parts.train)
+            rng.shuffle(shuffled)
+            size = hp.batch_size
+            batches = [shuffled[i : i + size] for i in range(0, len(shuffled), size)]
+        total_steps = total_steps or len(batches) * hp.epochs
+        encoder.train()
+        epoch_started = time.monotonic()
+        losses = []
+        for step, batch in enumerate(batches, start=1):
+            if reporter.should_stop():
+                raise Cancelled(f"Cancelled at epoch {epoch}, step {step} of {len(batches)}.")
+            with autocast(device):
+                narratives = nn.functional.normalize(encoder([e.narrative for e in batch]), dim=-1)
+                if task == "biencoder":
+                    proverbs = encoder([e.proverb for e in batch], hp.proverb_max_length)
+                    targets = torch.arange(len(batch), device=device)
+                else:
+                    proverbs = head
+                    indices = [label_index[e.proverb_id] for e in batch]
+                    targets = torch.tensor(indices, device=device)
+                logits = hp.scale * narratives @ nn.functional.normalize(proverbs, dim=-1).T
+            loss = loss_function(logits.float(), targets)
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            losses.append(loss.item())
+            done_steps += 1
+            elapsed = clock.elapsed()
+            reporter.progress(
+                {
+                    "stage": "training",
+                    "epoch": epoch,
+                    "epochs": hp.epochs,
+                    "step": step,
+                    "steps": len(batches),
+                    "loss": losses[-1],
+                    "dev_accuracy": history[-1]["dev"]["accuracy"] if history else None,
+                    "elapsed": elapsed,
+                    "remaining": elapsed / done_steps * (total_steps - done_steps),
+                }
+            )
+        seconds = time.monotonic() - epoch_started
+        train_seconds += seconds
+        reporter.progress({"stage": f"evaluating epoch {epoch}", "epoch": epoch})
+        evaluate_started = time.monotonic()
+        record, predictions = _epoch_scores(task, encoder, head, parts, hp)
+        evaluate_seconds += time.monotonic() - evaluate_started
+        record.update(
+            epoch=epoch,
+            loss=float(np.mean(losses)) if losses else None,
+            seconds=seconds,
+            examples_per_second=sum(len(b) for b in batches) / seconds if seconds else None,
+        )
+        history.append(record)
+        if best is None or _dev_key(record) > _dev_key(best["record"]):
+            state = copy.deepcopy({k: v.detach().cpu() for k, v in encoder.state_dict().items()})
+            best = {
+                "record": record,
+                "predictions": predictions,
+                "state": state,
+                "head": head.detach().cpu().clone() if head is not None else None,
+            }
+    encoder.load_state_dict(best["state"])
+    best_test = max(history, key=lambda r: (r["test"]["accuracy"], r["test"]["mrr"]))
+    return {
+        "epochs": history,
+        "selected_epoch": best["record"]["epoch"],
+        "metrics": {
+            "test": best["record"]["test"],
+            "dev": best["record"]["dev"],
+            "best_test_over_epochs": {**best_test["test"], "epoch": best_test["epoch"]},
+        },
+        "predictions": best["predictions"],
+        "candidates": [list(p) for p in parts.test_proverbs],
+        "counts": {"train": len(parts.train), "dev": len(parts.dev), "test": len(parts.test)},
+        "durations": {"train": train_seconds, "evaluate": evaluate_seconds},
+        "head": best["head"],
+    }
+
+
+def _dev_key(record: dict) -> tuple:
+    return (record["dev"]["accuracy"], record["dev"]["mrr"])
+
+
+def _epoch_scores(task, encoder, head, parts: Parts, hp) -> tuple[dict, list[dict]]:
+    record: dict = {}
+    test_predictions: list[dict] = []
+    for name, examples, proverbs in (
+        ("dev", parts.dev, parts.dev_proverbs),
+        ("test", parts.test, parts.test_proverbs),
+    ):
+        if task == "classifier":
+            candidates = nn.functional.normalize(head.detach().float(), dim=-1).cpu()
+        else:
+            candidates = [text for _, text in proverbs]
+        scores = _scores(encoder, [e.narrative for e in examples], candidates, hp)
+        metrics, predictions = _evaluate(scores, examples, proverbs, hp.scale)
+        record[name] = metrics
+        if name == "test":
+            test_predictions = predictions
+    return record, test_predictions
+
+
+def _save_artifact(encoder: Encoder, head: torch.Tensor | None, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    encoder.transformer.save_pretrained(folder)
+    encoder.tokenizer.save_pretrained(folder)
+    if head is not None:
+        torch.save(head, folder / "classifier_head.pt")

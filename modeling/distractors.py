@@ -1,0 +1,136 @@
+"""Distractors chosen by a trained model, and the choose batch built from them (ePiC Table 10).
+
+A run's test predictions hold each narrative's probability over the candidate
+proverbs. The "model:<run id>" distractor source takes, in turn, the most probable
+wrong proverbs and those whose probability is closest to the correct one's (ePiC
+Appendix B). `choose_batch_from_run` samples test narratives, builds their
+questions from that source, and stores the model's own answer to each question
+(the option it gives the highest probability), so the agreement page puts the
+model's accuracy beside the humans' on identical items.
+"""
+
+from __future__ import annotations
+
+import random
+
+from django.db import transaction
+
+from annotation.models import Narrative
+from annotation.task_types.choose import choice_question_create
+from annotation.task_types.distractors import DistractorSource, SourceFamily
+from crowd.batches import batch_create, batch_items_add
+from modeling.models import Run
+
+PREFIX = "model"
+
+
+def source_key(run: Run) -> str:
+    return f"{PREFIX}:{run.pk}"
+
+
+def run_label(run: Run) -> str:
+    return f"run {run.pk}: {run.task} {run.setting}, {run.model_name}"
+
+
+class ModelSource(DistractorSource):
+    """Distractors from one run's predicted probabilities over proverbs."""
+
+    def __init__(self, run: Run):
+        self.key = source_key(run)
+        self.label = f"Model ({run_label(run)})"
+        self.run = run
+        column = {proverb_id: i for i, (proverb_id, _) in enumerate(run.candidates)}
+        texts = {fields["narrative_id"]: fields["narrative"] for fields in run.snapshot.examples}
+        self.by_text = {
+            texts[p["narrative_id"]]: {
+                proverb_id: p["probabilities"][i] for proverb_id, i in column.items()
+            }
+            for p in run.predictions
+            if p["narrative_id"] in texts
+        }
+
+    def probabilities(self, narrative: str) -> dict[int, float]:
+        try:
+            return self.by_text[narrative]
+        except KeyError:
+            raise ValueError(
+                f"Run {self.run.pk} has no prediction for this narrative: only its test "
+                "narratives get model distractors."
+            ) from None
+
+    def rank(self, *, narrative, correct, candidates, rng) -> list:
+        probabilities = self.probabilities(narrative)
+        scored = [c for c in candidates if c.id in probabilities]
+        unscored = sorted((c for c in candidates if c.id not in probabilities), key=lambda c: c.id)
+        rng.shuffle(unscored)
+        target = probabilities.get(correct.id, 0.0)
+        tiebreak = {c.id: rng.random() for c in sorted(scored, key=lambda c: c.id)}
+        probable = sorted(scored, key=lambda c: (-probabilities[c.id], tiebreak[c.id]))
+        closest = sorted(scored, key=lambda c: (abs(probabilities[c.id] - target), tiebreak[c.id]))
+        ranked: list = []
+        for pair in zip(probable, closest, strict=True):
+            ranked.extend(c for c in pair if c not in ranked)
+        return ranked + unscored
+
+
+def _finished_run(name: str) -> Run:
+    run = Run.objects.filter(pk=int(name) if name.isdigit() else None).first()
+    if run is None or run.status != Run.Status.SUCCEEDED or not run.predictions:
+        raise LookupError(f"No finished run {name} with predictions to choose distractors.")
+    return run
+
+
+def _choices() -> list[tuple[str, str]]:
+    runs = Run.objects.filter(status=Run.Status.SUCCEEDED).exclude(predictions=[]).order_by("-id")
+    return [(source_key(run), f"Model ({run_label(run)})") for run in runs[:50]]
+
+
+MODEL_SOURCES = SourceFamily(
+    prefix=PREFIX, load=lambda name: ModelSource(_finished_run(name)), choices=_choices
+)
+
+
+@transaction.atomic
+def choose_batch_from_run(
+    *,
+    run: Run,
+    sample: int = 100,
+    options: int = 5,
+    seed: int = 1,
+    name: str = "",
+    target_per_item: int = 3,
+    created_by=None,
+):
+    """A draft choose batch on `sample` of the run's test narratives, answered by the model too."""
+    source = ModelSource(_finished_run(str(run.pk)))
+    predictions = {p["narrative_id"]: p for p in run.predictions}
+    narratives = list(
+        Narrative.objects.filter(pk__in=predictions, status=Narrative.Status.APPROVED)
+        .select_related("proverb")
+        .order_by("id")
+    )
+    if not narratives:
+        raise ValueError(f"Run {run.pk} has no approved test narrative left to ask about.")
+    random.Random(f"{seed}:model-distractors:{run.pk}").shuffle(narratives)
+    narratives = narratives[:sample]
+    batch = batch_create(
+        name=name or f"Choose: distractors from {run_label(run)}",
+        task_type="choose",
+        target_per_item=target_per_item,
+        settings={"distractors": source.key, "options": options, "seed": seed},
+        created_by=created_by,
+    )
+    items = []
+    for narrative in narratives:
+        question = choice_question_create(
+            narrative=narrative, source=source.key, options=options, seed=seed
+        )
+        probabilities = source.probabilities(narrative.text)
+        question.model_chosen_id = max(
+            question.options, key=lambda pk: (probabilities.get(pk, 0.0), -pk)
+        )
+        question.model_label = run_label(run)[:200]
+        question.save(update_fields=["model_chosen", "model_label"])
+        items.append({"narrative": narrative, "choice_question": question})
+    batch_items_add(batch=batch, items=items)
+    return batch

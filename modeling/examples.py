@@ -1,0 +1,117 @@
+"""A snapshot's narratives as plain examples, and the parts a run trains and is scored on.
+
+No Django: a snapshot is a list of `Example`s (from the database or from an
+exported file). Model selection never looks at test: a dev slice is held out of
+train (seen: one narrative of each proverb that has at least two in train;
+unseen: all narratives of 10% of the train proverbs, at least one proverb), the
+epoch is chosen on dev, and test is reported at that epoch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+SETTINGS = ("seen", "unseen")
+
+
+class SnapshotError(ValueError):
+    """The snapshot cannot serve the run; the message says what is missing."""
+
+
+@dataclass(frozen=True)
+class Example:
+    narrative_id: int
+    narrative: str
+    proverb_id: int
+    proverb: str
+    seen: str  # "train" | "test" | ""
+    unseen: str
+
+
+@dataclass(frozen=True)
+class Parts:
+    """The examples a run uses, and the proverbs each part is ranked against."""
+
+    train: list[Example]
+    dev: list[Example]
+    test: list[Example]
+    dev_proverbs: list[tuple[int, str]]
+    test_proverbs: list[tuple[int, str]]
+    train_proverbs: list[tuple[int, str]]
+
+
+def content_hash(examples: Sequence[Example]) -> str:
+    """SHA-256 of the examples in id order: equal hashes, equal data."""
+    rows = sorted((asdict(example) for example in examples), key=lambda row: row["narrative_id"])
+    return hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()
+
+
+def proverbs_of(examples: Sequence[Example]) -> list[tuple[int, str]]:
+    """(id, text) of the examples' proverbs, by id."""
+    return sorted({(example.proverb_id, example.proverb) for example in examples})
+
+
+def split_parts(examples: Sequence[Example], *, setting: str, seed: int, dev: bool = True) -> Parts:
+    """Train (less dev), dev and test of a setting; raises SnapshotError when too small.
+
+    Without `dev` (nothing is trained) only test is needed.
+    """
+    if setting not in SETTINGS:
+        raise SnapshotError(f"setting is seen or unseen, not {setting!r}")
+    train = [e for e in examples if getattr(e, setting) == "train"]
+    test = [e for e in examples if getattr(e, setting) == "test"]
+    if not test or (dev and not train):
+        needed = "train and test" if dev else "test"
+        raise SnapshotError(
+            f"The snapshot has {len(train)} {setting} train and {len(test)} {setting} test "
+            f"narratives; this run needs {needed}. Import a dataset with its split files or "
+            "run assign_splits on the approved narratives."
+        )
+    held: list[Example] = []
+    if dev:
+        held = _seen_dev(train, seed) if setting == "seen" else _unseen_dev(train, seed)
+        if not held:
+            raise SnapshotError(
+                f"The {setting} train part is too small to hold out a dev slice "
+                "(seen: a proverb with two train narratives; unseen: two train proverbs)."
+            )
+    held_ids = {e.narrative_id for e in held}
+    train = [e for e in train if e.narrative_id not in held_ids]
+    if dev and len(proverbs_of(train)) < 2:
+        raise SnapshotError(f"The {setting} train part needs narratives of two proverbs at least.")
+    # Seen: one label set for every part; unseen: each part against its own proverbs.
+    everything = proverbs_of(examples) if setting == "seen" else None
+    return Parts(
+        train=train,
+        dev=held,
+        test=test,
+        dev_proverbs=everything or proverbs_of(held),
+        test_proverbs=everything or proverbs_of(test),
+        train_proverbs=everything or proverbs_of(train),
+    )
+
+
+def _seen_dev(train: list[Example], seed: int) -> list[Example]:
+    by_proverb: dict[int, list[Example]] = defaultdict(list)
+    for example in sorted(train, key=lambda e: e.narrative_id):
+        by_proverb[example.proverb_id].append(example)
+    rng = random.Random(f"{seed}:dev:seen")
+    return [
+        rng.choice(narratives)
+        for _, narratives in sorted(by_proverb.items())
+        if len(narratives) >= 2
+    ]
+
+
+def _unseen_dev(train: list[Example], seed: int) -> list[Example]:
+    proverbs = sorted({e.proverb_id for e in train})
+    if len(proverbs) < 2:
+        return []
+    random.Random(f"{seed}:dev:unseen").shuffle(proverbs)
+    held = set(proverbs[: max(1, round(len(proverbs) / 10))])
+    return [e for e in train if e.proverb_id in held]

@@ -1,0 +1,98 @@
+"""Run one baseline in this process on the approved data, with a progress bar on stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from modeling.baselines import TASKS
+from modeling.models import Run
+from modeling.selectors import run_record
+from modeling.services import run_create, run_execute
+
+
+class ProgressBar:
+    """A tqdm bar over the run's training steps (or scoring scopes)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.bar = None
+        self.key = None
+
+    def __call__(self, fields: dict) -> None:
+        from tqdm import tqdm
+
+        steps = fields.get("steps")
+        key = (fields.get("stage", "").split(" ")[0], fields.get("epoch"), steps)
+        if steps and key != self.key:
+            self.close()
+            epoch = f" epoch {fields['epoch']}/{fields['epochs']}" if fields.get("epoch") else ""
+            self.bar = tqdm(total=steps, desc=f"{fields['stage']}{epoch}", file=self.stream)
+            self.key = key
+        if self.bar is not None and steps:
+            self.bar.n = fields.get("step", 0)
+            if fields.get("loss") is not None:
+                self.bar.set_postfix(loss=f"{fields['loss']:.4f}", refresh=False)
+            self.bar.refresh()
+        elif not steps:
+            self.close()
+            self.stream.write(f"{fields.get('stage', '')}\n")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
+class Command(BaseCommand):
+    help = (
+        "Train or score a baseline on the approved narratives (a frozen snapshot) and store "
+        f"the run. Tasks: {', '.join(TASKS)}."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("task", choices=list(TASKS))
+        parser.add_argument("--model", help="folder, PyPI-shipped model or hub name")
+        parser.add_argument("--split", choices=["seen", "unseen"], default="seen")
+        parser.add_argument("--epochs", type=int, default=5)
+        parser.add_argument("--batch-size", type=int, default=16)
+        parser.add_argument("--learning-rate", type=float, default=2e-5)
+        parser.add_argument("--max-length", type=int, default=256)
+        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--json", dest="json_out", help="write the run here ('-': stdout)")
+
+    def handle(self, *args, **options):
+        try:
+            run = run_create(
+                task=options["task"],
+                setting=options["split"],
+                model_name=options["model"],
+                hyperparameters={
+                    "epochs": options["epochs"],
+                    "batch_size": options["batch_size"],
+                    "learning_rate": options["learning_rate"],
+                    "max_length": options["max_length"],
+                },
+                seed=options["seed"],
+                queue=False,
+            )
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+        bar = ProgressBar(sys.stderr)
+        try:
+            run = run_execute(run_id=run.pk, echo=bar)
+        finally:
+            bar.close()
+        record = run_record(run)
+        if options["json_out"] == "-":
+            self.stdout.write(json.dumps(record, indent=1))
+        elif options["json_out"]:
+            Path(options["json_out"]).write_text(json.dumps(record, indent=1))
+        test = run.metrics.get("test") or {}
+        if run.status != Run.Status.SUCCEEDED:
+            raise CommandError(f"Run {run.pk} {run.status}: {run.error}")
+        summary = f"Run {run.pk}: test accuracy {test.get('accuracy')}, MRR {test.get('mrr')}"
+        self.stderr.write(summary)

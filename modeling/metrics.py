@@ -1,0 +1,46 @@
+"""Measures of the baselines, as plain Python over numpy arrays (no Django).
+
+Ranking: a score matrix has one row per narrative and one column per candidate
+proverb; the gold column of each row is given. A narrative's rank is 1 plus the
+number of candidates scored strictly higher than its gold one (ties are counted in
+the narrative's favour, as the ePiC evaluation does). Accuracy is the share of rank
+1; MRR is the mean of 1/rank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+
+def gold_ranks(scores: np.ndarray, gold: Sequence[int]) -> np.ndarray:
+    """Rank (1 = best) of each row's gold column."""
+    scores = np.asarray(scores, dtype=np.float64)
+    gold = np.asarray(gold, dtype=np.int64)
+    if scores.ndim != 2 or len(gold) != scores.shape[0]:
+        raise ValueError("scores is one row per narrative, gold one column index per row")
+    gold_scores = scores[np.arange(len(gold)), gold]
+    return 1 + (scores > gold_scores[:, None]).sum(axis=1)
+
+
+def ranking_metrics(scores: np.ndarray, gold: Sequence[int]) -> dict:
+    """{"accuracy", "mrr", "correct", "total", "candidates"} of a score matrix; empty -> None."""
+    total = len(gold)
+    if total == 0:
+        return {"accuracy": None, "mrr": None, "correct": 0, "total": 0, "candidates": 0}
+    ranks = gold_ranks(scores, gold)
+    return {
+        "accuracy": float((ranks == 1).mean()),
+        "mrr": float((1.0 / ranks).mean()),
+        "correct": int((ranks == 1).sum()),
+        "total": total,
+        "candidates": int(np.asarray(scores).shape[1]),
+    }
+
+
+def softmax(scores: np.ndarray) -> np.ndarray:
+    """Row-wise softmax, stable for large scores."""
+    scores = np.asarray(scores, dtype=np.float64)
+    shifted = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return shifted / shifted.sum(axis=1, keepdims=True)

@@ -1,0 +1,107 @@
+"""Reads of runs: one run as a JSON record, and runs side by side like the paper's tables."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from modeling.baselines import TASKS
+from modeling.models import Run
+
+RECORD_FIELDS = (
+    "task",
+    "setting",
+    "model_name",
+    "hyperparameters",
+    "seed",
+    "status",
+    "error",
+    "metrics",
+    "epochs",
+    "selected_epoch",
+    "environment",
+    "durations",
+    "artifact",
+)
+
+
+def run_record(run: Run, *, predictions: bool = True) -> dict:
+    """Everything a run stored, JSON-ready (what `run_baseline --json` writes)."""
+    record = {"run": run.pk, **{name: getattr(run, name) for name in RECORD_FIELDS}}
+    record["snapshot"] = {
+        "content_hash": run.snapshot.content_hash,
+        "narratives": run.snapshot.narratives,
+        "proverbs": run.snapshot.proverbs,
+        "splits": run.snapshot.splits,
+    }
+    record["created_at"] = run.created_at.isoformat()
+    record["started_at"] = run.started_at.isoformat() if run.started_at else None
+    record["finished_at"] = run.finished_at.isoformat() if run.finished_at else None
+    if predictions:
+        record["candidates"] = run.candidates
+        record["predictions"] = run.predictions
+    return record
+
+
+def _percent(value) -> str:
+    return "—" if value is None else f"{100 * value:.2f}%"
+
+
+def _decimal(value) -> str:
+    return "—" if value is None else f"{value:.4f}"
+
+
+def result_rows(run: Run) -> list[dict]:
+    """The run's lines of a results table: one per scope for retrieval, else test at the
+    dev-selected epoch, and the best test epoch under its own label."""
+    metrics = run.metrics or {}
+    common = {"run": run, "snapshot": run.snapshot.content_hash[:10]}
+    if run.task == "retrieval":
+        return [
+            {
+                **common,
+                "scope": scope.replace("_", " "),
+                "accuracy": _percent(figures.get("accuracy")),
+                "correct": f"{figures.get('correct', 0)}/{figures.get('total', 0)}",
+                "mrr": _decimal(figures.get("mrr")),
+                "candidates": figures.get("candidates"),
+            }
+            for scope, figures in (metrics.get("scopes") or {}).items()
+        ]
+    test = metrics.get("test") or {}
+    best = metrics.get("best_test_over_epochs") or {}
+    return [
+        {
+            **common,
+            "scope": f"{run.setting} test, epoch {run.selected_epoch} (chosen on dev)",
+            "accuracy": _percent(test.get("accuracy")),
+            "correct": f"{test.get('correct', 0)}/{test.get('total', 0)}",
+            "mrr": _decimal(test.get("mrr")),
+            "candidates": test.get("candidates"),
+            "dev_accuracy": _percent((metrics.get("dev") or {}).get("accuracy")),
+            "best_test": f"{_percent(best.get('accuracy'))} at epoch {best.get('epoch')}"
+            if best
+            else "—",
+        }
+    ]
+
+
+def results_tables(*, limit: int = 200) -> list[dict]:
+    """Finished runs grouped by task and setting, newest first, each group a table."""
+    runs = (
+        Run.objects.filter(status=Run.Status.SUCCEEDED)
+        .select_related("snapshot")
+        .defer("predictions", "candidates", "snapshot__examples")
+        .order_by("-id")[:limit]
+    )
+    groups: dict[tuple[str, str], list[Run]] = defaultdict(list)
+    for run in runs:
+        groups[(run.task, "all" if run.task == "retrieval" else run.setting)].append(run)
+    return [
+        {
+            "task": task,
+            "title": f"{TASKS.get(task, task)} · {setting}",
+            "rows": [row for run in group for row in result_rows(run)],
+            "runs": group,
+        }
+        for (task, setting), group in sorted(groups.items())
+    ]

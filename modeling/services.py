@@ -1,0 +1,176 @@
+"""Services of the modeling app: create, execute and cancel runs of the baselines."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from modeling.baselines import TASKS, TRAINABLE, Cancelled, Hyperparameters, Reporter, run_task
+from modeling.encoders import ModelNotFound
+from modeling.examples import SETTINGS, SnapshotError, split_parts
+from modeling.models import Run
+from modeling.snapshots import snapshot_examples, snapshot_freeze
+
+logger = logging.getLogger(__name__)
+
+PROGRESS_EVERY = 1.0  # seconds between progress writes and cancel checks
+
+
+@transaction.atomic
+def run_create(
+    *,
+    task: str,
+    setting: str = "seen",
+    model_name: str | None = None,
+    hyperparameters: dict | None = None,
+    seed: int = 1,
+    created_by=None,
+    queue: bool = True,
+) -> Run:
+    """A queued run on a snapshot of the approved data now; queued on commit unless queue=False.
+
+    Raises ValueError (SnapshotError) with a message a researcher can act on when the
+    task, setting or hyperparameters are unknown or the snapshot cannot serve the run.
+    """
+    if task not in TASKS:
+        raise ValueError(f"Unknown task {task!r}; tasks: {', '.join(TASKS)}.")
+    if setting not in SETTINGS:
+        raise ValueError(f"The split is seen or unseen, not {setting!r}.")
+    if task == "classifier" and setting != "seen":
+        raise ValueError("The classifier predicts seen proverbs only: use the seen split.")
+    cleaned = Hyperparameters.from_dict(hyperparameters or {})
+    snapshot = snapshot_freeze()
+    if snapshot.narratives == 0:
+        raise SnapshotError(
+            "There are no approved narratives to train or score on: approve narratives "
+            "or import a dataset first."
+        )
+    split_parts(snapshot_examples(snapshot), setting=setting, seed=seed, dev=task in TRAINABLE)
+    run = Run.objects.create(
+        task=task,
+        setting=setting,
+        model_name=model_name or settings.PARABLE_MODELING_MODEL,
+        hyperparameters=vars(cleaned),
+        seed=seed,
+        snapshot=snapshot,
+        created_by=created_by,
+    )
+    if queue:
+        from modeling.tasks import run_execute_task
+
+        transaction.on_commit(lambda: run_execute_task.delay(run.pk))
+    return run
+
+
+@transaction.atomic
+def run_cancel(*, run: Run) -> Run:
+    """Stop a run: a queued one is cancelled now, a running one at its next step."""
+    run = Run.objects.select_for_update().get(pk=run.pk)
+    if run.finished:
+        raise ValueError(f"Run {run.pk} has already {run.status}.")
+    if run.status == Run.Status.QUEUED:
+        run.status = Run.Status.CANCELLED
+        run.error = "Cancelled before it started."
+        run.finished_at = timezone.now()
+    run.cancel_requested = True
+    run.save(update_fields=["status", "error", "finished_at", "cancel_requested"])
+    return run
+
+
+def _start(run_id: int) -> Run | None:
+    with transaction.atomic():
+        run = Run.objects.select_for_update().get(pk=run_id)
+        if run.status != Run.Status.QUEUED:
+            return None  # done, cancelled or taken already: executing again changes nothing
+        run.status = Run.Status.RUNNING
+        run.started_at = timezone.now()
+        run.progress = {"stage": "starting"}
+        run.save(update_fields=["status", "started_at", "progress"])
+    return run
+
+
+def _reporter(run: Run, echo=None) -> Reporter:
+    state = {"written": 0.0, "checked": 0.0, "stage": None, "stop": False}
+    latest: dict = {}  # the last value of every field reported (epoch, loss, dev accuracy...)
+
+    def progress(fields: dict) -> None:
+        if echo is not None:
+            echo(fields)
+        latest.update(fields)
+        now = time.monotonic()
+        if fields.get("stage") == state["stage"] and now - state["written"] < PROGRESS_EVERY:
+            return
+        state.update(written=now, stage=fields.get("stage"))
+        Run.objects.filter(pk=run.pk).update(progress=dict(latest))
+
+    def should_stop() -> bool:
+        now = time.monotonic()
+        if now - state["checked"] >= PROGRESS_EVERY:
+            state["checked"] = now
+            state["stop"] = Run.objects.filter(pk=run.pk, cancel_requested=True).exists()
+        return state["stop"]
+
+    return Reporter(progress=progress, should_stop=should_stop)
+
+
+def artifact_folder(run: Run) -> Path:
+    return Path(settings.PARABLE_MODELING_ARTIFACTS) / f"run-{run.pk}"
+
+
+def run_execute(*, run_id: int, echo=None) -> Run:
+    """Execute a queued run and store its results; idempotent (a started run is left alone).
+
+    `echo(fields)` sees every progress report (the command's progress bar).
+    """
+    run = _start(run_id)
+    if run is None:
+        return Run.objects.get(pk=run_id)
+    folder = artifact_folder(run) if run.task in TRAINABLE else None
+    try:
+        result = run_task(
+            task=run.task,
+            examples=snapshot_examples(run.snapshot),
+            setting=run.setting,
+            model=run.model_name,
+            hyperparameters=Hyperparameters.from_dict(run.hyperparameters),
+            seed=run.seed,
+            reporter=_reporter(run, echo),
+            artifact_dir=folder,
+        )
+    except Cancelled as stop:
+        return _finish(run, status=Run.Status.CANCELLED, error=str(stop))
+    except (SnapshotError, ModelNotFound) as error:
+        return _finish(run, status=Run.Status.FAILED, error=str(error))
+    except Exception as error:
+        logger.exception("Run %s failed", run.pk)
+        return _finish(run, status=Run.Status.FAILED, error=f"{type(error).__name__}: {error}")
+    return _finish(
+        run,
+        status=Run.Status.SUCCEEDED,
+        metrics=result["metrics"],
+        epochs=result["epochs"],
+        selected_epoch=result["selected_epoch"],
+        predictions=result["predictions"],
+        candidates=result["candidates"],
+        environment={
+            **result["environment"],
+            "model_path": result["model_path"],
+            "pooling": result["pooling"],
+            "counts": result["counts"],
+        },
+        durations=result["durations"],
+        artifact=str(folder) if folder else "",
+    )
+
+
+def _finish(run: Run, *, status: str, **fields) -> Run:
+    progress = Run.objects.filter(pk=run.pk).values_list("progress", flat=True).get()
+    fields.update(status=status, finished_at=timezone.now(), progress={**progress, "stage": status})
+    Run.objects.filter(pk=run.pk).update(**fields)
+    run.refresh_from_db()
+    return run

@@ -1,0 +1,11 @@
+"""Celery tasks of the modeling app, on their own queue (CELERY_TASK_ROUTES)."""
+
+from celery import shared_task
+
+
+@shared_task(name="modeling.run_execute")
+def run_execute_task(run_id: int) -> str:
+    """Execute a queued run; idempotent (a started or finished run is left as it is)."""
+    from modeling.services import run_execute
+
+    return run_execute(run_id=run_id).status

@@ -1,0 +1,66 @@
+"""Runs through a real Celery worker listening on the modeling queue only."""
+
+import pytest
+from celery import Celery
+
+from modeling.models import Run
+from modeling.services import run_cancel, run_create
+from tests.factories import split_dataset_create
+from tests.integration.processes import celery_worker, wait_until
+from tests.modeling.conftest import TINY_HYPERPARAMETERS, tiny_model_folder
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory) -> str:
+    return tiny_model_folder(tmp_path_factory.mktemp("tiny-bert"))
+
+
+@pytest.fixture
+def modeling_worker(redis_url, transactional_db, tmp_path):
+    with celery_worker(
+        redis_url, queues="modeling", env={"PARABLE_MODELING_ARTIFACTS": str(tmp_path / "models")}
+    ) as process:
+        yield process
+
+
+def test_worker_runs_a_queued_run_and_stores_progress_and_results(
+    modeling_worker, redis_url, tiny_model, tmp_path
+):
+    split_dataset_create()
+    run = run_create(
+        task="biencoder", model_name=tiny_model, hyperparameters=TINY_HYPERPARAMETERS, queue=False
+    )
+    client = Celery(broker=redis_url, backend=redis_url)
+    result = client.send_task("modeling.run_execute", args=[run.pk], queue="modeling")
+    try:
+        assert result.get(timeout=180) == "succeeded"
+    finally:
+        if modeling_worker.poll() is not None:
+            print(modeling_worker.stdout.read())
+    run.refresh_from_db()
+    assert run.status == "succeeded" and len(run.epochs) == 2
+    assert run.progress["epoch"] == 2 and run.progress["loss"] is not None
+    assert run.progress["elapsed"] > 0 and "remaining" in run.progress
+    assert len(run.predictions) == run.metrics["test"]["total"] == 12
+    assert (tmp_path / "models" / f"run-{run.pk}" / "config.json").is_file()
+
+
+def test_cancelled_run_stops_in_the_worker_and_says_so(modeling_worker, redis_url, tiny_model):
+    split_dataset_create()
+    run = run_create(
+        task="biencoder",
+        model_name=tiny_model,
+        hyperparameters={**TINY_HYPERPARAMETERS, "epochs": 100},
+        queue=False,
+    )
+    client = Celery(broker=redis_url, backend=redis_url)
+    result = client.send_task("modeling.run_execute", args=[run.pk], queue="modeling")
+    wait_until(
+        lambda: Run.objects.get(pk=run.pk).progress.get("stage") == "training",
+        timeout=120,
+        what="the run to start training",
+    )
+    run_cancel(run=run)
+    assert result.get(timeout=120) == "cancelled"
+    run.refresh_from_db()
+    assert run.error.startswith("Cancelled at epoch") and run.epochs == []

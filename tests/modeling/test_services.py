@@ -1,0 +1,121 @@
+"""Runs: created on a frozen snapshot, executed with stored results, cancelled, refused."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from annotation.models import Narrative
+from modeling import services
+from modeling.examples import SnapshotError
+from modeling.models import Run, Snapshot
+from modeling.services import run_cancel, run_create, run_execute
+from modeling.snapshots import snapshot_freeze
+from tests.factories import narrative_create, proverb_create, split_dataset_create
+from tests.modeling.conftest import TINY_HYPERPARAMETERS
+
+pytestmark = pytest.mark.django_db
+
+
+def test_unchanged_data_freezes_one_snapshot_and_a_change_another():
+    split_dataset_create()
+    first = snapshot_freeze()
+    assert snapshot_freeze() == first
+    assert first.narratives == 24 and first.proverbs == 6
+    assert first.splits["seen"] == {"train": 12, "test": 12}
+    Narrative.objects.filter(pk=first.examples[0]["narrative_id"]).update(text="Changed.")
+    assert snapshot_freeze().content_hash != first.content_hash
+    assert Snapshot.objects.count() == 2
+
+
+def test_snapshot_takes_only_approved_dataset_narratives():
+    split_dataset_create()
+    proverb = proverb_create()
+    narrative_create(proverb=proverb, text="Pending.", status=Narrative.Status.SUBMITTED)
+    narrative_create(proverb=proverb, text="Generated.", source=Narrative.Source.MODEL)
+    texts = {example["narrative"] for example in snapshot_freeze().examples}
+    assert "Pending." not in texts and "Generated." not in texts
+
+
+def test_empty_snapshot_is_refused_with_a_clear_message():
+    with pytest.raises(SnapshotError, match="no approved narratives"):
+        run_create(task="retrieval")
+    assert not Run.objects.exists()
+
+
+def test_snapshot_without_splits_is_refused_with_what_to_do():
+    narrative_create(proverb=proverb_create(), status=Narrative.Status.APPROVED)
+    with pytest.raises(SnapshotError, match="assign_splits"):
+        run_create(task="biencoder")
+
+
+def test_unknown_task_and_classifier_on_unseen_are_refused():
+    split_dataset_create()
+    with pytest.raises(ValueError, match="Unknown task"):
+        run_create(task="telepathy")
+    with pytest.raises(ValueError, match="seen proverbs only"):
+        run_create(task="classifier", setting="unseen")
+
+
+def test_run_executes_and_stores_results(tiny_model, artifacts):
+    split_dataset_create()
+    run = run_create(
+        task="biencoder", model_name=tiny_model, hyperparameters=TINY_HYPERPARAMETERS, queue=False
+    )
+    assert run.status == Run.Status.QUEUED and run.hyperparameters["learning_rate"] == 2e-5
+    run = run_execute(run_id=run.pk)
+    assert run.status == Run.Status.SUCCEEDED, run.error
+    assert len(run.epochs) == 2 and run.selected_epoch in (1, 2)
+    assert run.metrics["test"]["total"] == 12 and run.metrics["test"]["candidates"] == 6
+    assert len(run.predictions) == 12 and len(run.candidates) == 6
+    assert run.environment["device"] == "cpu" and "torch" in run.environment
+    assert run.durations["total"] > 0 and run.finished_at and run.started_at
+    assert (artifacts / f"run-{run.pk}" / "config.json").is_file()
+    assert run.progress["stage"] == "succeeded"
+
+
+def test_executing_a_finished_run_again_changes_nothing(tiny_model, artifacts):
+    split_dataset_create()
+    run = run_create(task="retrieval", model_name=tiny_model, queue=False)
+    finished = run_execute(run_id=run.pk)
+    with CaptureQueriesContext(connection) as queries:
+        again = run_execute(run_id=run.pk)
+    assert again.finished_at == finished.finished_at
+    assert not [q for q in queries.captured_queries if q["sql"].startswith("UPDATE")]
+
+
+def test_cancelled_queued_run_never_starts(tiny_model):
+    split_dataset_create()
+    run = run_create(task="retrieval", model_name=tiny_model, queue=False)
+    run_cancel(run=run)
+    run = run_execute(run_id=run.pk)
+    assert run.status == Run.Status.CANCELLED and run.started_at is None
+    assert "before it started" in run.error
+    with pytest.raises(ValueError, match="already cancelled"):
+        run_cancel(run=run)
+
+
+def test_running_run_stops_at_its_next_step_and_says_so(tiny_model, artifacts, monkeypatch):
+    monkeypatch.setattr(services, "PROGRESS_EVERY", 0.0)
+    split_dataset_create()
+    run = run_create(
+        task="biencoder",
+        model_name=tiny_model,
+        hyperparameters={**TINY_HYPERPARAMETERS, "epochs": 5},
+        queue=False,
+    )
+
+    def cancel_once_training(fields):
+        if fields.get("stage") == "training" and fields.get("step") == 1:
+            run_cancel(run=run)
+
+    run = run_execute(run_id=run.pk, echo=cancel_once_training)
+    assert run.status == Run.Status.CANCELLED
+    assert run.error.startswith("Cancelled at epoch 1, step 2")
+    assert run.epochs == [] and run.predictions == []
+
+
+def test_unloadable_model_fails_with_its_name():
+    split_dataset_create()
+    run = run_create(task="retrieval", model_name="nobody/no-such-model", queue=False)
+    run = run_execute(run_id=run.pk)
+    assert run.status == Run.Status.FAILED and "nobody/no-such-model" in run.error
