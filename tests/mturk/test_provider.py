@@ -3,8 +3,7 @@
 import pytest
 
 from crowd.models import Assignment, Worker
-from crowd.providers import ProviderError
-from crowd.review import assignment_approve, assignment_bonus, assignment_reject
+from crowd.review import ReviewError, assignment_approve, assignment_bonus, assignment_reject
 from mturk.entry import mturk_task_open
 from mturk.models import HIT, Bonus, MTurkAssignment
 from mturk.standin import RequestError
@@ -73,7 +72,7 @@ def test_forged_worker_id_is_never_linked_approved_or_paid(standin):
     standin.state.submit(assignment_id=real["AssignmentId"], answers={"done": "1"})
     batch_sync(batch=batch)
     assert MTurkAssignment.objects.get().answer is None
-    with pytest.raises(ProviderError, match="matches no MTurk assignment"):
+    with pytest.raises(ReviewError, match="matches no MTurk assignment"):
         assignment_approve(assignment=forged)
     assert Assignment.objects.get(pk=forged.pk).status == "submitted"
     assert standin.state.assignments[real["AssignmentId"]]["AssignmentStatus"] == "Submitted"
