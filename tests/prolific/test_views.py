@@ -57,6 +57,23 @@ def test_entry_opens_the_first_item_and_submits_lead_to_the_completion_code(clie
     assert b"already completed" in again.content
 
 
+def test_forged_participant_id_is_refused_before_any_item_is_reserved(client, standin, batch):
+    submission = standin.state.submission_start(
+        study_id=batch.prolific_study.study_id, participant_id="p1"
+    )
+    response = client.get(
+        reverse("prolific:enter"),
+        {
+            "PROLIFIC_PID": "forged",
+            "STUDY_ID": submission["study_id"],
+            "SESSION_ID": submission["id"],
+        },
+    )
+    assert response.status_code == 403
+    assert b"belongs to someone else" in response.content
+    assert not Assignment.objects.exists()
+
+
 def test_entry_without_parameters_is_refused(client, standin, batch):
     response = client.get(reverse("prolific:enter"), {"PROLIFIC_PID": "p1"})
     assert response.status_code == 400
