@@ -139,3 +139,13 @@ def test_local_workers_cannot_take_prolific_batches(client, standin, batch):
     client.get(invite_path(worker=worker_create()))
     assert client.get(reverse("frontend:next", args=[batch.pk])).status_code == 404
     assert not Assignment.objects.exists()
+
+
+def test_webhook_is_not_recorded_while_prolific_cannot_be_asked(client, standin, batch, settings):
+    settings.PROLIFIC_RETRIES = 0
+    _, submission = enter(client, standin, batch)
+    body = json.dumps({"event_id": "e9", "resource_id": submission["id"]}).encode()
+    standin.state.fail(path="/submissions/", status=503, count=1)
+    assert post_webhook(client, body).status_code == 503
+    assert not WebhookEvent.objects.exists()
+    assert post_webhook(client, body).json() == {"outcome": "recorded"}
