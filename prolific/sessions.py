@@ -7,6 +7,7 @@ count: that takes Prolific's own submission (prolific/submissions.py).
 
 from __future__ import annotations
 
+import logging
 import re
 from urllib.parse import urlencode
 
@@ -14,12 +15,22 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from crowd.assignments import NoWorkAvailable, assignments_reserve
 from crowd.models import Assignment, Provider, Worker
-from prolific.models import ParticipantSession, Study
+from crowd.review import assignment_reject
+from prolific.client import ProlificClient, ProlificError
+from prolific.models import ParticipantSession, Study, Submission
+
+logger = logging.getLogger(__name__)
 
 PROLIFIC_ID = re.compile(r"[A-Za-z0-9]{1,64}")
+FREEING = {"RETURNED", "TIMED-OUT"}
+RETURNED_MESSAGE = (
+    "This study was returned or timed out on Prolific, so this task is not counted and its "
+    "place has gone back to the pool for another participant. Thank you for your time."
+)
 
 
 class EntryRefused(Exception):
@@ -39,11 +50,20 @@ def session_assignments(*, session: ParticipantSession):
     ).order_by("id")
 
 
-def session_enter(*, participant_id: str, study_id: str, session_id: str) -> ParticipantSession:
+def session_enter(
+    *,
+    participant_id: str,
+    study_id: str,
+    session_id: str,
+    client: ProlificClient | None = None,
+) -> ParticipantSession:
     """Start or resume a participant's session; raises EntryRefused with the reason.
 
-    A new session reserves up to the study's items per session at once. The same
-    participant coming back resumes their session; one who already finished is refused.
+    Prolific is asked about SESSION_ID first: a session it does not know, or knows for
+    another participant or study, is refused before any item is reserved. If Prolific
+    cannot be reached, the participant may work but the session stays unvouched until a
+    sync finds its submission. A new session reserves up to the study's items per session
+    at once; the same participant coming back resumes; one who already finished is refused.
     """
     if not all(
         PROLIFIC_ID.fullmatch(value or "") for value in (participant_id, study_id, session_id)
@@ -55,6 +75,9 @@ def session_enter(*, participant_id: str, study_id: str, session_id: str) -> Par
     study = Study.objects.select_related("batch").filter(study_id=study_id).first()
     if study is None:
         raise EntryRefused("This study is not run here.", status=404)
+    remote = _remote_submission(
+        study=study, participant_id=participant_id, session_id=session_id, client=client
+    )
     with transaction.atomic():
         worker, _ = Worker.objects.get_or_create(
             provider=Provider.PROLIFIC, external_id=participant_id
@@ -83,7 +106,36 @@ def session_enter(*, participant_id: str, study_id: str, session_id: str) -> Par
             session.save(update_fields=["session_id", "submission", "status"])
         if not session_assignments(session=session).filter(_open_filter()).exists():
             _session_fill(session=session)
+        if remote is not None:
+            submission_record(study=study, data=remote)
+            session.refresh_from_db()
     return session
+
+
+def _remote_submission(
+    *, study: Study, participant_id: str, session_id: str, client: ProlificClient | None
+) -> dict | None:
+    """Prolific's submission for SESSION_ID, checked against the participant and study;
+    None when Prolific cannot be asked (the session then starts unvouched)."""
+    client = client or ProlificClient(retries=1)
+    try:
+        remote = client.submission_get(submission_id=session_id)
+    except ProlificError as error:
+        if error.status == 404:
+            raise EntryRefused(
+                "Prolific has no such session. Open the study from Prolific to take part."
+            ) from None
+        logger.warning("prolific: session %s not checked at entry: %s", session_id, error)
+        return None
+    owner = str(remote.get("participant_id") or remote.get("participant") or "")
+    if owner != participant_id or str(remote.get("study_id", "")) != study.study_id:
+        raise EntryRefused(
+            "This Prolific session belongs to someone else. Open the study from your own "
+            "Prolific account."
+        )
+    if remote.get("status") in FREEING:
+        raise EntryRefused("This session was returned or timed out on Prolific.")
+    return remote
 
 
 def _open_filter() -> Q:
@@ -140,3 +192,52 @@ def session_finish(*, session: ParticipantSession) -> str:
 
 def completion_url(*, study: Study) -> str:
     return f"{settings.PROLIFIC_COMPLETION_URL}?{urlencode({'cc': study.completion_code})}"
+
+
+def _parse_time(value):
+    return parse_datetime(value) if isinstance(value, str) else None
+
+
+def submission_record(*, study: Study, data: dict) -> Submission:
+    """Store what Prolific says about one submission and act on it."""
+    participant_id = str(data.get("participant_id") or data.get("participant") or "")
+    with transaction.atomic():
+        submission, _ = Submission.objects.update_or_create(
+            submission_id=str(data["id"]),
+            defaults={
+                "study": study,
+                "participant_id": participant_id,
+                "status": str(data.get("status", "")),
+                "study_code": str(data.get("study_code") or ""),
+                "started_at": _parse_time(data.get("started_at")),
+                "completed_at": _parse_time(data.get("completed_at")),
+            },
+        )
+        # Only the session that this participant opened with this SESSION_ID is vouched for.
+        session = (
+            ParticipantSession.objects.select_for_update()
+            .filter(
+                study=study,
+                session_id=submission.submission_id,
+                worker__external_id=participant_id,
+            )
+            .first()
+        )
+        if session is None:
+            return submission
+        if session.submission_id != submission.pk:
+            session.submission = submission
+            session.save(update_fields=["submission"])
+        if submission.status in FREEING:
+            _session_release(session=session)
+    return submission
+
+
+def _session_release(*, session: ParticipantSession) -> None:
+    """Give a returned or timed-out session's slots back; its stored work is not counted."""
+    session.status = ParticipantSession.Status.RETURNED
+    session.save(update_fields=["status"])
+    assignments = session_assignments(session=session)
+    assignments.filter(status=Assignment.Status.RESERVED).update(status=Assignment.Status.RETURNED)
+    for assignment in assignments.filter(status=Assignment.Status.SUBMITTED):
+        assignment_reject(assignment=assignment, message=RETURNED_MESSAGE)

@@ -1,9 +1,9 @@
-"""Prolific's submissions: recorded from its listing (polling) and from verified webhooks,
-linked to the session whose SESSION_ID they carry, and acted on.
+"""Prolific's submissions reach Parable by polling (all pages of a study's listing) and by
+verified webhooks; each is recorded and linked by prolific.sessions.submission_record.
 
-Work counts only through a linked submission: a session with none (a forged
-participant id, a made-up session id) is left unlinked, flagged in the admin and
-never approved. A RETURNED or TIMED-OUT submission gives the session's slots back.
+Work counts only through a linked submission: a session with none (Prolific was
+unreachable at entry and never vouched since) stays flagged in the admin, is never
+approved, and its submitted work is rejected here once its time has passed.
 """
 
 from __future__ import annotations
@@ -17,74 +17,19 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from crowd.models import Assignment
 from crowd.review import assignment_reject
 from prolific.client import ProlificClient
-from prolific.models import ParticipantSession, Study, Submission, WebhookEvent
-from prolific.sessions import session_assignments
+from prolific.models import ParticipantSession, Study, WebhookEvent
+from prolific.sessions import session_assignments, submission_record
 from prolific.signatures import signature
 
-FREEING = {"RETURNED", "TIMED-OUT"}
 SIGNATURE_MAX_AGE_SECONDS = 300
-RETURNED_MESSAGE = (
-    "This study was returned or timed out on Prolific, so this task is not counted and its "
-    "place has gone back to the pool for another participant. Thank you for your time."
-)
 UNVOUCHED_MESSAGE = (
     "Prolific has no submission from this participant for this session, so this work cannot "
     "be counted or paid. If you took part through Prolific, please contact the researcher."
 )
-
-
-def _parse_time(value):
-    return parse_datetime(value) if isinstance(value, str) else None
-
-
-def submission_record(*, study: Study, data: dict) -> Submission:
-    """Store what Prolific says about one submission and act on it."""
-    participant_id = str(data.get("participant_id") or data.get("participant") or "")
-    with transaction.atomic():
-        submission, _ = Submission.objects.update_or_create(
-            submission_id=str(data["id"]),
-            defaults={
-                "study": study,
-                "participant_id": participant_id,
-                "status": str(data.get("status", "")),
-                "study_code": str(data.get("study_code") or ""),
-                "started_at": _parse_time(data.get("started_at")),
-                "completed_at": _parse_time(data.get("completed_at")),
-            },
-        )
-        # Only the session that this participant opened with this SESSION_ID is vouched for.
-        session = (
-            ParticipantSession.objects.select_for_update()
-            .filter(
-                study=study,
-                session_id=submission.submission_id,
-                worker__external_id=participant_id,
-            )
-            .first()
-        )
-        if session is None:
-            return submission
-        if session.submission_id != submission.pk:
-            session.submission = submission
-            session.save(update_fields=["submission"])
-        if submission.status in FREEING:
-            _session_release(session=session)
-    return submission
-
-
-def _session_release(*, session: ParticipantSession) -> None:
-    """Give a returned or timed-out session's slots back; its stored work is not counted."""
-    session.status = ParticipantSession.Status.RETURNED
-    session.save(update_fields=["status"])
-    assignments = session_assignments(session=session)
-    assignments.filter(status=Assignment.Status.RESERVED).update(status=Assignment.Status.RETURNED)
-    for assignment in assignments.filter(status=Assignment.Status.SUBMITTED):
-        assignment_reject(assignment=assignment, message=RETURNED_MESSAGE)
 
 
 def study_sync(*, study: Study, client: ProlificClient | None = None, now=None) -> int:

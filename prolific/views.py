@@ -15,6 +15,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from frontend.workers import session_worker, session_worker_set
+from prolific.client import ProlificError
 from prolific.models import ParticipantSession
 from prolific.sessions import EntryRefused, session_enter, session_finish, session_next
 from prolific.submissions import WebhookRejected, webhook_receive, webhook_verified
@@ -73,7 +74,8 @@ def continue_session(request):
 @csrf_exempt
 @require_POST
 def webhook(request):
-    """Prolific's submission.status.change deliveries: 403 unless signed and recent."""
+    """Prolific's submission.status.change deliveries: 403 unless signed and recent; 503
+    (not recorded, so a redelivery is handled) when Prolific cannot be asked about it."""
     body = request.body
     if not webhook_verified(
         body=body,
@@ -87,4 +89,7 @@ def webhook(request):
         )
     except WebhookRejected as error:
         return JsonResponse({"error": str(error)}, status=400)
+    except ProlificError as error:
+        # Not recorded: Prolific delivers again later, and polling catches up regardless.
+        return JsonResponse({"error": str(error)}, status=503)
     return JsonResponse({"outcome": outcome})

@@ -38,3 +38,17 @@ def finish_on_prolific(standin, submission):
     standin.state.submission_set_status(
         submission_id=submission["id"], status="AWAITING REVIEW", code=code
     )
+
+
+def enter_unchecked(standin, batch, participant_id: str = "forged", session_id: str = "madeup"):
+    """An entry Prolific could not be asked about (down at that moment): the session starts
+    unvouched, as a forged participant or session id would if Prolific were unreachable."""
+    standin.state.fail(path="/submissions/", status=503, count=2)  # the entry check's 2 tries
+    try:
+        return session_enter(
+            participant_id=participant_id,
+            study_id=batch.prolific_study.study_id,
+            session_id=session_id,
+        )
+    finally:
+        standin.state.failures.clear()

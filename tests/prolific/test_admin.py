@@ -7,7 +7,13 @@ from crowd.batches import batch_create
 from crowd.models import Batch
 from prolific.models import Study
 from tests.factories import proverb_create
-from tests.prolific.helpers import finish_on_prolific, submit_all, take_part, write_study
+from tests.prolific.helpers import (
+    enter_unchecked,
+    finish_on_prolific,
+    submit_all,
+    take_part,
+    write_study,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -89,10 +95,8 @@ def test_manage_page_pauses_and_adds_places(client, researcher, standin):
 
 
 def test_flagged_sessions_are_listed_apart(client, reviewer, standin):
-    from prolific.sessions import session_enter
-
     batch = write_study()
-    session_enter(participant_id="forged", study_id=batch.prolific_study.study_id, session_id="s1")
+    enter_unchecked(standin, batch)
     client.force_login(reviewer)
     listing = client.get(reverse("admin:prolific_participantsession_changelist"), {"vouched": "no"})
     assert [s.worker.external_id for s in listing.context["cl"].result_list] == ["forged"]

@@ -16,9 +16,15 @@ from crowd.review import (
 from prolific.bonuses import bonus_payment_pay
 from prolific.models import BonusPayment
 from prolific.review import sessions_approve
-from prolific.sessions import session_assignments, session_enter
+from prolific.sessions import session_assignments
 from prolific.submissions import study_sync
-from tests.prolific.helpers import finish_on_prolific, submit_all, take_part, write_study
+from tests.prolific.helpers import (
+    enter_unchecked,
+    finish_on_prolific,
+    submit_all,
+    take_part,
+    write_study,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -57,10 +63,8 @@ def test_approving_an_item_approves_the_submission_once(standin, finished):
     assert len([r for r in transitions if "submissions" in r[1]]) == 1
 
 
-def test_forged_identity_is_never_approved_or_counted(standin, batch):
-    fake = session_enter(
-        participant_id="forged", study_id=batch.prolific_study.study_id, session_id="s1"
-    )
+def test_unvouched_session_is_never_approved_or_counted(standin, batch):
+    fake = enter_unchecked(standin, batch)
     submit_all(fake)
     with pytest.raises(ReviewError, match="Prolific has no submission"):
         assignment_approve(assignment=items(fake)[0])
@@ -75,6 +79,7 @@ def test_approval_waits_while_prolific_is_still_processing(standin, batch, setti
     submit_all(session)
     study_sync(study=batch.prolific_study)  # linked while still ACTIVE
     settings.PROLIFIC_RETRIES = 2
+    standin.state.requests.clear()
     with pytest.raises(ReviewError, match="still processing"):
         assignment_approve(assignment=items(session)[0])
     assert items(session)[0].status == Assignment.Status.SUBMITTED
@@ -83,7 +88,7 @@ def test_approval_waits_while_prolific_is_still_processing(standin, batch, setti
         for r in standin.state.requests
         if r == ("GET", f"/api/v1/submissions/{submission['id']}/")
     ]
-    assert len(gets) == 3
+    assert len(gets) == 3  # asked, then twice more after backing off
 
 
 def test_rejecting_every_item_rejects_on_prolific_with_a_long_message(standin, finished):
@@ -99,9 +104,7 @@ def test_rejecting_every_item_rejects_on_prolific_with_a_long_message(standin, f
 
 
 def test_bulk_approval_approves_sessions_and_skips_unvouched(standin, batch, finished):
-    fake = session_enter(
-        participant_id="forged", study_id=batch.prolific_study.study_id, session_id="s1"
-    )
+    fake = enter_unchecked(standin, batch)
     submit_all(fake)
     outcome = sessions_approve(sessions=[finished, fake])
     assert outcome == {"approved": 3, "unvouched": 1, "refused": []}
@@ -139,9 +142,7 @@ def test_retried_bonus_is_paid_once(standin, finished, django_capture_on_commit_
 
 
 def test_bonus_on_unvouched_work_is_refused(standin, batch):
-    fake = session_enter(
-        participant_id="forged", study_id=batch.prolific_study.study_id, session_id="s1"
-    )
+    fake = enter_unchecked(standin, batch)
     submit_all(fake)
     assignment = items(fake)[0]
     Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.APPROVED)

@@ -44,13 +44,13 @@ def test_returning_participant_resumes_the_same_items(standin, batch):
 
 
 def test_second_start_after_finishing_is_refused(standin, batch):
-    session, submission = take_part(standin, batch, "p1")
+    session, _ = take_part(standin, batch, "p1")
     submit_all(session)
     assert session_next(session=session) is None
     url = session_finish(session=session)
     assert url == f"{standin.url}/submissions/complete?cc={batch.prolific_study.completion_code}"
     with pytest.raises(EntryRefused, match="already completed"):
-        session_enter(participant_id="p1", study_id=submission["study_id"], session_id="other1")
+        take_part(standin, batch, "p1")
     assert ParticipantSession.objects.count() == 1
 
 

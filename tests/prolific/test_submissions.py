@@ -12,12 +12,18 @@ from crowd.assignments import assignment_submit
 from crowd.batches import batch_progress
 from crowd.models import Assignment
 from prolific.models import ParticipantSession, Submission, WebhookEvent
-from prolific.sessions import session_assignments, session_enter
+from prolific.sessions import EntryRefused, session_assignments, session_enter
 from prolific.signatures import signature
 from prolific.submissions import study_sync, webhook_receive, webhook_verified
 from tests.factories import BIRDS_STORY
 from tests.prolific.conftest import WEBHOOK_SECRET
-from tests.prolific.helpers import finish_on_prolific, submit_all, take_part, write_study
+from tests.prolific.helpers import (
+    enter_unchecked,
+    finish_on_prolific,
+    submit_all,
+    take_part,
+    write_study,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -39,18 +45,33 @@ def test_polling_links_the_submission_to_its_session(standin, batch):
     assert batch.prolific_study.status == "ACTIVE" and batch.prolific_study.synced_at
 
 
-def test_forged_participant_id_is_never_linked(standin, batch):
+def test_forged_participant_id_is_refused_at_entry(standin, batch):
     _, real = take_part(standin, batch, "p1")
-    genuine = ParticipantSession.objects.get(worker__external_id="p1")
     # Someone else types a participant id and the real session id into the URL.
-    fake = session_enter(participant_id="forged", study_id=real["study_id"], session_id=real["id"])
+    with pytest.raises(EntryRefused, match="belongs to someone else"):
+        session_enter(participant_id="forged", study_id=real["study_id"], session_id=real["id"])
+    with pytest.raises(EntryRefused, match="no such session"):
+        session_enter(participant_id="forged", study_id=real["study_id"], session_id="madeup")
+    assert list(ParticipantSession.objects.values_list("worker__external_id", flat=True)) == ["p1"]
+    assert Assignment.objects.count() == 3
+
+
+def test_entry_links_the_session_to_prolifics_submission_at_once(standin, batch):
+    session, submission = take_part(standin, batch, "p1")
+    assert session.submission.submission_id == submission["id"]
+    assert session.submission.status == "ACTIVE"
+
+
+def test_session_unchecked_at_entry_is_never_linked_to_another_submission(standin, batch):
+    _, real = take_part(standin, batch, "p1")
+    fake = enter_unchecked(standin, batch, participant_id="forged", session_id=real["id"])
     submit_all(fake)
     finish_on_prolific(standin, real)
     study_sync(study=batch.prolific_study)
     fake.refresh_from_db()
-    genuine.refresh_from_db()
     assert fake.submission is None
-    assert genuine.submission.submission_id == real["id"]
+    genuine = ParticipantSession.objects.get(worker__external_id="p1")
+    assert genuine.submission.status == "AWAITING REVIEW"
 
 
 def test_returned_submission_gives_its_slots_back(standin, batch):
@@ -74,9 +95,7 @@ def test_timed_out_submission_gives_its_slots_back(standin, batch):
 
 
 def test_session_never_vouched_for_is_released_after_its_time(standin, batch):
-    fake = session_enter(
-        participant_id="nobody", study_id=batch.prolific_study.study_id, session_id="madeup"
-    )
+    fake = enter_unchecked(standin, batch, participant_id="nobody")
     submit_all(fake)
     study_sync(study=batch.prolific_study)
     assert {a.status for a in session_assignments_list(fake)} == {"submitted"}

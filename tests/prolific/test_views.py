@@ -57,6 +57,23 @@ def test_entry_opens_the_first_item_and_submits_lead_to_the_completion_code(clie
     assert b"already completed" in again.content
 
 
+def test_forged_participant_id_is_refused_before_any_item_is_reserved(client, standin, batch):
+    submission = standin.state.submission_start(
+        study_id=batch.prolific_study.study_id, participant_id="p1"
+    )
+    response = client.get(
+        reverse("prolific:enter"),
+        {
+            "PROLIFIC_PID": "forged",
+            "STUDY_ID": submission["study_id"],
+            "SESSION_ID": submission["id"],
+        },
+    )
+    assert response.status_code == 403
+    assert b"belongs to someone else" in response.content
+    assert not Assignment.objects.exists()
+
+
 def test_entry_without_parameters_is_refused(client, standin, batch):
     response = client.get(reverse("prolific:enter"), {"PROLIFIC_PID": "p1"})
     assert response.status_code == 400
@@ -122,3 +139,13 @@ def test_local_workers_cannot_take_prolific_batches(client, standin, batch):
     client.get(invite_path(worker=worker_create()))
     assert client.get(reverse("frontend:next", args=[batch.pk])).status_code == 404
     assert not Assignment.objects.exists()
+
+
+def test_webhook_is_not_recorded_while_prolific_cannot_be_asked(client, standin, batch, settings):
+    settings.PROLIFIC_RETRIES = 0
+    _, submission = enter(client, standin, batch)
+    body = json.dumps({"event_id": "e9", "resource_id": submission["id"]}).encode()
+    standin.state.fail(path="/submissions/", status=503, count=1)
+    assert post_webhook(client, body).status_code == 503
+    assert not WebhookEvent.objects.exists()
+    assert post_webhook(client, body).json() == {"outcome": "recorded"}

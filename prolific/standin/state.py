@@ -1,0 +1,165 @@
+"""The stand-in's state: studies, submissions, bonuses, groups, messages, hooks, in memory;
+failures on demand and signed webhook deliveries."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from datetime import UTC, datetime
+
+import requests
+
+from prolific.signatures import signature
+
+API = "/api/v1/"
+REJECTION_CATEGORIES = {
+    "TOO_QUICKLY",
+    "TOO_SLOWLY",
+    "FAILED_INSTRUCTIONS",
+    "INCOMP_LONGITUDINAL",
+    "FAILED_CHECK",
+    "LOW_EFFORT",
+    "MALINGERING",
+    "NO_CODE",
+    "BAD_CODE",
+    "NO_DATA",
+    "UNSUPP_DEVICE",
+    "OTHER",
+}
+STUDY_REQUIRED = (
+    "name",
+    "description",
+    "external_study_url",
+    "prolific_id_option",
+    "completion_codes",
+    "total_available_places",
+    "estimated_completion_time",
+    "reward",
+)
+COUNTRIES = {"1": "United Kingdom", "2": "United States", "3": "Ireland", "4": "Canada"}
+LANGUAGES = {"19": "English", "20": "French", "21": "German"}
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
+
+
+def new_id() -> str:
+    return secrets.token_hex(12)
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, detail, *, title: str = "Bad request", flat: bool = False):
+        super().__init__(str(detail))
+        self.status = status
+        if flat:
+            self.body = {"message": title, "detail": detail}
+        else:
+            self.body = {"error": {"status": status, "title": title, "detail": detail}}
+
+
+class StandInState:
+    """Everything the stand-in knows; one lock guards it."""
+
+    def __init__(self, *, token: str, webhook_secret: str, page_size: int):
+        self.lock = threading.RLock()
+        self.token = token
+        self.webhook_secret = webhook_secret
+        self.page_size = page_size
+        self.balance = 500_000
+        self.studies: dict[str, dict] = {}
+        self.submissions: dict[str, dict] = {}
+        self.bonuses: dict[str, dict] = {}
+        self.payments: list[dict] = []
+        self.groups: dict[str, dict] = {}
+        self.messages: list[dict] = []
+        self.subscriptions: dict[str, dict] = {}
+        self.deliveries: list[dict] = []
+        self.requests: list[tuple[str, str]] = []
+        # Failures on demand: [(path substring, status, count left)].
+        self.failures: list[list] = []
+
+    def fail(self, *, path: str = "", status: int = 429, count: int = 1) -> None:
+        """Answer the next `count` calls whose path contains `path` with `status`."""
+        with self.lock:
+            self.failures.append([path, status, count])
+
+    def submission_start(self, *, study_id: str, participant_id: str = "") -> dict:
+        """A participant starts the study on Prolific: an ACTIVE submission."""
+        with self.lock:
+            study = self.studies[study_id]
+            if study["status"] != "ACTIVE":
+                raise ApiError(400, "This study is not active.")
+            participant_id = participant_id or new_id()
+            for submission in self.submissions.values():
+                if submission["study_id"] == study_id and submission["participant_id"] == (
+                    participant_id
+                ):
+                    return submission
+            submission = {
+                "id": new_id(),
+                "study_id": study_id,
+                "participant_id": participant_id,
+                "status": "ACTIVE",
+                "started_at": now_iso(),
+                "completed_at": None,
+                "study_code": "",
+                "reward": study["reward"],
+            }
+            self.submissions[submission["id"]] = submission
+            return submission
+
+    def study_url_for(self, submission: dict) -> str:
+        study = self.studies[submission["study_id"]]
+        return (
+            study["external_study_url"]
+            .replace("{{%PROLIFIC_PID%}}", submission["participant_id"])
+            .replace("{{%STUDY_ID%}}", submission["study_id"])
+            .replace("{{%SESSION_ID%}}", submission["id"])
+        )
+
+    def submission_set_status(self, *, submission_id: str, status: str, code: str = "") -> dict:
+        with self.lock:
+            submission = self.submissions[submission_id]
+            submission["status"] = status
+            if code:
+                submission["study_code"] = code
+            if status == "AWAITING REVIEW":
+                submission["completed_at"] = now_iso()
+        self.deliver(submission)
+        return submission
+
+    def deliver(self, submission: dict) -> None:
+        """Send a signed submission.status.change to every confirmed subscription."""
+        with self.lock:
+            targets = [
+                hook["target_url"]
+                for hook in self.subscriptions.values()
+                if hook["is_enabled"] and hook["event_type"] == "submission.status.change"
+            ]
+        event = {
+            "event_id": new_id(),
+            "event_type": "submission.status.change",
+            "resource_id": submission["id"],
+            "status": submission["status"],
+            "participant_id": submission["participant_id"],
+            "study_id": submission["study_id"],
+        }
+        body = json.dumps(event).encode()
+        for target in targets:
+            timestamp = str(int(time.time()))
+            headers = {
+                "Content-Type": "application/json",
+                "X-Prolific-Request-Timestamp": timestamp,
+                "X-Prolific-Request-Signature": signature(
+                    secret=self.webhook_secret, timestamp=timestamp, body=body
+                ),
+            }
+            try:
+                status = requests.post(target, data=body, headers=headers, timeout=10).status_code
+            except requests.RequestException as error:
+                status = str(error)
+            with self.lock:
+                self.deliveries.append({"target": target, "event": event, "status": status})
