@@ -87,6 +87,10 @@ def _candidate_items(*, batch: Batch, worker: Worker, now):
         # Never an item built on the worker's own work.
         .exclude(narrative__worker=worker)
         .exclude(source_assignment__worker=worker)
+        .exclude(continuation_pair__continuation__assignment__worker=worker)
+        # Narratives a reviewer confirmed as literal use get no more work.
+        .exclude(figurative_narrative__literal_use_confirmed=True)
+        .exclude(continuation_pair__narrative__literal_use_confirmed=True)
         .annotate(active=Count("assignments", filter=active_filter(now, prefix="assignments__")))
         # Gold (control) items go to every worker, first: they are not limited by the target.
         .filter(Q(active__lt=batch.target_per_item) | Q(is_gold=True))

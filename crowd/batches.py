@@ -50,7 +50,15 @@ def batch_create(
     return batch
 
 
-SUBJECT_FIELDS = ("proverb", "narrative", "source_assignment", "choice_question")
+SUBJECT_FIELDS = (
+    "proverb",
+    "narrative",
+    "source_assignment",
+    "choice_question",
+    "figurative_narrative",
+    "continuation_pair",
+    "cloze_item",
+)
 
 
 def _subject_key(fields: dict) -> tuple:

@@ -63,6 +63,14 @@ class TaskType:
         """The stored submission as JSON, returned again to a retried submit."""
         raise NotImplementedError
 
+    def live_check(self, *, assignment: Assignment, payload: dict) -> dict:
+        """What the page shows while the worker types (a read; nothing is stored).
+
+        Task types whose check needs the server (a parser) implement it; the page
+        POSTs to frontend:check. LookupError: this type has none.
+        """
+        raise LookupError(f"{self.label} tasks have no live check.")
+
     def on_reviewed(self, *, assignment: Assignment, approved: bool) -> None:
         """React to approve/reject (e.g. mark the narrative, feed chained batches)."""
 

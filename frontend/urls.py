@@ -11,4 +11,5 @@ urlpatterns = [
     path("tasks/a/<int:assignment_id>/", views.task_page, name="task"),
     path("tasks/a/<int:assignment_id>/submit/", views.task_submit, name="submit"),
     path("tasks/a/<int:assignment_id>/return/", views.task_return, name="return"),
+    path("tasks/a/<int:assignment_id>/check/", views.task_check, name="check"),
 ]

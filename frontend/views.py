@@ -100,6 +100,7 @@ def task_page(request, assignment_id: int):
     common = {
         "assignment": assignment.pk,
         "submit_url": reverse("frontend:submit", args=[assignment.pk]),
+        "check_url": reverse("frontend:check", args=[assignment.pk]),
         "next_url": reverse("frontend:next", args=[batch.pk]),
         "draft_key": f"parable:draft:{assignment.pk}",
         "submitted": submitted,
@@ -145,6 +146,26 @@ def task_submit(request, assignment_id: int):
             "next_url": reverse("frontend:next", args=[outcome.assignment.item.batch_id]),
         }
     )
+
+
+@require_POST
+def task_check(request, assignment_id: int):
+    """JSON live check of a draft (e.g. the cloze parser's verdict); stores nothing.
+
+    Only the assignment's own worker may ask; 404 for task types without a live check.
+    """
+    assignment = _own_assignment(request, assignment_id)
+    try:
+        body = json.loads(request.body or b"{}")
+    except json.JSONDecodeError:
+        body = None
+    if not isinstance(body, dict):
+        return JsonResponse({"error": "The draft could not be read."}, status=400)
+    task_type = task_types.get(assignment.item.batch.task_type)
+    try:
+        return JsonResponse(task_type.live_check(assignment=assignment, payload=body))
+    except LookupError:
+        raise Http404 from None
 
 
 @require_POST
