@@ -487,3 +487,25 @@ class ClozeResponse(models.Model):
 
     def __str__(self) -> str:
         return f"Cloze response {self.pk} to item {self.item_id}"
+
+
+class QualificationAttempt(models.Model):
+    """A worker's one go at a batch's qualification test (option pairs with known answers)."""
+
+    batch = models.ForeignKey("crowd.Batch", on_delete=models.CASCADE, related_name="+")
+    worker = models.ForeignKey(
+        "crowd.Worker", on_delete=models.PROTECT, related_name="qualification_attempts"
+    )
+    answers = models.JSONField(help_text="{option pair id: chosen option (1 or 2)}.")
+    correct = models.PositiveIntegerField()
+    passed = models.BooleanField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["batch", "worker"], name="one_qualification_attempt"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Qualification of worker {self.worker_id} for batch {self.batch_id}"

@@ -120,6 +120,10 @@ def assignment_reserve_next(
         worker = Worker.objects.select_for_update().get(pk=worker.pk)
         if worker.blocked:
             raise NoWorkAvailable("Your account cannot take tasks in this study.", code="blocked")
+        if task_types.get(batch.task_type).qualification_needed(batch=batch, worker=worker):
+            raise NoWorkAvailable(
+                "This batch starts with a short qualification test.", code="qualification"
+            )
         live = Assignment.objects.filter(
             item__batch=batch, worker=worker, status=Assignment.Status.RESERVED, expires_at__gt=now
         )

@@ -66,12 +66,41 @@ def next_task(request, batch_id: int):
     try:
         assignment = assignment_reserve_next(batch=batch, worker=worker)
     except NoWorkAvailable as reason:
+        if reason.code == "qualification":
+            return redirect("frontend:qualify", batch_id=batch.pk)
         return render(
             request,
             "frontend/message.html",
             {"message": reason.reason, "code": reason.code, "batch": batch},
         )
     return redirect("frontend:task", assignment_id=assignment.pk)
+
+
+def qualify(request, batch_id: int):
+    """The batch's qualification test: GET shows it (or the outcome), POST scores it once.
+
+    The worker comes from the session only; answers are radio fields named q<pair id>.
+    """
+    worker = session_worker(request)
+    if worker is None:
+        return HttpResponseForbidden("Open the personal link you were given to start working.")
+    batch = get_object_or_404(Batch, pk=batch_id, status=Batch.Status.PUBLISHED)
+    task_type = task_types.get(batch.task_type)
+    error = ""
+    if request.method == "POST":
+        answers = {key[1:]: value for key, value in request.POST.items() if key.startswith("q")}
+        try:
+            task_type.qualification_submit(batch=batch, worker=worker, answers=answers)
+        except SubmissionError as refusal:
+            error = refusal.message
+        except LookupError:
+            raise Http404 from None
+        else:
+            return redirect("frontend:next", batch_id=batch.pk)
+    context = task_type.qualification_context(batch=batch, worker=worker)
+    if not context:
+        raise Http404
+    return render(request, "frontend/qualify.html", {"batch": batch, "error": error, **context})
 
 
 def _own_assignment(request, assignment_id: int) -> Assignment:

@@ -17,10 +17,14 @@ from django.urls import path
 from django.utils.html import format_html, format_html_join
 
 from annotation.admin.tasks import TaskReviewAdmin, _excerpt
-from annotation.datasets.figurative import figurative_export_lines, figurative_import
+from annotation.datasets.figurative import (
+    figurative_export_lines,
+    figurative_import,
+    option_text,
+    shown_order,
+)
 from annotation.datasets.figurative_files import FigurativeFileError
 from annotation.models import ClozeResponse, Continuation, ContinuationAnswer, FigurativeNarrative
-from annotation.task_types.continuation_choice import option_text, shown_order
 
 
 class FigurativeImportForm(forms.Form):

@@ -139,3 +139,25 @@ def figurative_export_lines(*, kind: str, split: str | None = None) -> list[str]
             for pair in pairs
         )
     return lines
+
+
+def segments(narrative: FigurativeNarrative) -> list[dict]:
+    """The narrative as text pieces, the expression's piece marked (rendered escaped)."""
+    if narrative.expression_start is None:
+        return [{"text": narrative.text, "mark": False}]
+    start, end = narrative.expression_start, narrative.expression_end
+    pieces = [
+        {"text": narrative.text[:start], "mark": False},
+        {"text": narrative.text[start:end], "mark": True},
+        {"text": narrative.text[end:], "mark": False},
+    ]
+    return [piece for piece in pieces if piece["text"]]
+
+
+def shown_order(pair: ContinuationPair) -> list[int]:
+    """The options (1, 2) in the order the pair shows them."""
+    return [1, 2] if pair.shown_first == 1 else [2, 1]
+
+
+def option_text(pair: ContinuationPair, option: int) -> str:
+    return pair.option1 if option == 1 else pair.option2

@@ -19,15 +19,26 @@ from typing import TYPE_CHECKING
 from django import forms
 from django.db import transaction
 
-from annotation.datasets.figurative import continuation_pair_create
-from annotation.models import Continuation, ContinuationPair, FigurativeNarrative
+from annotation.datasets.figurative import continuation_pair_create, segments
+from annotation.models import (
+    Continuation,
+    ContinuationPair,
+    FigurativeNarrative,
+    QualificationAttempt,
+)
+from annotation.quality.qualification import (
+    clean_qualification,
+    qualification_attempt_create,
+    qualification_questions,
+)
 from annotation.text import OverlapRules, check_overlap, load_stopwords, overlap_tokens
 from crowd import task_types
 from crowd.forms import BatchForm
+from crowd.models import Batch
 from crowd.task_types import SubmissionError
 
 if TYPE_CHECKING:
-    from crowd.models import Assignment, Batch
+    from crowd.models import Assignment
 
 MAX_CHARACTERS = 2_000
 WORKERS_PER_NARRATIVE = (3, 10)
@@ -50,19 +61,6 @@ expression is used literally in this story, tick the box instead of writing."""
 
 def batch_rules(settings: dict) -> OverlapRules:
     return OverlapRules.from_dict(settings.get("rules"))
-
-
-def segments(narrative: FigurativeNarrative) -> list[dict]:
-    """The narrative as text pieces, the expression's piece marked (rendered escaped)."""
-    if narrative.expression_start is None:
-        return [{"text": narrative.text, "mark": False}]
-    start, end = narrative.expression_start, narrative.expression_end
-    pieces = [
-        {"text": narrative.text[:start], "mark": False},
-        {"text": narrative.text[start:end], "mark": True},
-        {"text": narrative.text[end:], "mark": False},
-    ]
-    return [piece for piece in pieces if piece["text"]]
 
 
 def _violation_message(violation: dict, which: str) -> str:
@@ -131,6 +129,19 @@ class ContinuationBatchForm(BatchForm):
         label="Content words shared with the meaning",
     )
 
+    qualification_pairs = forms.CharField(
+        required=False,
+        label="Qualification test",
+        help_text="Ids of option pairs with known answers (e.g. imported ones), separated by "
+        "commas: workers answer them once, before their first task. Empty: no test.",
+    )
+    qualification_min_correct = forms.IntegerField(
+        min_value=0,
+        required=False,
+        label="Correct answers to pass",
+        help_text="Empty: all of them.",
+    )
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["instructions"].initial = INSTRUCTIONS
@@ -151,7 +162,22 @@ class ContinuationBatchForm(BatchForm):
             raise forms.ValidationError(str(error)) from error
         if not self.errors and not self._narratives(data):
             raise forms.ValidationError("No imported narratives of that kind and split.")
+        if not self.errors:
+            try:
+                data["qualification"] = clean_qualification(self._qualification(data))
+            except ValueError as error:
+                self.add_error("qualification_pairs", str(error))
         return data
+
+    @staticmethod
+    def _qualification(data: dict) -> dict:
+        raw = (data.get("qualification_pairs") or "").replace(",", " ").split()
+        try:
+            pairs = [int(value) for value in raw]
+        except ValueError:
+            raise ValueError("Give option pair ids: whole numbers.") from None
+        minimum = data.get("qualification_min_correct")
+        return {"pairs": pairs, "min_correct": len(pairs) if minimum is None else minimum}
 
     @staticmethod
     def _rules(data: dict) -> dict:
@@ -171,7 +197,10 @@ class ContinuationBatchForm(BatchForm):
         return ordered
 
     def batch_settings(self) -> dict:
-        return {"rules": self._rules(self.cleaned_data)}
+        return {
+            "rules": self._rules(self.cleaned_data),
+            "qualification": self.cleaned_data["qualification"],
+        }
 
     def batch_items(self) -> list[dict]:
         return [
@@ -187,20 +216,44 @@ class ContinuationTask(task_types.TaskType):
     review_changelist = "admin:annotation_continuation_changelist"
 
     def default_settings(self) -> dict:
-        return {"rules": DEFAULT_RULES.to_dict()}
+        return {"rules": DEFAULT_RULES.to_dict(), "qualification": {"pairs": [], "min_correct": 0}}
 
     def default_instructions(self) -> str:
         return INSTRUCTIONS
 
     def clean_settings(self, settings: dict) -> dict:
-        """{"rules": {max_shared_ngram, max_shared_content_words, min_words, max_words}}."""
+        """{"rules": {max_shared_ngram, max_shared_content_words, min_words, max_words},
+        "qualification": {"pairs": [option pair ids], "min_correct": n}}."""
         if not isinstance(settings, dict):
             raise ValueError("Settings of a continuation batch must be an object.")
-        unknown = sorted(set(settings) - {"rules"})
+        unknown = sorted(set(settings) - {"rules", "qualification"})
         if unknown:
             raise ValueError(f"Unknown setting(s) of a continuation batch: {', '.join(unknown)}.")
         rules = {**DEFAULT_RULES.to_dict(), **(settings.get("rules") or {})}
-        return {"rules": OverlapRules.from_dict(rules).to_dict()}
+        return {
+            "rules": OverlapRules.from_dict(rules).to_dict(),
+            "qualification": clean_qualification(settings.get("qualification")),
+        }
+
+    def qualification_needed(self, *, batch: Batch, worker) -> bool:
+        if not batch.settings.get("qualification", {}).get("pairs"):
+            return False
+        return not QualificationAttempt.objects.filter(
+            batch=batch, worker=worker, passed=True
+        ).exists()
+
+    def qualification_context(self, *, batch: Batch, worker) -> dict:
+        settings = batch.settings.get("qualification", {})
+        if not settings.get("pairs"):
+            return {}
+        return {
+            "questions": qualification_questions(settings["pairs"]),
+            "min_correct": settings["min_correct"],
+            "attempt": QualificationAttempt.objects.filter(batch=batch, worker=worker).first(),
+        }
+
+    def qualification_submit(self, *, batch: Batch, worker, answers: dict) -> None:
+        qualification_attempt_create(batch=batch, worker=worker, answers=answers)
 
     def page_context(self, *, assignment: Assignment) -> dict:
         narrative = _narrative(assignment)
@@ -220,6 +273,9 @@ class ContinuationTask(task_types.TaskType):
         }
 
     def validate(self, *, assignment: Assignment, payload: dict) -> dict:
+        batch = assignment.item.batch
+        if self.qualification_needed(batch=batch, worker=assignment.worker):
+            raise SubmissionError("Pass this batch's qualification test before submitting.")
         literal = payload.get("literal_use", False)
         if not isinstance(literal, bool):
             raise SubmissionError("The literal-use box could not be read; reload the page.")

@@ -13,8 +13,8 @@ from django import forms
 from django.db import transaction
 from django.db.models import Q
 
+from annotation.datasets.figurative import option_text, segments, shown_order
 from annotation.models import ContinuationAnswer, ContinuationPair, FigurativeNarrative
-from annotation.task_types.continuation import segments
 from annotation.task_types.sources import batch_lock, seeded_order, source_batch_check
 from crowd.batches import batch_items_add
 from crowd.forms import BatchForm
@@ -25,15 +25,6 @@ INSTRUCTIONS = """Read the story: the highlighted expression is an idiom or a si
 choose the continuation that makes sense given what the expression means."""
 
 IMPORTED_CHOICES = [("", "none"), ("any", "any split"), *FigurativeNarrative.Split.choices[1:]]
-
-
-def shown_order(pair: ContinuationPair) -> list[int]:
-    """The options (1, 2) in the order the pair shows them."""
-    return [1, 2] if pair.shown_first == 1 else [2, 1]
-
-
-def option_text(pair: ContinuationPair, option: int) -> str:
-    return pair.option1 if option == 1 else pair.option2
 
 
 def clean_choice_settings(settings: dict) -> dict:

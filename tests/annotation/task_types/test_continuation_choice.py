@@ -4,9 +4,8 @@ the stored display order, answers scored against the known answer."""
 import pytest
 from django.utils.html import escape
 
-from annotation.datasets.figurative import shown_first_for
+from annotation.datasets.figurative import option_text, shown_first_for, shown_order
 from annotation.models import ContinuationAnswer, ContinuationPair
-from annotation.task_types.continuation_choice import option_text, shown_order
 from crowd.assignments import NoWorkAvailable, assignment_reserve_next, assignment_submit
 from crowd.review import assignment_approve
 from crowd.task_types import SubmissionError
