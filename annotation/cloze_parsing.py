@@ -5,10 +5,13 @@ The three display conditions of the narrative-cloze pilot (Bennett): the sentenc
 its main verb with its principal arguments ("We remain at table for hours." for "Just to
 spite him, we remained at our table for nearly 3 hours."), or its subject and verb only.
 The main verb is the lemma of the sentence's root, or the participle as written in a
-passive. The pipeline (settings.PARABLE_SPACY_MODEL) is loaded once per process.
+passive. The pipeline (settings.PARABLE_SPACY_MODEL) is loaded once per process, in the
+background as soon as a cloze page is shown.
 """
 
 from __future__ import annotations
+
+import threading
 
 from django.conf import settings
 
@@ -22,8 +25,23 @@ CONDITIONS = (FULL, ARGUMENTS, SUBJECT_VERB)
 MAX_ANSWER_CHARACTERS = 500  # bounds the parse: well within the 300 ms an answer may take
 
 
+_loading = threading.Lock()
+
+
+def pipeline():
+    """The spaCy pipeline; a caller arriving while another thread loads it waits for that."""
+    with _loading:
+        return spacy_pipeline(settings.PARABLE_SPACY_MODEL)
+
+
+def pipeline_warm() -> None:
+    """Start loading the pipeline in the background (a page that will soon need it calls this),
+    so that the first answer check of a fresh process does not wait seconds for the load."""
+    threading.Thread(target=pipeline, name="spacy-warm", daemon=True).start()
+
+
 def parse(text: str):
-    return spacy_pipeline(settings.PARABLE_SPACY_MODEL)(text)
+    return pipeline()(text)
 
 
 def story_sentences(text: str) -> list[str]:

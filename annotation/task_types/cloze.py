@@ -15,7 +15,7 @@ import random
 from django import forms
 from django.db import transaction
 
-from annotation.cloze_parsing import CONDITIONS, sentence_check, story_shown
+from annotation.cloze_parsing import CONDITIONS, pipeline_warm, sentence_check, story_shown
 from annotation.models import ClozeItem, ClozeResponse, Narrative
 from annotation.task_types.sources import (
     DrawnBatchForm,
@@ -114,6 +114,8 @@ class ClozeTask(TaskType):
     def page_context(self, *, assignment: Assignment) -> dict:
         item = assignment.item.cloze_item
         finished = assignment.status in Assignment.STORED
+        if not finished:
+            pipeline_warm()  # the page's first live check then finds the parser loaded
         return {
             "cloze": item,
             "shown": item.shown,
