@@ -31,6 +31,7 @@ from annotation.quality.qualification import (
     qualification_attempt_create,
     qualification_questions,
 )
+from annotation.task_types.write import batch_rules
 from annotation.text import OverlapRules, check_overlap, load_stopwords, overlap_tokens
 from crowd import task_types
 from crowd.forms import BatchForm
@@ -57,10 +58,6 @@ under the story. Write two different next sentences for the story:
 Do not give the meaning away: your sentences may not use the words of the meaning (small \
 words such as "a" or "the" do not count); the meter marks them as you type. If the \
 expression is used literally in this story, tick the box instead of writing."""
-
-
-def batch_rules(settings: dict) -> OverlapRules:
-    return OverlapRules.from_dict(settings.get("rules"))
 
 
 def _violation_message(violation: dict, which: str) -> str:
