@@ -1,17 +1,25 @@
 """In Chromium: the continuation page blocks the meaning's words live, a literal-use flag
-reaches the researcher's review list, and an admin import stores several option pairs."""
+reaches the researcher's review list, an admin import stores several option pairs, and the
+choose-the-continuation page stores a choice."""
 
 import pytest
 from playwright.sync_api import expect
 
-from annotation.models import Continuation, ContinuationPair, FigurativeNarrative
+from annotation.models import (
+    Continuation,
+    ContinuationAnswer,
+    ContinuationPair,
+    FigurativeNarrative,
+)
 from crowd.models import Assignment
 from crowd.workers import invite_token
 from tests.browser.test_write_task import admin_login
 from tests.factories import (
     FIGURATIVE_FILES,
     continuation_batch_create,
+    figurative_import_fixture,
     figurative_narrative_create,
+    task_batch_create,
     worker_create,
 )
 
@@ -107,3 +115,20 @@ def test_admin_upload_stores_one_narrative_with_its_several_option_pairs(
     page.click("input[type=submit][value=Import]")
     expect(page.locator("#import-report")).to_contain_text("Option pairs: 3 (0 new)")
     assert ContinuationPair.objects.count() == 3
+
+
+def test_choose_the_continuation_page_stores_the_choice(live_server, page):
+    figurative_import_fixture("simile")
+    batch = task_batch_create(
+        task_type="continue_choice", target_per_item=3, settings={"imported": {"kind": "simile"}}
+    )
+    assignment = open_task(page, live_server, batch)
+    pair = assignment.item.continuation_pair
+    expect(page.get_by_test_id("expression")).to_have_text("as light as a feather")
+    submit = page.locator("#submit")
+    expect(submit).to_be_disabled()
+    page.locator(f"input[name=chosen][value='{pair.correct}']").check()
+    submit.click()
+    expect(page.get_by_test_id("next-link")).to_be_visible()
+    answer = ContinuationAnswer.objects.get()
+    assert (answer.chosen, answer.is_correct) == (pair.correct, True)
