@@ -365,6 +365,10 @@ class ContinuationPair(models.Model):
         on_delete=models.CASCADE,
         related_name="option_pair",
     )
+    withdrawn = models.BooleanField(
+        default=False,
+        help_text="Its continuation was rejected after approval: no new items, not exported.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

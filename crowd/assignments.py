@@ -91,6 +91,7 @@ def _candidate_items(*, batch: Batch, worker: Worker, now):
         # Narratives a reviewer confirmed as literal use get no more work.
         .exclude(figurative_narrative__literal_use_confirmed=True)
         .exclude(continuation_pair__narrative__literal_use_confirmed=True)
+        .exclude(continuation_pair__withdrawn=True)
         .annotate(active=Count("assignments", filter=active_filter(now, prefix="assignments__")))
         # Gold (control) items go to every worker, first: they are not limited by the target.
         .filter(Q(active__lt=batch.target_per_item) | Q(is_gold=True))

@@ -131,7 +131,10 @@ def figurative_export_lines(*, kind: str, split: str | None = None) -> list[str]
             "span": span,
             "meaning": narrative.meaning,
         }
-        pairs = sorted(narrative.option_pairs.all(), key=lambda pair: pair.pk)
+        pairs = sorted(
+            (pair for pair in narrative.option_pairs.all() if not pair.withdrawn),
+            key=lambda pair: pair.pk,
+        )
         if not pairs:
             lines.append(figurative_line(**common))
         lines.extend(

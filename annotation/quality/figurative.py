@@ -56,7 +56,9 @@ def _mean_or_none(values: list[float]) -> float | None:
 def continuation_choice_report(*, batch: Batch) -> dict:
     """Human accuracy, pairwise agreement and majority-vote accuracy; by narrative kind."""
     rows = list(
-        _counted(ContinuationAnswer, batch).values_list(
+        _counted(ContinuationAnswer, batch)
+        .filter(pair__withdrawn=False)
+        .values_list(
             "pair_id", "assignment__worker_id", "chosen", "pair__correct", "pair__narrative__kind"
         )
     )

@@ -14,7 +14,6 @@ it, and the narrative gets no more work. An approved continuation becomes an opt
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
 
 from django import forms
 from django.db import transaction
@@ -35,11 +34,8 @@ from annotation.task_types.write import batch_rules
 from annotation.text import OverlapRules, check_overlap, load_stopwords, overlap_tokens
 from crowd import task_types
 from crowd.forms import BatchForm
-from crowd.models import Batch
+from crowd.models import Assignment, Batch
 from crowd.task_types import SubmissionError
-
-if TYPE_CHECKING:
-    from crowd.models import Assignment
 
 MAX_CHARACTERS = 2_000
 WORKERS_PER_NARRATIVE = (3, 10)
@@ -316,8 +312,18 @@ class ContinuationTask(task_types.TaskType):
     def on_reviewed(self, *, assignment: Assignment, approved: bool) -> None:
         continuation = Continuation.objects.select_related("narrative").get(assignment=assignment)
         if not approved:
-            # A rejection after an approval takes the pair out of the dataset again.
-            ContinuationPair.objects.filter(continuation=continuation).delete()
+            # A rejection after an approval withdraws what the approval made: the pair
+            # (answers already given to it stay on record) and a literal-use confirmation.
+            ContinuationPair.objects.filter(continuation=continuation).update(withdrawn=True)
+            if continuation.literal_use:
+                confirmed_by_others = Continuation.objects.filter(
+                    narrative=continuation.narrative,
+                    literal_use=True,
+                    assignment__status=Assignment.Status.APPROVED,
+                ).exists()
+                FigurativeNarrative.objects.filter(pk=continuation.narrative_id).update(
+                    literal_use_confirmed=confirmed_by_others
+                )
             return
         if continuation.literal_use:
             FigurativeNarrative.objects.filter(pk=continuation.narrative_id).update(
@@ -366,6 +372,9 @@ def continuation_pair_from(*, continuation: Continuation) -> ContinuationPair:
         source=ContinuationPair.Source.CROWD,
         continuation=continuation,
     )
+    if pair.withdrawn:
+        pair.withdrawn = False
+        pair.save(update_fields=["withdrawn"])
     return pair
 
 

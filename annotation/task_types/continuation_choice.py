@@ -75,7 +75,7 @@ def pairs_to_add(*, batch: Batch) -> list[ContinuationPair]:
             chosen &= Q(narrative__split=imported["split"])
         wanted |= chosen
     candidates = ContinuationPair.objects.filter(wanted).filter(
-        narrative__literal_use_confirmed=False
+        narrative__literal_use_confirmed=False, withdrawn=False
     )
     ids = set(candidates.values_list("pk", flat=True))
     fresh = [pk for pk in ids if pk not in in_batch]

@@ -3,7 +3,9 @@ literal-use flags confirmed by approval, approved continuations become option pa
 
 import pytest
 
+from annotation.datasets.figurative import figurative_export_lines
 from annotation.models import Continuation, ContinuationPair, FigurativeNarrative
+from annotation.quality.reports import batch_agreement
 from annotation.task_types.continuation import ContinuationBatchForm, continuation_check
 from crowd.assignments import NoWorkAvailable, assignment_reserve_next, assignment_submit
 from crowd.review import assignment_approve, assignment_reject
@@ -13,6 +15,7 @@ from tests.factories import (
     figurative_import_fixture,
     figurative_narrative_create,
     invite_path,
+    task_batch_create,
     worker_create,
 )
 
@@ -85,9 +88,31 @@ def test_approved_continuation_becomes_an_option_pair_with_the_plausible_one_cor
     assert pair.source == "crowd"
     assert (pair.option1 if pair.correct == 1 else pair.option2) == PLAUSIBLE
     assert {pair.option1, pair.option2} == {PLAUSIBLE, IMPLAUSIBLE}
-    assignment.refresh_from_db()
+
+    choosing = task_batch_create(
+        task_type="continue_choice", target_per_item=3, source_batch=assignment.item.batch
+    )
+    answer = assignment_reserve_next(batch=choosing, worker=worker_create())
+    assignment_submit(assignment=answer, payload={"chosen": pair.correct})
     assignment_reject(assignment=assignment, message="Copied from elsewhere.")
-    assert not ContinuationPair.objects.exists()
+    pair.refresh_from_db()
+    assert pair.withdrawn and pair.answers.count() == 1
+    with pytest.raises(NoWorkAvailable):
+        assignment_reserve_next(batch=choosing, worker=worker_create())
+    assert figurative_export_lines(kind="idiom")[0].count("option1") == 0
+    assert batch_agreement(batch=choosing)["continue_choice"]["answers"] == 0
+
+    assignment_approve(assignment=assignment)
+    pair.refresh_from_db()
+    assert not pair.withdrawn
+
+
+def test_rejecting_an_approved_literal_flag_withdraws_the_confirmation(assignment, narrative):
+    assignment_submit(assignment=assignment, payload={"literal_use": True})
+    assignment_approve(assignment=assignment)
+    assignment_reject(assignment=assignment, message="The idiom is figurative here.")
+    narrative.refresh_from_db()
+    assert not narrative.literal_use_confirmed
 
 
 def test_literal_flag_needs_no_sentences_and_approval_confirms_it(assignment, narrative):
