@@ -24,7 +24,13 @@ from annotation.datasets.figurative import (
     shown_order,
 )
 from annotation.datasets.figurative_files import FigurativeFileError
-from annotation.models import ClozeResponse, Continuation, ContinuationAnswer, FigurativeNarrative
+from annotation.models import (
+    ClozeResponse,
+    Continuation,
+    ContinuationAnswer,
+    FigurativeNarrative,
+    QualificationAttempt,
+)
 
 
 class FigurativeImportForm(forms.Form):
@@ -146,6 +152,21 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
         response = HttpResponse("".join(f"{line}\n" for line in lines), content_type="text/plain")
         response["Content-Disposition"] = f'attachment; filename="{kind}s.jsonl"'
         return response
+
+
+@admin.register(QualificationAttempt)
+class QualificationAttemptAdmin(admin.ModelAdmin):
+    """Workers' attempts at continuation batches' qualification tests (records, read only)."""
+
+    list_display = ("id", "batch", "worker", "correct", "passed", "created_at")
+    list_filter = ("passed", "batch")
+    readonly_fields = ("batch", "worker", "answers", "correct", "passed", "created_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(Continuation)

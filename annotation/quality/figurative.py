@@ -16,7 +16,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from statistics import mean
 
-from annotation.models import ClozeResponse, Continuation, ContinuationAnswer
+from annotation.models import (
+    ClozeResponse,
+    Continuation,
+    ContinuationAnswer,
+    QualificationAttempt,
+)
 from annotation.quality.agreement import (
     aggregate_accuracy,
     choice_accuracy,
@@ -114,10 +119,14 @@ def cloze_report(*, batch: Batch) -> dict:
 
 
 def continuation_report(*, batch: Batch) -> dict:
-    """Continuations written, literal-use flags, and flags confirmed by approval."""
+    """Continuations written, literal-use flags and those confirmed, pairs made, and the
+    qualification test's attempts and passes."""
     continuations = _counted(Continuation, batch)
     flagged = continuations.filter(literal_use=True)
+    attempts = QualificationAttempt.objects.filter(batch=batch)
     return {
+        "qualification_attempts": attempts.count(),
+        "qualification_passed": attempts.filter(passed=True).count(),
         "submissions": continuations.count(),
         "written": continuations.filter(literal_use=False).count(),
         "literal_flags": flagged.count(),

@@ -4,6 +4,7 @@ import pytest
 
 from annotation.models import ContinuationPair, QualificationAttempt
 from annotation.quality.qualification import clean_qualification, qualification_attempt_create
+from annotation.quality.reports import batch_agreement
 from crowd.assignments import NoWorkAvailable, assignment_reserve_next
 from tests.factories import (
     continuation_batch_create,
@@ -80,3 +81,10 @@ def test_the_worker_pages_lead_through_the_test_to_the_task(client, batch, pairs
     done = client.post(f"/tasks/{batch.pk}/qualify/", posted, follow=True)
     assert done.redirect_chain[-1][0].startswith("/tasks/a/")
     assert QualificationAttempt.objects.get(worker=worker).passed
+
+
+def test_the_report_counts_attempts_and_passes(batch, pairs):
+    qualification_attempt_create(batch=batch, worker=worker_create(), answers=answers(pairs, 3))
+    qualification_attempt_create(batch=batch, worker=worker_create(), answers=answers(pairs, 0))
+    report = batch_agreement(batch=batch)["continue"]
+    assert (report["qualification_passed"], report["qualification_attempts"]) == (1, 2)
