@@ -299,3 +299,232 @@ class ChoiceAnswer(models.Model):
 
     def __str__(self) -> str:
         return f"Answer to question {self.question_id}"
+
+
+class FigurativeNarrative(models.Model):
+    """A narrative containing an idiom or a simile (the figurative narratives benchmark).
+
+    The expression is located by offsets into `text` ([start, end)); the text holds no
+    markup. `meaning` is the idiom's meaning or the simile's property.
+    """
+
+    class Kind(models.TextChoices):
+        IDIOM = "idiom", "Idiom"
+        SIMILE = "simile", "Simile"
+
+    class Split(models.TextChoices):
+        NONE = "", "None"
+        TRAIN = "train", "Train"
+        DEV = "dev", "Dev"
+        TEST = "test", "Test"
+
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    text = models.TextField()
+    expression = models.CharField(max_length=300)
+    expression_start = models.PositiveIntegerField(null=True, blank=True)
+    expression_end = models.PositiveIntegerField(null=True, blank=True)
+    meaning = models.TextField(help_text="The idiom's meaning or the simile's property.")
+    split = models.CharField(max_length=8, choices=Split.choices, default="", blank=True)
+    content_key = models.CharField(
+        max_length=64,
+        unique=True,
+        help_text="Hash of kind, text, expression and meaning: re-imports find the same row.",
+    )
+    literal_use_confirmed = models.BooleanField(
+        default=False,
+        help_text="A reviewer confirmed the expression is used literally: left out of new work.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(text=""), name="figurative_text_not_empty"),
+            models.CheckConstraint(
+                condition=Q(kind__in=["idiom", "simile"]), name="figurative_kind_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(expression_start__isnull=True, expression_end__isnull=True)
+                | Q(expression_end__gt=F("expression_start")),
+                name="figurative_span_nonempty",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} narrative {self.pk}: {self.expression}"
+
+
+class ContinuationPair(models.Model):
+    """Two candidate continuations of a figurative narrative, one of them the plausible one.
+
+    Imported from the benchmark's option1/option2/correctanswer, or made from an approved
+    crowd continuation. `shown_first` (1 or 2) is the stored random order of display.
+    """
+
+    class Source(models.TextChoices):
+        IMPORTED = "imported", "Imported"
+        CROWD = "crowd", "Crowd"
+
+    narrative = models.ForeignKey(
+        FigurativeNarrative, on_delete=models.CASCADE, related_name="option_pairs"
+    )
+    option1 = models.TextField()
+    option2 = models.TextField()
+    correct = models.PositiveSmallIntegerField(help_text="1 or 2: the plausible option.")
+    shown_first = models.PositiveSmallIntegerField(default=1)
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.IMPORTED)
+    continuation = models.OneToOneField(
+        "Continuation",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="option_pair",
+    )
+    withdrawn = models.BooleanField(
+        default=False,
+        help_text="Its continuation was rejected after approval: no new items, not exported.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(correct__in=[1, 2]), name="pair_correct_1_or_2"),
+            models.CheckConstraint(
+                condition=Q(shown_first__in=[1, 2]), name="pair_shown_first_1_or_2"
+            ),
+            models.UniqueConstraint(
+                fields=["narrative", "option1", "option2"], name="pair_unique_options"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Option pair {self.pk} of figurative narrative {self.narrative_id}"
+
+
+class Continuation(models.Model):
+    """One worker's plausible and implausible continuation, or a literal-use flag."""
+
+    narrative = models.ForeignKey(
+        FigurativeNarrative, on_delete=models.PROTECT, related_name="continuations"
+    )
+    assignment = models.OneToOneField(
+        "crowd.Assignment", on_delete=models.PROTECT, related_name="continuation"
+    )
+    plausible = models.TextField(blank=True)
+    implausible = models.TextField(blank=True)
+    literal_use = models.BooleanField(
+        default=False, help_text="The worker says the expression is used literally here."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(literal_use=True) | (~Q(plausible="") & ~Q(implausible="")),
+                name="continuation_written_or_flagged",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Continuation {self.pk} of figurative narrative {self.narrative_id}"
+
+
+class ContinuationAnswer(models.Model):
+    """A worker's choice of the plausible continuation among a pair's two options."""
+
+    pair = models.ForeignKey(ContinuationPair, on_delete=models.CASCADE, related_name="answers")
+    assignment = models.OneToOneField(
+        "crowd.Assignment", on_delete=models.PROTECT, related_name="continuation_answer"
+    )
+    chosen = models.PositiveSmallIntegerField(help_text="1 or 2.")
+    is_correct = models.BooleanField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(chosen__in=[1, 2]), name="answer_chosen_1_or_2"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Answer to option pair {self.pair_id}"
+
+
+class ClozeItem(models.Model):
+    """A story with one sentence left out, its other sentences shown as the condition says.
+
+    `sentences` are the story's sentences as written; `shown` the same list as shown in
+    the condition (the left-out one is null); `original_lemma` the left-out sentence's
+    main-verb lemma. Built with spaCy's parser when a cloze batch takes the story.
+    """
+
+    class Condition(models.TextChoices):
+        FULL = "full", "Full sentences"
+        ARGUMENTS = "arguments", "Main verb and its arguments"
+        SUBJECT_VERB = "subject_verb", "Subject and verb"
+
+    narrative = models.ForeignKey(Narrative, on_delete=models.PROTECT, related_name="cloze_items")
+    condition = models.CharField(max_length=16, choices=Condition.choices)
+    blank_index = models.PositiveSmallIntegerField()
+    sentences = models.JSONField()
+    shown = models.JSONField()
+    original_lemma = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["narrative", "condition", "blank_index"], name="cloze_item_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(condition__in=["full", "arguments", "subject_verb"]),
+                name="cloze_condition_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Cloze item {self.pk} ({self.condition}) on narrative {self.narrative_id}"
+
+
+class ClozeResponse(models.Model):
+    """A worker's sentence for a cloze item, with its main-verb lemma (spaCy)."""
+
+    item = models.ForeignKey(ClozeItem, on_delete=models.CASCADE, related_name="responses")
+    assignment = models.OneToOneField(
+        "crowd.Assignment", on_delete=models.PROTECT, related_name="cloze_response"
+    )
+    text = models.TextField()
+    lemma = models.CharField(max_length=100)
+    matches = models.BooleanField(help_text="Its main-verb lemma is the original's.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"Cloze response {self.pk} to item {self.item_id}"
+
+
+class QualificationAttempt(models.Model):
+    """A worker's one go at a batch's qualification test (option pairs with known answers)."""
+
+    batch = models.ForeignKey("crowd.Batch", on_delete=models.CASCADE, related_name="+")
+    worker = models.ForeignKey(
+        "crowd.Worker", on_delete=models.PROTECT, related_name="qualification_attempts"
+    )
+    answers = models.JSONField(help_text="{option pair id: chosen option (1 or 2)}.")
+    correct = models.PositiveIntegerField()
+    passed = models.BooleanField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["batch", "worker"], name="one_qualification_attempt"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Qualification of worker {self.worker_id} for batch {self.batch_id}"

@@ -87,6 +87,11 @@ def _candidate_items(*, batch: Batch, worker: Worker, now):
         # Never an item built on the worker's own work.
         .exclude(narrative__worker=worker)
         .exclude(source_assignment__worker=worker)
+        .exclude(continuation_pair__continuation__assignment__worker=worker)
+        # Narratives a reviewer confirmed as literal use get no more work.
+        .exclude(figurative_narrative__literal_use_confirmed=True)
+        .exclude(continuation_pair__narrative__literal_use_confirmed=True)
+        .exclude(continuation_pair__withdrawn=True)
         .annotate(active=Count("assignments", filter=active_filter(now, prefix="assignments__")))
         # Gold (control) items go to every worker, first: they are not limited by the target.
         .filter(Q(active__lt=batch.target_per_item) | Q(is_gold=True))
@@ -113,7 +118,7 @@ def assignment_reserve_next(
     with transaction.atomic():
         # One decision per worker at a time: two tabs asking at once must not
         # both pass the cap check or hold two reservations.
-        worker = _locked_worker(worker)
+        worker = _locked_worker(worker, batch=batch)
         live = Assignment.objects.filter(
             item__batch=batch, worker=worker, status=Assignment.Status.RESERVED, expires_at__gt=now
         )
@@ -144,7 +149,7 @@ def assignments_reserve(*, batch: Batch, worker: Worker, count: int, now=None) -
         raise NoWorkAvailable("This batch is not open for work.", code="closed")
     reserved: list[Assignment] = []
     with transaction.atomic():
-        worker = _locked_worker(worker)
+        worker = _locked_worker(worker, batch=batch)
         room = min(count, _cap_room(batch=batch, worker=worker, now=now))
         candidates = _candidate_items(batch=batch, worker=worker, now=now)
         for item_id in candidates.values_list("id", flat=True)[: 50 + room]:
@@ -160,10 +165,15 @@ def assignments_reserve(*, batch: Batch, worker: Worker, count: int, now=None) -
     return reserved
 
 
-def _locked_worker(worker: Worker) -> Worker:
+def _locked_worker(worker: Worker, *, batch: Batch) -> Worker:
+    """The worker's row, locked; NoWorkAvailable when blocked or still to qualify for `batch`."""
     worker = Worker.objects.select_for_update().get(pk=worker.pk)
     if worker.blocked:
         raise NoWorkAvailable("Your account cannot take tasks in this study.", code="blocked")
+    if task_types.get(batch.task_type).qualification_needed(batch=batch, worker=worker):
+        raise NoWorkAvailable(
+            "This batch starts with a short qualification test.", code="qualification"
+        )
     return worker
 
 

@@ -50,7 +50,15 @@ def batch_create(
     return batch
 
 
-SUBJECT_FIELDS = ("proverb", "narrative", "source_assignment", "choice_question")
+SUBJECT_FIELDS = (
+    "proverb",
+    "narrative",
+    "source_assignment",
+    "choice_question",
+    "figurative_narrative",
+    "continuation_pair",
+    "cloze_item",
+)
 
 
 def _subject_key(fields: dict) -> tuple:
@@ -119,7 +127,9 @@ def batch_progress(*, batch: Batch, now=None) -> dict:
     and open (slots nobody holds)."""
     now = now or timezone.now()
     rows = (
-        batch.items.select_related("proverb", "narrative")
+        batch.items.select_related(
+            "proverb", "narrative", "figurative_narrative", "continuation_pair"
+        )
         .annotate(
             reserved=Count(
                 "assignments",
@@ -134,7 +144,13 @@ def batch_progress(*, batch: Batch, now=None) -> dict:
     items = [
         {
             "item": row.pk,
-            "label": str(row.proverb or row.narrative or row),
+            "label": str(
+                row.proverb
+                or row.narrative
+                or row.figurative_narrative
+                or row.continuation_pair
+                or row
+            ),
             "target": batch.target_per_item,
             "reserved": row.reserved,
             "submitted": row.submitted,

@@ -21,6 +21,7 @@ class TaskType(models.TextChoices):
     RATE = "rate", "Rate quality"
     CHOOSE = "choose", "Choose proverb"
     CONTINUE = "continue", "Plausible continuation"
+    CONTINUE_CHOICE = "continue_choice", "Choose the continuation"
     CLOZE = "cloze", "Narrative cloze"
 
 
@@ -133,6 +134,23 @@ class BatchItem(models.Model):
         on_delete=models.PROTECT,
         related_name="+",
     )
+    figurative_narrative = models.ForeignKey(
+        "annotation.FigurativeNarrative",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    continuation_pair = models.ForeignKey(
+        "annotation.ContinuationPair",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    cloze_item = models.ForeignKey(
+        "annotation.ClozeItem", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     is_gold = models.BooleanField(default=False)
     gold_answer = models.JSONField(null=True, blank=True)
     position = models.PositiveIntegerField(default=0)
@@ -145,7 +163,10 @@ class BatchItem(models.Model):
                 condition=Q(proverb__isnull=False)
                 | Q(narrative__isnull=False)
                 | Q(source_assignment__isnull=False)
-                | Q(choice_question__isnull=False),
+                | Q(choice_question__isnull=False)
+                | Q(figurative_narrative__isnull=False)
+                | Q(continuation_pair__isnull=False)
+                | Q(cloze_item__isnull=False),
                 name="batch_item_has_subject",
             ),
             models.CheckConstraint(
@@ -153,7 +174,16 @@ class BatchItem(models.Model):
                 name="gold_item_has_answer",
             ),
             models.UniqueConstraint(
-                fields=["batch", "proverb", "narrative", "source_assignment", "choice_question"],
+                fields=[
+                    "batch",
+                    "proverb",
+                    "narrative",
+                    "source_assignment",
+                    "choice_question",
+                    "figurative_narrative",
+                    "continuation_pair",
+                    "cloze_item",
+                ],
                 name="batch_item_unique_subject",
                 nulls_distinct=False,
             ),

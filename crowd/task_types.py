@@ -67,6 +67,31 @@ class TaskType:
         """The stored submission as JSON, returned again to a retried submit."""
         raise NotImplementedError
 
+    def qualification_needed(self, *, batch: Batch, worker) -> bool:
+        """True while the worker must first pass the batch's qualification test.
+
+        Reservation refuses such a worker (NoWorkAvailable code "qualification") and
+        the worker pages send them to frontend:qualify, which shows
+        `qualification_context` and stores answers with `qualification_submit`.
+        """
+        return False
+
+    def qualification_context(self, *, batch: Batch, worker) -> dict:
+        """The qualification page's context: "questions", and "attempt" once answered."""
+        return {}
+
+    def qualification_submit(self, *, batch: Batch, worker, answers: dict) -> None:
+        """Score and store the worker's answers; SubmissionError when they cannot be read."""
+        raise LookupError(f"{self.label} batches have no qualification test.")
+
+    def live_check(self, *, assignment: Assignment, payload: dict) -> dict:
+        """What the page shows while the worker types (a read; nothing is stored).
+
+        Task types whose check needs the server (a parser) implement it; the page
+        POSTs to frontend:check. LookupError: this type has none.
+        """
+        raise LookupError(f"{self.label} tasks have no live check.")
+
     def on_reviewed(self, *, assignment: Assignment, approved: bool) -> None:
         """React to approve/reject (e.g. mark the narrative, feed chained batches)."""
 

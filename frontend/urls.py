@@ -8,7 +8,9 @@ urlpatterns = [
     path("w/<str:token>/", views.invite_enter, name="invite"),
     path("tasks/", views.worker_home, name="home"),
     path("tasks/<int:batch_id>/next/", views.next_task, name="next"),
+    path("tasks/<int:batch_id>/qualify/", views.qualify, name="qualify"),
     path("tasks/a/<int:assignment_id>/", views.task_page, name="task"),
     path("tasks/a/<int:assignment_id>/submit/", views.task_submit, name="submit"),
     path("tasks/a/<int:assignment_id>/return/", views.task_return, name="return"),
+    path("tasks/a/<int:assignment_id>/check/", views.task_check, name="check"),
 ]

@@ -83,12 +83,41 @@ def next_task(request, batch_id: int):
     try:
         assignment = assignment_reserve_next(batch=batch, worker=worker)
     except NoWorkAvailable as reason:
+        if reason.code == "qualification":
+            return redirect("frontend:qualify", batch_id=batch.pk)
         return render(
             request,
             "frontend/message.html",
             {"message": reason.reason, "code": reason.code, "batch": batch},
         )
     return redirect("frontend:task", assignment_id=assignment.pk)
+
+
+def qualify(request, batch_id: int):
+    """The batch's qualification test: GET shows it (or the outcome), POST scores it once.
+
+    The worker comes from the session only; answers are radio fields named q<pair id>.
+    """
+    worker = session_worker(request)
+    if worker is None:
+        return HttpResponseForbidden("Open the personal link you were given to start working.")
+    batch = get_object_or_404(Batch, pk=batch_id, status=Batch.Status.PUBLISHED)
+    task_type = task_types.get(batch.task_type)
+    error = ""
+    if request.method == "POST":
+        answers = {key[1:]: value for key, value in request.POST.items() if key.startswith("q")}
+        try:
+            task_type.qualification_submit(batch=batch, worker=worker, answers=answers)
+        except SubmissionError as refusal:
+            error = refusal.message
+        except LookupError:
+            raise Http404 from None
+        else:
+            return redirect("frontend:next", batch_id=batch.pk)
+    context = task_type.qualification_context(batch=batch, worker=worker)
+    if not context:
+        raise Http404
+    return render(request, "frontend/qualify.html", {"batch": batch, "error": error, **context})
 
 
 def _own_assignment(request, assignment_id: int) -> Assignment:
@@ -132,6 +161,7 @@ def render_task_page(
     common = {
         "assignment": assignment.pk,
         "submit_url": submit_url,
+        "check_url": reverse("frontend:check", args=[assignment.pk]),
         "next_url": next_url,
         "draft_key": f"parable:draft:{assignment.pk}",
         "submitted": submitted,
@@ -195,6 +225,26 @@ def submit_response(
             ),
         }
     )
+
+
+@require_POST
+def task_check(request, assignment_id: int):
+    """JSON live check of a draft (e.g. the cloze parser's verdict); stores nothing.
+
+    Only the assignment's own worker may ask; 404 for task types without a live check.
+    """
+    assignment = _own_assignment(request, assignment_id)
+    try:
+        body = request_json(request) if request.body else {}
+    except InputError as error:
+        return JsonResponse({"error": f"The draft could not be read: {error}"}, status=400)
+    if not isinstance(body, dict):
+        return JsonResponse({"error": "The draft could not be read."}, status=400)
+    task_type = task_types.get(assignment.item.batch.task_type)
+    try:
+        return JsonResponse(task_type.live_check(assignment=assignment, payload=body))
+    except LookupError:
+        raise Http404 from None
 
 
 @require_POST

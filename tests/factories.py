@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from itertools import count
+from pathlib import Path
 
 from django.utils import timezone
 
@@ -355,3 +356,46 @@ def finished_run_create(*, probabilities: dict, task: str = "classifier", **fiel
         candidates=[[pk, texts[pk]] for pk in proverbs],
         **fields,
     )
+
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIGURATIVE_FILES = {
+    "idiom": FIXTURES / "figurative" / "idioms.jsonl",
+    "simile": FIXTURES / "figurative" / "similes.jsonl",
+}
+
+
+def figurative_import_fixture(kind: str = "idiom", *, split: str = ""):
+    """Import the small idiom or simile file of tests/fixtures/figurative through the service."""
+    from annotation.datasets.figurative import figurative_import
+
+    return figurative_import(content=FIGURATIVE_FILES[kind].read_bytes(), kind=kind, split=split)
+
+
+def figurative_narrative_create(**fields):
+    """An idiom narrative ("call it a day" highlighted) with its meaning."""
+    from annotation.datasets.figurative import content_key
+    from annotation.models import FigurativeNarrative
+
+    text = fields.pop("text", "Maria worked all week, so on Friday she decided to call it a day.")
+    expression = fields.pop("expression", "call it a day")
+    meaning = fields.pop("meaning", "to stop working on something")
+    kind = fields.pop("kind", "idiom")
+    start = text.find(expression)
+    return FigurativeNarrative.objects.create(
+        kind=kind,
+        text=text,
+        expression=expression,
+        expression_start=start if start >= 0 else None,
+        expression_end=start + len(expression) if start >= 0 else None,
+        meaning=meaning,
+        content_key=content_key(kind=kind, text=text, expression=expression, meaning=meaning),
+        **fields,
+    )
+
+
+def continuation_batch_create(*, narratives, **fields) -> Batch:
+    """A published continuation batch with one item per figurative narrative."""
+    fields.setdefault("target_per_item", 3)
+    items = [{"figurative_narrative": narrative} for narrative in narratives]
+    return task_batch_create(task_type="continue", items=items, **fields)

@@ -24,7 +24,7 @@ from crowd import task_types
 from crowd.chaining import batch_items_refresh
 from crowd.models import Assignment, Batch
 
-TASK_TYPES = ("align", "rate", "choose")
+TASK_TYPES = ("align", "rate", "choose", "continue", "continue_choice", "cloze")
 
 
 class GoldItemsForm(forms.Form):
@@ -150,6 +150,16 @@ def report_view(request, batch_id: int):
                 ],
             }
             for source, by_criterion in report["rate"]["by_source"].items()
+        ]
+    elif batch.task_type in ("continue", "continue_choice", "cloze"):
+        context["figures"] = {
+            key: _figure(value)
+            for key, value in report[batch.task_type].items()
+            if not isinstance(value, list | dict)
+        }
+        context["rows"] = [
+            {key: _figure(value) for key, value in row.items()}
+            for row in report[batch.task_type].get("by_item", [])
         ]
     elif batch.task_type == "choose":
         context["choice_figures"] = {

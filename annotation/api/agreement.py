@@ -24,7 +24,9 @@ from crowd.chaining import batch_items_refresh
 from crowd.models import Batch, Provider
 from crowd.providers import ProviderError
 
-TASK_TYPES = ("align", "rate", "choose")
+TASK_TYPES = ("align", "rate", "choose", "continue", "continue_choice", "cloze")
+# Types whose items are drawn from a source batch, the dataset or imported option pairs.
+DRAWN_TYPES = ("align", "rate", "choose", "continue_choice", "cloze")
 
 
 class AgreementViewSet(viewsets.ReadOnlyModelViewSet):
@@ -48,14 +50,18 @@ class AgreementViewSet(viewsets.ReadOnlyModelViewSet):
         agreement: precision, recall, f1, pairs, items), rate (per criterion: items,
         ratings, mean, pairwise_agreement at >= 3, ordinal alpha; by_source means) or
         choose (human_accuracy, pairwise_agreement, nominal alpha, majority-vote and
-        Dawid-Skene accuracy, aggregated answers per question).
+        Dawid-Skene accuracy, aggregated answers per question), continue (submissions,
+        written, literal_flags, literal_confirmed, option_pairs), continue_choice
+        (human_accuracy, pairwise_agreement, majority_vote_accuracy, by_kind) or cloze
+        (condition, match_rate of main-verb lemmas, agreement as 1 - normalised entropy,
+        by_item).
         """
         return Response(batch_agreement(batch=self.get_object()))
 
 
 class ChainedBatchCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
-    task_type = serializers.ChoiceField(choices=TASK_TYPES)
+    task_type = serializers.ChoiceField(choices=DRAWN_TYPES)
     source_batch = serializers.PrimaryKeyRelatedField(
         queryset=Batch.objects.all(), required=False, allow_null=True
     )
@@ -71,9 +77,13 @@ class ChainedBatchCreateSerializer(serializers.Serializer):
     publish = serializers.BooleanField(default=False)
 
     def validate(self, attrs):
-        if attrs.get("source_batch") is None and not attrs["settings"].get("draw"):
+        settings = attrs["settings"]
+        if attrs.get("source_batch") is None and not (
+            settings.get("draw") or settings.get("imported")
+        ):
             raise serializers.ValidationError(
-                'Give a source_batch, or narratives to draw in settings ("draw": [...]), or both.'
+                'Give a source_batch, or narratives to draw in settings ("draw": [...]) or '
+                'imported option pairs ("imported": {"kind": "idiom"}), or both.'
             )
         return attrs
 
@@ -94,7 +104,7 @@ class ChainedBatchViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
     """Create align, rate and choose batches fed by a source batch or dataset draws."""
 
     serializer_class = BatchSerializer
-    queryset = Batch.objects.filter(task_type__in=TASK_TYPES)
+    queryset = Batch.objects.filter(task_type__in=DRAWN_TYPES)
 
     @extend_schema(request=ChainedBatchCreateSerializer, responses={201: BatchSerializer})
     def create(self, request, *args, **kwargs):
@@ -104,7 +114,9 @@ class ChainedBatchViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
         "source_label": "...", "sample": 200}], plus the task type's own (align:
         min_pairs, max_pairs; rate: target narratives|alignments, criteria,
         gold_min_accuracy, gold_min_answers; choose: distractors lexical|random,
-        options, gold_min_accuracy, gold_min_answers)}.
+        options, gold_min_accuracy, gold_min_answers; continue_choice: no draws but
+        imported {"kind": "idiom"|"simile", "split": "any"|"train"|"dev"|"test"}, sample,
+        seed; cloze: condition full|arguments|subject_verb, blank random|middle|last)}.
         """
         form = ChainedBatchCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)

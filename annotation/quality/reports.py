@@ -13,6 +13,7 @@ from collections import defaultdict
 from statistics import mean
 
 from annotation.models import ChoiceAnswer, Narrative, Proverb, Rating, SpanPair
+from annotation.quality import figurative
 from annotation.quality.agreement import (
     aggregate_accuracy,
     choice_accuracy,
@@ -205,7 +206,14 @@ def quality_report(*, batch: Batch) -> dict:
     }
 
 
-REPORTS = {"align": alignment_agreement, "rate": rating_agreement, "choose": choice_agreement}
+REPORTS = {
+    "align": alignment_agreement,
+    "rate": rating_agreement,
+    "choose": choice_agreement,
+    "continue": figurative.continuation_report,
+    "continue_choice": figurative.continuation_choice_report,
+    "cloze": figurative.cloze_report,
+}
 
 
 def batch_agreement(*, batch: Batch) -> dict:

@@ -1,0 +1,32 @@
+"""python manage.py export_figurative --kind idiom|simile [--split S] [--output FILE]"""
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.datasets.figurative import figurative_export_lines
+
+
+class Command(BaseCommand):
+    help = (
+        "Write idiom or simile narratives with their option pairs (imported ones and approved "
+        "crowd continuations) as JSONL in the benchmark's layout, which import_figurative "
+        "reads back to the same records."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--kind", choices=["idiom", "simile"], required=True)
+        parser.add_argument("--split", choices=["train", "dev", "test"])
+        parser.add_argument("--output", type=Path, help="A file to write (default: stdout).")
+
+    def handle(self, *args, **options):
+        lines = figurative_export_lines(kind=options["kind"], split=options["split"])
+        text = "".join(f"{line}\n" for line in lines)
+        if options["output"] is None:
+            self.stdout.write(text, ending="")
+            return
+        try:
+            options["output"].write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise CommandError(f"Cannot write {options['output']}: {error.strerror}.") from error
+        self.stderr.write(f"{len(lines)} line(s) written to {options['output']}.")

@@ -1,0 +1,195 @@
+"""The narrative cloze task: a story with one sentence left out; the worker writes it.
+
+The other sentences are shown in full, as their main verb with its arguments, or as
+subject and verb (the batch's condition, computed with spaCy's parser when the batch
+takes a story: annotation/cloze_parsing.py). An answer must be one full sentence (a root
+verb with a subject): the page asks the live check as the worker types (debounced) and
+says what is missing; the server parses the answer again before accepting it. Stories
+are the dataset's narratives, from a write batch's approved output and/or drawn by source.
+"""
+
+from __future__ import annotations
+
+import random
+
+from django import forms
+from django.db import transaction
+
+from annotation.cloze_parsing import CONDITIONS, pipeline_warm, sentence_check, story_shown
+from annotation.models import ClozeItem, ClozeResponse, Narrative
+from annotation.task_types.sources import (
+    DrawnBatchForm,
+    batch_lock,
+    clean_draw_settings,
+    narratives_to_add,
+    source_batch_check,
+)
+from crowd.batches import batch_items_add
+from crowd.models import Assignment, Batch
+from crowd.task_types import SubmissionError, TaskType, register
+
+MIN_SENTENCES = 3
+BLANKS = ("random", "middle", "last")
+
+INSTRUCTIONS = """One sentence of this story is left out. Write a full sentence that you \
+think was at that place: who or what does something, and what they do. Phrases and \
+fragments are not accepted; the page tells you as you type."""
+
+
+def blank_position(*, narrative_id: int, count: int, blank: str, seed: int) -> int:
+    """Which sentence (0-based) is left out: never the first, so the story has a start."""
+    if blank == "last":
+        return count - 1
+    if blank == "middle":
+        return count // 2
+    return random.Random(f"cloze:{seed}:{narrative_id}").randrange(1, count)
+
+
+@transaction.atomic
+def cloze_item_for(*, narrative: Narrative, condition: str, blank: str, seed: int):
+    """The story's cloze item in the condition (made once), or None for a story too short."""
+    sentences, _, _ = story_shown(narrative.text, blank=0, condition="full")
+    if len(sentences) < MIN_SENTENCES:
+        return None
+    position = blank_position(
+        narrative_id=narrative.pk, count=len(sentences), blank=blank, seed=seed
+    )
+    existing = ClozeItem.objects.filter(
+        narrative=narrative, condition=condition, blank_index=position
+    ).first()
+    if existing is not None:
+        return existing
+    sentences, shown, lemma = story_shown(narrative.text, blank=position, condition=condition)
+    return ClozeItem.objects.create(
+        narrative=narrative,
+        condition=condition,
+        blank_index=position,
+        sentences=sentences,
+        shown=shown,
+        original_lemma=lemma,
+    )
+
+
+class ClozeBatchForm(DrawnBatchForm):
+    """A cloze batch: stories, the display condition and which sentence is left out."""
+
+    condition = forms.ChoiceField(choices=ClozeItem.Condition.choices, initial="full")
+    blank = forms.ChoiceField(
+        choices=[(value, value) for value in BLANKS],
+        initial="random",
+        label="Sentence left out",
+        help_text="random (seeded, never the first), the middle one, or the last one.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["instructions"].initial = INSTRUCTIONS
+        self.fields["target_per_item"].initial = 5
+
+    def type_settings(self) -> dict:
+        return {"condition": self.cleaned_data["condition"], "blank": self.cleaned_data["blank"]}
+
+
+class ClozeTask(TaskType):
+    key = "cloze"
+    label = "Narrative cloze"
+    template = "frontend/tasks/cloze.html"
+    batch_form = ClozeBatchForm
+    review_changelist = "admin:annotation_clozeresponse_changelist"
+
+    def default_settings(self) -> dict:
+        return {"condition": "full", "blank": "random", "sample": None, "seed": 1, "draw": []}
+
+    def default_instructions(self) -> str:
+        return INSTRUCTIONS
+
+    def clean_settings(self, settings: dict) -> dict:
+        cleaned = {**self.default_settings(), **settings}
+        if cleaned["condition"] not in CONDITIONS:
+            raise ValueError(f"condition must be one of {', '.join(CONDITIONS)}.")
+        if cleaned["blank"] not in BLANKS:
+            raise ValueError(f"blank must be one of {', '.join(BLANKS)}.")
+        return clean_draw_settings(cleaned)
+
+    def page_context(self, *, assignment: Assignment) -> dict:
+        item = assignment.item.cloze_item
+        finished = assignment.status in Assignment.STORED
+        if not finished:
+            pipeline_warm()  # the page's first live check then finds the parser loaded
+        return {
+            "cloze": item,
+            "shown": item.shown,
+            "response": assignment.cloze_response if finished else None,
+        }
+
+    def live_check(self, *, assignment: Assignment, payload: dict) -> dict:
+        text = payload.get("text", "")
+        if not isinstance(text, str):
+            return {"ok": False, "missing": ["text"], "message": "Write a sentence.", "lemma": ""}
+        return sentence_check(text)
+
+    def validate(self, *, assignment: Assignment, payload: dict) -> dict:
+        text = payload.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise SubmissionError("Write a sentence before submitting.", field="text")
+        verdict = sentence_check(text)
+        if not verdict["ok"]:
+            raise SubmissionError(verdict["message"], field="text", details=verdict)
+        return {"text": text.strip(), "lemma": verdict["lemma"]}
+
+    def store(self, *, assignment: Assignment, cleaned: dict) -> None:
+        item = assignment.item.cloze_item
+        ClozeResponse.objects.create(
+            item=item,
+            assignment=assignment,
+            text=cleaned["text"],
+            lemma=cleaned["lemma"],
+            matches=bool(item.original_lemma) and cleaned["lemma"] == item.original_lemma,
+        )
+
+    def result(self, *, assignment: Assignment) -> dict:
+        response = assignment.cloze_response
+        return {"response": response.pk, "text": response.text}
+
+    @transaction.atomic
+    def items_refresh(self, *, batch: Batch) -> int:
+        batch_lock(batch)
+        source_batch_check(batch, expected="write")
+        settings = batch.settings
+        items = []
+        for narrative in narratives_to_add(batch=batch):
+            item = cloze_item_for(
+                narrative=narrative,
+                condition=settings["condition"],
+                blank=settings["blank"],
+                seed=settings.get("seed", 1),
+            )
+            if item is not None:
+                items.append({"narrative": narrative, "cloze_item": item})
+        return batch_items_add(batch=batch, items=items)
+
+    def batch_results(self, *, batch: Batch) -> list[dict]:
+        responses = (
+            ClozeResponse.objects.filter(assignment__item__batch=batch)
+            .select_related("assignment", "item")
+            .order_by("id")
+        )
+        return [
+            {
+                "assignment": response.assignment_id,
+                "worker": response.assignment.worker_id,
+                "status": response.assignment.status,
+                "item": response.item_id,
+                "narrative": response.item.narrative_id,
+                "condition": response.item.condition,
+                "original": response.item.sentences[response.item.blank_index],
+                "original_lemma": response.item.original_lemma,
+                "text": response.text,
+                "lemma": response.lemma,
+                "matches": response.matches,
+            }
+            for response in responses
+        ]
+
+
+register(ClozeTask())

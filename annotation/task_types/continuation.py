@@ -1,0 +1,388 @@
+"""The "write continuations" task: a plausible and an implausible continuation of a narrative
+with an idiom or a simile (Chakrabarty, Choi & Shwartz 2022).
+
+The worker sees the narrative with the expression highlighted and its meaning (or the
+simile's property) and writes one plausible and one implausible next sentence that depend
+on the expression's right reading without giving its meaning away: the live meter
+(frontend/static/frontend/overlap.js) and this module's server check run the same rules
+(annotation/text.py check_overlap) against the meaning text. The two must differ. Instead,
+the worker can flag that the expression is used literally; approving such a flag confirms
+it, and the narrative gets no more work. An approved continuation becomes an option pair
+(the benchmark's option1/option2/correctanswer) that choose-the-continuation batches take.
+"""
+
+from __future__ import annotations
+
+import random
+
+from django import forms
+from django.db import transaction
+
+from annotation.datasets.figurative import continuation_pair_create, segments
+from annotation.models import (
+    Continuation,
+    ContinuationPair,
+    FigurativeNarrative,
+    QualificationAttempt,
+)
+from annotation.quality.qualification import (
+    clean_qualification,
+    qualification_attempt_create,
+    qualification_questions,
+)
+from annotation.task_types.write import batch_rules
+from annotation.text import OverlapRules, check_overlap, load_stopwords, overlap_tokens
+from crowd import task_types
+from crowd.forms import BatchForm
+from crowd.models import Assignment, Batch
+from crowd.task_types import SubmissionError
+
+MAX_CHARACTERS = 2_000
+WORKERS_PER_NARRATIVE = (3, 10)
+DEFAULT_RULES = OverlapRules(
+    max_shared_ngram=1, max_shared_content_words=0, min_words=5, max_words=25
+)
+FIELDS = ("plausible", "implausible")
+
+INSTRUCTIONS = """\
+Read the story. The highlighted expression is an idiom or a simile; its meaning is shown \
+under the story. Write two different next sentences for the story:
+
+- a plausible one, which makes sense only if the expression is understood correctly;
+- an implausible one, which would make sense only if it were misunderstood.
+
+Do not give the meaning away: your sentences may not use the words of the meaning (small \
+words such as "a" or "the" do not count); the meter marks them as you type. If the \
+expression is used literally in this story, tick the box instead of writing."""
+
+
+def _violation_message(violation: dict, which: str) -> str:
+    words = ", ".join(violation["words"])
+    if violation["rule"] == "ngram":
+        return f'Your {which} sentence repeats "{" ".join(violation["words"])}" from the meaning.'
+    if violation["rule"] == "content_words":
+        return f"Your {which} sentence uses words of the meaning ({words}): rephrase it."
+    return f"Your {which} sentence {violation['message'].removeprefix('Your story ')}"
+
+
+def continuation_check(*, meaning: str, plausible: str, implausible: str, rules) -> list[dict]:
+    """The rule breaches of a pair of continuations, each {field, rule, message, words}."""
+    problems = []
+    for field, text in zip(FIELDS, (plausible, implausible), strict=True):
+        if not text.strip():
+            problems.append(
+                {
+                    "field": field,
+                    "rule": "empty",
+                    "message": f"Write the {field} sentence.",
+                    "words": [],
+                }
+            )
+            continue
+        check = check_overlap(meaning, text, rules)
+        problems.extend(
+            {**violation, "field": field, "message": _violation_message(violation, field)}
+            for violation in check["violations"]
+        )
+    if plausible.strip() and [t.norm for t in overlap_tokens(plausible)] == [
+        t.norm for t in overlap_tokens(implausible)
+    ]:
+        problems.append(
+            {
+                "field": "implausible",
+                "rule": "same",
+                "message": "The two sentences are the same: make the implausible one different.",
+                "words": [],
+            }
+        )
+    return problems
+
+
+class ContinuationBatchForm(BatchForm):
+    """A continuation batch: imported idiom or simile narratives, length and overlap limits."""
+
+    kind = forms.ChoiceField(choices=FigurativeNarrative.Kind.choices)
+    split = forms.ChoiceField(
+        choices=[("", "any"), *FigurativeNarrative.Split.choices[1:]], required=False
+    )
+    sample = forms.IntegerField(
+        min_value=1, required=False, help_text="At most this many narratives (seeded); empty: all."
+    )
+    seed = forms.IntegerField(initial=1)
+    min_words = forms.IntegerField(min_value=1, initial=DEFAULT_RULES.min_words)
+    max_words = forms.IntegerField(min_value=1, initial=DEFAULT_RULES.max_words)
+    max_shared_ngram = forms.IntegerField(
+        min_value=0,
+        initial=DEFAULT_RULES.max_shared_ngram,
+        label="Longest phrase shared with the meaning",
+    )
+    max_shared_content_words = forms.IntegerField(
+        min_value=0,
+        initial=DEFAULT_RULES.max_shared_content_words,
+        label="Content words shared with the meaning",
+    )
+
+    qualification_pairs = forms.CharField(
+        required=False,
+        label="Qualification test",
+        help_text="Ids of option pairs with known answers (e.g. imported ones), separated by "
+        "commas: workers answer them once, before their first task. Empty: no test.",
+    )
+    qualification_min_correct = forms.IntegerField(
+        min_value=0,
+        required=False,
+        label="Correct answers to pass",
+        help_text="Empty: all of them.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["instructions"].initial = INSTRUCTIONS
+        low, high = WORKERS_PER_NARRATIVE
+        self.fields["target_per_item"] = forms.IntegerField(
+            min_value=low,
+            max_value=high,
+            initial=low,
+            label="Workers per narrative",
+            help_text=f"{low} to {high}, each a different worker.",
+        )
+
+    def clean(self):
+        data = super().clean()
+        try:
+            OverlapRules.from_dict(self._rules(data))
+        except (TypeError, ValueError) as error:
+            raise forms.ValidationError(str(error)) from error
+        if not self.errors and not self._narratives(data):
+            raise forms.ValidationError("No imported narratives of that kind and split.")
+        if not self.errors:
+            try:
+                data["qualification"] = clean_qualification(self._qualification(data))
+            except ValueError as error:
+                self.add_error("qualification_pairs", str(error))
+        return data
+
+    @staticmethod
+    def _qualification(data: dict) -> dict:
+        raw = (data.get("qualification_pairs") or "").replace(",", " ").split()
+        try:
+            pairs = [int(value) for value in raw]
+        except ValueError:
+            raise ValueError("Give option pair ids: whole numbers.") from None
+        minimum = data.get("qualification_min_correct")
+        return {"pairs": pairs, "min_correct": len(pairs) if minimum is None else minimum}
+
+    @staticmethod
+    def _rules(data: dict) -> dict:
+        return {name: data.get(name) for name in OverlapRules().to_dict()}
+
+    @staticmethod
+    def _narratives(data: dict) -> list[FigurativeNarrative]:
+        narratives = FigurativeNarrative.objects.filter(
+            kind=data["kind"], literal_use_confirmed=False
+        )
+        if data.get("split"):
+            narratives = narratives.filter(split=data["split"])
+        ordered = list(narratives.order_by("id"))
+        if data.get("sample"):
+            random.Random(data.get("seed") or 1).shuffle(ordered)
+            ordered = sorted(ordered[: data["sample"]], key=lambda narrative: narrative.pk)
+        return ordered
+
+    def batch_settings(self) -> dict:
+        return {
+            "rules": self._rules(self.cleaned_data),
+            "qualification": self.cleaned_data["qualification"],
+        }
+
+    def batch_items(self) -> list[dict]:
+        return [
+            {"figurative_narrative": narrative} for narrative in self._narratives(self.cleaned_data)
+        ]
+
+
+class ContinuationTask(task_types.TaskType):
+    key = "continue"
+    label = "Write continuations"
+    template = "frontend/tasks/continue.html"
+    batch_form = ContinuationBatchForm
+    review_changelist = "admin:annotation_continuation_changelist"
+
+    def default_settings(self) -> dict:
+        return {"rules": DEFAULT_RULES.to_dict(), "qualification": {"pairs": [], "min_correct": 0}}
+
+    def default_instructions(self) -> str:
+        return INSTRUCTIONS
+
+    def clean_settings(self, settings: dict) -> dict:
+        """{"rules": {max_shared_ngram, max_shared_content_words, min_words, max_words},
+        "qualification": {"pairs": [option pair ids], "min_correct": n}}."""
+        if not isinstance(settings, dict):
+            raise ValueError("Settings of a continuation batch must be an object.")
+        unknown = sorted(set(settings) - {"rules", "qualification"})
+        if unknown:
+            raise ValueError(f"Unknown setting(s) of a continuation batch: {', '.join(unknown)}.")
+        rules = {**DEFAULT_RULES.to_dict(), **(settings.get("rules") or {})}
+        return {
+            "rules": OverlapRules.from_dict(rules).to_dict(),
+            "qualification": clean_qualification(settings.get("qualification")),
+        }
+
+    def qualification_needed(self, *, batch: Batch, worker) -> bool:
+        if not batch.settings.get("qualification", {}).get("pairs"):
+            return False
+        return not QualificationAttempt.objects.filter(
+            batch=batch, worker=worker, passed=True
+        ).exists()
+
+    def qualification_context(self, *, batch: Batch, worker) -> dict:
+        settings = batch.settings.get("qualification", {})
+        if not settings.get("pairs"):
+            return {}
+        return {
+            "questions": qualification_questions(settings["pairs"]),
+            "min_correct": settings["min_correct"],
+            "attempt": QualificationAttempt.objects.filter(batch=batch, worker=worker).first(),
+        }
+
+    def qualification_submit(self, *, batch: Batch, worker, answers: dict) -> None:
+        qualification_attempt_create(batch=batch, worker=worker, answers=answers)
+
+    def page_context(self, *, assignment: Assignment) -> dict:
+        narrative = _narrative(assignment)
+        rules = batch_rules(assignment.item.batch.settings)
+        return {
+            "figurative": narrative,
+            "segments": segments(narrative),
+            "meaning_label": "Meaning" if narrative.kind == "idiom" else "Property",
+            "fields": FIELDS,
+            "rules": rules,
+            "continuation": Continuation.objects.filter(assignment=assignment).first(),
+            "task_config": {
+                "meaning": narrative.meaning,
+                "rules": rules.to_dict(),
+                "stopwords": sorted(load_stopwords()),
+            },
+        }
+
+    def validate(self, *, assignment: Assignment, payload: dict) -> dict:
+        batch = assignment.item.batch
+        if self.qualification_needed(batch=batch, worker=assignment.worker):
+            raise SubmissionError("Pass this batch's qualification test before submitting.")
+        literal = payload.get("literal_use", False)
+        if not isinstance(literal, bool):
+            raise SubmissionError("The literal-use box could not be read; reload the page.")
+        texts = {}
+        for field in FIELDS:
+            value = payload.get(field, "")
+            if not isinstance(value, str):
+                raise SubmissionError(f"Write the {field} sentence as text.", field=field)
+            if len(value) > MAX_CHARACTERS:
+                raise SubmissionError(f"The {field} sentence is far too long.", field=field)
+            texts[field] = value.strip()
+        if literal:
+            return {"literal_use": True, "plausible": "", "implausible": ""}
+        problems = continuation_check(
+            meaning=_narrative(assignment).meaning,
+            rules=batch_rules(assignment.item.batch.settings),
+            **texts,
+        )
+        if problems:
+            raise SubmissionError(
+                " ".join(problem["message"] for problem in problems),
+                field=problems[0]["field"],
+                details={"violations": problems},
+            )
+        return {"literal_use": False, **texts}
+
+    def store(self, *, assignment: Assignment, cleaned: dict) -> None:
+        Continuation.objects.create(
+            narrative=_narrative(assignment), assignment=assignment, **cleaned
+        )
+
+    def result(self, *, assignment: Assignment) -> dict:
+        continuation = assignment.continuation
+        return {
+            "continuation": continuation.pk,
+            "plausible": continuation.plausible,
+            "implausible": continuation.implausible,
+            "literal_use": continuation.literal_use,
+        }
+
+    def on_reviewed(self, *, assignment: Assignment, approved: bool) -> None:
+        continuation = Continuation.objects.select_related("narrative").get(assignment=assignment)
+        if not approved:
+            # A rejection after an approval withdraws what the approval made: the pair
+            # (answers already given to it stay on record) and a literal-use confirmation.
+            ContinuationPair.objects.filter(continuation=continuation).update(withdrawn=True)
+            if continuation.literal_use:
+                confirmed_by_others = Continuation.objects.filter(
+                    narrative=continuation.narrative,
+                    literal_use=True,
+                    assignment__status=Assignment.Status.APPROVED,
+                ).exists()
+                FigurativeNarrative.objects.filter(pk=continuation.narrative_id).update(
+                    literal_use_confirmed=confirmed_by_others
+                )
+            return
+        if continuation.literal_use:
+            FigurativeNarrative.objects.filter(pk=continuation.narrative_id).update(
+                literal_use_confirmed=True
+            )
+            return
+        continuation_pair_from(continuation=continuation)
+
+    def batch_results(self, *, batch: Batch) -> list[dict]:
+        """One record per submission: narrative, expression, meaning, both sentences, flag."""
+        continuations = (
+            Continuation.objects.filter(assignment__item__batch=batch)
+            .select_related("narrative", "assignment")
+            .order_by("id")
+        )
+        return [
+            {
+                "assignment": continuation.assignment_id,
+                "worker": continuation.assignment.worker_id,
+                "status": continuation.assignment.status,
+                "narrative": continuation.narrative_id,
+                "expression": continuation.narrative.expression,
+                "meaning": continuation.narrative.meaning,
+                "plausible": continuation.plausible,
+                "implausible": continuation.implausible,
+                "literal_use": continuation.literal_use,
+            }
+            for continuation in continuations
+        ]
+
+
+@transaction.atomic
+def continuation_pair_from(*, continuation: Continuation) -> ContinuationPair:
+    """The option pair of an approved continuation; the plausible one's slot is random."""
+    plausible_first = random.Random(f"continuation:{continuation.pk}").random() < 0.5
+    first, second = (
+        (continuation.plausible, continuation.implausible)
+        if plausible_first
+        else (continuation.implausible, continuation.plausible)
+    )
+    pair, _ = continuation_pair_create(
+        narrative=continuation.narrative,
+        option1=first,
+        option2=second,
+        correct=1 if plausible_first else 2,
+        source=ContinuationPair.Source.CROWD,
+        continuation=continuation,
+    )
+    if pair.withdrawn:
+        pair.withdrawn = False
+        pair.save(update_fields=["withdrawn"])
+    return pair
+
+
+def _narrative(assignment: Assignment) -> FigurativeNarrative:
+    narrative = assignment.item.figurative_narrative
+    if narrative is None:
+        raise SubmissionError("This task has no narrative; ask the researcher for another link.")
+    return narrative
+
+
+task_types.register(ContinuationTask())

@@ -1,0 +1,155 @@
+"""Admin of figurative narratives and the continuation, choose-the-continuation and cloze
+batches: creation from the batch forms, import errors by line, export, review, reports."""
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from annotation.datasets.figurative_files import parse_figurative_file
+from annotation.models import FigurativeNarrative
+from crowd.assignments import assignment_reserve_next, assignment_submit
+from crowd.models import Batch
+from tests.factories import (
+    FIGURATIVE_FILES,
+    continuation_batch_create,
+    crowd_narrative_create,
+    figurative_import_fixture,
+    figurative_narrative_create,
+    proverb_create,
+    task_batch_create,
+    worker_create,
+    write_batch_create,
+)
+
+pytestmark = pytest.mark.django_db
+
+COMMON = {"reward_cents": 10, "time_allowed_minutes": 10, "publish": "on", "seed": 1}
+
+
+def test_continuation_batch_is_created_from_its_form(client, researcher):
+    figurative_import_fixture("idiom")
+    client.force_login(researcher)
+    assert client.get("/admin/crowd/batch/new/continue/").status_code == 200
+    data = {
+        **COMMON,
+        "name": "Idiom continuations",
+        "kind": "idiom",
+        "target_per_item": 3,
+        "min_words": 5,
+        "max_words": 25,
+        "max_shared_ngram": 1,
+        "max_shared_content_words": 0,
+    }
+    response = client.post("/admin/crowd/batch/new/continue/", data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    batch = Batch.objects.get(task_type="continue")
+    assert batch.items.count() == 2 and batch.status == "published"
+    assert batch.settings["rules"]["min_words"] == 5
+
+
+def test_choose_continuation_batch_takes_imported_pairs_from_its_form(client, researcher):
+    figurative_import_fixture("idiom")
+    client.force_login(researcher)
+    data = {
+        **COMMON,
+        "name": "Which continuation?",
+        "target_per_item": 3,
+        "imported_kind": "idiom",
+        "imported_split": "any",
+    }
+    response = client.post("/admin/crowd/batch/new/continue_choice/", data)
+    assert response.status_code == 302
+    assert Batch.objects.get(task_type="continue_choice").items.count() == 3
+
+
+@pytest.mark.parametrize("condition", ["full", "arguments", "subject_verb"])
+def test_cloze_batch_is_created_in_each_condition(client, researcher, condition):
+    write = write_batch_create(proverbs=[proverb_create("Time is money")])
+    crowd_narrative_create(
+        proverb=write.items.get().proverb,
+        batch=write,
+        text="Anna lost her keys. She searched the house. Her brother found them.",
+    )
+    client.force_login(researcher)
+    data = {
+        **COMMON,
+        "name": f"Cloze {condition}",
+        "target_per_item": 5,
+        "source_batch": write.pk,
+        "condition": condition,
+        "blank": "middle",
+        "draw": "[]",
+    }
+    response = client.post("/admin/crowd/batch/new/cloze/", data)
+    assert response.status_code == 302
+    item = Batch.objects.get(task_type="cloze").items.get().cloze_item
+    assert item.condition == condition and item.blank_index == 1
+
+
+def test_import_upload_lists_every_bad_line_and_writes_nothing(client, researcher):
+    client.force_login(researcher)
+    content = FIGURATIVE_FILES["idiom"].read_bytes() + b"oops\n{}\n"
+    upload = SimpleUploadedFile("idioms.jsonl", content)
+    response = client.post(
+        "/admin/annotation/figurativenarrative/import/", {"file": upload, "kind": "idiom"}
+    )
+    page = response.content.decode()
+    assert "<td>4</td><td>not valid JSON" in page
+    assert "<td>5</td><td>&quot;narrative&quot; is missing or not text</td>" in page
+    assert not FigurativeNarrative.objects.exists()
+
+
+def test_reviewers_cannot_import(client, reviewer):
+    client.force_login(reviewer)
+    assert client.get("/admin/annotation/figurativenarrative/import/").status_code == 403
+
+
+def test_export_link_gives_the_lines_back(client, reviewer):
+    figurative_import_fixture("simile")
+    client.force_login(reviewer)
+    response = client.get("/admin/annotation/figurativenarrative/export/simile/")
+    assert response.status_code == 200
+    lines = response.content.decode().splitlines()
+    original = FIGURATIVE_FILES["simile"].read_text().splitlines()
+    assert [json.loads(line) for line in lines] == [json.loads(line) for line in original]
+    assert len(parse_figurative_file(response.content, kind="simile")) == 2
+
+
+def test_review_list_escapes_worker_text_and_report_counts_flags(client, researcher):
+    batch = continuation_batch_create(narratives=[figurative_narrative_create()])
+    first = assignment_reserve_next(batch=batch, worker=worker_create())
+    assignment_submit(
+        assignment=first,
+        payload={
+            "plausible": "She slept <b>well</b> and finished everything next morning.",
+            "implausible": "She stayed at her desk until sunrise typing all night.",
+        },
+    )
+    second = assignment_reserve_next(batch=batch, worker=worker_create())
+    assignment_submit(assignment=second, payload={"literal_use": True})
+    client.force_login(researcher)
+    page = client.get(f"/admin/annotation/continuation/?batch={batch.pk}").content.decode()
+    assert "She slept &lt;b&gt;well&lt;/b&gt;" in page
+    assert "flagged literal: approve to confirm" in page
+    flagged = client.get(f"/admin/annotation/continuation/?batch={batch.pk}&literal=flagged")
+    assert "She slept" not in flagged.content.decode()
+    report = client.get(f"/admin/agreement/{batch.pk}/").content.decode()
+    assert '<td data-testid="literal-flags">1</td>' in report
+
+
+def test_agreement_page_and_api_show_human_accuracy(client, researcher, researcher_api):
+    figurative_import_fixture("simile")
+    batch = task_batch_create(
+        task_type="continue_choice", target_per_item=3, settings={"imported": {"kind": "simile"}}
+    )
+    assignment = assignment_reserve_next(batch=batch, worker=worker_create())
+    correct = assignment.item.continuation_pair.correct
+    assignment_submit(assignment=assignment, payload={"chosen": correct})
+    client.force_login(researcher)
+    page = client.get(f"/admin/agreement/{batch.pk}/").content.decode()
+    assert '<td data-testid="human-accuracy">1.000</td>' in page
+    index = client.get("/admin/agreement/").content.decode()
+    assert batch.name in index
+    data = researcher_api.get(f"/api/agreement/{batch.pk}/").json()
+    assert data["continue_choice"]["human_accuracy"] == 1

@@ -1,0 +1,100 @@
+"""Choose the continuation: items from imported option pairs and from approved continuations,
+the stored display order, answers scored against the known answer."""
+
+import pytest
+from django.utils.html import escape
+
+from annotation.datasets.figurative import option_text, shown_first_for, shown_order
+from annotation.models import ContinuationAnswer, ContinuationPair
+from crowd.assignments import NoWorkAvailable, assignment_reserve_next, assignment_submit
+from crowd.review import assignment_approve
+from crowd.task_types import SubmissionError
+from tests.factories import (
+    continuation_batch_create,
+    figurative_import_fixture,
+    figurative_narrative_create,
+    invite_path,
+    task_batch_create,
+    worker_create,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def choice_batch(**fields):
+    return task_batch_create(task_type="continue_choice", target_per_item=3, **fields)
+
+
+def test_imported_pairs_of_a_kind_become_items():
+    figurative_import_fixture("idiom")
+    figurative_import_fixture("simile")
+    batch = choice_batch(settings={"imported": {"kind": "idiom", "split": "any"}})
+    pairs = [item.continuation_pair for item in batch.items.all()]
+    assert len(pairs) == 3 and {pair.narrative.kind for pair in pairs} == {"idiom"}
+
+
+def test_answers_are_scored_against_the_known_answer():
+    figurative_import_fixture("simile")
+    batch = choice_batch(settings={"imported": {"kind": "simile"}})
+    assignment = assignment_reserve_next(batch=batch, worker=worker_create())
+    pair = assignment.item.continuation_pair
+    wrong = 3 - pair.correct
+    assert assignment_submit(assignment=assignment, payload={"chosen": wrong}).result == {
+        "chosen": wrong
+    }
+    answer = ContinuationAnswer.objects.get()
+    assert (answer.chosen, answer.is_correct) == (wrong, False)
+
+
+@pytest.mark.parametrize("chosen", [None, 0, 3, "1", True])
+def test_a_choice_that_is_not_1_or_2_is_refused(chosen):
+    figurative_import_fixture("simile")
+    batch = choice_batch(settings={"imported": {"kind": "simile"}})
+    assignment = assignment_reserve_next(batch=batch, worker=worker_create())
+    with pytest.raises(SubmissionError):
+        assignment_submit(assignment=assignment, payload={"chosen": chosen})
+
+
+def test_approved_continuations_feed_the_chained_batch_but_never_their_author():
+    narrative = figurative_narrative_create()
+    writing = continuation_batch_create(narratives=[narrative])
+    choosing = choice_batch(source_batch=writing)
+    assert choosing.items.count() == 0
+    author = worker_create()
+    assignment = assignment_reserve_next(batch=writing, worker=author)
+    assignment_submit(
+        assignment=assignment,
+        payload={
+            "plausible": "She slept well and finished everything the next morning.",
+            "implausible": "She stayed at her desk until sunrise typing all night.",
+        },
+    )
+    assignment_approve(assignment=assignment)
+    assert choosing.items.get().continuation_pair == ContinuationPair.objects.get()
+    with pytest.raises(NoWorkAvailable):
+        assignment_reserve_next(batch=choosing, worker=author)
+    assert assignment_reserve_next(batch=choosing, worker=worker_create())
+
+
+def test_page_shows_the_options_in_the_stored_order(client):
+    figurative_import_fixture("idiom")
+    batch = choice_batch(settings={"imported": {"kind": "idiom"}})
+    worker = worker_create()
+    client.get(invite_path(worker=worker, batch=batch))
+    assignment = assignment_reserve_next(batch=batch, worker=worker)
+    pair = assignment.item.continuation_pair
+    page = client.get(f"/tasks/a/{assignment.pk}/").content.decode()
+    positions = [page.index(escape(option_text(pair, option))) for option in shown_order(pair)]
+    assert positions == sorted(positions)
+    values = [page.index(f'value="{option}"') for option in shown_order(pair)]
+    assert values == sorted(values)
+
+
+def test_stored_orders_differ_between_pairs():
+    narrative = figurative_narrative_create()
+    for number in range(12):
+        ContinuationPair.objects.create(
+            narrative=narrative, option1=f"a{number}", option2=f"b{number}", correct=1
+        )
+    orders = {shown_first_for(pk) for pk in ContinuationPair.objects.values_list("pk", flat=True)}
+    assert orders == {1, 2}
