@@ -19,7 +19,6 @@ import argparse
 import os
 import re
 import shlex
-import socket
 import subprocess
 import sys
 import tempfile
@@ -29,18 +28,12 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.conftest import free_loopback_port  # noqa: E402
+from tests.integration.processes import gunicorn_process  # noqa: E402
+
 PYTHON = sys.executable
-
-
-def _free_port(ports: range = range(27000, 27200)) -> int:
-    for port in ports:
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError(f"No free port in {ports.start}-{ports.stop - 1}.")
 
 
 def _services(action: str, directory: Path, env: dict) -> str:
@@ -92,8 +85,8 @@ def main() -> int:
     work.chmod(0o755)  # PostgreSQL runs as its own user under root
     base_env = {
         **os.environ,
-        "PARABLE_TEST_PG_PORT": str(_free_port(range(25460, 25500))),
-        "PARABLE_TEST_REDIS_PORT": str(_free_port(range(26460, 26500))),
+        "PARABLE_TEST_PG_PORT": str(free_loopback_port(range(25460, 25500))),
+        "PARABLE_TEST_REDIS_PORT": str(free_loopback_port(range(26460, 26500))),
     }
     services_dir = work / "services"
     exported = _services("start", services_dir, base_env)
@@ -107,85 +100,62 @@ def main() -> int:
         CELERY_BROKER_URL="",
         LOG_LEVEL="WARNING",
     )
-    server = None
     try:
         _manage(env, "migrate", "--no-input")
         _manage(env, "bootstrap", "--username", "fuzz-admin")
         token = _manage(env, "shell", "-c", TOKEN_SCRIPT).strip().splitlines()[-1]
-        port = _free_port()
-        server = subprocess.Popen(
-            [
-                PYTHON,
-                "-m",
-                "gunicorn",
-                "config.wsgi:application",
-                "-c",
-                "platform/gunicorn.conf.py",
-                "--bind",
-                f"127.0.0.1:{port}",
-                "--workers",
-                "2",
-                "--threads",
-                "2",
-                "--timeout",
-                "120",
-                "--access-logfile",
-                "/dev/null",
-            ],
-            cwd=ROOT,
-            env=env,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for line in server.stderr:
-            if "Booting worker" in line:
-                break
-        schema = work / "openapi.json"
-        request = urllib.request.Request(
-            f"http://127.0.0.1:{port}/api/schema/?format=json",
-            headers={"Authorization": f"Token {token}"},
-        )
-        with urllib.request.urlopen(request, timeout=300) as response:
-            schema.write_bytes(response.read())
-        command = [
-            str(Path(PYTHON).with_name("st")),
-            "run",
-            str(schema),
-            "--url",
-            f"http://127.0.0.1:{port}",
-            "-H",
-            f"Authorization: Token {token}",
-            "--checks",
-            "all",
-            "--max-examples",
-            str(args.max_examples),
-            "--seed",
-            str(args.seed),
-            "--workers",
-            str(args.workers),
-            "--request-timeout",
-            "60",
-            "--no-color",
-        ]
-        if args.max_time:
-            command += ["--max-time", str(args.max_time)]
-        started = time.monotonic()
-        run = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
-        elapsed = time.monotonic() - started
-        (work / "schemathesis.txt").write_text(run.stdout + run.stderr)
-        print(f"schemathesis output: {work / 'schemathesis.txt'}")
-        cases, failures = _figures(run.stdout)
+        server_args = ("--workers", "2", "--threads", "2", "--timeout", "120")
+        with gunicorn_process(env, args=(*server_args, "--access-logfile", "/dev/null")) as (
+            url,
+            _,
+        ):
+            run, elapsed = _fuzz(url, token=token, work=work, env=env, args=args)
     finally:
-        if server is not None:
-            server.terminate()
-            server.wait(timeout=60)
         _services("stop", services_dir, base_env)
+    (work / "schemathesis.txt").write_text(run.stdout + run.stderr)
+    print(f"schemathesis output: {work / 'schemathesis.txt'}")
+    cases, failures = _figures(run.stdout)
     server_errors = sum(n for name, n in failures.items() if "Server error" in name)
     print(f"cases: {cases}  (target: at least 10,000)")
     print(f"server errors: {server_errors}")
     print(f"failed checks: {dict(failures) or 0}")
     print(f"time: {elapsed:.0f} s  load average: {os.getloadavg()}")
     return 0 if run.returncode == 0 and not failures else 1
+
+
+def _fuzz(url: str, *, token: str, work: Path, env: dict, args) -> tuple:
+    """Fetch the schema (slow to build under load), then run schemathesis against `url`."""
+    schema = work / "openapi.json"
+    request = urllib.request.Request(
+        f"{url}/api/schema/?format=json", headers={"Authorization": f"Token {token}"}
+    )
+    with urllib.request.urlopen(request, timeout=300) as response:
+        schema.write_bytes(response.read())
+    command = [
+        str(Path(PYTHON).with_name("st")),
+        "run",
+        str(schema),
+        "--url",
+        url,
+        "-H",
+        f"Authorization: Token {token}",
+        "--checks",
+        "all",
+        "--max-examples",
+        str(args.max_examples),
+        "--seed",
+        str(args.seed),
+        "--workers",
+        str(args.workers),
+        "--request-timeout",
+        "60",
+        "--no-color",
+    ]
+    if args.max_time:
+        command += ["--max-time", str(args.max_time)]
+    started = time.monotonic()
+    run = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
+    return run, time.monotonic() - started
 
 
 def _figures(output: str) -> tuple[int, Counter]:
