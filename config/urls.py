@@ -39,3 +39,8 @@ urlpatterns = [
     path("mturk/", include("mturk.urls")),
     path("", include("frontend.urls")),
 ]
+
+handler400 = "config.errors.bad_request"
+handler403 = "config.errors.permission_denied"
+handler404 = "config.errors.page_not_found"
+handler500 = "config.errors.server_error"

@@ -93,18 +93,18 @@ def page(browser):
     context.close()
 
 
-def free_loopback_port() -> int:
-    """A free TCP port on 127.0.0.1 in 27000-27199, for servers the tests start."""
+def free_loopback_port(ports: range = range(27000, 27200)) -> int:
+    """A free TCP port on 127.0.0.1 (by default in 27000-27199, for servers the tests start)."""
     import socket
 
-    for port in range(27000, 27200):
+    for port in ports:
         with socket.socket() as probe:
             try:
                 probe.bind(("127.0.0.1", port))
             except OSError:
                 continue
             return port
-    raise RuntimeError("No free port in 27000-27199.")
+    raise RuntimeError(f"No free port in {ports.start}-{ports.stop - 1}.")
 
 
 @pytest.fixture

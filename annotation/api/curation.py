@@ -3,7 +3,7 @@
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 
 from annotation.curation.services import (
@@ -15,6 +15,7 @@ from annotation.curation.services import (
 )
 from annotation.models import Proverb, VariantGroup
 from annotation.text import normalize_text
+from config.request_input import MAX_ID
 
 
 class ProverbSerializer(serializers.ModelSerializer):
@@ -82,7 +83,7 @@ class ProverbViewSet(
         detail=False,
         methods=["post"],
         url_path="import",
-        parser_classes=[MultiPartParser, FormParser],
+        parser_classes=[MultiPartParser],
     )
     def import_file(self, request):
         """Import a text or CSV proverb list; returns the import report."""
@@ -128,7 +129,9 @@ class VariantGroupSerializer(serializers.ModelSerializer):
 
 
 class MergeSerializer(serializers.Serializer):
-    canonical = serializers.PrimaryKeyRelatedField(queryset=Proverb.objects.all())
+    canonical = serializers.IntegerField(
+        min_value=1, max_value=MAX_ID, help_text="The id of one of the group's proverbs."
+    )
 
 
 class VariantGroupViewSet(viewsets.ReadOnlyModelViewSet):
@@ -161,10 +164,13 @@ class VariantGroupViewSet(viewsets.ReadOnlyModelViewSet):
         group = self.get_object()
         form = MergeSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        return self._decide(
-            request,
-            lambda: variant_group_merge(group=group, canonical=form.validated_data["canonical"]),
-        )
+        canonical = group.proverbs.filter(pk=form.validated_data["canonical"]).first()
+        if canonical is None:
+            return Response(
+                {"detail": "The canonical proverb must be one of the group's proverbs."},
+                status=status.HTTP_409_CONFLICT,
+            )
+        return self._decide(request, lambda: variant_group_merge(group=group, canonical=canonical))
 
     @extend_schema(request=None, responses={200: VariantGroupSerializer})
     @action(detail=True, methods=["post"])

@@ -114,7 +114,7 @@ class NarrativeViewSet(viewsets.ReadOnlyModelViewSet):
         queryset = super().get_queryset()
         if self.action != "list":
             return queryset
-        given = {name: value for name, value in self.request.query_params.items() if value}
+        given = self.request.query_params
         form = NarrativeFilterSerializer(
             data={name: given[name] for name in FILTERS if name in given}
         )

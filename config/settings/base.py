@@ -162,11 +162,9 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["annotation.api.permissions.StaffModelPermissions"],
-    "DEFAULT_PARSER_CLASSES": [
-        "config.request_input.CheckedJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # JSON bodies only (file uploads name their own parsers), read by the checked parser.
+    "DEFAULT_PARSER_CLASSES": ["config.request_input.CheckedJSONParser"],
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
     "DEFAULT_SCHEMA_CLASS": "config.api_schema.ParableAutoSchema",
     "DEFAULT_PAGINATION_CLASS": "config.pagination.CheckedLimitOffsetPagination",
     "PAGE_SIZE": 100,
@@ -177,6 +175,9 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAdminUser"],
+    # Request bodies get their own components, with the constraints that writes check
+    # (e.g. required text is not empty).
+    "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "ProverbStatusEnum": "annotation.models.Proverb.Status",
         "VariantGroupStatusEnum": "annotation.models.VariantGroup.Status",

@@ -89,11 +89,11 @@ def celery_worker(
 
 
 @contextmanager
-def gunicorn_server(
-    *, broker_url: str = "", env: dict[str, str] | None = None, args: tuple[str, ...] = ()
+def gunicorn_process(
+    environment: dict[str, str], *, args: tuple[str, ...] = ()
 ) -> Iterator[tuple[str, subprocess.Popen]]:
-    """gunicorn with platform/gunicorn.conf.py on a free loopback port; yields its base URL
-    once the worker has booted (read from its log, no polling)."""
+    """gunicorn with platform/gunicorn.conf.py on a free loopback port, in `environment`;
+    yields its base URL once the worker has booted (read from its log, no polling)."""
     port = free_loopback_port()
     process = subprocess.Popen(
         [
@@ -110,7 +110,7 @@ def gunicorn_server(
             *args,
         ],
         cwd=ROOT,
-        env=_environment(broker_url, env),
+        env=environment,
         stderr=subprocess.PIPE,
         text=True,
     )
@@ -121,6 +121,15 @@ def gunicorn_server(
         yield f"http://127.0.0.1:{port}", process
     finally:
         _stop(process)
+
+
+@contextmanager
+def gunicorn_server(
+    *, broker_url: str = "", env: dict[str, str] | None = None, args: tuple[str, ...] = ()
+) -> Iterator[tuple[str, subprocess.Popen]]:
+    """gunicorn_process on the test database (and the given broker)."""
+    with gunicorn_process(_environment(broker_url, env), args=args) as server:
+        yield server
 
 
 def wait_until(condition: Callable[[], object], *, timeout: float, what: str):

@@ -27,7 +27,10 @@ def test_reviewer_can_read_but_not_create_or_import(api_client, reviewer):
     assert api_client.get("/api/proverbs/").status_code == 200
     assert api_client.post("/api/proverbs/", {"text": "Haste makes waste"}).status_code == 403
     upload = SimpleUploadedFile("p.txt", b"Haste makes waste\n")
-    assert api_client.post("/api/proverbs/import/", {"file": upload}).status_code == 403
+    assert (
+        api_client.post("/api/proverbs/import/", {"file": upload}, format="multipart").status_code
+        == 403
+    )
     assert Proverb.objects.count() == 1
 
 
@@ -55,7 +58,7 @@ def test_list_filters_by_status(researcher_api):
 
 def test_import_returns_report_with_bad_lines(researcher_api):
     upload = SimpleUploadedFile("p.txt", b"Time is money\n" + b"y" * 400 + b"\nTime is money!\n")
-    response = researcher_api.post("/api/proverbs/import/", {"file": upload})
+    response = researcher_api.post("/api/proverbs/import/", {"file": upload}, format="multipart")
     assert response.status_code == 201
     body = response.json()
     assert (body["created"], body["duplicates"]) == (1, 1)
@@ -64,7 +67,7 @@ def test_import_returns_report_with_bad_lines(researcher_api):
 
 def test_import_of_binary_file_is_400_and_writes_nothing(researcher_api):
     upload = SimpleUploadedFile("p.bin", b"\x00\x01\x02\x03binary")
-    response = researcher_api.post("/api/proverbs/import/", {"file": upload})
+    response = researcher_api.post("/api/proverbs/import/", {"file": upload}, format="multipart")
     assert response.status_code == 400
     assert "binary" in response.json()["errors"][0]["message"]
     assert Proverb.objects.count() == 0
@@ -82,7 +85,7 @@ def test_merge_and_dismiss_through_api(researcher_api):
         b"Birds of a feather flock together\nBirds of a feather\n"
         b"A stitch in time saves nine\nA stitch in time\n",
     )
-    researcher_api.post("/api/proverbs/import/", {"file": upload})
+    researcher_api.post("/api/proverbs/import/", {"file": upload}, format="multipart")
     groups = researcher_api.get("/api/variant-groups/?status=open").json()["results"]
     assert len(groups) == 2
     birds = next(g for g in groups if "Birds of a feather" in {p["text"] for p in g["proverbs"]})
