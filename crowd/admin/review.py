@@ -86,7 +86,11 @@ class ReviewActions:
         ).exclude(blocked=True)
         blocked = 0
         for worker in workers:
-            worker_block(worker=worker, reason=reason)
+            try:
+                worker_block(worker=worker, reason=reason)
+            except ProviderError as error:
+                self.message_user(request, str(error), messages.WARNING)
+                continue
             blocked += 1
         self.message_user(request, f"{blocked} worker(s) blocked.")
 
