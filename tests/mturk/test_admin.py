@@ -110,6 +110,8 @@ def test_page_warns_of_work_that_auto_approves_within_a_day(client, researcher, 
     MTurkAssignment.objects.update(auto_approval_at=timezone.now() + timedelta(hours=3))
     page = client.get(_page(batch)).content.decode()
     assert 'data-testid="auto-approval-warning"' in page
+    due = MTurkAssignment.objects.get().auto_approval_at
+    assert f'data-testid="next-auto-approval">{due:%Y-%m-%d %H:%M} UTC' in page
 
 
 def test_page_flags_an_answer_no_mturk_assignment_vouches_for(client, researcher, standin):
