@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db.models import Prefetch
+from django.db.models import Min, Prefetch, Q
 from django.utils import timezone
 
 from crowd.models import Assignment, Batch
@@ -56,7 +56,8 @@ def auto_approval_due(*, batch: Batch, now=None):
 
 
 def batch_hits(*, batch: Batch):
-    """The batch's HITs with their assignments and linked answers, in item order."""
+    """The batch's HITs with their assignments and linked answers, in item order, each with
+    `next_auto_approval`: when MTurk approves its earliest unreviewed submission by itself."""
     assignments = MTurkAssignment.objects.select_related("answer__worker").prefetch_related(
         "bonuses"
     )
@@ -64,5 +65,11 @@ def batch_hits(*, batch: Batch):
         HIT.objects.filter(batch=batch)
         .select_related("item__proverb", "item__narrative")
         .prefetch_related(Prefetch("assignments", queryset=assignments))
+        .annotate(
+            next_auto_approval=Min(
+                "assignments__auto_approval_at",
+                filter=Q(assignments__status=MTurkAssignment.Status.SUBMITTED),
+            )
+        )
         .order_by("item__position", "item_id")
     )

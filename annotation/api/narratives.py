@@ -10,6 +10,7 @@ from rest_framework.response import Response
 
 from annotation.models import Narrative
 from config.request_input import MAX_ID
+from crowd.providers import ProviderError
 from crowd.review import ReviewError, assignment_approve, assignment_reject, worker_block
 
 REVIEW_PERMISSION = "annotation.review_narrative"
@@ -132,7 +133,7 @@ class NarrativeViewSet(viewsets.ReadOnlyModelViewSet):
             )
         try:
             review(narrative)
-        except ReviewError as error:
+        except (ReviewError, ProviderError) as error:
             return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
         narrative.refresh_from_db()
         return Response(NarrativeSerializer(narrative).data)

@@ -8,8 +8,8 @@ memory. Its worker side: `GET /` lists HITs, `GET /accept?hit=..&worker=..`
 accepts one and frames the ExternalQuestion URL with MTurk's parameters, and
 `POST /mturk/externalSubmit` receives the finished assignment, as MTurk does.
 
-`fail_next(operation, code, times)` makes the next calls fail (ThrottlingException,
-ServiceFault) so retries can be seen.
+`fail_next(operation, code, times)` makes the next calls fail: ThrottlingException and
+ServiceFault (retried by the client), or any other code such as RequestError (not).
 """
 
 from mturk.standin.server import StandInServer, serve_in_thread

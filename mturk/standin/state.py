@@ -126,7 +126,9 @@ class MTurkState(RequesterOperations):
                     del self.failures[index]
                     if code == "ServiceFault":
                         raise RequestError("Service is unavailable.", kind=code, status=500)
-                    raise RequestError("Rate exceeded", kind=code, status=400)
+                    if code == "ThrottlingException":
+                        raise RequestError("Rate exceeded", kind=code, status=400)
+                    raise RequestError(f"{operation} was refused (as asked).", kind=code)
             handler = getattr(self, f"op_{operation}", None)
             if handler is None:
                 raise RequestError(f"Operation {operation} is not supported by the stand-in.")

@@ -1,7 +1,7 @@
 """In Chromium against the MTurk stand-in: a researcher confirms the cost and publishes,
 a worker accepts a HIT on the stand-in's worker site and writes in the framed
 ExternalQuestion page, the form reaches externalSubmit, sync links the answer, and the
-researcher approves and pays a bonus once."""
+researcher approves and pays a bonus once, then rejects, blocks, refills and expires."""
 
 import pytest
 from playwright.sync_api import expect
@@ -34,14 +34,15 @@ def test_publish_work_sync_approve_and_bonus_end_to_end(
     hit = HIT.objects.get(item__proverb=proverbs[0])
     worker_context = browser.new_context()
     worker_page = worker_context.new_page()
-    worker_page.goto(f"{standin.url}/accept?hit={hit.hit_id}&worker=A1WORKERX")
-    frame = worker_page.frame_locator("[data-testid=task-frame]")
-    expect(frame.locator("#proverb")).to_have_text(BIRDS)
-    frame.locator("body[data-ready=true]").wait_for(state="attached")
-    frame.get_by_test_id("narrative").fill(BIRDS_STORY)
-    frame.get_by_test_id("submit").click()
-    expect(frame.get_by_test_id("mturk-submitted")).to_be_visible()
-    remote = next(iter(standin.state.assignments.values()))
+    for worker_id in ("A1WORKERX", "A2WORKERY"):
+        worker_page.goto(f"{standin.url}/accept?hit={hit.hit_id}&worker={worker_id}")
+        frame = worker_page.frame_locator("[data-testid=task-frame]")
+        expect(frame.locator("#proverb")).to_have_text(BIRDS)
+        frame.locator("body[data-ready=true]").wait_for(state="attached")
+        frame.get_by_test_id("narrative").fill(BIRDS_STORY)
+        frame.get_by_test_id("submit").click()
+        expect(frame.get_by_test_id("mturk-submitted")).to_be_visible()
+    remote, other = sorted(standin.state.assignments.values(), key=lambda a: a["AcceptTime"])
     assert remote["AssignmentStatus"] == "Submitted"
     answer = Assignment.objects.get(provider_assignment_id=remote["AssignmentId"])
     assert answer.status == "submitted" and answer.worker.external_id == "A1WORKERX"
@@ -59,3 +60,22 @@ def test_publish_work_sync_approve_and_bonus_end_to_end(
     expect(row.get_by_test_id("bonus-total")).to_have_text("25¢")
     assert remote["AssignmentStatus"] == "Approved"
     assert [bonus["BonusAmount"] for bonus in standin.state.bonuses] == ["0.25"]
+
+    # The second story is rejected, its worker blocked, the slot refilled, another HIT expired.
+    row = page.locator(f"[data-assignment='{other['AssignmentId']}']")
+    row.get_by_test_id("reject-feedback").fill("The story does not show the proverb.")
+    row.get_by_test_id("reject").click()
+    expect(row.get_by_test_id("remote-status")).to_have_text("Rejected")
+    row.get_by_test_id("block-reason").fill("Off-topic work")
+    row.get_by_test_id("block").click()
+    expect(row.get_by_test_id("unblock")).to_be_visible()
+    assert standin.state.blocks == {"A2WORKERY": "Off-topic work"}
+    hit_box = page.locator(f"[data-hit='{hit.hit_id}']")
+    hit_box.get_by_test_id("add").click()
+    expect(hit_box.get_by_test_id("max-assignments")).to_have_text("3")
+    other_hit = HIT.objects.exclude(pk=hit.pk).first()
+    page.locator(f"[data-hit='{other_hit.hit_id}']").get_by_test_id("expire").click()
+    expect(page.locator(f"[data-hit='{other_hit.hit_id}']")).to_contain_text("(expired)")
+    assert standin.state.hits[hit.hit_id]["MaxAssignments"] == 3
+    assert standin.state.hits[other_hit.hit_id]["HITStatus"] == "Reviewable"
+    assert len(standin.state.bonuses) == 1

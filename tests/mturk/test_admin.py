@@ -110,6 +110,8 @@ def test_page_warns_of_work_that_auto_approves_within_a_day(client, researcher, 
     MTurkAssignment.objects.update(auto_approval_at=timezone.now() + timedelta(hours=3))
     page = client.get(_page(batch)).content.decode()
     assert 'data-testid="auto-approval-warning"' in page
+    due = MTurkAssignment.objects.get().auto_approval_at
+    assert f'data-testid="next-auto-approval">{due:%Y-%m-%d %H:%M} UTC' in page
 
 
 def test_page_flags_an_answer_no_mturk_assignment_vouches_for(client, researcher, standin):
@@ -201,3 +203,27 @@ def test_hits_assignments_and_bonuses_are_listed_read_only(client, researcher, s
     settings_page = client.get(f"/admin/mturk/publication/{batch.mturk.pk}/change/")
     assert settings_page.status_code == 200
     assert 'name="title"' not in settings_page.content.decode()  # read only once published
+
+
+def test_block_refused_by_mturk_is_reported_and_the_worker_stays_unblocked(
+    client, researcher, standin
+):
+    from annotation.models import Narrative
+
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    answer = _work(standin, HIT.objects.get(batch=batch), "A1WORKER")
+    standin.state.fail_next("CreateWorkerBlock", "RequestError")
+    client.force_login(researcher)
+    response = client.post(
+        "/admin/annotation/narrative/",
+        {
+            "action": "block_workers",
+            "_selected_action": [Narrative.objects.get(assignment=answer).pk],
+            "reason": "Spam",
+        },
+        follow=True,
+    )
+    assert response.status_code == 200
+    assert "CreateWorkerBlock was refused" in response.content.decode()
+    assert not Worker.objects.get(external_id="A1WORKER").blocked
+    assert standin.state.blocks == {}

@@ -131,3 +131,13 @@ def test_a_write_mapping_without_the_narrative_is_refused():
             mapping="proverb=Input.proverb",
             batch_name="x",
         )
+
+
+def test_imported_results_join_the_dataset_the_dashboard_reads():
+    from annotation.datasets.records import dataset_narratives
+
+    report = _import()
+    in_batch = dataset_narratives(batches=[report["batch"]])
+    assert in_batch.count() == 3
+    approved = dataset_narratives(batches=[report["batch"]], approved_only=True)
+    assert [n.assignment.provider_assignment_id for n in approved] == ["3ASG1"]

@@ -253,3 +253,15 @@ def test_beat_task_syncs_every_published_mturk_batch(standin):
     assert hits_sync_task.delay().get() == 1
     assert hits_sync_task.delay(batch.pk).get() == 0
     assert MTurkAssignment.objects.get().answer is not None
+
+
+def test_api_refuses_to_approve_a_narrative_mturk_does_not_vouch_for(standin, researcher_api):
+    from annotation.models import Narrative
+
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    answer = _work(standin, HIT.objects.get(batch=batch), "A1WORKER", submit=False)
+    narrative = Narrative.objects.get(assignment=answer)
+    response = researcher_api.post(f"/api/narratives/{narrative.pk}/approve/")
+    assert response.status_code == 409
+    assert "matches no MTurk assignment" in response.json()["detail"]
+    assert Narrative.objects.get(pk=narrative.pk).status == "submitted"
