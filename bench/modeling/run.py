@@ -79,7 +79,10 @@ def embedding(texts: list[str]) -> dict:
     bf16 = Encoder(MODEL, cpu_bf16=True)
     figures = {}
     for name, encode in (
-        ("sentence-transformers encode (fp32)", lambda: reference.encode(texts, batch_size=64)),
+        (
+            "sentence-transformers encode (fp32)",
+            lambda: reference.encode(texts, batch_size=64, show_progress_bar=False),
+        ),
         ("Encoder.embed fp32", lambda: fp32.embed(texts, batch_size=64)),
         ("Encoder.embed bf16 autocast", lambda: bf16.embed(texts, batch_size=64)),
     ):
