@@ -170,6 +170,7 @@ class RunAdmin(admin.ModelAdmin):
             rows=result_rows(run) if run.status == Run.Status.SUCCEEDED else [],
             curves=learning_curves([curve_of(run)]) if run.epochs else "",
             predictions=prediction_rows(run, limit=50),
+            motifs=motif_rows(run),
             can_cancel=not run.finished and request.user.has_perm("modeling.change_run"),
             distractor_form=DistractorBatchForm() if can_batch else None,
             can_batch=can_batch and request.user.has_perm("crowd.add_batch"),
@@ -252,6 +253,25 @@ def progress_line(run: Run) -> str:
     if progress.get("remaining") is not None:
         parts.append(f"about {progress['remaining']:.0f} s left")
     return " · ".join(parts)
+
+
+MOTIF_LABELS = {
+    "cosine": "predicted distribution, cosine",
+    "jensen_shannon": "predicted distribution, Jensen-Shannon",
+    "l2": "predicted distribution, L2",
+    "l1": "predicted distribution, L1",
+}
+
+
+def motif_rows(run: Run) -> dict | None:
+    motifs = (run.metrics or {}).get("motifs")
+    if not motifs:
+        return None
+    rows = [
+        (MOTIF_LABELS[key], f"{100 * value:.2f}%") for key, value in motifs["distribution"].items()
+    ]
+    rows.append(("narrative embeddings only, cosine", f"{100 * motifs['embedding_cosine']:.2f}%"))
+    return {"narratives": motifs["narratives"], "rows": rows}
 
 
 def curve_of(run: Run) -> dict:

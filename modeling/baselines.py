@@ -13,6 +13,8 @@ device). Tasks:
 * ``classifier`` (Table 7, seen): a head over the seen proverbs whose rows start
   from the proverbs' own embeddings, trained with the encoder.
 
+Every run also scores similar motifs on its test narratives (Table 13, `_motifs`).
+
 The epoch is chosen on the dev slice (modeling.examples); test is reported at that
 epoch, and the best test figure over epochs only under its own label.
 """
@@ -33,7 +35,7 @@ from torch import nn
 
 from modeling.encoders import Encoder, autocast, device_default
 from modeling.examples import Example, Parts, SnapshotError, proverbs_of, split_parts
-from modeling.metrics import ranking_metrics, softmax
+from modeling.metrics import MOTIF_DISTANCES, motif_accuracy, ranking_metrics, softmax
 
 TASKS = {
     "retrieval": "Proverb retrieval, off-the-shelf embeddings (Table 4)",
@@ -130,9 +132,14 @@ def run_task(
     encoder = Encoder(model, max_length=hyperparameters.max_length).to(device)
     loaded = clock.elapsed()
     if task == "retrieval":
-        result = _retrieval(encoder, examples, parts, hyperparameters, reporter)
+        result = _retrieval(encoder, examples, parts, setting, hyperparameters, reporter)
     else:
         result = _fine_tune(task, encoder, parts, hyperparameters, seed, reporter, clock)
+    if len(parts.test) >= 2:
+        reporter.progress({"stage": "similar motifs"})
+        result["metrics"]["motifs"] = _motifs(
+            encoder, parts.test, result["predictions"], hyperparameters
+        )
     if artifact_dir is not None and task in TRAINABLE:
         _save_artifact(encoder, result.pop("head", None), artifact_dir)
     result.pop("head", None)
@@ -177,7 +184,7 @@ def _evaluate(
     return metrics, predictions
 
 
-def _retrieval(encoder, examples, parts: Parts, hp, reporter) -> dict:
+def _retrieval(encoder, examples, parts: Parts, setting: str, hp, reporter) -> dict:
     started = time.monotonic()
     everything = proverbs_of(examples)
     unseen_test = [e for e in examples if e.unseen == "test"]
@@ -194,17 +201,32 @@ def _retrieval(encoder, examples, parts: Parts, hp, reporter) -> dict:
             continue
         scores = _scores(encoder, [e.narrative for e in narratives], [p[1] for p in proverbs], hp)
         metrics[scope], predictions[scope] = _evaluate(scores, narratives, proverbs, hp.scale)
-    test_scope = "seen_test" if parts.test and parts.test[0].seen == "test" else "unseen_test"
-    test_examples = parts.test
-    test_proverbs = parts.test_proverbs
+    test_scope = f"{setting}_test"  # its narratives are parts.test, in the same order
     return {
         "epochs": [],
         "selected_epoch": None,
         "metrics": {"test": metrics[test_scope], "scopes": metrics},
         "predictions": predictions.get(test_scope, []),
-        "candidates": [list(p) for p in test_proverbs],
-        "counts": {"test": len(test_examples)},
+        "candidates": [list(p) for p in parts.test_proverbs],
+        "counts": {"test": len(parts.test)},
         "durations": {"evaluate": time.monotonic() - started},
+    }
+
+
+def _motifs(encoder: Encoder, test: list[Example], predictions: list[dict], hp) -> dict:
+    """Similar motifs (ePiC Table 13): does each test narrative's nearest other test narrative
+    illustrate the same proverb? By the predicted distributions under four distances, and by
+    the narrative embeddings alone (cosine)."""
+    labels = [example.proverb_id for example in test]
+    distributions = np.array([prediction["probabilities"] for prediction in predictions])
+    embeddings = encoder.embed([e.narrative for e in test], batch_size=hp.eval_batch_size)
+    return {
+        "narratives": len(test),
+        "distribution": {
+            distance: motif_accuracy(distributions, labels, distance=distance)
+            for distance in MOTIF_DISTANCES
+        },
+        "embedding_cosine": motif_accuracy(embeddings.numpy(), labels, distance="cosine"),
     }
 
 

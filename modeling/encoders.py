@@ -52,10 +52,12 @@ def device_default() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def autocast(device: torch.device):
-    """bf16 autocast on a GPU that supports it; nothing on CPU (fp32)."""
+def autocast(device: torch.device, *, cpu_bf16: bool = False):
+    """bf16 autocast on a GPU that supports it, and on CPU when asked; else fp32."""
     if device.type == "cuda" and torch.cuda.is_bf16_supported():
         return torch.autocast("cuda", dtype=torch.bfloat16)
+    if device.type == "cpu" and cpu_bf16:
+        return torch.autocast("cpu", dtype=torch.bfloat16)
     return nullcontext()
 
 
@@ -72,7 +74,14 @@ def checkpoint_pooling(path: str) -> str:
 class Encoder(nn.Module):
     """A transformer encoder and its tokenizer; `forward` returns pooled embeddings."""
 
-    def __init__(self, model_name: str, *, pooling: str | None = None, max_length: int = 256):
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        pooling: str | None = None,
+        max_length: int = 256,
+        cpu_bf16: bool = False,
+    ):
         super().__init__()
         from transformers import AutoModel, AutoTokenizer
         from transformers.utils import logging as transformers_logging
@@ -92,6 +101,7 @@ class Encoder(nn.Module):
         if self.pooling not in POOLINGS:
             raise ValueError(f"pooling is one of {POOLINGS}, not {self.pooling!r}")
         self.max_length = max_length
+        self.cpu_bf16 = cpu_bf16  # bf16 autocast for embedding on CPU (bench/modeling)
         self.path = path
 
     @property
@@ -132,7 +142,7 @@ class Encoder(nn.Module):
         self.eval()
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         out = torch.empty(len(texts), self.dimension)
-        with autocast(self.device):
+        with autocast(self.device, cpu_bf16=self.cpu_bf16):
             for start in range(0, len(order), batch_size):
                 chunk = order[start : start + batch_size]
                 vectors = self([texts[i] for i in chunk], max_length).float()

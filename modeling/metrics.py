@@ -44,3 +44,34 @@ def softmax(scores: np.ndarray) -> np.ndarray:
     scores = np.asarray(scores, dtype=np.float64)
     shifted = np.exp(scores - scores.max(axis=1, keepdims=True))
     return shifted / shifted.sum(axis=1, keepdims=True)
+
+
+MOTIF_DISTANCES = {
+    "cosine": "cosine",
+    "jensen_shannon": "jensenshannon",
+    "l2": "euclidean",
+    "l1": "cityblock",
+}
+
+
+def nearest_neighbours(vectors: np.ndarray, *, distance: str) -> np.ndarray:
+    """Index of each row's nearest other row under `distance` (a MOTIF_DISTANCES key).
+
+    Ties go to the lowest index. Jensen-Shannon is scipy's (base e, the square root of
+    the divergence), meant for rows that are probability distributions.
+    """
+    from scipy.spatial.distance import cdist
+
+    vectors = np.asarray(vectors, dtype=np.float64)
+    if len(vectors) < 2:
+        raise ValueError("nearest neighbours need two rows at least")
+    distances = cdist(vectors, vectors, metric=MOTIF_DISTANCES[distance])
+    np.fill_diagonal(distances, np.inf)
+    return distances.argmin(axis=1)
+
+
+def motif_accuracy(vectors: np.ndarray, labels: Sequence[int], *, distance: str) -> float:
+    """Share of rows whose nearest other row has the same label (ePiC Table 13)."""
+    neighbours = nearest_neighbours(vectors, distance=distance)
+    labels = np.asarray(labels)
+    return float((labels[neighbours] == labels).mean())

@@ -48,6 +48,7 @@ def test_launched_run_shows_results_curves_and_predictions(
     page = client.get(response.url).content.decode()
     assert "Succeeded" in page and 'id="run-epochs"' in page and "<svg" in page
     assert "chosen on dev" in page and "Create a choose batch" in page
+    assert 'id="run-motifs"' in page and "Jensen-Shannon" in page
     results = client.get("/admin/modeling/run/results/").content.decode()
     assert f"/admin/modeling/run/{run.pk}/change/" in results
     assert run.snapshot.content_hash[:10] in results and "<svg" in results

@@ -74,6 +74,10 @@ def test_fine_tuned_run_reports_test_at_the_epoch_chosen_on_dev(
     training = [p for p in progress if p["stage"] == "training"]
     assert training and {"loss", "elapsed", "remaining", "step", "steps"} <= set(training[-1])
     assert result["environment"]["device"] == "cpu"
+    motifs = result["metrics"]["motifs"]
+    assert motifs["narratives"] == result["counts"]["test"]
+    assert set(motifs["distribution"]) == {"cosine", "jensen_shannon", "l2", "l1"}
+    assert all(0 <= value <= 1 for value in motifs["distribution"].values())
 
 
 def test_trained_model_is_saved_and_loads_again(tiny_model, tmp_path):
@@ -139,3 +143,5 @@ def test_minilm_retrieval_beats_random_on_a_small_set():
     assert figures["total"] == 24 and figures["candidates"] == 6
     assert figures["accuracy"] > 2 / 6  # random: 1/6
     assert figures["mrr"] > 0.5  # random: about 0.41
+    # 4 stories per proverb: a random neighbour shares the proverb 3 times in 23.
+    assert result["metrics"]["motifs"]["embedding_cosine"] > 3 / 23

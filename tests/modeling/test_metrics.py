@@ -40,3 +40,37 @@ def test_softmax_rows_sum_to_one_and_survive_large_scores():
     probabilities = softmax(np.array([[1000.0, 1000.0], [0.0, np.log(3.0)]]))
     assert probabilities[0].tolist() == pytest.approx([0.5, 0.5])
     assert probabilities[1].tolist() == pytest.approx([0.25, 0.75])
+
+
+def test_nearest_neighbour_skips_itself_and_breaks_ties_by_index():
+    from modeling.metrics import nearest_neighbours
+
+    points = np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 0.0], [1.0, 0.0]])
+    # 0: 1 and 3 are equally near (1.0) -> 1; 1: 3 at 0; 2: 1 and 3 at 2 -> 1; 3: 1 at 0.
+    assert nearest_neighbours(points, distance="l2").tolist() == [1, 3, 1, 1]
+    # L1 differs from L2 off the axis: (0,0)-(2,2) is 4 in L1, 2.83 in L2; (0,0)-(3,0) is 3.
+    diagonal = np.array([[0.0, 0.0], [2.0, 2.0], [3.0, 0.0]])
+    assert nearest_neighbours(diagonal, distance="l1")[0] == 2
+    assert nearest_neighbours(diagonal, distance="l2")[0] == 1
+
+
+def test_jensen_shannon_by_hand():
+    from scipy.spatial.distance import jensenshannon
+
+    # P = (1, 0), Q = (0, 1): M = (1/2, 1/2); KL(P||M) = ln 2, so JSD = ln 2 and the
+    # distance is sqrt(ln 2).
+    assert jensenshannon([1.0, 0.0], [0.0, 1.0]) == pytest.approx(np.sqrt(np.log(2)))
+    from modeling.metrics import motif_accuracy
+
+    distributions = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.45, 0.55]])
+    # Nearest by JSD: 0<->1, 2 -> 3, 3 -> 1 (0.45 is nearer 0.8 than 0.1 in this sense).
+    labels = [7, 7, 8, 8]
+    assert motif_accuracy(distributions, labels, distance="jensen_shannon") == pytest.approx(3 / 4)
+
+
+def test_cosine_motifs_ignore_vector_length():
+    from modeling.metrics import motif_accuracy
+
+    vectors = np.array([[1.0, 0.0], [10.0, 0.5], [0.0, 1.0], [0.2, 3.0]])
+    assert motif_accuracy(vectors, [1, 1, 2, 2], distance="cosine") == 1.0
+    assert motif_accuracy(vectors, [1, 1, 2, 2], distance="l2") == 0.5
