@@ -137,6 +137,13 @@ class BatchItem(models.Model):
     gold_answer = models.JSONField(null=True, blank=True)
     position = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+    withdrawn_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Set when the work this item is built on was rejected after approval: "
+        "no worker is served it, and its answers are left out of agreement and analysis.",
+    )
+    withdrawn_reason = models.TextField(blank=True)
 
     class Meta:
         ordering = ["batch_id", "position", "id"]

@@ -97,7 +97,9 @@ def narrative_records(
 
 
 def _evaluation_scope(batches: Sequence[int] | None, narrative_field: str) -> Q:
-    counted = Q(assignment__status__in=COUNTED_ASSIGNMENTS)
+    counted = Q(
+        assignment__status__in=COUNTED_ASSIGNMENTS, assignment__item__withdrawn_at__isnull=True
+    )
     if not batches:
         return counted
     written = dataset_narratives(batches=batches).values("id")

@@ -84,7 +84,10 @@ def span_pairs_of(narrative_ids: list[int]) -> dict[int, list[dict]]:
     wanted = set(narrative_ids)
     rows = (
         _of_chunk(SpanPair.objects, "narrative_id", narrative_ids)
-        .filter(Q(assignment__isnull=True) | Q(assignment__status="approved"))
+        .filter(
+            Q(assignment__isnull=True)
+            | Q(assignment__status="approved", assignment__item__withdrawn_at__isnull=True)
+        )
         .order_by("narrative_id", "position")
         .values_list(
             "narrative_id",
@@ -241,7 +244,10 @@ def _rating_summaries(narrative_ids: list[int]) -> dict[int, list[dict]]:
     wanted = set(narrative_ids)
     summaries = (
         _of_chunk(Rating.objects, "narrative_id", narrative_ids)
-        .filter(assignment__status__in=COUNTED_ASSIGNMENTS)
+        .filter(
+            assignment__status__in=COUNTED_ASSIGNMENTS,
+            assignment__item__withdrawn_at__isnull=True,
+        )
         .values("narrative_id", "criterion")
         .annotate(mean=Avg("value"), n=Count("id"))
         .order_by("narrative_id", "criterion")

@@ -38,6 +38,7 @@ def _counted(model, batch: Batch):
         assignment__item__batch=batch,
         assignment__status__in=COUNTED,
         assignment__item__is_gold=False,
+        assignment__item__withdrawn_at__isnull=True,
     )
 
 
