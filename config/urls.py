@@ -8,6 +8,7 @@ from rest_framework.routers import DefaultRouter
 
 from annotation.admin import agreement as admin_agreement
 from annotation.admin import dashboard
+from annotation.admin import queue as review_queue
 from annotation.api.agreement import AgreementViewSet, ChainedBatchViewSet
 from annotation.api.curation import ProverbViewSet, VariantGroupViewSet
 from annotation.api.narratives import NarrativeViewSet
@@ -30,6 +31,7 @@ admin.site.index_template = "admin/parable_index.html"
 urlpatterns = [
     path("admin/dataset/", include(dashboard.urls)),
     path("admin/agreement/", include(admin_agreement.urls)),
+    path("admin/review/", include(review_queue.urls)),
     path("admin/", admin.site.urls),
     path("api/", include(router.urls)),
     path("api/auth/token/", obtain_auth_token, name="api-token"),

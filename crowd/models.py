@@ -220,3 +220,16 @@ class Assignment(models.Model):
 
     def __str__(self) -> str:
         return f"Assignment {self.pk} ({self.status})"
+
+
+class SavedReviewMessage(models.Model):
+    """A rejection message reviewers pick from instead of typing it again."""
+
+    text = models.TextField(unique=True, help_text="Shown to the worker as is.")
+    position = models.PositiveIntegerField(default=0, help_text="Order in the review queue.")
+
+    class Meta:
+        ordering = ["position", "id"]
+
+    def __str__(self) -> str:
+        return self.text

@@ -11,7 +11,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.template.response import TemplateResponse
 
-from crowd.models import Assignment, Worker
+from crowd.models import Assignment, SavedReviewMessage, Worker
 from crowd.review import ReviewError, assignment_approve, assignment_reject, worker_block
 from crowd.withdrawals import withdrawal_impact
 
@@ -122,3 +122,11 @@ class ReviewActions:
             "impact": withdrawal_summary(impact) if impact and impact.items else "",
         }
         return TemplateResponse(request, "admin/crowd/review_reason.html", context)
+
+
+@admin.register(SavedReviewMessage)
+class SavedReviewMessageAdmin(admin.ModelAdmin):
+    """Rejection messages offered in the review queue (keys 1-9, in this order)."""
+
+    list_display = ("text", "position")
+    list_editable = ("position",)
