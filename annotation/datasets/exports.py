@@ -29,7 +29,7 @@ from django.conf import settings
 from annotation.analysis.cards import dataset_card
 from annotation.analysis.selectors import dataset_analysis
 from annotation.datasets.epic_files import write_epic
-from annotation.datasets.records import dataset_narratives, export_rows
+from annotation.datasets.records import DATASET_SOURCES, dataset_narratives, export_rows
 
 FORMATS = ("epic", "jsonl", "csv", "parquet")
 DATA_FILES = {
@@ -220,6 +220,7 @@ def dataset_export(
     directory: Path,
     batches: Sequence[int] | None = None,
     approved_only: bool = False,
+    sources: Sequence[str] | None = None,
     raw_worker_ids: bool = False,
     statistics: bool = True,
     analysis: dict | None = None,
@@ -235,9 +236,10 @@ def dataset_export(
     if format not in FORMATS:
         raise ValueError(f"Unknown format {format!r}; use one of {', '.join(FORMATS)}.")
     directory.mkdir(parents=True, exist_ok=True)
-    total = dataset_narratives(batches=batches, approved_only=approved_only).count()
+    scope = {"batches": batches, "approved_only": approved_only, "sources": sources}
+    total = dataset_narratives(**scope).count()
     summary = ExportSummary()
-    chunks = export_rows(batches=batches, approved_only=approved_only)
+    chunks = export_rows(**scope)
     if not raw_worker_ids:
         chunks = pseudonymize(chunks, WorkerPseudonyms(export_salt()))
     chunks = _reporting(summary.count(chunks), total, progress)
@@ -252,7 +254,7 @@ def dataset_export(
     finally:
         files = [data_path, *split_pks.finish(complete=complete and format == "epic")]
     if analysis is None and statistics:
-        analysis = dataset_analysis(batches=batches, approved_only=approved_only, seed=seed)
+        analysis = dataset_analysis(**scope, seed=seed)
     card_path = directory / "README.md"
     with _replacing(card_path) as partial:
         partial.write_text(
@@ -261,7 +263,11 @@ def dataset_export(
                 files=[path.name for path in files],
                 summary=summary,
                 analysis=analysis,
-                scope={"batches": sorted(batches or []), "approved_only": approved_only},
+                scope={
+                    "batches": sorted(batches or []),
+                    "approved_only": approved_only,
+                    "sources": sorted(sources or DATASET_SOURCES),
+                },
                 raw_worker_ids=raw_worker_ids,
             ),
             encoding="utf-8",

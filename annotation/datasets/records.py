@@ -29,9 +29,14 @@ CHUNK_SIZE = 5_000
 
 
 def dataset_narratives(
-    *, batches: Sequence[int] | None = None, approved_only: bool = False
+    *,
+    batches: Sequence[int] | None = None,
+    approved_only: bool = False,
+    sources: Sequence[str] | None = None,
 ) -> QuerySet[Narrative]:
-    narratives = Narrative.objects.filter(source__in=DATASET_SOURCES)
+    """The narratives in scope: of `sources` (default crowd and imported: model output is
+    not part of the dataset unless asked for), written in `batches`, approved only."""
+    narratives = Narrative.objects.filter(source__in=sources or DATASET_SOURCES)
     if batches:
         narratives = narratives.filter(assignment__item__batch__in=batches)
     if approved_only:
@@ -169,6 +174,7 @@ def export_rows(
     *,
     batches: Sequence[int] | None = None,
     approved_only: bool = False,
+    sources: Sequence[str] | None = None,
     chunk_size: int = CHUNK_SIZE,
 ) -> Iterator[list[dict]]:
     """The dataset as export rows (one per narrative, by id), `chunk_size` rows at a time.
@@ -180,7 +186,9 @@ def export_rows(
     imported), split_seen, split_unseen (None when unset), keywords (list of str),
     span_pairs (dicts of _PAIR_FIELDS), ratings (criterion, mean, n).
     """
-    narratives = dataset_narratives(batches=batches, approved_only=approved_only).annotate(
+    narratives = dataset_narratives(
+        batches=batches, approved_only=approved_only, sources=sources
+    ).annotate(
         parable_rank=_parable_rank(),
         keywords_text=Cast("keywords", TextField()),  # decoded only when not empty
     )

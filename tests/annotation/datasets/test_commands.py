@@ -272,7 +272,12 @@ def test_analyze_json_has_every_documented_key_and_hand_counted_values(tmp_path)
         "seen": {"train": 1, "test": 1, "none": 1},
         "unseen": {"train": 0, "test": 0, "none": 3},
     }
-    assert result["scope"] == {"batches": [], "approved_only": False, "narratives_loaded": 4}
+    assert result["scope"] == {
+        "batches": [],
+        "approved_only": False,
+        "sources": ["crowd", "imported"],
+        "narratives_loaded": 4,
+    }
 
 
 def test_analyze_to_standard_output_and_progress_to_standard_error():
@@ -307,3 +312,20 @@ def test_assign_splits_from_files(tmp_path):
         "splits": {"seen": {"train": 4, "test": 2}, "unseen": {"train": 4, "test": 2}},
         "unknown": [],
     }
+
+
+def test_analyze_and_export_take_the_sources_asked_for(tmp_path):
+    proverb = proverb_create("Time is money")
+    crowd_narrative_create(proverb=proverb, text="Raj lost customers every minute.")
+    Narrative.objects.create(
+        proverb=proverb, text="A model wrote this.", source="model", status="approved"
+    )
+    default = json.loads(_call("analyze", "--json", "-"))
+    assert default["scope"]["narratives_loaded"] == 1
+    assert default["scope"]["sources"] == ["crowd", "imported"]
+    model = json.loads(_call("analyze", "--json", "-", "--source", "model"))
+    assert (model["scope"]["narratives_loaded"], model["scope"]["sources"]) == (1, ["model"])
+    _call("export_dataset", str(tmp_path), "--format", "jsonl", "--source", "model")
+    rows = (tmp_path / "dataset.jsonl").read_text().splitlines()
+    assert [json.loads(row)["narrative"] for row in rows] == ["A model wrote this."]
+    assert "sources: model" in (tmp_path / "README.md").read_text()
