@@ -139,6 +139,13 @@ class Narrative(models.Model):
         max_length=100, null=True, blank=True, unique=True, help_text='e.g. ePiC\'s "Q12N3".'
     )
     word_count = models.PositiveIntegerField(default=0)
+    proverb_quote = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="The proverb as an imported record quoted it, when that differs from the "
+        "proverb's text (the export gives it back); its span pairs' proverb offsets point "
+        "into it.",
+    )
     overlap = models.JSONField(default=dict, blank=True)
     keywords = models.JSONField(
         default=dict, blank=True, help_text="Verbs and named entities, for generation."

@@ -24,6 +24,7 @@ from annotation.analysis.jobs import analysis_progress, analysis_request, analys
 from annotation.datasets.epic import dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.exports import FORMATS, dataset_export
+from annotation.datasets.splits import SplitFileError, split_files_select
 from annotation.models import DatasetAnalysis, Narrative
 from crowd.models import Batch
 
@@ -140,7 +141,11 @@ def import_view(request):
     form = EpicImportForm(request.POST or None, request.FILES or None)
     report = None
     if request.method == "POST" and form.is_valid():
-        splits = {upload.name: upload.read() for upload in form.cleaned_data["splits"]}
+        uploads = {upload.name: upload.read() for upload in form.cleaned_data["splits"]}
+        try:
+            splits, set_aside = split_files_select(uploads)
+        except SplitFileError:
+            splits, set_aside = uploads, []  # the import reports the problem, writing nothing
         try:
             report = dataset_import_epic(
                 content=form.cleaned_data["file"].read(),
@@ -156,6 +161,8 @@ def import_view(request):
                 form=form,
                 problems=error.errors,
             )
+        if set_aside:
+            messages.info(request, f"Not split files, left aside: {', '.join(set_aside)}.")
         messages.success(
             request,
             f"{report.narratives_created} narrative(s) created, {report.narratives_updated} "

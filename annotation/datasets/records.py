@@ -150,6 +150,7 @@ _EXPORT_FIELDS = (
     "split_unseen",
     "keywords_text",
     "parable_rank",
+    "proverb_quote",
 )
 _NO_KEYWORDS = ("{}", "[]", "null", "", None)
 
@@ -210,7 +211,7 @@ def _taken_pks(rows: list[tuple]) -> set[str]:
 
 def _export_row(row: tuple, pairs: dict, ratings: dict, taken: set[str]) -> dict:
     (nid, external_id, proverb_id, proverb, text, source, label, status) = row[:8]
-    (provider, worker_id, seen, unseen, keywords, rank) = row[8:]
+    (provider, worker_id, seen, unseen, keywords, rank, quote) = row[8:]
     pk = external_id or f"Q{proverb_id}N{rank}"
     if external_id is None and pk in taken:
         pk = f"parable-{nid}"
@@ -219,6 +220,7 @@ def _export_row(row: tuple, pairs: dict, ratings: dict, taken: set[str]) -> dict
         "pk": pk,
         "proverb_id": proverb_id,
         "proverb": proverb,
+        "proverb_quote": quote or None,
         "narrative": text,
         "source": source,
         "source_label": label,

@@ -209,6 +209,27 @@ def test_import_upload_reports_counts_and_problems(client, researcher):
     assert "Q1N3 slot 3: span_narrative_3 &#x27;motivational posters&#x27; not found" in page
 
 
+def test_import_upload_takes_the_release_folder_with_its_label_maps(client, researcher):
+    client.force_login(researcher)
+    proverb_create("TIME IS MONEY!")
+    splits = [
+        SimpleUploadedFile(path.name, path.read_bytes()) for path in (FIXTURE / "splits").iterdir()
+    ]
+    splits += [
+        SimpleUploadedFile(name, b'{"0": "a proverb"}')
+        for name in ("seen_label_map.json", "unseen_label_map.json")
+    ]
+    upload = SimpleUploadedFile("epic.json", (FIXTURE / "dataset.json").read_bytes())
+    page = client.post(
+        "/admin/dataset/import/",
+        {"file": upload, "splits": splits, "source_label": "ePiC"},
+        follow=True,
+    ).content.decode()
+    assert "Split seen: 4 train, 2 test" in page
+    assert "left aside: seen_label_map.json, unseen_label_map.json" in page
+    assert Narrative.objects.filter(source="imported").count() == 6
+
+
 def test_import_upload_of_a_malformed_file_writes_nothing(client, researcher):
     client.force_login(researcher)
     records = json.loads((FIXTURE / "dataset.json").read_text())
