@@ -31,6 +31,9 @@ class Proverb(models.Model):
         related_name="variants",
         help_text="The canonical proverb this one was merged into.",
     )
+    is_demo = models.BooleanField(
+        default=False, help_text="Loaded by the demo set-up; removable in one action."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

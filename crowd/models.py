@@ -79,6 +79,9 @@ class Batch(models.Model):
         help_text="Draw items from this batch's approved output.",
     )
     provider_ids = models.JSONField(default=dict, blank=True)
+    is_demo = models.BooleanField(
+        default=False, help_text="The demo batch of the set-up; removable in one action."
+    )
     created_by = models.ForeignKey(
         django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
