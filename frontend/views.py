@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 
+from django.contrib.auth.views import redirect_to_login
 from django.core import signing
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -24,6 +26,7 @@ from crowd.assignments import (
     assignment_submit,
 )
 from crowd.models import Assignment, Batch, Worker
+from crowd.previews import NothingToPreview, preview_assignment, preview_item
 from crowd.task_types import SubmissionError
 from crowd.workers import invite_read
 from frontend.workers import session_worker, session_worker_set
@@ -88,23 +91,28 @@ def _own_assignment(request, assignment_id: int) -> Assignment:
 
 
 def task_page(request, assignment_id: int):
-    """The task page of the assignment's type; a finished assignment shows its result.
-
-    The page's JS module reads `task_config` (json_script): the task type's own
-    settings plus the common ones set here (submit, next and draft keys).
-    """
+    """The task page of the assignment's type; a finished assignment shows its result."""
     assignment = _own_assignment(request, assignment_id)
+    return _task_page(request, assignment)
+
+
+def _task_page(request, assignment: Assignment, *, preview: bool = False):
+    """The page's JS module reads `task_config` (json_script): the task type's own
+    settings plus the common ones set here (submit, next and draft keys)."""
     batch = assignment.item.batch
     task_type = task_types.get(batch.task_type)
     submitted = assignment.status in Assignment.STORED  # the page shows it, not the form
     common = {
         "assignment": assignment.pk,
-        "submit_url": reverse("frontend:submit", args=[assignment.pk]),
+        "submit_url": reverse("frontend:preview_submit")
+        if preview
+        else reverse("frontend:submit", args=[assignment.pk]),
         "next_url": reverse("frontend:next", args=[batch.pk]),
-        "draft_key": f"parable:draft:{assignment.pk}",
+        "draft_key": f"parable:preview:{batch.pk}" if preview else f"parable:draft:{assignment.pk}",
         "submitted": submitted,
     }
     context = {
+        "preview": preview,
         "assignment": assignment,
         "batch": batch,
         "item": assignment.item,
@@ -115,6 +123,32 @@ def task_page(request, assignment_id: int):
     }
     context["task_config"] = {**common, **context.get("task_config", {})}
     return render(request, task_type.template, context)
+
+
+def task_preview(request, batch_id: int):
+    """A batch's task page as a worker sees it, on a sample item (?item=<id> for another),
+    with nothing stored. Staff with view_batch only; others go to the admin login."""
+    if not request.user.is_authenticated or not request.user.is_staff:
+        return redirect_to_login(request.get_full_path(), reverse("admin:login"))
+    if not request.user.has_perm("crowd.view_batch"):
+        raise PermissionDenied
+    batch = get_object_or_404(Batch, pk=batch_id)
+    item_id = request.GET.get("item", "")
+    try:
+        item = preview_item(batch=batch, item_id=int(item_id) if item_id.isdigit() else None)
+    except NothingToPreview as reason:
+        return render(request, "frontend/message.html", {"message": str(reason)})
+    with preview_assignment(item=item) as assignment:
+        return _task_page(request, assignment, preview=True)
+
+
+@require_POST
+def preview_submit(request):
+    """A preview's Submit: the page shows that nothing is stored."""
+    return JsonResponse(
+        {"error": "This is a preview: the submission passed the page's checks; nothing is stored."},
+        status=400,
+    )
 
 
 @require_POST

@@ -120,3 +120,35 @@ def test_worker_at_cap_is_told_so_on_the_next_page(client):
     page = client.get(f"/tasks/{batch.pk}/next/").content.decode()
     assert 'data-code="cap"' in page
     assert "You have reached the limit of 1 tasks in this batch." in page
+
+
+def test_preview_shows_the_real_instructions_and_a_sample_item_and_stores_nothing(
+    client, researcher
+):
+    from crowd.models import Assignment, Worker
+    from tests.factories import BIRDS, proverb_create, write_batch_create
+
+    batch = write_batch_create(proverbs=[proverb_create(BIRDS)], instructions="Write <b>well</b>.")
+    client.force_login(researcher)
+    page = client.get(f"/tasks/preview/{batch.pk}/").content.decode()
+    assert 'data-testid="preview-note"' in page
+    assert "Write &lt;b&gt;well&lt;/b&gt;." in page
+    assert BIRDS in page
+    assert "Give this task back" not in page
+    assert not Assignment.objects.exists()
+    assert not Worker.objects.exists()
+    refused = client.post("/tasks/preview/submit/")
+    assert refused.status_code == 400
+    assert "nothing is stored" in refused.json()["error"]
+
+
+def test_preview_is_for_staff_with_the_batch_permission(client, worker_user, django_user_model):
+    from tests.factories import BIRDS, proverb_create, write_batch_create
+
+    batch = write_batch_create(proverbs=[proverb_create(BIRDS)])
+    assert client.get(f"/tasks/preview/{batch.pk}/").status_code == 302
+    client.force_login(worker_user)
+    assert client.get(f"/tasks/preview/{batch.pk}/").status_code == 302
+    staff = django_user_model.objects.create_user(username="staff", password="x", is_staff=True)
+    client.force_login(staff)
+    assert client.get(f"/tasks/preview/{batch.pk}/").status_code == 403
