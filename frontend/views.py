@@ -28,7 +28,7 @@ from crowd.assignments import (
 from crowd.models import Assignment, Batch, Worker
 from crowd.previews import NothingToPreview, preview_assignment, preview_item
 from crowd.task_types import SubmissionError
-from crowd.workers import invite_read
+from crowd.workers import invite_read, worker_overview
 from frontend.workers import session_worker, session_worker_set
 
 
@@ -47,7 +47,8 @@ def invite_enter(request, token: str):
 
 
 def worker_home(request):
-    """Open batches for the signed-in worker; anyone else is asked for their link."""
+    """The signed-in worker's own page: open batches, open tasks, submissions with the
+    reviewer's message, earnings. Anyone else is asked for their link."""
     worker = session_worker(request)
     if worker is None:
         return render(
@@ -57,7 +58,11 @@ def worker_home(request):
             status=403,
         )
     batches = Batch.objects.filter(status=Batch.Status.PUBLISHED, provider="local").order_by("id")
-    return render(request, "frontend/home.html", {"worker": worker, "batches": batches})
+    return render(
+        request,
+        "frontend/home.html",
+        {"worker": worker, "batches": batches, **worker_overview(worker=worker)},
+    )
 
 
 def next_task(request, batch_id: int):

@@ -152,3 +152,15 @@ def test_preview_is_for_staff_with_the_batch_permission(client, worker_user, dja
     staff = django_user_model.objects.create_user(username="staff", password="x", is_staff=True)
     client.force_login(staff)
     assert client.get(f"/tasks/preview/{batch.pk}/").status_code == 403
+
+
+def test_worker_page_shows_submissions_with_the_reviewer_s_message_escaped(client, batch):
+    from crowd.review import assignment_reject
+
+    assignment = enter(client, batch)
+    post_submit(client, assignment, BIRDS_STORY)
+    assignment_reject(assignment=assignment, message="Too close to <b>the</b> proverb.")
+    page = client.get("/tasks/").content.decode()
+    assert "Too close to &lt;b&gt;the&lt;/b&gt; proverb." in page
+    assert "Rejected" in page
+    assert 'data-testid="earnings-total">0.00<' in page
