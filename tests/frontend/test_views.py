@@ -164,3 +164,15 @@ def test_worker_page_shows_submissions_with_the_reviewer_s_message_escaped(clien
     assert "Too close to &lt;b&gt;the&lt;/b&gt; proverb." in page
     assert "Rejected" in page
     assert 'data-testid="earnings-total">0.00<' in page
+
+
+def test_a_rejected_story_shows_the_message_as_its_own_sentence(client, batch):
+    from crowd.review import assignment_reject
+
+    assignment = enter(client, batch)
+    post_submit(client, assignment, BIRDS_STORY)
+    assignment_reject(assignment=assignment, message="Use at most 600 characters.")
+    page = client.get(f"/tasks/a/{assignment.pk}/").content.decode()
+    assert "it was not accepted. Thank you!" in page
+    assert "Message from the researcher: Use at most 600 characters.</p>" in page
+    assert ".." not in page.replace("...", "")
