@@ -20,6 +20,8 @@
 //   showStatus(message, kind = "") -> the #status line, kind "ok" | "error" | ""
 //   showNextLink(url) -> appends a "Next task" link (data-testid next-link) to #status
 //   startTimer() -> counts the #timer element down from its data-seconds-left
+//   taskDone() -> stops the timer and hides it and "Give this task back" (called by the
+//       submitter once a submission is stored)
 // Text is only ever written with textContent: worker text is never parsed as HTML.
 
 export function taskConfig(id = "task-config") {
@@ -128,7 +130,10 @@ export function createSubmitter(config) {
       inFlight = post(config.submit_url, { payload, submission_key: key }).then((outcome) => {
         inFlight = null;
         submitter.busy = false;
-        if (outcome.ok) keyStore.clear();
+        if (outcome.ok) {
+          keyStore.clear();
+          taskDone();
+        }
         return outcome;
       });
       return inFlight;
@@ -154,6 +159,16 @@ export function showNextLink(url) {
   status.appendChild(next);
 }
 
+let stopTimer = () => {};
+
+export function taskDone() {
+  stopTimer();
+  for (const selector of ["#timer", ".return-form"]) {
+    const element = document.querySelector(selector);
+    if (element) element.hidden = true;
+  }
+}
+
 export function startTimer() {
   const timer = document.getElementById("timer");
   if (!timer) return;
@@ -174,5 +189,6 @@ export function startTimer() {
     const interval = setInterval(() => {
       if (!tick()) clearInterval(interval);
     }, 1000);
+    stopTimer = () => clearInterval(interval);
   }
 }
