@@ -2,7 +2,9 @@
 
 ePiC conditions narrative generation on a proverb and the narrative's verbs and
 named entities (Ghosh & Srivastava 2022, section 5.2). The pipeline named by
-settings.PARABLE_SPACY_MODEL is loaded once per process, on first use.
+settings.PARABLE_SPACY_MODEL is loaded once per process: web and worker processes start
+loading it in the background when they start (`spacy_pipeline_preload`, called from
+config/wsgi.py and config/celery_app.py), so no request waits for it.
 
 An approved narrative is marked `keywords_pending_since` in the approval's
 transaction; extraction clears the mark. Whatever is still marked after the grace
@@ -13,6 +15,8 @@ period (a broker that was down, a worker killed mid-task) is found by
 from __future__ import annotations
 
 import functools
+import logging
+import threading
 from datetime import timedelta
 
 from django.conf import settings
@@ -21,13 +25,39 @@ from django.utils import timezone
 
 from annotation.models import Narrative
 
+logger = logging.getLogger(__name__)
+_loading = threading.Lock()
+
 
 @functools.cache
-def spacy_pipeline(name: str):
-    """The spaCy pipeline `name` (a package name or a path), loaded once per process."""
+def _load(name: str):
     import spacy
 
     return spacy.load(name)
+
+
+def spacy_pipeline(name: str):
+    """The spaCy pipeline `name` (a package name or a path), loaded once per process.
+
+    The lock makes a caller that arrives while the preload runs wait for it instead of
+    loading a second copy.
+    """
+    with _loading:
+        return _load(name)
+
+
+def spacy_pipeline_preload() -> threading.Thread:
+    """Start loading settings.PARABLE_SPACY_MODEL in a background thread of this process."""
+
+    def load() -> None:
+        try:
+            spacy_pipeline(settings.PARABLE_SPACY_MODEL)
+        except (ImportError, OSError) as error:
+            logger.warning("spaCy model %s not preloaded: %s", settings.PARABLE_SPACY_MODEL, error)
+
+    thread = threading.Thread(target=load, name="spacy-preload", daemon=True)
+    thread.start()
+    return thread
 
 
 def keywords_extract(text: str, *, model: str | None = None) -> dict:

@@ -2,12 +2,13 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
 from annotation.admin import agreement as admin_agreement
 from annotation.admin import dashboard
+from annotation.admin import queue as review_queue
 from annotation.api.agreement import AgreementViewSet, ChainedBatchViewSet
 from annotation.api.curation import ProverbViewSet, VariantGroupViewSet
 from annotation.api.narratives import NarrativeViewSet
@@ -30,10 +31,12 @@ admin.site.index_template = "admin/parable_index.html"
 urlpatterns = [
     path("admin/dataset/", include(dashboard.urls)),
     path("admin/agreement/", include(admin_agreement.urls)),
+    path("admin/review/", include(review_queue.urls)),
     path("admin/", admin.site.urls),
     path("api/", include(router.urls)),
     path("api/auth/token/", obtain_auth_token, name="api-token"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("healthz", healthz, name="healthz"),
     path("prolific/", include("prolific.urls")),
     path("mturk/", include("mturk.urls")),

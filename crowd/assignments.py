@@ -82,7 +82,7 @@ def _candidate_items(*, batch: Batch, worker: Worker, now):
         status__in=[Assignment.Status.EXPIRED, Assignment.Status.RETURNED]
     )
     return (
-        BatchItem.objects.filter(batch=batch)
+        BatchItem.objects.filter(batch=batch, withdrawn_at__isnull=True)
         .exclude(pk__in=done_before.values("item_id"))
         # Never an item built on the worker's own work.
         .exclude(narrative__worker=worker)
@@ -270,6 +270,11 @@ def _ensure_still_held(assignment: Assignment, *, now) -> None:
         raise SubmissionError("Your account cannot take tasks in this study.")
     if assignment.status == Assignment.Status.RESERVED and assignment.expires_at > now:
         return
+    if assignment.item.withdrawn_at is not None:
+        raise SubmissionError(
+            "The text this task was about has been withdrawn from the study; "
+            "open the next task to continue."
+        )
     if assignment.status not in (Assignment.Status.RESERVED, Assignment.Status.EXPIRED):
         raise SubmissionError("This task was given back; open the next task to continue.")
     # Late: keep the work if the slot is still free.

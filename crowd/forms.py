@@ -70,7 +70,14 @@ class BatchForm(forms.Form):
 
 
 class BatchAdminForm(forms.ModelForm):
-    """Editing a batch in the admin: its settings go through its task type's validation."""
+    """Editing a batch in the admin: its settings go through its task type's validation;
+    time allowed is in minutes, as when the batch was created."""
+
+    time_allowed_minutes = forms.IntegerField(
+        min_value=1,
+        label="Time allowed (minutes)",
+        help_text="A reservation expires after this and its slot returns to the pool.",
+    )
 
     class Meta:
         model = Batch
@@ -80,9 +87,17 @@ class BatchAdminForm(forms.ModelForm):
             "target_per_item",
             "per_worker_cap",
             "reward_cents",
-            "time_allowed_seconds",
             "settings",
         ]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        seconds = self.instance.time_allowed_seconds or 1800
+        self.fields["time_allowed_minutes"].initial = max(1, round(seconds / 60))
+
+    def save(self, commit=True):
+        self.instance.time_allowed_seconds = self.cleaned_data["time_allowed_minutes"] * 60
+        return super().save(commit=commit)
 
     def clean_settings(self):
         from crowd import task_types

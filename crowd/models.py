@@ -80,6 +80,9 @@ class Batch(models.Model):
         help_text="Draw items from this batch's approved output.",
     )
     provider_ids = models.JSONField(default=dict, blank=True)
+    is_demo = models.BooleanField(
+        default=False, help_text="The demo batch of the set-up; removable in one action."
+    )
     created_by = models.ForeignKey(
         django_settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
@@ -155,6 +158,13 @@ class BatchItem(models.Model):
     gold_answer = models.JSONField(null=True, blank=True)
     position = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+    withdrawn_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Set when the work this item is built on was rejected after approval: "
+        "no worker is served it, and its answers are left out of agreement and analysis.",
+    )
+    withdrawn_reason = models.TextField(blank=True)
 
     class Meta:
         ordering = ["batch_id", "position", "id"]
@@ -243,3 +253,16 @@ class Assignment(models.Model):
 
     def __str__(self) -> str:
         return f"Assignment {self.pk} ({self.status})"
+
+
+class SavedReviewMessage(models.Model):
+    """A rejection message reviewers pick from instead of typing it again."""
+
+    text = models.TextField(unique=True, help_text="Shown to the worker as is.")
+    position = models.PositiveIntegerField(default=0, help_text="Order in the review queue.")
+
+    class Meta:
+        ordering = ["position", "id"]
+
+    def __str__(self) -> str:
+        return self.text

@@ -17,6 +17,7 @@ from crowd.assignments import item_slot_free
 from crowd.chaining import batches_feed
 from crowd.models import Assignment, Worker
 from crowd.providers import ProviderError, get_provider
+from crowd.withdrawals import batch_items_restore, batch_items_withdraw
 
 
 class ReviewError(ValueError):
@@ -60,6 +61,7 @@ def assignment_approve(*, assignment: Assignment, message: str = "") -> Assignme
         return locked
     if locked.status == Assignment.Status.REJECTED:
         _ensure_slot_free(locked)
+        batch_items_restore(assignment=locked)
     locked.status = Assignment.Status.APPROVED
     locked.reviewed_at = timezone.now()
     locked.review_message = message.strip()
@@ -73,13 +75,20 @@ def assignment_approve(*, assignment: Assignment, message: str = "") -> Assignme
 
 @transaction.atomic
 def assignment_reject(*, assignment: Assignment, message: str) -> Assignment:
-    """Reject a submission with a message to the worker; its slot reopens for others."""
+    """Reject a submission with a message to the worker; its slot reopens for others.
+
+    Rejecting approved work withdraws the items built on it (crowd.withdrawals).
+    """
     message = message.strip()
     if not message:
         raise ReviewError("A rejection needs a message telling the worker why.")
     locked = _locked_submission(assignment)
     if locked.status == Assignment.Status.REJECTED:
         return locked
+    if locked.status == Assignment.Status.APPROVED:
+        batch_items_withdraw(
+            assignment=locked, reason=f"Assignment {locked.pk} rejected: {message}"
+        )
     locked.status = Assignment.Status.REJECTED
     locked.reviewed_at = timezone.now()
     locked.review_message = message

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
+    from django.db.models import Q
+
     from crowd.models import Assignment, Batch
 
 
@@ -102,6 +104,16 @@ class TaskType:
         from django.urls import reverse
 
         return f"{reverse(self.review_changelist)}?batch={batch.pk}"
+
+    def built_on(self, *, assignment: Assignment) -> Q:
+        """Which batch items (a filter on BatchItem) are built on this assignment's output.
+
+        By default the items that name it as their source (e.g. ratings of an alignment);
+        a type whose output is a record of its own (a narrative) adds the items about it.
+        """
+        from django.db.models import Q
+
+        return Q(source_assignment=assignment)
 
     def items_refresh(self, *, batch: Batch) -> int:
         """Add items a chained batch draws from its source; returns how many were added."""

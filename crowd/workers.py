@@ -13,7 +13,8 @@ from statistics import median
 from django.conf import settings
 from django.core import signing
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Q, Sum
+from django.utils import timezone
 
 from crowd.models import Assignment, Batch, Worker
 
@@ -93,3 +94,37 @@ def worker_stats(*, batch: Batch | None = None) -> list[dict]:
             }
         )
     return rows
+
+
+def worker_overview(*, worker: Worker, now=None) -> dict:
+    """What a worker sees of their own work: open tasks, submissions with the reviewer's
+    message, and earnings (rewards of approved work and bonuses, in cents)."""
+    now = now or timezone.now()
+    assignments = Assignment.objects.filter(worker=worker).select_related("item__batch")
+    open_tasks = list(
+        assignments.filter(status=Assignment.Status.RESERVED, expires_at__gt=now).order_by(
+            "expires_at"
+        )
+    )
+    messaged = Q(status__in=Assignment.STORED) | (
+        Q(status=Assignment.Status.RETURNED) & ~Q(review_message="")
+    )
+    submissions = list(assignments.filter(messaged).order_by("-submitted_at", "-id")[:200])
+    figures = assignments.aggregate(
+        approved=Count("id", filter=Q(status=Assignment.Status.APPROVED)),
+        awaiting=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
+        rewards=Sum("item__batch__reward_cents", filter=Q(status=Assignment.Status.APPROVED)),
+        bonuses=Sum("bonus_cents"),
+    )
+    rewards, bonuses = figures["rewards"] or 0, figures["bonuses"] or 0
+    return {
+        "open_tasks": open_tasks,
+        "submissions": submissions,
+        "earnings": {
+            "rewards": f"{rewards / 100:.2f}",
+            "bonuses": f"{bonuses / 100:.2f}",
+            "total": f"{(rewards + bonuses) / 100:.2f}",
+            "approved": figures["approved"],
+            "awaiting_review": figures["awaiting"],
+        },
+    }

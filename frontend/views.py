@@ -7,7 +7,9 @@ is opened; every assignment view checks the assignment belongs to that worker
 
 from __future__ import annotations
 
+from django.contrib.auth.views import redirect_to_login
 from django.core import signing
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -24,9 +26,10 @@ from crowd.assignments import (
     assignment_submit,
 )
 from crowd.models import Assignment, Batch, Worker
+from crowd.previews import NothingToPreview, preview_assignment, preview_item
 from crowd.providers import get_provider
 from crowd.task_types import SubmissionConflict, SubmissionError
-from crowd.workers import invite_read
+from crowd.workers import invite_read, worker_overview
 from frontend.workers import session_worker, session_worker_set
 
 
@@ -53,7 +56,8 @@ def invite_enter(request, token: str):
 
 
 def worker_home(request):
-    """Open batches for the signed-in worker; anyone else is asked for their link."""
+    """The signed-in worker's own page: open batches, open tasks, submissions with the
+    reviewer's message, earnings. Anyone else is asked for their link."""
     worker = session_worker(request)
     if worker is None:
         return render(
@@ -63,7 +67,11 @@ def worker_home(request):
             status=403,
         )
     batches = Batch.objects.filter(status=Batch.Status.PUBLISHED, provider="local").order_by("id")
-    return render(request, "frontend/home.html", {"worker": worker, "batches": batches})
+    return render(
+        request,
+        "frontend/home.html",
+        {"worker": worker, "batches": batches, **worker_overview(worker=worker)},
+    )
 
 
 def next_task(request, batch_id: int):
@@ -146,7 +154,14 @@ def task_page(request, assignment_id: int):
 
 
 def render_task_page(
-    request, assignment: Assignment, *, submit_url: str, next_url: str, return_url: str, **extra
+    request,
+    assignment: Assignment,
+    *,
+    submit_url: str,
+    next_url: str,
+    return_url: str,
+    preview: bool = False,
+    **extra,
 ):
     """Render the assignment's task-type page, for any way a worker arrives.
 
@@ -154,6 +169,7 @@ def render_task_page(
     settings plus the common ones set here (submit, next and draft keys, and
     `extra`, e.g. a provider's form to post after the answer is stored).
     `return_url` "" leaves out the give-back button; `next_url` "" the next link.
+    A `preview` keeps its draft apart from any real assignment's.
     """
     batch = assignment.item.batch
     task_type = task_types.get(batch.task_type)
@@ -163,11 +179,12 @@ def render_task_page(
         "submit_url": submit_url,
         "check_url": reverse("frontend:check", args=[assignment.pk]),
         "next_url": next_url,
-        "draft_key": f"parable:draft:{assignment.pk}",
+        "draft_key": f"parable:preview:{batch.pk}" if preview else f"parable:draft:{assignment.pk}",
         "submitted": submitted,
         **extra,
     }
     context = {
+        "preview": preview,
         "assignment": assignment,
         "batch": batch,
         "item": assignment.item,
@@ -178,6 +195,39 @@ def render_task_page(
     }
     context["task_config"] = {**common, **context.get("task_config", {})}
     return render(request, task_type.template, context)
+
+
+def task_preview(request, batch_id: int):
+    """A batch's task page as a worker sees it, on a sample item (?item=<id> for another),
+    with nothing stored. Staff with view_batch only; others go to the admin login."""
+    if not request.user.is_authenticated or not request.user.is_staff:
+        return redirect_to_login(request.get_full_path(), reverse("admin:login"))
+    if not request.user.has_perm("crowd.view_batch"):
+        raise PermissionDenied
+    batch = get_object_or_404(Batch, pk=batch_id)
+    item_id = request.GET.get("item", "")
+    try:
+        item = preview_item(batch=batch, item_id=int(item_id) if item_id.isdigit() else None)
+    except NothingToPreview as reason:
+        return render(request, "frontend/message.html", {"message": str(reason)})
+    with preview_assignment(item=item) as assignment:
+        return render_task_page(
+            request,
+            assignment,
+            submit_url=reverse("frontend:preview_submit"),
+            next_url="",
+            return_url="",
+            preview=True,
+        )
+
+
+@require_POST
+def preview_submit(request):
+    """A preview's Submit: the page shows that nothing is stored."""
+    return JsonResponse(
+        {"error": "This is a preview: the submission passed the page's checks; nothing is stored."},
+        status=400,
+    )
 
 
 @require_POST

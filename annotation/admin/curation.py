@@ -8,6 +8,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from annotation.curation.demo import demo_data_remove
 from annotation.curation.services import (
     ProverbFileError,
     curation_progress,
@@ -63,12 +64,38 @@ class ProverbAdmin(admin.ModelAdmin):
                 self.admin_site.admin_view(self.import_view),
                 name="annotation_proverb_import",
             ),
+            path(
+                "remove-demo/",
+                self.admin_site.admin_view(self.remove_demo_view),
+                name="annotation_proverb_remove_demo",
+            ),
             *super().get_urls(),
         ]
 
     def changelist_view(self, request, extra_context=None):
-        extra_context = {**(extra_context or {}), "curation": curation_progress()}
+        extra_context = {
+            **(extra_context or {}),
+            "curation": curation_progress(),
+            "can_remove_demo": self.has_delete_permission(request),
+        }
         return super().changelist_view(request, extra_context=extra_context)
+
+    def remove_demo_view(self, request):
+        """POST: remove the demo batch, its work and the demo proverbs. Needs delete_proverb."""
+        if request.method != "POST" or not self.has_delete_permission(request):
+            raise PermissionDenied
+        try:
+            removed = demo_data_remove()
+        except ValueError as error:
+            messages.error(request, f"Nothing was removed: {error}")
+        else:
+            messages.success(
+                request,
+                f"Removed {removed.proverbs} demo proverb(s), {removed.batches} demo batch(es) "
+                f"with {removed.narratives} narrative(s) and {removed.workers} demo worker(s); "
+                f"kept {removed.proverbs_kept} demo proverb(s) that study data uses.",
+            )
+        return redirect("admin:annotation_proverb_changelist")
 
     def import_view(self, request):
         """Upload a proverb list. Needs the add-proverb permission (researchers)."""

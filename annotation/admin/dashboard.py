@@ -13,15 +13,19 @@ from pathlib import Path
 
 from django import forms
 from django.contrib import admin, messages
-from django.http import FileResponse
-from django.urls import path
+from django.http import FileResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import path, reverse
+from django.views.decorators.http import require_POST
 
 from annotation.admin.pages import admin_page, require_permission
 from annotation.analysis.cards import analysis_sections
-from annotation.analysis.selectors import dataset_analysis
+from annotation.analysis.jobs import analysis_progress, analysis_request, analysis_scope
 from annotation.datasets.epic import dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.exports import FORMATS, dataset_export
+from annotation.datasets.splits import SplitFileError, split_files_select
+from annotation.models import DatasetAnalysis, Narrative
 from crowd.models import Batch
 
 
@@ -45,6 +49,13 @@ class ScopeForm(forms.Form):
         required=False,
         help_text="Only narratives written in these crowd batches; none selected: everything.",
     )
+    source = forms.MultipleChoiceField(
+        choices=Narrative.Source.choices,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Only narratives of these sources; none ticked: crowd and imported "
+        "(model output is left out unless ticked).",
+    )
     approved_only = forms.BooleanField(required=False, label="Approved narratives only")
     seed = forms.IntegerField(
         initial=0, required=False, help_text="Seed of the random baseline and samples."
@@ -52,11 +63,12 @@ class ScopeForm(forms.Form):
 
     def scope(self) -> dict:
         data = self.cleaned_data if self.is_valid() else {}
-        return {
-            "batches": sorted(batch.pk for batch in data.get("batch") or []),
-            "approved_only": bool(data.get("approved_only")),
-            "seed": data.get("seed") or 0,
-        }
+        return analysis_scope(
+            batches=[batch.pk for batch in data.get("batch") or []],
+            sources=data.get("source") or [],
+            approved_only=bool(data.get("approved_only")),
+            seed=data.get("seed") or 0,
+        )
 
 
 class EpicImportForm(forms.Form):
@@ -81,28 +93,46 @@ class ExportForm(ScopeForm):
 
 
 def dashboard_view(request):
-    """Every table and plot of the analysis with its definition. Needs view_narrative."""
-    from annotation.analysis import (
-        plots,  # matplotlib: loaded with the first dashboard, not the site
-    )
-
+    """The last analysis of the scope at once, every table and plot with its definition;
+    a fresh one is computed in the background when the data changed. Needs view_narrative."""
     require_permission(request, "annotation.view_narrative")
     form = ScopeForm(request.GET or None)
-    scope = form.scope()
-    analysis = dataset_analysis(
-        batches=scope["batches"], approved_only=scope["approved_only"], seed=scope["seed"]
-    )
-    sections = [
-        (section, [getattr(plots, name)(analysis) for name in section.plots])
-        for section in analysis_sections(analysis)
-    ]
+    analysis = analysis_request(scope=form.scope())
+    analysis.refresh_from_db()  # with tasks run in-process the job has finished by now
+    sections = []
+    if analysis.result is not None:
+        sections = [
+            (section, [analysis.plots.get(name, "") for name in section.plots])
+            for section in analysis_sections(analysis.result)
+        ]
     return admin_page(
         request,
         "admin/annotation/dashboard/dashboard.html",
         "Dataset dashboard",
         form=form,
         sections=sections,
+        analysis=analysis,
+        progress=analysis_progress(analysis),
+        query=request.GET.urlencode(),
     )
+
+
+@require_POST
+def refresh_view(request):
+    """Recompute the scope's analysis now, even if the data did not change."""
+    require_permission(request, "annotation.view_narrative")
+    form = ScopeForm(request.GET or None)
+    analysis_request(scope=form.scope(), force=True)
+    messages.info(request, "A fresh analysis is being computed; its progress shows below.")
+    query = request.GET.urlencode()
+    return redirect(reverse("dataset:dashboard") + (f"?{query}" if query else ""))
+
+
+def progress_view(request, analysis_id: int):
+    """JSON: the analysis job's status and progress, which the dashboard polls."""
+    require_permission(request, "annotation.view_narrative")
+    analysis = get_object_or_404(DatasetAnalysis, pk=analysis_id)
+    return JsonResponse(analysis_progress(analysis))
 
 
 def import_view(request):
@@ -111,7 +141,11 @@ def import_view(request):
     form = EpicImportForm(request.POST or None, request.FILES or None)
     report = None
     if request.method == "POST" and form.is_valid():
-        splits = {upload.name: upload.read() for upload in form.cleaned_data["splits"]}
+        uploads = {upload.name: upload.read() for upload in form.cleaned_data["splits"]}
+        try:
+            splits, set_aside = split_files_select(uploads)
+        except SplitFileError:
+            splits, set_aside = uploads, []  # the import reports the problem, writing nothing
         try:
             report = dataset_import_epic(
                 content=form.cleaned_data["file"].read(),
@@ -127,6 +161,8 @@ def import_view(request):
                 form=form,
                 problems=error.errors,
             )
+        if set_aside:
+            messages.info(request, f"Not split files, left aside: {', '.join(set_aside)}.")
         messages.success(
             request,
             f"{report.narratives_created} narrative(s) created, {report.narratives_updated} "
@@ -157,6 +193,7 @@ def export_view(request):
             directory=Path(directory),
             batches=scope["batches"],
             approved_only=scope["approved_only"],
+            sources=scope["sources"] or None,
             raw_worker_ids=form.cleaned_data["raw_worker_ids"],
             statistics=form.cleaned_data["statistics"],
             seed=scope["seed"],
@@ -172,6 +209,12 @@ def export_view(request):
 urls = (
     [
         path("", admin.site.admin_view(dashboard_view), name="dashboard"),
+        path("refresh/", admin.site.admin_view(refresh_view), name="refresh"),
+        path(
+            "analysis/<int:analysis_id>/",
+            admin.site.admin_view(progress_view),
+            name="progress",
+        ),
         path("import/", admin.site.admin_view(import_view), name="import"),
         path("export/", admin.site.admin_view(export_view), name="export"),
     ],

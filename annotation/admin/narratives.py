@@ -12,16 +12,11 @@ from django.utils.html import format_html, format_html_join
 
 from annotation.admin.tasks import batch_filter
 from annotation.models import Narrative
-from annotation.text import check_overlap
+from annotation.quality.submissions import duration_text, marked_pieces, overlap_lines
 from config.request_input import query_int
 from crowd.admin.review import ReviewActions
 
 EXCERPT_CHARACTERS = 160
-
-
-def _duration(seconds: float) -> str:
-    minutes, seconds = divmod(round(seconds), 60)
-    return f"{minutes} min {seconds:02d} s" if minutes else f"{seconds} s"
 
 
 @admin.register(Narrative)
@@ -94,33 +89,30 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
         assignment = narrative.assignment
         if assignment is None or assignment.submitted_at is None:
             return "—"
-        return _duration((assignment.submitted_at - assignment.started_at).total_seconds())
+        return duration_text((assignment.submitted_at - assignment.started_at).total_seconds())
 
     @admin.display(description="Narrative (words shared with the proverb marked)")
     def highlighted_text(self, narrative):
-        text = narrative.text
-        highlights = check_overlap(narrative.proverb.text, text, {"min_words": 0})["highlights"]
-        pieces, position = [], 0
-        for start, end in highlights:
-            pieces.append((text[position:start], text[start:end]))
-            position = end
+        pieces = marked_pieces(narrative.proverb.text, narrative.text)
         return format_html(
-            '<div class="narrative-text" style="white-space:pre-wrap;max-width:60em">{}{}</div>',
-            format_html_join("", "{}<mark>{}</mark>", pieces),
-            text[position:],
+            '<div class="narrative-text" style="white-space:pre-wrap;max-width:60em">{}</div>',
+            format_html_join(
+                "",
+                "{}",
+                (
+                    (
+                        format_html("<mark>{}</mark>", piece["text"])
+                        if piece["mark"]
+                        else piece["text"],
+                    )
+                    for piece in pieces
+                ),
+            ),
         )
 
     @admin.display(description="Overlap with the proverb")
     def overlap_table(self, narrative) -> str:
-        overlap = narrative.overlap or {}
-        parts = [
-            f"{n}-grams: {overlap[str(n)]['shared']} of {overlap[str(n)]['proverb']}"
-            for n in (1, 2, 3)
-            if isinstance(overlap.get(str(n)), dict)
-        ]
-        if overlap.get("shared_words"):
-            parts.append("shared words: " + ", ".join(overlap["shared_words"]))
-        return "; ".join(parts) or "—"
+        return "; ".join(overlap_lines(narrative.overlap or {})) or "—"
 
     @admin.display(description="Keywords")
     def keyword_list(self, narrative) -> str:
@@ -139,5 +131,8 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
         extra_context = {
             **(extra_context or {}),
             "worker_stats_url": f"{stats_url}?batch={batch_id}" if batch_id else stats_url,
+            "queue_url": reverse("review_queue:queue", args=[batch_id])
+            if batch_id and batch_id.isdigit()
+            else reverse("review_queue:index"),
         }
         return super().changelist_view(request, extra_context=extra_context)

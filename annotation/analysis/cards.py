@@ -96,7 +96,7 @@ def analysis_sections(analysis: dict) -> list[Section]:
         "readability.",
         "flesch_mean flesch_median flesch_min flesch_max flesch_std syllable_source",
     )
-    parameters = _keys("scope.", "batches approved_only narratives_loaded")
+    parameters = _keys("scope.", "batches approved_only sources narratives_loaded")
     parameters += _keys("parameters.", " ".join(analysis.get("parameters", {})))
     sections = [
         Section(
@@ -375,6 +375,7 @@ def dataset_card(
         f"Exported {datetime.now(UTC):%Y-%m-%d %H:%M} UTC in the {format} format: "
         + ", ".join(f"`{name}`" for name in files)
         + f". Batches: {format_value(scope['batches'])}; "
+        + f"sources: {', '.join(scope['sources'])}; "
         + ("approved narratives only. " if scope["approved_only"] else "every status. ")
         + (
             "Worker ids are the platform's own ids."

@@ -25,6 +25,7 @@ from annotation.analysis.records import (
 from annotation.datasets.records import (
     CHUNK_SIZE,
     COUNTED_ASSIGNMENTS,
+    DATASET_SOURCES,
     dataset_narratives,
     narrative_chunks,
     rating_source,
@@ -46,6 +47,10 @@ DATASET_DEFINITIONS: dict[str, str] = {
         "dataset."
     ),
     "scope.approved_only": "True when only approved narratives were loaded.",
+    "scope.sources": (
+        "Narrative sources analysed (crowd, imported, model); by default crowd and imported. "
+        "Ratings and choice answers count when their narrative is of these sources."
+    ),
     "scope.narratives_loaded": (
         "Narratives loaded: written by the crowd or imported (model output is not part of "
         "the dataset), any status unless approved_only."
@@ -79,10 +84,13 @@ _RECORD_FIELDS = (
 
 
 def narrative_records(
-    *, batches: Sequence[int] | None = None, approved_only: bool = False
+    *,
+    batches: Sequence[int] | None = None,
+    approved_only: bool = False,
+    sources: Sequence[str] | None = None,
 ) -> Iterator[NarrativeRecord]:
     """The dataset's narratives as analysis records, by id, with alignment 1's span pairs."""
-    narratives = dataset_narratives(batches=batches, approved_only=approved_only)
+    narratives = dataset_narratives(batches=batches, approved_only=approved_only, sources=sources)
     for rows in narrative_chunks(narratives, _RECORD_FIELDS, CHUNK_SIZE):
         pairs = span_pairs_of([row[0] for row in rows])
         for nid, proverb_id, proverb, text, status, worker_id, source, label in rows:
@@ -102,19 +110,28 @@ def narrative_records(
             )
 
 
-def _evaluation_scope(batches: Sequence[int] | None, narrative_field: str) -> Q:
-    counted = Q(assignment__status__in=COUNTED_ASSIGNMENTS)
+def _evaluation_scope(
+    batches: Sequence[int] | None, sources: Sequence[str] | None, narrative_field: str
+) -> Q:
+    counted = Q(
+        assignment__status__in=COUNTED_ASSIGNMENTS, assignment__item__withdrawn_at__isnull=True
+    )
+    if sources:
+        source_field = narrative_field.removesuffix("_id") + "__source__in"
+        counted &= Q(**{source_field: sources})
     if not batches:
         return counted
-    written = dataset_narratives(batches=batches).values("id")
+    written = dataset_narratives(batches=batches, sources=sources).values("id")
     return counted & (
         Q(**{f"{narrative_field}__in": written}) | Q(assignment__item__batch__in=batches)
     )
 
 
-def rating_records(*, batches: Sequence[int] | None = None) -> list[RatingRecord]:
+def rating_records(
+    *, batches: Sequence[int] | None = None, sources: Sequence[str] | None = None
+) -> list[RatingRecord]:
     rows = (
-        Rating.objects.filter(_evaluation_scope(batches, "narrative_id"))
+        Rating.objects.filter(_evaluation_scope(batches, sources, "narrative_id"))
         .order_by("id")
         .values_list(
             "narrative_id",
@@ -131,9 +148,11 @@ def rating_records(*, batches: Sequence[int] | None = None) -> list[RatingRecord
     ]
 
 
-def choice_records(*, batches: Sequence[int] | None = None) -> list[ChoiceRecord]:
+def choice_records(
+    *, batches: Sequence[int] | None = None, sources: Sequence[str] | None = None
+) -> list[ChoiceRecord]:
     rows = (
-        ChoiceAnswer.objects.filter(_evaluation_scope(batches, "question__narrative_id"))
+        ChoiceAnswer.objects.filter(_evaluation_scope(batches, sources, "question__narrative_id"))
         .order_by("id")
         .values_list("question_id", "assignment__worker_id", "is_correct")
     )
@@ -153,9 +172,11 @@ def model_choice_records(*, question_ids: set[int]) -> list[ModelChoiceRecord]:
     return [ModelChoiceRecord(pk, chosen == correct) for pk, chosen, correct in rows]
 
 
-def split_counts(*, batches: Sequence[int] | None = None) -> dict:
+def split_counts(
+    *, batches: Sequence[int] | None = None, sources: Sequence[str] | None = None
+) -> dict:
     """Approved narratives in scope per split, for each setting (train, test, none)."""
-    narratives = dataset_narratives(batches=batches, approved_only=True)
+    narratives = dataset_narratives(batches=batches, approved_only=True, sources=sources)
     counts = {}
     for setting in ("seen", "unseen"):
         by_part = dict(
@@ -176,6 +197,7 @@ def dataset_analysis(
     *,
     batches: Sequence[int] | None = None,
     approved_only: bool = False,
+    sources: Sequence[str] | None = None,
     seed: int = 0,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> dict:
@@ -183,11 +205,11 @@ def dataset_analysis(
 
     Model accuracy is over the questions humans answered that a model answered too.
     """
-    records = list(narrative_records(batches=batches, approved_only=approved_only))
-    choices = choice_records(batches=batches)
+    records = list(narrative_records(batches=batches, approved_only=approved_only, sources=sources))
+    choices = choice_records(batches=batches, sources=sources)
     result = analyze(
         records,
-        ratings=rating_records(batches=batches),
+        ratings=rating_records(batches=batches, sources=sources),
         choices=choices,
         model_choices=model_choice_records(question_ids={c.question_id for c in choices}),
         seed=seed,
@@ -196,7 +218,8 @@ def dataset_analysis(
     result["scope"] = {
         "batches": sorted(batches or []),
         "approved_only": approved_only,
+        "sources": sorted(sources or DATASET_SOURCES),
         "narratives_loaded": len(records),
     }
-    result["splits"] = split_counts(batches=batches)
+    result["splits"] = split_counts(batches=batches, sources=sources)
     return result

@@ -1,8 +1,14 @@
-"""The demo proverb list shipped with Parable, loaded by the embedded default."""
+"""The demo proverb list shipped with Parable, loaded by the embedded default.
 
+Demo proverbs and the demo batch are marked `is_demo`: the curated count leaves them out,
+and `demo_data_remove` takes them away in one action before a real study.
+"""
+
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.db import transaction
+from django.db.models import Q
 
 from annotation.curation.services import ImportReport, proverbs_import
 from annotation.models import Proverb, VariantGroup
@@ -20,6 +26,7 @@ def demo_proverbs_load() -> ImportReport | None:
     if Proverb.objects.exists():
         return None
     report = proverbs_import(content=DEMO_PROVERBS.read_bytes(), filename=DEMO_PROVERBS.name)
+    Proverb.objects.update(is_demo=True)  # the database had none before
     in_groups = VariantGroup.objects.filter(status=VariantGroup.Status.OPEN).values("proverbs")
     Proverb.objects.exclude(pk__in=in_groups).update(status=Proverb.Status.CURATED)
     return report
@@ -59,9 +66,65 @@ def demo_write_batch_ensure(
             time_allowed_seconds=30 * 60,
             items=[{"proverb": proverb} for proverb in chosen],
         )
+        batch.is_demo = True
+        batch.save(update_fields=["is_demo"])
         batch_publish(batch=batch)
         local_workers_create(count=workers, name_prefix=DEMO_WORKER_PREFIX)
     demo_workers = Worker.objects.filter(
         provider="local", display_name__startswith=f"{DEMO_WORKER_PREFIX} "
     ).order_by("id")
     return batch, list(demo_workers[:workers])
+
+
+@dataclass(frozen=True)
+class DemoRemoval:
+    batches: int
+    narratives: int
+    workers: int
+    proverbs: int
+    proverbs_kept: int
+
+
+@transaction.atomic
+def demo_data_remove() -> DemoRemoval:
+    """Remove the demo batch with its work and workers, and the demo proverbs.
+
+    A demo proverb that real data uses (an imported narrative, a study batch's item)
+    stays, no longer marked demo. Refuses (ValueError, nothing removed) while a study
+    batch draws from a demo batch.
+    """
+    from annotation.models import ChoiceQuestion, Narrative
+    from crowd.models import Assignment, BatchItem
+
+    batches = Batch.objects.select_for_update().filter(is_demo=True)
+    chained = Batch.objects.filter(source_batch__in=batches).exclude(is_demo=True)
+    if chained.exists():
+        names = ", ".join(sorted(chained.values_list("name", flat=True)))
+        raise ValueError(f"Batches draw from the demo batch ({names}): remove them first.")
+    narratives = Narrative.objects.filter(assignment__item__batch__in=batches)
+    if BatchItem.objects.exclude(batch__in=batches).filter(narrative__in=narratives).exists():
+        raise ValueError("Study batches hold demo narratives: remove those batches first.")
+    workers = list(
+        Worker.objects.filter(
+            provider="local", display_name__startswith=f"{DEMO_WORKER_PREFIX} "
+        ).values_list("pk", flat=True)
+    )
+    narrative_count = narratives.count()
+    ChoiceQuestion.objects.filter(narrative__in=narratives).delete()
+    narratives.delete()
+    Assignment.objects.filter(item__batch__in=batches).delete()
+    BatchItem.objects.filter(batch__in=batches).delete()
+    batch_count = batches.count()
+    batches.delete()
+    idle_workers = Worker.objects.filter(pk__in=workers, assignments__isnull=True)
+    worker_count = idle_workers.count()
+    idle_workers.delete()
+    demo_proverbs = Proverb.objects.filter(is_demo=True)
+    in_use = demo_proverbs.filter(
+        Q(narratives__isnull=False) | Q(pk__in=BatchItem.objects.values("proverb_id"))
+    ).distinct()
+    kept = demo_proverbs.filter(pk__in=in_use.values("pk")).update(is_demo=False)
+    VariantGroup.objects.filter(proverbs__in=demo_proverbs).delete()
+    proverb_count = demo_proverbs.count()
+    demo_proverbs.delete()
+    return DemoRemoval(batch_count, narrative_count, worker_count, proverb_count, kept)

@@ -67,6 +67,8 @@ def proverbs_import(
             )
         )
     report.errors.sort(key=lambda error: error.line)
+    # A demo proverb the researcher's own list names is theirs now.
+    Proverb.objects.filter(normalized_text__in=keys, is_demo=True).update(is_demo=False)
     created = Proverb.objects.bulk_create(new_proverbs)
     report.created = len(created)
     if created:
@@ -159,10 +161,12 @@ def curation_target_set(*, curated_target: int) -> CurationTarget:
 
 
 def curation_progress() -> dict:
-    """Curated count against the researcher's target, and what is left to decide."""
+    """Curated count against the researcher's target (demo proverbs apart), and what is left
+    to decide."""
     target = CurationTarget.objects.filter(pk=1).first()
     counts = Proverb.objects.aggregate(
-        curated=Count("id", filter=Q(status=Proverb.Status.CURATED)),
+        curated=Count("id", filter=Q(status=Proverb.Status.CURATED, is_demo=False)),
+        demo_curated=Count("id", filter=Q(status=Proverb.Status.CURATED, is_demo=True)),
         candidate=Count("id", filter=Q(status=Proverb.Status.CANDIDATE)),
         rejected=Count("id", filter=Q(status=Proverb.Status.REJECTED)),
     )

@@ -7,6 +7,7 @@ left out and the rest of the record is imported. Re-importing a file changes not
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 
@@ -40,6 +41,9 @@ class EpicImportReport:
     ambiguous_spans: int = 0
     unresolved_spans: int = 0
     splits: dict = field(default_factory=dict)
+    # Quotes matched to an existing proverb whose text is not identical (case, punctuation):
+    # {"pk", "quote", "proverb", "proverb_text", "records"}, for the researcher to confirm.
+    inexact_matches: list[dict] = field(default_factory=list)
     errors: list[RecordProblem] = field(default_factory=list)
     warnings: list[RecordProblem] = field(default_factory=list)
 
@@ -105,7 +109,7 @@ def _sort_records(
     new, changed = [], []
     for record in records:
         proverb = proverbs[normalize_text(record.quote)]
-        pairs, problems = resolve_record_spans(record, proverb.text)
+        pairs, problems = resolve_record_spans(record)
         report.errors.extend(problems)
         report.unresolved_spans += len(problems)
         report.span_pairs += len(pairs)
@@ -117,6 +121,7 @@ def _sort_records(
             report.narratives_unchanged += 1  # a Parable record keeps its own alignments
         else:
             narrative.proverb = proverb
+            narrative.proverb_quote = _quote_kept(record, proverb)
             narrative.text = record.narrative
             narrative.word_count = word_count(record.narrative)
             changed.append((narrative, pairs))
@@ -136,7 +141,13 @@ def _new_narrative(record: EpicRecord, proverb: Proverb, source_label: str) -> N
         status=Narrative.Status.APPROVED,
         external_id=record.pk,
         word_count=word_count(record.narrative),
+        proverb_quote=_quote_kept(record, proverb),
     )
+
+
+def _quote_kept(record: EpicRecord, proverb: Proverb) -> str:
+    """The record's verbatim quote when the proverb's text differs from it, else ""."""
+    return "" if record.quote == proverb.text else record.quote
 
 
 def _proverbs_for(
@@ -147,15 +158,30 @@ def _proverbs_for(
     for record in records:
         quotes.setdefault(normalize_text(record.quote), record)
     found = {p.normalized_text: p for p in _in_chunks(Proverb.objects, "normalized_text", quotes)}
+    # A demo proverb the dataset uses is study data now: it counts and stays on removal.
+    Proverb.objects.filter(pk__in=[p.pk for p in found.values()], is_demo=True).update(
+        is_demo=False
+    )
+    per_quote = Counter(normalize_text(record.quote) for record in records)
     for key, proverb in found.items():
         record = quotes[key]
         if proverb.text != record.quote:
+            report.inexact_matches.append(
+                {
+                    "pk": record.pk,
+                    "quote": record.quote,
+                    "proverb": proverb.pk,
+                    "proverb_text": proverb.text,
+                    "records": per_quote[key],
+                }
+            )
             report.warnings.append(
                 RecordProblem(
                     record.number,
                     record.pk,
                     f"{record.pk}: quote {record.quote!r} matched proverb {proverb.pk} "
-                    f"{proverb.text!r}; exports give the proverb's text.",
+                    f"{proverb.text!r} (not identical: please confirm); the record's own "
+                    "quote is kept with its narratives and exported.",
                 )
             )
     created = Proverb.objects.bulk_create(
@@ -255,6 +281,7 @@ def _same_content(
     stored = sorted(_pair_key(p) for p in narrative.span_pairs.all() if p.assignment_id is None)
     return (
         narrative.proverb_id == proverb.pk
+        and narrative.proverb_quote == _quote_kept(record, proverb)
         and narrative.text == record.narrative
         and stored == sorted(_pair_key(p) for p in pairs)
     )
@@ -265,5 +292,7 @@ def _update_narratives(changed: list[tuple[Narrative, list[ResolvedSpanPair]]]) 
     narratives = [narrative for narrative, _ in changed]
     if not narratives:
         return
-    Narrative.objects.bulk_update(narratives, ["proverb", "text", "word_count"], batch_size=_CHUNK)
+    Narrative.objects.bulk_update(
+        narratives, ["proverb", "proverb_quote", "text", "word_count"], batch_size=_CHUNK
+    )
     SpanPair.objects.filter(narrative__in=narratives, assignment__isnull=True).delete()

@@ -192,10 +192,13 @@ def _parse_record(number: int, item, problems: list[RecordProblem]) -> EpicRecor
     return EpicRecord(number, pk, fields["quote"], fields["narrative"], spans)
 
 
-def resolve_record_spans(
-    record: EpicRecord, proverb_text: str
-) -> tuple[list[ResolvedSpanPair], list[RecordProblem]]:
-    """Unsaved span pairs for the record's resolvable spans, and a problem per other slot."""
+def resolve_record_spans(record: EpicRecord) -> tuple[list[ResolvedSpanPair], list[RecordProblem]]:
+    """Unsaved span pairs for the record's resolvable spans, and a problem per other slot.
+
+    Spans are looked up in the record's own quote and narrative, never in a proverb it
+    was matched to (whose punctuation or case may differ).
+    """
+    proverb_text = record.quote
     pairs, problems = [], []
     for span in record.spans:
         where = f"{record.pk} slot {span.slot}"
@@ -240,7 +243,7 @@ def resolve_record_spans(
 
 def epic_record(row: Mapping) -> dict:
     """The ePiC record of an export row (annotation.datasets.records.export_rows)."""
-    fields = {"quote": row["proverb"], "narrative": row["narrative"]}
+    fields = {"quote": row["proverb_quote"] or row["proverb"], "narrative": row["narrative"]}
     fields.update(dict.fromkeys(SPAN_FIELDS, ""))
     for pair in row["span_pairs"]:
         if pair["alignment"] == 1:

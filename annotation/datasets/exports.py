@@ -29,7 +29,7 @@ from annotation.analysis.cards import dataset_card
 from annotation.analysis.selectors import dataset_analysis
 from annotation.datasets.csv_cells import SafeCsvWriter
 from annotation.datasets.epic_files import write_epic
-from annotation.datasets.records import dataset_narratives, export_rows
+from annotation.datasets.records import DATASET_SOURCES, dataset_narratives, export_rows
 
 FORMATS = ("epic", "jsonl", "csv", "parquet")
 DATA_FILES = {
@@ -43,6 +43,7 @@ COLUMNS = (
     "pk",
     "proverb_id",
     "proverb",
+    "proverb_quote",
     "narrative",
     "source",
     "source_label",
@@ -76,6 +77,7 @@ PARQUET_SCHEMA = pa.schema(
         ("pk", pa.string()),
         ("proverb_id", pa.int64()),
         ("proverb", pa.string()),
+        ("proverb_quote", pa.string()),
         ("narrative", pa.string()),
         ("source", pa.string()),
         ("source_label", pa.string()),
@@ -223,6 +225,7 @@ def dataset_export(
     directory: Path,
     batches: Sequence[int] | None = None,
     approved_only: bool = False,
+    sources: Sequence[str] | None = None,
     raw_worker_ids: bool = False,
     statistics: bool = True,
     analysis: dict | None = None,
@@ -238,9 +241,10 @@ def dataset_export(
     if format not in FORMATS:
         raise ValueError(f"Unknown format {format!r}; use one of {', '.join(FORMATS)}.")
     directory.mkdir(parents=True, exist_ok=True)
-    total = dataset_narratives(batches=batches, approved_only=approved_only).count()
+    scope = {"batches": batches, "approved_only": approved_only, "sources": sources}
+    total = dataset_narratives(**scope).count()
     summary = ExportSummary()
-    chunks = export_rows(batches=batches, approved_only=approved_only)
+    chunks = export_rows(**scope)
     if not raw_worker_ids:
         chunks = pseudonymize(chunks, WorkerPseudonyms(export_salt()))
     chunks = _reporting(summary.count(chunks), total, progress)
@@ -255,7 +259,7 @@ def dataset_export(
     finally:
         files = [data_path, *split_pks.finish(complete=complete and format == "epic")]
     if analysis is None and statistics:
-        analysis = dataset_analysis(batches=batches, approved_only=approved_only, seed=seed)
+        analysis = dataset_analysis(**scope, seed=seed)
     card_path = directory / "README.md"
     with _replacing(card_path) as partial:
         partial.write_text(
@@ -264,7 +268,11 @@ def dataset_export(
                 files=[path.name for path in files],
                 summary=summary,
                 analysis=analysis,
-                scope={"batches": sorted(batches or []), "approved_only": approved_only},
+                scope={
+                    "batches": sorted(batches or []),
+                    "approved_only": approved_only,
+                    "sources": sorted(sources or DATASET_SOURCES),
+                },
                 raw_worker_ids=raw_worker_ids,
             ),
             encoding="utf-8",

@@ -29,9 +29,14 @@ CHUNK_SIZE = 5_000
 
 
 def dataset_narratives(
-    *, batches: Sequence[int] | None = None, approved_only: bool = False
+    *,
+    batches: Sequence[int] | None = None,
+    approved_only: bool = False,
+    sources: Sequence[str] | None = None,
 ) -> QuerySet[Narrative]:
-    narratives = Narrative.objects.filter(source__in=DATASET_SOURCES)
+    """The narratives in scope: of `sources` (default crowd and imported: model output is
+    not part of the dataset unless asked for), written in `batches`, approved only."""
+    narratives = Narrative.objects.filter(source__in=sources or DATASET_SOURCES)
     if batches:
         narratives = narratives.filter(assignment__item__batch__in=batches)
     if approved_only:
@@ -84,7 +89,10 @@ def span_pairs_of(narrative_ids: list[int]) -> dict[int, list[dict]]:
     wanted = set(narrative_ids)
     rows = (
         _of_chunk(SpanPair.objects, "narrative_id", narrative_ids)
-        .filter(Q(assignment__isnull=True) | Q(assignment__status="approved"))
+        .filter(
+            Q(assignment__isnull=True)
+            | Q(assignment__status="approved", assignment__item__withdrawn_at__isnull=True)
+        )
         .order_by("narrative_id", "position")
         .values_list(
             "narrative_id",
@@ -142,6 +150,7 @@ _EXPORT_FIELDS = (
     "split_unseen",
     "keywords_text",
     "parable_rank",
+    "proverb_quote",
 )
 _NO_KEYWORDS = ("{}", "[]", "null", "", None)
 
@@ -166,6 +175,7 @@ def export_rows(
     *,
     batches: Sequence[int] | None = None,
     approved_only: bool = False,
+    sources: Sequence[str] | None = None,
     chunk_size: int = CHUNK_SIZE,
 ) -> Iterator[list[dict]]:
     """The dataset as export rows (one per narrative, by id), `chunk_size` rows at a time.
@@ -177,7 +187,9 @@ def export_rows(
     imported), split_seen, split_unseen (None when unset), keywords (list of str),
     span_pairs (dicts of _PAIR_FIELDS), ratings (criterion, mean, n).
     """
-    narratives = dataset_narratives(batches=batches, approved_only=approved_only).annotate(
+    narratives = dataset_narratives(
+        batches=batches, approved_only=approved_only, sources=sources
+    ).annotate(
         parable_rank=_parable_rank(),
         keywords_text=Cast("keywords", TextField()),  # decoded only when not empty
     )
@@ -199,7 +211,7 @@ def _taken_pks(rows: list[tuple]) -> set[str]:
 
 def _export_row(row: tuple, pairs: dict, ratings: dict, taken: set[str]) -> dict:
     (nid, external_id, proverb_id, proverb, text, source, label, status) = row[:8]
-    (provider, worker_id, seen, unseen, keywords, rank) = row[8:]
+    (provider, worker_id, seen, unseen, keywords, rank, quote) = row[8:]
     pk = external_id or f"Q{proverb_id}N{rank}"
     if external_id is None and pk in taken:
         pk = f"parable-{nid}"
@@ -208,6 +220,7 @@ def _export_row(row: tuple, pairs: dict, ratings: dict, taken: set[str]) -> dict
         "pk": pk,
         "proverb_id": proverb_id,
         "proverb": proverb,
+        "proverb_quote": quote or None,
         "narrative": text,
         "source": source,
         "source_label": label,
@@ -241,7 +254,10 @@ def _rating_summaries(narrative_ids: list[int]) -> dict[int, list[dict]]:
     wanted = set(narrative_ids)
     summaries = (
         _of_chunk(Rating.objects, "narrative_id", narrative_ids)
-        .filter(assignment__status__in=COUNTED_ASSIGNMENTS)
+        .filter(
+            assignment__status__in=COUNTED_ASSIGNMENTS,
+            assignment__item__withdrawn_at__isnull=True,
+        )
         .values("narrative_id", "criterion")
         .annotate(mean=Avg("value"), n=Count("id"))
         .order_by("narrative_id", "criterion")

@@ -81,6 +81,26 @@ def split_file_part(name: str) -> tuple[str, str] | None:
     return (match[1], match[2]) if match else None
 
 
+def split_files_select(files: Mapping[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
+    """The split files among files of a release folder, and the names of the others.
+
+    A release folder holds more than split files (ePiC's has two *_label_map.json files
+    beside its index files): those are left aside, for the command line and the admin
+    upload alike. Raises SplitFileError when no file is a split file.
+    """
+    chosen = {name: content for name, content in files.items() if split_file_part(name)}
+    if files and not chosen:
+        raise SplitFileError(
+            [
+                "No split files among "
+                + ", ".join(sorted(files))
+                + ": expected names like epic_seen_train_pks.json "
+                "(*_{seen,unseen}_{train,test}_*.json)."
+            ]
+        )
+    return chosen, sorted(set(files) - set(chosen))
+
+
 def parse_split_files(files: Mapping[str, bytes]) -> dict[str, dict[str, str]]:
     """Setting -> record pk -> part, from split files by name; raises SplitFileError."""
     parts: dict[str, dict[str, str]] = defaultdict(dict)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import combinations, permutations
@@ -41,6 +42,7 @@ __all__ = [
     "dawid_skene",
     "krippendorff_alpha",
     "majority_vote",
+    "majority_vote_ties",
     "pairwise_binary_agreement",
     "pairwise_label_agreement",
     "rating_summary",
@@ -398,6 +400,23 @@ def majority_vote(answers: Iterable[Triple]) -> dict[Hashable, Any]:
     with _quiet_pandas():
         probas = MajorityVote().fit_predict_proba(frame)
     return _decide(probas, questions, labels)
+
+
+def majority_vote_ties(answers: Iterable[Triple]) -> dict[Hashable, list[Any]]:
+    """The questions whose most chosen label is shared by several labels: the tied labels,
+    smallest first (as :func:`majority_vote` orders them). Questions with a clear majority
+    are left out, so a tie is shown as a tie instead of as the tie-break's pick."""
+    votes: dict[Hashable, Counter] = defaultdict(Counter)
+    for question, _worker, label in answers:
+        votes[question][label] += 1
+    ties = {}
+    for question, counts in votes.items():
+        top = max(counts.values())
+        tied = [label for label, count in counts.items() if count == top]
+        if len(tied) > 1:
+            first = _smallest(tied)
+            ties[question] = [first, *sorted((t for t in tied if t != first), key=repr)]
+    return ties
 
 
 def dawid_skene(

@@ -20,6 +20,7 @@ from annotation.quality.agreement import (
     dawid_skene,
     krippendorff_alpha,
     majority_vote,
+    majority_vote_ties,
     pairwise_label_agreement,
     rating_summary,
     span_agreement,
@@ -39,6 +40,7 @@ def _counted(model, batch: Batch):
         assignment__item__batch=batch,
         assignment__status__in=COUNTED,
         assignment__item__is_gold=False,
+        assignment__item__withdrawn_at__isnull=True,
     )
 
 
@@ -131,11 +133,15 @@ def choice_agreement(*, batch: Batch) -> dict:
     answers = [(question, worker, chosen) for question, worker, chosen, _ in rows]
     gold = {question: correct for question, _, _, correct in rows}
     voted = majority_vote(answers)
+    ties = majority_vote_ties(answers)
     modelled = dawid_skene(answers)
     counts: dict[int, int] = defaultdict(int)
     for question, *_ in rows:
         counts[question] += 1
-    texts = Proverb.objects.in_bulk({*gold.values(), *voted.values(), *modelled.values()})
+    tied_labels = {label for labels in ties.values() for label in labels}
+    texts = Proverb.objects.in_bulk(
+        {*gold.values(), *voted.values(), *modelled.values(), *tied_labels}
+    )
     questions = [
         {
             "question": question,
@@ -144,6 +150,7 @@ def choice_agreement(*, batch: Batch) -> dict:
             "correct_text": texts[gold[question]].text,
             "majority_vote": voted.get(question),
             "majority_vote_text": texts[voted[question]].text if question in voted else None,
+            "majority_vote_tie": [texts[label].text for label in ties.get(question, [])],
             "dawid_skene": modelled.get(question),
             "dawid_skene_text": texts[modelled[question]].text if question in modelled else None,
         }
@@ -157,6 +164,7 @@ def choice_agreement(*, batch: Batch) -> dict:
         "pairwise_agreement": pairwise_label_agreement(answers),
         "alpha": krippendorff_alpha(answers, level="nominal"),
         "majority_vote_accuracy": aggregate_accuracy(voted, gold),
+        "majority_vote_ties": len(ties),
         "dawid_skene_accuracy": aggregate_accuracy(modelled, gold),
         "aggregated": questions,
     }

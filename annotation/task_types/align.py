@@ -29,7 +29,8 @@ For each, select a stretch of words in the proverb and a stretch of words in the
 press "Pair these spans". Each pair gets its own colour in both texts.
 Add at least the minimum number of pairs shown and at most the maximum; remove a pair with its \
 Remove button.
-Select by dragging with the mouse, or with the keyboard: Tab into a text, move with the arrow \
+Select by dragging with the mouse or a finger (on a touch screen you can also tap the first \
+word and then the last), or with the keyboard: Tab into a text, move with the arrow \
 keys, hold Shift with the arrows to extend, press Enter to pair, Escape to clear. Your pairs are \
 kept if you reload the page."""
 

@@ -163,6 +163,7 @@ def alignments_to_add(*, batch) -> list:
         status=Assignment.Status.APPROVED,
         item__narrative__isnull=False,
         item__is_gold=False,
+        item__withdrawn_at__isnull=True,
     )
     ids = set(approved.values_list("pk", flat=True))
     in_batch = set(

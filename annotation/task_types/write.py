@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from django import forms
 from django.contrib.admin.widgets import FilteredSelectMultiple
+from django.db.models import Q
 from django.utils import timezone
 
 from annotation.models import Narrative, Proverb
@@ -183,6 +184,15 @@ class WriteTask(task_types.TaskType):
             "word_count": narrative.word_count,
             "status": narrative.status,
         }
+
+    def built_on(self, *, assignment: Assignment) -> Q:
+        """Items about the narrative: to align or rate it, questions on it, its alignments."""
+        return (
+            super().built_on(assignment=assignment)
+            | Q(narrative__assignment=assignment)
+            | Q(choice_question__narrative__assignment=assignment)
+            | Q(source_assignment__item__narrative__assignment=assignment)
+        )
 
     def on_reviewed(self, *, assignment: Assignment, approved: bool) -> None:
         narrative = Narrative.objects.select_for_update().get(assignment=assignment)

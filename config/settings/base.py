@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI as static files: the API docs work offline
     "annotation",
     "crowd",
     "mturk",
@@ -185,6 +186,12 @@ SPECTACULAR_SETTINGS = {
         "BatchStatusEnum": "crowd.models.Batch.Status",
         "NarrativeSplitEnum": "annotation.models.Narrative.Split",
     },
+}
+# The API documentation page (/api/docs/) loads Swagger UI from static files, not a CDN.
+SPECTACULAR_SETTINGS |= {
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 LOGIN_URL = "admin:login"

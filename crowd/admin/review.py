@@ -11,9 +11,10 @@ from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.template.response import TemplateResponse
 
-from crowd.models import Assignment, Worker
+from crowd.models import Assignment, SavedReviewMessage, Worker
 from crowd.providers import ProviderError
 from crowd.review import ReviewError, assignment_approve, assignment_reject, worker_block
+from crowd.withdrawals import withdrawal_impact
 
 REVIEW_PERMISSION = "crowd.review_batch"
 
@@ -22,6 +23,15 @@ class ReasonForm(forms.Form):
     reason = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
         help_text="Shown to the worker.",
+    )
+
+
+def withdrawal_summary(impact) -> str:
+    """What rejecting approved work does downstream, in a sentence for the reviewer."""
+    return (
+        f"Rejecting approved work withdraws {impact.items} item(s) built on it in chained "
+        f"batches: {impact.reservations} open reservation(s) are released and "
+        f"{impact.answers} finished answer(s) are kept but left out of agreement and analysis."
     )
 
 
@@ -56,6 +66,9 @@ class ReviewActions:
             action="reject_selected",
             title="Reject submissions",
             apply=lambda reason: self._reject(request, queryset, reason),
+            impact=withdrawal_impact(
+                assignments=self._assignments(queryset).select_related("item__batch")
+            ),
         )
 
     @admin.action(
@@ -71,14 +84,18 @@ class ReviewActions:
         )
 
     def _reject(self, request, queryset, reason: str) -> None:
+        assignments = list(self._assignments(queryset).select_related("item__batch"))
+        impact = withdrawal_impact(assignments=assignments)
         rejected = 0
-        for assignment in self._assignments(queryset):
+        for assignment in assignments:
             try:
                 assignment_reject(assignment=assignment, message=reason)
                 rejected += 1
             except (ReviewError, ProviderError) as error:
                 self.message_user(request, str(error), messages.WARNING)
         self.message_user(request, f"{rejected} submission(s) rejected; their slots reopened.")
+        if impact.items:
+            self.message_user(request, withdrawal_summary(impact), messages.WARNING)
 
     def _block(self, request, queryset, reason: str) -> None:
         workers = Worker.objects.filter(
@@ -93,7 +110,7 @@ class ReviewActions:
                 self.message_user(request, str(error), messages.WARNING)
         self.message_user(request, f"{blocked} worker(s) blocked.")
 
-    def _with_reason(self, request, queryset, *, action: str, title: str, apply):
+    def _with_reason(self, request, queryset, *, action: str, title: str, apply, impact=None):
         form = ReasonForm(request.POST if "reason" in request.POST else None)
         if form.is_valid():
             apply(form.cleaned_data["reason"])
@@ -106,5 +123,14 @@ class ReviewActions:
             "queryset": queryset,
             "action": action,
             "action_checkbox_name": ACTION_CHECKBOX_NAME,
+            "impact": withdrawal_summary(impact) if impact and impact.items else "",
         }
         return TemplateResponse(request, "admin/crowd/review_reason.html", context)
+
+
+@admin.register(SavedReviewMessage)
+class SavedReviewMessageAdmin(admin.ModelAdmin):
+    """Rejection messages offered in the review queue (keys 1-9, in this order)."""
+
+    list_display = ("text", "position")
+    list_editable = ("position",)

@@ -77,8 +77,11 @@ def test_echoed_proverb_blocks_submit_with_the_reason_then_the_edit_goes_through
     page.fill("#narrative", BIRDS_STORY)
     expect(violations).to_have_count(0)
     expect(submit).to_be_enabled()
+    expect(page.locator("#timer")).to_be_visible()
     submit.click()
     expect(page.locator("#status")).to_contain_text("your story is stored")
+    expect(page.locator("#timer")).to_be_hidden()
+    expect(page.locator(".return-form")).to_be_hidden()
     narrative = Narrative.objects.get()
     assert narrative.text == BIRDS_STORY
     assert narrative.status == Narrative.Status.SUBMITTED

@@ -5,6 +5,7 @@ from datetime import timedelta
 import pytest
 from django.core import signing
 from django.test import override_settings
+from django.utils import timezone
 
 from crowd.models import Assignment, Worker
 from crowd.workers import (
@@ -95,3 +96,39 @@ def test_stats_per_worker_count_reviews_and_median_time():
         "median_seconds": 120.0,
     }
     assert rows["Slow"]["approval_rate"] is None
+
+
+def test_overview_lists_open_tasks_submissions_messages_and_earnings():
+    from crowd.review import assignment_bonus
+    from crowd.workers import worker_overview
+
+    worker = worker_create()
+    batch = batch_create(reward_cents=150)
+    approved, rejected, reserved, other = (
+        batch_item_create(batch=batch, proverb=proverb_create()) for _ in range(4)
+    )
+    done = timezone.now() + timedelta(seconds=1)
+    first = assignment_create(item=approved, worker=worker, status="approved", submitted_at=done)
+    assignment_bonus(assignment=first, cents=25, reason="Great story.")
+    assignment_create(
+        item=rejected,
+        worker=worker,
+        status="rejected",
+        submitted_at=done,
+        review_message="Too short.",
+    )
+    live = assignment_create(item=reserved, worker=worker)
+    assignment_create(item=other, worker=worker_create(), status="approved", submitted_at=done)
+    overview = worker_overview(worker=worker)
+    assert overview["open_tasks"] == [live]
+    assert {a.status: a.review_message for a in overview["submissions"]} == {
+        "approved": "",
+        "rejected": "Too short.",
+    }
+    assert overview["earnings"] == {
+        "rewards": "1.50",
+        "bonuses": "0.25",
+        "total": "1.75",
+        "approved": 1,
+        "awaiting_review": 0,
+    }

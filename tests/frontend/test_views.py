@@ -174,3 +174,59 @@ def test_unstorable_submit_is_a_400_saying_why_and_stores_nothing(client, batch,
     assert reason in response.json()["error"]
     assert not Narrative.objects.exists()
     assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.RESERVED
+
+
+def test_preview_shows_the_real_instructions_and_a_sample_item_and_stores_nothing(
+    client, researcher
+):
+    from crowd.models import Assignment, Worker
+    from tests.factories import BIRDS, proverb_create, write_batch_create
+
+    batch = write_batch_create(proverbs=[proverb_create(BIRDS)], instructions="Write <b>well</b>.")
+    client.force_login(researcher)
+    page = client.get(f"/tasks/preview/{batch.pk}/").content.decode()
+    assert 'data-testid="preview-note"' in page
+    assert "Write &lt;b&gt;well&lt;/b&gt;." in page
+    assert BIRDS in page
+    assert "Give this task back" not in page
+    assert not Assignment.objects.exists()
+    assert not Worker.objects.exists()
+    refused = client.post("/tasks/preview/submit/")
+    assert refused.status_code == 400
+    assert "nothing is stored" in refused.json()["error"]
+
+
+def test_preview_is_for_staff_with_the_batch_permission(client, worker_user, django_user_model):
+    from tests.factories import BIRDS, proverb_create, write_batch_create
+
+    batch = write_batch_create(proverbs=[proverb_create(BIRDS)])
+    assert client.get(f"/tasks/preview/{batch.pk}/").status_code == 302
+    client.force_login(worker_user)
+    assert client.get(f"/tasks/preview/{batch.pk}/").status_code == 302
+    staff = django_user_model.objects.create_user(username="staff", password="x", is_staff=True)
+    client.force_login(staff)
+    assert client.get(f"/tasks/preview/{batch.pk}/").status_code == 403
+
+
+def test_worker_page_shows_submissions_with_the_reviewer_s_message_escaped(client, batch):
+    from crowd.review import assignment_reject
+
+    assignment = enter(client, batch)
+    post_submit(client, assignment, BIRDS_STORY)
+    assignment_reject(assignment=assignment, message="Too close to <b>the</b> proverb.")
+    page = client.get("/tasks/").content.decode()
+    assert "Too close to &lt;b&gt;the&lt;/b&gt; proverb." in page
+    assert "Rejected" in page
+    assert 'data-testid="earnings-total">0.00<' in page
+
+
+def test_a_rejected_story_shows_the_message_as_its_own_sentence(client, batch):
+    from crowd.review import assignment_reject
+
+    assignment = enter(client, batch)
+    post_submit(client, assignment, BIRDS_STORY)
+    assignment_reject(assignment=assignment, message="Use at most 600 characters.")
+    page = client.get(f"/tasks/a/{assignment.pk}/").content.decode()
+    assert "it was not accepted. Thank you!" in page
+    assert "Message from the researcher: Use at most 600 characters.</p>" in page
+    assert ".." not in page.replace("...", "")

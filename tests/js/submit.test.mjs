@@ -159,3 +159,18 @@ test("a refused answer posts nothing to the provider", async () => {
   assert.equal(outcome.ok, false);
   assert.deepEqual(posted, []);
 });
+
+test("a stored submission hides the timer and the give-back form; a refusal keeps them", async () => {
+  const elements = { "#timer": { hidden: false }, ".return-form": { hidden: false } };
+  const base = globalThis.document.querySelector;
+  globalThis.document.querySelector = (selector) => elements[selector] ?? base(selector);
+  const submitter = createSubmitter(CONFIG);
+  replies.push(json(400, { error: "Too short." }));
+  await submitter.submit({ text: "x" });
+  assert.equal(elements["#timer"].hidden, false);
+  assert.equal(elements[".return-form"].hidden, false);
+  replies.push(json(200, { status: "submitted", replayed: false, result: {} }));
+  await submitter.submit({ text: "a story" });
+  assert.equal(elements["#timer"].hidden, true);
+  assert.equal(elements[".return-form"].hidden, true);
+});

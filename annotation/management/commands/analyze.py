@@ -1,4 +1,5 @@
-"""python manage.py analyze [--batch ID ...] [--approved-only] [--seed N] [--json OUT]"""
+"""python manage.py analyze [--batch ID ...] [--source S ...] [--approved-only] [--seed N]
+[--json OUT]"""
 
 import json
 from pathlib import Path
@@ -7,7 +8,7 @@ from django.core.management.base import BaseCommand
 
 from annotation.analysis.cards import analysis_sections
 from annotation.analysis.selectors import dataset_analysis
-from annotation.management.commands.export_dataset import batch_ids
+from annotation.management.commands.export_dataset import batch_ids, source_argument
 from annotation.management.progress import progress_printer
 
 
@@ -22,6 +23,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--batch", type=int, action="append", metavar="ID")
         parser.add_argument("--approved-only", action="store_true")
+        source_argument(parser)
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--json", type=Path, metavar="OUT", dest="json_out")
 
@@ -29,6 +31,7 @@ class Command(BaseCommand):
         result = dataset_analysis(
             batches=batch_ids(options["batch"]),
             approved_only=options["approved_only"],
+            sources=options["source"],
             seed=options["seed"],
             progress=progress_printer(self.stderr),
         )

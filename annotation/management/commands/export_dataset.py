@@ -10,6 +10,16 @@ from annotation.management.progress import progress_printer
 from crowd.models import Batch
 
 
+def source_argument(parser) -> None:
+    """--source crowd|imported|model, repeatable: the narrative sources in scope."""
+    parser.add_argument(
+        "--source",
+        choices=("crowd", "imported", "model"),
+        action="append",
+        help="Only narratives of this source (repeat for several); default crowd and imported.",
+    )
+
+
 def batch_ids(values: list[int] | None) -> list[int] | None:
     """The --batch ids, checked to exist."""
     if not values:
@@ -41,6 +51,7 @@ class Command(BaseCommand):
             help="Only narratives written in this crowd batch (repeat for several).",
         )
         parser.add_argument("--approved-only", action="store_true")
+        source_argument(parser)
         parser.add_argument(
             "--raw-worker-ids",
             action="store_true",
@@ -67,6 +78,7 @@ class Command(BaseCommand):
             directory=options["out"],
             batches=batch_ids(options["batch"]),
             approved_only=options["approved_only"],
+            sources=options["source"],
             raw_worker_ids=options["raw_worker_ids"],
             statistics=not options["no_statistics"],
             analysis=analysis,

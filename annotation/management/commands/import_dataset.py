@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.datasets.epic import EpicImportReport, dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
-from annotation.datasets.splits import split_file_part
+from annotation.datasets.splits import SplitFileError, split_files_select
 
 
 class Command(BaseCommand):
@@ -70,14 +70,11 @@ def _read(path: Path) -> bytes:
 def _split_files(directory: Path) -> dict[str, bytes]:
     if not directory.is_dir():
         raise CommandError(f"{directory} is not a folder of split files.")
-    files = {
-        path.name: _read(path)
-        for path in sorted(directory.iterdir())
-        if path.is_file() and split_file_part(path.name)
-    }
-    if not files:
-        raise CommandError(
-            f"No split files in {directory}: expected names like "
-            "epic_seen_train_pks.json (*_{seen,unseen}_{train,test}_*.json)."
-        )
-    return files
+    files = {path.name: _read(path) for path in sorted(directory.iterdir()) if path.is_file()}
+    try:
+        chosen, _ = split_files_select(files)
+    except SplitFileError as error:
+        raise CommandError(" ".join(error.messages)) from error
+    if not chosen:
+        raise CommandError(f"No split files in {directory}: the folder is empty.")
+    return chosen

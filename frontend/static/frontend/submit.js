@@ -23,6 +23,8 @@
 //   showNextLink(url) -> appends a "Next task" link (data-testid next-link) to #status;
 //       nothing when url is empty
 //   startTimer() -> counts the #timer element down from its data-seconds-left
+//   taskDone() -> stops the timer and hides it and "Give this task back" (called by the
+//       submitter once a submission is stored)
 // Text is only ever written with textContent: worker text is never parsed as HTML.
 
 export function taskConfig(id = "task-config") {
@@ -133,6 +135,7 @@ export function createSubmitter(config) {
         submitter.busy = false;
         if (outcome.ok) {
           keyStore.clear();
+          taskDone();
           if (config.external_submit) postForm(config.external_submit);
         }
         return outcome;
@@ -175,6 +178,16 @@ export function showNextLink(url) {
   status.appendChild(next);
 }
 
+let stopTimer = () => {};
+
+export function taskDone() {
+  stopTimer();
+  for (const selector of ["#timer", ".return-form"]) {
+    const element = document.querySelector(selector);
+    if (element) element.hidden = true;
+  }
+}
+
 export function startTimer() {
   const timer = document.getElementById("timer");
   if (!timer) return;
@@ -195,5 +208,6 @@ export function startTimer() {
     const interval = setInterval(() => {
       if (!tick()) clearInterval(interval);
     }, 1000);
+    stopTimer = () => clearInterval(interval);
   }
 }

@@ -81,6 +81,25 @@ def test_report_page_shows_figures_and_aggregated_answers(client, reviewer, writ
     assert "Add gold items" not in html  # reviewers read only
 
 
+def test_report_page_shows_a_majority_vote_tie_as_a_tie(client, reviewer, write):
+    for text in ("Haste makes waste", "Look before you leap", "Birds of a feather", "No pain"):
+        proverb_create(text, status="curated")
+    choose = task_batch_create(task_type="choose", source_batch=write, target_per_item=2)
+    first = assignment_reserve_next(batch=choose, worker=worker_create())
+    question = first.item.choice_question
+    other = next(pk for pk in question.options if pk != question.correct_id)
+    assignment_submit(assignment=first, payload={"chosen": other})
+    second = assignment_reserve_next(batch=choose, worker=worker_create())
+    assignment_submit(assignment=second, payload={"chosen": question.correct_id})
+    client.force_login(reviewer)
+    html = client.get(f"/admin/agreement/{choose.pk}/").content.decode()
+    tie = html.split('data-testid="tie">')[1].split("<")[0]
+    assert tie.startswith("Tie: ")
+    assert "Time is money" in tie
+    assert " / " in tie
+    assert "1 tied question(s)" in html
+
+
 def test_index_lists_the_batches(client, reviewer, write):
     rate = task_batch_create(task_type="rate", source_batch=write, name="Rate them")
     client.force_login(reviewer)

@@ -86,3 +86,28 @@ def test_admin_index_links_dashboard_batches_and_agreement(client, researcher):
     page = client.get("/admin/").content.decode()
     for url in ("/admin/dataset/", "/admin/crowd/batch/", "/admin/agreement/"):
         assert f'href="{url}"' in page
+
+
+def test_banner_counts_demo_apart_and_removes_it_in_one_action(client, researcher):
+    from annotation.curation.demo import demo_proverbs_load
+
+    demo_proverbs_load()
+    proverb_create("A study proverb not in the demo list", status="curated")
+    client.force_login(researcher)
+    page = client.get("/admin/annotation/proverb/").content.decode()
+    assert '<span data-testid="curated-count">1</span>' in page
+    assert 'data-testid="demo-count"' in page
+    response = client.post("/admin/annotation/proverb/remove-demo/", follow=True)
+    assert "demo proverb(s)" in response.content.decode()
+    assert list(Proverb.objects.values_list("text", flat=True)) == [
+        "A study proverb not in the demo list"
+    ]
+
+
+def test_reviewers_cannot_remove_demo_data(client, reviewer):
+    from annotation.curation.demo import demo_proverbs_load
+
+    demo_proverbs_load()
+    client.force_login(reviewer)
+    assert client.post("/admin/annotation/proverb/remove-demo/").status_code == 403
+    assert Proverb.objects.exists()

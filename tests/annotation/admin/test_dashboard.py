@@ -10,7 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils.html import escape
 
 from annotation.analysis.selectors import definitions
-from annotation.models import Narrative
+from annotation.models import DatasetAnalysis, Narrative
 from tests.factories import (
     batch_create,
     crowd_narrative_create,
@@ -40,10 +40,22 @@ def _small_dataset() -> None:
         rating_create(narrative=narrative, criterion="overall", value=4)
 
 
-def test_dashboard_shows_every_section_table_and_plot(client, researcher):
+@pytest.fixture
+def analysed(client, django_capture_on_commit_callbacks):
+    """The dashboard page once its analysis job has run (the first visit queues it)."""
+
+    def get(url: str = "/admin/dataset/") -> str:
+        with django_capture_on_commit_callbacks(execute=True):
+            client.get(url)
+        return client.get(url).content.decode()
+
+    return get
+
+
+def test_dashboard_shows_every_section_table_and_plot(client, researcher, analysed):
     _small_dataset()
     client.force_login(researcher)
-    page = client.get("/admin/dataset/").content.decode()
+    page = analysed()
     for title in SECTIONS:
         assert f"<h2>{title}</h2>" in page
     for header in ("Jaccard, paired", "Welch&#x27;s t-tests", "Pairwise agreement", "Per proverb"):
@@ -52,29 +64,29 @@ def test_dashboard_shows_every_section_table_and_plot(client, researcher):
     assert '<td class="definition">Number of approved narratives' in page
 
 
-def test_dashboard_writes_every_definition_as_help_text(client, researcher):
+def test_dashboard_writes_every_definition_as_help_text(client, researcher, analysed):
     _small_dataset()
     client.force_login(researcher)
-    page = client.get("/admin/dataset/").content.decode()
+    page = analysed()
     for key, text in definitions().items():
         assert escape(text) in page, key
 
 
-def test_dashboard_escapes_proverbs_and_labels(client, researcher):
+def test_dashboard_escapes_proverbs_and_labels(client, researcher, analysed):
     proverb = proverb_create("<script>alert(1)</script> waits for no one")
     narrative = narrative_create(
         proverb=proverb, text="A tide came in.", status="approved", source_label="<img src=x>"
     )
     rating_create(narrative=narrative, criterion="overall", value=3)
     client.force_login(researcher)
-    page = client.get("/admin/dataset/").content.decode()
+    page = analysed()
     assert "<script>alert(1)" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt; waits for no one" in page
     assert "<img src=x>" not in page
     assert "imported:&lt;img src=x&gt;" in page
 
 
-def test_dashboard_draws_a_label_with_dollar_signs_as_text(client, reviewer):
+def test_dashboard_draws_a_label_with_dollar_signs_as_text(client, reviewer, analysed):
     narrative = narrative_create(
         proverb=proverb_create("Time is money"),
         text="A tide came in.",
@@ -83,20 +95,87 @@ def test_dashboard_draws_a_label_with_dollar_signs_as_text(client, reviewer):
     )
     rating_create(narrative=narrative, criterion="overall", value=3)
     client.force_login(reviewer)
-    response = client.get("/admin/dataset/")
-    assert response.status_code == 200
-    assert r"imported:Bad $\frac{1}{$ label" in response.content.decode()
+    page = analysed()
+    assert "rating_means" in page or "Mean Likert rating" in page
+    assert r"imported:Bad $\frac{1}{$ label" in page
 
 
-def test_dashboard_limits_the_analysis_to_chosen_batches(client, researcher):
+def test_dashboard_limits_the_analysis_to_chosen_batches(client, researcher, analysed):
     proverb = proverb_create("Time is money")
     batch = batch_create()
     crowd_narrative_create(proverb=proverb, batch=batch)
     crowd_narrative_create(proverb=proverb)
     client.force_login(researcher)
-    page = client.get(f"/admin/dataset/?batch={batch.pk}&approved_only=on").content.decode()
+    page = analysed(f"/admin/dataset/?batch={batch.pk}&approved_only=on")
     assert f"<td>scope.batches</td><td>{batch.pk}</td>" in page
     assert "<td>scope.narratives_loaded</td><td>1</td>" in page
+
+
+def test_dashboard_limits_the_analysis_to_chosen_sources(client, researcher, analysed):
+    proverb = proverb_create("Time is money")
+    crowd_narrative_create(proverb=proverb)
+    narrative_create(proverb=proverb, source="model", status="approved")
+    narrative_create(proverb=proverb, source="imported", status="approved")
+    client.force_login(researcher)
+    assert "<td>scope.narratives_loaded</td><td>2</td>" in analysed()
+    page = analysed("/admin/dataset/?source=model&source=crowd")
+    assert "<td>scope.sources</td><td>crowd, model</td>" in page
+    assert "<td>scope.narratives_loaded</td><td>2</td>" in page
+    page = analysed("/admin/dataset/?source=model")
+    assert "<td>scope.narratives_loaded</td><td>1</td>" in page
+
+
+def test_first_visit_queues_the_analysis_and_shows_its_progress(
+    client, researcher, django_capture_on_commit_callbacks
+):
+    _small_dataset()
+    client.force_login(researcher)
+    with django_capture_on_commit_callbacks() as queued:
+        page = client.get("/admin/dataset/").content.decode()
+    assert len(queued) == 1
+    assert "No result yet for this scope" in page
+    assert 'data-status="queued"' in page
+    analysis = DatasetAnalysis.objects.get()
+    assert client.get(f"/admin/dataset/analysis/{analysis.pk}/").json()["status"] == "queued"
+
+
+def test_later_visits_show_the_stored_result_without_recomputing(
+    client, researcher, analysed, django_capture_on_commit_callbacks
+):
+    _small_dataset()
+    client.force_login(researcher)
+    analysed()
+    with django_capture_on_commit_callbacks() as queued:
+        page = client.get("/admin/dataset/").content.decode()
+    assert queued == []
+    assert 'data-testid="computed-at"' in page
+    assert "on the data as it is now" in page
+
+
+def test_a_change_to_the_data_shows_the_last_result_and_computes_a_fresh_one(
+    client, researcher, analysed, django_capture_on_commit_callbacks
+):
+    _small_dataset()
+    client.force_login(researcher)
+    analysed()
+    crowd_narrative_create(proverb=Narrative.objects.first().proverb, text="Another story.")
+    with django_capture_on_commit_callbacks() as queued:
+        page = client.get("/admin/dataset/").content.decode()
+    assert len(queued) == 1
+    assert 'data-testid="stale"' in page
+    assert "<h2>Collection</h2>" in page
+
+
+def test_recompute_now_queues_a_job_even_on_unchanged_data(
+    client, researcher, analysed, django_capture_on_commit_callbacks
+):
+    _small_dataset()
+    client.force_login(researcher)
+    analysed()
+    with django_capture_on_commit_callbacks() as queued:
+        response = client.post("/admin/dataset/refresh/")
+    assert response.status_code == 302
+    assert len(queued) == 1
 
 
 def test_anonymous_is_sent_to_login(client):
@@ -142,6 +221,27 @@ def test_import_upload_reports_counts_and_problems(client, researcher):
     assert "Span pairs: 11 (1 ambiguous, 1 unresolved)" in page
     assert "Split seen: 4 train, 2 test" in page
     assert "Q1N3 slot 3: span_narrative_3 &#x27;motivational posters&#x27; not found" in page
+
+
+def test_import_upload_takes_the_release_folder_with_its_label_maps(client, researcher):
+    client.force_login(researcher)
+    proverb_create("TIME IS MONEY!")
+    splits = [
+        SimpleUploadedFile(path.name, path.read_bytes()) for path in (FIXTURE / "splits").iterdir()
+    ]
+    splits += [
+        SimpleUploadedFile(name, b'{"0": "a proverb"}')
+        for name in ("seen_label_map.json", "unseen_label_map.json")
+    ]
+    upload = SimpleUploadedFile("epic.json", (FIXTURE / "dataset.json").read_bytes())
+    page = client.post(
+        "/admin/dataset/import/",
+        {"file": upload, "splits": splits, "source_label": "ePiC"},
+        follow=True,
+    ).content.decode()
+    assert "Split seen: 4 train, 2 test" in page
+    assert "left aside: seen_label_map.json, unseen_label_map.json" in page
+    assert Narrative.objects.filter(source="imported").count() == 6
 
 
 def test_import_upload_of_a_malformed_file_writes_nothing(client, researcher):

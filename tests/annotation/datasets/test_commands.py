@@ -74,6 +74,7 @@ def test_import_json_report_counts_ambiguous_and_unresolved_spans():
         "ambiguous_spans": 1,
         "unresolved_spans": 1,
         "splits": {"seen": {"train": 4, "test": 2}, "unseen": {"train": 4, "test": 2}},
+        "inexact_matches": [],
     }
     [error] = report["errors"]
     assert (error["record"], error["pk"], error["slot"]) == (3, "Q1N3", 3)
@@ -139,6 +140,31 @@ def test_round_trip_epic_to_parable_to_epic_gives_the_same_records(tmp_path):
         assert set(json.loads((tmp_path / "out" / split.name).read_text())) == set(
             json.loads(split.read_text())
         )
+
+
+def test_round_trip_into_a_database_with_similar_proverbs_is_exact(tmp_path):
+    source = _resolvable_fixture(tmp_path)
+    for record in json.loads(source.read_text()):
+        quote = record["fields"]["quote"]
+        if not Proverb.objects.filter(text=quote.upper() + "!").exists():
+            proverb_create(quote.upper() + "!")
+    report = _import_json(source)
+    assert report["proverbs_created"] == 0
+    assert len(report["inexact_matches"]) == report["proverbs"]
+    assert report["unresolved_spans"] == 0
+    _call("export_dataset", "--format", "epic", str(tmp_path / "out"), "--no-statistics")
+    assert json.loads((tmp_path / "out" / "epic.json").read_text()) == json.loads(
+        source.read_text()
+    )
+
+
+def test_import_takes_a_release_folder_with_label_maps(tmp_path):
+    folder = tmp_path / "splits"
+    shutil.copytree(FIXTURE / "splits", folder)
+    for name in ("seen_label_map.json", "unseen_label_map.json"):
+        (folder / name).write_text('{"0": "Time is money"}')
+    report = _import_json(FIXTURE / "dataset.json", "--splits", str(folder))
+    assert report["splits"]["seen"]["train"] > 0
 
 
 def test_reimport_of_the_epic_export_changes_nothing(tmp_path):
@@ -272,7 +298,12 @@ def test_analyze_json_has_every_documented_key_and_hand_counted_values(tmp_path)
         "seen": {"train": 1, "test": 1, "none": 1},
         "unseen": {"train": 0, "test": 0, "none": 3},
     }
-    assert result["scope"] == {"batches": [], "approved_only": False, "narratives_loaded": 4}
+    assert result["scope"] == {
+        "batches": [],
+        "approved_only": False,
+        "sources": ["crowd", "imported"],
+        "narratives_loaded": 4,
+    }
 
 
 def test_analyze_to_standard_output_and_progress_to_standard_error():
@@ -307,3 +338,20 @@ def test_assign_splits_from_files(tmp_path):
         "splits": {"seen": {"train": 4, "test": 2}, "unseen": {"train": 4, "test": 2}},
         "unknown": [],
     }
+
+
+def test_analyze_and_export_take_the_sources_asked_for(tmp_path):
+    proverb = proverb_create("Time is money")
+    crowd_narrative_create(proverb=proverb, text="Raj lost customers every minute.")
+    Narrative.objects.create(
+        proverb=proverb, text="A model wrote this.", source="model", status="approved"
+    )
+    default = json.loads(_call("analyze", "--json", "-"))
+    assert default["scope"]["narratives_loaded"] == 1
+    assert default["scope"]["sources"] == ["crowd", "imported"]
+    model = json.loads(_call("analyze", "--json", "-", "--source", "model"))
+    assert (model["scope"]["narratives_loaded"], model["scope"]["sources"]) == (1, ["model"])
+    _call("export_dataset", str(tmp_path), "--format", "jsonl", "--source", "model")
+    rows = (tmp_path / "dataset.jsonl").read_text().splitlines()
+    assert [json.loads(row)["narrative"] for row in rows] == ["A model wrote this."]
+    assert "sources: model" in (tmp_path / "README.md").read_text()

@@ -142,8 +142,38 @@ def test_import_matches_an_existing_proverb_by_normalized_text_and_warns():
     assert report.proverbs_created == 0
     assert Narrative.objects.get().proverb == existing
     [warning] = report.warnings
-    assert "exports give the proverb's text" in warning.message
-    assert SpanPair.objects.get().proverb_start == existing.text.index("money")
+    assert "please confirm" in warning.message
+    assert report.inexact_matches == [
+        {
+            "pk": "Q9N1",
+            "quote": "Time is money",
+            "proverb": existing.pk,
+            "proverb_text": "TIME is money!",
+            "records": 1,
+        }
+    ]
+    assert Narrative.objects.get().proverb_quote == "Time is money"
+
+
+def test_spans_are_resolved_in_the_record_s_own_quote():
+    proverb_create("A stitch in time saves nine.")
+    record = _record(
+        quote="A stitch in time, saves nine",
+        narrative="She fixed the leak at once.",
+        span_quote_1="time, saves",
+        span_narrative_1="at once",
+    )
+    report = dataset_import_epic(content=_content([record]))
+    assert report.unresolved_spans == 0
+    pair = SpanPair.objects.get()
+    assert (pair.proverb_span, pair.proverb_start, pair.proverb_end) == ("time, saves", 12, 23)
+
+
+def test_an_exact_match_keeps_no_separate_quote_and_lists_nothing_to_confirm():
+    proverb_create("Time is money")
+    report = dataset_import_epic(content=_content([_record()]))
+    assert report.inexact_matches == []
+    assert Narrative.objects.get().proverb_quote == ""
 
 
 def test_import_refuses_a_pk_that_belongs_to_a_crowd_narrative():

@@ -128,7 +128,13 @@ def test_parse_refuses_an_empty_narrative():
 
 
 def _row(**fields) -> dict:
-    row = {"pk": "Q1N1", "proverb": "Time is money", "narrative": "A story.", "span_pairs": []}
+    row = {
+        "pk": "Q1N1",
+        "proverb": "Time is money",
+        "proverb_quote": None,
+        "narrative": "A story.",
+        "span_pairs": [],
+    }
     return {**row, **fields}
 
 
@@ -139,6 +145,12 @@ def _pair(alignment, position, proverb_span, narrative_span) -> dict:
         "proverb_span": proverb_span,
         "narrative_span": narrative_span,
     }
+
+
+def test_epic_record_gives_back_the_record_s_own_quote():
+    assert epic_record(_row())["fields"]["quote"] == "Time is money"
+    quoted = epic_record(_row(proverb_quote="time is money!"))
+    assert quoted["fields"]["quote"] == "time is money!"
 
 
 def test_epic_record_fills_slots_from_the_first_alignment_only():

@@ -33,6 +33,7 @@ def _row(**fields) -> dict:
         "pk": "Q1N1",
         "proverb_id": 1,
         "proverb": PROVERB,
+        "proverb_quote": None,
         "narrative": STORY,
         "source": "crowd",
         "source_label": "",

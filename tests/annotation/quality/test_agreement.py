@@ -16,6 +16,7 @@ from annotation.quality.agreement import (
     dawid_skene,
     krippendorff_alpha,
     majority_vote,
+    majority_vote_ties,
     pairwise_binary_agreement,
     pairwise_label_agreement,
     rating_summary,
@@ -336,6 +337,8 @@ def test_majority_vote_clear_case_and_ties():
     # the same answers in another order give the same result
     assert majority_vote(list(reversed(answers))) == {"q1": "A", "q2": "B", ("n7", 0): 1}
     assert majority_vote([]) == {}
+    assert majority_vote_ties(answers) == {"q2": ["B", "C"], ("n7", 0): [1, 2, 3]}
+    assert majority_vote_ties(list(reversed(answers))) == majority_vote_ties(answers)
 
 
 # Five-option questions. R answers every question correctly; S1 and S2 are

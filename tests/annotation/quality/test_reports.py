@@ -161,6 +161,13 @@ def test_choice_accuracy_agreement_and_aggregation():
         wrong.pk,
     ]
     assert report["majority_vote_accuracy"] == approx(F(2, 3))
+    # ...and the tie is shown as a tie.
+    assert report["majority_vote_ties"] == 1
+    assert aggregated[questions[1].pk]["majority_vote_tie"] == [
+        "Time is money",
+        "Haste makes waste",
+    ]
+    assert aggregated[questions[0].pk]["majority_vote_tie"] == []
     assert aggregated[questions[0].pk]["dawid_skene"] == right.pk
     assert aggregated[questions[2].pk]["dawid_skene"] == wrong.pk
     assert aggregated[questions[0].pk]["correct_text"] == "Time is money"

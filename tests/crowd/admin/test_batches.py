@@ -1,5 +1,7 @@
 """The crowd admin: new write batch from its form, progress per proverb, worker links, stats."""
 
+import json
+
 import pytest
 
 from crowd.assignments import assignment_reserve_next, assignment_submit
@@ -99,13 +101,36 @@ def test_invalid_settings_are_refused_when_editing_a_batch(client, researcher):
             "instructions": "x",
             "target_per_item": 3,
             "reward_cents": 0,
-            "time_allowed_seconds": 600,
+            "time_allowed_minutes": 10,
             "settings": '{"rules": {"max_words": -5}}',
         },
     ).content.decode()
     assert "must not be negative" in page
     batch.refresh_from_db()
     assert batch.settings["rules"]["max_words"] == 150
+
+
+def test_time_allowed_is_edited_and_shown_in_minutes(client, researcher):
+    batch = write_batch_create(proverbs=[proverb_create()])
+    client.force_login(researcher)
+    form = client.get(f"/admin/crowd/batch/{batch.pk}/change/").content.decode()
+    assert 'name="time_allowed_minutes" value="30"' in form
+    assert "time_allowed_seconds" not in form
+    client.post(
+        f"/admin/crowd/batch/{batch.pk}/change/",
+        {
+            "name": batch.name,
+            "instructions": "x",
+            "target_per_item": 3,
+            "reward_cents": 0,
+            "time_allowed_minutes": 10,
+            "settings": json.dumps(batch.settings),
+        },
+    )
+    batch.refresh_from_db()
+    assert batch.time_allowed_seconds == 600
+    progress = client.get(f"/admin/crowd/batch/{batch.pk}/progress/").content.decode()
+    assert "10 min allowed" in progress
 
 
 def test_add_local_workers_shows_their_links_into_the_batch(client, researcher):

@@ -1,7 +1,9 @@
 // The "align spans" page: select a span of the proverb and a span of the story, pair them.
 // Texts are drawn token by token from the server's token offsets (code points, the same
 // tokens the server checks against), so a selection always snaps to whole words. Mouse:
-// drag across words (Shift+click extends). Keyboard: arrows move, Shift+arrows extend,
+// drag across words (Shift+click extends). Touch (pointer events; the texts refuse the
+// browser's panning so a drag is not cancelled): drag a finger across words, or tap the
+// first word and then the last. Keyboard: arrows move, Shift+arrows extend,
 // Space selects the word under the cursor, Enter pairs, Escape clears. Pairs and the
 // current selection are kept in localStorage until the submit succeeds.
 import {
@@ -39,6 +41,8 @@ const state = {
   cursor: { proverb: 0, narrative: 0 },
 };
 let dragging = null;
+// Per side: the selection is one word put down by a tap, so the next tap extends it.
+const tapAnchor = { proverb: false, narrative: false };
 let done = Boolean(config.submitted);
 
 const pairButton = document.getElementById("pair");
@@ -257,7 +261,10 @@ function onPointerDown(side, event) {
   event.preventDefault();
   texts[side].element.focus({ preventScroll: true });
   const current = state.selection[side];
-  state.selection[side] = event.shiftKey && current ? [current[0], index] : [index, index];
+  const touch = event.pointerType === "touch" || event.pointerType === "pen";
+  const extend = event.shiftKey || (touch && tapAnchor[side] && current && current[0] !== index);
+  state.selection[side] = extend && current ? [current[0], index] : [index, index];
+  tapAnchor[side] = touch && !extend;
   state.cursor[side] = index;
   dragging = side;
   paintTokens();
@@ -271,6 +278,7 @@ function onPointerMove(event) {
   if (state.selection[dragging][1] === index) return;
   state.selection[dragging] = [state.selection[dragging][0], index];
   state.cursor[dragging] = index;
+  tapAnchor[dragging] = false;
   paintTokens();
   renderControls();
 }

@@ -1,0 +1,130 @@
+"""The review queue: one submission at a time, reviewed with the keyboard, no page reloads.
+
+Mounted under /admin/review/ (config/urls.py) inside the admin site: anonymous and
+non-staff users are sent to the admin login; every view needs the review_batch
+permission (researchers and reviewers). The page's script (annotation/review_queue.js)
+asks `next/` for the next submission as JSON and posts each decision to `decide/`,
+which calls the same review services as the list actions. Worker text travels as JSON
+strings and is written with textContent.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin
+from django.db.models import Count, Q
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from annotation.admin.pages import admin_page, require_permission
+from annotation.quality.submissions import submission_counts, submission_next, submission_review
+from crowd import task_types
+from crowd.admin.review import REVIEW_PERMISSION, withdrawal_summary
+from crowd.models import Assignment, Batch, SavedReviewMessage
+from crowd.review import ReviewError, assignment_approve, assignment_reject, worker_block
+from crowd.withdrawals import withdrawal_impact
+
+MAX_SKIPPED = 500
+
+
+class DecisionForm(forms.Form):
+    decision = forms.ChoiceField(choices=[(d, d) for d in ("approve", "reject", "block")])
+    message = forms.CharField(required=False, max_length=5_000)
+
+
+def index_view(request):
+    """Batches with their submissions awaiting review, each linking to its queue."""
+    require_permission(request, REVIEW_PERMISSION)
+    batches = Batch.objects.annotate(
+        awaiting=Count("items__assignments", filter=Q(items__assignments__status="submitted"))
+    ).order_by("-awaiting", "-id")
+    return admin_page(request, "admin/annotation/queue/index.html", "Review queue", batches=batches)
+
+
+def queue_view(request, batch_id: int):
+    """The queue page of one batch (its script loads the submissions)."""
+    require_permission(request, REVIEW_PERMISSION)
+    batch = get_object_or_404(Batch, pk=batch_id)
+    review_url = task_types.get(batch.task_type).review_url(batch=batch)
+    return admin_page(
+        request,
+        "admin/annotation/queue/queue.html",
+        f"Review: {batch.name}",
+        batch=batch,
+        counts=submission_counts(batch=batch),
+        saved_messages=SavedReviewMessage.objects.all(),
+        list_url=f"{review_url}&status=submitted" if review_url else "",
+        next_url=reverse("review_queue:next", args=[batch.pk]),
+        decide_url=reverse("review_queue:decide", args=[batch.pk, 0]),
+    )
+
+
+def _skipped(raw: str) -> list[int]:
+    return [int(value) for value in raw.split(",") if value.isdigit()][:MAX_SKIPPED]
+
+
+@require_GET
+def next_view(request, batch_id: int):
+    """JSON: the next submission awaiting review (none: null) and the batch's counts."""
+    require_permission(request, REVIEW_PERMISSION)
+    batch = get_object_or_404(Batch, pk=batch_id)
+    assignment = submission_next(batch=batch, skip=_skipped(request.GET.get("skip", "")))
+    return JsonResponse(
+        {
+            "counts": submission_counts(batch=batch),
+            "submission": submission_review(assignment=assignment) if assignment else None,
+        }
+    )
+
+
+@require_POST
+def decide_view(request, batch_id: int, assignment_id: int):
+    """JSON: approve, reject (with a message) or block the worker (with a reason)."""
+    require_permission(request, REVIEW_PERMISSION)
+    assignment = get_object_or_404(
+        Assignment.objects.select_related("item__batch", "worker"),
+        pk=assignment_id,
+        item__batch_id=batch_id,
+    )
+    form = DecisionForm(request.POST)
+    if not form.is_valid():
+        return JsonResponse({"error": "Choose approve, reject or block."}, status=400)
+    decision, message = form.cleaned_data["decision"], form.cleaned_data["message"]
+    notes = []
+    try:
+        if decision == "approve":
+            assignment_approve(assignment=assignment)
+            done = "Approved."
+        elif decision == "reject":
+            impact = withdrawal_impact(assignments=[assignment])
+            assignment_reject(assignment=assignment, message=message)
+            done = "Rejected; the worker sees your message."
+            if impact.items:
+                notes.append(withdrawal_summary(impact))
+        else:
+            if not message.strip():
+                raise ReviewError("Blocking a worker needs a reason.")
+            if assignment.status == Assignment.Status.SUBMITTED:
+                assignment_reject(assignment=assignment, message=message)
+            worker_block(worker=assignment.worker, reason=message)
+            done = f"{assignment.worker} blocked and this submission rejected."
+    except ReviewError as error:
+        return JsonResponse({"error": str(error)}, status=409)
+    return JsonResponse({"done": " ".join([done, *notes]), "assignment": assignment.pk})
+
+
+urls = (
+    [
+        path("", admin.site.admin_view(index_view), name="index"),
+        path("<int:batch_id>/", admin.site.admin_view(queue_view), name="queue"),
+        path("<int:batch_id>/next/", admin.site.admin_view(next_view), name="next"),
+        path(
+            "<int:batch_id>/<int:assignment_id>/decide/",
+            admin.site.admin_view(decide_view),
+            name="decide",
+        ),
+    ],
+    "review_queue",
+)

@@ -1,0 +1,215 @@
+"""The dataset analysis as a background job: kept per scope, recomputed when the data changes.
+
+`analysis_request` (a service) finds the scope's DatasetAnalysis row and, when its result
+was computed on other data than the dataset holds now (or a refresh is forced), queues
+the Celery task `annotation.dataset_analysis_compute` on commit. The task calls
+`analysis_compute`, which records progress as it goes and stores the result with the
+SVG plots, so the dashboard shows the last result at once and a fresh one when ready.
+
+The data state key is a digest of counts, highest ids and latest review times of the
+rows the analysis reads (narratives, span pairs, ratings, choice answers, assignments,
+withdrawn items): any import, submission, review or withdrawal changes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Sequence
+
+from celery import shared_task
+from django.db import transaction
+from django.db.models import Count, Max, Q, Sum
+from django.db.models.functions import Length
+from django.utils import timezone
+
+from annotation.models import ChoiceAnswer, DatasetAnalysis, Narrative, Rating, SpanPair
+from crowd.models import Assignment, BatchItem
+
+logger = logging.getLogger(__name__)
+
+SOURCES = tuple(Narrative.Source.values)
+# Progress is written at most this often (seconds): the analysis reports per chunk.
+PROGRESS_EVERY = 0.5
+
+
+def analysis_scope(
+    *,
+    batches: Sequence[int] | None = None,
+    sources: Sequence[str] | None = None,
+    approved_only: bool = False,
+    seed: int = 0,
+) -> dict:
+    """A scope in its one normal form (sorted, no duplicates), as stored and keyed."""
+    unknown = sorted(set(sources or ()) - set(SOURCES))
+    if unknown:
+        raise ValueError(f"Unknown source(s): {', '.join(unknown)}; use {', '.join(SOURCES)}.")
+    return {
+        "batches": sorted(set(batches or ())),
+        "sources": sorted(set(sources or ())),
+        "approved_only": bool(approved_only),
+        "seed": int(seed or 0),
+    }
+
+
+def scope_key(scope: dict) -> str:
+    return json.dumps(scope, sort_keys=True, separators=(",", ":"))
+
+
+def dataset_state_key() -> str:
+    """A digest that changes whenever anything the analysis reads changes."""
+    figures = [
+        Narrative.objects.aggregate(
+            n=Count("id"),
+            last=Max("id"),
+            reviewed=Max("reviewed_at"),
+            approved=Count("id", filter=Q(status=Narrative.Status.APPROVED)),
+            rejected=Count("id", filter=Q(status=Narrative.Status.REJECTED)),
+            seen_train=Count("id", filter=Q(split_seen="train")),
+            unseen_train=Count("id", filter=Q(split_unseen="train")),
+            characters=Sum(Length("text")),
+        ),
+        SpanPair.objects.aggregate(n=Count("id"), last=Max("id")),
+        Rating.objects.aggregate(n=Count("id"), last=Max("id")),
+        ChoiceAnswer.objects.aggregate(n=Count("id"), last=Max("id")),
+        Assignment.objects.aggregate(
+            reviewed=Max("reviewed_at"),
+            submitted=Max("submitted_at"),
+            counted=Count("id", filter=Q(status__in=["submitted", "approved"])),
+        ),
+        BatchItem.objects.aggregate(withdrawn=Count("id", filter=Q(withdrawn_at__isnull=False))),
+    ]
+    text = json.dumps(figures, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def analysis_find(*, scope: dict) -> DatasetAnalysis | None:
+    """The scope's analysis row, if one was ever requested."""
+    return DatasetAnalysis.objects.filter(scope_key=scope_key(scope)).first()
+
+
+def analysis_fresh(analysis: DatasetAnalysis, *, state: str | None = None) -> bool:
+    """Whether the stored result was computed on the data as it is now."""
+    state = state or dataset_state_key()
+    return analysis.result is not None and analysis.result_state == state
+
+
+@transaction.atomic
+def analysis_request(*, scope: dict, force: bool = False) -> DatasetAnalysis:
+    """Make sure a result for the data as it is now exists or is on its way.
+
+    Nothing is queued when the stored result is fresh (unless `force`) or a job for the
+    same data state is already queued or running.
+    """
+    analysis, _ = DatasetAnalysis.objects.select_for_update().get_or_create(
+        scope_key=scope_key(scope), defaults={"scope": scope}
+    )
+    state = dataset_state_key()
+    if not force and analysis_fresh(analysis, state=state):
+        return analysis
+    busy = analysis.status in (DatasetAnalysis.Status.QUEUED, DatasetAnalysis.Status.RUNNING)
+    if busy and analysis.job_state == state:
+        return analysis
+    analysis.status = DatasetAnalysis.Status.QUEUED
+    analysis.job_state = state
+    analysis.requested_at = timezone.now()
+    analysis.progress_done = analysis.progress_total = 0
+    analysis.progress_stage = ""
+    analysis.error = ""
+    analysis.save()
+    transaction.on_commit(lambda: dataset_analysis_compute_task.delay(analysis.pk))
+    return analysis
+
+
+def progress_writer(analysis_id: int, *, clock=time.monotonic):
+    """A progress callback that writes to the job's row, at most every PROGRESS_EVERY s
+    (and always the last step)."""
+    last = [float("-inf")]
+
+    def write(done: int, total: int, stage: str) -> None:
+        now = clock()
+        if now - last[0] < PROGRESS_EVERY and done < total:
+            return
+        last[0] = now
+        DatasetAnalysis.objects.filter(pk=analysis_id).update(
+            progress_done=max(done, 0), progress_total=max(total, 0), progress_stage=stage[:100]
+        )
+
+    return write
+
+
+def analysis_compute(*, analysis_id: int) -> DatasetAnalysis:
+    """Run a queued analysis job (idempotent: a finished one is left as it is).
+
+    Progress is written as the analysis runs, outside any transaction, so the dashboard
+    sees it; the result and its plots are stored at the end.
+    """
+    from annotation.analysis import plots
+    from annotation.analysis.cards import analysis_sections
+    from annotation.analysis.selectors import dataset_analysis
+
+    waiting = (DatasetAnalysis.Status.QUEUED, DatasetAnalysis.Status.RUNNING)
+    started = DatasetAnalysis.objects.filter(pk=analysis_id, status__in=waiting).update(
+        status=DatasetAnalysis.Status.RUNNING, started_at=timezone.now()
+    )
+    analysis = DatasetAnalysis.objects.get(pk=analysis_id)
+    if not started:
+        return analysis
+    state = dataset_state_key()
+    scope = analysis.scope
+    try:
+        result = dataset_analysis(
+            batches=scope["batches"],
+            sources=scope["sources"] or None,
+            approved_only=scope["approved_only"],
+            seed=scope["seed"],
+            progress=progress_writer(analysis_id),
+        )
+        drawn = {
+            name: getattr(plots, name)(result)
+            for section in analysis_sections(result)
+            for name in section.plots
+        }
+    except Exception as error:  # recorded and shown on the dashboard, with a retry button
+        logger.exception("Analysis %s failed", analysis_id)
+        DatasetAnalysis.objects.filter(pk=analysis_id).update(
+            status=DatasetAnalysis.Status.FAILED, error=f"{type(error).__name__}: {error}"
+        )
+        return DatasetAnalysis.objects.get(pk=analysis_id)
+    analysis.refresh_from_db()
+    analysis.result = result
+    analysis.plots = drawn
+    analysis.result_state = state
+    analysis.computed_at = timezone.now()
+    # A newer request (the data changed while this ran) keeps its queued job.
+    if analysis.job_state == state or analysis.status == DatasetAnalysis.Status.RUNNING:
+        analysis.status = DatasetAnalysis.Status.IDLE
+    analysis.save()
+    return analysis
+
+
+def analysis_progress(analysis: DatasetAnalysis) -> dict:
+    """The job's state as the dashboard polls it (JSON-ready)."""
+    return {
+        "id": analysis.pk,
+        "status": analysis.status,
+        "done": analysis.progress_done,
+        "total": analysis.progress_total,
+        "stage": analysis.progress_stage,
+        "error": analysis.error,
+        "computed_at": analysis.computed_at.isoformat() if analysis.computed_at else None,
+        "fresh": analysis_fresh(analysis),
+    }
+
+
+@shared_task(name="annotation.dataset_analysis_compute")
+def dataset_analysis_compute_task(analysis_id: int) -> int:
+    """Compute a queued dataset analysis; idempotent (a finished job is not run again).
+
+    Defined here rather than in annotation/tasks.py (which re-exports it) because the
+    service above queues it: the two modules would otherwise import each other.
+    """
+    analysis_compute(analysis_id=analysis_id)
+    return analysis_id

@@ -1,0 +1,258 @@
+// The review queue: loads one submission at a time as JSON, posts each decision, and
+// moves on without reloading the page. Keys: A approve, R reject, B block, S skip; in
+// the message box 1-9 pick a saved message, Enter confirms, Escape cancels. Worker text
+// is data: it is only ever written with textContent.
+
+const root = document.getElementById("review-queue");
+const card = document.getElementById("submission");
+const reasonForm = document.getElementById("reason");
+const reasonText = document.getElementById("reason-text");
+const reasonLabel = document.getElementById("reason-label");
+const status = document.getElementById("queue-status");
+const csrf = root.querySelector("input[name=csrfmiddlewaretoken]").value;
+
+const skipped = [];
+let current = null;
+let pending = null; // "reject" or "block" while the message box is open
+let busy = false;
+
+function el(tag, { text, className, style } = {}, children = []) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (className) node.className = className;
+  if (style) Object.assign(node.style, style);
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function say(message, { error = false } = {}) {
+  status.textContent = message;
+  status.classList.toggle("error", error);
+}
+
+// Text pieces: {text, mark} (words shared with the proverb) or {text, colour} (a pair).
+function pieces(list, className) {
+  const container = el("p", { className });
+  for (const piece of list) {
+    if (piece.mark) container.append(el("mark", { text: piece.text }));
+    else if (piece.colour) {
+      container.append(
+        el("span", { text: piece.text, style: { background: piece.colour, borderRadius: "3px" } }),
+      );
+    } else container.append(document.createTextNode(piece.text));
+  }
+  return container;
+}
+
+function alignment(drawing) {
+  const list = el("ol");
+  for (const pair of drawing.pairs) {
+    list.append(
+      el("li", {}, [
+        el("span", { className: "swatch", style: { background: pair.colour } }),
+        document.createTextNode(` “${pair.proverb}” ↔ “${pair.narrative}”`),
+      ]),
+    );
+  }
+  return [pieces(drawing.proverb, "proverb"), pieces(drawing.narrative, "story"), list];
+}
+
+function goldLine(gold) {
+  if (gold === null || gold === undefined) return [];
+  return [el("p", { text: gold ? "Gold item: answered right." : "Gold item: answered wrong." })];
+}
+
+const displays = {
+  write: (d) => [
+    el("p", { className: "proverb", text: d.proverb }),
+    pieces(d.pieces, "story"),
+    el("div", { className: "figures" }, [
+      el("span", { text: `${d.word_count} words` }),
+      ...d.overlap.map((line) => el("span", { text: line })),
+    ]),
+  ],
+  align: (d) => alignment(d),
+  rate: (d) => [
+    ...(d.alignment
+      ? alignment(d.alignment)
+      : [el("p", { className: "proverb", text: d.proverb }), el("p", { className: "story", text: d.narrative })]),
+    el("ul", {}, d.ratings.map((r) => el("li", { text: `${r.label}: ${r.value}` }))),
+    ...goldLine(d.gold),
+  ],
+  choose: (d) => [
+    el("p", { className: "story", text: d.narrative }),
+    el(
+      "ol",
+      {},
+      d.options.map((o) =>
+        el("li", {
+          text: `${o.correct ? "✔" : "·"} ${o.chosen ? "● chosen" : "○"} ${o.text}`,
+        }),
+      ),
+    ),
+    el("p", { text: d.is_correct ? "Answered right." : "Answered wrong." }),
+    ...goldLine(d.gold),
+  ],
+  result: (d) => [el("dl", {}, d.fields.flatMap(([key, value]) => [el("dt", { text: key }), el("dd", { text: value })]))],
+};
+
+function render(submission) {
+  card.replaceChildren();
+  current = submission;
+  if (!submission) {
+    card.append(
+      el("p", {
+        text: skipped.length
+          ? `Nothing else awaits review; ${skipped.length} skipped submission(s) remain. Reload the page to see them again.`
+          : "Nothing awaits review in this batch.",
+      }),
+    );
+    card.dataset.assignment = "";
+    return;
+  }
+  card.dataset.assignment = submission.assignment;
+  const worker = submission.worker;
+  const rate = worker.approval_rate === null ? "not reviewed yet" : `${Math.round(worker.approval_rate * 100)}% approved`;
+  const gold = worker.gold_total ? `gold ${worker.gold_correct}/${worker.gold_total}` : "no gold answers";
+  if (submission.flags.length) {
+    card.append(el("ul", { className: "flags" }, submission.flags.map((f) => el("li", { text: `⚑ ${f.message}` }))));
+  }
+  card.append(...(displays[submission.display.kind] || displays.result)(submission.display));
+  card.append(
+    el("div", { className: "figures" }, [
+      el("span", { text: `Worker ${worker.name}: ${rate} (${worker.approved} approved, ${worker.rejected} rejected), ${gold}` }),
+      el("span", { text: `Time taken ${submission.time_taken}` }),
+      el("span", { text: `Submission ${submission.assignment}${submission.gold_item ? " (gold item)" : ""}` }),
+    ]),
+  );
+}
+
+function showCounts(counts) {
+  for (const [key, value] of Object.entries(counts)) {
+    const node = root.querySelector(`[data-testid=${key}]`);
+    if (node) node.textContent = value;
+  }
+}
+
+async function loadNext() {
+  const url = new URL(root.dataset.nextUrl, window.location.href);
+  if (skipped.length) url.searchParams.set("skip", skipped.join(","));
+  const response = await fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" });
+  if (!response.ok) {
+    say(`Could not load the next submission (HTTP ${response.status}). Reload the page.`, { error: true });
+    return;
+  }
+  const data = await response.json();
+  showCounts(data.counts);
+  render(data.submission);
+  card.focus();
+}
+
+async function decide(decision, message = "") {
+  if (!current || busy) return;
+  busy = true;
+  const body = new URLSearchParams({ decision, message });
+  const url = root.dataset.decideUrl.replace("/0/decide/", `/${current.assignment}/decide/`);
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      body,
+      credentials: "same-origin",
+      headers: { "X-CSRFToken": csrf, Accept: "application/json" },
+    });
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      say(data.error || `The server refused (HTTP ${response.status}).`, { error: true });
+      return;
+    }
+    say(data.done);
+    closeReason();
+    await loadNext();
+  } catch (error) {
+    say(`No connection: nothing was changed (${error.message}). Try again.`, { error: true });
+  } finally {
+    busy = false;
+  }
+}
+
+function openReason(decision) {
+  if (!current) return;
+  pending = decision;
+  reasonLabel.textContent = decision === "block" ? "Why this worker is blocked (shown to them)" : "Message to the worker";
+  reasonForm.hidden = false;
+  reasonText.focus();
+}
+
+function closeReason() {
+  pending = null;
+  reasonForm.hidden = true;
+  reasonText.value = "";
+  card.focus();
+}
+
+function skip() {
+  if (!current) return;
+  skipped.push(current.assignment);
+  say(`Skipped submission ${current.assignment}.`);
+  loadNext();
+}
+
+function pickSaved(number) {
+  const button = reasonForm.querySelector(`[data-saved="${number}"] span`);
+  if (button) reasonText.value = button.textContent;
+}
+
+reasonForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const message = reasonText.value.trim();
+  if (!message) {
+    say("Write a message, or pick a saved one with its number.", { error: true });
+    return;
+  }
+  decide(pending, message);
+});
+
+reasonForm.addEventListener("click", (event) => {
+  const saved = event.target.closest("[data-saved]");
+  if (saved) {
+    pickSaved(saved.dataset.saved);
+    reasonText.focus();
+  }
+  if (event.target.closest("[data-cancel]")) closeReason();
+});
+
+reasonText.addEventListener("keydown", (event) => {
+  if (event.key === "Escape") {
+    event.preventDefault();
+    closeReason();
+  } else if (event.key === "Enter" && !event.shiftKey) {
+    event.preventDefault();
+    reasonForm.requestSubmit();
+  } else if (/^[1-9]$/.test(event.key) && reasonText.value === "") {
+    event.preventDefault();
+    pickSaved(event.key);
+  }
+});
+
+root.querySelector(".queue-actions").addEventListener("click", (event) => {
+  const button = event.target.closest("[data-decision]");
+  if (!button) return;
+  const decision = button.dataset.decision;
+  if (decision === "approve") decide("approve");
+  else if (decision === "skip") skip();
+  else openReason(decision);
+});
+
+document.addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.target.closest("input, textarea, select")) return;
+  if (pending) return;
+  const actions = { a: () => decide("approve"), r: () => openReason("reject"), b: () => openReason("block"), s: skip };
+  const action = actions[event.key.toLowerCase()];
+  if (action) {
+    event.preventDefault();
+    action();
+  }
+});
+
+loadNext();

@@ -1,0 +1,80 @@
+"""The review queue's selectors: each task type's display of a submission, next and counts."""
+
+import pytest
+
+from annotation.quality.submissions import (
+    duration_text,
+    marked_pieces,
+    submission_counts,
+    submission_next,
+    submission_review,
+)
+from tests.factories import (
+    BIRDS,
+    BIRDS_STORY,
+    alignment_create,
+    choice_answer_create,
+    crowd_narrative_create,
+    proverb_create,
+    rating_create,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def narrative():
+    return crowd_narrative_create(proverb=proverb_create(BIRDS), text=BIRDS_STORY)
+
+
+def test_duration_text_reads_minutes_and_seconds():
+    assert duration_text(42.4) == "42 s"
+    assert duration_text(185) == "3 min 05 s"
+
+
+def test_marked_pieces_mark_the_shared_words_and_keep_the_text():
+    pieces = marked_pieces("Birds of a feather", "Two birds sang of spring.")
+    assert [piece["text"] for piece in pieces if piece["mark"]] == ["birds", "of"]
+    assert "".join(piece["text"] for piece in pieces) == "Two birds sang of spring."
+
+
+def test_alignment_display_draws_each_pair_in_its_colour(narrative):
+    assignment = alignment_create(narrative=narrative, pairs=[(0, 5, 0, 4), (11, 18, 9, 12)])
+    display = submission_review(assignment=assignment)["display"]
+    assert display["kind"] == "align"
+    assert [(pair["proverb"], pair["narrative"]) for pair in display["pairs"]] == [
+        ("Birds", "Maya"),
+        ("feather", "Leo"),
+    ]
+    coloured = [piece for piece in display["narrative"] if piece["colour"]]
+    assert [piece["text"] for piece in coloured] == ["Maya", "Leo"]
+    assert coloured[0]["colour"] != coloured[1]["colour"]
+
+
+def test_rating_display_lists_each_criterion_with_its_value(narrative):
+    rating = rating_create(narrative=narrative, criterion="overall", value=4)
+    display = submission_review(assignment=rating.assignment)["display"]
+    assert display["kind"] == "rate"
+    assert display["ratings"] == [{"label": "overall", "value": 4}]
+    assert display["narrative"] == BIRDS_STORY
+    assert display["gold"] is None
+
+
+def test_choice_display_marks_the_chosen_and_the_correct_option(narrative):
+    answer = choice_answer_create(narrative=narrative, correct=True)
+    display = submission_review(assignment=answer.assignment)["display"]
+    assert display["options"] == [{"text": BIRDS, "correct": True, "chosen": True}]
+    assert display["is_correct"] is True
+
+
+def test_next_leaves_out_reviewed_and_skipped_submissions(narrative):
+    align_one = alignment_create(narrative=narrative, pairs=[(0, 5, 0, 4)], status="submitted")
+    batch = align_one.item.batch
+    align_two = alignment_create(
+        narrative=narrative, pairs=[(0, 5, 0, 4)], batch=batch, status="submitted"
+    )
+    alignment_create(narrative=narrative, pairs=[(0, 5, 0, 4)], batch=batch, status="approved")
+    assert submission_next(batch=batch) == align_one
+    assert submission_next(batch=batch, skip=[align_one.pk]) == align_two
+    assert submission_next(batch=batch, skip=[align_one.pk, align_two.pk]) is None
+    assert submission_counts(batch=batch) == {"awaiting": 2, "approved": 1, "rejected": 0}

@@ -1,0 +1,102 @@
+"""In Chromium: a reviewer goes through a batch's queue with the keyboard alone."""
+
+import pytest
+
+from annotation.models import Narrative
+from crowd.models import Assignment, SavedReviewMessage
+from tests.factories import (
+    BIRDS,
+    BIRDS_STORY,
+    batch_create,
+    crowd_narrative_create,
+    proverb_create,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+HOSTILE = '<img src=x onerror="document.title=`owned`"> wrote a story.'
+
+
+def log_in(page, live_server, url):
+    page.goto(live_server.url + url)
+    page.fill("#id_username", "reviewer")
+    page.fill("#id_password", "reviewer-pass")
+    page.click("input[type=submit]")
+
+
+def shown(page) -> int:
+    """Wait for a submission and return its assignment id (0: the queue is empty)."""
+    page.wait_for_function("document.querySelector('#submission').dataset.assignment !== undefined")
+    return int(page.get_attribute("#submission", "data-assignment") or 0)
+
+
+def wait_for_next(page, previous: int) -> int:
+    page.wait_for_function(
+        f"document.querySelector('#submission').dataset.assignment !== '{previous}'"
+    )
+    return shown(page)
+
+
+def test_thirty_narratives_reviewed_with_the_keyboard_alone(live_server, page, reviewer):
+    SavedReviewMessage.objects.all().delete()
+    SavedReviewMessage.objects.create(text="Your story does not fit the proverb.", position=1)
+    batch = batch_create(task_type="write", status="published")
+    proverb = proverb_create(BIRDS)
+    narratives = [
+        crowd_narrative_create(
+            proverb=proverb,
+            batch=batch,
+            status="submitted",
+            text=HOSTILE if number == 0 else f"{BIRDS_STORY} ({number})",
+        )
+        for number in range(30)
+    ]
+    log_in(page, live_server, f"/admin/review/{batch.pk}/")
+    current = shown(page)
+    assert current == narratives[0].assignment_id
+    assert "<img" in page.inner_text("#submission")
+    page.keyboard.press("r")
+    page.keyboard.press("1")
+    page.keyboard.press("Enter")
+    current = wait_for_next(page, current)
+    page.keyboard.press("s")
+    skipped = current
+    current = wait_for_next(page, current)
+    page.keyboard.press("r")
+    page.keyboard.type("Too short.")
+    page.keyboard.press("Enter")
+    current = wait_for_next(page, current)
+    for _ in range(27):
+        page.keyboard.press("a")
+        current = wait_for_next(page, current)
+    assert current == 0
+    assert "1 skipped submission(s) remain" in page.inner_text("#submission")
+    assert page.inner_text("[data-testid=awaiting]") == "1"
+    assert page.title() != "owned"
+
+    rejected = Narrative.objects.get(pk=narratives[0].pk)
+    assert rejected.review_message == "Your story does not fit the proverb."
+    assert Narrative.objects.get(pk=narratives[2].pk).review_message == "Too short."
+    statuses = Assignment.objects.filter(item__batch=batch)
+    assert statuses.filter(status="approved").count() == 27
+    assert statuses.filter(status="rejected").count() == 2
+    assert statuses.get(status="submitted").pk == skipped
+
+
+def test_block_with_the_keyboard_blocks_the_worker(live_server, page, reviewer):
+    batch = batch_create(task_type="write", status="published")
+    narrative = crowd_narrative_create(
+        proverb=proverb_create(BIRDS), batch=batch, status="submitted", text=BIRDS_STORY
+    )
+    log_in(page, live_server, f"/admin/review/{batch.pk}/")
+    current = shown(page)
+    page.keyboard.press("b")
+    page.keyboard.press("Escape")
+    assert page.is_hidden("#reason")
+    page.keyboard.press("b")
+    page.keyboard.type("Spam.")
+    page.keyboard.press("Enter")
+    wait_for_next(page, current)
+    narrative.worker.refresh_from_db()
+    assert narrative.worker.blocked
+    assert narrative.worker.blocked_reason == "Spam."
