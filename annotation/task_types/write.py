@@ -14,7 +14,8 @@ from django.contrib.admin.widgets import FilteredSelectMultiple
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Narrative, Proverb
+from annotation.models import Narrative, NarrativeIntegrity, Proverb
+from annotation.quality.integrity import IntegritySettings, TelemetryError, telemetry_clean
 from annotation.text import OverlapRules, check_overlap, load_stopwords
 from crowd import task_types
 from crowd.forms import BatchForm
@@ -45,6 +46,46 @@ def batch_rules(settings: dict) -> OverlapRules:
     return OverlapRules.from_dict(settings.get("rules"))
 
 
+def batch_integrity(settings: dict) -> IntegritySettings:
+    """The writing-integrity settings of a free-text batch's settings."""
+    return IntegritySettings.from_dict(settings.get("integrity"))
+
+
+def writing_record_clean(*, payload: dict, integrity: IntegritySettings) -> dict | None:
+    """The payload's writing record, checked; a paste-refusing batch refuses pasted text.
+
+    Free-text task types call this from `validate`. No record (an old page, a script)
+    is stored as none and flagged later; a malformed one is refused.
+    """
+    record = payload.get("telemetry")
+    if record is None:
+        if integrity.refuse_paste:
+            raise SubmissionError(
+                "This task refuses pasted text, and your page sent no record of how the "
+                "story was written; reload the page and type your story.",
+                field="telemetry",
+            )
+        return None
+    try:
+        telemetry = telemetry_clean(record)
+    except TelemetryError as error:
+        raise SubmissionError(str(error), field="telemetry") from error
+    if integrity.refuse_paste and telemetry["pasted"] + telemetry["dropped"] > 0:
+        raise SubmissionError(PASTE_REFUSED, field="text")
+    return telemetry
+
+
+def writing_record_store(*, narrative: Narrative, telemetry: dict | None) -> None:
+    """Keep the writing record with the narrative and queue the check against the dataset."""
+    from annotation.tasks import narrative_similarity_check_task
+
+    NarrativeIntegrity.objects.create(narrative=narrative, telemetry=telemetry)
+    transaction.on_commit(lambda: narrative_similarity_check_task.delay(narrative.pk))
+
+
+PASTE_REFUSED = "This task does not accept pasted text: type your story yourself."
+
+
 class WriteBatchForm(BatchForm):
     """A write-narratives batch: curated proverbs, and the overlap and length rules."""
 
@@ -68,6 +109,13 @@ class WriteBatchForm(BatchForm):
         help_text="Distinct shared words that are not stopwords (case-folded).",
     )
 
+    refuse_paste = forms.BooleanField(
+        required=False,
+        label="Refuse pasted text",
+        help_text="The page blocks pasting and dropping text and says so; the server refuses "
+        "a story whose writing record shows a paste.",
+    )
+
     field_order = (
         "name",
         "proverbs",
@@ -79,6 +127,7 @@ class WriteBatchForm(BatchForm):
         "max_words",
         "max_shared_ngram",
         "max_shared_content_words",
+        "refuse_paste",
     )
 
     def __init__(self, *args, **kwargs):
@@ -98,7 +147,8 @@ class WriteBatchForm(BatchForm):
         return {name: data.get(name) for name in OverlapRules().to_dict()}
 
     def batch_settings(self) -> dict:
-        return {"rules": self._rules(self.cleaned_data)}
+        integrity = IntegritySettings(refuse_paste=self.cleaned_data["refuse_paste"])
+        return {"rules": self._rules(self.cleaned_data), "integrity": integrity.to_dict()}
 
     def batch_items(self) -> list[dict]:
         return [{"proverb": proverb} for proverb in self.cleaned_data["proverbs"]]
@@ -112,31 +162,38 @@ class WriteTask(task_types.TaskType):
     review_changelist = "admin:annotation_narrative_changelist"  # review_url links there
 
     def default_settings(self) -> dict:
-        return {"rules": OverlapRules().to_dict()}
+        return {"rules": OverlapRules().to_dict(), "integrity": IntegritySettings().to_dict()}
 
     def default_instructions(self) -> str:
         return DEFAULT_INSTRUCTIONS
 
     def clean_settings(self, settings: dict) -> dict:
-        """{"rules": {max_shared_ngram, max_shared_content_words, min_words, max_words}}."""
+        """{"rules": {max_shared_ngram, ...}, "integrity": IntegritySettings' fields}."""
         if not isinstance(settings, dict):
             raise ValueError("Settings of a write batch must be an object.")
-        unknown = sorted(set(settings) - {"rules"})
+        unknown = sorted(set(settings) - {"rules", "integrity"})
         if unknown:
             raise ValueError(f"Unknown setting(s) of a write batch: {', '.join(unknown)}.")
-        return {"rules": batch_rules(settings).to_dict()}
+        return {
+            "rules": batch_rules(settings).to_dict(),
+            "integrity": batch_integrity(settings).to_dict(),
+        }
 
     def page_context(self, *, assignment: Assignment) -> dict:
         proverb = _proverb(assignment)
         rules = batch_rules(assignment.item.batch.settings)
+        refuse_paste = batch_integrity(assignment.item.batch.settings).refuse_paste
         return {
             "proverb": proverb,
             "rules": rules,
+            "refuse_paste": refuse_paste,
             "narrative": Narrative.objects.filter(assignment=assignment).first(),
             "task_config": {
                 "proverb": proverb.text,
                 "rules": rules.to_dict(),
                 "stopwords": sorted(load_stopwords()),
+                "refuse_paste": refuse_paste,
+                "paste_refused": PASTE_REFUSED,
             },
         }
 
@@ -150,9 +207,9 @@ class WriteTask(task_types.TaskType):
                 f"Your story is longer than {MAX_CHARACTERS:,} characters; shorten it.",
                 field="text",
             )
-        check = check_overlap(
-            _proverb(assignment).text, text, batch_rules(assignment.item.batch.settings)
-        )
+        settings = assignment.item.batch.settings
+        telemetry = writing_record_clean(payload=payload, integrity=batch_integrity(settings))
+        check = check_overlap(_proverb(assignment).text, text, batch_rules(settings))
         if not check["ok"]:
             violations = check["violations"]
             raise SubmissionError(
@@ -160,11 +217,11 @@ class WriteTask(task_types.TaskType):
                 field="text",
                 details={"violations": violations},
             )
-        return {"text": text, "check": check}
+        return {"text": text, "check": check, "telemetry": telemetry}
 
     def store(self, *, assignment: Assignment, cleaned: dict) -> None:
         check = cleaned["check"]
-        Narrative.objects.create(
+        narrative = Narrative.objects.create(
             proverb=_proverb(assignment),
             text=cleaned["text"],
             source=Narrative.Source.CROWD,
@@ -174,6 +231,7 @@ class WriteTask(task_types.TaskType):
             word_count=check["word_count"],
             overlap=overlap_figures(check),
         )
+        writing_record_store(narrative=narrative, telemetry=cleaned["telemetry"])
 
     def result(self, *, assignment: Assignment) -> dict:
         narrative = Narrative.objects.get(assignment=assignment)

