@@ -139,8 +139,8 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
         if not flags:
             return "—"
         return format_html_join(
-            format_html("<br>"),
-            '<span class="integrity-flag" data-flag="{}" title="{}">⚑ {}</span>',
+            "",
+            '<div class="integrity-flag" data-flag="{}" title="{}">⚑ {}</div>',
             ((flag.code, flag.explanation, FLAG_TITLES[flag.code]) for flag in flags),
         )
 
