@@ -15,7 +15,14 @@ from django.db.models import Count, Q
 
 from annotation.analysis.core import analyze
 from annotation.analysis.definitions import DEFINITIONS
-from annotation.analysis.records import ChoiceRecord, NarrativeRecord, RatingRecord, SpanPairRecord
+from annotation.analysis.integrity import integrity_shares
+from annotation.analysis.records import (
+    ChoiceRecord,
+    IntegrityRecord,
+    NarrativeRecord,
+    RatingRecord,
+    SpanPairRecord,
+)
 from annotation.datasets.records import (
     CHUNK_SIZE,
     COUNTED_ASSIGNMENTS,
@@ -24,7 +31,8 @@ from annotation.datasets.records import (
     rating_source,
     span_pairs_of,
 )
-from annotation.models import ChoiceAnswer, Rating
+from annotation.models import ChoiceAnswer, NarrativeIntegrity, Rating
+from annotation.quality.flags import flags_of, with_integrity
 
 DATASET_DEFINITIONS: dict[str, str] = {
     "scope": (
@@ -137,6 +145,27 @@ def choice_records(*, batches: Sequence[int] | None = None) -> list[ChoiceRecord
     ]
 
 
+def integrity_records(
+    *, batches: Sequence[int] | None = None, approved_only: bool = False
+) -> Iterator[IntegrityRecord]:
+    """Each narrative in scope with its integrity flags, batch and worker."""
+    narratives = dataset_narratives(batches=batches, approved_only=approved_only)
+    for narrative in with_integrity(narratives, chunk_size=CHUNK_SIZE):
+        try:
+            integrity = narrative.integrity
+        except NarrativeIntegrity.DoesNotExist:
+            integrity = None
+        batch = narrative.assignment.item.batch if narrative.assignment else None
+        yield IntegrityRecord(
+            batch=batch.pk if batch else None,
+            batch_name=batch.name if batch else narrative.source_label,
+            worker=str(narrative.worker_id) if narrative.worker_id else None,
+            flags=tuple(flag.code for flag in flags_of(narrative)),
+            has_record=bool(integrity and integrity.telemetry),
+            checked=bool(integrity and integrity.checked_at),
+        )
+
+
 def split_counts(*, batches: Sequence[int] | None = None) -> dict:
     """Approved narratives in scope per split, for each setting (train, test, none)."""
     narratives = dataset_narratives(batches=batches, approved_only=True)
@@ -181,4 +210,7 @@ def dataset_analysis(
         "narratives_loaded": len(records),
     }
     result["splits"] = split_counts(batches=batches)
+    result["integrity"] = integrity_shares(
+        integrity_records(batches=batches, approved_only=approved_only)
+    )
     return result

@@ -3,7 +3,9 @@ review queue call `narrative_flags`), and flags of many narratives for analysis 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+
+from django.db.models import QuerySet
 
 from annotation.models import Narrative, NarrativeIntegrity
 from annotation.quality.integrity import (
@@ -78,18 +80,26 @@ def narrative_flags(narrative: Narrative) -> list[dict]:
     return result
 
 
-def flags_by_narrative(narratives: Iterable[Narrative]) -> dict[int, dict]:
-    """For each narrative id: {"flags": [codes], "writing": telemetry summary}.
+def with_integrity(narratives: QuerySet, *, chunk_size: int = 2000) -> Iterator[Narrative]:
+    """The narratives with what their flags need (integrity, batch), embeddings left out."""
+    return (
+        narratives.select_related("integrity", "assignment__item__batch")
+        .defer("integrity__embedding")
+        .order_by("id")
+        .iterator(chunk_size=chunk_size)
+    )
 
-    `narratives` should come with `integrity` and `assignment__item__batch` selected.
-    """
+
+def flags_by_narrative(narrative_ids: Iterable[int]) -> dict[int, dict]:
+    """For each narrative id: {"flags": [codes], "writing": telemetry summary or None}."""
     result = {}
-    for narrative in narratives:
+    for narrative in with_integrity(Narrative.objects.filter(pk__in=list(narrative_ids))):
         integrity = _integrity(narrative)
         result[narrative.pk] = {
             "flags": [flag.code for flag in flags_of(narrative)],
             "writing": telemetry_summary(
                 integrity.telemetry if integrity else None, text_length=len(narrative.text)
-            ),
+            )
+            or None,
         }
     return result

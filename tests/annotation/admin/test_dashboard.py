@@ -10,13 +10,14 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils.html import escape
 
 from annotation.analysis.selectors import definitions
-from annotation.models import Narrative
+from annotation.models import Narrative, NarrativeIntegrity
 from tests.factories import (
     batch_create,
     crowd_narrative_create,
     narrative_create,
     proverb_create,
     rating_create,
+    writing_record,
 )
 
 pytestmark = pytest.mark.django_db
@@ -29,6 +30,7 @@ SECTIONS = (
     "Sentiment",
     "Readability",
     "Human evaluation",
+    "Writing integrity",
     "Scope and parameters",
 )
 
@@ -72,6 +74,21 @@ def test_dashboard_escapes_proverbs_and_labels(client, researcher):
     assert "&lt;script&gt;alert(1)&lt;/script&gt; waits for no one" in page
     assert "<img src=x>" not in page
     assert "imported:&lt;img src=x&gt;" in page
+
+
+def test_dashboard_shows_the_share_of_each_flag_per_batch_and_worker(client, researcher):
+    proverb = proverb_create("Time is money")
+    batch = batch_create(task_type="write", name="Pilot write")
+    for typed, pasted in ((160, 0), (0, 160)):
+        narrative = crowd_narrative_create(proverb=proverb, batch=batch)
+        NarrativeIntegrity.objects.create(
+            narrative=narrative, telemetry=writing_record(typed=typed, pasted=pasted)
+        )
+    client.force_login(researcher)
+    page = client.get("/admin/dataset/").content.decode()
+    section = page[page.index("<h2>Writing integrity</h2>") :]
+    assert f"<td>{batch.pk}: Pilot write</td><td>2</td><td>0.5</td>" in section
+    assert '<th scope="col">Pasted from outside</th>' in section
 
 
 def test_dashboard_limits_the_analysis_to_chosen_batches(client, researcher):
