@@ -253,7 +253,7 @@ DEFINITIONS: dict[str, str] = {
     ),
     "integrity.shares.near_duplicate": (
         "Cosine similarity (all-MiniLM-L6-v2) with another story of the same proverb, or with the "
-        "same worker's earlier story, at or above near_duplicate_similarity (default 0.9)."
+        "same worker's earlier story, at or above near_duplicate_similarity (default 0.85)."
     ),
     "integrity.shares.homogeneous": (
         "Cosine similarity with the same worker's earlier story for another proverb at or above "

@@ -107,7 +107,7 @@ class IntegritySettings:
     insert_after_hidden: int = 100
     transcription_min_keys: int = 150
     transcription_max_revision_share: float = 0.01
-    near_duplicate_similarity: float = 0.9
+    near_duplicate_similarity: float = 0.85
     homogeneity_similarity: float = 0.8
 
     @classmethod

@@ -131,3 +131,34 @@ def nearest_neighbour_similarities(narrative_ids: list[int]) -> dict[str, list[f
         np.fill_diagonal(scores, -1.0)
         result[kind].extend(float(score) for score in scores.max(axis=1))
     return result
+
+
+QUANTILES = (0.5, 0.9, 0.95, 0.99, 0.995)
+
+
+def similarity_distribution(values: list[float], *, threshold: float) -> dict:
+    """Summary of nearest-neighbour similarities: count, quantiles, histogram, share flagged.
+
+    {"stories", "mean", "quantiles": {"0.5": x, ...}, "max", "threshold", "at_or_above",
+    "share_at_or_above", "histogram": [{"from", "to", "stories"}] in steps of 0.05}.
+    """
+    if not values:
+        return {"stories": 0, "threshold": threshold, "at_or_above": 0, "share_at_or_above": None}
+    array = np.asarray(values, dtype=np.float64)
+    edges = np.round(np.arange(-0.2, 1.0001, 0.05), 2)
+    counts, _ = np.histogram(np.clip(array, -0.2, 1.0), bins=edges)
+    flagged = int((array >= threshold).sum())
+    return {
+        "stories": len(values),
+        "mean": round(float(array.mean()), 4),
+        "quantiles": {str(q): round(float(np.quantile(array, q)), 4) for q in QUANTILES},
+        "max": round(float(array.max()), 4),
+        "threshold": threshold,
+        "at_or_above": flagged,
+        "share_at_or_above": round(flagged / len(values), 4),
+        "histogram": [
+            {"from": float(low), "to": float(high), "stories": int(count)}
+            for low, high, count in zip(edges[:-1], edges[1:], counts, strict=True)
+            if count
+        ],
+    }
