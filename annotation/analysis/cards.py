@@ -199,6 +199,7 @@ def _integrity_section(integrity: dict, meaning: dict[str, str]) -> Section:
         "Writing integrity",
         _help(meaning, "integrity"),
         [overall, by_batch, by_worker],
+        ["integrity_flags"],
     )
 
 

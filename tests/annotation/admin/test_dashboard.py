@@ -50,7 +50,7 @@ def test_dashboard_shows_every_section_table_and_plot(client, researcher):
         assert f"<h2>{title}</h2>" in page
     for header in ("Jaccard, paired", "Welch&#x27;s t-tests", "Pairwise agreement", "Per proverb"):
         assert header in page
-    assert page.count('<figure class="plot"><svg') == 5
+    assert page.count('<figure class="plot"><svg') == 6
     assert '<td class="definition">Number of approved narratives' in page
 
 
