@@ -14,8 +14,14 @@ from django.contrib.admin.widgets import FilteredSelectMultiple
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Narrative, NarrativeIntegrity, Proverb
-from annotation.quality.integrity import IntegritySettings, TelemetryError, telemetry_clean
+from annotation.models import Narrative, Proverb
+from annotation.quality.integrity import IntegritySettings
+from annotation.task_types.writing_record import (
+    batch_integrity,
+    writing_record_clean,
+    writing_record_context,
+    writing_record_store,
+)
 from annotation.text import OverlapRules, check_overlap, load_stopwords
 from crowd import task_types
 from crowd.forms import BatchForm
@@ -44,46 +50,6 @@ while you write."""
 def batch_rules(settings: dict) -> OverlapRules:
     """The overlap rules of a write batch's settings."""
     return OverlapRules.from_dict(settings.get("rules"))
-
-
-def batch_integrity(settings: dict) -> IntegritySettings:
-    """The writing-integrity settings of a free-text batch's settings."""
-    return IntegritySettings.from_dict(settings.get("integrity"))
-
-
-def writing_record_clean(*, payload: dict, integrity: IntegritySettings) -> dict | None:
-    """The payload's writing record, checked; a paste-refusing batch refuses pasted text.
-
-    Free-text task types call this from `validate`. No record (an old page, a script)
-    is stored as none and flagged later; a malformed one is refused.
-    """
-    record = payload.get("telemetry")
-    if record is None:
-        if integrity.refuse_paste:
-            raise SubmissionError(
-                "This task refuses pasted text, and your page sent no record of how the "
-                "story was written; reload the page and type your story.",
-                field="telemetry",
-            )
-        return None
-    try:
-        telemetry = telemetry_clean(record)
-    except TelemetryError as error:
-        raise SubmissionError(str(error), field="telemetry") from error
-    if integrity.refuse_paste and telemetry["pasted"] + telemetry["dropped"] > 0:
-        raise SubmissionError(PASTE_REFUSED, field="text")
-    return telemetry
-
-
-def writing_record_store(*, narrative: Narrative, telemetry: dict | None) -> None:
-    """Keep the writing record with the narrative and queue the check against the dataset."""
-    from annotation.tasks import narrative_similarity_check_task
-
-    NarrativeIntegrity.objects.create(narrative=narrative, telemetry=telemetry)
-    transaction.on_commit(lambda: narrative_similarity_check_task.delay(narrative.pk))
-
-
-PASTE_REFUSED = "This task does not accept pasted text: type your story yourself."
 
 
 class WriteBatchForm(BatchForm):
@@ -182,18 +148,17 @@ class WriteTask(task_types.TaskType):
     def page_context(self, *, assignment: Assignment) -> dict:
         proverb = _proverb(assignment)
         rules = batch_rules(assignment.item.batch.settings)
-        refuse_paste = batch_integrity(assignment.item.batch.settings).refuse_paste
+        writing = writing_record_context(assignment.item.batch.settings)
         return {
             "proverb": proverb,
             "rules": rules,
-            "refuse_paste": refuse_paste,
+            "refuse_paste": writing["refuse_paste"],
             "narrative": Narrative.objects.filter(assignment=assignment).first(),
             "task_config": {
                 "proverb": proverb.text,
                 "rules": rules.to_dict(),
                 "stopwords": sorted(load_stopwords()),
-                "refuse_paste": refuse_paste,
-                "paste_refused": PASTE_REFUSED,
+                **writing,
             },
         }
 
