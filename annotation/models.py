@@ -580,3 +580,28 @@ class DatasetAnalysis(models.Model):
 
     def __str__(self) -> str:
         return f"Analysis of {self.scope_key}"
+
+
+class NarrativeIntegrity(models.Model):
+    """How a narrative was written and how it compares with the dataset (writing integrity).
+
+    `telemetry` is the task page's content-blind writing record (counts and times, no
+    keystrokes); `embedding` is the story's sentence embedding as float16 bytes; `similarity`
+    holds the nearest story of the same proverb and the worker's nearest earlier story.
+    """
+
+    narrative = models.OneToOneField(
+        Narrative, on_delete=models.CASCADE, related_name="integrity", primary_key=True
+    )
+    telemetry = models.JSONField(null=True, blank=True)
+    embedding = models.BinaryField(null=True, blank=True)
+    embedding_model = models.CharField(max_length=300, blank=True)
+    similarity = models.JSONField(default=dict, blank=True)
+    checked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "narrative integrity"
+        verbose_name_plural = "narrative integrity"
+
+    def __str__(self) -> str:
+        return f"Integrity of narrative {self.narrative_id}"

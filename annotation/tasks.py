@@ -32,3 +32,13 @@ def keywords_requeue_task() -> int:
         task_send(narrative_keywords_extract_task, narrative_id)
         for narrative_id in narratives_keywords_pending()
     )
+
+
+@shared_task(name="annotation.narrative_similarity_check")
+def narrative_similarity_check_task(narrative_id: int) -> int:
+    """Embed a story and compare it with its proverb's and its worker's other stories;
+    idempotent."""
+    from annotation.quality.similarity import narrative_similarity_check
+
+    narrative_similarity_check(narrative_id=narrative_id)
+    return narrative_id

@@ -399,3 +399,33 @@ def continuation_batch_create(*, narratives, **fields) -> Batch:
     fields.setdefault("target_per_item", 3)
     items = [{"figurative_narrative": narrative} for narrative in narratives]
     return task_batch_create(task_type="continue", items=items, **fields)
+
+
+def writing_record(**counts) -> dict:
+    """A writing record as the task page sends it: a story of `typed` characters typed key
+    by key at a human pace with a few revisions and pauses, unless `counts` say otherwise."""
+    typed = counts.get("typed", 160)
+    record = {
+        "version": 1,
+        "typed": typed,
+        "pasted": 0,
+        "pasted_internal": 0,
+        "dropped": 0,
+        "inserted_without_keys": 0,
+        "deleted": 6,
+        "synthetic_events": 0,
+        "synthetic": 0,
+        "unexplained": 0,
+        "keys": typed + 6,
+        "pauses": 4,
+        "paste_events": 0,
+        "focused_ms": 90_000,
+        "hidden_ms": 0,
+        "composition_ms": 95_000,
+        "burst_interval_ms_sum": 180 * (typed + 1),
+        "burst_intervals": typed + 1,
+        "intervals": [2, 10, 60, 70, 20, 4, 4, 0],
+        "hidden_returns": [],
+    }
+    record.update(counts)
+    return record

@@ -12,11 +12,31 @@ from django.utils.html import format_html, format_html_join
 
 from annotation.admin.tasks import batch_filter
 from annotation.models import Narrative
+from annotation.quality.flags import flags_of, narrative_flags
+from annotation.quality.integrity import FLAG_TITLES
 from annotation.quality.submissions import duration_text, marked_pieces, overlap_lines
 from config.request_input import query_int
 from crowd.admin.review import ReviewActions
 
 EXCERPT_CHARACTERS = 160
+
+
+def _side_by_side(narrative, flag: dict):
+    """The story beside the story it matches (similarity flags), both escaped."""
+    details = flag["details"]
+    if "text" not in details:
+        return ""
+    cell = '<td style="vertical-align:top;white-space:pre-wrap;max-width:30em">{}</td>'
+    return format_html(
+        '<table class="integrity-match"><tr><th>This story (#{})</th><th>Story #{} · {} · {}'
+        "</th></tr><tr>" + cell + cell + "</tr></table>",
+        narrative.pk,
+        details["narrative"],
+        details["worker"],
+        details["proverb"],
+        narrative.text,
+        details["text"],
+    )
 
 
 @admin.register(Narrative)
@@ -29,18 +49,20 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
         "word_count",
         "overlap_summary",
         "time_taken",
+        "integrity_flags",
         "worker",
         "source",
     )
     list_display_links = ("id", "excerpt")
     list_filter = ("status", "source", batch_filter("write"))
     search_fields = ("text", "proverb__text", "worker__display_name", "worker__external_id")
-    list_select_related = ("proverb", "worker", "assignment")
+    list_select_related = ("proverb", "worker", "assignment__item__batch", "integrity")
     actions = ("approve_selected", "reject_selected", "block_workers")
     change_list_template = "admin/annotation/narrative/change_list.html"
     fields = (
         "proverb",
         "highlighted_text",
+        "integrity_explained",
         "status",
         "review_message",
         "reviewed_at",
@@ -90,6 +112,31 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
         if assignment is None or assignment.submitted_at is None:
             return "—"
         return duration_text((assignment.submitted_at - assignment.started_at).total_seconds())
+
+    @admin.display(description="Integrity flags")
+    def integrity_flags(self, narrative):
+        flags = flags_of(narrative)
+        if not flags:
+            return "—"
+        return format_html_join(
+            "",
+            '<div class="integrity-flag" data-flag="{}" title="{}">⚑ {}</div>',
+            ((flag.code, flag.explanation, FLAG_TITLES[flag.code]) for flag in flags),
+        )
+
+    @admin.display(description="Writing integrity")
+    def integrity_explained(self, narrative):
+        flags = narrative_flags(narrative)
+        if not flags:
+            return "No flags: typed in the task page, unlike the other stories checked."
+        return format_html_join(
+            "",
+            '<div class="integrity-flag" data-flag="{}"><strong>⚑ {}</strong>: {}{}</div>',
+            (
+                (flag["code"], flag["title"], flag["explanation"], _side_by_side(narrative, flag))
+                for flag in flags
+            ),
+        )
 
     @admin.display(description="Narrative (words shared with the proverb marked)")
     def highlighted_text(self, narrative):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from annotation.analysis.selectors import definitions
+from annotation.quality.integrity import FLAG_TITLES
 
 PARTS = ("train", "test", "none")
 
@@ -145,6 +146,7 @@ def analysis_sections(analysis: dict) -> list[Section]:
             _human_tables(analysis.get("human_evaluation", {}), meaning),
             ["rating_means"],
         ),
+        _integrity_section(analysis.get("integrity") or {}, meaning),
         Section(
             "parameters",
             "Scope and parameters",
@@ -158,8 +160,47 @@ def analysis_sections(analysis: dict) -> list[Section]:
 _SECTION_KEYS = _keys(
     "",
     "collection narratives jaccard common_ngrams diversity sentiment readability "
-    "human_evaluation scope parameters",
+    "human_evaluation scope parameters integrity",
 )
+
+
+def _integrity_section(integrity: dict, meaning: dict[str, str]) -> Section:
+    """Flag shares overall, per batch and per worker (the 50 most flagged workers)."""
+    codes = list(integrity.get("shares", {}))
+    overall = _statistics(
+        {"integrity": integrity},
+        [f"integrity.{key}" for key in ("narratives", "with_record", "checked", "flagged")]
+        + [f"integrity.shares.{code}" for code in codes],
+        meaning,
+    )
+    columns = ["Narratives", "Flagged", *(FLAG_TITLES[code] for code in codes)]
+
+    def row(group: dict) -> list:
+        shares = [group["shares"][code] for code in codes]
+        return [group["narratives"], *map(format_value, [group["flagged"], *shares])]
+
+    by_batch = Table(
+        ["Batch", *columns],
+        [
+            [f"{group['batch']}: {group['name']}" if group["batch"] else "imported", *row(group)]
+            for group in integrity.get("by_batch", [])
+        ],
+        _notes(meaning, ["integrity.by_batch"]),
+        "Per batch",
+    )
+    by_worker = Table(
+        ["Worker", *columns],
+        [[group["worker"], *row(group)] for group in integrity.get("by_worker", [])[:50]],
+        _notes(meaning, ["integrity.by_worker"]),
+        "Per worker (most flagged first)",
+    )
+    return Section(
+        "integrity",
+        "Writing integrity",
+        _help(meaning, "integrity"),
+        [overall, by_batch, by_worker],
+        ["integrity_flags"],
+    )
 
 
 def _help(meaning: dict[str, str], *keys: str) -> str:
@@ -335,6 +376,17 @@ _FIELDS = {
     "(the imported string occurred more than once; first occurrence taken), annotator "
     "(hashed like worker).",
     "ratings": "Rating summary: per criterion, mean of the Likert values (1-5) and n.",
+    "integrity_flags": (
+        "Writing-integrity flags (codes defined under integrity.shares in the statistics): "
+        "how the task page saw the text written, and near-duplicates in the dataset. A flag "
+        "informs; it did not reject the narrative."
+    ),
+    "writing": (
+        "Summary of the task page's writing record (None when there is none): typed, "
+        "pasted and without-keystrokes shares of the text, script events, characters "
+        "deleted, pauses of 2 s or more, mean key interval (ms), composition and hidden "
+        "time (s). Raw keystrokes are never recorded."
+    ),
 }
 _EPIC_FIELDS = {
     "pk": _FIELDS["pk"],

@@ -203,4 +203,60 @@ DEFINITIONS: dict[str, str] = {
     "parameters.agreement_threshold": "Ratings at or above it are 'good' for agreement.",
     "parameters.diversity_max_pairs": "Largest number of pairs averaged for each diversity value.",
     "parameters.processes": "Number of processes that computed VADER and Flesch.",
+    "integrity": (
+        "Writing integrity: how the narratives in scope were written (the task page's "
+        "writing record) and how they compare with the dataset (sentence-embedding "
+        "similarity). A flag informs a reviewer; it never rejects a narrative."
+    ),
+    "integrity.narratives": "Narratives in scope (crowd and imported).",
+    "integrity.with_record": "Narratives whose task page sent a writing record.",
+    "integrity.checked": (
+        "Narratives compared with their proverb's other stories and their worker's "
+        "earlier stories by the similarity check."
+    ),
+    "integrity.flagged": "Fraction of narratives with at least one flag; None with none.",
+    "integrity.shares": "For each flag, the fraction of narratives in scope that have it.",
+    "integrity.by_batch": (
+        "Per write batch (id and name; imported narratives as batch None): narratives, "
+        "flagged fraction and the share of each flag."
+    ),
+    "integrity.by_worker": (
+        "Per worker (the platform's worker id), most flagged first: narratives, flagged "
+        "fraction and the share of each flag."
+    ),
+    "integrity.shares.no_record": (
+        "The task page sent no writing record, so how the story was written is unknown."
+    ),
+    "integrity.shares.pasted": (
+        "More of the story than the batch's max_pasted_share (default 0.5) was pasted or dropped "
+        "from outside the page."
+    ),
+    "integrity.shares.no_keystrokes": (
+        "More than max_unexplained_share (default 0.3) of the story appeared without keystrokes, "
+        "paste or drop (autofill, dictation, tools, a script setting the text)."
+    ),
+    "integrity.shares.too_fast": (
+        "The mean interval between keystrokes (pauses of 2 s or more left out) was under "
+        "min_key_interval_ms (default 35 ms, about 340 words a minute) over at least "
+        "min_keys_for_speed (default 20) keystrokes."
+    ),
+    "integrity.shares.hidden_then_inserted": (
+        "The page was hidden for at least hidden_seconds (default 60) and within 10 s of its "
+        "return at least insert_after_hidden (default 100) characters were inserted without "
+        "typing."
+    ),
+    "integrity.shares.synthetic": ("Input or key events were made by a script (isTrusted false)."),
+    "integrity.shares.transcription": (
+        "At least transcription_min_keys (default 150) keystrokes, at most "
+        "transcription_max_revision_share (default 0.01) of the typed characters deleted, and no "
+        "pause of 2 s or more: copying, not composing."
+    ),
+    "integrity.shares.near_duplicate": (
+        "Cosine similarity (all-MiniLM-L6-v2) with another story of the same proverb, or with the "
+        "same worker's earlier story, at or above near_duplicate_similarity (default 0.85)."
+    ),
+    "integrity.shares.homogeneous": (
+        "Cosine similarity with the same worker's earlier story for another proverb at or above "
+        "homogeneity_similarity (default 0.8)."
+    ),
 }

@@ -21,6 +21,8 @@ not by name, so nothing from the crowd reaches the SVG. Labels that come from da
 - :func:`readability_histogram`: histogram of Flesch reading ease.
 - :func:`rating_means`: mean Likert rating per criterion, one bar per source (Table 5).
 - :func:`overlap_bars`: paired and random-baseline Jaccard for n = 1, 2, 3 (Table 3).
+- :func:`integrity_flags`: share of narratives with each writing-integrity flag, overall
+  and per batch (batches by id, not by name).
 """
 
 from __future__ import annotations
@@ -35,7 +37,10 @@ from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from annotation.quality.integrity import FLAG_TITLES
+
 __all__ = [
+    "integrity_flags",
     "overlap_bars",
     "rating_means",
     "readability_histogram",
@@ -267,6 +272,42 @@ def overlap_bars(result: Mapping[str, Any]) -> str:
             ax.ticklabel_format(axis="y", style="sci", scilimits=(-3, 3))
         axes[0].set_ylabel("mean Jaccard similarity")
         figure.suptitle(title)
+        return True
+
+    return _render(title, draw)
+
+
+INTEGRITY_BATCHES = 6  # batches drawn beside the overall share (the table lists them all)
+
+
+def integrity_flags(result: Mapping[str, Any]) -> str:
+    """Share of narratives with each integrity flag: overall, and per batch (up to 6)."""
+    title = "Writing-integrity flags: share of narratives"
+
+    def draw(figure: Figure) -> bool:
+        shares = _get(result, "integrity", "shares") or {}
+        codes = [code for code in FLAG_TITLES if _number(shares.get(code))]
+        if not codes:
+            return False
+        groups = [("all narratives", shares)]
+        for group in (_get(result, "integrity", "by_batch") or [])[:INTEGRITY_BATCHES]:
+            label = f"batch {group['batch']}" if group.get("batch") else "imported"
+            groups.append((label, group.get("shares") or {}))
+        ax = figure.add_subplot()
+        height = 0.8 / len(groups)
+        colours = matplotlib.colormaps["tab10"]
+        for k, (label, values) in enumerate(groups):
+            ys = [i - 0.4 + height * (k + 0.5) for i in range(len(codes))]
+            widths = [values.get(code) if _number(values.get(code)) else 0.0 for code in codes]
+            colour = NEUTRAL if k == 0 else colours((k - 1) % 10)
+            ax.barh(ys, widths, height=height, color=colour, label=label)
+        ax.set_yticks(range(len(codes)), [FLAG_TITLES[code] for code in codes])
+        ax.invert_yaxis()
+        ax.set_xlim(0, 1)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:.0%}"))
+        ax.set_xlabel("share of narratives with the flag")
+        ax.set_title(title)
+        ax.legend(loc="lower right", frameon=False, fontsize=8)
         return True
 
     return _render(title, draw)

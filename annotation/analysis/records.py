@@ -55,3 +55,15 @@ class ModelChoiceRecord:
 
     question_id: int
     correct: bool
+
+
+@dataclass(frozen=True)
+class IntegrityRecord:
+    """A narrative's writing-integrity flags, with the batch and worker they count under."""
+
+    batch: int | None  # None for imported narratives
+    batch_name: str
+    worker: str | None
+    flags: tuple[str, ...]
+    has_record: bool  # the task page sent a writing record
+    checked: bool  # the dataset similarity check has run

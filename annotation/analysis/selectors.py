@@ -15,8 +15,10 @@ from django.db.models import Count, Q
 
 from annotation.analysis.core import analyze
 from annotation.analysis.definitions import DEFINITIONS
+from annotation.analysis.integrity import integrity_shares
 from annotation.analysis.records import (
     ChoiceRecord,
+    IntegrityRecord,
     ModelChoiceRecord,
     NarrativeRecord,
     RatingRecord,
@@ -31,7 +33,8 @@ from annotation.datasets.records import (
     rating_source,
     span_pairs_of,
 )
-from annotation.models import ChoiceAnswer, ChoiceQuestion, Rating
+from annotation.models import ChoiceAnswer, ChoiceQuestion, NarrativeIntegrity, Rating
+from annotation.quality.flags import flags_of, with_integrity
 
 DATASET_DEFINITIONS: dict[str, str] = {
     "scope": (
@@ -172,6 +175,30 @@ def model_choice_records(*, question_ids: set[int]) -> list[ModelChoiceRecord]:
     return [ModelChoiceRecord(pk, chosen == correct) for pk, chosen, correct in rows]
 
 
+def integrity_records(
+    *,
+    batches: Sequence[int] | None = None,
+    approved_only: bool = False,
+    sources: Sequence[str] | None = None,
+) -> Iterator[IntegrityRecord]:
+    """Each narrative in scope with its integrity flags, batch and worker."""
+    narratives = dataset_narratives(batches=batches, approved_only=approved_only, sources=sources)
+    for narrative in with_integrity(narratives, chunk_size=CHUNK_SIZE):
+        try:
+            integrity = narrative.integrity
+        except NarrativeIntegrity.DoesNotExist:
+            integrity = None
+        batch = narrative.assignment.item.batch if narrative.assignment else None
+        yield IntegrityRecord(
+            batch=batch.pk if batch else None,
+            batch_name=batch.name if batch else narrative.source_label,
+            worker=str(narrative.worker_id) if narrative.worker_id else None,
+            flags=tuple(flag.code for flag in flags_of(narrative)),
+            has_record=bool(integrity and integrity.telemetry),
+            checked=bool(integrity and integrity.checked_at),
+        )
+
+
 def split_counts(
     *, batches: Sequence[int] | None = None, sources: Sequence[str] | None = None
 ) -> dict:
@@ -222,4 +249,7 @@ def dataset_analysis(
         "narratives_loaded": len(records),
     }
     result["splits"] = split_counts(batches=batches, sources=sources)
+    result["integrity"] = integrity_shares(
+        integrity_records(batches=batches, approved_only=approved_only, sources=sources)
+    )
     return result

@@ -54,8 +54,10 @@ COLUMNS = (
     "keywords",
     "span_pairs",
     "ratings",
+    "integrity_flags",
+    "writing",
 )
-NESTED = COLUMNS[-3:]  # keywords, span_pairs, ratings: JSON text in CSV
+NESTED = COLUMNS[-5:]  # keywords, span_pairs, ratings, integrity_flags, writing: JSON in CSV
 SPAN_PAIR_TYPE = pa.struct(
     [
         ("alignment", pa.int32()),
@@ -68,6 +70,19 @@ SPAN_PAIR_TYPE = pa.struct(
         ("narrative_span", pa.string()),
         ("ambiguous", pa.bool_()),
         ("annotator", pa.string()),
+    ]
+)
+WRITING_TYPE = pa.struct(
+    [
+        ("typed_share", pa.float64()),
+        ("pasted_share", pa.float64()),
+        ("without_keys_share", pa.float64()),
+        ("synthetic_events", pa.int64()),
+        ("deleted", pa.int64()),
+        ("pauses", pa.int64()),
+        ("mean_key_interval_ms", pa.float64()),
+        ("composition_seconds", pa.int64()),
+        ("hidden_seconds", pa.int64()),
     ]
 )
 RATING_TYPE = pa.struct([("criterion", pa.string()), ("mean", pa.float64()), ("n", pa.int64())])
@@ -88,6 +103,8 @@ PARQUET_SCHEMA = pa.schema(
         ("keywords", pa.list_(pa.string())),
         ("span_pairs", pa.list_(SPAN_PAIR_TYPE)),
         ("ratings", pa.list_(RATING_TYPE)),
+        ("integrity_flags", pa.list_(pa.string())),
+        ("writing", WRITING_TYPE),
     ]
 )
 Progress = Callable[[int, int, str], None]

@@ -20,6 +20,7 @@ from django.db.models import Avg, Case, Count, OuterRef, Q, QuerySet, Subquery, 
 from django.db.models.functions import Cast
 
 from annotation.models import Narrative, Rating, SpanPair
+from annotation.quality.flags import flags_by_narrative
 
 DATASET_SOURCES = (Narrative.Source.CROWD, Narrative.Source.IMPORTED)
 COUNTED_ASSIGNMENTS = ("submitted", "approved")
@@ -185,7 +186,8 @@ def export_rows(
     parable-<id> if that is already another record's pk), proverb_id, proverb,
     narrative, source, source_label, status, worker ("provider:id", None when
     imported), split_seen, split_unseen (None when unset), keywords (list of str),
-    span_pairs (dicts of _PAIR_FIELDS), ratings (criterion, mean, n).
+    span_pairs (dicts of _PAIR_FIELDS), ratings (criterion, mean, n), integrity_flags
+    (flag codes), writing (the writing record's summary, None without one).
     """
     narratives = dataset_narratives(
         batches=batches, approved_only=approved_only, sources=sources
@@ -198,8 +200,9 @@ def export_rows(
         ids = [row[0] for row in rows]
         pairs = span_pairs_of(ids)
         ratings = _rating_summaries(ids)
+        integrity = flags_by_narrative(ids)
         taken = _taken_pks(rows) if check_taken else set()
-        yield [_export_row(row, pairs, ratings, taken) for row in rows]
+        yield [_export_row(row, pairs, ratings, integrity, taken) for row in rows]
 
 
 def _taken_pks(rows: list[tuple]) -> set[str]:
@@ -209,7 +212,7 @@ def _taken_pks(rows: list[tuple]) -> set[str]:
     )
 
 
-def _export_row(row: tuple, pairs: dict, ratings: dict, taken: set[str]) -> dict:
+def _export_row(row: tuple, pairs: dict, ratings: dict, integrity: dict, taken: set[str]) -> dict:
     (nid, external_id, proverb_id, proverb, text, source, label, status) = row[:8]
     (provider, worker_id, seen, unseen, keywords, rank, quote) = row[8:]
     pk = external_id or f"Q{proverb_id}N{rank}"
@@ -231,6 +234,8 @@ def _export_row(row: tuple, pairs: dict, ratings: dict, taken: set[str]) -> dict
         "keywords": [] if keywords in _NO_KEYWORDS else keyword_list(json.loads(keywords)),
         "span_pairs": pairs.get(nid, []),
         "ratings": ratings.get(nid, []),
+        "integrity_flags": integrity[nid]["flags"],
+        "writing": integrity[nid]["writing"],
     }
 
 

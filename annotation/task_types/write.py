@@ -15,6 +15,13 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotation.models import Narrative, Proverb
+from annotation.quality.integrity import IntegritySettings
+from annotation.task_types.writing_record import (
+    batch_integrity,
+    writing_record_clean,
+    writing_record_context,
+    writing_record_store,
+)
 from annotation.text import OverlapRules, check_overlap, load_stopwords
 from config.task_queue import queue_on_commit
 from crowd import task_types
@@ -69,6 +76,13 @@ class WriteBatchForm(BatchForm):
         help_text="Distinct shared words that are not stopwords (case-folded).",
     )
 
+    refuse_paste = forms.BooleanField(
+        required=False,
+        label="Refuse pasted text",
+        help_text="The page blocks pasting and dropping text and says so; the server refuses "
+        "a story whose writing record shows a paste.",
+    )
+
     field_order = (
         "name",
         "proverbs",
@@ -80,6 +94,7 @@ class WriteBatchForm(BatchForm):
         "max_words",
         "max_shared_ngram",
         "max_shared_content_words",
+        "refuse_paste",
     )
 
     def __init__(self, *args, **kwargs):
@@ -99,7 +114,8 @@ class WriteBatchForm(BatchForm):
         return {name: data.get(name) for name in OverlapRules().to_dict()}
 
     def batch_settings(self) -> dict:
-        return {"rules": self._rules(self.cleaned_data)}
+        integrity = IntegritySettings(refuse_paste=self.cleaned_data["refuse_paste"])
+        return {"rules": self._rules(self.cleaned_data), "integrity": integrity.to_dict()}
 
     def batch_items(self) -> list[dict]:
         return [{"proverb": proverb} for proverb in self.cleaned_data["proverbs"]]
@@ -113,31 +129,37 @@ class WriteTask(task_types.TaskType):
     review_changelist = "admin:annotation_narrative_changelist"  # review_url links there
 
     def default_settings(self) -> dict:
-        return {"rules": OverlapRules().to_dict()}
+        return {"rules": OverlapRules().to_dict(), "integrity": IntegritySettings().to_dict()}
 
     def default_instructions(self) -> str:
         return DEFAULT_INSTRUCTIONS
 
     def clean_settings(self, settings: dict) -> dict:
-        """{"rules": {max_shared_ngram, max_shared_content_words, min_words, max_words}}."""
+        """{"rules": {max_shared_ngram, ...}, "integrity": IntegritySettings' fields}."""
         if not isinstance(settings, dict):
             raise ValueError("Settings of a write batch must be an object.")
-        unknown = sorted(set(settings) - {"rules"})
+        unknown = sorted(set(settings) - {"rules", "integrity"})
         if unknown:
             raise ValueError(f"Unknown setting(s) of a write batch: {', '.join(unknown)}.")
-        return {"rules": batch_rules(settings).to_dict()}
+        return {
+            "rules": batch_rules(settings).to_dict(),
+            "integrity": batch_integrity(settings).to_dict(),
+        }
 
     def page_context(self, *, assignment: Assignment) -> dict:
         proverb = _proverb(assignment)
         rules = batch_rules(assignment.item.batch.settings)
+        writing = writing_record_context(assignment.item.batch.settings)
         return {
             "proverb": proverb,
             "rules": rules,
+            "refuse_paste": writing["refuse_paste"],
             "narrative": Narrative.objects.filter(assignment=assignment).first(),
             "task_config": {
                 "proverb": proverb.text,
                 "rules": rules.to_dict(),
                 "stopwords": sorted(load_stopwords()),
+                **writing,
             },
         }
 
@@ -151,9 +173,9 @@ class WriteTask(task_types.TaskType):
                 f"Your story is longer than {MAX_CHARACTERS:,} characters; shorten it.",
                 field="text",
             )
-        check = check_overlap(
-            _proverb(assignment).text, text, batch_rules(assignment.item.batch.settings)
-        )
+        settings = assignment.item.batch.settings
+        telemetry = writing_record_clean(payload=payload, integrity=batch_integrity(settings))
+        check = check_overlap(_proverb(assignment).text, text, batch_rules(settings))
         if not check["ok"]:
             violations = check["violations"]
             raise SubmissionError(
@@ -161,11 +183,11 @@ class WriteTask(task_types.TaskType):
                 field="text",
                 details={"violations": violations},
             )
-        return {"text": text, "check": check}
+        return {"text": text, "check": check, "telemetry": telemetry}
 
     def store(self, *, assignment: Assignment, cleaned: dict) -> None:
         check = cleaned["check"]
-        Narrative.objects.create(
+        narrative = Narrative.objects.create(
             proverb=_proverb(assignment),
             text=cleaned["text"],
             source=Narrative.Source.CROWD,
@@ -175,6 +197,7 @@ class WriteTask(task_types.TaskType):
             word_count=check["word_count"],
             overlap=overlap_figures(check),
         )
+        writing_record_store(narrative=narrative, telemetry=cleaned["telemetry"])
 
     def result(self, *, assignment: Assignment) -> dict:
         narrative = Narrative.objects.get(assignment=assignment)

@@ -143,6 +143,9 @@ def bench_browser() -> None:
                 page.locator("#narrative").press_sequentially(NARRATIVE)
                 typed = page.evaluate("typedTimes()")
                 preview = page.evaluate("previewState()")
+                page.evaluate("prepareRecording()")
+                page.locator("#recorded").press_sequentially(NARRATIVE)
+                recording = page.evaluate("recordingResult()")
             finally:
                 browser.close()
     finally:
@@ -172,6 +175,19 @@ def bench_browser() -> None:
     print(
         "  (render = DOM updates; layout = the forced style and layout of the preview; "
         "key events come from Playwright, one character at a time)"
+    )
+    if recording["record"]["typed"] != len(NARRATIVE):
+        raise SystemExit("The writing record did not count every typed character.")
+    meter = percentile(typed["total"], 0.95)
+    record = percentile(recording["times"], 0.95)
+    print()
+    print("Browser: the writing record (telemetry.js) per keystroke, beside the meter")
+    print(f"  {'per keystroke, ms':<38} {'p50':>6} {'p95':>6} {'max':>7}   target p95")
+    print(row("record: keydown + beforeinput + input", recording["times"]))
+    print(row("meter: check + render + layout", typed["total"]))
+    print(
+        f"  record / meter at p95: {record / meter:.2f}; the record counted "
+        f"{recording['record']['typed']} typed characters, {recording['record']['keys']} keys"
     )
 
 

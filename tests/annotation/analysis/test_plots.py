@@ -113,3 +113,23 @@ def test_labels_from_data_are_plain_text_not_mathtext():
 
 def test_same_input_same_svg(result):
     assert plots.overlap_bars(result) == plots.overlap_bars(result)
+
+
+def test_integrity_flags_draws_each_flag_overall_and_per_batch():
+    shares = {"pasted": 0.5, "near_duplicate": 0.25, "synthetic": 0.0}
+    result = {
+        "integrity": {
+            "shares": shares,
+            "by_batch": [
+                {"batch": 4, "shares": {"pasted": 1.0, "near_duplicate": 0.0, "synthetic": 0.0}},
+                {"batch": None, "shares": {"pasted": 0.0, "near_duplicate": 0.5}},
+            ],
+        }
+    }
+    text = texts_of(plots.integrity_flags(result))
+    assert "Writing-integrity flags: share of narratives" in text
+    for label in ("Pasted from outside", "Near-duplicate of another story", "Synthetic input"):
+        assert label in text
+    for group in ("all narratives", "batch 4", "imported"):
+        assert group in text
+    assert "No data" in texts_of(plots.integrity_flags({}))

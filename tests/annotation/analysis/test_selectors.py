@@ -4,10 +4,12 @@ import pytest
 
 from annotation.analysis.selectors import (
     choice_records,
+    integrity_records,
     narrative_records,
     rating_records,
     split_counts,
 )
+from annotation.models import NarrativeIntegrity
 from tests.factories import (
     batch_create,
     choice_answer_create,
@@ -15,6 +17,7 @@ from tests.factories import (
     narrative_create,
     proverb_create,
     rating_create,
+    writing_record,
 )
 
 pytestmark = pytest.mark.django_db
@@ -105,3 +108,21 @@ def test_split_counts_count_approved_narratives_per_part():
         "seen": {"train": 1, "test": 1, "none": 0},
         "unseen": {"train": 0, "test": 1, "none": 1},
     }
+
+
+def test_integrity_records_carry_each_narratives_flags_batch_and_worker():
+    proverb = proverb_create(PROVERB)
+    batch = batch_create(task_type="write")
+    pasted = crowd_narrative_create(proverb=proverb, batch=batch)
+    NarrativeIntegrity.objects.create(narrative=pasted, telemetry=writing_record(pasted=150))
+    crowd_narrative_create(proverb=proverb, batch=batch)
+    narrative_create(proverb=proverb, status="approved", source_label="ePiC")
+    records = list(integrity_records())
+    assert [(record.batch, record.flags) for record in records] == [
+        (batch.pk, ("pasted",)),
+        (batch.pk, ("no_record",)),
+        (None, ()),
+    ]
+    assert records[0].worker == str(pasted.worker_id) and records[0].has_record
+    assert records[2].batch_name == "ePiC" and not records[2].checked
+    assert [record.batch for record in integrity_records(batches=[batch.pk])] == [batch.pk] * 2

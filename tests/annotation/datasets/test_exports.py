@@ -57,6 +57,18 @@ def _row(**fields) -> dict:
             }
         ],
         "ratings": [{"criterion": "overall", "mean": 3.5, "n": 2}],
+        "integrity_flags": ["pasted"],
+        "writing": {
+            "typed_share": 0.1,
+            "pasted_share": 0.9,
+            "without_keys_share": 0.0,
+            "synthetic_events": 0,
+            "deleted": 3,
+            "pauses": 1,
+            "mean_key_interval_ms": 180.0,
+            "composition_seconds": 40,
+            "hidden_seconds": 0,
+        },
     }
     return {**row, **fields}
 
@@ -101,6 +113,8 @@ def test_csv_has_a_header_and_nested_fields_as_json():
     assert record["split_unseen"] == ""
     assert json.loads(record["span_pairs"])[0]["narrative_span"] == "lost customers"
     assert json.loads(record["ratings"]) == [{"criterion": "overall", "mean": 3.5, "n": 2}]
+    assert json.loads(record["integrity_flags"]) == ["pasted"]
+    assert json.loads(record["writing"])["pasted_share"] == 0.9
 
 
 def test_parquet_has_the_fixed_schema_and_a_row_group_per_chunk(tmp_path):
@@ -112,6 +126,8 @@ def test_parquet_has_the_fixed_schema_and_a_row_group_per_chunk(tmp_path):
     table = parquet.read().to_pylist()
     assert table[0]["span_pairs"][0]["narrative_span"] == "lost customers"
     assert table[1]["span_pairs"] == []
+    assert table[0]["integrity_flags"] == ["pasted"]
+    assert table[0]["writing"]["mean_key_interval_ms"] == 180.0
 
 
 def test_parquet_of_nothing_has_the_schema_and_no_rows(tmp_path):

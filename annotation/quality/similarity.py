@@ -1,0 +1,164 @@
+"""The dataset check of writing integrity: each story against its proverb's other stories
+and its worker's earlier stories, by sentence-embedding cosine similarity.
+
+`narrative_similarity_check` runs in a Celery task queued when a story is submitted;
+`narratives_embed` fills missing embeddings in chunks (imported datasets, the report
+command); `nearest_neighbour_similarities` is the distribution a researcher checks
+thresholds against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import numpy as np
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.embeddings import embed, embedding_model_path, from_bytes, to_bytes
+from annotation.models import Narrative, NarrativeIntegrity
+
+EMBED_CHUNK = 256
+
+
+def narratives_embed(
+    narrative_ids: Iterable[int], *, progress: Callable[[int], None] | None = None
+) -> int:
+    """Store embeddings of the given narratives that have none from the configured model.
+
+    Returns how many were embedded; idempotent. Chunks of EMBED_CHUNK keep memory flat.
+    """
+    model = embedding_model_path()
+    ids = sorted(set(narrative_ids))
+    done = set(
+        NarrativeIntegrity.objects.filter(
+            narrative_id__in=ids, embedding_model=model, embedding__isnull=False
+        ).values_list("narrative_id", flat=True)
+    )
+    missing = [narrative_id for narrative_id in ids if narrative_id not in done]
+    for start in range(0, len(missing), EMBED_CHUNK):
+        chunk = missing[start : start + EMBED_CHUNK]
+        texts = dict(Narrative.objects.filter(pk__in=chunk).values_list("pk", "text"))
+        order = [narrative_id for narrative_id in chunk if narrative_id in texts]
+        vectors = embed([texts[narrative_id] for narrative_id in order])
+        with transaction.atomic():
+            for narrative_id, vector in zip(order, vectors, strict=True):
+                NarrativeIntegrity.objects.update_or_create(
+                    narrative_id=narrative_id,
+                    defaults={"embedding": to_bytes(vector), "embedding_model": model},
+                )
+        if progress:
+            progress(start + len(chunk))
+    return len(missing)
+
+
+def embeddings_of(narrative_ids: Iterable[int]) -> dict[int, np.ndarray]:
+    """Stored embeddings (from the configured model) by narrative id."""
+    rows = NarrativeIntegrity.objects.filter(
+        narrative_id__in=list(narrative_ids),
+        embedding_model=embedding_model_path(),
+        embedding__isnull=False,
+    ).values_list("narrative_id", "embedding")
+    return {narrative_id: from_bytes(data) for narrative_id, data in rows}
+
+
+def _nearest(vector: np.ndarray, others: dict[int, np.ndarray]) -> tuple[int, float] | None:
+    if not others:
+        return None
+    ids = list(others)
+    scores = np.stack([others[narrative_id] for narrative_id in ids]) @ vector
+    best = int(np.argmax(scores))
+    return ids[best], float(scores[best])
+
+
+@transaction.atomic
+def narrative_similarity_check(*, narrative_id: int) -> NarrativeIntegrity:
+    """Compare a story with its proverb's other stories and its worker's earlier stories.
+
+    Stores in NarrativeIntegrity.similarity {"proverb": match | None, "own": match | None},
+    a match being {"narrative": id, "similarity": cosine}. Idempotent: run again, it
+    recomputes the same figures (and picks up stories embedded since).
+    """
+    narrative = Narrative.objects.get(pk=narrative_id)
+    same_proverb = list(
+        Narrative.objects.filter(proverb_id=narrative.proverb_id)
+        .exclude(pk=narrative.pk)
+        .values_list("pk", flat=True)
+    )
+    own_earlier = []
+    if narrative.worker_id is not None:
+        own_earlier = list(
+            Narrative.objects.filter(worker_id=narrative.worker_id, pk__lt=narrative.pk)
+            .exclude(proverb_id=narrative.proverb_id)
+            .values_list("pk", flat=True)
+        )
+    narratives_embed([narrative.pk, *same_proverb, *own_earlier])
+    vectors = embeddings_of([narrative.pk, *same_proverb, *own_earlier])
+    vector = vectors.pop(narrative.pk)
+    similarity = {}
+    for key, ids in (("proverb", same_proverb), ("own", own_earlier)):
+        nearest = _nearest(vector, {pk: vectors[pk] for pk in ids if pk in vectors})
+        similarity[key] = (
+            {"narrative": nearest[0], "similarity": round(nearest[1], 4)} if nearest else None
+        )
+    integrity = NarrativeIntegrity.objects.select_for_update().get(narrative_id=narrative.pk)
+    integrity.similarity = similarity
+    integrity.checked_at = timezone.now()
+    integrity.save(update_fields=["similarity", "checked_at"])
+    return integrity
+
+
+def nearest_neighbour_similarities(narrative_ids: list[int]) -> dict[str, list[float]]:
+    """Each story's highest similarity to another story of the same proverb, and to any
+    other story of the same worker, over the given (already embedded) narratives."""
+    rows = list(
+        Narrative.objects.filter(pk__in=narrative_ids).values_list("pk", "proverb_id", "worker_id")
+    )
+    vectors = embeddings_of(narrative_ids)
+    by_group: dict[tuple[str, int], list[int]] = {}
+    for pk, proverb_id, worker_id in rows:
+        if pk not in vectors:
+            continue
+        by_group.setdefault(("proverb", proverb_id), []).append(pk)
+        if worker_id is not None:
+            by_group.setdefault(("worker", worker_id), []).append(pk)
+    result: dict[str, list[float]] = {"proverb": [], "worker": []}
+    for (kind, _), members in by_group.items():
+        if len(members) < 2:
+            continue
+        matrix = np.stack([vectors[pk] for pk in members])
+        scores = matrix @ matrix.T
+        np.fill_diagonal(scores, -1.0)
+        result[kind].extend(float(score) for score in scores.max(axis=1))
+    return result
+
+
+QUANTILES = (0.5, 0.9, 0.95, 0.99, 0.995)
+
+
+def similarity_distribution(values: list[float], *, threshold: float) -> dict:
+    """Summary of nearest-neighbour similarities: count, quantiles, histogram, share flagged.
+
+    {"stories", "mean", "quantiles": {"0.5": x, ...}, "max", "threshold", "at_or_above",
+    "share_at_or_above", "histogram": [{"from", "to", "stories"}] in steps of 0.05}.
+    """
+    if not values:
+        return {"stories": 0, "threshold": threshold, "at_or_above": 0, "share_at_or_above": None}
+    array = np.asarray(values, dtype=np.float64)
+    edges = np.round(np.arange(-0.2, 1.0001, 0.05), 2)
+    counts, _ = np.histogram(np.clip(array, -0.2, 1.0), bins=edges)
+    flagged = int((array >= threshold).sum())
+    return {
+        "stories": len(values),
+        "mean": round(float(array.mean()), 4),
+        "quantiles": {str(q): round(float(np.quantile(array, q)), 4) for q in QUANTILES},
+        "max": round(float(array.max()), 4),
+        "threshold": threshold,
+        "at_or_above": flagged,
+        "share_at_or_above": round(flagged / len(values), 4),
+        "histogram": [
+            {"from": float(low), "to": float(high), "stories": int(count)}
+            for low, high, count in zip(edges[:-1], edges[1:], counts, strict=True)
+            if count
+        ],
+    }

@@ -1,0 +1,309 @@
+// The writing record of a free-text task page: how the text was written, never what.
+// A plain ES module; a task page attaches it to its textarea with one call:
+//
+//   const telemetry = attachTelemetry(textarea, { storageKey, refusePaste, onRefused });
+//   ... submit({ text: textarea.value, telemetry: telemetry.record() });
+//   ... telemetry.clear() once the submission is stored.
+//
+// It counts characters typed, pasted (from outside the page, or from the page's own
+// text), dropped, inserted without keystrokes, inserted by script (isTrusted false) and
+// deleted, from InputEvent.inputType; bins the intervals between keystrokes; and times
+// focus, hidden stretches (visibilitychange) and composition. No keystroke, key name or
+// text is kept: pasted text is compared with the page's own text and then forgotten.
+// The record is saved in localStorage beside the draft, so it survives a reload.
+// The server checks it (annotation/quality/integrity.py telemetry_clean).
+import { draftStore } from "./submit.js";
+
+export const INTERVAL_BINS_MS = [50, 100, 200, 400, 800, 2000, 10000];
+export const PAUSE_MS = 2000;
+// A keystroke explains an insertion of at most this many characters (a key, Enter, an
+// IME commit) if it came at most KEY_WINDOW_MS before.
+const KEY_WINDOW_MS = 1000;
+const KEY_INSERT_MAX = 4;
+// Insertions this soon after the page comes back from hidden count as "on return".
+const RETURN_WINDOW_MS = 10000;
+const RETURN_MIN_HIDDEN_MS = 2000;
+const MAX_HIDDEN_RETURNS = 20;
+const SAVE_EVERY_MS = 500;
+
+const COUNTS = [
+  "typed",
+  "pasted",
+  "pasted_internal",
+  "dropped",
+  "inserted_without_keys",
+  "deleted",
+  "synthetic_events",
+  "synthetic",
+  "unexplained",
+  "keys",
+  "pauses",
+  "paste_events",
+  "focused_ms",
+  "hidden_ms",
+  "composition_ms",
+  "burst_interval_ms_sum",
+  "burst_intervals",
+];
+
+function freshState() {
+  const state = { version: 1, length: 0, intervals: INTERVAL_BINS_MS.map(() => 0).concat(0) };
+  for (const key of COUNTS) state[key] = 0;
+  state.hidden_returns = [];
+  return state;
+}
+
+function restored(saved) {
+  const state = freshState();
+  if (!saved || typeof saved !== "object") return null;
+  for (const key of [...COUNTS, "length"]) {
+    if (Number.isFinite(saved[key]) && saved[key] >= 0) state[key] = saved[key];
+  }
+  if (Array.isArray(saved.intervals) && saved.intervals.length === state.intervals.length) {
+    state.intervals = saved.intervals.map((value) => (Number.isFinite(value) ? value : 0));
+  }
+  if (Array.isArray(saved.hidden_returns)) {
+    state.hidden_returns = saved.hidden_returns.filter(
+      (pair) => Array.isArray(pair) && pair.length === 2,
+    );
+  }
+  return state;
+}
+
+export function intervalBin(ms) {
+  const index = INTERVAL_BINS_MS.findIndex((bound) => ms < bound);
+  return index === -1 ? INTERVAL_BINS_MS.length : index;
+}
+
+function pageText(textarea) {
+  const body = document.body ? document.body.innerText : "";
+  return `${body}\n${textarea.value}`;
+}
+
+export function attachTelemetry(
+  textarea,
+  { storageKey, refusePaste = false, onRefused = () => {}, now = () => Date.now() } = {},
+) {
+  const store = draftStore(storageKey);
+  const state = restored(store.load()) || freshState();
+  // Text present before the record (a draft restored without one) is not explained.
+  if (textarea.value.length > state.length) {
+    state.unexplained += textarea.value.length - state.length;
+  }
+  state.length = textarea.value.length;
+
+  let lastKeyAt = -Infinity;
+  let lastChangeAt = null;
+  let removing = 0;
+  let pasteInternal = null;
+  let dragFromPage = false;
+  let copied = "";
+  let focusSince = null;
+  let hiddenSince = document.visibilityState === "hidden" ? now() : null;
+  let returnUntil = -Infinity;
+  let saveTimer = 0;
+  let cleared = false;
+
+  function save() {
+    clearTimeout(saveTimer);
+    saveTimer = 0;
+    if (!cleared) store.save(state);
+  }
+
+  function scheduleSave() {
+    if (saveTimer === 0) saveTimer = setTimeout(save, SAVE_EVERY_MS);
+  }
+
+  // Text can change with no event at all (a script setting .value): count what appeared.
+  function catchUp() {
+    const length = textarea.value.length;
+    if (length > state.length) state.unexplained += length - state.length;
+    state.length = length;
+  }
+
+  function onKeydown(event) {
+    if (!event.isTrusted) {
+      state.synthetic_events += 1;
+      return;
+    }
+    const edits = event.key.length === 1 || ["Backspace", "Delete", "Enter"].includes(event.key);
+    if (!edits || event.ctrlKey || event.metaKey || event.altKey) return;
+    const at = now();
+    if (lastKeyAt !== -Infinity) {
+      const interval = at - lastKeyAt;
+      state.intervals[intervalBin(interval)] += 1;
+      if (interval >= PAUSE_MS) {
+        state.pauses += 1;
+      } else {
+        state.burst_interval_ms_sum += interval;
+        state.burst_intervals += 1;
+      }
+    }
+    lastKeyAt = at;
+  }
+
+  function onBeforeInput(event) {
+    catchUp();
+    removing = event.isTrusted ? textarea.selectionEnd - textarea.selectionStart : 0;
+  }
+
+  function noteReturnInsertion(characters, at) {
+    if (at > returnUntil || state.hidden_returns.length === 0) return;
+    state.hidden_returns[state.hidden_returns.length - 1][1] += characters;
+  }
+
+  function onInput(event) {
+    const at = now();
+    const length = textarea.value.length;
+    const delta = length - state.length;
+    state.length = length;
+    if (lastChangeAt !== null) state.composition_ms += at - lastChangeAt;
+    lastChangeAt = at;
+    if (!event.isTrusted) {
+      state.synthetic_events += 1;
+      state.synthetic += Math.max(0, delta);
+      noteReturnInsertion(Math.max(0, delta), at);
+      scheduleSave();
+      return;
+    }
+    const type = event.inputType || "";
+    if (type.startsWith("delete")) {
+      state.deleted += Math.max(0, -delta);
+      if (at - lastKeyAt <= KEY_WINDOW_MS) state.keys += 1;
+    } else {
+      state.deleted += removing;
+      const inserted = Math.max(0, delta + removing);
+      if (type === "insertFromPaste" || type === "insertFromPasteAsQuotation") {
+        if (pasteInternal) state.pasted_internal += inserted;
+        else state.pasted += inserted;
+        noteReturnInsertion(inserted, at);
+      } else if (type === "insertFromDrop") {
+        if (dragFromPage) state.pasted_internal += inserted;
+        else state.dropped += inserted;
+        noteReturnInsertion(inserted, at);
+      } else if (at - lastKeyAt <= KEY_WINDOW_MS && inserted <= KEY_INSERT_MAX) {
+        state.typed += inserted;
+        state.keys += 1;
+      } else {
+        state.inserted_without_keys += inserted;
+        noteReturnInsertion(inserted, at);
+      }
+    }
+    removing = 0;
+    pasteInternal = null;
+    scheduleSave();
+  }
+
+  function onPaste(event) {
+    if (!event.isTrusted) {
+      state.synthetic_events += 1;
+      return;
+    }
+    const text = event.clipboardData ? event.clipboardData.getData("text/plain") : "";
+    const internal = text !== "" && (text === copied || pageText(textarea).includes(text));
+    if (refusePaste && !internal) {
+      event.preventDefault();
+      onRefused();
+      return;
+    }
+    state.paste_events += 1;
+    pasteInternal = internal;
+  }
+
+  function onDrop(event) {
+    if (refusePaste && !dragFromPage) {
+      event.preventDefault();
+      onRefused();
+    }
+  }
+
+  function onCopy() {
+    const selection = document.getSelection ? String(document.getSelection()) : "";
+    const inBox = textarea.value.slice(textarea.selectionStart, textarea.selectionEnd);
+    copied = document.activeElement === textarea ? inBox : selection;
+  }
+
+  function focusStart() {
+    if (focusSince === null && document.visibilityState !== "hidden") focusSince = now();
+  }
+
+  function focusStop() {
+    if (focusSince !== null) state.focused_ms += now() - focusSince;
+    focusSince = null;
+  }
+
+  function onVisibility() {
+    const at = now();
+    if (document.visibilityState === "hidden") {
+      focusStop();
+      hiddenSince = at;
+      save();
+      return;
+    }
+    if (hiddenSince !== null) {
+      const hidden = at - hiddenSince;
+      state.hidden_ms += hidden;
+      hiddenSince = null;
+      if (hidden >= RETURN_MIN_HIDDEN_MS) {
+        state.hidden_returns.push([hidden, 0]);
+        if (state.hidden_returns.length > MAX_HIDDEN_RETURNS) {
+          const shortest = state.hidden_returns.reduce(
+            (best, pair, index, pairs) => (pair[0] < pairs[best][0] ? index : best),
+            0,
+          );
+          state.hidden_returns.splice(shortest, 1);
+        }
+        returnUntil = at + RETURN_WINDOW_MS;
+      }
+    }
+    if (document.activeElement === textarea) focusStart();
+  }
+
+  textarea.addEventListener("keydown", onKeydown);
+  textarea.addEventListener("beforeinput", onBeforeInput);
+  textarea.addEventListener("input", onInput);
+  textarea.addEventListener("paste", onPaste);
+  textarea.addEventListener("drop", onDrop);
+  textarea.addEventListener("focus", focusStart);
+  textarea.addEventListener("blur", focusStop);
+  document.addEventListener("copy", onCopy);
+  document.addEventListener("cut", onCopy);
+  document.addEventListener("dragstart", () => {
+    dragFromPage = true;
+  });
+  document.addEventListener("dragend", () => {
+    dragFromPage = false;
+  });
+  document.addEventListener("visibilitychange", onVisibility);
+  window.addEventListener("pagehide", () => {
+    focusStop();
+    save();
+  });
+  if (document.activeElement === textarea) focusStart();
+
+  return {
+    // The record the server stores: counts and times only.
+    record() {
+      catchUp();
+      if (focusSince !== null) {
+        focusStop();
+        focusStart();
+      }
+      const record = { version: 1 };
+      for (const key of COUNTS) record[key] = Math.round(state[key]);
+      record.intervals = state.intervals.slice();
+      record.hidden_returns = state.hidden_returns.map(([hidden, inserted]) => [
+        Math.round(hidden),
+        Math.round(inserted),
+      ]);
+      return record;
+    },
+    save,
+    clear() {
+      cleared = true;
+      clearTimeout(saveTimer);
+      saveTimer = 0;
+      store.clear();
+    },
+  };
+}

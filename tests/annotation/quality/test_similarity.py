@@ -1,0 +1,101 @@
+"""The dataset check with the shipped all-MiniLM-L6-v2: near-duplicates of another story,
+a worker's homogeneous stories, and the nearest-neighbour distribution."""
+
+import numpy as np
+import pytest
+
+from annotation.models import Narrative, NarrativeIntegrity
+from annotation.quality.flags import narrative_flags
+from annotation.quality.similarity import (
+    embeddings_of,
+    narrative_similarity_check,
+    narratives_embed,
+    nearest_neighbour_similarities,
+)
+from tests.factories import (
+    BIRDS,
+    BIRDS_STORY,
+    crowd_narrative_create,
+    narrative_create,
+    proverb_create,
+    worker_create,
+    write_batch_create,
+    writing_record,
+)
+
+pytestmark = pytest.mark.django_db
+
+OTHER_STORY = (
+    "The old fisherman lent his only boat to a stranger during the storm, and years later "
+    "that stranger's son rebuilt the harbour where the fisherman's grandchildren now work."
+)
+NEAR_COPY = BIRDS_STORY.replace("spicy noodles", "hot noodles").replace("a month", "weeks")
+
+
+def crowd_story(*, proverb, text, worker=None, batch=None):
+    narrative = crowd_narrative_create(proverb=proverb, text=text, worker=worker, batch=batch)
+    NarrativeIntegrity.objects.create(narrative=narrative, telemetry=writing_record())
+    return narrative
+
+
+def test_near_copy_of_another_workers_story_is_flagged_with_that_story():
+    batch = write_batch_create(proverbs=[proverb_create(BIRDS)])
+    proverb = batch.items.get().proverb
+    original = crowd_story(proverb=proverb, text=BIRDS_STORY, batch=batch)
+    crowd_story(proverb=proverb, text=OTHER_STORY, batch=batch)
+    copy = crowd_story(proverb=proverb, text=NEAR_COPY, batch=batch)
+
+    integrity = narrative_similarity_check(narrative_id=copy.pk)
+    assert integrity.similarity["proverb"]["narrative"] == original.pk
+    assert integrity.similarity["proverb"]["similarity"] > 0.9
+    flags = narrative_flags(Narrative.objects.get(pk=copy.pk))
+    assert [flag["code"] for flag in flags] == ["near_duplicate"]
+    assert flags[0]["details"]["text"] == BIRDS_STORY
+    assert flags[0]["details"]["proverb"] == BIRDS
+    assert f"another story #{original.pk}" in flags[0]["explanation"]
+
+
+def test_different_stories_of_a_proverb_are_not_flagged():
+    proverb = proverb_create(BIRDS)
+    crowd_story(proverb=proverb, text=BIRDS_STORY)
+    other = crowd_story(proverb=proverb, text=OTHER_STORY)
+    narrative_similarity_check(narrative_id=other.pk)
+    assert narrative_flags(Narrative.objects.get(pk=other.pk)) == []
+
+
+def test_worker_reusing_a_story_for_another_proverb_is_flagged_as_the_same_workers():
+    worker = worker_create()
+    earlier = crowd_story(proverb=proverb_create(BIRDS), text=BIRDS_STORY, worker=worker)
+    later = crowd_story(proverb=proverb_create("Time is money"), text=NEAR_COPY, worker=worker)
+    narrative_similarity_check(narrative_id=later.pk)
+    flags = narrative_flags(Narrative.objects.get(pk=later.pk))
+    assert [flag["code"] for flag in flags] == ["near_duplicate"]
+    assert f"the same worker's story #{earlier.pk}" in flags[0]["explanation"]
+
+
+def test_check_is_idempotent_and_stores_compact_embeddings():
+    proverb = proverb_create(BIRDS)
+    first = crowd_story(proverb=proverb, text=BIRDS_STORY)
+    second = crowd_story(proverb=proverb, text=OTHER_STORY)
+    once = narrative_similarity_check(narrative_id=second.pk).similarity
+    assert narrative_similarity_check(narrative_id=second.pk).similarity == once
+    stored = NarrativeIntegrity.objects.get(narrative=first)
+    assert len(bytes(stored.embedding)) == 384 * 2
+    vector = embeddings_of([first.pk])[first.pk]
+    assert np.linalg.norm(vector) == pytest.approx(1.0, abs=1e-2)
+
+
+def test_nearest_neighbour_distribution_covers_every_story_of_a_shared_proverb():
+    proverb = proverb_create(BIRDS)
+    stories = [
+        narrative_create(proverb=proverb, text=text)
+        for text in (BIRDS_STORY, OTHER_STORY, NEAR_COPY)
+    ]
+    lonely = narrative_create(proverb=proverb_create("Time is money"), text="He billed hours.")
+    ids = [story.pk for story in stories] + [lonely.pk]
+    assert narratives_embed(ids) == 4
+    assert narratives_embed(ids) == 0
+    nearest = nearest_neighbour_similarities(ids)
+    assert len(nearest["proverb"]) == 3
+    assert sorted(nearest["proverb"])[-1] > 0.9 > sorted(nearest["proverb"])[0]
+    assert nearest["worker"] == []
