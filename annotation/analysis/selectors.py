@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator, Sequence
 
 from django.db.models import Count, Q
 
-from annotation.analysis.core import analyze
 from annotation.analysis.definitions import DEFINITIONS
 from annotation.analysis.records import ChoiceRecord, NarrativeRecord, RatingRecord, SpanPairRecord
 from annotation.datasets.records import (
@@ -167,6 +166,8 @@ def dataset_analysis(
 
     Model answers to choice questions are not stored yet, so model accuracy is None.
     """
+    from annotation.analysis.core import analyze  # numpy: not on a web worker's start-up
+
     records = list(narrative_records(batches=batches, approved_only=approved_only))
     result = analyze(
         records,

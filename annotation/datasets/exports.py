@@ -10,6 +10,7 @@ researcher keeps them.
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import hmac
 import json
@@ -22,8 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 from django.conf import settings
 
 from annotation.analysis.cards import dataset_card
@@ -55,39 +54,48 @@ COLUMNS = (
     "ratings",
 )
 NESTED = COLUMNS[-3:]  # keywords, span_pairs, ratings: JSON text in CSV
-SPAN_PAIR_TYPE = pa.struct(
-    [
-        ("alignment", pa.int32()),
-        ("position", pa.int32()),
-        ("proverb_start", pa.int32()),
-        ("proverb_end", pa.int32()),
-        ("proverb_span", pa.string()),
-        ("narrative_start", pa.int32()),
-        ("narrative_end", pa.int32()),
-        ("narrative_span", pa.string()),
-        ("ambiguous", pa.bool_()),
-        ("annotator", pa.string()),
-    ]
-)
-RATING_TYPE = pa.struct([("criterion", pa.string()), ("mean", pa.float64()), ("n", pa.int64())])
-PARQUET_SCHEMA = pa.schema(
-    [
-        ("id", pa.int64()),
-        ("pk", pa.string()),
-        ("proverb_id", pa.int64()),
-        ("proverb", pa.string()),
-        ("narrative", pa.string()),
-        ("source", pa.string()),
-        ("source_label", pa.string()),
-        ("status", pa.string()),
-        ("worker", pa.string()),
-        ("split_seen", pa.string()),
-        ("split_unseen", pa.string()),
-        ("keywords", pa.list_(pa.string())),
-        ("span_pairs", pa.list_(SPAN_PAIR_TYPE)),
-        ("ratings", pa.list_(RATING_TYPE)),
-    ]
-)
+
+
+@functools.cache
+def parquet_schema():
+    """The Parquet export's fixed schema (pyarrow is imported here, not by web workers)."""
+    import pyarrow as pa
+
+    span_pair = pa.struct(
+        [
+            ("alignment", pa.int32()),
+            ("position", pa.int32()),
+            ("proverb_start", pa.int32()),
+            ("proverb_end", pa.int32()),
+            ("proverb_span", pa.string()),
+            ("narrative_start", pa.int32()),
+            ("narrative_end", pa.int32()),
+            ("narrative_span", pa.string()),
+            ("ambiguous", pa.bool_()),
+            ("annotator", pa.string()),
+        ]
+    )
+    rating = pa.struct([("criterion", pa.string()), ("mean", pa.float64()), ("n", pa.int64())])
+    return pa.schema(
+        [
+            ("id", pa.int64()),
+            ("pk", pa.string()),
+            ("proverb_id", pa.int64()),
+            ("proverb", pa.string()),
+            ("narrative", pa.string()),
+            ("source", pa.string()),
+            ("source_label", pa.string()),
+            ("status", pa.string()),
+            ("worker", pa.string()),
+            ("split_seen", pa.string()),
+            ("split_unseen", pa.string()),
+            ("keywords", pa.list_(pa.string())),
+            ("span_pairs", pa.list_(span_pair)),
+            ("ratings", pa.list_(rating)),
+        ]
+    )
+
+
 Progress = Callable[[int, int, str], None]
 
 
@@ -185,11 +193,15 @@ def write_csv(chunks: Iterable[list[dict]], stream: TextIO) -> int:
 
 
 def write_parquet(chunks: Iterable[list[dict]], path: Path) -> int:
-    """A Parquet file with PARQUET_SCHEMA, one row group per chunk."""
+    """A Parquet file with `parquet_schema()`, one row group per chunk."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = parquet_schema()
     count = 0
-    with pq.ParquetWriter(path, PARQUET_SCHEMA) as writer:
+    with pq.ParquetWriter(path, schema) as writer:
         for chunk in chunks:
-            writer.write_table(pa.Table.from_pylist(chunk, schema=PARQUET_SCHEMA))
+            writer.write_table(pa.Table.from_pylist(chunk, schema=schema))
             count += len(chunk)
     return count
 
