@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, Subquery
 from django.utils import timezone
 
 from crowd import task_types
@@ -53,7 +53,9 @@ def item_slot_free(*, item_id: int, now, excluding: Assignment | None = None) ->
     item. `excluding` leaves one assignment out of the count (its own slot). Gold
     (control) items go to every worker: they always have room.
     """
-    item = BatchItem.objects.select_for_update().select_related("batch").get(pk=item_id)
+    # of=("self",): lock the item row only; locking its batch too would queue every
+    # reservation of the batch behind one row.
+    item = BatchItem.objects.select_for_update(of=("self",)).select_related("batch").get(pk=item_id)
     if item.is_gold:
         return True
     held = Assignment.objects.filter(active_filter(now), item=item)
@@ -78,9 +80,12 @@ def assignments_expire(*, batch: Batch | None = None, now=None) -> int:
 
 
 def _candidate_items(*, batch: Batch, worker: Worker, now):
+    """Open items the worker may take, least filled first, each with `previous`: the id of
+    the worker's expired or returned assignment of it (None when they never had one)."""
     done_before = Assignment.objects.filter(worker=worker, item__batch=batch).exclude(
         status__in=[Assignment.Status.EXPIRED, Assignment.Status.RETURNED]
     )
+    previous = Assignment.objects.filter(item=OuterRef("pk"), worker=worker).values("id")[:1]
     return (
         BatchItem.objects.filter(batch=batch)
         .exclude(pk__in=done_before.values("item_id"))
@@ -90,6 +95,7 @@ def _candidate_items(*, batch: Batch, worker: Worker, now):
         .annotate(active=Count("assignments", filter=active_filter(now, prefix="assignments__")))
         # Gold (control) items go to every worker, first: they are not limited by the target.
         .filter(Q(active__lt=batch.target_per_item) | Q(is_gold=True))
+        .annotate(previous=Subquery(previous))
         .order_by("-is_gold", "active", "position", "id")
     )
 
@@ -98,6 +104,9 @@ def assignment_reserve_next(
     *, batch: Batch, worker: Worker, now=None, item: BatchItem | None = None
 ) -> Assignment:
     """Give the worker their live reservation in the batch, or reserve the next open item.
+
+    `worker` may be a bare `Worker(pk=...)`: its row is read here, under a lock (a
+    missing worker raises Worker.DoesNotExist).
 
     `item` restricts the choice to one item, for providers whose unit of work is
     one item (an MTurk HIT takes N assignments from distinct workers); without it
@@ -135,40 +144,37 @@ def assignment_reserve_next(
         candidates = _candidate_items(batch=batch, worker=worker, now=now)
         if item is not None:
             candidates = candidates.filter(pk=item.pk)
-        for item_id in candidates.values_list("id", flat=True)[:50]:
-            assignment = _reserve_item(item_id=item_id, batch=batch, worker=worker, now=now)
+        for item_id, previous_id in candidates.values_list("id", "previous")[:50]:
+            assignment = _reserve_item(
+                item_id=item_id, previous_id=previous_id, batch=batch, worker=worker, now=now
+            )
             if assignment is not None:
                 return assignment
     raise NoWorkAvailable("There are no tasks left for you in this batch right now.", code="empty")
 
 
-class _ItemTaken(Exception):
-    """Rolls back the savepoint of a full item, which releases its row lock at once."""
+def _reserve_item(
+    *, item_id: int, previous_id: int | None, batch: Batch, worker: Worker, now
+) -> Assignment | None:
+    """Reserve the item if it still has a slot under its row lock; None when it filled up.
 
-
-def _reserve_item(*, item_id: int, batch: Batch, worker: Worker, now) -> Assignment | None:
-    try:
-        with transaction.atomic():
-            return _reserve_locked_item(item_id=item_id, batch=batch, worker=worker, now=now)
-    except _ItemTaken:
-        return None
-
-
-def _reserve_locked_item(*, item_id: int, batch: Batch, worker: Worker, now) -> Assignment:
+    A full item stays locked until the transaction ends (no savepoint to release it
+    earlier): it only happens when another worker took the last slot a moment ago, and
+    two statements fewer on every reservation are worth more.
+    """
     if not item_slot_free(item_id=item_id, now=now):
-        raise _ItemTaken
+        return None
     expires_at = now + timedelta(seconds=batch.time_allowed_seconds)
-    previous = Assignment.objects.filter(item_id=item_id, worker=worker).first()
-    if previous is None:
+    if previous_id is None:
         return Assignment.objects.create(item_id=item_id, worker=worker, expires_at=expires_at)
-    if previous.status not in (Assignment.Status.EXPIRED, Assignment.Status.RETURNED):
-        raise _ItemTaken
-    previous.status = Assignment.Status.RESERVED
-    previous.started_at = now
-    previous.expires_at = expires_at
-    previous.submission_key = ""
-    previous.save(update_fields=["status", "started_at", "expires_at", "submission_key"])
-    return previous
+    # Taken again after it expired or was given back; a late submit of it may have
+    # stored it since the candidates were read, so the status is checked in the update.
+    reopened = Assignment.objects.filter(
+        pk=previous_id, status__in=[Assignment.Status.EXPIRED, Assignment.Status.RETURNED]
+    ).update(
+        status=Assignment.Status.RESERVED, started_at=now, expires_at=expires_at, submission_key=""
+    )
+    return Assignment.objects.get(pk=previous_id) if reopened else None
 
 
 @transaction.atomic
@@ -192,9 +198,11 @@ def assignment_submit(
     """
     now = now or timezone.now()
     with transaction.atomic():
+        # Only the assignment's row is locked; its item, batch and proverb or narrative
+        # come in the same statement for the task type's validation.
         locked = (
-            Assignment.objects.select_for_update()
-            .select_related("item__batch", "worker")
+            Assignment.objects.select_for_update(of=("self",))
+            .select_related("item__batch", "item__proverb", "item__narrative", "worker")
             .get(pk=assignment.pk)
         )
         task_type = task_types.get(locked.item.batch.task_type)

@@ -26,7 +26,9 @@ from crowd.assignments import (
 from crowd.models import Assignment, Batch, Worker
 from crowd.task_types import SubmissionError
 from crowd.workers import invite_read
-from frontend.workers import session_worker, session_worker_set
+from frontend.workers import session_worker, session_worker_id, session_worker_set
+
+SIGN_IN = "Open the personal link you were given to start working."
 
 
 def invite_enter(request, token: str):
@@ -50,7 +52,7 @@ def worker_home(request):
         return render(
             request,
             "frontend/message.html",
-            {"message": "Open the personal link you were given to start working."},
+            {"message": SIGN_IN},
             status=403,
         )
     batches = Batch.objects.filter(status=Batch.Status.PUBLISHED, provider="local").order_by("id")
@@ -59,12 +61,15 @@ def worker_home(request):
 
 def next_task(request, batch_id: int):
     """Reserve (or resume) the worker's next item in the batch and open it."""
-    worker = session_worker(request)
-    if worker is None:
-        return HttpResponseForbidden("Open the personal link you were given to start working.")
+    worker_id = session_worker_id(request)
+    if worker_id is None:
+        return HttpResponseForbidden(SIGN_IN)
     batch = get_object_or_404(Batch, pk=batch_id)
     try:
-        assignment = assignment_reserve_next(batch=batch, worker=worker)
+        # The reservation reads the worker's row under its lock: no lookup before it.
+        assignment = assignment_reserve_next(batch=batch, worker=Worker(pk=worker_id))
+    except Worker.DoesNotExist:
+        return HttpResponseForbidden(SIGN_IN)
     except NoWorkAvailable as reason:
         return render(
             request,
@@ -75,15 +80,16 @@ def next_task(request, batch_id: int):
 
 
 def _own_assignment(request, assignment_id: int) -> Assignment:
-    worker = session_worker(request)
-    if worker is None:
+    """The session's worker's assignment with what its page needs, in one statement."""
+    worker_id = session_worker_id(request)
+    if worker_id is None:
         raise Http404
     return get_object_or_404(
         Assignment.objects.select_related(
             "item__batch", "item__proverb", "item__narrative", "worker"
         ),
         pk=assignment_id,
-        worker=worker,
+        worker_id=worker_id,
     )
 
 

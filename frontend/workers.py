@@ -7,8 +7,13 @@ from crowd.models import Worker
 SESSION_KEY = "parable_worker_id"
 
 
+def session_worker_id(request) -> int | None:
+    """The signed-in worker's id, read from the session alone (no query)."""
+    return request.session.get(SESSION_KEY)
+
+
 def session_worker(request) -> Worker | None:
-    worker_id = request.session.get(SESSION_KEY)
+    worker_id = session_worker_id(request)
     if worker_id is None:
         return None
     return Worker.objects.filter(pk=worker_id).first()

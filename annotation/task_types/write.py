@@ -132,7 +132,11 @@ class WriteTask(task_types.TaskType):
         return {
             "proverb": proverb,
             "rules": rules,
-            "narrative": Narrative.objects.filter(assignment=assignment).first(),
+            "narrative": (
+                Narrative.objects.filter(assignment=assignment).first()
+                if assignment.status in assignment.STORED
+                else None  # nothing stored yet: no query
+            ),
             "task_config": {
                 "proverb": proverb.text,
                 "rules": rules.to_dict(),

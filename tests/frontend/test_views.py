@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from django.test import Client
 
 from annotation.models import Narrative
 from crowd.models import Assignment
@@ -120,3 +121,39 @@ def test_worker_at_cap_is_told_so_on_the_next_page(client):
     page = client.get(f"/tasks/{batch.pk}/next/").content.decode()
     assert 'data-code="cap"' in page
     assert "You have reached the limit of 1 tasks in this batch." in page
+
+
+@pytest.fixture
+def busy_batch():
+    """Three proverbs, two narratives already in on the first: the next worker has a choice."""
+    batch = write_batch_create(
+        proverbs=[proverb_create(BIRDS), proverb_create(), proverb_create()], target_per_item=3
+    )
+    for _ in range(2):
+        writer = Client()
+        post_submit(writer, enter(writer, batch), BIRDS_STORY)
+    return batch
+
+
+# Statement counts of one worker cycle, in the test's transaction (which adds a
+# SAVEPOINT and a RELEASE to each service's transaction): next 8 + 2, page 2, submit 6 + 2.
+def test_next_task_runs_at_most_ten_statements(client, busy_batch, django_assert_max_num_queries):
+    post_submit(client, enter(client, busy_batch), BIRDS_STORY)
+    with django_assert_max_num_queries(10):
+        response = client.get(f"/tasks/{busy_batch.pk}/next/")
+    assert response.status_code == 302
+
+
+def test_task_page_runs_two_statements(client, busy_batch, django_assert_max_num_queries):
+    assignment = enter(client, busy_batch)
+    with django_assert_max_num_queries(2):
+        page = client.get(f"/tasks/a/{assignment.pk}/")
+    assert 'id="narrative"' in page.content.decode()
+
+
+def test_submit_runs_at_most_eight_statements(client, busy_batch, django_assert_max_num_queries):
+    assignment = enter(client, busy_batch)
+    with django_assert_max_num_queries(8):
+        response = post_submit(client, assignment, BIRDS_STORY)
+    assert response.status_code == 200
+    assert Narrative.objects.filter(assignment=assignment).exists()
