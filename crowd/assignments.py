@@ -188,22 +188,30 @@ def assignment_return(*, assignment: Assignment) -> Assignment:
 
 
 def assignment_submit(
-    *, assignment: Assignment, payload: dict, submission_key: str = "", now=None
+    *,
+    assignment: Assignment,
+    payload: dict,
+    submission_key: str = "",
+    now=None,
+    worker_id: int | None = None,
 ) -> SubmitOutcome:
     """Validate and store a worker's submission exactly once.
 
     A retried or double-clicked submit returns the stored result (replayed=True).
     Raises SubmissionError with a message for the worker when the rules fail or
-    the reservation can no longer be honoured.
+    the reservation can no longer be honoured. With `worker_id` (a worker's own
+    page), an assignment of another worker raises Assignment.DoesNotExist, and
+    `assignment` may be a bare `Assignment(pk=...)`: it is read here, under lock.
     """
     now = now or timezone.now()
+    owner = {} if worker_id is None else {"worker_id": worker_id}
     with transaction.atomic():
         # Only the assignment's row is locked; its item, batch and proverb or narrative
         # come in the same statement for the task type's validation.
         locked = (
             Assignment.objects.select_for_update(of=("self",))
             .select_related("item__batch", "item__proverb", "item__narrative", "worker")
-            .get(pk=assignment.pk)
+            .get(pk=assignment.pk, **owner)
         )
         task_type = task_types.get(locked.item.batch.task_type)
         if locked.status in Assignment.STORED:

@@ -125,8 +125,14 @@ def task_page(request, assignment_id: int):
 
 @require_POST
 def task_submit(request, assignment_id: int):
-    """JSON submit: 200 with the stored result (also on a retry), 400 with the reason."""
-    assignment = _own_assignment(request, assignment_id)
+    """JSON submit: 200 with the stored result (also on a retry), 400 with the reason.
+
+    The assignment is read once, locked, by the submit service, which checks it is the
+    session's worker's (404 otherwise, as on the task page).
+    """
+    worker_id = session_worker_id(request)
+    if worker_id is None:
+        raise Http404
     try:
         body = json.loads(request.body or b"{}")
     except json.JSONDecodeError:
@@ -135,10 +141,13 @@ def task_submit(request, assignment_id: int):
         return JsonResponse({"error": "The submission could not be read; try again."}, status=400)
     try:
         outcome = assignment_submit(
-            assignment=assignment,
+            assignment=Assignment(pk=assignment_id),
             payload=body.get("payload", {}),
             submission_key=str(body.get("submission_key", "")),
+            worker_id=worker_id,
         )
+    except Assignment.DoesNotExist:
+        raise Http404 from None
     except SubmissionError as error:
         return JsonResponse(
             {"error": error.message, "field": error.field, "details": error.details}, status=400

@@ -136,7 +136,7 @@ def busy_batch():
 
 
 # Statement counts of one worker cycle, in the test's transaction (which adds a
-# SAVEPOINT and a RELEASE to each service's transaction): next 8 + 2, page 2, submit 6 + 2.
+# SAVEPOINT and a RELEASE to each service's transaction): next 8 + 2, page 2, submit 4 + 2.
 def test_next_task_runs_at_most_ten_statements(client, busy_batch, django_assert_max_num_queries):
     post_submit(client, enter(client, busy_batch), BIRDS_STORY)
     with django_assert_max_num_queries(10):
@@ -151,9 +151,9 @@ def test_task_page_runs_two_statements(client, busy_batch, django_assert_max_num
     assert 'id="narrative"' in page.content.decode()
 
 
-def test_submit_runs_at_most_eight_statements(client, busy_batch, django_assert_max_num_queries):
+def test_submit_runs_at_most_six_statements(client, busy_batch, django_assert_max_num_queries):
     assignment = enter(client, busy_batch)
-    with django_assert_max_num_queries(8):
+    with django_assert_max_num_queries(6):
         response = post_submit(client, assignment, BIRDS_STORY)
     assert response.status_code == 200
     assert Narrative.objects.filter(assignment=assignment).exists()
