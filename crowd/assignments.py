@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db import transaction
-from django.db.models import Count, OuterRef, Q, Subquery
+from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from crowd import task_types
@@ -79,25 +79,58 @@ def assignments_expire(*, batch: Batch | None = None, now=None) -> int:
     return stale.update(status=Assignment.Status.EXPIRED)
 
 
-def _candidate_items(*, batch: Batch, worker: Worker, now):
-    """Open items the worker may take, least filled first, each with `previous`: the id of
-    the worker's expired or returned assignment of it (None when they never had one)."""
-    done_before = Assignment.objects.filter(worker=worker, item__batch=batch).exclude(
-        status__in=[Assignment.Status.EXPIRED, Assignment.Status.RETURNED]
+# The next-task choice runs on every "next" a worker asks for; as one SQL statement it
+# costs a third of the CPU that the same query built by the ORM does (compiling it took
+# longer than running it). Open items the worker may take, least filled first:
+# not done by the worker (an expired or returned try does not count, and comes back as
+# `previous`, to be reopened), never built on the worker's own work, fewer live slots
+# than the target, and gold (control) items first, whatever their count.
+_CANDIDATES_SQL = """
+SELECT id, previous FROM (
+    SELECT item.id, item.is_gold, item.position,
+        (SELECT mine.id FROM {assignment} mine
+            WHERE mine.item_id = item.id AND mine.worker_id = %s) AS previous,
+        (SELECT COUNT(*) FROM {assignment} held
+            WHERE held.item_id = item.id
+            AND (held.status IN (%s, %s) OR (held.status = %s AND held.expires_at > %s))
+        ) AS active
+    FROM {item} item
+    LEFT JOIN {narrative} narrative ON narrative.id = item.narrative_id
+    LEFT JOIN {assignment} source ON source.id = item.source_assignment_id
+    WHERE item.batch_id = %s {one_item}
+    AND NOT EXISTS (
+        SELECT 1 FROM {assignment} done
+        WHERE done.item_id = item.id AND done.worker_id = %s AND done.status NOT IN (%s, %s)
     )
-    previous = Assignment.objects.filter(item=OuterRef("pk"), worker=worker).values("id")[:1]
-    return (
-        BatchItem.objects.filter(batch=batch)
-        .exclude(pk__in=done_before.values("item_id"))
-        # Never an item built on the worker's own work.
-        .exclude(narrative__worker=worker)
-        .exclude(source_assignment__worker=worker)
-        .annotate(active=Count("assignments", filter=active_filter(now, prefix="assignments__")))
-        # Gold (control) items go to every worker, first: they are not limited by the target.
-        .filter(Q(active__lt=batch.target_per_item) | Q(is_gold=True))
-        .annotate(previous=Subquery(previous))
-        .order_by("-is_gold", "active", "position", "id")
+    AND (narrative.worker_id IS NULL OR narrative.worker_id <> %s)
+    AND (source.worker_id IS NULL OR source.worker_id <> %s)
+) candidates
+WHERE is_gold OR active < %s
+ORDER BY is_gold DESC, active, position, id
+LIMIT 50
+"""
+
+
+def _candidate_items(
+    *, batch: Batch, worker: Worker, now, item: BatchItem | None
+) -> list[tuple[int, int | None]]:
+    """(item id, `previous`) of up to 50 items the worker may take, in the order to try them;
+    `previous` is the worker's expired or returned assignment of the item, or None."""
+    status = Assignment.Status
+    sql = _CANDIDATES_SQL.format(
+        assignment=Assignment._meta.db_table,
+        item=BatchItem._meta.db_table,
+        narrative=BatchItem._meta.get_field("narrative").related_model._meta.db_table,
+        one_item="" if item is None else "AND item.id = %s",
     )
+    now = connection.ops.adapt_datetimefield_value(now)
+    params = [worker.pk, status.SUBMITTED, status.APPROVED, status.RESERVED, now, batch.pk]
+    params += [] if item is None else [item.pk]
+    params += [worker.pk, status.EXPIRED, status.RETURNED, worker.pk, worker.pk]
+    params += [batch.target_per_item]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
 
 
 def assignment_reserve_next(
@@ -141,10 +174,9 @@ def assignment_reserve_next(
                 "Thank you for your work!",
                 code="cap",
             )
-        candidates = _candidate_items(batch=batch, worker=worker, now=now)
-        if item is not None:
-            candidates = candidates.filter(pk=item.pk)
-        for item_id, previous_id in candidates.values_list("id", "previous")[:50]:
+        for item_id, previous_id in _candidate_items(
+            batch=batch, worker=worker, now=now, item=item
+        ):
             assignment = _reserve_item(
                 item_id=item_id, previous_id=previous_id, batch=batch, worker=worker, now=now
             )
