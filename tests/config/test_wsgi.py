@@ -1,0 +1,86 @@
+"""The web process: a worker's whole cycle imports none of the heavy libraries.
+
+crowd-kit (with scipy, nltk and pandas), numpy, pyarrow, matplotlib, spaCy and torch
+cost a web worker seconds of start-up and over a hundred MiB each; the admin and API
+modules that use them import them where they are used.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from tests.factories import BIRDS, BIRDS_STORY, proverb_create, worker_create, write_batch_create
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = [
+    "crowdkit",
+    "krippendorff",
+    "matplotlib",
+    "nltk",
+    "numpy",
+    "pandas",
+    "pyarrow",
+    "scipy",
+    "sentence_transformers",
+    "sklearn",
+    "spacy",
+    "torch",
+    "transformers",
+]
+
+CYCLE = """
+import json, sys
+import django
+django.setup()
+import config.wsgi  # noqa: the WSGI application, as gunicorn loads it
+from django.test import Client
+from django.urls import get_resolver
+from crowd.models import Batch, Worker
+from crowd.workers import invite_token
+
+get_resolver().url_patterns  # every URL module: admin, API, worker pages
+batch, worker = Batch.objects.get(pk={batch}), Worker.objects.get(pk={worker})
+client = Client(HTTP_HOST="127.0.0.1")
+assert client.get(f"/w/{{invite_token(worker=worker, batch=batch)}}/").status_code == 302
+task = client.get(f"/tasks/{{batch.pk}}/next/")["Location"]
+assert client.get(task).status_code == 200
+submitted = client.post(
+    task + "submit/", json.dumps({{"payload": {{"text": {story!r}}}}}),
+    content_type="application/json",
+)
+assert submitted.status_code == 200, submitted.content
+print(json.dumps(sorted(name for name in {heavy!r} if name in sys.modules)))
+"""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_worker_cycle_imports_no_heavy_library():
+    batch = write_batch_create(proverbs=[proverb_create(BIRDS)])
+    worker = worker_create(provider="local")
+    settings_dict = connection.settings_dict
+    database_url = (
+        f"postgres://{settings_dict['USER']}@{settings_dict['HOST']}:{settings_dict['PORT']}"
+        f"/{settings_dict['NAME']}"
+    )
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.base",
+        "DATABASE_URL": database_url,
+        "CELERY_BROKER_URL": "",
+    }
+    script = CYCLE.format(batch=batch.pk, worker=worker.pk, story=BIRDS_STORY, heavy=HEAVY)
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
