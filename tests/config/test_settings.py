@@ -2,11 +2,8 @@
 
 import json
 import os
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import python_run
 
 
 def production_database(**env) -> dict:
@@ -20,14 +17,7 @@ def production_database(**env) -> dict:
         "db = settings.DATABASES['default']; "
         "print(json.dumps({k: db[k] for k in ('CONN_MAX_AGE', 'CONN_HEALTH_CHECKS')}))"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = python_run(script, env=environment)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 

@@ -7,16 +7,12 @@ modules that use them import them where they are used.
 
 import json
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-from django.db import connection
 
 from tests.factories import BIRDS, BIRDS_STORY, proverb_create, worker_create, write_batch_create
+from tests.processes import child_database_url, python_run
 
-ROOT = Path(__file__).resolve().parents[2]
 HEAVY = [
     "crowdkit",
     "krippendorff",
@@ -62,25 +58,13 @@ print(json.dumps(sorted(name for name in {heavy!r} if name in sys.modules)))
 def test_worker_cycle_imports_no_heavy_library():
     batch = write_batch_create(proverbs=[proverb_create(BIRDS)])
     worker = worker_create(provider="local")
-    settings_dict = connection.settings_dict
-    database_url = (
-        f"postgres://{settings_dict['USER']}@{settings_dict['HOST']}:{settings_dict['PORT']}"
-        f"/{settings_dict['NAME']}"
-    )
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.base",
-        "DATABASE_URL": database_url,
+        "DATABASE_URL": child_database_url(),
         "CELERY_BROKER_URL": "",
     }
     script = CYCLE.format(batch=batch.pk, worker=worker.pk, story=BIRDS_STORY, heavy=HEAVY)
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = python_run(script, env=env)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1]) == []

@@ -11,6 +11,7 @@ from django.db import connection
 
 from annotation.models import VariantGroup
 from tests.factories import proverb_create
+from tests.processes import child_database_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,15 +20,10 @@ ROOT = Path(__file__).resolve().parents[2]
 def celery_worker_process(redis_url, transactional_db):
     if connection.vendor != "postgresql":
         pytest.fail("The Celery round trip needs the PostgreSQL that `make test` starts.")
-    settings_dict = connection.settings_dict
-    database_url = (
-        f"postgres://{settings_dict['USER']}@{settings_dict['HOST']}:{settings_dict['PORT']}"
-        f"/{settings_dict['NAME']}"
-    )
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.base",
-        "DATABASE_URL": database_url,
+        "DATABASE_URL": child_database_url(),
         "CELERY_BROKER_URL": redis_url,
         "CELERY_RESULT_BACKEND": redis_url,
     }
