@@ -79,9 +79,9 @@ def assignments_expire(*, batch: Batch | None = None, now=None) -> int:
     return stale.update(status=Assignment.Status.EXPIRED)
 
 
-# The next-task choice runs on every "next" a worker asks for; as one SQL statement it
-# costs a third of the CPU that the same query built by the ORM does (compiling it took
-# longer than running it). Open items the worker may take, least filled first:
+# The next-task choice runs on every "next" a worker asks for; written as SQL it skips
+# the ORM's building and compiling of the query, which took about half of the web
+# process's CPU for a whole reservation. Open items the worker may take, least filled first:
 # not done by the worker (an expired or returned try does not count, and comes back as
 # `previous`, to be reopened), never built on the worker's own work, fewer live slots
 # than the target, and gold (control) items first, whatever their count.
