@@ -16,7 +16,8 @@ and requests. It prints, beside the targets and the figures measured before:
 - SQL statements per request type (counted in-process by Django on the same code and
   database), and per cycle as PostgreSQL saw them (pg_stat_statements: with
   transactions and health-check pings);
-- resident memory (RSS and PSS) of each web worker at the end, with the requests served;
+- resident memory (RSS and PSS) of each web worker at the end, after at least 1,000
+  requests each (an unmeasured top-up follows the phases when they made fewer);
 - the load average, since this machine is shared and the figures move with it.
 
 Prints figures; it is not a test.
@@ -27,7 +28,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import random
 import secrets
 import socket
 import subprocess
@@ -40,78 +40,22 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from bench.serving import load  # noqa: E402
+from bench.serving.measure import (  # noqa: E402
+    children,
+    free_port,
+    load_average,
+    memory_mib,
+    percentile,
+    tree_cpu,
+)
 from bench.serving.stories import proverb_texts, stories_for  # noqa: E402
 
 PROVERBS = 1_500
+MEMORY_AFTER = 1_000  # requests per web worker before their memory is read
 TARGETS = {"cpu_ms": 30.0, "cycles_at_100": 50.0, "p99_ms": 1000.0, "rss_mib": 120.0}
 # Measured before persistent connections and fewer statements (same machine, 4 sync workers).
 BEFORE = {"cycles": {10: 32.0, 50: 30.5, 100: 28.3}, "cpu_ms": "59-62", "statements": 28}
-TICKS = os.sysconf("SC_CLK_TCK")
 HEALTH_REQUEST = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-
-
-def free_port() -> int:
-    """A free port on loopback in 28200-28999 (below the ephemeral range)."""
-    for port in random.sample(range(28200, 29000), 800):
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise SystemExit("No free port in 28200-28999.")
-
-
-def _processes() -> dict[int, tuple[int, float]]:
-    """pid → (parent pid, CPU seconds of the process and of its reaped children)."""
-    table = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        # After the name: state ppid ... utime(11) stime(12) cutime(13) cstime(14).
-        ticks = sum(int(value) for value in fields[11:15])
-        table[int(entry)] = (int(fields[1]), ticks / TICKS)
-    return table
-
-
-def tree_cpu(root: int) -> float:
-    """CPU seconds of a process tree, exited children included (through their parent)."""
-    table = _processes()
-    total, stack = 0.0, [root]
-    while stack:
-        pid = stack.pop()
-        total += table.get(pid, (0, 0.0))[1]
-        stack.extend(child for child, (parent, _) in table.items() if parent == pid)
-    return total
-
-
-def children(pid: int) -> list[int]:
-    return sorted(child for child, (parent, _) in _processes().items() if parent == pid)
-
-
-def memory_mib(pid: int) -> tuple[float, float]:
-    """(RSS, PSS) of a process in MiB."""
-    values = {}
-    with open(f"/proc/{pid}/smaps_rollup") as rollup:
-        for line in rollup:
-            name, _, rest = line.partition(":")
-            if name in ("Rss", "Pss"):
-                values[name] = int(rest.split()[0]) / 1024
-    return values["Rss"], values["Pss"]
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
-
-
-def load_average() -> str:
-    return "/".join(f"{value:.1f}" for value in os.getloadavg())
 
 
 def app_environment(args, workdir: Path, database_url: str, port: int) -> dict:
@@ -294,7 +238,7 @@ async def signed_in_workers(count, *, batch_id, port, stories) -> list[load.Work
 def run_phase(count: int, args, *, batch_id, port, stories, gunicorn_pid, postgres_pid) -> dict:
     workers = asyncio.run(signed_in_workers(count, batch_id=batch_id, port=port, stories=stories))
     bounds = {"batch_id": batch_id, "max_cycles": args.max_cycles}
-    asyncio.run(load.run_phase(workers, seconds=args.warmup, **bounds))
+    warmup = asyncio.run(load.run_phase(workers, seconds=args.warmup, **bounds))
     before = (tree_cpu(gunicorn_pid), tree_cpu(postgres_pid), time.process_time())
     statements = server_statements()
     profiler = profile(args, gunicorn_pid) if args.profile else None
@@ -318,6 +262,8 @@ def run_phase(count: int, args, *, batch_id, port, stories, gunicorn_pid, postgr
         "cycles": len(log.cycles),
         "rate": len(log.cycles) / elapsed,
         "requests": len(log.samples),
+        "served": count + len(warmup.samples) + len(log.samples),  # sign-ins, warm-up, measured
+        "workers_list": workers,
         "errors": sum(not s.ok for s in log.samples),
         "failures": log.failures[:3],
         "app_ms": 1000 * (after[0] - before[0]) / cycles,
@@ -425,7 +371,7 @@ def main() -> None:
             f"{counted['submit']}: {sum(counted.values())} per cycle "
             f"(before: {BEFORE['statements']})"
         )
-        served = 0
+        served = 2  # /healthz and the readiness probe
         for count in counts:
             figures = run_phase(
                 count,
@@ -436,12 +382,19 @@ def main() -> None:
                 gunicorn_pid=gunicorn.pid,
                 postgres_pid=postgres_pid,
             )
-            served += figures["requests"]
+            served += figures["served"]
             report_phase(figures)
-        memory = [memory_mib(pid) for pid in children(gunicorn.pid)]
+        pids = children(gunicorn.pid)
+        short = MEMORY_AFTER * len(pids) - served
+        if short > 0:  # top up, unmeasured, to the requests the memory figure is taken after
+            top_up = load.run_phase(
+                figures["workers_list"], batch_id=batch_id, seconds=120, max_cycles=short // 3 + 1
+            )
+            more = asyncio.run(top_up)
+            served += len(more.samples)
+        memory = [memory_mib(pid) for pid in pids]
         print(
-            f"web workers after ~{served // max(len(memory), 1):,} measured requests each "
-            f"(warm-ups not counted): RSS "
+            f"web workers after {served:,} requests in all (~{served // len(pids):,} each): RSS "
             + ", ".join(f"{rss:.0f}" for rss, _ in memory)
             + " MiB; PSS "
             + ", ".join(f"{pss:.0f}" for _, pss in memory)
