@@ -242,9 +242,11 @@ def assignment_submit(
     """
     now = now or timezone.now()
     with transaction.atomic():
+        # Only the assignment's row is locked; its item, batch and proverb or narrative
+        # come in the same statement for the task type's validation.
         locked = (
-            Assignment.objects.select_for_update()
-            .select_related("item__batch", "worker")
+            Assignment.objects.select_for_update(of=("self",))
+            .select_related("item__batch", "item__proverb", "item__narrative", "worker")
             .get(pk=assignment.pk)
         )
         task_type = task_types.get(locked.item.batch.task_type)

@@ -2,6 +2,8 @@
 # Start or stop the PostgreSQL and Redis that the test suite uses, on loopback in a temporary folder.
 #   tests/services.sh start DIR   -> prints the environment to export (DATABASE_URL, PARABLE_TEST_REDIS_URL)
 #   tests/services.sh stop DIR
+# PARABLE_TEST_PG_PORT and PARABLE_TEST_REDIS_PORT choose the ports; PARABLE_PG_OPTIONS adds
+# server options (bench/serving loads pg_stat_statements with it).
 set -euo pipefail
 action=$1
 dir=$2
@@ -23,7 +25,7 @@ start)
   as_pg "$pg_bin/initdb" -D "$dir/pg/data" -U parable --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/pg/initdb.log" 2>&1 \
     || { cat "$dir/pg/initdb.log" >&2; exit 1; }
   as_pg "$pg_bin/pg_ctl" -D "$dir/pg/data" -l "$dir/pg/server.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $pg_port -k $dir/pg -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+    -o "-c listen_addresses=127.0.0.1 -p $pg_port -k $dir/pg -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 ${PARABLE_PG_OPTIONS:-}" \
     start >/dev/null || { cat "$dir/pg/server.log" >&2; exit 1; }
   as_pg "$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U parable parable
   redis-server --port "$redis_port" --bind 127.0.0.1 --dir "$dir/redis" --daemonize yes \

@@ -35,6 +35,17 @@ class Computed(dict):
         return value
 
 
+def t_two_sided_p(t: float, df: float) -> float:
+    """Two-sided p-value of Student's t statistic ``t`` with ``df`` degrees of freedom.
+
+    scipy.special's t distribution (what scipy.stats uses underneath): importing
+    scipy.stats costs a command-line analysis more time than the statistics themselves.
+    """
+    from scipy.special import stdtr
+
+    return float(2.0 * stdtr(df, -abs(t)))
+
+
 def mean_or_none(total: float, count: int) -> float | None:
     """``total / count``, or None (the mean of nothing) when ``count`` is 0."""
     return total / count if count else None

@@ -128,7 +128,7 @@ DEFINITIONS: dict[str, str] = {
         "narrative_compound_mean (ePiC: 0.35); None with fewer than 2 proverbs or a "
         "constant variable."
     ),
-    "sentiment.p_value": "Two-sided p-value of sentiment.pearson_r (scipy.stats.linregress).",
+    "sentiment.p_value": "Two-sided p-value of sentiment.pearson_r (as scipy.stats.linregress).",
     "sentiment.slope": (
         "Slope of the least-squares line narrative_compound_mean = slope * "
         "proverb_compound + intercept across proverbs (the line of Figure 3)."
@@ -163,7 +163,7 @@ DEFINITIONS: dict[str, str] = {
     ),
     "human_evaluation.welch_t_tests": (
         "For each criterion and each unordered pair of sources (sorted by name): Welch's "
-        "t-test (scipy.stats.ttest_ind, equal_var=False, two-sided) of the individual "
+        "t-test (as scipy.stats.ttest_ind, equal_var=False, two-sided) of the individual "
         "rating values of source_a against those of source_b; t > 0 when source_a rates "
         "higher. t and p_value are None when a side has fewer than 2 ratings or both "
         "sides are constant."

@@ -3,12 +3,13 @@ pairwise agreement (ePiC Table 5) and multiple-choice accuracy (ePiC Table 10)."
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from itertools import combinations
-from statistics import fmean, stdev
+from statistics import fmean, stdev, variance
 from typing import Any
 
-from annotation.analysis.common import ProgressCallback, mean_or_none
+from annotation.analysis.common import ProgressCallback, mean_or_none, t_two_sided_p
 from annotation.analysis.records import ChoiceRecord, ModelChoiceRecord, RatingRecord
 
 AGREEMENT_THRESHOLD = 3
@@ -46,10 +47,7 @@ def human_evaluation(
             a, b = by_source[source_a], by_source[source_b]
             t = p = None
             if len(a) >= 2 and len(b) >= 2:
-                from scipy.stats import ttest_ind
-
-                outcome = ttest_ind(a, b, equal_var=False)
-                t, p = float(outcome.statistic), float(outcome.pvalue)
+                t, p = welch_t_test(a, b)
             tests.append(
                 {
                     "criterion": criterion,
@@ -93,3 +91,15 @@ def human_evaluation(
             "model_questions": len(model_choices),
         },
     }
+
+
+def welch_t_test(a: list[float], b: list[float]) -> tuple[float | None, float | None]:
+    """Welch's t-test of two samples (at least 2 values each), as
+    ``scipy.stats.ttest_ind(a, b, equal_var=False)``: (t, two-sided p). Both None when
+    both samples are constant (the statistic is undefined)."""
+    share_a, share_b = variance(a) / len(a), variance(b) / len(b)
+    if share_a + share_b == 0:
+        return None, None
+    t = (fmean(a) - fmean(b)) / math.sqrt(share_a + share_b)
+    df = (share_a + share_b) ** 2 / (share_a**2 / (len(a) - 1) + share_b**2 / (len(b) - 1))
+    return t, t_two_sided_p(t, df)

@@ -24,7 +24,7 @@ def load_models(sentence_splitter: str = "sentencizer", *, processes: int = 1) -
     uses for inputs of any size.
     """
     import scipy.sparse
-    import scipy.stats  # noqa: F401
+    import scipy.special  # noqa: F401
 
     sample = "The first sentence is short. The second one, a little longer, ends here!"
     get_sentence_splitter(sentence_splitter)([sample])

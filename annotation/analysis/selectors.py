@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator, Sequence
 
 from django.db.models import Count, Q
 
-from annotation.analysis.core import analyze
 from annotation.analysis.definitions import DEFINITIONS
 from annotation.analysis.integrity import integrity_shares
 from annotation.analysis.records import (
@@ -232,6 +231,8 @@ def dataset_analysis(
 
     Model accuracy is over the questions humans answered that a model answered too.
     """
+    from annotation.analysis.core import analyze  # numpy: not on a web worker's start-up
+
     records = list(narrative_records(batches=batches, approved_only=approved_only, sources=sources))
     choices = choice_records(batches=batches, sources=sources)
     result = analyze(

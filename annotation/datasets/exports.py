@@ -9,6 +9,7 @@ researcher keeps them.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -21,8 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 from django.conf import settings
 
 from annotation.analysis.cards import dataset_card
@@ -58,55 +57,64 @@ COLUMNS = (
     "writing",
 )
 NESTED = COLUMNS[-5:]  # keywords, span_pairs, ratings, integrity_flags, writing: JSON in CSV
-SPAN_PAIR_TYPE = pa.struct(
-    [
-        ("alignment", pa.int32()),
-        ("position", pa.int32()),
-        ("proverb_start", pa.int32()),
-        ("proverb_end", pa.int32()),
-        ("proverb_span", pa.string()),
-        ("narrative_start", pa.int32()),
-        ("narrative_end", pa.int32()),
-        ("narrative_span", pa.string()),
-        ("ambiguous", pa.bool_()),
-        ("annotator", pa.string()),
-    ]
-)
-WRITING_TYPE = pa.struct(
-    [
-        ("typed_share", pa.float64()),
-        ("pasted_share", pa.float64()),
-        ("without_keys_share", pa.float64()),
-        ("synthetic_events", pa.int64()),
-        ("deleted", pa.int64()),
-        ("pauses", pa.int64()),
-        ("mean_key_interval_ms", pa.float64()),
-        ("composition_seconds", pa.int64()),
-        ("hidden_seconds", pa.int64()),
-    ]
-)
-RATING_TYPE = pa.struct([("criterion", pa.string()), ("mean", pa.float64()), ("n", pa.int64())])
-PARQUET_SCHEMA = pa.schema(
-    [
-        ("id", pa.int64()),
-        ("pk", pa.string()),
-        ("proverb_id", pa.int64()),
-        ("proverb", pa.string()),
-        ("proverb_quote", pa.string()),
-        ("narrative", pa.string()),
-        ("source", pa.string()),
-        ("source_label", pa.string()),
-        ("status", pa.string()),
-        ("worker", pa.string()),
-        ("split_seen", pa.string()),
-        ("split_unseen", pa.string()),
-        ("keywords", pa.list_(pa.string())),
-        ("span_pairs", pa.list_(SPAN_PAIR_TYPE)),
-        ("ratings", pa.list_(RATING_TYPE)),
-        ("integrity_flags", pa.list_(pa.string())),
-        ("writing", WRITING_TYPE),
-    ]
-)
+
+
+@functools.cache
+def parquet_schema():
+    """The Parquet export's fixed schema (pyarrow is imported here, not by web workers)."""
+    import pyarrow as pa
+
+    span_pair = pa.struct(
+        [
+            ("alignment", pa.int32()),
+            ("position", pa.int32()),
+            ("proverb_start", pa.int32()),
+            ("proverb_end", pa.int32()),
+            ("proverb_span", pa.string()),
+            ("narrative_start", pa.int32()),
+            ("narrative_end", pa.int32()),
+            ("narrative_span", pa.string()),
+            ("ambiguous", pa.bool_()),
+            ("annotator", pa.string()),
+        ]
+    )
+    writing = pa.struct(
+        [
+            ("typed_share", pa.float64()),
+            ("pasted_share", pa.float64()),
+            ("without_keys_share", pa.float64()),
+            ("synthetic_events", pa.int64()),
+            ("deleted", pa.int64()),
+            ("pauses", pa.int64()),
+            ("mean_key_interval_ms", pa.float64()),
+            ("composition_seconds", pa.int64()),
+            ("hidden_seconds", pa.int64()),
+        ]
+    )
+    rating = pa.struct([("criterion", pa.string()), ("mean", pa.float64()), ("n", pa.int64())])
+    return pa.schema(
+        [
+            ("id", pa.int64()),
+            ("pk", pa.string()),
+            ("proverb_id", pa.int64()),
+            ("proverb", pa.string()),
+            ("proverb_quote", pa.string()),
+            ("narrative", pa.string()),
+            ("source", pa.string()),
+            ("source_label", pa.string()),
+            ("status", pa.string()),
+            ("worker", pa.string()),
+            ("split_seen", pa.string()),
+            ("split_unseen", pa.string()),
+            ("keywords", pa.list_(pa.string())),
+            ("span_pairs", pa.list_(span_pair)),
+            ("ratings", pa.list_(rating)),
+            ("integrity_flags", pa.list_(pa.string())),
+            ("writing", writing),
+        ]
+    )
+
+
 Progress = Callable[[int, int, str], None]
 
 
@@ -207,11 +215,15 @@ def write_csv(chunks: Iterable[list[dict]], stream: TextIO) -> int:
 
 
 def write_parquet(chunks: Iterable[list[dict]], path: Path) -> int:
-    """A Parquet file with PARQUET_SCHEMA, one row group per chunk."""
+    """A Parquet file with `parquet_schema()`, one row group per chunk."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = parquet_schema()
     count = 0
-    with pq.ParquetWriter(path, PARQUET_SCHEMA) as writer:
+    with pq.ParquetWriter(path, schema) as writer:
         for chunk in chunks:
-            writer.write_table(pa.Table.from_pylist(chunk, schema=PARQUET_SCHEMA))
+            writer.write_table(pa.Table.from_pylist(chunk, schema=schema))
             count += len(chunk)
     return count
 

@@ -16,25 +16,26 @@ Conventions shared by every function here:
   degenerate Krippendorff's alpha) is ``None``; no returned number is NaN.
 
 Well-kept libraries do the statistics: ``krippendorff`` for alpha and
-``crowd-kit`` for majority vote and Dawid-Skene.
+``crowd-kit`` for majority vote and Dawid-Skene. They (and numpy and pandas, which
+crowd-kit pulls in with scipy and nltk) are imported by the functions that use them:
+the admin and API import this module, and a web worker should not pay for them.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import combinations, permutations
-from typing import Any
-
-import krippendorff
-import numpy as np
-import pandas as pd
-from crowdkit.aggregation import DawidSkene, MajorityVote
+from typing import TYPE_CHECKING, Any
 
 from annotation.text import simple_token_spans
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "aggregate_accuracy",
@@ -65,7 +66,10 @@ _TIE_TOLERANCE = 1e-9
 
 
 def _is_missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float | np.floating) and math.isnan(value))
+    # numpy's floats are numbers.Real too; ints are never NaN.
+    return value is None or (
+        isinstance(value, numbers.Real) and not isinstance(value, int) and math.isnan(value)
+    )
 
 
 def _finite_or_none(value: Any) -> float | None:
@@ -102,7 +106,7 @@ def _label_order_key(label: Any) -> tuple[int, Any, str]:
     Real numbers come first in numeric order, everything else after them, in
     the order of ``(type name, repr)``.
     """
-    if isinstance(label, int | float | np.integer | np.floating) and not isinstance(label, bool):
+    if isinstance(label, numbers.Real) and not isinstance(label, bool):
         return (0, float(label), "")
     return (1, 0.0, f"{type(label).__name__}:{label!r}")
 
@@ -210,6 +214,9 @@ def krippendorff_alpha(ratings: Iterable[Triple], *, level: str) -> float | None
     distinct = {value for values in by_item.values() for value in values.values()}
     if len(distinct) < 2:
         return None
+
+    import krippendorff
+    import numpy as np
 
     annotators = list(dict.fromkeys(a for values in by_item.values() for a in values))
     row = {annotator: index for index, annotator in enumerate(annotators)}
@@ -362,6 +369,8 @@ def _crowdkit_frame(
         for question_code, values in enumerate(by_question.values())
         for worker, label in values.items()
     ]
+    import pandas as pd
+
     frame = pd.DataFrame(rows, columns=["task", "worker", "label"], dtype="int64")
     return frame, questions, labels
 
@@ -394,6 +403,8 @@ def majority_vote(answers: Iterable[Triple]) -> dict[Hashable, Any]:
     the smallest wins, by ``<`` when the labels compare and otherwise numbers
     first, then by type name and ``repr``. Empty input gives ``{}``.
     """
+    from crowdkit.aggregation import MajorityVote
+
     frame, questions, labels = _crowdkit_frame(answers)
     if frame.empty:
         return {}
@@ -433,6 +444,8 @@ def dawid_skene(
     is the label of highest posterior, ties broken as in :func:`majority_vote`.
     Deterministic for the same input. Empty input gives ``{}``.
     """
+    from crowdkit.aggregation import DawidSkene
+
     frame, questions, labels = _crowdkit_frame(answers)
     if frame.empty:
         return {}

@@ -154,7 +154,11 @@ class WriteTask(task_types.TaskType):
             "proverb": proverb,
             "rules": rules,
             "refuse_paste": writing["refuse_paste"],
-            "narrative": Narrative.objects.filter(assignment=assignment).first(),
+            "narrative": (
+                Narrative.objects.filter(assignment=assignment).first()
+                if assignment.status in assignment.STORED
+                else None  # nothing stored yet: no query
+            ),
             "task_config": {
                 "proverb": proverb.text,
                 "rules": rules.to_dict(),
@@ -200,7 +204,7 @@ class WriteTask(task_types.TaskType):
         writing_record_store(narrative=narrative, telemetry=cleaned["telemetry"])
 
     def result(self, *, assignment: Assignment) -> dict:
-        narrative = Narrative.objects.get(assignment=assignment)
+        narrative = assignment.narrative  # cached by store() on a first submit; else one query
         return {
             "narrative": narrative.pk,
             "text": narrative.text,

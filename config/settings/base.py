@@ -110,7 +110,15 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {"transaction_mode": "IMMEDIATE", "timeout": 20}
     )
+# Persistent connections (production keeps them by default): opening a PostgreSQL
+# connection costs more than the few statements a worker's request runs. The health
+# check pings a reused connection once per request before using it.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=True)
+# Behind PgBouncer in transaction mode, server-side cursors (iterator()) must be off.
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env.bool(
+    "DISABLE_SERVER_SIDE_CURSORS", default=False
+)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # SQLite cannot enforce unique-with-NULLs constraints; PostgreSQL does, and the
 # services check the same uniqueness before writing on either.

@@ -22,6 +22,9 @@ if env.bool("DEBUG", default=False):
     raise ImproperlyConfigured("DEBUG must be off in production.")
 DEBUG = False
 
+# Keep database connections open between requests (see README, "Serving many workers").
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=600)  # noqa: F405
+
 # Static files served by the app itself behind gunicorn.
 MIDDLEWARE = [MIDDLEWARE[0], "whitenoise.middleware.WhiteNoiseMiddleware", *MIDDLEWARE[1:]]  # noqa: F405
 

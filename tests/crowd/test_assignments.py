@@ -233,3 +233,40 @@ def test_worker_load_counts_live_and_submitted_work_only(birds_batch):
     assert worker_load(batch=birds_batch, worker=worker) == 1
     assignment_return(assignment=assignment)
     assert worker_load(batch=birds_batch, worker=worker) == 0
+
+
+def test_item_given_back_is_reserved_again_on_the_same_assignment(birds_batch):
+    worker = worker_create()
+    first = assignment_reserve_next(batch=birds_batch, worker=worker)
+    given_back = assignment_return(assignment=first)
+    later = given_back.expires_at + timedelta(seconds=5)
+    again = assignment_reserve_next(batch=birds_batch, worker=worker, now=later)
+    assert again.pk == given_back.pk
+    assert again.status == Assignment.Status.RESERVED
+    assert again.started_at == later
+    assert again.expires_at == later + timedelta(seconds=birds_batch.time_allowed_seconds)
+    assert Assignment.objects.filter(worker=worker).count() == 1
+
+
+def test_reserving_locks_the_item_row_and_not_its_batch(birds_batch):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        assignment_reserve_next(batch=birds_batch, worker=worker_create())
+    locking = [query["sql"] for query in queries if "FOR UPDATE" in query["sql"]]
+    assert len(locking) == 2  # the worker, then the item
+    assert locking[1].endswith('FOR UPDATE OF "crowd_batchitem"')
+
+
+def test_submit_for_another_worker_is_refused_and_stores_nothing(birds_batch):
+    assignment = assignment_reserve_next(batch=birds_batch, worker=worker_create())
+    with pytest.raises(Assignment.DoesNotExist):
+        assignment_submit(
+            assignment=Assignment(pk=assignment.pk),
+            payload={"text": BIRDS_STORY},
+            worker_id=worker_create().pk,
+        )
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.RESERVED
+    assert not Narrative.objects.exists()

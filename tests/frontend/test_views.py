@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from django.test import Client
 
 from annotation.models import Narrative
 from crowd.models import Assignment
@@ -230,3 +231,39 @@ def test_a_rejected_story_shows_the_message_as_its_own_sentence(client, batch):
     assert "it was not accepted. Thank you!" in page
     assert "Message from the researcher: Use at most 600 characters.</p>" in page
     assert ".." not in page.replace("...", "")
+
+
+@pytest.fixture
+def busy_batch():
+    """Three proverbs, two narratives already in on the first: the next worker has a choice."""
+    batch = write_batch_create(
+        proverbs=[proverb_create(BIRDS), proverb_create(), proverb_create()], target_per_item=3
+    )
+    for _ in range(2):
+        writer = Client()
+        post_submit(writer, enter(writer, batch), BIRDS_STORY)
+    return batch
+
+
+# Statement counts of one worker cycle, in the test's transaction (which adds a
+# SAVEPOINT and a RELEASE to each service's transaction): next 8 + 2, page 2, submit 4 + 2.
+def test_next_task_runs_at_most_ten_statements(client, busy_batch, django_assert_max_num_queries):
+    post_submit(client, enter(client, busy_batch), BIRDS_STORY)
+    with django_assert_max_num_queries(10):
+        response = client.get(f"/tasks/{busy_batch.pk}/next/")
+    assert response.status_code == 302
+
+
+def test_task_page_runs_two_statements(client, busy_batch, django_assert_max_num_queries):
+    assignment = enter(client, busy_batch)
+    with django_assert_max_num_queries(2):
+        page = client.get(f"/tasks/a/{assignment.pk}/")
+    assert 'id="narrative"' in page.content.decode()
+
+
+def test_submit_runs_at_most_six_statements(client, busy_batch, django_assert_max_num_queries):
+    assignment = enter(client, busy_batch)
+    with django_assert_max_num_queries(6):
+        response = post_submit(client, assignment, BIRDS_STORY)
+    assert response.status_code == 200
+    assert Narrative.objects.filter(assignment=assignment).exists()

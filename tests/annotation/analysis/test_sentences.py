@@ -57,3 +57,21 @@ def test_senter_splitter_is_selectable():
     result = analyze(NARRATIVES[:4], sentence_splitter="senter")
     assert result["parameters"]["sentence_splitter"] == "senter"
     assert result["sentences_per_narrative"] > 0
+
+
+def test_sentence_splitter_loads_spacy_without_torch_and_leaves_torch_importable():
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from annotation.analysis.sentences import get_sentence_splitter\n"
+        "assert get_sentence_splitter()(['One. Two!']) == [2]\n"
+        "assert 'torch' not in sys.modules, 'spaCy pulled in torch'\n"
+        "import torch\n"
+        "assert torch.tensor([1, 2]).sum().item() == 3\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr

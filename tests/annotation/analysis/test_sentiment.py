@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from annotation.analysis import sentiment
 
 VADER_WORDS = (
@@ -25,3 +27,23 @@ def test_fast_vader_scores_equal_stock_vader():
     texts += [" ".join(rng.choice(words) for _ in range(rng.randint(1, 60))) for _ in range(400)]
     for text in texts:
         assert fast.polarity_scores(text) == stock.polarity_scores(text), text
+
+
+def test_least_squares_equals_scipy_linregress():
+    import random
+
+    from scipy.stats import linregress
+
+    rng = random.Random(3)
+    for n in (2, 3, 10, 250):
+        x = [rng.uniform(-1, 1) for _ in range(n)]
+        y = [0.4 * value + rng.gauss(0, 0.3) for value in x]
+        fit, reference = sentiment.least_squares(x, y, with_r=True), linregress(x, y)
+        assert fit["slope"] == pytest.approx(reference.slope)
+        assert fit["intercept"] == pytest.approx(reference.intercept)
+        assert fit["pearson_r"] == pytest.approx(reference.rvalue)
+        assert fit["p_value"] == pytest.approx(reference.pvalue, abs=1e-12)
+    assert set(sentiment.least_squares([0, 1, 2], [1, 1, 1], with_r=False)) == {
+        "slope",
+        "intercept",
+    }

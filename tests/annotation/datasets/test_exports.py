@@ -13,10 +13,10 @@ from django.test import override_settings
 from annotation.analysis.cards import analysis_sections, format_value, markdown_table
 from annotation.datasets.exports import (
     COLUMNS,
-    PARQUET_SCHEMA,
     WorkerPseudonyms,
     dataset_export,
     export_salt,
+    parquet_schema,
     write_csv,
     write_jsonl,
     write_parquet,
@@ -121,7 +121,7 @@ def test_parquet_has_the_fixed_schema_and_a_row_group_per_chunk(tmp_path):
     path = tmp_path / "data.parquet"
     assert write_parquet(iter([[_row()], [_row(id=8, span_pairs=[], ratings=[])]]), path) == 2
     parquet = pq.ParquetFile(path)
-    assert parquet.schema_arrow == PARQUET_SCHEMA
+    assert parquet.schema_arrow == parquet_schema()
     assert parquet.num_row_groups == 2
     table = parquet.read().to_pylist()
     assert table[0]["span_pairs"][0]["narrative_span"] == "lost customers"
@@ -133,7 +133,7 @@ def test_parquet_has_the_fixed_schema_and_a_row_group_per_chunk(tmp_path):
 def test_parquet_of_nothing_has_the_schema_and_no_rows(tmp_path):
     path = tmp_path / "data.parquet"
     assert write_parquet(iter([]), path) == 0
-    assert pq.read_table(path).schema == PARQUET_SCHEMA
+    assert pq.read_table(path).schema == parquet_schema()
 
 
 def test_format_value_shows_none_integers_and_four_significant_digits():

@@ -1,0 +1,182 @@
+"""The serving benchmark's load: N signed-in workers looping next → task page → submit.
+
+A small HTTP/1.1 client on asyncio streams (one connection per request, as gunicorn's
+sync workers close each one), so that 100 workers cost the load generator little CPU
+on the cores it shares with the server. Every request has a timeout; a phase ends at
+its deadline or its cycle cap, whichever comes first, and waits for what is in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+import uuid
+from dataclasses import dataclass, field
+
+REQUEST_TIMEOUT_S = 30.0
+TASK_PATH = re.compile(r"^/tasks/a/(\d+)/$")
+CONFIG = re.compile(r'<script id="task-config" type="application/json">(.*?)</script>', re.S)
+
+
+@dataclass
+class Response:
+    status: int
+    headers: dict[str, list[str]]
+    body: bytes
+
+    def header(self, name: str) -> str:
+        return (self.headers.get(name.lower()) or [""])[0]
+
+
+@dataclass
+class Sample:
+    kind: str  # next | page | submit
+    start: float
+    end: float
+    ok: bool
+
+
+@dataclass
+class PhaseLog:
+    samples: list[Sample] = field(default_factory=list)
+    cycles: list[float] = field(default_factory=list)  # end time of each completed cycle
+    failures: list[str] = field(default_factory=list)
+
+
+def _dechunk(body: bytes) -> bytes:
+    out, rest = [], body
+    while rest:
+        size_line, _, rest = rest.partition(b"\r\n")
+        size = int(size_line.split(b";")[0], 16)
+        if size == 0:
+            break
+        out.append(rest[:size])
+        rest = rest[size + 2 :]
+    return b"".join(out)
+
+
+async def http(
+    host: str, port: int, method: str, path: str, *, cookies: dict, body: bytes = b""
+) -> Response:
+    """One request on its own connection; cookies the response sets are kept in `cookies`."""
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        lines = [
+            f"{method} {path} HTTP/1.1",
+            f"Host: {host}:{port}",
+            "Connection: close",
+            "User-Agent: parable-bench",
+        ]
+        if cookies:
+            lines.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in cookies.items()))
+        if method == "POST":
+            lines += [
+                "Content-Type: application/json",
+                f"Content-Length: {len(body)}",
+                f"X-CSRFToken: {cookies.get('csrftoken', '')}",
+            ]
+        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        raw = await reader.read()
+    finally:
+        writer.close()
+    head, _, content = raw.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    headers: dict[str, list[str]] = {}
+    for line in header_lines:
+        name, _, value = line.partition(":")
+        headers.setdefault(name.strip().lower(), []).append(value.strip())
+    for cookie in headers.get("set-cookie", []):
+        name, _, value = cookie.split(";", 1)[0].partition("=")
+        cookies[name.strip()] = value.strip()
+    if "chunked" in (headers.get("transfer-encoding") or [""])[0]:
+        content = _dechunk(content)
+    return Response(int(status_line.split()[1]), headers, content)
+
+
+class Worker:
+    """One signed-in crowd worker: a cookie jar and the stories it may write."""
+
+    def __init__(self, host: str, port: int, stories: dict[str, list[str]]):
+        self.host, self.port, self.stories = host, port, stories
+        self.cookies: dict[str, str] = {}
+        self.written = 0
+
+    async def sign_in(self, token: str) -> None:
+        response = await self._call("GET", f"/w/{token}/")
+        if response.status != 302:
+            raise RuntimeError(f"invite link answered {response.status}")
+
+    async def _call(self, method: str, path: str, body: bytes = b"") -> Response:
+        return await asyncio.wait_for(
+            http(self.host, self.port, method, path, cookies=self.cookies, body=body),
+            REQUEST_TIMEOUT_S,
+        )
+
+    async def _timed(self, log: PhaseLog, kind: str, method: str, path: str, expect, body=b""):
+        start = time.perf_counter()
+        try:
+            response = await self._call(method, path, body)
+            ok = expect(response)
+            reason = "" if ok else f"{kind}: HTTP {response.status} {response.body[:120]!r}"
+        except (OSError, TimeoutError, ValueError) as error:
+            response, ok, reason = None, False, f"{kind}: {type(error).__name__} {error}"
+        log.samples.append(Sample(kind, start, time.perf_counter(), ok))
+        if not ok:
+            log.failures.append(reason)
+        return response if ok else None
+
+    async def cycle(self, log: PhaseLog, batch_id: int) -> None:
+        """next (302 to the task) → task page (200) → submit a story (200)."""
+        response = await self._timed(
+            log,
+            "next",
+            "GET",
+            f"/tasks/{batch_id}/next/",
+            lambda r: r.status == 302 and TASK_PATH.match(r.header("location")) is not None,
+        )
+        if response is None:
+            return
+        task = response.header("location")
+        page = await self._timed(log, "page", "GET", task, lambda r: r.status == 200)
+        if page is None:
+            return
+        match = CONFIG.search(page.body.decode())
+        if match is None:
+            log.failures.append("page: no task config")
+            return
+        proverb = json.loads(match.group(1))["proverb"]
+        story = self.stories[proverb][self.written % len(self.stories[proverb])]
+        self.written += 1
+        body = json.dumps({"payload": {"text": story}, "submission_key": uuid.uuid4().hex}).encode()
+        submitted = await self._timed(
+            log,
+            "submit",
+            "POST",
+            f"{task}submit/",
+            lambda r: r.status == 200 and json.loads(r.body).get("status") == "submitted",
+            body,
+        )
+        if submitted is not None:
+            log.cycles.append(time.perf_counter())
+
+
+async def run_phase(
+    workers: list[Worker], *, batch_id: int, seconds: float, max_cycles: int
+) -> PhaseLog:
+    """Every worker loops through cycles until `seconds` pass, `max_cycles` complete or
+    three times as many requests were made (failing ones included)."""
+    log = PhaseLog()
+    deadline = time.perf_counter() + seconds
+
+    async def loop(worker: Worker) -> None:
+        while (
+            time.perf_counter() < deadline
+            and len(log.cycles) < max_cycles
+            and len(log.samples) < 3 * max_cycles
+        ):
+            await worker.cycle(log, batch_id)
+
+    await asyncio.gather(*(loop(worker) for worker in workers))
+    return log

@@ -1,0 +1,420 @@
+"""Serving benchmark: crowd workers looping next task → task page → submit against gunicorn.
+
+Run from the repository root: `.venv/bin/python bench/serving/run.py [--workers 10,50,100]
+[--seconds 20] [--warmup 3] [--gunicorn-workers 4] [--threads 1] [--conn-max-age N]`.
+
+It starts PostgreSQL (tests/services.sh, with pg_stat_statements) and gunicorn with
+config.settings.production (platform/gunicorn.conf.py) on free ports in 28200-28999,
+creates a write batch of 1,500 proverbs × 10 narratives, then for each worker count
+signs in that many new local workers through their invite links and drives them
+(bench/serving/load.py) for a warm-up and a measured window, bounded in time, cycles
+and requests. It prints, beside the targets and the figures measured before:
+
+- cycles per second, errors, p50/p95/p99 of each request type;
+- server CPU per cycle from /proc: the gunicorn processes (app) and the PostgreSQL
+  processes (database), and the load generator's own CPU for reference;
+- SQL statements per request type (counted in-process by Django on the same code and
+  database), and per cycle as PostgreSQL saw them (pg_stat_statements: with
+  transactions and health-check pings);
+- resident memory (RSS and PSS) of each web worker at the end, after at least 1,000
+  requests each (an unmeasured top-up follows the phases when they made fewer);
+- the load average, since this machine is shared and the figures move with it.
+
+Prints figures; it is not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from bench.serving import load  # noqa: E402
+from bench.serving.measure import (  # noqa: E402
+    children,
+    free_port,
+    load_average,
+    memory_mib,
+    percentile,
+    tree_cpu,
+)
+from bench.serving.stories import proverb_texts, stories_for  # noqa: E402
+
+PROVERBS = 1_500
+MEMORY_AFTER = 1_000  # requests per web worker before their memory is read
+TARGETS = {"cpu_ms": 30.0, "cycles_at_100": 50.0, "p99_ms": 1000.0, "rss_mib": 120.0}
+# Measured before persistent connections and fewer statements (same machine, 4 sync workers).
+BEFORE = {"cycles": {10: 32.0, 50: 30.5, 100: 28.3}, "cpu_ms": "59-62", "statements": 28}
+HEALTH_REQUEST = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+
+
+def app_environment(args, workdir: Path, database_url: str, port: int) -> dict:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "DATABASE_URL": database_url,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "SESSION_COOKIE_SECURE": "false",  # plain HTTP on loopback
+        "CSRF_COOKIE_SECURE": "false",
+        "PARABLE_VAR_DIR": str(workdir / "var"),
+        "CELERY_BROKER_URL": "",
+        "LOG_LEVEL": "WARNING",
+        "GUNICORN_BIND": f"127.0.0.1:{port}",
+        "GUNICORN_WORKERS": str(args.gunicorn_workers),
+        "GUNICORN_THREADS": str(args.threads),
+    }
+    if args.conn_max_age is not None:
+        env["CONN_MAX_AGE"] = str(args.conn_max_age)
+    return env
+
+
+def start_postgres(workdir: Path) -> tuple[str, dict]:
+    env = {
+        **os.environ,
+        "PARABLE_TEST_PG_PORT": str(free_port()),
+        "PARABLE_TEST_REDIS_PORT": str(free_port()),
+        "PARABLE_PG_OPTIONS": "-c shared_preload_libraries=pg_stat_statements",
+    }
+    started = subprocess.run(
+        ["bash", "tests/services.sh", "start", str(workdir / "services")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if started.returncode:
+        raise SystemExit(f"PostgreSQL did not start:\n{started.stderr}")
+    url = next(
+        line.split("=", 1)[1]
+        for line in started.stdout.splitlines()
+        if line.startswith("export DATABASE_URL=")
+    )
+    return url, env
+
+
+def prepare_database() -> tuple[int, dict[str, list[str]]]:
+    """Migrate, collect static files, and create the published write batch."""
+    from django.core.management import call_command
+    from django.db import connection
+
+    from annotation.models import Proverb
+    from annotation.text import normalize_text
+    from crowd.batches import batch_create, batch_publish
+
+    call_command("migrate", verbosity=0)
+    call_command("collectstatic", verbosity=0, interactive=False)
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+    stories = stories_for(proverb_texts(PROVERBS))
+    proverbs = Proverb.objects.bulk_create(
+        Proverb(text=text, normalized_text=normalize_text(text), status="curated")
+        for text in stories
+    )
+    batch = batch_create(
+        name="Serving benchmark",
+        task_type="write",
+        target_per_item=10,
+        items=[{"proverb": proverb} for proverb in proverbs],
+    )
+    batch_publish(batch=batch)
+    return batch.pk, stories
+
+
+def statements_per_request(batch_id: int, stories: dict[str, list[str]]) -> dict[str, int]:
+    """One cycle through Django's test client on the same code and database, counted."""
+    import json
+
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from crowd.models import Batch
+    from crowd.workers import invite_token, local_worker_create
+
+    client = Client(HTTP_HOST="127.0.0.1")
+    worker = local_worker_create(display_name="Statement counter")
+    client.get(f"/w/{invite_token(worker=worker, batch=Batch.objects.get(pk=batch_id))}/")
+    counts = {}
+    with CaptureQueriesContext(connection) as queries:
+        task = client.get(f"/tasks/{batch_id}/next/")["Location"]
+    counts["next"] = len(queries)
+    with CaptureQueriesContext(connection) as queries:
+        page = client.get(task).content.decode()
+    counts["page"] = len(queries)
+    proverb = json.loads(load.CONFIG.search(page).group(1))["proverb"]
+    with CaptureQueriesContext(connection) as queries:
+        client.post(
+            f"{task}submit/",
+            json.dumps({"payload": {"text": stories[proverb][0]}}),
+            content_type="application/json",
+        )
+    counts["submit"] = len(queries)
+    return counts
+
+
+def server_statements() -> tuple[int, int, int]:
+    """Statements PostgreSQL has run in the benchmark's database (pg_stat_statements): all,
+    health-check pings (SELECT 1) and foreign-key checks (run by PostgreSQL's triggers)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT coalesce(sum(calls), 0), "
+            "coalesce(sum(calls) FILTER (WHERE query = 'SELECT $1'), 0), "
+            "coalesce(sum(calls) FILTER (WHERE query LIKE 'SELECT $2 FROM ONLY %'), 0) "
+            "FROM pg_stat_statements "
+            "WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
+        )
+        return tuple(int(value) for value in cursor.fetchone())
+
+
+def start_gunicorn(env: dict, workdir: Path, port: int) -> tuple[subprocess.Popen, float]:
+    """gunicorn as platform/gunicorn.conf.py runs it; returns it and its seconds to ready."""
+    log = open(workdir / "gunicorn.log", "w")  # noqa: SIM115 (closed with the process)
+    gunicorn_binary = str(Path(sys.executable).parent / "gunicorn")
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        [gunicorn_binary, "config.wsgi:application", "-c", "platform/gunicorn.conf.py"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = start + 120
+    while time.perf_counter() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"gunicorn exited:\n{(workdir / 'gunicorn.log').read_text()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as probe:
+                probe.sendall(HEALTH_REQUEST)
+                if probe.recv(64).startswith(b"HTTP/1.1 200"):
+                    return process, time.perf_counter() - start
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise SystemExit("gunicorn did not answer /healthz within 120 s.")
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=30)
+
+
+async def signed_in_workers(count, *, batch_id, port, stories) -> list[load.Worker]:
+    from asgiref.sync import sync_to_async
+
+    from crowd.models import Batch
+    from crowd.workers import invite_token, local_workers_create
+
+    def tokens():
+        batch = Batch.objects.get(pk=batch_id)
+        return [
+            invite_token(worker=worker, batch=batch)
+            for worker in local_workers_create(count=count, name_prefix="Bench")
+        ]
+
+    workers = [load.Worker("127.0.0.1", port, stories) for _ in range(count)]
+    made = await sync_to_async(tokens)()
+    await asyncio.gather(*(w.sign_in(token) for w, token in zip(workers, made, strict=True)))
+    return workers
+
+
+def run_phase(count: int, args, *, batch_id, port, stories, gunicorn_pid, postgres_pid) -> dict:
+    workers = asyncio.run(signed_in_workers(count, batch_id=batch_id, port=port, stories=stories))
+    bounds = {"batch_id": batch_id, "max_cycles": args.max_cycles}
+    warmup = asyncio.run(load.run_phase(workers, seconds=args.warmup, **bounds))
+    before = (tree_cpu(gunicorn_pid), tree_cpu(postgres_pid), time.process_time())
+    statements = server_statements()
+    profiler = profile(args, gunicorn_pid) if args.profile else None
+    load_before, start = load_average(), time.perf_counter()
+    log = asyncio.run(load.run_phase(workers, seconds=args.seconds, **bounds))
+    elapsed = time.perf_counter() - start
+    after = (tree_cpu(gunicorn_pid), tree_cpu(postgres_pid), time.process_time())
+    if profiler is not None:
+        profiler.wait(timeout=60)
+    total, health, foreign = (
+        new - old for new, old in zip(server_statements(), statements, strict=True)
+    )
+    total -= 1  # the count query itself
+    cycles = max(len(log.cycles), 1)
+    latency = {
+        kind: [1000 * (s.end - s.start) for s in log.samples if s.kind == kind and s.ok]
+        for kind in ("next", "page", "submit")
+    }
+    return {
+        "workers": count,
+        "cycles": len(log.cycles),
+        "rate": len(log.cycles) / elapsed,
+        "requests": len(log.samples),
+        "served": count + len(warmup.samples) + len(log.samples),  # sign-ins, warm-up, measured
+        "workers_list": workers,
+        "errors": sum(not s.ok for s in log.samples),
+        "failures": log.failures[:3],
+        "app_ms": 1000 * (after[0] - before[0]) / cycles,
+        "db_ms": 1000 * (after[1] - before[1]) / cycles,
+        "client_ms": 1000 * (after[2] - before[2]) / cycles,
+        "statements": (total / cycles, health / cycles, foreign / cycles),
+        "latency": {k: [percentile(v, q) for q in (0.5, 0.95, 0.99)] for k, v in latency.items()},
+        "load": f"{load_before} → {load_average()}",
+    }
+
+
+def profile(args, gunicorn_pid: int) -> subprocess.Popen:
+    """py-spy sampling every web worker through the measured window (collapsed stacks of
+    the samples that hold the GIL: where the CPU goes, not where requests wait)."""
+    output = Path(args.profile).resolve()
+    output.parent.mkdir(parents=True, exist_ok=True)
+    command = [str(Path(sys.executable).parent / "py-spy"), "record", "--pid", str(gunicorn_pid)]
+    command += ["--subprocesses", "--nonblocking", "--gil", "--rate", "200", "--format", "raw"]
+    command += ["--duration", str(max(1, int(args.seconds))), "--output", str(output)]
+    return subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def report_phase(figures: dict) -> None:
+    count = figures["workers"]
+    before = BEFORE["cycles"].get(count)
+    ratio = f"{figures['rate'] / before:.2f}× the {before} before" if before else ""
+    target = f"; target ≥ {TARGETS['cycles_at_100']:.0f}" if count == 100 else ""
+    cpu = figures["app_ms"] + figures["db_ms"]
+    print(
+        f"{count:>3} workers: {figures['rate']:6.1f} cycles/s ({ratio}{target}), "
+        f"{figures['cycles']:,} cycles, {figures['requests']:,} requests, "
+        f"{figures['errors']} errors; load average {figures['load']}"
+    )
+    print(
+        f"    server CPU per cycle {cpu:5.1f} ms = app {figures['app_ms']:.1f} + database "
+        f"{figures['db_ms']:.1f} (target ≤ {TARGETS['cpu_ms']:.0f}, before {BEFORE['cpu_ms']}); "
+        f"load generator {figures['client_ms']:.1f} ms"
+    )
+    total, health, foreign = figures["statements"]
+    print(
+        f"    statements per cycle at the server: {total:.1f} = {total - health - foreign:.1f} "
+        f"from Django + {health:.1f} health checks + {foreign:.1f} foreign-key checks"
+    )
+    p99_target = f" (target p99 < {TARGETS['p99_ms']:.0f})" if count == 100 else ""
+    print(
+        "    latency ms p50/p95/p99: "
+        + "; ".join(
+            f"{kind} {'/'.join(f'{value:.0f}' for value in values)}"
+            for kind, values in figures["latency"].items()
+        )
+        + p99_target
+    )
+    for failure in figures["failures"]:
+        print(f"    e.g. {failure}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", default="10,50,100", help="concurrent workers per phase")
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds per phase")
+    parser.add_argument("--warmup", type=float, default=3.0, help="unmeasured seconds first")
+    parser.add_argument("--max-cycles", type=int, default=5_000, help="cycle cap per phase")
+    parser.add_argument("--gunicorn-workers", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=1, help="1: gunicorn's sync workers")
+    parser.add_argument(
+        "--conn-max-age", type=int, help="CONN_MAX_AGE (default: production's); 0 to compare"
+    )
+    parser.add_argument(
+        "--profile", help="collapsed py-spy stacks of the web workers (each phase) to this file"
+    )
+    args = parser.parse_args()
+    counts = [int(count) for count in args.workers.split(",")]
+    workdir = Path(tempfile.mkdtemp(prefix="parable-serving-"))
+    workdir.chmod(0o755)  # as root, PostgreSQL runs as the postgres user
+    database_url, services_env = start_postgres(workdir)
+    gunicorn = None
+    try:
+        port = free_port()
+        env = app_environment(args, workdir, database_url, port)
+        os.environ.update(env)
+        import django
+
+        django.setup()
+        from django.conf import settings
+
+        batch_id, stories = prepare_database()
+        counted = statements_per_request(batch_id, stories)
+        gunicorn, ready_s = start_gunicorn(env, workdir, port)
+        postgres_pid = int((workdir / "services/pg/data/postmaster.pid").read_text().split()[0])
+        database = settings.DATABASES["default"]
+        print(
+            f"gunicorn: {args.gunicorn_workers} workers × {args.threads} thread(s), "
+            f"config.settings.production, CONN_MAX_AGE={database['CONN_MAX_AGE']}, "
+            f"health checks {'on' if database['CONN_HEALTH_CHECKS'] else 'off'}; answered "
+            f"/healthz {ready_s:.1f} s after launch; PostgreSQL on the same {os.cpu_count()} "
+            f"CPUs; {len(stories):,} proverbs × 10 narratives of ~110 words"
+        )
+        print(
+            "SQL statements per request (Django's count with BEGIN and COMMIT; health checks "
+            f"not included): next {counted['next']}, task page {counted['page']}, submit "
+            f"{counted['submit']}: {sum(counted.values())} per cycle "
+            f"(before: {BEFORE['statements']})"
+        )
+        served = 2  # /healthz and the readiness probe
+        for count in counts:
+            figures = run_phase(
+                count,
+                args,
+                batch_id=batch_id,
+                port=port,
+                stories=stories,
+                gunicorn_pid=gunicorn.pid,
+                postgres_pid=postgres_pid,
+            )
+            served += figures["served"]
+            report_phase(figures)
+        pids = children(gunicorn.pid)
+        short = MEMORY_AFTER * len(pids) - served
+        if short > 0:  # top up, unmeasured, to the requests the memory figure is taken after
+            top_up = load.run_phase(
+                figures["workers_list"], batch_id=batch_id, seconds=120, max_cycles=short // 3 + 1
+            )
+            more = asyncio.run(top_up)
+            served += len(more.samples)
+        memory = [memory_mib(pid) for pid in pids]
+        print(
+            f"web workers after {served:,} requests in all (~{served // len(pids):,} each): RSS "
+            + ", ".join(f"{rss:.0f}" for rss, _ in memory)
+            + " MiB; PSS "
+            + ", ".join(f"{pss:.0f}" for _, pss in memory)
+            + f" MiB (target ≤ {TARGETS['rss_mib']:.0f} MiB RSS)"
+        )
+    finally:
+        if gunicorn is not None:
+            stop(gunicorn)
+        from django.db import connections
+
+        connections.close_all()
+        subprocess.run(
+            ["bash", "tests/services.sh", "stop", str(workdir / "services")],
+            cwd=ROOT,
+            env=services_env,
+            timeout=120,
+            check=False,
+        )
+        subprocess.run(["rm", "-rf", str(workdir)], check=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+"""Settings read from the environment: database connections in production."""
+
+import json
+import os
+
+from tests.processes import python_run
+
+
+def production_database(**env) -> dict:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("CONN_")}
+    environment.update(
+        env, DJANGO_SETTINGS_MODULE="config.settings.production", SECRET_KEY="s" * 50
+    )
+    environment.pop("DEBUG", None)
+    script = (
+        "import json, django; django.setup(); from django.conf import settings; "
+        "db = settings.DATABASES['default']; "
+        "print(json.dumps({k: db[k] for k in ('CONN_MAX_AGE', 'CONN_HEALTH_CHECKS')}))"
+    )
+    result = python_run(script, env=environment)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_production_keeps_connections_open_with_health_checks_by_default():
+    assert production_database() == {"CONN_MAX_AGE": 600, "CONN_HEALTH_CHECKS": True}
+
+
+def test_production_connection_settings_come_from_the_environment():
+    assert production_database(CONN_MAX_AGE="0", CONN_HEALTH_CHECKS="false") == {
+        "CONN_MAX_AGE": 0,
+        "CONN_HEALTH_CHECKS": False,
+    }

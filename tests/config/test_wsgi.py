@@ -1,0 +1,70 @@
+"""The web process: a worker's whole cycle imports none of the heavy libraries.
+
+crowd-kit (with scipy, nltk and pandas), numpy, pyarrow, matplotlib, spaCy and torch
+cost a web worker seconds of start-up and over a hundred MiB each; the admin and API
+modules that use them import them where they are used.
+"""
+
+import json
+import os
+
+import pytest
+
+from tests.factories import BIRDS, BIRDS_STORY, proverb_create, worker_create, write_batch_create
+from tests.processes import child_database_url, python_run
+
+HEAVY = [
+    "crowdkit",
+    "krippendorff",
+    "matplotlib",
+    "nltk",
+    "numpy",
+    "pandas",
+    "pyarrow",
+    "scipy",
+    "sentence_transformers",
+    "sklearn",
+    "spacy",
+    "torch",
+    "transformers",
+]
+
+CYCLE = """
+import json, sys
+import django
+django.setup()
+import config.wsgi  # noqa: the WSGI application, as gunicorn loads it
+from django.test import Client
+from django.urls import get_resolver
+from crowd.models import Batch, Worker
+from crowd.workers import invite_token
+
+get_resolver().url_patterns  # every URL module: admin, API, worker pages
+batch, worker = Batch.objects.get(pk={batch}), Worker.objects.get(pk={worker})
+client = Client(HTTP_HOST="127.0.0.1")
+assert client.get(f"/w/{{invite_token(worker=worker, batch=batch)}}/").status_code == 302
+task = client.get(f"/tasks/{{batch.pk}}/next/")["Location"]
+assert client.get(task).status_code == 200
+submitted = client.post(
+    task + "submit/", json.dumps({{"payload": {{"text": {story!r}}}}}),
+    content_type="application/json",
+)
+assert submitted.status_code == 200, submitted.content
+print(json.dumps(sorted(name for name in {heavy!r} if name in sys.modules)))
+"""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_worker_cycle_imports_no_heavy_library():
+    batch = write_batch_create(proverbs=[proverb_create(BIRDS)])
+    worker = worker_create(provider="local")
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.base",
+        "DATABASE_URL": child_database_url(),
+        "CELERY_BROKER_URL": "",
+    }
+    script = CYCLE.format(batch=batch.pk, worker=worker.pk, story=BIRDS_STORY, heavy=HEAVY)
+    result = python_run(script, env=env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
