@@ -16,5 +16,7 @@ app.autodiscover_tasks()
 def models_preload(**kwargs) -> None:
     """Each worker process starts loading its models at once, before its first task."""
     from annotation.keywords import spacy_pipeline_preload
+    from annotation.quality.embeddings import embedding_model_preload
 
     spacy_pipeline_preload()
+    embedding_model_preload()

@@ -15,8 +15,8 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.embeddings import embed, embedding_model_path, from_bytes, to_bytes
 from annotation.models import Narrative, NarrativeIntegrity
+from annotation.quality.embeddings import embed, embedding_model_path, from_bytes, to_bytes
 
 EMBED_CHUNK = 256
 

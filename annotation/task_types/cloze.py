@@ -15,8 +15,13 @@ import random
 from django import forms
 from django.db import transaction
 
-from annotation.cloze_parsing import CONDITIONS, pipeline_warm, sentence_check, story_shown
 from annotation.models import ClozeItem, ClozeResponse, Narrative
+from annotation.task_types.cloze_parsing import (
+    CONDITIONS,
+    pipeline_warm,
+    sentence_check,
+    story_shown,
+)
 from annotation.task_types.sources import (
     DrawnBatchForm,
     batch_lock,

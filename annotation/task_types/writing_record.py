@@ -13,6 +13,7 @@ from django.db import transaction
 
 from annotation.models import Narrative, NarrativeIntegrity
 from annotation.quality.integrity import IntegritySettings, TelemetryError, telemetry_clean
+from config.task_queue import queue_on_commit
 from crowd.task_types import SubmissionError
 
 PASTE_REFUSED = "This task does not accept pasted text: type your story yourself."
@@ -58,4 +59,4 @@ def writing_record_store(*, narrative: Narrative, telemetry: dict | None) -> Non
     from annotation.tasks import narrative_similarity_check_task
 
     NarrativeIntegrity.objects.create(narrative=narrative, telemetry=telemetry)
-    transaction.on_commit(lambda: narrative_similarity_check_task.delay(narrative.pk))
+    queue_on_commit(narrative_similarity_check_task, narrative.pk)

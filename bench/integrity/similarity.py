@@ -274,7 +274,7 @@ def main() -> None:
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
     django.setup()
-    from annotation.embeddings import embed
+    from annotation.quality.embeddings import embed
     from annotation.quality.integrity import IntegritySettings
 
     rng = random.Random(13)

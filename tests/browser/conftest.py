@@ -7,6 +7,6 @@ import pytest
 
 @pytest.fixture(scope="session", autouse=True)
 def sentence_model_loaded():
-    from annotation.embeddings import embedding_model_path, sentence_model
+    from annotation.quality.embeddings import embedding_model_path, sentence_model
 
     sentence_model(embedding_model_path())

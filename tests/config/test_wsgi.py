@@ -55,14 +55,14 @@ print(json.dumps(sorted(name for name in {heavy!r} if name in sys.modules)))
 
 
 @pytest.mark.django_db(transaction=True)
-def test_worker_cycle_imports_no_heavy_library():
+def test_worker_cycle_imports_no_heavy_library(redis_url):
     batch = write_batch_create(proverbs=[proverb_create(BIRDS)])
     worker = worker_create(provider="local")
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.base",
         "DATABASE_URL": child_database_url(),
-        "CELERY_BROKER_URL": "",
+        "CELERY_BROKER_URL": redis_url,  # a web process beside Celery workers
     }
     script = CYCLE.format(batch=batch.pk, worker=worker.pk, story=BIRDS_STORY, heavy=HEAVY)
     result = python_run(script, env=env)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from annotation.cloze_parsing import sentence_check, story_shown
+from annotation.task_types.cloze_parsing import sentence_check, story_shown
 
 STORY = (
     "Anna lost her keys on Monday. Just to spite him, we remained at our table for nearly "
