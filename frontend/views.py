@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from annotation.inputs import InputError
-from config.request_input import request_json
+from config.request_input import query_int, request_json
 from crowd import task_types
 from crowd.assignments import (
     NoWorkAvailable,
@@ -205,9 +205,8 @@ def task_preview(request, batch_id: int):
     if not request.user.has_perm("crowd.view_batch"):
         raise PermissionDenied
     batch = get_object_or_404(Batch, pk=batch_id)
-    item_id = request.GET.get("item", "")
     try:
-        item = preview_item(batch=batch, item_id=int(item_id) if item_id.isdigit() else None)
+        item = preview_item(batch=batch, item_id=query_int(request, "item"))
     except NothingToPreview as reason:
         return render(request, "frontend/message.html", {"message": str(reason)})
     with preview_assignment(item=item) as assignment:

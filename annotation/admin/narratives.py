@@ -179,7 +179,7 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
             **(extra_context or {}),
             "worker_stats_url": f"{stats_url}?batch={batch_id}" if batch_id else stats_url,
             "queue_url": reverse("review_queue:queue", args=[batch_id])
-            if batch_id and batch_id.isdigit()
+            if batch_id
             else reverse("review_queue:index"),
         }
         return super().changelist_view(request, extra_context=extra_context)

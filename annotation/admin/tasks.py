@@ -173,9 +173,7 @@ class TaskReviewAdmin(ReviewActions, admin.ModelAdmin):
             **(extra_context or {}),
             "report_url": reverse("agreement:report", args=[batch_id]) if batch_id else "",
             "reports_url": reverse("agreement:index"),
-            "queue_url": reverse("review_queue:queue", args=[batch_id])
-            if batch_id and batch_id.isdigit()
-            else "",
+            "queue_url": reverse("review_queue:queue", args=[batch_id]) if batch_id else "",
         }
         return super().changelist_view(request, extra_context=extra_context)
 
