@@ -56,3 +56,31 @@ def test_similarity_check_embeds_in_the_worker_and_finds_the_copy(celery_worker_
     assert integrity.similarity["proverb"]["narrative"] == original.pk
     assert integrity.checked_at is not None
     assert NarrativeIntegrity.objects.get(narrative=original).embedding is not None
+
+
+def test_dashboard_analysis_job_runs_in_a_worker_with_progress(celery_worker_process, redis_url):
+    from annotation.analysis.jobs import analysis_scope, dataset_state_key, scope_key
+    from annotation.models import DatasetAnalysis
+    from tests.factories import crowd_narrative_create
+
+    crowd_narrative_create(proverb=proverb_create("Time is money"), text="Raj lost an hour.")
+    scope = analysis_scope()
+    analysis = DatasetAnalysis.objects.create(  # as analysis_request leaves a queued job
+        scope_key=scope_key(scope),
+        scope=scope,
+        status=DatasetAnalysis.Status.QUEUED,
+        job_state=dataset_state_key(),
+    )
+    client = Celery(broker=redis_url, backend=redis_url)
+    result = client.send_task("annotation.dataset_analysis_compute", args=[analysis.pk])
+    try:
+        assert result.get(timeout=120) == analysis.pk
+    finally:
+        if celery_worker_process.poll() is not None:
+            print(celery_worker_process.stdout.read())
+    analysis.refresh_from_db()
+    assert analysis.status == DatasetAnalysis.Status.IDLE
+    assert analysis.result["scope"]["narratives_loaded"] == 1
+    assert analysis.progress_total > 0
+    assert analysis.progress_done == analysis.progress_total
+    assert analysis.plots["overlap_bars"].startswith("<svg")
