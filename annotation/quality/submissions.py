@@ -15,6 +15,7 @@ from django.db.models import Count, Q
 
 from annotation import spans
 from annotation.models import ChoiceAnswer, Narrative, Proverb, SpanPair
+from annotation.quality.flags import narrative_flags
 from annotation.quality.reports import quality_report
 from annotation.text import check_overlap
 from crowd import task_types
@@ -65,6 +66,17 @@ def submission_flags(*, assignment: Assignment, worker_quality: dict) -> list[di
         flags.append({"code": "blocked", "message": "This worker is blocked."})
     if assignment.item.withdrawn_at is not None:
         flags.append({"code": "withdrawn", "message": "This item was withdrawn."})
+    narrative = Narrative.objects.filter(assignment=assignment).first()
+    if narrative is not None:
+        for flag in narrative_flags(narrative):
+            entry = {"code": flag["code"], "message": f"{flag['title']}: {flag['explanation']}"}
+            if "text" in flag["details"]:  # a similarity flag: the story it matches
+                entry["match"] = {
+                    "narrative": flag["details"]["narrative"],
+                    "worker": flag["details"]["worker"],
+                    "text": flag["details"]["text"],
+                }
+            flags.append(entry)
     return flags
 
 

@@ -115,7 +115,7 @@ function render(submission) {
   const rate = worker.approval_rate === null ? "not reviewed yet" : `${Math.round(worker.approval_rate * 100)}% approved`;
   const gold = worker.gold_total ? `gold ${worker.gold_correct}/${worker.gold_total}` : "no gold answers";
   if (submission.flags.length) {
-    card.append(el("ul", { className: "flags" }, submission.flags.map((f) => el("li", { text: `⚑ ${f.message}` }))));
+    card.append(el("ul", { className: "flags" }, submission.flags.map(flagItem)));
   }
   card.append(...(displays[submission.display.kind] || displays.result)(submission.display));
   card.append(
@@ -125,6 +125,17 @@ function render(submission) {
       el("span", { text: `Submission ${submission.assignment}${submission.gold_item ? " (gold item)" : ""}` }),
     ]),
   );
+}
+
+// A flag in words; a similarity flag also shows the story it matches, beside this one.
+function flagItem(flag) {
+  const item = el("li", { text: `⚑ ${flag.message}` });
+  if (flag.match) {
+    item.append(
+      el("blockquote", { className: "flag-match", text: `Story #${flag.match.narrative} by ${flag.match.worker}: ${flag.match.text}` }),
+    );
+  }
+  return item;
 }
 
 function showCounts(counts) {

@@ -78,3 +78,23 @@ def test_next_leaves_out_reviewed_and_skipped_submissions(narrative):
     assert submission_next(batch=batch, skip=[align_one.pk]) == align_two
     assert submission_next(batch=batch, skip=[align_one.pk, align_two.pk]) is None
     assert submission_counts(batch=batch) == {"awaiting": 2, "approved": 1, "rejected": 0}
+
+
+def test_integrity_flags_reach_the_queue_with_the_matching_story(narrative):
+    from annotation.models import NarrativeIntegrity
+    from tests.factories import writing_record
+
+    copy = crowd_narrative_create(proverb=narrative.proverb, text=BIRDS_STORY + " Again.")
+    NarrativeIntegrity.objects.create(
+        narrative=copy,
+        telemetry=writing_record(typed=0, pasted=160),
+        similarity={"proverb": {"narrative": narrative.pk, "similarity": 0.97}, "own": None},
+    )
+    flags = {flag["code"]: flag for flag in submission_review(assignment=copy.assignment)["flags"]}
+    assert "pasted" in flags and flags["pasted"]["message"].startswith("Pasted")
+    near = next(flag for flag in flags.values() if "match" in flag)
+    assert near["match"] == {
+        "narrative": narrative.pk,
+        "worker": str(narrative.worker),
+        "text": narrative.text,
+    }
