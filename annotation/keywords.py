@@ -46,8 +46,12 @@ def spacy_pipeline(name: str):
         return _load(name)
 
 
-def spacy_pipeline_preload() -> threading.Thread:
-    """Start loading settings.PARABLE_SPACY_MODEL in a background thread of this process."""
+def spacy_pipeline_preload(*, wait: bool = False) -> threading.Thread | None:
+    """Start loading settings.PARABLE_SPACY_MODEL in a background thread of this process.
+
+    With `wait`, load it here and now instead (a Celery worker process, before its first
+    task: loading beside a running task would race its imports).
+    """
 
     def load() -> None:
         try:
@@ -55,6 +59,9 @@ def spacy_pipeline_preload() -> threading.Thread:
         except (ImportError, OSError) as error:
             logger.warning("spaCy model %s not preloaded: %s", settings.PARABLE_SPACY_MODEL, error)
 
+    if wait:
+        load()
+        return None
     thread = threading.Thread(target=load, name="spacy-preload", daemon=True)
     thread.start()
     return thread

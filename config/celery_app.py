@@ -14,9 +14,9 @@ app.autodiscover_tasks()
 
 @worker_process_init.connect
 def models_preload(**kwargs) -> None:
-    """Each worker process starts loading its models at once, before its first task."""
+    """Each worker process loads its models as it starts, before its first task."""
     from annotation.keywords import spacy_pipeline_preload
     from annotation.quality.embeddings import embedding_model_preload
 
-    spacy_pipeline_preload()
-    embedding_model_preload()
+    spacy_pipeline_preload(wait=True)
+    embedding_model_preload(wait=True)

@@ -53,7 +53,9 @@ def item_slot_free(*, item_id: int, now, excluding: Assignment | None = None) ->
     item. `excluding` leaves one assignment out of the count (its own slot). Gold
     (control) items go to every worker: they always have room.
     """
-    item = BatchItem.objects.select_for_update().select_related("batch").get(pk=item_id)
+    # Only the item's row is locked: locking its batch too would queue every reservation
+    # of the batch behind one row.
+    item = BatchItem.objects.select_for_update(of=("self",)).select_related("batch").get(pk=item_id)
     if item.is_gold:
         return True
     held = Assignment.objects.filter(active_filter(now), item=item)

@@ -19,10 +19,9 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from modeling.baselines import TASKS, Hyperparameters
 from modeling.distractors import choose_batch_from_run
+from modeling.hyperparameters import TASKS, Hyperparameters
 from modeling.models import Run, Snapshot
-from modeling.plots import learning_curves
 from modeling.selectors import result_rows, results_tables, run_record
 from modeling.services import run_cancel, run_create
 
@@ -158,6 +157,8 @@ class RunAdmin(admin.ModelAdmin):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         """A run: config, snapshot, live progress, figures, curves, predictions. view_run."""
+        from modeling.plots import learning_curves  # matplotlib: loaded by this page only
+
         _require(request, "modeling.view_run")
         run = get_object_or_404(Run.objects.select_related("snapshot"), pk=object_id)
         can_batch = run.status == Run.Status.SUCCEEDED and bool(run.predictions)
@@ -181,6 +182,8 @@ class RunAdmin(admin.ModelAdmin):
 
     def results_view(self, request):
         """Finished runs side by side like the paper's tables, with learning curves. view_run."""
+        from modeling.plots import learning_curves  # matplotlib: loaded by this page only
+
         _require(request, "modeling.view_run")
         tables = results_tables()
         for table in tables:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from modeling.baselines import TASKS
+from modeling.hyperparameters import TASKS
 from modeling.models import Run
 
 RECORD_FIELDS = (

@@ -10,9 +10,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from modeling.baselines import TASKS, TRAINABLE, Cancelled, Hyperparameters, Reporter, run_task
-from modeling.encoders import ModelNotFound
 from modeling.examples import SETTINGS, SnapshotError, split_parts
+from modeling.hyperparameters import TASKS, TRAINABLE, Cancelled, Hyperparameters
 from modeling.models import Run
 from modeling.snapshots import snapshot_examples, snapshot_freeze
 
@@ -94,7 +93,9 @@ def _start(run_id: int) -> Run | None:
     return run
 
 
-def _reporter(run: Run, echo=None) -> Reporter:
+def _reporter(run: Run, echo=None):
+    from modeling.baselines import Reporter
+
     state = {"written": 0.0, "checked": 0.0, "stage": None, "stop": False}
     latest: dict = {}  # the last value of every field reported (epoch, loss, dev accuracy...)
 
@@ -127,6 +128,10 @@ def run_execute(*, run_id: int, echo=None) -> Run:
 
     `echo(fields)` sees every progress report (the command's progress bar).
     """
+    # torch and the models load in the process that runs the baseline, never in a web process.
+    from modeling.baselines import run_task
+    from modeling.encoders import ModelNotFound
+
     run = _start(run_id)
     if run is None:
         return Run.objects.get(pk=run_id)

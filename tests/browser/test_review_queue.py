@@ -26,13 +26,14 @@ def log_in(page, live_server, url):
 
 def shown(page) -> int:
     """Wait for a submission and return its assignment id (0: the queue is empty)."""
-    page.wait_for_function("document.querySelector('#submission').dataset.assignment !== undefined")
+    # Selectors, not script predicates: the admin's Content-Security-Policy forbids eval.
+    page.wait_for_selector("#submission[data-assignment]", state="attached")
     return int(page.get_attribute("#submission", "data-assignment") or 0)
 
 
 def wait_for_next(page, previous: int) -> int:
-    page.wait_for_function(
-        f"document.querySelector('#submission').dataset.assignment !== '{previous}'"
+    page.wait_for_selector(
+        f"#submission[data-assignment]:not([data-assignment='{previous}'])", state="attached"
     )
     return shown(page)
 

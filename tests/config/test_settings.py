@@ -2,6 +2,7 @@
 
 import json
 import os
+import secrets
 
 from tests.processes import python_run
 
@@ -9,7 +10,9 @@ from tests.processes import python_run
 def production_database(**env) -> dict:
     environment = {k: v for k, v in os.environ.items() if not k.startswith("CONN_")}
     environment.update(
-        env, DJANGO_SETTINGS_MODULE="config.settings.production", SECRET_KEY="s" * 50
+        env,
+        DJANGO_SETTINGS_MODULE="config.settings.production",
+        SECRET_KEY=secrets.token_urlsafe(50),
     )
     environment.pop("DEBUG", None)
     script = (

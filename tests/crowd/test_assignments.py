@@ -257,16 +257,3 @@ def test_reserving_locks_the_item_row_and_not_its_batch(birds_batch):
     locking = [query["sql"] for query in queries if "FOR UPDATE" in query["sql"]]
     assert len(locking) == 2  # the worker, then the item
     assert locking[1].endswith('FOR UPDATE OF "crowd_batchitem"')
-
-
-def test_submit_for_another_worker_is_refused_and_stores_nothing(birds_batch):
-    assignment = assignment_reserve_next(batch=birds_batch, worker=worker_create())
-    with pytest.raises(Assignment.DoesNotExist):
-        assignment_submit(
-            assignment=Assignment(pk=assignment.pk),
-            payload={"text": BIRDS_STORY},
-            worker_id=worker_create().pk,
-        )
-    assignment.refresh_from_db()
-    assert assignment.status == Assignment.Status.RESERVED
-    assert not Narrative.objects.exists()

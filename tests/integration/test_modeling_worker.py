@@ -33,7 +33,8 @@ def test_worker_runs_a_queued_run_and_stores_progress_and_results(
     client = Celery(broker=redis_url, backend=redis_url)
     result = client.send_task("modeling.run_execute", args=[run.pk], queue="modeling")
     try:
-        assert result.get(timeout=180) == "succeeded"
+        outcome = result.get(timeout=180)
+        assert outcome == "succeeded", Run.objects.get(pk=run.pk).error
     finally:
         if modeling_worker.poll() is not None:
             print(modeling_worker.stdout.read())

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from modeling.baselines import TASKS
+from modeling.hyperparameters import TASKS
 from modeling.models import Run
 from modeling.selectors import run_record
 from modeling.services import run_create, run_execute

@@ -5,7 +5,14 @@ import pytest
 from annotation.models import Narrative
 from crowd.assignments import assignment_reserve_next, assignment_submit
 from crowd.models import Assignment, SavedReviewMessage
-from tests.factories import BIRDS, BIRDS_STORY, proverb_create, worker_create, write_batch_create
+from tests.factories import (
+    BIRDS,
+    BIRDS_STORY,
+    proverb_create,
+    worker_create,
+    write_batch_create,
+    writing_record,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -17,7 +24,8 @@ def batch():
 
 def submit(batch, text=BIRDS_STORY, worker=None):
     assignment = assignment_reserve_next(batch=batch, worker=worker or worker_create())
-    return assignment_submit(assignment=assignment, payload={"text": text}).assignment
+    payload = {"text": text, "telemetry": writing_record()}  # typed in the page: no flag
+    return assignment_submit(assignment=assignment, payload=payload).assignment
 
 
 def next_of(client, batch, skip=""):

@@ -46,6 +46,7 @@ def test_compute_stores_result_plots_state_and_progress(narrative):
         "readability_histogram",
         "rating_means",
         "overlap_bars",
+        "integrity_flags",
     }
     assert all(svg.startswith("<svg") for svg in done.plots.values())
     assert done.result_state == dataset_state_key()
