@@ -14,6 +14,7 @@ from modeling.examples import SETTINGS, SnapshotError, split_parts
 from modeling.hyperparameters import TASKS, TRAINABLE, Cancelled, Hyperparameters
 from modeling.models import Run
 from modeling.snapshots import snapshot_examples, snapshot_freeze
+from modeling.storage import artifact_upload
 
 logger = logging.getLogger(__name__)
 
@@ -147,6 +148,7 @@ def run_execute(*, run_id: int, echo=None) -> Run:
             reporter=_reporter(run, echo),
             artifact_dir=folder,
         )
+        artifact = artifact_upload(folder=folder, name=folder.name) if folder else ""
     except Cancelled as stop:
         return _finish(run, status=Run.Status.CANCELLED, error=str(stop))
     except (SnapshotError, ModelNotFound) as error:
@@ -169,7 +171,7 @@ def run_execute(*, run_id: int, echo=None) -> Run:
             "counts": result["counts"],
         },
         durations=result["durations"],
-        artifact=str(folder) if folder else "",
+        artifact=artifact,
     )
 
 

