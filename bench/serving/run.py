@@ -29,6 +29,7 @@ import argparse
 import asyncio
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -79,13 +80,18 @@ def app_environment(args, workdir: Path, database_url: str, port: int) -> dict:
     return env
 
 
-def start_postgres(workdir: Path) -> tuple[str, dict]:
-    env = {
+def services_environment() -> dict:
+    """tests/services.sh's environment: free ports, and pg_stat_statements loaded."""
+    return {
         **os.environ,
         "PARABLE_TEST_PG_PORT": str(free_port()),
         "PARABLE_TEST_REDIS_PORT": str(free_port()),
         "PARABLE_PG_OPTIONS": "-c shared_preload_libraries=pg_stat_statements",
     }
+
+
+def start_postgres(workdir: Path, env: dict) -> str:
+    """Start the services in `workdir`; the DATABASE_URL of their PostgreSQL."""
     started = subprocess.run(
         ["bash", "tests/services.sh", "start", str(workdir / "services")],
         cwd=ROOT,
@@ -96,12 +102,11 @@ def start_postgres(workdir: Path) -> tuple[str, dict]:
     )
     if started.returncode:
         raise SystemExit(f"PostgreSQL did not start:\n{started.stderr}")
-    url = next(
+    return next(
         line.split("=", 1)[1]
         for line in started.stdout.splitlines()
         if line.startswith("export DATABASE_URL=")
     )
-    return url, env
 
 
 def prepare_database() -> tuple[int, dict[str, list[str]]]:
@@ -342,9 +347,10 @@ def main() -> None:
     counts = [int(count) for count in args.workers.split(",")]
     workdir = Path(tempfile.mkdtemp(prefix="parable-serving-"))
     workdir.chmod(0o755)  # as root, PostgreSQL runs as the postgres user
-    database_url, services_env = start_postgres(workdir)
+    services_env = services_environment()
     gunicorn = None
     try:
+        database_url = start_postgres(workdir, services_env)
         port = free_port()
         env = app_environment(args, workdir, database_url, port)
         os.environ.update(env)
@@ -403,9 +409,12 @@ def main() -> None:
     finally:
         if gunicorn is not None:
             stop(gunicorn)
-        from django.db import connections
+        from django.apps import apps
 
-        connections.close_all()
+        if apps.ready:
+            from django.db import connections
+
+            connections.close_all()
         subprocess.run(
             ["bash", "tests/services.sh", "stop", str(workdir / "services")],
             cwd=ROOT,
@@ -413,7 +422,7 @@ def main() -> None:
             timeout=120,
             check=False,
         )
-        subprocess.run(["rm", "-rf", str(workdir)], check=False)
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":
