@@ -22,6 +22,7 @@ from annotation.analysis.selectors import dataset_analysis
 from annotation.datasets.epic import dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.exports import FORMATS, dataset_export
+from annotation.uploads import UploadTooLarge, upload_read
 from crowd.models import Batch
 
 
@@ -111,12 +112,17 @@ def import_view(request):
     form = EpicImportForm(request.POST or None, request.FILES or None)
     report = None
     if request.method == "POST" and form.is_valid():
-        splits = {upload.name: upload.read() for upload in form.cleaned_data["splits"]}
         try:
+            splits = {upload.name: upload_read(upload) for upload in form.cleaned_data["splits"]}
             report = dataset_import_epic(
-                content=form.cleaned_data["file"].read(),
+                content=upload_read(form.cleaned_data["file"]),
                 splits=splits or None,
                 source_label=form.cleaned_data["source_label"],
+            )
+        except UploadTooLarge as error:
+            messages.error(request, str(error))
+            return admin_page(
+                request, "admin/annotation/dashboard/import.html", "Import a dataset", form=form
             )
         except EpicFileError as error:
             messages.error(request, "Nothing was imported: the file is malformed (see below).")
