@@ -16,8 +16,8 @@ from annotation.curation.services import (
     variant_group_dismiss,
     variant_group_merge,
 )
+from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import CurationTarget, Proverb, VariantGroup
-from annotation.uploads import UploadTooLarge, upload_read
 
 
 class ProverbImportForm(forms.Form):

@@ -22,7 +22,7 @@ from annotation.analysis.selectors import dataset_analysis
 from annotation.datasets.epic import dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.exports import FORMATS, dataset_export
-from annotation.uploads import UploadTooLarge, upload_read
+from annotation.intake.uploads import UploadTooLarge, upload_read
 from crowd.models import Batch
 
 

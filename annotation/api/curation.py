@@ -13,9 +13,9 @@ from annotation.curation.services import (
     variant_group_dismiss,
     variant_group_merge,
 )
+from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import Proverb, VariantGroup
 from annotation.text import normalize_text
-from annotation.uploads import UploadTooLarge, upload_read
 from config.request_input import MAX_ID
 
 

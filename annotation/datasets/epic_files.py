@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import TextIO
 
-from annotation.inputs import InputError, json_loads_checked, text_problem
+from annotation.intake.checked_input import InputError, json_loads_checked, text_problem
 from annotation.text import normalize_text
 
 SLOTS = (1, 2, 3, 4, 5)

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.datasets.epic import EpicImportReport, dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.splits import split_file_part
-from annotation.uploads import UploadTooLarge, upload_read
+from annotation.intake.uploads import UploadTooLarge, upload_read
 
 
 class Command(BaseCommand):

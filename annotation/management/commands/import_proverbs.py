@@ -6,7 +6,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.curation.services import ProverbFileError, proverbs_import
-from annotation.uploads import UploadTooLarge, upload_read
+from annotation.intake.uploads import UploadTooLarge, upload_read
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ import io
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.uploads import UploadTooLarge, upload_read
+from annotation.intake.uploads import UploadTooLarge, upload_read
 
 
 class _Unreadable(io.BytesIO):
