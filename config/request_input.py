@@ -3,7 +3,7 @@
 `RequestInputMiddleware` refuses query strings holding a NUL character or a lone
 surrogate with a 400 before any view runs. `CheckedJSONParser` is the API's JSON
 parser and `request_json` reads the JSON body of a plain view: both parse through
-`annotation.inputs.json_loads_checked`, so NUL, lone surrogates, bodies that are not
+`annotation.intake.checked_input.json_loads_checked`, so NUL, lone surrogates, bodies that are not
 UTF-8, over-deep nesting and huge numbers get a 400 that says why, and nothing is
 written. `query_int` reads an integer query parameter or answers 400.
 """
@@ -15,7 +15,7 @@ from django.http import HttpResponseBadRequest, JsonResponse
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from annotation.inputs import InputError, json_loads_checked, text_problem
+from annotation.intake.checked_input import InputError, json_loads_checked, text_problem
 
 MAX_ID = 2**63 - 1  # PostgreSQL bigint: every primary key fits
 MAX_INT = 2**31 - 1  # PostgreSQL integer: counts, cents and seconds

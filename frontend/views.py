@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from annotation.inputs import InputError
+from annotation.intake.checked_input import InputError
 from config.request_input import query_int, request_json
 from crowd import task_types
 from crowd.assignments import (

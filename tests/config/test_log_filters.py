@@ -32,7 +32,9 @@ def test_gunicorn_access_and_error_logs_hold_no_invite_token(tmp_path, transacti
             urllib.request.urlopen(f"{url}/w/{TOKEN}/", timeout=30)
         assert refused.value.code == 404
         process.terminate()
-        error_log = process.communicate(timeout=30)[1]
+        process.wait(timeout=30)
+        process.log_reader.join(timeout=30)
+    error_log = "".join(process.log_lines)
     logged = access_log.read_text()
     assert 'GET /w/[redacted]/ HTTP/1.1" 404' in logged
     assert "Not Found: /w/[redacted]/" in error_log

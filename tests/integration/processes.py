@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -114,10 +115,17 @@ def gunicorn_process(
         stderr=subprocess.PIPE,
         text=True,
     )
+    lines: list[str] = []
+    process.log_lines = lines  # gunicorn's log (stderr), read as it comes
     try:
         for line in process.stderr:
+            lines.append(line)
             if "Booting worker" in line:
                 break
+        # Keep reading: a full pipe would block gunicorn's workers on their next log line.
+        reader = threading.Thread(target=lambda: lines.extend(process.stderr), daemon=True)
+        reader.start()
+        process.log_reader = reader  # joined once the process has exited: the log is complete
         yield f"http://127.0.0.1:{port}", process
     finally:
         _stop(process)

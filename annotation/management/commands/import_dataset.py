@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.datasets.epic import EpicImportReport, dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.splits import SplitFileError, split_files_select
+from annotation.intake.uploads import UploadTooLarge, upload_read
 
 
 class Command(BaseCommand):
@@ -62,9 +63,12 @@ class Command(BaseCommand):
 
 def _read(path: Path) -> bytes:
     try:
-        return path.read_bytes()
+        with path.open("rb") as file:
+            return upload_read(file, name=str(path))
     except OSError as error:
         raise CommandError(f"Cannot read {path}: {error.strerror}.") from error
+    except UploadTooLarge as error:
+        raise CommandError(str(error)) from error
 
 
 def _split_files(directory: Path) -> dict[str, bytes]:

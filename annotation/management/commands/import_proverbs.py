@@ -6,6 +6,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.curation.services import ProverbFileError, proverbs_import
+from annotation.intake.uploads import UploadTooLarge, upload_read
 
 
 class Command(BaseCommand):
@@ -23,9 +24,12 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         path: Path = options["file"]
         try:
-            content = path.read_bytes()
+            with path.open("rb") as file:
+                content = upload_read(file, name=str(path))
         except OSError as error:
             raise CommandError(f"Cannot read {path}: {error.strerror}.") from error
+        except UploadTooLarge as error:
+            raise CommandError(str(error)) from error
         try:
             report = proverbs_import(
                 content=content, filename=path.name, source=options["source"] or path.stem

@@ -130,3 +130,20 @@ def test_partial_update_without_text_keeps_the_text(researcher_api):
         "Time is money",
         "time is money",
     )
+
+
+def test_import_of_a_million_lines_is_refused_whole(researcher_api):
+    upload = SimpleUploadedFile("huge.txt", b"Time is money\n" * 1_000_000)
+    response = researcher_api.post("/api/proverbs/import/", {"file": upload}, format="multipart")
+    assert response.status_code == 400
+    assert "more than 50,000 lines" in response.json()["errors"][0]["message"]
+    assert not Proverb.objects.exists()
+
+
+def test_import_over_the_size_limit_is_refused(researcher_api, settings):
+    settings.PARABLE_IMPORT_MAX_BYTES = 1000
+    upload = SimpleUploadedFile("big.txt", b"Time is money\n" * 100)
+    response = researcher_api.post("/api/proverbs/import/", {"file": upload}, format="multipart")
+    assert response.status_code == 400
+    assert "larger than 1,000 bytes" in response.json()["errors"][0]["message"]
+    assert not Proverb.objects.exists()

@@ -93,3 +93,13 @@ def test_source_option_is_recorded(tmp_path):
     path.write_text("Time is money\n")
     call_command("import_proverbs", str(path), "--source", "phrasefinder", stdout=StringIO())
     assert Proverb.objects.get().source == "phrasefinder"
+
+
+@pytest.mark.django_db
+def test_command_refuses_a_file_over_the_size_limit(tmp_path, settings):
+    settings.PARABLE_IMPORT_MAX_BYTES = 100
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"Time is money\n" * 50)
+    with pytest.raises(CommandError, match="larger than 100 bytes"):
+        call_command("import_proverbs", str(path), stdout=StringIO())
+    assert not Proverb.objects.exists()

@@ -199,3 +199,26 @@ def test_parse_names_records_with_nul_or_lone_surrogates_by_number():
 def test_parse_refuses_deep_nesting_as_a_whole():
     with pytest.raises(EpicFileError, match="nested deeper"):
         parse_epic_file(b"[" * 50_000 + b"]" * 50_000)
+
+
+def test_parse_refuses_more_records_than_the_limit():
+    records = [_record(f"Q1N{n}") for n in range(1, 4)]
+    with pytest.raises(EpicFileError, match="more than the import limit of 2"):
+        parse_epic_file(_content(records), max_records=2)
+    assert len(parse_epic_file(_content(records), max_records=3)) == 3
+
+
+def test_parse_names_a_narrative_longer_than_the_crowd_cap():
+    records = [_record("Q1N1"), _record("Q1N2", narrative="word " * 5000)]
+    with pytest.raises(EpicFileError) as caught:
+        parse_epic_file(_content(records))
+    [problem] = caught.value.errors
+    assert (problem.record, problem.pk) == (2, "Q1N2")
+    assert "longer than 20,000 characters" in problem.message
+
+
+def test_narrative_cap_is_the_write_tasks():
+    from annotation.datasets.epic_files import NARRATIVE_MAX_LENGTH
+    from annotation.task_types.write import MAX_CHARACTERS
+
+    assert NARRATIVE_MAX_LENGTH == MAX_CHARACTERS

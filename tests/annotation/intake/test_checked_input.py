@@ -1,10 +1,15 @@
-"""annotation.inputs: JSON and text that the database or Python cannot take are refused."""
+"""annotation.intake.checked_input: JSON and text the database or Python cannot take."""
 
 import json
 
 import pytest
 
-from annotation.inputs import MAX_JSON_DEPTH, InputError, json_loads_checked, text_problem
+from annotation.intake.checked_input import (
+    MAX_JSON_DEPTH,
+    InputError,
+    json_loads_checked,
+    text_problem,
+)
 
 
 def test_plain_json_parses_as_usual():
