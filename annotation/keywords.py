@@ -2,9 +2,9 @@
 
 ePiC conditions narrative generation on a proverb and the narrative's verbs and
 named entities (Ghosh & Srivastava 2022, section 5.2). The pipeline named by
-settings.PARABLE_SPACY_MODEL is loaded once per process: web and worker processes start
-loading it in the background when they start (`spacy_pipeline_preload`, called from
-config/wsgi.py and config/celery_app.py), so no request waits for it.
+settings.PARABLE_SPACY_MODEL is loaded once per process, never inside a request: a Celery
+worker loads it with its first keywords task, and a web process starts loading it in the
+background only where tasks run in-process (no broker; config/wsgi.py).
 
 An approved narrative is marked `keywords_pending_since` in the approval's
 transaction; extraction clears the mark. Whatever is still marked after the grace
@@ -46,12 +46,8 @@ def spacy_pipeline(name: str):
         return _load(name)
 
 
-def spacy_pipeline_preload(*, wait: bool = False) -> threading.Thread | None:
-    """Start loading settings.PARABLE_SPACY_MODEL in a background thread of this process.
-
-    With `wait`, load it here and now instead (a Celery worker process, before its first
-    task: loading beside a running task would race its imports).
-    """
+def spacy_pipeline_preload() -> threading.Thread:
+    """Start loading settings.PARABLE_SPACY_MODEL in a background thread of this process."""
 
     def load() -> None:
         try:
@@ -59,9 +55,6 @@ def spacy_pipeline_preload(*, wait: bool = False) -> threading.Thread | None:
         except (ImportError, OSError) as error:
             logger.warning("spaCy model %s not preloaded: %s", settings.PARABLE_SPACY_MODEL, error)
 
-    if wait:
-        load()
-        return None
     thread = threading.Thread(target=load, name="spacy-preload", daemon=True)
     thread.start()
     return thread

@@ -2,7 +2,7 @@
 
 A task type that researchers create batches of from the admin sets `batch_form`
 to a subclass that adds its items and settings (annotation/task_types/write.py);
-crowd/admin.py shows it as "New <label> batch".
+crowd/admin/batches.py shows it as "New <label> batch".
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from config.task_queue import queue_on_commit
 from modeling.examples import SETTINGS, SnapshotError, split_parts
 from modeling.hyperparameters import TASKS, TRAINABLE, Cancelled, Hyperparameters
 from modeling.models import Run
@@ -63,7 +64,7 @@ def run_create(
     if queue:
         from modeling.tasks import run_execute_task
 
-        transaction.on_commit(lambda: run_execute_task.delay(run.pk))
+        queue_on_commit(run_execute_task, run.pk)
     return run
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import time
 
 from django.conf import settings
-from django.db import transaction
 from django.urls import reverse
 
+from config.task_queue import queue_on_commit
 from crowd.models import Assignment
 from crowd.providers import CrowdProvider, ProviderError
 from prolific.client import ProlificClient
@@ -128,7 +128,7 @@ class ProlificProvider(CrowdProvider):
         )
         from prolific.tasks import bonus_pay_task
 
-        transaction.on_commit(lambda: bonus_pay_task.delay(bonus.pk))
+        queue_on_commit(bonus_pay_task, bonus.pk)
 
     def block(self, *, worker, reason: str) -> None:
         self._blocklist(worker, add=True)

@@ -26,6 +26,7 @@ from django.db.models.functions import Length
 from django.utils import timezone
 
 from annotation.models import ChoiceAnswer, DatasetAnalysis, Narrative, Rating, SpanPair
+from config.task_queue import queue_on_commit
 from crowd.models import Assignment, BatchItem
 
 logger = logging.getLogger(__name__)
@@ -119,7 +120,7 @@ def analysis_request(*, scope: dict, force: bool = False) -> DatasetAnalysis:
     analysis.progress_stage = ""
     analysis.error = ""
     analysis.save()
-    transaction.on_commit(lambda: dataset_analysis_compute_task.delay(analysis.pk))
+    queue_on_commit(dataset_analysis_compute_task, analysis.pk)
     return analysis
 
 

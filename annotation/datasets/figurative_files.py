@@ -17,6 +17,8 @@ import json
 import re
 from dataclasses import dataclass
 
+from annotation.intake.checked_input import InputError, json_loads_checked
+
 KINDS = {"idiom": ("idiom", "meaning"), "simile": ("simile", "property")}
 OPTION_FIELDS = ("option1", "option2", "correctanswer")
 EXPRESSION_MAX_LENGTH = 300  # FigurativeNarrative.expression
@@ -81,9 +83,10 @@ def _text_field(record: dict, name: str) -> str:
 
 def _parse_line(number: int, raw: str, kind: str) -> FigurativeLine:
     try:
-        record = json.loads(raw)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"not valid JSON ({error.msg} at column {error.colno})") from None
+        # The same checks as every other import: no NUL, lone surrogates, deep nesting.
+        record = json_loads_checked(raw, what="The line")
+    except InputError as error:
+        raise ValueError(str(error)) from None
     if not isinstance(record, dict):
         raise ValueError("not a JSON object")
     expression_field, meaning_field = KINDS[kind]

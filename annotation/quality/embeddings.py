@@ -37,12 +37,8 @@ def sentence_model(path: str):
     return SentenceTransformer(path, device="cpu", local_files_only=True)
 
 
-def embedding_model_preload(*, wait: bool = False) -> threading.Thread | None:
-    """Start loading the configured embedding model in a background thread of this process.
-
-    With `wait`, load it here and now instead (a Celery worker process, before its first
-    task: loading beside a running task would race its imports).
-    """
+def embedding_model_preload() -> threading.Thread:
+    """Start loading the configured embedding model in a background thread of this process."""
 
     def load() -> None:
         try:
@@ -50,9 +46,6 @@ def embedding_model_preload(*, wait: bool = False) -> threading.Thread | None:
         except (ImportError, OSError) as error:
             logger.warning("Embedding model not preloaded: %s", error)
 
-    if wait:
-        load()
-        return None
     thread = threading.Thread(target=load, name="embedding-preload", daemon=True)
     thread.start()
     return thread
