@@ -170,8 +170,8 @@ class ChainedBatchViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
             {"added": added, "items": batch.items.count()}, status=status.HTTP_201_CREATED
         )
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT})
-    @action(detail=True, methods=["get"])
+    @extend_schema(responses={200: {"type": "array", "items": {"type": "object"}}})
+    @action(detail=True, methods=["get"], pagination_class=None)  # a plain list of records
     def results(self, request, pk=None):
         """The batch's submissions, one record each (alignments, rating forms or answers)."""
         batch = self.get_object()

@@ -30,3 +30,8 @@ def test_invites_are_documented_as_the_plain_list_returned(schema, researcher_ap
     batch = write_batch_create(proverbs=[proverb_create()])
     body = researcher_api.post(f"/api/batches/{batch.pk}/invites/", {"count": 2}, format="json")
     assert isinstance(body.json(), list) and len(body.json()) == 2
+
+
+def test_chained_batch_results_are_documented_as_the_list_returned(schema):
+    results = schema["paths"]["/api/chained-batches/{id}/results/"]["get"]["responses"]["200"]
+    assert results["content"]["application/json"]["schema"]["type"] == "array"
