@@ -86,7 +86,7 @@ def _parse_line(number: int, raw: str, kind: str) -> FigurativeLine:
         # The same checks as every other import: no NUL, lone surrogates, deep nesting.
         record = json_loads_checked(raw, what="The line")
     except InputError as error:
-        raise ValueError(str(error)) from None
+        raise ValueError(str(error).replace("The line is not JSON", "not valid JSON", 1)) from None
     if not isinstance(record, dict):
         raise ValueError("not a JSON object")
     expression_field, meaning_field = KINDS[kind]
