@@ -4,6 +4,7 @@ from celery import shared_task
 
 from annotation.analysis.jobs import dataset_analysis_compute_task  # noqa: F401 (registered)
 from annotation.curation.services import variant_groups_propose
+from annotation.intake.import_jobs import import_job_run_task  # noqa: F401 (registered)
 from config.task_queue import task_send
 
 

@@ -215,6 +215,9 @@ PARABLE_PUBLIC_URL = env.str("PARABLE_PUBLIC_URL", default="http://127.0.0.1:800
 PARABLE_IMPORT_MAX_BYTES = env.int("PARABLE_IMPORT_MAX_BYTES", default=20 * 1024 * 1024)
 PARABLE_IMPORT_MAX_LINES = env.int("PARABLE_IMPORT_MAX_LINES", default=50_000)
 PARABLE_IMPORT_MAX_RECORDS = env.int("PARABLE_IMPORT_MAX_RECORDS", default=50_000)
+# A proverb list or ePiC file over either is imported by a background job, not the request.
+PARABLE_IMPORT_BACKGROUND_LINES = env.int("PARABLE_IMPORT_BACKGROUND_LINES", default=5_000)
+PARABLE_IMPORT_BACKGROUND_BYTES = env.int("PARABLE_IMPORT_BACKGROUND_BYTES", default=1024 * 1024)
 # Work recorded as pending (e.g. keywords of an approved narrative) and still pending
 # this many seconds later is queued again by beat.
 PARABLE_BACKGROUND_GRACE_SECONDS = env.int("PARABLE_BACKGROUND_GRACE_SECONDS", default=300)
