@@ -5,7 +5,8 @@ PARABLE_IMPORT_BACKGROUND_BYTES bytes is not imported in the request: `import_jo
 stores it in an ImportJob row and queues `annotation.import_job_run` on commit, and the
 task calls `import_job_run`, which runs the same import service the request would have
 (`proverbs_import` or `dataset_import_epic`) and stores its report, or the reason nothing
-was imported. The import and the stored report commit together.
+was imported. The import and the stored report commit together. A job whose task was
+lost (the broker was down) is queued again by the beat task `annotation.import_jobs_requeue`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import base64
 import logging
 from collections.abc import Mapping
+from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
@@ -145,6 +147,18 @@ def _fail(job_id: int, message: str) -> None:
         split_files={},
         progress_stage="Failed",
         finished_at=timezone.now(),
+    )
+
+
+def import_jobs_waiting(*, now=None, limit: int = 100) -> list[int]:
+    """Ids of jobs still queued longer than the grace period (PARABLE_BACKGROUND_GRACE_SECONDS),
+    oldest first: their task was lost (a broker outage), so beat queues them again."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.PARABLE_BACKGROUND_GRACE_SECONDS)
+    return list(
+        ImportJob.objects.filter(status=ImportJob.Status.QUEUED, created_at__lte=cutoff)
+        .order_by("created_at", "id")
+        .values_list("id", flat=True)[:limit]
     )
 
 

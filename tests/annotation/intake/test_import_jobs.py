@@ -1,10 +1,12 @@
 """Import jobs: a stored upload imported later by a task, with its report or its error."""
 
 import json
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.db import transaction
+from django.utils import timezone
 
 from annotation.curation.services import ProverbFileError, proverbs_import
 from annotation.datasets.epic import dataset_import_epic
@@ -14,6 +16,7 @@ from annotation.intake.import_jobs import (
     import_runs_in_background,
 )
 from annotation.models import ImportJob, Narrative, Proverb, SpanPair, VariantGroup
+from annotation.tasks import import_jobs_requeue_task
 
 pytestmark = pytest.mark.django_db
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "epic"
@@ -160,3 +163,15 @@ def test_an_unknown_kind_is_refused():
     with pytest.raises(ValueError, match="Unknown import kind"):
         import_job_create(kind="figurative", content=PROVERBS)
     assert ImportJob.objects.count() == 0
+
+
+def test_a_job_whose_task_was_lost_is_queued_again_by_beat(settings):
+    settings.PARABLE_BACKGROUND_GRACE_SECONDS = 60
+    lost = import_job_create(kind="proverbs", content=PROVERBS)
+    ImportJob.objects.filter(pk=lost.pk).update(created_at=timezone.now() - timedelta(minutes=5))
+    fresh = import_job_create(kind="proverbs", content=b"Haste makes waste\n")
+    assert import_jobs_requeue_task.delay().get() == 1
+    lost.refresh_from_db()
+    fresh.refresh_from_db()
+    assert (lost.status, fresh.status) == ("succeeded", "queued")
+    assert import_jobs_requeue_task.delay().get() == 0
