@@ -4,6 +4,7 @@ Crowd bookkeeping (workers, batches, assignments) lives in the crowd app; the ro
 here point at the assignment that produced them, or at none when imported.
 """
 
+from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
@@ -605,3 +606,57 @@ class NarrativeIntegrity(models.Model):
 
     def __str__(self) -> str:
         return f"Integrity of narrative {self.narrative_id}"
+
+
+class ImportJob(models.Model):
+    """A large proverb list or ePiC file imported in the background, with its progress.
+
+    The upload's bytes are kept on the row (at most PARABLE_IMPORT_MAX_BYTES each) until
+    the job has run; `report` holds the import report on success, `error` the reason
+    nothing was imported on failure.
+    """
+
+    class Kind(models.TextChoices):
+        PROVERBS = "proverbs", "Proverb list"
+        EPIC = "epic", "ePiC dataset"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    filename = models.CharField(max_length=255, blank=True)
+    content = models.BinaryField(editable=False)
+    split_files = models.JSONField(
+        default=dict, blank=True, help_text="ePiC split files: base64 bytes by file name."
+    )
+    options = models.JSONField(default=dict, blank=True, help_text="source or source_label")
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    progress_stage = models.CharField(max_length=100, blank=True)
+    report = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=["queued", "running", "succeeded", "failed"]),
+                name="import_job_valid_status",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__in=["proverbs", "epic"]), name="import_job_valid_kind"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Import job {self.pk} ({self.kind}, {self.filename or 'no name'})"

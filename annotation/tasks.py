@@ -4,6 +4,7 @@ from celery import shared_task
 
 from annotation.analysis.jobs import dataset_analysis_compute_task  # noqa: F401 (registered)
 from annotation.curation.services import variant_groups_propose
+from annotation.intake.import_jobs import import_job_run_task, import_jobs_waiting
 from config.task_queue import task_send
 
 
@@ -42,3 +43,10 @@ def narrative_similarity_check_task(narrative_id: int) -> int:
 
     narrative_similarity_check(narrative_id=narrative_id)
     return narrative_id
+
+
+@shared_task(name="annotation.import_jobs_requeue")
+def import_jobs_requeue_task() -> int:
+    """Queue import jobs again that are still queued after the grace period (beat, every
+    minute); returns how many were queued. A job runs once however often it is queued."""
+    return sum(task_send(import_job_run_task, job_id) for job_id in import_jobs_waiting())

@@ -11,6 +11,7 @@ from annotation.admin import dashboard
 from annotation.admin import queue as review_queue
 from annotation.api.agreement import AgreementViewSet, ChainedBatchViewSet
 from annotation.api.curation import ProverbViewSet, VariantGroupViewSet
+from annotation.api.import_jobs import ImportJobViewSet
 from annotation.api.narratives import NarrativeViewSet
 from config.health import healthz
 from crowd.api import BatchViewSet
@@ -18,6 +19,7 @@ from crowd.api import BatchViewSet
 router = DefaultRouter()
 router.register("proverbs", ProverbViewSet, basename="proverb")
 router.register("variant-groups", VariantGroupViewSet, basename="variant-group")
+router.register("import-jobs", ImportJobViewSet, basename="import-job")
 router.register("batches", BatchViewSet, basename="batch")
 router.register("narratives", NarrativeViewSet, basename="narrative")
 router.register("agreement", AgreementViewSet, basename="agreement")

@@ -5,4 +5,4 @@ Importing the package registers the model admins (Django's admin autodiscovery i
 in config/urls.py.
 """
 
-from annotation.admin import curation, figurative, narratives, tasks  # noqa: F401
+from annotation.admin import curation, figurative, import_jobs, narratives, tasks  # noqa: F401

@@ -17,6 +17,7 @@ from annotation.curation.services import (
     variant_group_dismiss,
     variant_group_merge,
 )
+from annotation.intake.import_jobs import import_job_create, import_runs_in_background
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import CurationTarget, Proverb, VariantGroup
 
@@ -99,19 +100,29 @@ class ProverbAdmin(admin.ModelAdmin):
         return redirect("admin:annotation_proverb_changelist")
 
     def import_view(self, request):
-        """Upload a proverb list. Needs the add-proverb permission (researchers)."""
+        """Upload a proverb list. Needs the add-proverb permission (researchers). A large
+        file (PARABLE_IMPORT_BACKGROUND_LINES/_BYTES) becomes an import job: the page
+        redirects to the job's progress page."""
         if not self.has_add_permission(request):
             raise PermissionDenied
         form = ProverbImportForm(request.POST or None, request.FILES or None)
         report = None
         if request.method == "POST" and form.is_valid():
             upload = form.cleaned_data["file"]
+            source = form.cleaned_data["source"] or upload.name.rsplit(".", 1)[0]
             try:
-                report = proverbs_import(
-                    content=upload_read(upload),
-                    filename=upload.name,
-                    source=form.cleaned_data["source"] or upload.name.rsplit(".", 1)[0],
-                )
+                content = upload_read(upload)
+                if import_runs_in_background(content=content):
+                    job = import_job_create(
+                        kind="proverbs",
+                        content=content,
+                        filename=upload.name,
+                        options={"source": source},
+                        created_by=request.user,
+                    )
+                    messages.info(request, "The file is large: it is imported in the background.")
+                    return redirect("admin:annotation_importjob_progress", job.pk)
+                report = proverbs_import(content=content, filename=upload.name, source=source)
             except (ProverbFileError, UploadTooLarge) as error:
                 messages.error(request, f"Nothing was imported: {error}")
             else:

@@ -25,6 +25,7 @@ from annotation.datasets.epic import dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.exports import FORMATS, dataset_export
 from annotation.datasets.splits import SplitFileError, split_files_select
+from annotation.intake.import_jobs import import_job_create, import_runs_in_background
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import DatasetAnalysis, Narrative
 from crowd.models import Batch
@@ -137,21 +138,37 @@ def progress_view(request, analysis_id: int):
 
 
 def import_view(request):
-    """Upload an ePiC file and its split files. Needs add_narrative (researchers)."""
+    """Upload an ePiC file and its split files. Needs add_narrative (researchers). A large
+    file (PARABLE_IMPORT_BACKGROUND_LINES/_BYTES) becomes an import job: the page
+    redirects to the job's progress page."""
     require_permission(request, "annotation.add_narrative")
     form = EpicImportForm(request.POST or None, request.FILES or None)
     report = None
     if request.method == "POST" and form.is_valid():
+        source_label = form.cleaned_data["source_label"]
         try:
             uploads = {upload.name: upload_read(upload) for upload in form.cleaned_data["splits"]}
             try:
                 splits, set_aside = split_files_select(uploads)
             except SplitFileError:
                 splits, set_aside = uploads, []  # the import reports the problem, writing nothing
+            if set_aside:
+                messages.info(request, f"Not split files, left aside: {', '.join(set_aside)}.")
+            upload = form.cleaned_data["file"]
+            content = upload_read(upload)
+            if import_runs_in_background(content=content):
+                job = import_job_create(
+                    kind="epic",
+                    content=content,
+                    filename=upload.name,
+                    options={"source_label": source_label},
+                    splits=splits,
+                    created_by=request.user,
+                )
+                messages.info(request, "The file is large: it is imported in the background.")
+                return redirect("admin:annotation_importjob_progress", job.pk)
             report = dataset_import_epic(
-                content=upload_read(form.cleaned_data["file"]),
-                splits=splits or None,
-                source_label=form.cleaned_data["source_label"],
+                content=content, splits=splits or None, source_label=source_label
             )
         except UploadTooLarge as error:
             messages.error(request, str(error))
@@ -167,8 +184,6 @@ def import_view(request):
                 form=form,
                 problems=error.errors,
             )
-        if set_aside:
-            messages.info(request, f"Not split files, left aside: {', '.join(set_aside)}.")
         messages.success(
             request,
             f"{report.narratives_created} narrative(s) created, {report.narratives_updated} "

@@ -5,6 +5,7 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
+from rest_framework.reverse import reverse
 
 from annotation.curation.services import (
     ProverbFileError,
@@ -13,6 +14,7 @@ from annotation.curation.services import (
     variant_group_dismiss,
     variant_group_merge,
 )
+from annotation.intake.import_jobs import import_job_create, import_runs_in_background
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import Proverb, VariantGroup
 from annotation.text import normalize_text
@@ -58,6 +60,12 @@ class ImportReportSerializer(serializers.Serializer):
     )
 
 
+class ImportJobStartedSerializer(serializers.Serializer):
+    job = serializers.IntegerField(help_text="The import job's id.")
+    status = serializers.CharField(help_text="queued")
+    status_url = serializers.URLField(help_text="GET it for the job's progress and report.")
+
+
 class CurateSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Proverb.Status.choices)
 
@@ -79,7 +87,10 @@ class ProverbViewSet(
         wanted = self.request.query_params.get("status")
         return queryset.filter(status=wanted) if wanted else queryset
 
-    @extend_schema(request=ProverbImportSerializer, responses={201: ImportReportSerializer})
+    @extend_schema(
+        request=ProverbImportSerializer,
+        responses={201: ImportReportSerializer, 202: ImportJobStartedSerializer},
+    )
     @action(
         detail=False,
         methods=["post"],
@@ -87,17 +98,35 @@ class ProverbViewSet(
         parser_classes=[MultiPartParser],
     )
     def import_file(self, request):
-        """Import a text or CSV proverb list; returns the import report."""
+        """Import a text or CSV proverb list; returns the import report (201).
+
+        A file over PARABLE_IMPORT_BACKGROUND_LINES lines or PARABLE_IMPORT_BACKGROUND_BYTES
+        bytes is imported by a background job instead: 202 with the job's id and the URL
+        of its status (GET /api/import-jobs/{id}/), which holds the report when done.
+        """
         if not request.user.has_perm("annotation.add_proverb"):
             self.permission_denied(request, message="Importing needs the add-proverb permission.")
         form = ProverbImportSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         upload = form.validated_data["file"]
         try:
+            content = upload_read(upload)
+            if import_runs_in_background(content=content):
+                job = import_job_create(
+                    kind="proverbs",
+                    content=content,
+                    filename=upload.name,
+                    options={"source": form.validated_data["source"]},
+                    created_by=request.user,
+                )
+                status_url = reverse("import-job-detail", args=[job.pk], request=request)
+                return Response(
+                    {"job": job.pk, "status": job.status, "status_url": status_url},
+                    status=status.HTTP_202_ACCEPTED,
+                    headers={"Location": status_url},
+                )
             report = proverbs_import(
-                content=upload_read(upload),
-                filename=upload.name,
-                source=form.validated_data["source"],
+                content=content, filename=upload.name, source=form.validated_data["source"]
             )
         except (ProverbFileError, UploadTooLarge) as error:
             return Response(

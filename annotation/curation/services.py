@@ -31,6 +31,16 @@ class ImportReport:
         }
 
 
+def proverb_file_check_lines(*, content: bytes) -> None:
+    """Raise ProverbFileError when a proverb list has more lines than PARABLE_IMPORT_MAX_LINES."""
+    limit = settings.PARABLE_IMPORT_MAX_LINES
+    if content.count(b"\n") + 1 - content.endswith(b"\n") > limit:
+        raise ProverbFileError(
+            f"The file has more than {limit:,} lines, the import limit "
+            "(PARABLE_IMPORT_MAX_LINES); nothing was imported. Split it into smaller files."
+        )
+
+
 @transaction.atomic
 def proverbs_import(
     *, content: bytes, filename: str = "", source: str = "", status: str = Proverb.Status.CANDIDATE
@@ -40,12 +50,7 @@ def proverbs_import(
     Raises ProverbFileError (nothing written) when the file as a whole is unreadable or
     has more lines than PARABLE_IMPORT_MAX_LINES.
     """
-    limit = settings.PARABLE_IMPORT_MAX_LINES
-    if content.count(b"\n") + 1 - content.endswith(b"\n") > limit:
-        raise ProverbFileError(
-            f"The file has more than {limit:,} lines, the import limit "
-            "(PARABLE_IMPORT_MAX_LINES); nothing was imported. Split it into smaller files."
-        )
+    proverb_file_check_lines(content=content)
     rows, errors = parse_proverb_file(
         content, filename=filename, max_length=settings.PARABLE_PROVERB_MAX_LENGTH
     )

@@ -215,6 +215,9 @@ PARABLE_PUBLIC_URL = env.str("PARABLE_PUBLIC_URL", default="http://127.0.0.1:800
 PARABLE_IMPORT_MAX_BYTES = env.int("PARABLE_IMPORT_MAX_BYTES", default=20 * 1024 * 1024)
 PARABLE_IMPORT_MAX_LINES = env.int("PARABLE_IMPORT_MAX_LINES", default=50_000)
 PARABLE_IMPORT_MAX_RECORDS = env.int("PARABLE_IMPORT_MAX_RECORDS", default=50_000)
+# A proverb list or ePiC file over either is imported by a background job, not the request.
+PARABLE_IMPORT_BACKGROUND_LINES = env.int("PARABLE_IMPORT_BACKGROUND_LINES", default=5_000)
+PARABLE_IMPORT_BACKGROUND_BYTES = env.int("PARABLE_IMPORT_BACKGROUND_BYTES", default=1024 * 1024)
 # Work recorded as pending (e.g. keywords of an approved narrative) and still pending
 # this many seconds later is queued again by beat.
 PARABLE_BACKGROUND_GRACE_SECONDS = env.int("PARABLE_BACKGROUND_GRACE_SECONDS", default=300)
@@ -265,6 +268,7 @@ LOGGING = {
 CELERY_BEAT_SCHEDULE = {
     "expire-reservations": {"task": "crowd.assignments_expire", "schedule": 60.0},
     "requeue-keywords": {"task": "annotation.keywords_requeue", "schedule": 60.0},
+    "requeue-import-jobs": {"task": "annotation.import_jobs_requeue", "schedule": 60.0},
     "prolific-sync": {"task": "prolific.studies_sync", "schedule": float(PROLIFIC_SYNC_SECONDS)},
     "mturk-sync": {"task": "mturk.hits_sync", "schedule": float(MTURK_SYNC_SECONDS)},
 }

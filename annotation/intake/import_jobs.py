@@ -1,0 +1,193 @@
+"""Large imports as background jobs: the upload is stored, a Celery task imports it.
+
+A proverb list or ePiC file over PARABLE_IMPORT_BACKGROUND_LINES lines or
+PARABLE_IMPORT_BACKGROUND_BYTES bytes is not imported in the request: `import_job_create`
+stores it in an ImportJob row and queues `annotation.import_job_run` on commit, and the
+task calls `import_job_run`, which runs the same import service the request would have
+(`proverbs_import` or `dataset_import_epic`) and stores its report, or the reason nothing
+was imported. The import and the stored report commit together. A job whose task was
+lost (the broker was down) is queued again by the beat task `annotation.import_jobs_requeue`.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+from collections.abc import Mapping
+from datetime import timedelta
+
+from celery import shared_task
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.curation.services import (
+    ProverbFileError,
+    proverb_file_check_lines,
+    proverbs_import,
+)
+from annotation.datasets.epic import dataset_import_epic
+from annotation.datasets.epic_files import EpicFileError
+from annotation.models import ImportJob
+from config.task_queue import queue_on_commit
+
+logger = logging.getLogger(__name__)
+
+# The permission that starting a job of each kind needs; reading the job needs it too.
+IMPORT_PERMISSIONS = {
+    ImportJob.Kind.PROVERBS: "annotation.add_proverb",
+    ImportJob.Kind.EPIC: "annotation.add_narrative",
+}
+
+
+def line_count(content: bytes) -> int:
+    """Lines in a file, a last line without its newline counted."""
+    return content.count(b"\n") + 1 - content.endswith(b"\n") if content else 0
+
+
+def import_runs_in_background(*, content: bytes) -> bool:
+    """Whether a file is large enough to be imported as a job rather than in the request."""
+    return (
+        len(content) > settings.PARABLE_IMPORT_BACKGROUND_BYTES
+        or line_count(content) > settings.PARABLE_IMPORT_BACKGROUND_LINES
+    )
+
+
+@transaction.atomic
+def import_job_create(
+    *,
+    kind: str,
+    content: bytes,
+    filename: str = "",
+    options: Mapping | None = None,
+    splits: Mapping[str, bytes] | None = None,
+    created_by=None,
+) -> ImportJob:
+    """Store an upload as a queued job and queue its import once this transaction commits.
+
+    `options` are the import's own: `source` for a proverb list, `source_label` for an
+    ePiC file; `splits` are an ePiC file's split files by name. A proverb list over
+    PARABLE_IMPORT_MAX_LINES raises ProverbFileError here, so it is refused at once.
+    """
+    if kind not in ImportJob.Kind.values:
+        raise ValueError(f"Unknown import kind {kind!r}; use {', '.join(ImportJob.Kind.values)}.")
+    if kind == ImportJob.Kind.PROVERBS:
+        proverb_file_check_lines(content=content)
+    job = ImportJob.objects.create(
+        kind=kind,
+        filename=filename[:255],
+        content=content,
+        split_files={
+            name: base64.b64encode(data).decode("ascii") for name, data in (splits or {}).items()
+        },
+        options=dict(options or {}),
+        progress_total=1,
+        progress_stage="Waiting for a worker",
+        created_by=created_by,
+    )
+    queue_on_commit(import_job_run_task, job.pk)
+    return job
+
+
+def _import(job: ImportJob) -> dict:
+    content = bytes(job.content)
+    if job.kind == ImportJob.Kind.PROVERBS:
+        return proverbs_import(
+            content=content, filename=job.filename, source=job.options.get("source", "")
+        ).as_dict()
+    splits = {name: base64.b64decode(data) for name, data in job.split_files.items()}
+    return dataset_import_epic(
+        content=content,
+        splits=splits or None,
+        source_label=job.options.get("source_label", "ePiC"),
+    ).as_dict()
+
+
+def import_job_run(*, job_id: int) -> ImportJob:
+    """Run a queued import job (idempotent: a job already running or finished is left alone).
+
+    The import and the job's report commit together; a file the import refuses, or any
+    other failure, writes nothing and leaves the job failed with the reason.
+    """
+    claimed = ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.QUEUED).update(
+        status=ImportJob.Status.RUNNING,
+        started_at=timezone.now(),
+        progress_done=0,
+        progress_total=1,
+        progress_stage="Importing",
+    )
+    job = ImportJob.objects.get(pk=job_id)
+    if not claimed:
+        return job
+    try:
+        with transaction.atomic():
+            report = _import(job)
+            ImportJob.objects.filter(pk=job_id).update(
+                status=ImportJob.Status.SUCCEEDED,
+                report=report,
+                content=b"",
+                split_files={},
+                progress_done=1,
+                progress_stage="Done",
+                finished_at=timezone.now(),
+            )
+    except (ProverbFileError, EpicFileError) as error:
+        _fail(job_id, f"Nothing was imported: {error}")
+    except Exception as error:  # recorded on the job, shown on its page and by the API
+        logger.exception("Import job %s failed", job_id)
+        _fail(job_id, f"Nothing was imported: {type(error).__name__}: {error}")
+    return ImportJob.objects.get(pk=job_id)
+
+
+def _fail(job_id: int, message: str) -> None:
+    ImportJob.objects.filter(pk=job_id).update(
+        status=ImportJob.Status.FAILED,
+        error=message,
+        content=b"",
+        split_files={},
+        progress_stage="Failed",
+        finished_at=timezone.now(),
+    )
+
+
+def import_jobs_waiting(*, now=None, limit: int = 100) -> list[int]:
+    """Ids of jobs still queued longer than the grace period (PARABLE_BACKGROUND_GRACE_SECONDS),
+    oldest first: their task was lost (a broker outage), so beat queues them again."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.PARABLE_BACKGROUND_GRACE_SECONDS)
+    return list(
+        ImportJob.objects.filter(status=ImportJob.Status.QUEUED, created_at__lte=cutoff)
+        .order_by("created_at", "id")
+        .values_list("id", flat=True)[:limit]
+    )
+
+
+def import_job_progress(job: ImportJob) -> dict:
+    """The job's state as the API and the admin's job page show it (JSON-ready)."""
+    return {
+        "id": job.pk,
+        "kind": job.kind,
+        "filename": job.filename,
+        "status": job.status,
+        "progress": {
+            "done": job.progress_done,
+            "total": job.progress_total,
+            "stage": job.progress_stage,
+        },
+        "report": job.report,
+        "error": job.error,
+        "created_at": job.created_at.isoformat(),
+        "started_at": job.started_at.isoformat() if job.started_at else None,
+        "finished_at": job.finished_at.isoformat() if job.finished_at else None,
+    }
+
+
+@shared_task(name="annotation.import_job_run")
+def import_job_run_task(job_id: int) -> int:
+    """Run a queued import job; idempotent (a running or finished job is left alone).
+
+    Defined here rather than in annotation/tasks.py (which re-exports it) because the
+    service above queues it: the two modules would otherwise import each other.
+    """
+    import_job_run(job_id=job_id)
+    return job_id
