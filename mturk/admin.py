@@ -17,6 +17,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from crowd.admin.read_only import ReadOnlyAdmin
 from crowd.models import Assignment, Batch, Worker
 from crowd.providers import ProviderError
 from crowd.review import (
@@ -288,17 +289,6 @@ class PublicationAdmin(admin.ModelAdmin):
             message=request.POST.get("message", ""),
         )
         return f"Message sent to {sent} worker(s)."
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(HIT)

@@ -13,6 +13,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from crowd.admin.read_only import ReadOnlyAdmin
 from crowd.admin.review import REVIEW_PERMISSION
 from crowd.batches import batch_close
 from crowd.providers import ProviderError, get_provider
@@ -326,17 +327,6 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
             )
         for reason in outcome["refused"]:
             self.message_user(request, reason, messages.WARNING)
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Submission)
