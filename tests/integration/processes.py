@@ -14,19 +14,14 @@ from pathlib import Path
 from django.db import connection
 
 from tests.conftest import free_loopback_port
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import ROOT, child_database_url
 
 
 def database_url() -> str:
     """The URL of the test database this process uses (PostgreSQL under `make test`)."""
     if connection.vendor != "postgresql":
         raise RuntimeError("Integration tests need the PostgreSQL that `make test` starts.")
-    settings_dict = connection.settings_dict
-    return (
-        f"postgres://{settings_dict['USER']}@{settings_dict['HOST']}:{settings_dict['PORT']}"
-        f"/{settings_dict['NAME']}"
-    )
+    return child_database_url()
 
 
 def _environment(broker_url: str, extra: dict[str, str] | None) -> dict[str, str]:
