@@ -73,7 +73,7 @@ def redis_url():
 
 
 @pytest.fixture(scope="session")
-def browser():
+def browser(sentence_model_loaded):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -82,6 +82,16 @@ def browser():
         )
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="session")
+def sentence_model_loaded():
+    """Browser tests run Celery tasks in-process (eager), so a submitted story's similarity
+    check runs inside the submit request: the embedding model is loaded once per session,
+    before any page is opened, so no page waits on it (as no request does in production)."""
+    from annotation.quality.embeddings import embedding_model_path, sentence_model
+
+    sentence_model(embedding_model_path())
 
 
 @pytest.fixture
