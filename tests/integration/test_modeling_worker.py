@@ -51,7 +51,9 @@ def test_cancelled_run_stops_in_the_worker_and_says_so(modeling_worker, redis_ur
     run = run_create(
         task="biencoder",
         model_name=tiny_model,
-        hyperparameters={**TINY_HYPERPARAMETERS, "epochs": 100},
+        # An epoch of the tiny model takes milliseconds: enough epochs that the run cannot
+        # finish before the cancel reaches it.
+        hyperparameters={**TINY_HYPERPARAMETERS, "epochs": 100_000},
         queue=False,
     )
     client = Celery(broker=redis_url, backend=redis_url)
