@@ -31,6 +31,22 @@ class Example:
     proverb: str
     seen: str  # "train" | "test" | ""
     unseen: str
+    # Verbs, then named entities, as extracted on approval (the generation baseline's input).
+    keywords: tuple[str, ...] = ()
+    # The narrative's alignment: (proverb span, narrative start, narrative end) per span
+    # pair, character offsets into `narrative`, [start, end).
+    alignments: tuple[tuple[str, int, int], ...] = ()
+
+    @classmethod
+    def from_dict(cls, fields: dict) -> Example:
+        """An example from its JSON form (lists where the dataclass has tuples)."""
+        return cls(
+            **{
+                **fields,
+                "keywords": tuple(fields.get("keywords", ())),
+                "alignments": tuple(tuple(pair) for pair in fields.get("alignments", ())),
+            }
+        )
 
 
 @dataclass(frozen=True)

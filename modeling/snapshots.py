@@ -2,28 +2,67 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import asdict
 
 from django.db import transaction
+from django.db.models import Q
 
 from annotation.datasets.records import dataset_narratives
+from annotation.models import SpanPair
+from crowd.models import Assignment
 from modeling.examples import Example, content_hash
 from modeling.models import Snapshot
 
 
-def approved_examples() -> list[Example]:
-    """Every approved dataset narrative (crowd or imported) as an Example, by id."""
+def keyword_list(keywords: dict) -> tuple[str, ...]:
+    """A narrative's stored keywords as one list: its verbs, then its named entities."""
+    verbs = keywords.get("verbs") or []
+    entities = [entity["text"] for entity in keywords.get("entities") or []]
+    return tuple(dict.fromkeys([*verbs, *entities]))
+
+
+def narrative_alignments(narrative_ids) -> dict[int, tuple[tuple[str, int, int], ...]]:
+    """One alignment per narrative: the imported one, else the earliest approved align
+    assignment's (other annotators' alignments of the same narrative are agreement data)."""
     rows = (
-        dataset_narratives(approved_only=True)
-        .order_by("id")
-        .values_list("id", "text", "proverb_id", "proverb__text", "split_seen", "split_unseen")
+        SpanPair.objects.filter(narrative_id__in=narrative_ids)
+        .filter(Q(assignment__isnull=True) | Q(assignment__status=Assignment.Status.APPROVED))
+        .order_by("narrative_id", "assignment_id", "position")
+        .values_list(
+            "narrative_id", "assignment_id", "proverb_span", "narrative_start", "narrative_end"
+        )
     )
-    return [Example(*row) for row in rows.iterator(chunk_size=2_000)]
+    by_owner: dict[int, dict] = defaultdict(dict)
+    for narrative_id, assignment_id, span, start, end in rows.iterator(chunk_size=2_000):
+        by_owner[narrative_id].setdefault(assignment_id, []).append((span, start, end))
+    alignments = {
+        narrative_id: owners[None] if None in owners else owners[min(owners)]
+        for narrative_id, owners in by_owner.items()
+    }
+    return {key: tuple(pairs) for key, pairs in alignments.items()}
+
+
+def approved_examples() -> list[Example]:
+    """Every approved dataset narrative (crowd or imported) as an Example, by id, with its
+    keywords and its alignment where it has them."""
+    narratives = dataset_narratives(approved_only=True).order_by("id")
+    alignments = narrative_alignments(narratives.values("id"))
+    rows = narratives.values_list(
+        "id", "text", "proverb_id", "proverb__text", "split_seen", "split_unseen", "keywords"
+    )
+    return [
+        Example(
+            *row[:-1],
+            keywords=keyword_list(row[-1] or {}),
+            alignments=alignments.get(row[0], ()),
+        )
+        for row in rows.iterator(chunk_size=2_000)
+    ]
 
 
 def snapshot_examples(snapshot: Snapshot) -> list[Example]:
-    return [Example(**fields) for fields in snapshot.examples]
+    return [Example.from_dict(fields) for fields in snapshot.examples]
 
 
 @transaction.atomic

@@ -4,13 +4,18 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation.models import Narrative
+from annotation.models import Narrative, SpanPair
 from modeling import services
 from modeling.examples import SnapshotError
 from modeling.models import Run, Snapshot
 from modeling.services import run_cancel, run_create, run_execute
-from modeling.snapshots import snapshot_freeze
-from tests.factories import narrative_create, proverb_create, split_dataset_create
+from modeling.snapshots import snapshot_examples, snapshot_freeze
+from tests.factories import (
+    alignment_create,
+    narrative_create,
+    proverb_create,
+    split_dataset_create,
+)
 from tests.modeling.conftest import TINY_HYPERPARAMETERS
 
 pytestmark = pytest.mark.django_db
@@ -34,6 +39,31 @@ def test_snapshot_takes_only_approved_dataset_narratives():
     narrative_create(proverb=proverb, text="Generated.", source=Narrative.Source.MODEL)
     texts = {example["narrative"] for example in snapshot_freeze().examples}
     assert "Pending." not in texts and "Generated." not in texts
+
+
+def test_snapshot_keeps_keywords_and_one_approved_alignment_per_narrative():
+    first, second, third, *_ = split_dataset_create()
+    Narrative.objects.filter(pk=first.pk).update(
+        keywords={"verbs": ["sow", "reap"], "entities": [{"text": "Ann", "label": "PERSON"}]}
+    )
+    proverb_length = len(first.proverb.text)
+    alignment_create(narrative=first, pairs=[(0, 4, 0, 5), (5, proverb_length, 6, 9)])
+    alignment_create(narrative=first, pairs=[(0, 4, 2, 7)])  # a second annotator's
+    alignment_create(narrative=second, pairs=[(0, 4, 0, 3)], status="rejected")
+    SpanPair.objects.create(  # an imported alignment wins over the crowd's
+        narrative=third, position=1, proverb_start=0, proverb_end=3,
+        proverb_span=third.proverb.text[:3], narrative_start=1, narrative_end=4,
+        narrative_span=third.text[1:4],
+    )  # fmt: skip
+    alignment_create(narrative=third, pairs=[(0, 4, 0, 2)])
+    examples = {example.narrative_id: example for example in snapshot_examples(snapshot_freeze())}
+    assert examples[first.pk].keywords == ("sow", "reap", "Ann")
+    assert examples[first.pk].alignments == (
+        (first.proverb.text[:4], 0, 5),
+        (first.proverb.text[5:], 6, 9),
+    )
+    assert examples[second.pk].alignments == () and examples[second.pk].keywords == ()
+    assert examples[third.pk].alignments == ((third.proverb.text[:3], 1, 4),)
 
 
 def test_empty_snapshot_is_refused_with_a_clear_message():
