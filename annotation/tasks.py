@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from annotation.analysis.jobs import dataset_analysis_compute_task  # noqa: F401 (registered)
+from annotation.analysis.jobs import analyses_waiting, dataset_analysis_compute_task
 from annotation.curation.services import variant_groups_propose
 from annotation.intake.import_jobs import import_job_run_task, import_jobs_waiting
 from config.task_queue import task_send
@@ -43,6 +43,25 @@ def narrative_similarity_check_task(narrative_id: int) -> int:
 
     narrative_similarity_check(narrative_id=narrative_id)
     return narrative_id
+
+
+@shared_task(name="annotation.similarity_requeue")
+def similarity_requeue_task() -> int:
+    """Queue the dataset check again for stories not checked after the grace period (beat,
+    every minute); returns how many were queued."""
+    from annotation.quality.similarity import narratives_similarity_pending
+
+    return sum(
+        task_send(narrative_similarity_check_task, narrative_id)
+        for narrative_id in narratives_similarity_pending()
+    )
+
+
+@shared_task(name="annotation.analyses_requeue")
+def analyses_requeue_task() -> int:
+    """Queue dataset analyses again that are still queued after the grace period (beat,
+    every minute); returns how many were queued."""
+    return sum(task_send(dataset_analysis_compute_task, pk) for pk in analyses_waiting())
 
 
 @shared_task(name="annotation.import_jobs_requeue")

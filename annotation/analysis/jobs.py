@@ -6,6 +6,9 @@ the Celery task `annotation.dataset_analysis_compute` on commit. The task calls
 `analysis_compute`, which records progress as it goes and stores the result with the
 SVG plots, so the dashboard shows the last result at once and a fresh one when ready.
 
+A job whose task was lost (the broker was down when it was queued) stays queued; beat's
+`annotation.analyses_requeue` queues it again after the grace period.
+
 The data state key is a digest of counts, highest ids and latest review times of the
 rows the analysis reads (narratives, span pairs, ratings, choice answers, assignments,
 withdrawn items): any import, submission, review or withdrawal changes it.
@@ -18,8 +21,10 @@ import json
 import logging
 import time
 from collections.abc import Sequence
+from datetime import timedelta
 
 from celery import shared_task
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Max, Q, Sum
 from django.db.models.functions import Length
@@ -122,6 +127,21 @@ def analysis_request(*, scope: dict, force: bool = False) -> DatasetAnalysis:
     analysis.save()
     queue_on_commit(dataset_analysis_compute_task, analysis.pk)
     return analysis
+
+
+def analyses_waiting(*, now=None, limit: int = 20) -> list[int]:
+    """Ids of analysis jobs still queued longer than the grace period
+    (PARABLE_BACKGROUND_GRACE_SECONDS), oldest first: their task was lost (a broker
+    outage), so beat queues them again. A job runs once however often it is queued."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.PARABLE_BACKGROUND_GRACE_SECONDS)
+    return list(
+        DatasetAnalysis.objects.filter(
+            status=DatasetAnalysis.Status.QUEUED, requested_at__lte=cutoff
+        )
+        .order_by("requested_at", "id")
+        .values_list("id", flat=True)[:limit]
+    )
 
 
 def progress_writer(analysis_id: int, *, clock=time.monotonic):

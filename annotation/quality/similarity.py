@@ -1,7 +1,9 @@
 """The dataset check of writing integrity: each story against its proverb's other stories
 and its worker's earlier stories, by sentence-embedding cosine similarity.
 
-`narrative_similarity_check` runs in a Celery task queued when a story is submitted;
+`narrative_similarity_check` runs in a Celery task queued when a story is submitted (a
+story still unchecked after the grace period is queued again by beat's
+`annotation.similarity_requeue`);
 `narratives_embed` fills missing embeddings in chunks (imported datasets, the report
 command); `nearest_neighbour_similarities` is the distribution a researcher checks
 thresholds against.
@@ -10,8 +12,10 @@ thresholds against.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from datetime import timedelta
 
 import numpy as np
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -72,6 +76,21 @@ def _nearest(vector: np.ndarray, others: dict[int, np.ndarray]) -> tuple[int, fl
 
 
 @transaction.atomic
+def narratives_similarity_pending(*, now=None, limit: int = 200) -> list[int]:
+    """Ids of narratives whose dataset check has not run although they were submitted
+    longer than the grace period ago (PARABLE_BACKGROUND_GRACE_SECONDS), oldest first:
+    their task was lost (a broker outage, a worker killed), so beat queues them again."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.PARABLE_BACKGROUND_GRACE_SECONDS)
+    return list(
+        NarrativeIntegrity.objects.filter(
+            checked_at__isnull=True, narrative__created_at__lte=cutoff
+        )
+        .order_by("narrative_id")
+        .values_list("narrative_id", flat=True)[:limit]
+    )
+
+
 def narrative_similarity_check(*, narrative_id: int) -> NarrativeIntegrity:
     """Compare a story with its proverb's other stories and its worker's earlier stories.
 

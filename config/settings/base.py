@@ -269,6 +269,8 @@ CELERY_BEAT_SCHEDULE = {
     "expire-reservations": {"task": "crowd.assignments_expire", "schedule": 60.0},
     "requeue-keywords": {"task": "annotation.keywords_requeue", "schedule": 60.0},
     "requeue-import-jobs": {"task": "annotation.import_jobs_requeue", "schedule": 60.0},
+    "requeue-similarity": {"task": "annotation.similarity_requeue", "schedule": 60.0},
+    "requeue-analyses": {"task": "annotation.analyses_requeue", "schedule": 60.0},
     "prolific-sync": {"task": "prolific.studies_sync", "schedule": float(PROLIFIC_SYNC_SECONDS)},
     "mturk-sync": {"task": "mturk.hits_sync", "schedule": float(MTURK_SYNC_SECONDS)},
 }

@@ -1,8 +1,12 @@
 """The analysis as a background job: stored per scope, recomputed when the data changes."""
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from annotation.analysis.jobs import (
+    analyses_waiting,
     analysis_compute,
     analysis_find,
     analysis_request,
@@ -11,6 +15,7 @@ from annotation.analysis.jobs import (
     progress_writer,
 )
 from annotation.models import DatasetAnalysis
+from annotation.tasks import analyses_requeue_task
 from crowd.review import assignment_reject
 from tests.factories import crowd_narrative_create, proverb_create, rating_create
 
@@ -118,3 +123,17 @@ def test_progress_is_written_at_most_every_half_second(narrative):
     write(4, 10, "tokens")
     analysis.refresh_from_db()
     assert (analysis.progress_done, analysis.progress_stage) == (4, "tokens")
+
+
+def test_a_job_whose_task_was_lost_is_computed_by_the_requeue_task(narrative, settings):
+    settings.PARABLE_BACKGROUND_GRACE_SECONDS = 300
+    lost = analysis_request(scope=analysis_scope())  # queued; its task never sent
+    assert analyses_waiting() == []
+    DatasetAnalysis.objects.filter(pk=lost.pk).update(
+        requested_at=timezone.now() - timedelta(seconds=301)
+    )
+    assert analyses_waiting() == [lost.pk]
+    assert analyses_requeue_task.delay().get() == 1
+    lost.refresh_from_db()
+    assert lost.status == DatasetAnalysis.Status.IDLE and lost.result is not None
+    assert analyses_requeue_task.delay().get() == 0

@@ -1,8 +1,11 @@
 """The dataset check with the shipped all-MiniLM-L6-v2: near-duplicates of another story,
 a worker's homogeneous stories, and the nearest-neighbour distribution."""
 
+from datetime import timedelta
+
 import numpy as np
 import pytest
+from django.utils import timezone
 
 from annotation.models import Narrative, NarrativeIntegrity
 from annotation.quality.flags import narrative_flags
@@ -10,8 +13,10 @@ from annotation.quality.similarity import (
     embeddings_of,
     narrative_similarity_check,
     narratives_embed,
+    narratives_similarity_pending,
     nearest_neighbour_similarities,
 )
+from annotation.tasks import similarity_requeue_task
 from tests.factories import (
     BIRDS,
     BIRDS_STORY,
@@ -99,3 +104,21 @@ def test_nearest_neighbour_distribution_covers_every_story_of_a_shared_proverb()
     assert len(nearest["proverb"]) == 3
     assert sorted(nearest["proverb"])[-1] > 0.9 > sorted(nearest["proverb"])[0]
     assert nearest["worker"] == []
+
+
+def test_stories_left_unchecked_past_the_grace_period_are_checked_by_the_requeue_task(settings):
+    settings.PARABLE_BACKGROUND_GRACE_SECONDS = 300
+    proverb = proverb_create(BIRDS)
+    old = crowd_story(proverb=proverb, text=BIRDS_STORY)
+    fresh = crowd_story(proverb=proverb, text=NEAR_COPY)
+    Narrative.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(hours=1))
+    assert narratives_similarity_pending() == [old.pk]
+
+    settings.PARABLE_BACKGROUND_GRACE_SECONDS = 0
+    assert narratives_similarity_pending() == [old.pk, fresh.pk]
+    assert similarity_requeue_task.delay().get() == 2
+    checked = NarrativeIntegrity.objects.get(narrative=fresh)
+    assert checked.checked_at is not None
+    assert checked.similarity["proverb"]["narrative"] == old.pk
+    assert narratives_similarity_pending() == []
+    assert similarity_requeue_task.delay().get() == 0
