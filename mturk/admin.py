@@ -17,6 +17,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from annotation.intake.uploads import UploadTooLarge, upload_read
 from crowd.admin.read_only import ReadOnlyAdmin
 from crowd.models import Assignment, Batch, Worker
 from crowd.providers import ProviderError
@@ -147,12 +148,14 @@ class PublicationAdmin(admin.ModelAdmin):
             upload = form.cleaned_data["file"]
             try:
                 report = mturk_results_import(
-                    content=upload.read(),
+                    content=upload_read(upload),
                     batch_type=form.cleaned_data["batch_type"],
                     mapping=form.cleaned_data["mapping"],
                     batch_name=form.cleaned_data["batch_name"] or f"MTurk results: {upload.name}",
                     created_by=request.user,
                 )
+            except UploadTooLarge as error:
+                form.add_error(None, str(error))
             except ResultsFileError as error:
                 form.add_error(None, f"Nothing was imported: {error}")
         context = self._context(

@@ -24,6 +24,7 @@ from annotation.datasets.figurative import (
     shown_order,
 )
 from annotation.datasets.figurative_files import FigurativeFileError
+from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import (
     ClozeResponse,
     Continuation,
@@ -119,10 +120,12 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
         if request.method == "POST" and form.is_valid():
             try:
                 report = figurative_import(
-                    content=form.cleaned_data["file"].read(),
+                    content=upload_read(form.cleaned_data["file"]),
                     kind=form.cleaned_data["kind"],
                     split=form.cleaned_data["split"],
                 )
+            except UploadTooLarge as error:
+                messages.error(request, str(error))
             except FigurativeFileError as error:
                 errors = [{"line": line, "message": message} for line, message in error.errors]
                 messages.error(request, f"Nothing was imported: {error}")

@@ -161,6 +161,25 @@ def test_balance_is_shown_and_results_upload_reports_bad_lines(client, researche
     assert Assignment.objects.filter(worker__provider="mturk").count() == 3
 
 
+def test_results_upload_over_the_import_limit_is_refused_whole(
+    client, researcher, standin, settings
+):
+    settings.PARABLE_IMPORT_MAX_BYTES = RESULTS.stat().st_size - 1
+    client.force_login(researcher)
+    with RESULTS.open("rb") as upload:
+        response = client.post(
+            "/admin/mturk/publication/import-results/",
+            {
+                "file": upload,
+                "batch_type": "write",
+                "mapping": "proverb=Input.proverb,narrative=Answer.story",
+            },
+        )
+    page = response.content.decode()
+    assert "the import limit (PARABLE_IMPORT_MAX_BYTES); nothing was imported" in page
+    assert not Assignment.objects.filter(worker__provider="mturk").exists()
+
+
 def test_researcher_sets_up_a_draft_batch_for_mturk_in_the_admin(client, researcher, standin):
     from crowd.batches import batch_create
 

@@ -100,6 +100,22 @@ def test_import_upload_lists_every_bad_line_and_writes_nothing(client, researche
     assert not FigurativeNarrative.objects.exists()
 
 
+def test_import_upload_over_the_import_limit_is_refused_whole(client, researcher, settings):
+    content = FIGURATIVE_FILES["idiom"].read_bytes()
+    settings.PARABLE_IMPORT_MAX_BYTES = len(content) - 1
+    client.force_login(researcher)
+    upload = SimpleUploadedFile("idioms.jsonl", content)
+    response = client.post(
+        "/admin/annotation/figurativenarrative/import/",
+        {"file": upload, "kind": "idiom"},
+        follow=True,
+    )
+    assert "the import limit (PARABLE_IMPORT_MAX_BYTES); nothing was imported" in (
+        response.content.decode()
+    )
+    assert not FigurativeNarrative.objects.exists()
+
+
 def test_reviewers_cannot_import(client, reviewer):
     client.force_login(reviewer)
     assert client.get("/admin/annotation/figurativenarrative/import/").status_code == 403
