@@ -143,18 +143,22 @@ def test_double_sent_bonus_form_pays_once(client, researcher, standin):
     assert Assignment.objects.get(pk=answer.pk).bonus_cents == 40
 
 
+def _results_upload(client, upload):
+    return client.post(
+        "/admin/mturk/publication/import-results/",
+        {
+            "file": upload,
+            "batch_type": "write",
+            "mapping": "proverb=Input.proverb,narrative=Answer.story",
+        },
+    )
+
+
 def test_balance_is_shown_and_results_upload_reports_bad_lines(client, researcher, standin):
     client.force_login(researcher)
     assert "$10000.00" in client.get("/admin/mturk/publication/").content.decode()
     with RESULTS.open("rb") as upload:
-        response = client.post(
-            "/admin/mturk/publication/import-results/",
-            {
-                "file": upload,
-                "batch_type": "write",
-                "mapping": "proverb=Input.proverb,narrative=Answer.story",
-            },
-        )
+        response = _results_upload(client, upload)
     page = response.content.decode()
     assert 'data-testid="created">3<' in page
     assert "line 5:" in page and "line 8:" in page
@@ -167,14 +171,7 @@ def test_results_upload_over_the_import_limit_is_refused_whole(
     settings.PARABLE_IMPORT_MAX_BYTES = RESULTS.stat().st_size - 1
     client.force_login(researcher)
     with RESULTS.open("rb") as upload:
-        response = client.post(
-            "/admin/mturk/publication/import-results/",
-            {
-                "file": upload,
-                "batch_type": "write",
-                "mapping": "proverb=Input.proverb,narrative=Answer.story",
-            },
-        )
+        response = _results_upload(client, upload)
     page = response.content.decode()
     assert "the import limit (PARABLE_IMPORT_MAX_BYTES); nothing was imported" in page
     assert not Assignment.objects.filter(worker__provider="mturk").exists()
