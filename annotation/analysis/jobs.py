@@ -144,17 +144,18 @@ def analyses_waiting(*, now=None, limit: int = 20) -> list[int]:
     )
 
 
-def progress_writer(analysis_id: int, *, clock=time.monotonic):
-    """A progress callback that writes to the job's row, at most every PROGRESS_EVERY s
-    (and always the last step)."""
-    last = [float("-inf")]
+def progress_writer(job_id: int, *, model=DatasetAnalysis, clock=time.monotonic):
+    """A progress callback that writes to a job's row (a `model` with progress_done,
+    progress_total and progress_stage: DatasetAnalysis, ImportJob), at most every
+    PROGRESS_EVERY s (and always the last step of a stage, and a new stage at once)."""
+    last = {"at": float("-inf"), "stage": None}
 
     def write(done: int, total: int, stage: str) -> None:
         now = clock()
-        if now - last[0] < PROGRESS_EVERY and done < total:
+        if now - last["at"] < PROGRESS_EVERY and done < total and stage == last["stage"]:
             return
-        last[0] = now
-        DatasetAnalysis.objects.filter(pk=analysis_id).update(
+        last.update(at=now, stage=stage)
+        model.objects.filter(pk=job_id).update(
             progress_done=max(done, 0), progress_total=max(total, 0), progress_stage=stage[:100]
         )
 

@@ -1,6 +1,8 @@
 """Import of the ePiC release format (annotation.datasets.epic_files reads and writes it).
 
-A file `parse_epic_file` refuses is not imported at all: nothing is written. A span
+An import reads, checks and resolves the file first (`epic_prepare`, no database, with
+progress), then writes it in one transaction (`epic_write`). A file `parse_epic_file`
+refuses is not imported at all: nothing is written. A span
 that cannot be resolved is reported with its record, pk and slot; that span pair is
 left out and the rest of the record is imported. Re-importing a file changes nothing.
 """
@@ -8,7 +10,7 @@ left out and the rest of the record is imported. Re-importing a file changes not
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 
 from django.conf import settings
@@ -28,6 +30,8 @@ from annotation.models import Narrative, Proverb, SpanPair
 from annotation.text import normalize_text, word_count
 
 _CHUNK = 2_000
+_PROGRESS_RECORDS = 1_000  # records resolved between progress reports
+Progress = Callable[[int, int, str], None]
 
 
 @dataclass
@@ -55,19 +59,29 @@ class EpicImportReport:
         return counts
 
 
-@transaction.atomic
-def dataset_import_epic(
-    *, content: bytes, splits: Mapping[str, bytes] | None = None, source_label: str = "ePiC"
-) -> EpicImportReport:
-    """Import an ePiC file (and optional split files) as approved, imported narratives.
+@dataclass
+class EpicPrepared:
+    """A checked ePiC file with its spans resolved: what `epic_write` stores."""
 
-    Proverbs are matched by normalized text or created curated with source
-    `source_label`. A record whose pk is already a narrative's external id is that
-    narrative: unchanged when proverb, text and span pairs are the same, else
-    updated; a pk Parable generated on export (Q<proverb id>N<k>) whose proverb
-    and text match that narrative is recognised too. Raises EpicFileError (nothing
-    written) for a malformed file or split file.
+    records: list[EpicRecord]
+    spans: list[tuple[list[ResolvedSpanPair], list[RecordProblem]]]  # one per record
+    split_parts: dict | None
+
+
+def _silent(done: int, total: int, stage: str) -> None:
+    return None
+
+
+def epic_prepare(
+    *, content: bytes, splits: Mapping[str, bytes] | None = None, progress: Progress | None = None
+) -> EpicPrepared:
+    """Read and check an ePiC file and its split files and resolve every record's spans.
+
+    No database: this is the slow part of an import, run before its transaction so that
+    its progress can be watched. Raises EpicFileError for a malformed file or split file.
     """
+    progress = progress or _silent
+    progress(0, 1, "Reading the file")
     records = parse_epic_file(content, max_records=settings.PARABLE_IMPORT_MAX_RECORDS)
     try:
         split_parts = parse_split_files(splits) if splits else None
@@ -75,10 +89,35 @@ def dataset_import_epic(
         raise EpicFileError(
             [RecordProblem(0, None, message) for message in error.messages]
         ) from error
+    progress(1, 1, "Reading the file")
+    spans = []
+    for done, record in enumerate(records, start=1):
+        spans.append(resolve_record_spans(record))
+        if done % _PROGRESS_RECORDS == 0 or done == len(records):
+            progress(done, len(records), "Resolving spans")
+    return EpicPrepared(records=records, spans=spans, split_parts=split_parts)
+
+
+@transaction.atomic
+def epic_write(
+    prepared: EpicPrepared, *, source_label: str = "ePiC", progress: Progress | None = None
+) -> EpicImportReport:
+    """Store a prepared ePiC file as approved, imported narratives, in one transaction.
+
+    Proverbs are matched by normalized text or created curated with source
+    `source_label`. A record whose pk is already a narrative's external id is that
+    narrative: unchanged when proverb, text and span pairs are the same, else
+    updated; a pk Parable generated on export (Q<proverb id>N<k>) whose proverb
+    and text match that narrative is recognised too. Raises EpicFileError (nothing
+    written) when a record's pk belongs to another source's narrative.
+    """
+    progress = progress or _silent
+    records = prepared.records
     report = EpicImportReport(narratives=len(records))
+    progress(0, len(records), "Writing narratives")
     proverbs = _proverbs_for(records, source_label, report)
     existing = _existing_narratives(records, proverbs, source_label)
-    new, changed = _sort_records(records, proverbs, existing, source_label, report)
+    new, changed = _sort_records(prepared, proverbs, existing, source_label, report)
     Narrative.objects.bulk_create([narrative for narrative, _ in new], batch_size=_CHUNK)
     _update_narratives(changed)
     SpanPair.objects.bulk_create(
@@ -86,8 +125,9 @@ def dataset_import_epic(
         batch_size=_CHUNK,
     )
     report.narratives_created, report.narratives_updated = len(new), len(changed)
-    if split_parts is not None:
-        applied = narrative_splits_apply(parts=split_parts)
+    progress(len(records), len(records), "Writing narratives")
+    if prepared.split_parts is not None:
+        applied = narrative_splits_apply(parts=prepared.split_parts)
         report.splits = applied.counts
         report.warnings.extend(
             RecordProblem(0, pk, f"Split files name {pk}, which is not in the dataset.")
@@ -96,8 +136,22 @@ def dataset_import_epic(
     return report
 
 
+def dataset_import_epic(
+    *,
+    content: bytes,
+    splits: Mapping[str, bytes] | None = None,
+    source_label: str = "ePiC",
+    progress: Progress | None = None,
+) -> EpicImportReport:
+    """Import an ePiC file (and optional split files): `epic_prepare`, then `epic_write`.
+    Nothing is written when either refuses the file. `progress(done, total, stage)` is
+    called as records are resolved and written."""
+    prepared = epic_prepare(content=content, splits=splits, progress=progress)
+    return epic_write(prepared, source_label=source_label, progress=progress)
+
+
 def _sort_records(
-    records: list[EpicRecord],
+    prepared: EpicPrepared,
     proverbs: dict[str, Proverb],
     existing: dict[str, Narrative],
     source_label: str,
@@ -108,9 +162,8 @@ def _sort_records(
     A changed narrative gets its new proverb and text here (unsaved).
     """
     new, changed = [], []
-    for record in records:
+    for record, (pairs, problems) in zip(prepared.records, prepared.spans, strict=True):
         proverb = proverbs[normalize_text(record.quote)]
-        pairs, problems = resolve_record_spans(record)
         report.errors.extend(problems)
         report.unresolved_spans += len(problems)
         report.span_pairs += len(pairs)

@@ -4,8 +4,9 @@ A proverb list or ePiC file over PARABLE_IMPORT_BACKGROUND_LINES lines or
 PARABLE_IMPORT_BACKGROUND_BYTES bytes is not imported in the request: `import_job_create`
 stores it in an ImportJob row and queues `annotation.import_job_run` on commit, and the
 task calls `import_job_run`, which runs the same import service the request would have
-(`proverbs_import` or `dataset_import_epic`) and stores its report, or the reason nothing
-was imported. The import and the stored report commit together. A job whose task was
+(`proverbs_import`, or `epic_prepare` then `epic_write`) and stores its report, or the
+reason nothing was imported. An ePiC job shows its progress as records are resolved; the
+import and the stored report commit together. A job whose task was
 lost (the broker was down) is queued again by the beat task `annotation.import_jobs_requeue`.
 """
 
@@ -21,12 +22,13 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.analysis.jobs import progress_writer
 from annotation.curation.services import (
     ProverbFileError,
     proverb_file_check_lines,
     proverbs_import,
 )
-from annotation.datasets.epic import dataset_import_epic
+from annotation.datasets.epic import EpicPrepared, epic_prepare, epic_write
 from annotation.datasets.epic_files import EpicFileError
 from annotation.models import ImportJob
 from config.task_queue import queue_on_commit
@@ -89,25 +91,30 @@ def import_job_create(
     return job
 
 
-def _import(job: ImportJob) -> dict:
-    content = bytes(job.content)
+def _prepare(job: ImportJob, progress) -> EpicPrepared | None:
+    """The part of an ePiC import that needs no database (reading, checking, resolving
+    spans), with progress; a proverb list is small and read inside the write."""
+    if job.kind == ImportJob.Kind.PROVERBS:
+        return None
+    splits = {name: base64.b64decode(data) for name, data in job.split_files.items()}
+    return epic_prepare(content=bytes(job.content), splits=splits or None, progress=progress)
+
+
+def _write(job: ImportJob, prepared: EpicPrepared | None) -> dict:
     if job.kind == ImportJob.Kind.PROVERBS:
         return proverbs_import(
-            content=content, filename=job.filename, source=job.options.get("source", "")
+            content=bytes(job.content), filename=job.filename, source=job.options.get("source", "")
         ).as_dict()
-    splits = {name: base64.b64decode(data) for name, data in job.split_files.items()}
-    return dataset_import_epic(
-        content=content,
-        splits=splits or None,
-        source_label=job.options.get("source_label", "ePiC"),
-    ).as_dict()
+    return epic_write(prepared, source_label=job.options.get("source_label", "ePiC")).as_dict()
 
 
 def import_job_run(*, job_id: int) -> ImportJob:
     """Run a queued import job (idempotent: a job already running or finished is left alone).
 
-    The import and the job's report commit together; a file the import refuses, or any
-    other failure, writes nothing and leaves the job failed with the reason.
+    An ePiC file is read, checked and its spans resolved first, outside any transaction,
+    with progress on the job's row; then the import and the job's report commit together.
+    A file the import refuses, or any other failure, writes nothing and leaves the job
+    failed with the reason.
     """
     claimed = ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.QUEUED).update(
         status=ImportJob.Status.RUNNING,
@@ -120,8 +127,12 @@ def import_job_run(*, job_id: int) -> ImportJob:
     if not claimed:
         return job
     try:
+        prepared = _prepare(job, progress_writer(job_id, model=ImportJob))
+        ImportJob.objects.filter(pk=job_id).update(
+            progress_done=0, progress_total=1, progress_stage="Writing"
+        )
         with transaction.atomic():
-            report = _import(job)
+            report = _write(job, prepared)
             ImportJob.objects.filter(pk=job_id).update(
                 status=ImportJob.Status.SUCCEEDED,
                 report=report,

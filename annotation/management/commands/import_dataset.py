@@ -9,6 +9,7 @@ from annotation.datasets.epic import EpicImportReport, dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.splits import SplitFileError, split_files_select
 from annotation.intake.uploads import UploadTooLarge, upload_read
+from annotation.management.progress import progress_printer
 
 
 class Command(BaseCommand):
@@ -38,7 +39,10 @@ class Command(BaseCommand):
         splits = _split_files(options["splits"]) if options["splits"] else None
         try:
             report = dataset_import_epic(
-                content=content, splits=splits, source_label=options["source_label"]
+                content=content,
+                splits=splits,
+                source_label=options["source_label"],
+                progress=progress_printer(self.stderr),
             )
         except EpicFileError as error:
             if options["json"]:

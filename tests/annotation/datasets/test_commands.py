@@ -107,6 +107,16 @@ def test_import_with_wrong_fields_names_the_record_and_writes_nothing(tmp_path):
     assert Proverb.objects.count() == Narrative.objects.count() == 0
 
 
+def test_import_prints_its_progress_on_stderr():
+    errors = StringIO()
+    call_command(
+        "import_dataset", str(FIXTURE / "dataset.json"), "--json", stdout=StringIO(), stderr=errors
+    )
+    lines = errors.getvalue().splitlines()
+    assert "Resolving spans: 6 of 6" in lines
+    assert lines[-1] == "Writing narratives: 6 of 6"
+
+
 def test_import_of_a_missing_file_is_a_clear_error(tmp_path):
     with pytest.raises(CommandError, match=r"Cannot read .*missing\.json"):
         call_command("import_dataset", str(tmp_path / "missing.json"))

@@ -38,6 +38,23 @@ def test_import_counts_proverbs_narratives_and_span_pairs():
     assert SpanPair.objects.count() == 11
 
 
+def test_import_reports_progress_by_stage_and_record(settings):
+    import annotation.datasets.epic as epic
+
+    records = [
+        _record(pk=f"Q1N{k}", narrative=f"Time ran out for {k}.", span_quote_1="Time",
+                span_narrative_1="Time")
+        for k in range(1, 2_501)
+    ]  # fmt: skip
+    seen = []
+    dataset_import_epic(content=_content(records), progress=lambda *step: seen.append(step))
+    assert seen[:2] == [(0, 1, "Reading the file"), (1, 1, "Reading the file")]
+    resolving = [done for done, total, stage in seen if stage == "Resolving spans"]
+    assert resolving == [epic._PROGRESS_RECORDS, 2 * epic._PROGRESS_RECORDS, 2_500]
+    assert seen[-2:] == [(0, 2_500, "Writing narratives"), (2_500, 2_500, "Writing narratives")]
+    assert Narrative.objects.count() == 2_500
+
+
 def test_import_marks_narratives_imported_and_approved_without_worker():
     dataset_import_epic(content=(FIXTURE / "dataset.json").read_bytes(), source_label="ePiC 2022")
     narrative = Narrative.objects.get(external_id="Q3N1")
