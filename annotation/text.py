@@ -65,6 +65,48 @@ def ngrams(tokens: list[str], n: int) -> list[tuple[str, ...]]:
     return [tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)]
 
 
+_COPY_TOKEN = re.compile(r"\w+|[.!?]")
+_PRONOUNS = frozenset(
+    [
+        "he",
+        "she",
+        "him",
+        "her",
+        "his",
+        "hers",
+        "himself",
+        "herself",
+        "they",
+        "them",
+        "their",
+        "theirs",
+        "themselves",
+    ]
+)
+
+
+def copy_shingles(text: str, n: int = 3) -> set[tuple[str, ...]]:
+    """Word n-grams of a text with names and pronouns set aside, for finding copies whose
+    people were renamed: a word the text capitalises in mid-sentence is a name, and every
+    occurrence of it becomes "<name>" (at a sentence's start too); a personal pronoun
+    becomes "<pronoun>"; everything else is lowercased."""
+    tokens, names, sentence_start = [], set(), True
+    for match in _COPY_TOKEN.finditer(text):
+        token = match.group()
+        if token in ".!?":
+            sentence_start = True
+            continue
+        if token[0].isupper() and not sentence_start:
+            names.add(token)
+        tokens.append(token)
+        sentence_start = False
+    words = [
+        "<name>" if token in names else "<pronoun>" if token.lower() in _PRONOUNS else token.lower()
+        for token in tokens
+    ]
+    return set(ngrams(words, n))
+
+
 def jaccard(first: set, second: set) -> float:
     """Jaccard similarity of two sets; 0.0 when both are empty."""
     union = first | second

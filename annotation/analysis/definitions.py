@@ -253,7 +253,9 @@ DEFINITIONS: dict[str, str] = {
     ),
     "integrity.shares.near_duplicate": (
         "Cosine similarity (all-MiniLM-L6-v2) with another story of the same proverb, or with the "
-        "same worker's earlier story, at or above near_duplicate_similarity (default 0.85)."
+        "same worker's earlier story, at or above near_duplicate_similarity (default 0.85); or "
+        "a share of word trigrams in common with such a story, names and pronouns set aside, at "
+        "or above near_copy_share (default 0.6): a copy with its people renamed."
     ),
     "integrity.shares.homogeneous": (
         "Cosine similarity with the same worker's earlier story for another proverb at or above "

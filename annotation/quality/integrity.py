@@ -109,6 +109,7 @@ class IntegritySettings:
     transcription_max_revision_share: float = 0.01
     near_duplicate_similarity: float = 0.85
     homogeneity_similarity: float = 0.8
+    near_copy_share: float = 0.6
 
     @classmethod
     def from_dict(cls, values: dict | None) -> IntegritySettings:
@@ -263,8 +264,9 @@ def process_flags(
 def similarity_flags(similarity: dict | None, *, settings: IntegritySettings) -> list[Flag]:
     """Flags of the dataset check: a near-duplicate story, or a worker's homogeneous stories.
 
-    `similarity` is what the check stores: {"proverb": match | None, "own": match | None}
-    where a match is {"narrative": id, "similarity": cosine, "text": ..., "proverb": ...}.
+    `similarity` is what the check stores: {"proverb": match | None, "own": match | None,
+    "copy": copy | None} where a match is {"narrative": id, "similarity": cosine} and a copy
+    {"narrative": id, "overlap": Jaccard of name-blind word trigrams, "own": bool}.
     """
     similarity = similarity or {}
     flags = []
@@ -280,6 +282,20 @@ def similarity_flags(similarity: dict | None, *, settings: IntegritySettings) ->
                 f"{duplicate['similarity']:.2f}; the batch flags "
                 f"{settings.near_duplicate_similarity:.2f} and above).",
                 duplicate,
+            )
+        )
+        return flags
+    copy = similarity.get("copy")
+    if copy and copy["overlap"] >= settings.near_copy_share:
+        whose = "the same worker's" if copy["own"] else "another"
+        flags.append(
+            Flag(
+                "near_duplicate",
+                f"Reads as a copy of {whose} story #{copy['narrative']} with its people "
+                f"renamed: {copy['overlap']:.0%} of their three-word sequences are shared "
+                "once names and pronouns are set aside (the batch flags "
+                f"{settings.near_copy_share:.0%} and above).",
+                copy,
             )
         )
         return flags

@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from annotation.models import Narrative, NarrativeIntegrity
 from annotation.quality.embeddings import embed, embedding_model_path, from_bytes, to_bytes
+from annotation.text import copy_shingles, jaccard
 
 EMBED_CHUNK = 256
 
@@ -76,6 +77,20 @@ def _nearest(vector: np.ndarray, others: dict[int, np.ndarray]) -> tuple[int, fl
 
 
 @transaction.atomic
+def _nearest_copy(narrative: Narrative, same_proverb: list[int], own_earlier: list[int]):
+    """The story sharing most word trigrams with this one once names and pronouns are set
+    aside (a renamed copy embeds differently, but reads the same), or None."""
+    shingles = copy_shingles(narrative.text)
+    own = set(own_earlier)
+    best = None
+    texts = Narrative.objects.filter(pk__in=[*same_proverb, *own_earlier]).values_list("pk", "text")
+    for pk, text in texts.iterator(chunk_size=500):
+        overlap = jaccard(shingles, copy_shingles(text))
+        if best is None or overlap > best["overlap"]:
+            best = {"narrative": pk, "overlap": round(overlap, 4), "own": pk in own}
+    return best
+
+
 def narratives_similarity_pending(*, now=None, limit: int = 200) -> list[int]:
     """Ids of narratives whose dataset check has not run although they were submitted
     longer than the grace period ago (PARABLE_BACKGROUND_GRACE_SECONDS), oldest first:
@@ -94,8 +109,10 @@ def narratives_similarity_pending(*, now=None, limit: int = 200) -> list[int]:
 def narrative_similarity_check(*, narrative_id: int) -> NarrativeIntegrity:
     """Compare a story with its proverb's other stories and its worker's earlier stories.
 
-    Stores in NarrativeIntegrity.similarity {"proverb": match | None, "own": match | None},
-    a match being {"narrative": id, "similarity": cosine}. Idempotent: run again, it
+    Stores in NarrativeIntegrity.similarity {"proverb": match | None, "own": match | None,
+    "copy": copy | None}, a match being {"narrative": id, "similarity": cosine} and the copy
+    the story of either kind with the most word trigrams in common once names and pronouns
+    are set aside: {"narrative": id, "overlap": Jaccard, "own": bool}. Idempotent: run again, it
     recomputes the same figures (and picks up stories embedded since).
     """
     narrative = Narrative.objects.get(pk=narrative_id)
@@ -120,6 +137,7 @@ def narrative_similarity_check(*, narrative_id: int) -> NarrativeIntegrity:
         similarity[key] = (
             {"narrative": nearest[0], "similarity": round(nearest[1], 4)} if nearest else None
         )
+    similarity["copy"] = _nearest_copy(narrative, same_proverb, own_earlier)
     integrity = NarrativeIntegrity.objects.select_for_update().get(narrative_id=narrative.pk)
     integrity.similarity = similarity
     integrity.checked_at = timezone.now()
@@ -150,6 +168,29 @@ def nearest_neighbour_similarities(narrative_ids: list[int]) -> dict[str, list[f
         np.fill_diagonal(scores, -1.0)
         result[kind].extend(float(score) for score in scores.max(axis=1))
     return result
+
+
+def nearest_copy_overlaps(narrative_ids: list[int]) -> list[float]:
+    """Each story's highest name-blind word-trigram overlap (the copy check's Jaccard) with
+    another story of the same proverb or of the same worker, over the given narratives."""
+    rows = Narrative.objects.filter(pk__in=narrative_ids).values_list(
+        "pk", "proverb_id", "worker_id", "text"
+    )
+    shingles: dict[int, set] = {}
+    groups: dict[tuple[str, int], list[int]] = {}
+    for pk, proverb_id, worker_id, text in rows.iterator(chunk_size=2_000):
+        shingles[pk] = copy_shingles(text)
+        groups.setdefault(("proverb", proverb_id), []).append(pk)
+        if worker_id is not None:
+            groups.setdefault(("worker", worker_id), []).append(pk)
+    best = dict.fromkeys(shingles, None)
+    for members in groups.values():
+        for position, first in enumerate(members):
+            for second in members[position + 1 :]:
+                overlap = jaccard(shingles[first], shingles[second])
+                best[first] = max(best[first] or 0.0, overlap)
+                best[second] = max(best[second] or 0.0, overlap)
+    return [value for value in best.values() if value is not None]
 
 
 QUANTILES = (0.5, 0.9, 0.95, 0.99, 0.995)

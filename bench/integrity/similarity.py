@@ -8,7 +8,8 @@ synthetic worker. It embeds them with the shipped all-MiniLM-L6-v2 and prints th
 nearest-neighbour similarity distribution among the originals (how many a threshold
 would flag: the target is under 1%) beside the similarity of planted near-copies (a few
 words changed, names swapped, sentences reordered, a paraphrase of every fifth word) to
-their originals (how many it would catch). On a real dataset, run
+their originals (how many it would catch); then the same for the name-blind word-trigram
+copy check, which catches what renaming hides from the embedding. On a real dataset, run
 `manage.py similarity_report --source-label ePiC` instead.
 
 Run: .venv/bin/python bench/integrity/similarity.py  (about a minute on 2 cores)
@@ -269,6 +270,20 @@ def nearest(vectors: np.ndarray, groups: list[list[int]]) -> list[float]:
     return values
 
 
+def nearest_overlap(shingles: list[set], groups: list[list[int]]) -> list[float]:
+    """Each story's highest name-blind trigram Jaccard with another story of its group."""
+    from annotation.text import jaccard
+
+    best = [0.0] * len(shingles)
+    for members in groups:
+        for position, first in enumerate(members):
+            for second in members[position + 1 :]:
+                overlap = jaccard(shingles[first], shingles[second])
+                best[first] = max(best[first], overlap)
+                best[second] = max(best[second], overlap)
+    return best
+
+
 def main() -> None:
     import django
 
@@ -339,6 +354,45 @@ def main() -> None:
             f"{(same_worker >= threshold).mean():>6.2%}{'':<27}{caught:>7.0%}"
             + (f"   <- {', '.join(marks)}" if marks else "")
         )
+    copy_section(texts, copies, originals, by_proverb, workers, copy_scores, defaults)
+
+
+def copy_section(texts, copies, originals, by_proverb, workers, copy_scores, defaults) -> None:
+    """The name-blind copy check beside the embedding check."""
+    from annotation.text import copy_shingles, jaccard
+
+    shingles = [copy_shingles(text) for text in texts]
+    groups = by_proverb + workers
+    overlaps = np.array(nearest_overlap(shingles, groups))
+    print("\n  Name-blind word-trigram overlap (Jaccard), the copy check")
+    q = np.quantile(overlaps, [0.5, 0.9, 0.99])
+    print(
+        f"  {'nearest other story':<26}{q[0]:>7.3f}{q[1]:>7.3f}{q[2]:>7.3f}{overlaps.max():>7.3f}"
+    )
+    copy_overlaps = {
+        kind: np.array(
+            [
+                jaccard(copy_shingles(text), shingles[index])
+                for text, index in zip(items, originals, strict=True)
+            ]
+        )
+        for kind, items in copies.items()
+    }
+    print(f"  {'planted copy':<26}{'min':>7}{'p50':>7}")
+    for kind, values in copy_overlaps.items():
+        print(f"  {kind:<26}{values.min():>7.3f}{np.median(values):>7.3f}")
+    print("\n  overlap threshold   originals flagged   copies caught (either check, per kind)")
+    for threshold in (0.3, 0.4, 0.5, 0.6, 0.7):
+        caught = {
+            kind: (
+                (copy_overlaps[kind] >= threshold)
+                | (copy_scores[kind] >= defaults.near_duplicate_similarity)
+            ).mean()
+            for kind in copies
+        }
+        mark = "   <- default" if threshold == defaults.near_copy_share else ""
+        per_kind = ", ".join(f"{kind} {share:.0%}" for kind, share in caught.items())
+        print(f"  {threshold:>17.2f}   {(overlaps >= threshold).mean():>17.2%}   {per_kind}{mark}")
 
 
 if __name__ == "__main__":

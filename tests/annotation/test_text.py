@@ -10,6 +10,7 @@ from annotation.text import (
     OverlapRules,
     Token,
     check_overlap,
+    copy_shingles,
     load_stopwords,
     ngrams,
     normalize_text,
@@ -282,3 +283,15 @@ def test_simple_token_spans_are_offsets_of_simple_tokens():
     spans = simple_token_spans(text)
     assert [text[start:end].lower() for start, end in spans] == simple_tokens(text)
     assert spans[:3] == [(0, 3), (4, 5), (6, 11)]
+
+
+def test_copy_shingles_set_names_and_pronouns_aside_but_not_the_words():
+    story = "Maya lent Leo her boat. Leo thanked Maya, and years later he repaid her."
+    renamed = "Omar lent Chen his boat. Chen thanked Omar, and years later she repaid him."
+    assert copy_shingles(story) == copy_shingles(renamed)
+    assert ("<name>", "lent", "<name>") in copy_shingles(story)
+    assert ("years", "later", "<pronoun>") in copy_shingles(story)
+    changed = "Maya sold Leo her boat. Leo thanked Maya, and years later he repaid her."
+    assert copy_shingles(changed) != copy_shingles(story)
+    # A capitalised word that only starts a sentence is a word, not a name.
+    assert ("yesterday", "the", "rain") in copy_shingles("Yesterday the rain fell.")

@@ -1,5 +1,5 @@
 """python manage.py similarity_report [--batch ID ...] [--source-label L] [--approved-only]
-[--near-duplicate X] [--homogeneity X] [--json]"""
+[--near-duplicate X] [--homogeneity X] [--near-copy X] [--json]"""
 
 import json
 
@@ -11,6 +11,7 @@ from annotation.management.progress import progress_printer
 from annotation.quality.integrity import IntegritySettings
 from annotation.quality.similarity import (
     narratives_embed,
+    nearest_copy_overlaps,
     nearest_neighbour_similarities,
     similarity_distribution,
 )
@@ -22,7 +23,9 @@ class Command(BaseCommand):
         "narratives imported under a source label): for each story its highest cosine "
         "similarity (all-MiniLM-L6-v2) to another story of the same proverb, and to another "
         "story of the same worker, with the share at or above the near-duplicate and "
-        "homogeneity thresholds. Missing embeddings are computed and stored first."
+        "homogeneity thresholds; and each story's highest name-blind word-trigram overlap "
+        "with another story of its proverb or worker (the copy check) with the share at or "
+        "above the near-copy threshold. Missing embeddings are computed and stored first."
     )
 
     def add_arguments(self, parser):
@@ -34,6 +37,7 @@ class Command(BaseCommand):
             "--near-duplicate", type=float, default=defaults.near_duplicate_similarity
         )
         parser.add_argument("--homogeneity", type=float, default=defaults.homogeneity_similarity)
+        parser.add_argument("--near-copy", type=float, default=defaults.near_copy_share)
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
     def handle(self, *args, **options):
@@ -57,6 +61,9 @@ class Command(BaseCommand):
             "same_worker": similarity_distribution(
                 nearest["worker"], threshold=options["homogeneity"]
             ),
+            "copy_overlap": similarity_distribution(
+                nearest_copy_overlaps(ids), threshold=options["near_copy"]
+            ),
         }
         if options["json"]:
             self.stdout.write(json.dumps(report, indent=2))
@@ -65,6 +72,7 @@ class Command(BaseCommand):
         for key, title in (
             ("same_proverb", "Nearest story of the same proverb"),
             ("same_worker", "Nearest story of the same worker"),
+            ("copy_overlap", "Name-blind trigram overlap with the nearest story (copy check)"),
         ):
             self._print(title, report[key])
 

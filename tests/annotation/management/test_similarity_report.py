@@ -43,6 +43,17 @@ def test_a_copied_story_is_counted_at_or_above_the_threshold():
     assert result["same_proverb"]["threshold"] == 0.95
 
 
+def test_a_renamed_copy_is_counted_by_the_copy_overlap():
+    proverb = proverb_create(BIRDS)
+    narrative_create(proverb=proverb, text=BIRDS_STORY, source_label="lab")
+    renamed = BIRDS_STORY.replace("Leo", "Omar").replace("Maya", "Chen")
+    narrative_create(proverb=proverb, text=renamed, source_label="lab")
+    narrative_create(proverb=proverb, text="A cat slept in the warm window.", source_label="lab")
+    copies = report("--source-label", "lab")["copy_overlap"]
+    assert copies["stories"] == 3 and copies["threshold"] == 0.6
+    assert copies["at_or_above"] == 2 and copies["max"] > 0.9
+
+
 def test_printed_report_shows_quantiles_and_the_share_flagged():
     proverb = proverb_create(BIRDS)
     narrative_create(proverb=proverb, text=BIRDS_STORY)

@@ -60,11 +60,33 @@ def test_near_copy_of_another_workers_story_is_flagged_with_that_story():
     assert f"another story #{original.pk}" in flags[0]["explanation"]
 
 
+RENAMED_COPY = (
+    "Omar and Chen met at a chess club and soon discovered they both loved old jazz records, "
+    "spicy noodles and long walks before dawn. Within a month they were inseparable."
+)
+
+
+def test_copy_with_its_people_renamed_is_flagged_as_a_copy_of_that_story():
+    proverb = proverb_create(BIRDS)
+    original = crowd_story(proverb=proverb, text=BIRDS_STORY)
+    crowd_story(proverb=proverb, text=OTHER_STORY)
+    copy = crowd_story(proverb=proverb, text=RENAMED_COPY)
+    integrity = narrative_similarity_check(narrative_id=copy.pk)
+    copied = integrity.similarity["copy"]
+    assert (copied["narrative"], copied["own"]) == (original.pk, False)
+    assert copied["overlap"] > 0.9  # all but the trigrams of the sentence-opening name
+    [flag] = narrative_flags(Narrative.objects.get(pk=copy.pk))
+    assert flag["code"] == "near_duplicate"
+    assert f"a copy of another story #{original.pk} with its people renamed" in flag["explanation"]
+    assert flag["details"]["text"] == BIRDS_STORY
+
+
 def test_different_stories_of_a_proverb_are_not_flagged():
     proverb = proverb_create(BIRDS)
     crowd_story(proverb=proverb, text=BIRDS_STORY)
     other = crowd_story(proverb=proverb, text=OTHER_STORY)
-    narrative_similarity_check(narrative_id=other.pk)
+    integrity = narrative_similarity_check(narrative_id=other.pk)
+    assert integrity.similarity["copy"]["overlap"] < 0.1
     assert narrative_flags(Narrative.objects.get(pk=other.pk)) == []
 
 
