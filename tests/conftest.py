@@ -1,12 +1,25 @@
 """Shared fixtures: users in each role, API clients, a headless Chromium, the test Redis."""
 
 import os
+import random
 
 import pytest
 
 # Playwright's sync API runs an event loop in the test thread; Django's ORM calls in
 # the same thread are still synchronous, so the async-safety guard is lifted here.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+def pytest_configure(config):
+    """pytest-django's live server listens on a free port below the ephemeral range (under
+    load a client socket can take an ephemeral port first), in 27800-27999 where no other
+    test server looks; the search starts at a random port so that two suites started
+    together do not pick the same one."""
+    if not config.getvalue("liveserver") and not os.environ.get("DJANGO_LIVE_TEST_SERVER_ADDRESS"):
+        start = random.randrange(27800, 27950)
+        port = free_loopback_port(range(start, 28000))
+        os.environ["DJANGO_LIVE_TEST_SERVER_ADDRESS"] = f"127.0.0.1:{port}"
+
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
