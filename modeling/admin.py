@@ -8,6 +8,7 @@ Text from the dataset reaches the pages only through Django's autoescaping.
 
 from __future__ import annotations
 
+import itertools
 import json
 
 from django import forms
@@ -19,13 +20,27 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from modeling.distractors import choose_batch_from_run
-from modeling.hyperparameters import TASKS, Hyperparameters
+from modeling.distractors import choose_batch_from_run, run_label
+from modeling.hyperparameters import PROVERB_TASKS, TASKS, Hyperparameters
 from modeling.models import Run, Snapshot
-from modeling.selectors import result_rows, results_tables, run_record
+from modeling.pipeline import pipeline_create
+from modeling.selectors import SPAN_TASKS, result_rows, results_tables, run_record
 from modeling.services import run_cancel, run_create
 
 DEFAULTS = Hyperparameters()
+
+
+class RunChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, run: Run) -> str:
+        return run_label(run)
+
+
+def finished_runs(tasks) -> object:
+    return (
+        Run.objects.filter(status=Run.Status.SUCCEEDED, task__in=tasks)
+        .defer("predictions", "candidates")
+        .order_by("-id")
+    )
 
 
 class RunLaunchForm(forms.Form):
@@ -42,11 +57,36 @@ class RunLaunchForm(forms.Form):
     batch_size = forms.IntegerField(min_value=2, max_value=1024, initial=DEFAULTS.batch_size)
     learning_rate = forms.FloatField(min_value=1e-7, max_value=1.0, initial=DEFAULTS.learning_rate)
     max_length = forms.IntegerField(min_value=8, max_value=4096, initial=DEFAULTS.max_length)
+    span_max_tokens = forms.IntegerField(
+        min_value=1,
+        max_value=512,
+        initial=DEFAULTS.span_max_tokens,
+        required=False,
+        help_text="Alignment: the longest narrative span predicted, in tokens.",
+    )
     seed = forms.IntegerField(initial=1)
+    proverb_run = RunChoiceField(
+        queryset=finished_runs(PROVERB_TASKS),
+        required=False,
+        help_text="Pipeline: the finished proverb-prediction run.",
+    )
+    alignment_run = RunChoiceField(
+        queryset=finished_runs(["alignment"]),
+        required=False,
+        help_text="Pipeline: the finished alignment run (same snapshot and split).",
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("task") == "pipeline":
+            for name in ("proverb_run", "alignment_run"):
+                if not cleaned.get(name):
+                    self.add_error(name, "A pipeline run needs this run.")
+        return cleaned
 
     def hyperparameters(self) -> dict:
-        keys = ("epochs", "batch_size", "learning_rate", "max_length")
-        return {key: self.cleaned_data[key] for key in keys}
+        keys = ("epochs", "batch_size", "learning_rate", "max_length", "span_max_tokens")
+        return {key: self.cleaned_data[key] for key in keys if self.cleaned_data[key] is not None}
 
 
 class DistractorBatchForm(forms.Form):
@@ -55,6 +95,23 @@ class DistractorBatchForm(forms.Form):
     options = forms.IntegerField(min_value=2, max_value=10, initial=5)
     target_per_item = forms.IntegerField(min_value=1, max_value=100, initial=3)
     seed = forms.IntegerField(initial=1)
+
+
+def launch(form: RunLaunchForm, user) -> Run:
+    """The run the valid launch form asks for: a pipeline of two runs, or a new run."""
+    data = form.cleaned_data
+    if data["task"] == "pipeline":
+        return pipeline_create(
+            proverb_run=data["proverb_run"], alignment_run=data["alignment_run"], created_by=user
+        )
+    return run_create(
+        task=data["task"],
+        setting=data["setting"],
+        model_name=data["model_name"].strip(),
+        hyperparameters=form.hyperparameters(),
+        seed=data["seed"],
+        created_by=user,
+    )
 
 
 def _require(request, *permissions: str) -> None:
@@ -140,14 +197,7 @@ class RunAdmin(admin.ModelAdmin):
         )
         if request.method == "POST" and form.is_valid():
             try:
-                run = run_create(
-                    task=form.cleaned_data["task"],
-                    setting=form.cleaned_data["setting"],
-                    model_name=form.cleaned_data["model_name"].strip(),
-                    hyperparameters=form.hyperparameters(),
-                    seed=form.cleaned_data["seed"],
-                    created_by=request.user,
-                )
+                run = launch(form, request.user)
             except ValueError as error:
                 form.add_error(None, str(error))
             else:
@@ -162,6 +212,9 @@ class RunAdmin(admin.ModelAdmin):
         _require(request, "modeling.view_run")
         run = get_object_or_404(Run.objects.select_related("snapshot"), pk=object_id)
         can_batch = run.status == Run.Status.SUCCEEDED and bool(run.predictions)
+        can_batch = can_batch and run.task in PROVERB_TASKS
+        spans = run.task in SPAN_TASKS
+        measure = "f1" if spans else "accuracy"
         return self._page(
             request,
             "admin/modeling/run/detail.html",
@@ -169,8 +222,9 @@ class RunAdmin(admin.ModelAdmin):
             run=run,
             progress=progress_line(run),
             rows=result_rows(run) if run.status == Run.Status.SUCCEEDED else [],
-            curves=learning_curves([curve_of(run)]) if run.epochs else "",
-            predictions=prediction_rows(run, limit=50),
+            curves=learning_curves([curve_of(run)], measure=measure) if run.epochs else "",
+            spans=spans,
+            predictions=(span_prediction_rows if spans else prediction_rows)(run, limit=50),
             motifs=motif_rows(run),
             can_cancel=not run.finished and request.user.has_perm("modeling.change_run"),
             distractor_form=DistractorBatchForm() if can_batch else None,
@@ -188,9 +242,8 @@ class RunAdmin(admin.ModelAdmin):
         tables = results_tables()
         for table in tables:
             trained = [run for run in table["runs"] if run.epochs]
-            table["curves"] = (
-                learning_curves([curve_of(run) for run in trained[:10]]) if trained else ""
-            )
+            curves = [curve_of(run) for run in trained[:10]]
+            table["curves"] = learning_curves(curves, measure=table["measure"]) if trained else ""
         return self._page(
             request, "admin/modeling/run/results.html", "Baseline results", tables=tables
         )
@@ -251,6 +304,8 @@ def progress_line(run: Run) -> str:
         parts.append(f"loss {progress['loss']:.4f}")
     if progress.get("dev_accuracy") is not None:
         parts.append(f"dev accuracy {100 * progress['dev_accuracy']:.1f}%")
+    if progress.get("dev_f1") is not None:
+        parts.append(f"dev span F1 {progress['dev_f1']:.3f}")
     if progress.get("elapsed") is not None:
         parts.append(f"{progress['elapsed']:.0f} s elapsed")
     if progress.get("remaining") is not None:
@@ -296,3 +351,42 @@ def prediction_rows(run: Run, *, limit: int) -> list[dict]:
         }
         for prediction in run.predictions[:limit]
     ]
+
+
+def marked_segments(text: str, gold: list[int], predicted: list[int]) -> list[dict]:
+    """The narrative cut where the gold or the predicted span starts or ends, each piece
+    flagged as in the gold span and/or the predicted one (the template marks them)."""
+    cuts = sorted({0, len(text), *(min(max(at, 0), len(text)) for at in (*gold, *predicted))})
+    return [
+        {
+            "text": text[start:end],
+            "gold": gold[0] <= start and end <= gold[1],
+            "predicted": predicted[0] <= start and end <= predicted[1],
+        }
+        for start, end in itertools.pairwise(cuts)
+        if end > start
+    ]
+
+
+def span_prediction_rows(run: Run, *, limit: int) -> list[dict]:
+    """The first test span pairs: the narrative with its gold and predicted spans marked,
+    the proverb and its span, the span F1 (and, for a pipeline, the proverb's outcome)."""
+    examples = {e["narrative_id"]: e for e in run.snapshot.examples}
+    rows = []
+    for prediction in run.predictions[:limit]:
+        example = examples.get(prediction["narrative_id"], {})
+        rows.append(
+            {
+                "narrative_id": prediction["narrative_id"],
+                "segments": marked_segments(
+                    example.get("narrative", ""), prediction["gold"], prediction["predicted"]
+                ),
+                "proverb": example.get("proverb", ""),
+                "proverb_span": prediction["proverb_span"],
+                "gold_text": prediction["gold_text"],
+                "predicted_text": prediction["predicted_text"],
+                "f1": f"{prediction['f1']:.3f}",
+                "proverb_correct": prediction.get("proverb_correct"),
+            }
+        )
+    return rows

@@ -12,8 +12,13 @@ device). Tasks:
   batches of distinct proverbs), so it ranks proverbs never seen in training.
 * ``classifier`` (Table 7, seen): a head over the seen proverbs whose rows start
   from the proverbs' own embeddings, trained with the encoder.
+* ``alignment`` (Table 8): the narrative span aligned with a proverb span, a start/end
+  head over the encoder's tokens (modeling.alignment).
 
-Every run also scores similar motifs on its test narratives (Table 13, `_motifs`).
+A ``pipeline`` run (Table 9) trains nothing: it combines a proverb run's and an
+alignment run's stored predictions (modeling.pipeline).
+
+Every proverb run also scores similar motifs on its test narratives (Table 13, `_motifs`).
 
 The epoch is chosen on the dev slice (modeling.examples); test is reported at that
 epoch, and the best test figure over epochs only under its own label.
@@ -57,6 +62,53 @@ class Clock:
         return time.monotonic() - self.started
 
 
+@dataclass
+class Steps:
+    """A training loop's steps: stops between them when asked, reports each with the loss,
+    the last dev figure, the elapsed and the estimated remaining time."""
+
+    reporter: Reporter
+    clock: Clock
+    epochs: int
+    total: int = 0  # steps of the whole run, known once the first epoch's batches are
+    done: int = 0
+    train_seconds: float = 0.0
+
+    def trained(self, epoch: int, started: float) -> float:
+        """The epoch's training seconds (counted in train_seconds); reports its evaluation."""
+        seconds = time.monotonic() - started
+        self.train_seconds += seconds
+        self.reporter.progress({"stage": f"evaluating epoch {epoch}", "epoch": epoch})
+        return seconds
+
+    def check(self, epoch: int, step: int, steps: int) -> None:
+        if self.reporter.should_stop():
+            raise Cancelled(f"Cancelled at epoch {epoch}, step {step} of {steps}.")
+
+    def optimize(self, loss: torch.Tensor, optimizer, epoch: int, step: int, steps: int, dev):
+        """Back-propagate `loss`, step, and report; `dev` is {name: last dev figure}."""
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        value = loss.item()
+        self.done += 1
+        elapsed = self.clock.elapsed()
+        self.reporter.progress(
+            {
+                "stage": "training",
+                "epoch": epoch,
+                "epochs": self.epochs,
+                "step": step,
+                "steps": steps,
+                "loss": value,
+                **dev,
+                "elapsed": elapsed,
+                "remaining": elapsed / self.done * (self.total - self.done),
+            }
+        )
+        return value
+
+
 def environment(device: torch.device) -> dict:
     """Library versions and the device, as a run stores them."""
     import transformers
@@ -91,6 +143,8 @@ def run_task(
     """Run one baseline; the result is JSON-ready. Raises SnapshotError, Cancelled."""
     if task not in TASKS:
         raise ValueError(f"task is one of {', '.join(TASKS)}, not {task!r}")
+    if task == "pipeline":
+        raise ValueError("A pipeline run combines two finished runs: see modeling.pipeline.")
     if task == "classifier" and setting != "seen":
         raise SnapshotError("The classifier predicts seen proverbs only: use the seen setting.")
     reporter = reporter or Reporter()
@@ -99,6 +153,11 @@ def run_task(
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
+    if task == "alignment":
+        from modeling.alignment import alignment_task
+
+        arguments = (examples, setting, model, hyperparameters, seed, reporter, artifact_dir)
+        return alignment_task(*arguments, device)
     parts = split_parts(examples, setting=setting, seed=seed, dev=task in TRAINABLE)
     reporter.progress({"stage": "loading model", "elapsed": 0.0})
     encoder = Encoder(model, max_length=hyperparameters.max_length).to(device)
@@ -244,9 +303,8 @@ def _fine_tune(task, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, 
     loss_function = nn.CrossEntropyLoss()
     history: list[dict] = []
     best: dict | None = None
-    total_steps = None
-    done_steps = 0
-    train_seconds = evaluate_seconds = 0.0
+    steps = Steps(reporter, clock, hp.epochs)
+    evaluate_seconds = 0.0
     for epoch in range(1, hp.epochs + 1):
         if task == "biencoder":
             batches = distinct_proverb_batches(parts.train, hp.batch_size, rng)
@@ -255,13 +313,12 @@ def _fine_tune(task, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, 
             rng.shuffle(shuffled)
             size = hp.batch_size
             batches = [shuffled[i : i + size] for i in range(0, len(shuffled), size)]
-        total_steps = total_steps or len(batches) * hp.epochs
+        steps.total = steps.total or len(batches) * hp.epochs
         encoder.train()
         epoch_started = time.monotonic()
         losses = []
         for step, batch in enumerate(batches, start=1):
-            if reporter.should_stop():
-                raise Cancelled(f"Cancelled at epoch {epoch}, step {step} of {len(batches)}.")
+            steps.check(epoch, step, len(batches))
             with autocast(device):
                 narratives = nn.functional.normalize(encoder([e.narrative for e in batch]), dim=-1)
                 if task == "biencoder":
@@ -273,28 +330,9 @@ def _fine_tune(task, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, 
                     targets = torch.tensor(indices, device=device)
                 logits = hp.scale * narratives @ nn.functional.normalize(proverbs, dim=-1).T
             loss = loss_function(logits.float(), targets)
-            loss.backward()
-            optimizer.step()
-            optimizer.zero_grad()
-            losses.append(loss.item())
-            done_steps += 1
-            elapsed = clock.elapsed()
-            reporter.progress(
-                {
-                    "stage": "training",
-                    "epoch": epoch,
-                    "epochs": hp.epochs,
-                    "step": step,
-                    "steps": len(batches),
-                    "loss": losses[-1],
-                    "dev_accuracy": history[-1]["dev"]["accuracy"] if history else None,
-                    "elapsed": elapsed,
-                    "remaining": elapsed / done_steps * (total_steps - done_steps),
-                }
-            )
-        seconds = time.monotonic() - epoch_started
-        train_seconds += seconds
-        reporter.progress({"stage": f"evaluating epoch {epoch}", "epoch": epoch})
+            dev = {"dev_accuracy": history[-1]["dev"]["accuracy"] if history else None}
+            losses.append(steps.optimize(loss, optimizer, epoch, step, len(batches), dev))
+        seconds = steps.trained(epoch, epoch_started)
         evaluate_started = time.monotonic()
         record, predictions = _epoch_scores(task, encoder, head, parts, hp)
         evaluate_seconds += time.monotonic() - evaluate_started
@@ -314,7 +352,19 @@ def _fine_tune(task, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, 
                 "head": head.detach().cpu().clone() if head is not None else None,
             }
     encoder.load_state_dict(best["state"])
-    best_test = max(history, key=lambda r: (r["test"]["accuracy"], r["test"]["mrr"]))
+    return {
+        **selection(history, best, ("accuracy", "mrr")),
+        "candidates": [list(p) for p in parts.test_proverbs],
+        "counts": {"train": len(parts.train), "dev": len(parts.dev), "test": len(parts.test)},
+        "durations": {"train": steps.train_seconds, "evaluate": evaluate_seconds},
+        "head": best["head"],
+    }
+
+
+def selection(history: list[dict], best: dict, measures: tuple[str, str]) -> dict:
+    """The epochs, the epoch chosen on dev with its test figures and test predictions, and
+    the best test epoch by `measures` under its own label (never the result)."""
+    best_test = max(history, key=lambda r: tuple(r["test"][name] for name in measures))
     return {
         "epochs": history,
         "selected_epoch": best["record"]["epoch"],
@@ -324,10 +374,6 @@ def _fine_tune(task, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, 
             "best_test_over_epochs": {**best_test["test"], "epoch": best_test["epoch"]},
         },
         "predictions": best["predictions"],
-        "candidates": [list(p) for p in parts.test_proverbs],
-        "counts": {"train": len(parts.train), "dev": len(parts.dev), "test": len(parts.test)},
-        "durations": {"train": train_seconds, "evaluate": evaluate_seconds},
-        "head": best["head"],
     }
 
 

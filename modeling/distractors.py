@@ -19,6 +19,7 @@ from annotation.models import Narrative
 from annotation.task_types.choose import choice_question_create
 from annotation.task_types.distractors import DistractorSource, SourceFamily
 from crowd.batches import batch_create, batch_items_add
+from modeling.hyperparameters import PROVERB_TASKS
 from modeling.models import Run
 
 PREFIX = "model"
@@ -75,13 +76,18 @@ class ModelSource(DistractorSource):
 
 def _finished_run(name: str) -> Run:
     run = Run.objects.filter(pk=int(name) if name.isdigit() else None).first()
-    if run is None or run.status != Run.Status.SUCCEEDED or not run.predictions:
-        raise LookupError(f"No finished run {name} with predictions to choose distractors.")
+    finished = run is not None and run.status == Run.Status.SUCCEEDED and bool(run.predictions)
+    if not finished or run.task not in PROVERB_TASKS:
+        raise LookupError(f"No finished run {name} with proverb predictions to choose distractors.")
     return run
 
 
 def _choices() -> list[tuple[str, str]]:
-    runs = Run.objects.filter(status=Run.Status.SUCCEEDED).exclude(predictions=[]).order_by("-id")
+    runs = (
+        Run.objects.filter(status=Run.Status.SUCCEEDED, task__in=PROVERB_TASKS)
+        .exclude(predictions=[])
+        .order_by("-id")
+    )
     return [(source_key(run), f"Model ({run_label(run)})") for run in runs[:50]]
 
 

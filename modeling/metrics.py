@@ -9,6 +9,7 @@ the narrative's favour, as the ePiC evaluation does). Accuracy is the share of r
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -75,3 +76,52 @@ def motif_accuracy(vectors: np.ndarray, labels: Sequence[int], *, distance: str)
     neighbours = nearest_neighbours(vectors, distance=distance)
     labels = np.asarray(labels)
     return float((labels[neighbours] == labels).mean())
+
+
+# Span alignment (ePiC Tables 8 and 9). A span is [start, end) in characters of the
+# narrative; it is scored by the narrative's word tokens (runs of letters and digits,
+# punctuation left out) that it overlaps, by position, so a repeated word counts where
+# it stands. Precision, recall and F1 are computed per span pair and averaged over the
+# pairs (each mean on its own, as the paper reports them); exact match is the share of
+# pairs whose predicted words are exactly the gold ones.
+
+WORD = r"\w+"
+
+
+def word_positions(text: str, start: int, end: int) -> set[int]:
+    """Indexes of the words of `text` that overlap the characters [start, end)."""
+    return {
+        index
+        for index, match in enumerate(re.finditer(WORD, text))
+        if match.start() < end and start < match.end()
+    }
+
+
+def span_scores(text: str, predicted: tuple[int, int], gold: tuple[int, int]) -> dict:
+    """{"precision", "recall", "f1", "exact"} of one predicted span against the gold one.
+
+    Two spans without words agree (1.0); one empty side against words scores 0.
+    """
+    guess = word_positions(text, *predicted)
+    truth = word_positions(text, *gold)
+    if not guess or not truth:
+        same = float(guess == truth)
+        return {"precision": same, "recall": same, "f1": same, "exact": same}
+    common = len(guess & truth)
+    precision = common / len(guess)
+    recall = common / len(truth)
+    f1 = 2 * precision * recall / (precision + recall) if common else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1, "exact": float(guess == truth)}
+
+
+SPAN_MEASURES = ("precision", "recall", "f1", "exact")
+
+
+def span_metrics(scores: Sequence[dict]) -> dict:
+    """Means of per-pair span scores, with the number of pairs; none -> None."""
+    if not scores:
+        return {**dict.fromkeys(SPAN_MEASURES), "total": 0}
+    return {
+        **{name: float(np.mean([score[name] for score in scores])) for name in SPAN_MEASURES},
+        "total": len(scores),
+    }

@@ -16,8 +16,9 @@ _LOCK = threading.Lock()
 _RC = {"svg.fonttype": "none", "svg.hashsalt": "parable-modeling", "font.size": 9}
 
 
-def learning_curves(runs: list[dict]) -> str:
-    """Dev and test accuracy per epoch, one colour per run; `runs` are {"label", "epochs"}.
+def learning_curves(runs: list[dict], *, measure: str = "accuracy") -> str:
+    """Dev and test `measure` (accuracy; f1 for alignment) per epoch, one colour per run;
+    `runs` are {"label", "epochs"}.
 
     The selected epoch (best on dev) is marked with a dot. An SVG saying "No epochs
     yet" when no run has finished an epoch.
@@ -34,17 +35,18 @@ def learning_curves(runs: list[dict]) -> str:
                 colour = f"C{index % 10}"
                 epochs = [record["epoch"] for record in run["epochs"]]
                 for axes, part in ((dev_axes, "dev"), (test_axes, "test")):
-                    values = [record[part]["accuracy"] for record in run["epochs"]]
+                    values = [record[part][measure] for record in run["epochs"]]
                     axes.plot(epochs, values, marker=".", color=colour, label=run["label"])
                     if run.get("selected_epoch") in epochs:
                         at = epochs.index(run["selected_epoch"])
                         axes.plot(epochs[at], values[at], "o", color=colour, markersize=8)
-            dev_axes.set_title("Dev accuracy (selects the epoch)")
-            test_axes.set_title("Test accuracy")
+            name = {"f1": "span F1"}.get(measure, measure)
+            dev_axes.set_title(f"Dev {name} (selects the epoch)")
+            test_axes.set_title(f"Test {name}")
             for axes in (dev_axes, test_axes):
                 axes.set_xlabel("epoch")
                 axes.grid(alpha=0.3)
-            dev_axes.set_ylabel("accuracy")
+            dev_axes.set_ylabel(name)
             test_axes.legend(fontsize=7, loc="best")
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", metadata={"Date": None})

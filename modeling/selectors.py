@@ -7,6 +7,8 @@ from collections import defaultdict
 from modeling.hyperparameters import TASKS
 from modeling.models import Run
 
+SPAN_TASKS = ("alignment", "pipeline")  # scored by span precision, recall and F1
+
 RECORD_FIELDS = (
     "task",
     "setting",
@@ -50,11 +52,54 @@ def _decimal(value) -> str:
     return "—" if value is None else f"{value:.4f}"
 
 
+def _span_figures(figures: dict) -> dict:
+    return {
+        "precision": _decimal(figures.get("precision")),
+        "recall": _decimal(figures.get("recall")),
+        "f1": _decimal(figures.get("f1")),
+        "exact": _percent(figures.get("exact")),
+        "pairs": figures.get("total", 0),
+    }
+
+
+def span_rows(run: Run, common: dict) -> list[dict]:
+    """An alignment run's line (Table 8) or a pipeline run's (Table 9)."""
+    metrics = run.metrics or {}
+    test = metrics.get("test") or {}
+    if run.task == "pipeline":
+        proverb = metrics.get("proverb") or {}
+        return [
+            {
+                **common,
+                **_span_figures(test),
+                "scope": f"{run.setting} test",
+                "proverb_accuracy": _percent(proverb.get("accuracy")),
+                "aligned_accuracy": _percent(proverb.get("aligned_accuracy")),
+                "alone_f1": _decimal((metrics.get("alignment_alone") or {}).get("f1")),
+                "sources": [run.hyperparameters.get(k) for k in ("proverb_run", "alignment_run")],
+            }
+        ]
+    best = metrics.get("best_test_over_epochs") or {}
+    return [
+        {
+            **common,
+            **_span_figures(test),
+            "scope": f"{run.setting} test, epoch {run.selected_epoch} (chosen on dev)",
+            "dev_f1": _decimal((metrics.get("dev") or {}).get("f1")),
+            "best_test": f"F1 {_decimal(best.get('f1'))} at epoch {best.get('epoch')}"
+            if best
+            else "—",
+        }
+    ]
+
+
 def result_rows(run: Run) -> list[dict]:
     """The run's lines of a results table: one per scope for retrieval, else test at the
     dev-selected epoch, and the best test epoch under its own label."""
     metrics = run.metrics or {}
     common = {"run": run, "snapshot": run.snapshot.content_hash[:10]}
+    if run.task in SPAN_TASKS:
+        return span_rows(run, common)
     if run.task == "retrieval":
         return [
             {
@@ -99,6 +144,8 @@ def results_tables(*, limit: int = 200) -> list[dict]:
     return [
         {
             "task": task,
+            "kind": task if task in SPAN_TASKS else "ranking",
+            "measure": "f1" if task in SPAN_TASKS else "accuracy",
             "title": f"{TASKS.get(task, task)} · {setting}",
             "rows": [row for run in group for row in result_rows(run)],
             "runs": group,

@@ -15,6 +15,7 @@ from modeling.examples import SETTINGS, SnapshotError, split_parts
 from modeling.hyperparameters import TASKS, TRAINABLE, Cancelled, Hyperparameters
 from modeling.models import Run
 from modeling.snapshots import snapshot_examples, snapshot_freeze
+from modeling.spans import aligned_parts
 from modeling.storage import artifact_upload
 
 logger = logging.getLogger(__name__)
@@ -44,6 +45,10 @@ def run_create(
         raise ValueError(f"The split is seen or unseen, not {setting!r}.")
     if task == "classifier" and setting != "seen":
         raise ValueError("The classifier predicts seen proverbs only: use the seen split.")
+    if task == "pipeline":
+        raise ValueError(
+            "A pipeline run combines two finished runs: pick its proverb run and alignment run."
+        )
     cleaned = Hyperparameters.from_dict(hyperparameters or {})
     snapshot = snapshot_freeze()
     if snapshot.narratives == 0:
@@ -51,7 +56,11 @@ def run_create(
             "There are no approved narratives to train or score on: approve narratives "
             "or import a dataset first."
         )
-    split_parts(snapshot_examples(snapshot), setting=setting, seed=seed, dev=task in TRAINABLE)
+    examples = snapshot_examples(snapshot)
+    if task == "alignment":
+        aligned_parts(examples, setting=setting, seed=seed)
+    else:
+        split_parts(examples, setting=setting, seed=seed, dev=task in TRAINABLE)
     run = Run.objects.create(
         task=task,
         setting=setting,
@@ -130,13 +139,20 @@ def run_execute(*, run_id: int, echo=None) -> Run:
 
     `echo(fields)` sees every progress report (the command's progress bar).
     """
+    run = _start(run_id)
+    if run is None:
+        return Run.objects.get(pk=run_id)
+    if run.task == "pipeline":  # no model: two finished runs' predictions combined
+        from modeling.pipeline import pipeline_result
+
+        try:
+            return _finish(run, status=Run.Status.SUCCEEDED, **pipeline_result(run))
+        except ValueError as error:
+            return _finish(run, status=Run.Status.FAILED, error=str(error))
     # torch and the models load in the process that runs the baseline, never in a web process.
     from modeling.baselines import run_task
     from modeling.encoders import ModelNotFound
 
-    run = _start(run_id)
-    if run is None:
-        return Run.objects.get(pk=run_id)
     folder = artifact_folder(run) if run.task in TRAINABLE else None
     try:
         result = run_task(

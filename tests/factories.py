@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from itertools import count
 from pathlib import Path
@@ -326,6 +327,23 @@ def split_dataset_create(*, stories: dict[str, list[str]] | None = None, seed: i
             for text in texts
         )
     narrative_splits_assign(seed=seed)
+    return narratives
+
+
+def aligned_dataset_create(
+    *, stories: dict[str, list[str]] | None = None, aligned: int | None = None, seed: int = 0
+) -> list:
+    """split_dataset_create, then the first `aligned` narratives (all when None) each aligned
+    by an approved worker: the proverb's first word with one of the narrative's second to
+    fourth words (by the narrative's id)."""
+    narratives = split_dataset_create(stories=stories, seed=seed)
+    batch = batch_create(task_type="align")
+    for narrative in narratives[:aligned]:
+        proverb_word = re.search(r"\w+", narrative.proverb.text)
+        words = list(re.finditer(r"\w+", narrative.text))
+        word = words[1 + narrative.pk % 3]
+        pair = (proverb_word.start(), proverb_word.end(), word.start(), word.end())
+        alignment_create(narrative=narrative, pairs=[pair], batch=batch)
     return narratives
 
 

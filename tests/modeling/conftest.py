@@ -1,6 +1,10 @@
 """A tiny BERT with a WordPiece tokenizer trained in memory, saved to a folder: no download."""
 
+import random
+
 import pytest
+
+from modeling.examples import Example
 
 WORDS = (
     "the",
@@ -87,3 +91,32 @@ def artifacts(settings, tmp_path):
 
 
 TINY_HYPERPARAMETERS = {"epochs": 2, "batch_size": 4, "max_length": 32}
+
+
+def aligned_examples(proverbs: int = 4, per_proverb: int = 5, aligned: int | None = None):
+    """Narratives of tiny-model words, each holding its proverb's first word once: the
+    alignment pairs that word of the proverb with it in the narrative."""
+    rng = random.Random(0)
+    rows = []
+    for p in range(1, proverbs + 1):
+        proverb = " ".join(WORDS[3 * p : 3 * p + 3])
+        key = WORDS[3 * p]
+        for k in range(per_proverb):
+            words = [rng.choice(WORDS[:3]) for _ in range(8)]
+            at = rng.randrange(8)
+            words[at] = key
+            start = len(" ".join(words[:at])) + (1 if at else 0)
+            number = len(rows)
+            alignments = ((key, start, start + len(key)),)
+            rows.append(
+                Example(
+                    narrative_id=p * 100 + k,
+                    narrative=" ".join(words),
+                    proverb_id=p,
+                    proverb=proverb,
+                    seen="train" if k < 3 else "test",
+                    unseen="train" if p <= 3 else "test",
+                    alignments=alignments if aligned is None or number < aligned else (),
+                )
+            )
+    return rows

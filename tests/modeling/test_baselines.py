@@ -13,7 +13,7 @@ from modeling.baselines import (
 )
 from modeling.examples import Example, SnapshotError
 from tests.factories import STORIES
-from tests.modeling.conftest import WORDS
+from tests.modeling.conftest import WORDS, aligned_examples
 
 
 def word_examples(proverbs: int = 6, per_proverb: int = 5) -> list[Example]:
@@ -108,11 +108,12 @@ def test_classifier_refuses_unseen_proverbs(tiny_model):
         )
 
 
-def test_run_stops_between_steps_when_asked(tiny_model):
+@pytest.mark.parametrize("task", ["biencoder", "alignment"])
+def test_run_stops_between_steps_when_asked(tiny_model, task):
     with pytest.raises(Cancelled, match="epoch 1, step 1"):
         run_task(
-            task="biencoder",
-            examples=word_examples(),
+            task=task,
+            examples=aligned_examples(),
             setting="seen",
             model=tiny_model,
             hyperparameters=TINY,

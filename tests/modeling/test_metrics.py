@@ -3,7 +3,14 @@
 import numpy as np
 import pytest
 
-from modeling.metrics import gold_ranks, ranking_metrics, softmax
+from modeling.metrics import (
+    gold_ranks,
+    ranking_metrics,
+    softmax,
+    span_metrics,
+    span_scores,
+    word_positions,
+)
 
 
 def test_ranks_count_strictly_higher_scores():
@@ -74,3 +81,56 @@ def test_cosine_motifs_ignore_vector_length():
     vectors = np.array([[1.0, 0.0], [10.0, 0.5], [0.0, 1.0], [0.2, 3.0]])
     assert motif_accuracy(vectors, [1, 1, 2, 2], distance="cosine") == 1.0
     assert motif_accuracy(vectors, [1, 1, 2, 2], distance="l2") == 0.5
+
+
+# Span scores: words are runs of letters and digits, counted by position.
+TEXT = "The cat sat, then the cat ran home."
+# Words: The 0-3, cat 4-7, sat 8-11, then 13-17, the 18-21, cat 22-25, ran 26-29, home 30-34.
+
+
+def test_span_overlap_by_hand():
+    # Gold "cat sat" (words 1-2), predicted "sat, then the" (words 2-4): one word shared.
+    scores = span_scores(TEXT, predicted=(8, 20), gold=(4, 11))
+    assert scores["precision"] == pytest.approx(1 / 3)
+    assert scores["recall"] == pytest.approx(1 / 2)
+    assert scores["f1"] == pytest.approx(2 * (1 / 3) * (1 / 2) / (1 / 3 + 1 / 2))
+    assert scores["exact"] == 0.0
+
+
+def test_repeated_words_count_where_they_stand():
+    # The second "the cat" is not the first one: no overlap although the words are equal.
+    assert span_scores(TEXT, predicted=(18, 25), gold=(0, 7)) == {
+        "precision": 0.0,
+        "recall": 0.0,
+        "f1": 0.0,
+        "exact": 0.0,
+    }
+
+
+def test_punctuation_and_partial_words_and_exact_match():
+    # "cat sat," and "cat sa" cover the same two words: exact, F1 1.
+    assert span_scores(TEXT, predicted=(4, 12), gold=(4, 10))["exact"] == 1.0
+    assert word_positions(TEXT, 11, 13) == set()  # ", " holds no word
+    # An empty prediction against a gold word scores 0; two spans without words agree.
+    assert span_scores(TEXT, predicted=(11, 13), gold=(4, 7))["f1"] == 0.0
+    assert span_scores(TEXT, predicted=(11, 12), gold=(11, 13))["f1"] == 1.0
+
+
+def test_span_metrics_average_each_measure_over_pairs():
+    pairs = [
+        {"precision": 1.0, "recall": 0.5, "f1": 2 / 3, "exact": 0.0},
+        {"precision": 0.0, "recall": 0.0, "f1": 0.0, "exact": 0.0},
+        {"precision": 1.0, "recall": 1.0, "f1": 1.0, "exact": 1.0},
+    ]
+    metrics = span_metrics(pairs)
+    assert metrics["precision"] == pytest.approx(2 / 3)
+    assert metrics["recall"] == pytest.approx(0.5)
+    assert metrics["f1"] == pytest.approx((2 / 3 + 1) / 3)
+    assert metrics["exact"] == pytest.approx(1 / 3) and metrics["total"] == 3
+    assert span_metrics([]) == {
+        "precision": None,
+        "recall": None,
+        "f1": None,
+        "exact": None,
+        "total": 0,
+    }

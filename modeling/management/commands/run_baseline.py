@@ -9,8 +9,10 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from modeling.hyperparameters import TASKS
+from modeling.metrics import SPAN_MEASURES
 from modeling.models import Run
-from modeling.selectors import run_record
+from modeling.pipeline import pipeline_create
+from modeling.selectors import SPAN_TASKS, run_record
 from modeling.services import run_create, run_execute
 
 
@@ -62,23 +64,16 @@ class Command(BaseCommand):
         parser.add_argument("--learning-rate", type=float, default=2e-5)
         parser.add_argument("--max-length", type=int, default=256)
         parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument(
+            "--span-max-tokens", type=int, default=64, help="alignment: longest span, in tokens"
+        )
+        parser.add_argument("--proverb-run", type=int, help="pipeline: the proverb run's id")
+        parser.add_argument("--alignment-run", type=int, help="pipeline: the alignment run's id")
         parser.add_argument("--json", dest="json_out", help="write the run here ('-': stdout)")
 
     def handle(self, *args, **options):
         try:
-            run = run_create(
-                task=options["task"],
-                setting=options["split"],
-                model_name=options["model"],
-                hyperparameters={
-                    "epochs": options["epochs"],
-                    "batch_size": options["batch_size"],
-                    "learning_rate": options["learning_rate"],
-                    "max_length": options["max_length"],
-                },
-                seed=options["seed"],
-                queue=False,
-            )
+            run = self.create(options)
         except ValueError as error:
             raise CommandError(str(error)) from None
         bar = ProgressBar(sys.stderr)
@@ -94,5 +89,39 @@ class Command(BaseCommand):
         test = run.metrics.get("test") or {}
         if run.status != Run.Status.SUCCEEDED:
             raise CommandError(f"Run {run.pk} {run.status}: {run.error}")
-        summary = f"Run {run.pk}: test accuracy {test.get('accuracy')}, MRR {test.get('mrr')}"
+        if run.task in SPAN_TASKS:
+            figures = ", ".join(f"{name} {test.get(name)}" for name in SPAN_MEASURES)
+            summary = f"Run {run.pk}: test span {figures}"
+        else:
+            summary = f"Run {run.pk}: test accuracy {test.get('accuracy')}, MRR {test.get('mrr')}"
         self.stderr.write(summary)
+
+    def create(self, options) -> Run:
+        if options["task"] == "pipeline":
+            if not (options["proverb_run"] and options["alignment_run"]):
+                raise ValueError("A pipeline run needs --proverb-run and --alignment-run.")
+            runs = Run.objects.select_related("snapshot").in_bulk(
+                [options["proverb_run"], options["alignment_run"]]
+            )
+            for key in ("proverb_run", "alignment_run"):
+                if options[key] not in runs:
+                    raise ValueError(f"There is no run {options[key]}.")
+            return pipeline_create(
+                proverb_run=runs[options["proverb_run"]],
+                alignment_run=runs[options["alignment_run"]],
+                queue=False,
+            )
+        return run_create(
+            task=options["task"],
+            setting=options["split"],
+            model_name=options["model"],
+            hyperparameters={
+                "epochs": options["epochs"],
+                "batch_size": options["batch_size"],
+                "learning_rate": options["learning_rate"],
+                "max_length": options["max_length"],
+                "span_max_tokens": options["span_max_tokens"],
+            },
+            seed=options["seed"],
+            queue=False,
+        )

@@ -1,0 +1,280 @@
+"""Alignment prediction (ePiC Table 8): given a narrative, its proverb and a proverb span,
+predict the aligned narrative span.
+
+No Django. The run's encoder reads one sequence pair per span pair:
+
+    [CLS] proverb span [SEP] proverb [SEP] narrative [SEP]
+
+(the first segment is the proverb span, the tokenizer's own separator, then the whole
+proverb; the narrative is the second segment, alone truncated at `max_length`). A
+linear head gives each token a start and an end logit; training is cross-entropy on
+the gold start and end tokens over the narrative's tokens (the fast tokenizer's
+offset mapping turns the gold characters into tokens, `modeling.spans.token_span`).
+A training pair whose gold span reaches past the truncation is skipped and counted.
+The prediction is the best-scoring valid span: start <= end, both narrative tokens,
+at most `span_max_tokens` tokens, mapped back to characters of the narrative.
+
+The epoch is chosen on dev span F1 (the aligned narratives' dev slice), test is
+reported at that epoch. Scores are the narrative's word tokens (modeling.metrics).
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from modeling.encoders import Encoder, autocast
+from modeling.examples import SnapshotError
+from modeling.hyperparameters import Hyperparameters
+from modeling.metrics import span_metrics, span_scores
+from modeling.spans import SpanItem, aligned_parts, span_items, token_span
+
+HEAD_FILE = "span_head.pt"
+
+
+class SpanModel(nn.Module):
+    """An encoder's transformer with a start/end head over its tokens."""
+
+    def __init__(self, encoder: Encoder):
+        super().__init__()
+        self.encoder = encoder
+        self.head = nn.Linear(encoder.dimension, 2)
+
+    def forward(self, inputs: dict) -> tuple[torch.Tensor, torch.Tensor]:
+        hidden = self.encoder.transformer(**inputs).last_hidden_state
+        logits = self.head(hidden).float()
+        return logits[..., 0], logits[..., 1]
+
+
+@dataclass
+class Encoded:
+    inputs: dict  # the model's tensors, on its device
+    offsets: list[list[tuple[int, int]]]
+    narrative: torch.Tensor  # bool, batch x tokens: the narrative's own tokens
+    gold: list[tuple[int, int] | None]  # gold start and end token, None past truncation
+
+
+def first_segment(item: SpanItem, tokenizer) -> str:
+    return f"{item.proverb_span} {tokenizer.sep_token or '|'} {item.proverb}"
+
+
+def encode(tokenizer, items: list[SpanItem], max_length: int, device) -> Encoded:
+    batch = tokenizer(
+        [first_segment(item, tokenizer) for item in items],
+        [item.narrative for item in items],
+        truncation="only_second",
+        max_length=max_length,
+        padding=True,
+        return_offsets_mapping=True,
+        return_tensors="pt",
+    )
+    offsets = [[tuple(pair) for pair in row] for row in batch.pop("offset_mapping").tolist()]
+    sequence_ids = [batch.sequence_ids(row) for row in range(len(items))]
+    narrative = torch.tensor(
+        [
+            [sequence == 1 and end > start for sequence, (start, end) in zip(ids, row, strict=True)]
+            for ids, row in zip(sequence_ids, offsets, strict=True)
+        ],
+        dtype=torch.bool,
+    )
+    gold = [
+        token_span(offsets[row], sequence_ids[row], item.narrative, item.start, item.end)
+        for row, item in enumerate(items)
+    ]
+    inputs = {key: value.to(device) for key, value in batch.items()}
+    return Encoded(inputs, offsets, narrative.to(device), gold)
+
+
+def best_spans(
+    start: torch.Tensor, end: torch.Tensor, narrative: torch.Tensor, max_tokens: int
+) -> list[tuple[int, int]]:
+    """Per row, the (start, end) tokens maximising start + end logits over narrative tokens
+    with start <= end < start + max_tokens; (0, 0) for a row without narrative tokens."""
+    start = start.float().masked_fill(~narrative, float("-inf"))
+    end = end.float().masked_fill(~narrative, float("-inf"))
+    length = start.shape[1]
+    index = torch.arange(length, device=start.device)
+    width = index[None, :] - index[:, None]
+    valid = (width >= 0) & (width < max_tokens)
+    scores = (start[:, :, None] + end[:, None, :]).masked_fill(~valid, float("-inf"))
+    best = scores.flatten(1).argmax(dim=1).tolist()
+    has_tokens = narrative.any(dim=1).tolist()
+    return [
+        (flat // length, flat % length) if any_token else (0, 0)
+        for flat, any_token in zip(best, has_tokens, strict=True)
+    ]
+
+
+def _loss(model: SpanModel, encoded: Encoded, rows: list[int]) -> torch.Tensor:
+    start, end = model(encoded.inputs)
+    mask = encoded.narrative
+    start = start.masked_fill(~mask, -1e4)[rows]
+    end = end.masked_fill(~mask, -1e4)[rows]
+    device = start.device
+    gold_start = torch.tensor([encoded.gold[row][0] for row in rows], device=device)
+    gold_end = torch.tensor([encoded.gold[row][1] for row in rows], device=device)
+    cross_entropy = nn.functional.cross_entropy
+    return (cross_entropy(start, gold_start) + cross_entropy(end, gold_end)) / 2
+
+
+@torch.inference_mode()
+def predict(model: SpanModel, items: list[SpanItem], hp: Hyperparameters) -> list[dict]:
+    """Each item's predicted span in characters, its gold span, texts and span scores."""
+    was_training = model.training
+    model.eval()
+    tokenizer = model.encoder.tokenizer
+    device = model.encoder.device
+    predictions = []
+    with autocast(device):
+        for first in range(0, len(items), hp.eval_batch_size):
+            chunk = items[first : first + hp.eval_batch_size]
+            encoded = encode(tokenizer, chunk, hp.max_length, device)
+            start, end = model(encoded.inputs)
+            spans = best_spans(start, end, encoded.narrative, hp.span_max_tokens)
+            for row, (item, (i, j)) in enumerate(zip(chunk, spans, strict=True)):
+                begin, finish = encoded.offsets[row][i][0], encoded.offsets[row][j][1]
+                text = item.narrative
+                predictions.append(
+                    {
+                        "narrative_id": item.narrative_id,
+                        "proverb_id": item.proverb_id,
+                        "proverb_span": item.proverb_span,
+                        "gold": [item.start, item.end],
+                        "gold_text": text[item.start : item.end],
+                        "predicted": [begin, finish],
+                        "predicted_text": text[begin:finish],
+                        "truncated": encoded.gold[row] is None,
+                        **span_scores(text, (begin, finish), (item.start, item.end)),
+                    }
+                )
+    model.train(was_training)
+    return predictions
+
+
+def trainable(tokenizer, items: list[SpanItem], hp: Hyperparameters) -> list[SpanItem]:
+    """The items whose gold span lies within the kept narrative tokens."""
+    kept = []
+    for first in range(0, len(items), hp.eval_batch_size):
+        chunk = items[first : first + hp.eval_batch_size]
+        encoded = encode(tokenizer, chunk, hp.max_length, "cpu")
+        kept.extend(item for item, gold in zip(chunk, encoded.gold, strict=True) if gold)
+    return kept
+
+
+def _dev_key(record: dict) -> tuple:
+    return (record["dev"]["f1"], record["dev"]["exact"])
+
+
+def alignment_task(
+    examples, setting: str, model: str, hyperparameters, seed, reporter, artifact_dir, device
+) -> dict:
+    """Train and score span prediction on the snapshot's aligned narratives (see the module)."""
+    from modeling.baselines import Clock, environment
+
+    hp = hyperparameters
+    clock = Clock()
+    parts = aligned_parts(examples, setting=setting, seed=seed)
+    train, dev, test = (span_items(part) for part in (parts.train, parts.dev, parts.test))
+    reporter.progress({"stage": "loading model", "elapsed": 0.0})
+    encoder = Encoder(model, max_length=hp.max_length)
+    if not encoder.tokenizer.is_fast:
+        raise SnapshotError(
+            f"The model {model!r} has no fast tokenizer: span prediction needs its offset "
+            "mapping to place the spans."
+        )
+    span_model = SpanModel(encoder).to(device)
+    loaded = clock.elapsed()
+    kept = trainable(encoder.tokenizer, train, hp)
+    if not kept:
+        raise SnapshotError(
+            f"None of the {len(train)} training span pairs lies within the first "
+            f"{hp.max_length} tokens: raise max length."
+        )
+    result = _train(span_model, kept, dev, test, hp, seed, reporter, clock)
+    result["counts"] = {
+        "train": len(kept),
+        "train_truncated_skipped": len(train) - len(kept),
+        "dev": len(dev),
+        "test": len(test),
+        "test_truncated": sum(p["truncated"] for p in result["predictions"]),
+        "narratives": {"train": len(parts.train), "dev": len(parts.dev), "test": len(parts.test)},
+        "unaligned_narratives_left_out": sum(not span_items([e]) for e in examples),
+    }
+    if artifact_dir is not None:
+        save_artifact(span_model, artifact_dir)
+    result["durations"] = {**result["durations"], "load": loaded, "total": clock.elapsed()}
+    result["environment"] = environment(device)
+    result["hyperparameters"] = asdict(hp)
+    result["model_path"] = encoder.path
+    result["pooling"] = None
+    return result
+
+
+def _train(model: SpanModel, train, dev, test, hp: Hyperparameters, seed, reporter, clock):
+    from modeling.baselines import Steps, selection
+
+    device = model.encoder.device
+    optimizer = torch.optim.AdamW(model.parameters(), lr=hp.learning_rate)
+    rng = random.Random(seed)
+    history: list[dict] = []
+    best: dict | None = None
+    steps = Steps(reporter, clock, hp.epochs, total=-(-len(train) // hp.batch_size) * hp.epochs)
+    evaluate_seconds = 0.0
+    for epoch in range(1, hp.epochs + 1):
+        shuffled = list(train)
+        rng.shuffle(shuffled)
+        batches = [shuffled[i : i + hp.batch_size] for i in range(0, len(shuffled), hp.batch_size)]
+        model.train()
+        epoch_started = time.monotonic()
+        losses = []
+        for step, batch in enumerate(batches, start=1):
+            steps.check(epoch, step, len(batches))
+            encoded = encode(model.encoder.tokenizer, batch, hp.max_length, device)
+            with autocast(device):
+                loss = _loss(model, encoded, list(range(len(batch))))
+            last_dev = {"dev_f1": history[-1]["dev"]["f1"] if history else None}
+            losses.append(steps.optimize(loss, optimizer, epoch, step, len(batches), last_dev))
+        seconds = steps.trained(epoch, epoch_started)
+        evaluate_started = time.monotonic()
+        dev_predictions = predict(model, dev, hp)
+        test_predictions = predict(model, test, hp)
+        evaluate_seconds += time.monotonic() - evaluate_started
+        record = {
+            "epoch": epoch,
+            "loss": float(np.mean(losses)) if losses else None,
+            "dev": span_metrics(dev_predictions),
+            "test": span_metrics(test_predictions),
+            "seconds": seconds,
+            "examples_per_second": len(train) / seconds if seconds else None,
+        }
+        history.append(record)
+        if best is None or _dev_key(record) > _dev_key(best["record"]):
+            state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+            best = {"record": record, "predictions": test_predictions, "state": state}
+    model.load_state_dict(copy.deepcopy(best["state"]))
+    return {
+        **selection(history, best, ("f1", "exact")),
+        "candidates": [],
+        "durations": {"train": steps.train_seconds, "evaluate": evaluate_seconds},
+    }
+
+
+def save_artifact(model: SpanModel, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    model.encoder.transformer.save_pretrained(folder)
+    model.encoder.tokenizer.save_pretrained(folder)
+    torch.save(model.head.state_dict(), folder / HEAD_FILE)
+
+
+def load_artifact(folder: Path, *, max_length: int = 256) -> SpanModel:
+    """A saved span model: the folder's encoder and its start/end head."""
+    model = SpanModel(Encoder(str(folder), max_length=max_length))
+    model.head.load_state_dict(torch.load(Path(folder) / HEAD_FILE, weights_only=True))
+    return model

@@ -1,0 +1,138 @@
+"""Span pairs of the alignment baselines (ePiC Tables 8 and 9), with no heavy imports.
+
+No Django, no torch: the span items a snapshot's alignments give, the parts an
+alignment run trains and is scored on, the mapping of a character span onto a
+fast tokenizer's tokens, and the pipeline's combination of a proverb-prediction
+run with an alignment run.
+
+* One item per span pair of a narrative's alignment (proverb span, narrative
+  start, narrative end: characters of the narrative, [start, end)). Narratives
+  without an alignment are left out and counted.
+* The parts are `split_parts` of the aligned narratives only, so the dev slice
+  (which chooses the epoch) holds aligned narratives too.
+* Pipeline (Table 9): each test span pair keeps its span scores only when the
+  proverb run ranked its narrative's proverb first; otherwise they are zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from modeling.examples import Example, Parts, SnapshotError, split_parts
+from modeling.metrics import SPAN_MEASURES, span_metrics
+
+# Aligned narratives an alignment run needs in the setting's train part (the dev slice
+# takes one of a proverb with two, and training needs two proverbs) and in its test part.
+MIN_ALIGNED_TRAIN = 3
+MIN_ALIGNED_TEST = 1
+
+
+@dataclass(frozen=True)
+class SpanItem:
+    """One span pair to predict: given the narrative, the proverb and a proverb span,
+    the narrative characters [start, end)."""
+
+    narrative_id: int
+    narrative: str
+    proverb_id: int
+    proverb: str
+    proverb_span: str
+    start: int
+    end: int
+
+
+def span_items(examples: Sequence[Example]) -> list[SpanItem]:
+    """The span pairs of the examples' alignments, in order; pairs whose offsets do not
+    fit their narrative are left out."""
+    return [
+        SpanItem(e.narrative_id, e.narrative, e.proverb_id, e.proverb, span, start, end)
+        for e in examples
+        for span, start, end in e.alignments
+        if 0 <= start < end <= len(e.narrative)
+    ]
+
+
+def aligned_parts(examples: Sequence[Example], *, setting: str, seed: int) -> Parts:
+    """Train (less dev), dev and test of the aligned narratives; SnapshotError when the
+    snapshot has too few of them, saying how many are needed and how many there are."""
+    aligned = [e for e in examples if span_items([e])]
+    train = sum(getattr(e, setting) == "train" for e in aligned)
+    test = sum(getattr(e, setting) == "test" for e in aligned)
+    if train < MIN_ALIGNED_TRAIN or test < MIN_ALIGNED_TEST:
+        raise SnapshotError(
+            f"The alignment task needs aligned narratives: at least {MIN_ALIGNED_TRAIN} in "
+            f"{setting} train and {MIN_ALIGNED_TEST} in {setting} test; the snapshot has "
+            f"{train} and {test} ({len(aligned)} of its {len(examples)} narratives have an "
+            "alignment). Import a dataset with its alignments or approve align assignments."
+        )
+    try:
+        return split_parts(aligned, setting=setting, seed=seed)
+    except SnapshotError as error:
+        raise SnapshotError(f"Among the {len(aligned)} aligned narratives: {error}") from None
+
+
+def token_span(
+    offsets: Sequence[tuple[int, int]],
+    sequence_ids: Sequence[int | None],
+    text: str,
+    start: int,
+    end: int,
+) -> tuple[int, int] | None:
+    """First and last token of the narrative (sequence 1) overlapping characters
+    [start, end) of `text`, from a fast tokenizer's offset mapping.
+
+    None when the span reaches text that truncation left out (or covers no token).
+    """
+    narrative = [
+        index
+        for index, sequence in enumerate(sequence_ids)
+        if sequence == 1 and offsets[index][1] > offsets[index][0]
+    ]
+    if not narrative:
+        return None
+    kept_until = offsets[narrative[-1]][1]
+    if end > kept_until and text[kept_until:end].strip():
+        return None
+    inside = [i for i in narrative if offsets[i][0] < end and start < offsets[i][1]]
+    if not inside:
+        return None
+    return inside[0], inside[-1]
+
+
+def pipeline_combine(proverb_predictions: list[dict], span_predictions: list[dict]) -> dict:
+    """Table 9 from stored predictions: span scores where the proverb was ranked first,
+    zero elsewhere. Raises ValueError when a span pair's narrative has no proverb
+    prediction (the runs were not scored on the same test narratives)."""
+    rank = {p["narrative_id"]: p["rank"] for p in proverb_predictions}
+    missing = sorted({s["narrative_id"] for s in span_predictions} - rank.keys())
+    if missing:
+        raise ValueError(
+            f"{len(missing)} narrative(s) of the alignment run's test part have no prediction "
+            f"in the proverb run (first: {missing[0]}); the runs must share their test part."
+        )
+    rows = []
+    for prediction in span_predictions:
+        correct = rank[prediction["narrative_id"]] == 1
+        scores = {name: prediction[name] if correct else 0.0 for name in SPAN_MEASURES}
+        rows.append({**prediction, **scores, "proverb_correct": correct})
+    aligned = {prediction["narrative_id"] for prediction in span_predictions}
+    proverb_correct = sum(p["rank"] == 1 for p in proverb_predictions)
+    aligned_correct = sum(rank[narrative] == 1 for narrative in aligned)
+    return {
+        "metrics": {
+            "test": span_metrics(rows),
+            "proverb": {
+                "accuracy": proverb_correct / len(proverb_predictions)
+                if proverb_predictions
+                else None,
+                "correct": proverb_correct,
+                "total": len(proverb_predictions),
+                "aligned_accuracy": aligned_correct / len(aligned) if aligned else None,
+                "aligned_correct": aligned_correct,
+                "aligned_total": len(aligned),
+            },
+            "alignment_alone": span_metrics(span_predictions),
+        },
+        "predictions": rows,
+    }
