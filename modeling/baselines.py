@@ -12,6 +12,8 @@ device). Tasks:
   batches of distinct proverbs), so it ranks proverbs never seen in training.
 * ``classifier`` (Table 7, seen): a head over the seen proverbs whose rows start
   from the proverbs' own embeddings, trained with the encoder.
+* ``generation`` (Table 11): a seq2seq model writes the narrative from the proverb
+  and its keywords (modeling/seq2seq.py).
 
 Every run also scores similar motifs on its test narratives (Table 13, `_motifs`).
 
@@ -57,6 +59,45 @@ class Clock:
         return time.monotonic() - self.started
 
 
+@dataclass
+class Steps:
+    """The optimiser steps of a training loop: cancel checks, and progress after each step
+    (epoch, step, loss, the last dev figure, elapsed and estimated remaining seconds)."""
+
+    clock: Clock
+    reporter: Reporter
+    epochs: int
+    total: int  # steps of the whole run
+    done: int = 0
+
+    def check(self, epoch: int, step: int, steps: int) -> None:
+        if self.reporter.should_stop():
+            raise Cancelled(f"Cancelled at epoch {epoch}, step {step} of {steps}.")
+
+    def take(self, loss: torch.Tensor, optimizer, *, epoch: int, step: int, steps: int, **dev):
+        """Back-propagate `loss`, step the optimiser, report; returns the loss value."""
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        self.done += 1
+        value = loss.item()
+        elapsed = self.clock.elapsed()
+        self.reporter.progress(
+            {
+                "stage": "training",
+                "epoch": epoch,
+                "epochs": self.epochs,
+                "step": step,
+                "steps": steps,
+                "loss": value,
+                **dev,
+                "elapsed": elapsed,
+                "remaining": elapsed / self.done * (self.total - self.done),
+            }
+        )
+        return value
+
+
 def environment(device: torch.device) -> dict:
     """Library versions and the device, as a run stores them."""
     import transformers
@@ -95,6 +136,19 @@ def run_task(
         raise SnapshotError("The classifier predicts seen proverbs only: use the seen setting.")
     reporter = reporter or Reporter()
     device = device or device_default()
+    if task == "generation":  # a seq2seq model, not an Encoder (modeling/seq2seq.py)
+        from modeling.seq2seq import run_generation
+
+        return run_generation(
+            list(examples),
+            setting,
+            model,
+            hyperparameters,
+            seed,
+            reporter=reporter,
+            artifact_dir=artifact_dir,
+            device=device,
+        )
     clock = Clock()
     random.seed(seed)
     np.random.seed(seed)
@@ -244,8 +298,7 @@ def _fine_tune(task, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, 
     loss_function = nn.CrossEntropyLoss()
     history: list[dict] = []
     best: dict | None = None
-    total_steps = None
-    done_steps = 0
+    steps = None
     train_seconds = evaluate_seconds = 0.0
     for epoch in range(1, hp.epochs + 1):
         if task == "biencoder":
@@ -255,13 +308,12 @@ def _fine_tune(task, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, 
             rng.shuffle(shuffled)
             size = hp.batch_size
             batches = [shuffled[i : i + size] for i in range(0, len(shuffled), size)]
-        total_steps = total_steps or len(batches) * hp.epochs
+        steps = steps or Steps(clock, reporter, hp.epochs, total=len(batches) * hp.epochs)
         encoder.train()
         epoch_started = time.monotonic()
         losses = []
         for step, batch in enumerate(batches, start=1):
-            if reporter.should_stop():
-                raise Cancelled(f"Cancelled at epoch {epoch}, step {step} of {len(batches)}.")
+            steps.check(epoch, step, len(batches))
             with autocast(device):
                 narratives = nn.functional.normalize(encoder([e.narrative for e in batch]), dim=-1)
                 if task == "biencoder":
@@ -273,24 +325,15 @@ def _fine_tune(task, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, 
                     targets = torch.tensor(indices, device=device)
                 logits = hp.scale * narratives @ nn.functional.normalize(proverbs, dim=-1).T
             loss = loss_function(logits.float(), targets)
-            loss.backward()
-            optimizer.step()
-            optimizer.zero_grad()
-            losses.append(loss.item())
-            done_steps += 1
-            elapsed = clock.elapsed()
-            reporter.progress(
-                {
-                    "stage": "training",
-                    "epoch": epoch,
-                    "epochs": hp.epochs,
-                    "step": step,
-                    "steps": len(batches),
-                    "loss": losses[-1],
-                    "dev_accuracy": history[-1]["dev"]["accuracy"] if history else None,
-                    "elapsed": elapsed,
-                    "remaining": elapsed / done_steps * (total_steps - done_steps),
-                }
+            losses.append(
+                steps.take(
+                    loss,
+                    optimizer,
+                    epoch=epoch,
+                    step=step,
+                    steps=len(batches),
+                    dev_accuracy=history[-1]["dev"]["accuracy"] if history else None,
+                )
             )
         seconds = time.monotonic() - epoch_started
         train_seconds += seconds

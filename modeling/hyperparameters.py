@@ -9,8 +9,9 @@ TASKS = {
     "retrieval": "Proverb retrieval, off-the-shelf embeddings (Table 4)",
     "biencoder": "Proverb prediction, bi-encoder with in-batch negatives (Table 7)",
     "classifier": "Proverb prediction, classifier started from proverb embeddings (Table 7, seen)",
+    "generation": "Narrative generation from a proverb and keywords (Table 11)",
 }
-TRAINABLE = ("biencoder", "classifier")
+TRAINABLE = ("biencoder", "classifier", "generation")
 
 
 class Cancelled(Exception):
@@ -26,6 +27,12 @@ class Hyperparameters:
     proverb_max_length: int = 64
     scale: float = 20.0
     eval_batch_size: int = 64
+    # Generation: input and target lengths in tokens, and decoding (num_beams 1: greedy).
+    source_max_length: int = 64
+    target_max_length: int = 128
+    max_new_tokens: int = 128
+    num_beams: int = 1
+    no_repeat_ngram_size: int = 3
 
     @classmethod
     def from_dict(cls, values: dict) -> Hyperparameters:
@@ -33,4 +40,8 @@ class Hyperparameters:
         hyperparameters = cls(**known)
         if hyperparameters.epochs < 1 or hyperparameters.batch_size < 2:
             raise ValueError("epochs must be at least 1 and batch size at least 2")
+        if min(hyperparameters.max_new_tokens, hyperparameters.num_beams) < 1:
+            raise ValueError("max new tokens and beams must be at least 1")
+        if hyperparameters.no_repeat_ngram_size < 0:
+            raise ValueError("no-repeat n-gram size is 0 (off) or more")
         return hyperparameters
