@@ -22,6 +22,7 @@ from crowd.batches import batch_create, batch_items_add
 from modeling.models import Run
 
 PREFIX = "model"
+WITHOUT_PROBABILITIES = ("generation",)  # runs whose predictions are no proverb distribution
 
 
 def source_key(run: Run) -> str:
@@ -77,11 +78,18 @@ def _finished_run(name: str) -> Run:
     run = Run.objects.filter(pk=int(name) if name.isdigit() else None).first()
     if run is None or run.status != Run.Status.SUCCEEDED or not run.predictions:
         raise LookupError(f"No finished run {name} with predictions to choose distractors.")
+    if run.task in WITHOUT_PROBABILITIES:
+        raise LookupError(f"Run {name} is a {run.task} run: it predicts no proverbs.")
     return run
 
 
 def _choices() -> list[tuple[str, str]]:
-    runs = Run.objects.filter(status=Run.Status.SUCCEEDED).exclude(predictions=[]).order_by("-id")
+    runs = (
+        Run.objects.filter(status=Run.Status.SUCCEEDED)
+        .exclude(predictions=[])
+        .exclude(task__in=WITHOUT_PROBABILITIES)
+        .order_by("-id")
+    )
     return [(source_key(run), f"Model ({run_label(run)})") for run in runs[:50]]
 
 

@@ -12,6 +12,8 @@ TASKS = {
     "generation": "Narrative generation from a proverb and keywords (Table 11)",
 }
 TRAINABLE = ("biencoder", "classifier", "generation")
+# The hyperparameters only the generation task reads.
+GENERATION_FIELDS = ("target_max_length", "max_new_tokens", "num_beams", "no_repeat_ngram_size")
 
 
 class Cancelled(Exception):

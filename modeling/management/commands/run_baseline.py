@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from modeling.hyperparameters import TASKS
+from modeling.hyperparameters import GENERATION_FIELDS, TASKS, Hyperparameters
 from modeling.models import Run
 from modeling.selectors import run_record
 from modeling.services import run_create, run_execute
@@ -62,6 +62,14 @@ class Command(BaseCommand):
         parser.add_argument("--learning-rate", type=float, default=2e-5)
         parser.add_argument("--max-length", type=int, default=256)
         parser.add_argument("--seed", type=int, default=1)
+        defaults = Hyperparameters()
+        for name in GENERATION_FIELDS:
+            parser.add_argument(
+                f"--{name.replace('_', '-')}",
+                type=int,
+                default=getattr(defaults, name),
+                help="generation only (num-beams 1: greedy)",
+            )
         parser.add_argument("--json", dest="json_out", help="write the run here ('-': stdout)")
 
     def handle(self, *args, **options):
@@ -75,6 +83,7 @@ class Command(BaseCommand):
                     "batch_size": options["batch_size"],
                     "learning_rate": options["learning_rate"],
                     "max_length": options["max_length"],
+                    **{name: options[name] for name in GENERATION_FIELDS},
                 },
                 seed=options["seed"],
                 queue=False,
@@ -94,5 +103,11 @@ class Command(BaseCommand):
         test = run.metrics.get("test") or {}
         if run.status != Run.Status.SUCCEEDED:
             raise CommandError(f"Run {run.pk} {run.status}: {run.error}")
-        summary = f"Run {run.pk}: test accuracy {test.get('accuracy')}, MRR {test.get('mrr')}"
+        if run.task == "generation":
+            summary = (
+                f"Run {run.pk}: test BLEU {test['bleu']:.2f}, ROUGE-L {test['rouge_l']:.4f}, "
+                f"keyword recall {test['keyword_recall']}"
+            )
+        else:
+            summary = f"Run {run.pk}: test accuracy {test.get('accuracy')}, MRR {test.get('mrr')}"
         self.stderr.write(summary)
