@@ -10,9 +10,10 @@ Prints figures; it is not a test.
 2. Retrieval accuracy of fp32 and bf16 on a labelled set (target: within 0.5
    point): the ePiC release when `--epic FILE` is given (all narratives against all
    proverbs, ePiC Table 4), else the 24 short stories of the test factories.
-3. Training: one epoch of each trainable task (bi-encoder, classifier) on seeded
-   synthetic narratives: seconds per epoch and examples per second, on CPU and on
-   CUDA when present.
+3. Training: one epoch of each trainable task (bi-encoder, classifier, generation)
+   on seeded synthetic narratives: seconds per epoch and examples per second, on CPU
+   and on CUDA when present; for generation also the decoding of its test narratives
+   (greedy, narratives per second). `--training-only` skips 1 and 2.
 """
 
 from __future__ import annotations
@@ -105,25 +106,29 @@ def training(device: torch.device, narratives: int) -> dict:
     rng = random.Random(SEED)
     words = [f"w{n}" for n in range(400)] + ["the", "a", "of", "to", "and", "in", "was"]
     proverbs = max(4, narratives // 10)
+    texts = [
+        " ".join(rng.choice(words) for _ in range(rng.randint(40, 120))) for _ in range(narratives)
+    ]
     examples = [
         Example(
             narrative_id=n,
-            narrative=" ".join(rng.choice(words) for _ in range(rng.randint(40, 120))),
+            narrative=text,
             proverb_id=n % proverbs,
             proverb=f"proverb {n % proverbs} " + " ".join(rng.sample(words, 6)),
             seen="train" if (n // proverbs) % 10 < 6 else "test",
             unseen="train",
+            keywords=tuple(rng.sample(text.split(), 5)),
         )
-        for n in range(narratives)
+        for n, text in enumerate(texts)
     ]
     figures = {}
-    for task in ("biencoder", "classifier"):
+    for task in ("biencoder", "classifier", "generation"):
         result = run_task(
             task=task,
             examples=examples,
             setting="seen",
             model=MODEL,
-            hyperparameters=Hyperparameters(epochs=1, batch_size=16),
+            hyperparameters=Hyperparameters(epochs=1, batch_size=16, max_new_tokens=64),
             seed=1,
             device=device,
         )
@@ -133,6 +138,9 @@ def training(device: torch.device, narratives: int) -> dict:
             "seconds_per_epoch": epoch["seconds"],
             "examples_per_second": epoch["examples_per_second"],
         }
+        if task == "generation":
+            decoded = result["counts"]["test"] / result["durations"]["generate"]
+            figures[task]["decoded_per_second"] = decoded
     return figures
 
 
@@ -141,8 +149,26 @@ def main() -> None:
     parser.add_argument("--epic", help="the ePiC release JSON, for retrieval accuracy")
     parser.add_argument("--texts", type=int, default=1_000, help="texts to embed")
     parser.add_argument("--train-narratives", type=int, default=400)
+    parser.add_argument("--training-only", action="store_true", help="skip embedding figures")
     args = parser.parse_args()
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, load {os.getloadavg()}")
+    if not args.training_only:
+        embedding_figures(args)
+    devices = [torch.device("cpu")] + ([torch.device("cuda")] if torch.cuda.is_available() else [])
+    for device in devices:
+        print(f"\nTraining: one epoch, {args.train_narratives} synthetic narratives, {device}")
+        for task, figures in training(device, args.train_narratives).items():
+            decoded = figures.get("decoded_per_second")
+            print(
+                f"  {task:10s} {figures['train_examples']} examples: "
+                f"{figures['seconds_per_epoch']:.1f} s/epoch, "
+                f"{figures['examples_per_second']:.1f} examples/s"
+                + (f"; test decoded (greedy) at {decoded:.1f} narratives/s" if decoded else "")
+            )
+    print(f"\nload {os.getloadavg()}")
+
+
+def embedding_figures(args) -> None:
     narratives, gold, proverbs = labelled_set(args.epic)
     vocabulary = " ".join(narratives).split()
     texts = synthetic_texts(args.texts, vocabulary, random.Random(SEED))
@@ -160,17 +186,6 @@ def main() -> None:
         print(f"  {name}: accuracy {100 * figures['accuracy']:.2f}%  MRR {figures['mrr']:.4f}")
     difference = 100 * abs(scores["bf16"]["accuracy"] - scores["fp32"]["accuracy"])
     print(f"  difference {difference:.2f} points (target: at most 0.50)")
-
-    devices = [torch.device("cpu")] + ([torch.device("cuda")] if torch.cuda.is_available() else [])
-    for device in devices:
-        print(f"\nTraining: one epoch, {args.train_narratives} synthetic narratives, {device}")
-        for task, figures in training(device, args.train_narratives).items():
-            print(
-                f"  {task:10s} {figures['train_examples']} examples: "
-                f"{figures['seconds_per_epoch']:.1f} s/epoch, "
-                f"{figures['examples_per_second']:.1f} examples/s"
-            )
-    print(f"\nload {os.getloadavg()}")
 
 
 if __name__ == "__main__":
