@@ -241,3 +241,22 @@ def test_run_baseline_generation_writes_its_json(tiny_model, artifacts, tmp_path
     assert record["metrics"]["selection"] == "lowest dev loss"
     err = capsys.readouterr().err
     assert "training epoch 1/1" in err and f"Run {run.pk}: test BLEU" in err
+
+
+def test_the_progress_line_shows_the_dev_loss_of_a_generation_run():
+    from modeling.admin import progress_line
+
+    run = Run(
+        status=Run.Status.RUNNING,
+        progress={"stage": "training", "epoch": 2, "epochs": 3, "loss": 2.5, "dev_loss": 3.25},
+    )
+    assert progress_line(run) == "training · epoch 2/3 · loss 2.5000 · dev loss 3.2500"
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [({"num_beams": 0}, "beams must be at least 1"), ({"no_repeat_ngram_size": -1}, "0 \\(off\\)")],
+)
+def test_bad_decoding_settings_are_refused(values, message):
+    with pytest.raises(ValueError, match=message):
+        run_create(task="generation", model_name="tiny", hyperparameters=values, queue=False)
