@@ -2,7 +2,8 @@
 build a choose batch from a run's distractors.
 
 Every page sits inside the admin site (staff login). Reading needs view_run;
-launching add_run; cancelling change_run; building a batch add_batch as well.
+launching add_run; cancelling change_run; building a batch add_batch as well (and
+add_narrative to send a generation run's narratives to a rate batch).
 Text from the dataset reaches the pages only through Django's autoescaping.
 """
 
@@ -21,13 +22,20 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
 from modeling.distractors import choose_batch_from_run, run_label
-from modeling.hyperparameters import PROVERB_TASKS, TASKS, Hyperparameters
+from modeling.generation_batch import generated_rows, rate_batch_from_run
+from modeling.hyperparameters import GENERATION_FIELDS, PROVERB_TASKS, TASKS, Hyperparameters
 from modeling.models import Run, Snapshot
 from modeling.pipeline import pipeline_create
 from modeling.selectors import SPAN_TASKS, result_rows, results_tables, run_record
 from modeling.services import run_cancel, run_create
 
 DEFAULTS = Hyperparameters()
+GENERATION = {"required": False, "help_text": "Generation only."}
+BEAMS = {"required": False, "help_text": "Generation only; 1: greedy decoding."}
+ALIGNMENT = {
+    "required": False,
+    "help_text": "Alignment: the longest narrative span predicted, in tokens.",
+}
 
 
 class RunChoiceField(forms.ModelChoiceField):
@@ -58,11 +66,7 @@ class RunLaunchForm(forms.Form):
     learning_rate = forms.FloatField(min_value=1e-7, max_value=1.0, initial=DEFAULTS.learning_rate)
     max_length = forms.IntegerField(min_value=8, max_value=4096, initial=DEFAULTS.max_length)
     span_max_tokens = forms.IntegerField(
-        min_value=1,
-        max_value=512,
-        initial=DEFAULTS.span_max_tokens,
-        required=False,
-        help_text="Alignment: the longest narrative span predicted, in tokens.",
+        min_value=1, max_value=512, initial=DEFAULTS.span_max_tokens, **ALIGNMENT
     )
     seed = forms.IntegerField(initial=1)
     proverb_run = RunChoiceField(
@@ -75,6 +79,16 @@ class RunLaunchForm(forms.Form):
         required=False,
         help_text="Pipeline: the finished alignment run (same snapshot and split).",
     )
+    target_max_length = forms.IntegerField(
+        min_value=8, max_value=4096, initial=DEFAULTS.target_max_length, **GENERATION
+    )
+    max_new_tokens = forms.IntegerField(
+        min_value=1, max_value=4096, initial=DEFAULTS.max_new_tokens, **GENERATION
+    )
+    num_beams = forms.IntegerField(min_value=1, max_value=32, initial=DEFAULTS.num_beams, **BEAMS)
+    no_repeat_ngram_size = forms.IntegerField(
+        min_value=0, max_value=10, initial=DEFAULTS.no_repeat_ngram_size, **GENERATION
+    )
 
     def clean(self):
         cleaned = super().clean()
@@ -85,7 +99,14 @@ class RunLaunchForm(forms.Form):
         return cleaned
 
     def hyperparameters(self) -> dict:
-        keys = ("epochs", "batch_size", "learning_rate", "max_length", "span_max_tokens")
+        keys = (
+            "epochs",
+            "batch_size",
+            "learning_rate",
+            "max_length",
+            "span_max_tokens",
+            *GENERATION_FIELDS,
+        )
         return {key: self.cleaned_data[key] for key in keys if self.cleaned_data[key] is not None}
 
 
@@ -112,6 +133,21 @@ def launch(form: RunLaunchForm, user) -> Run:
         seed=data["seed"],
         created_by=user,
     )
+
+
+class GeneratedRateBatchForm(forms.Form):
+    name = forms.CharField(max_length=200, required=False)
+    sample = forms.IntegerField(
+        min_value=1, max_value=10_000, initial=100, help_text="Generated test narratives to rate."
+    )
+    with_human = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="With the human narratives",
+        help_text="Also rate the narratives they were generated for, on the same criteria.",
+    )
+    target_per_item = forms.IntegerField(min_value=1, max_value=100, initial=3)
+    seed = forms.IntegerField(initial=1)
 
 
 def _require(request, *permissions: str) -> None:
@@ -176,6 +212,7 @@ class RunAdmin(admin.ModelAdmin):
             path("results/", wrap(self.results_view), name="modeling_run_results"),
             path("<int:run_id>/cancel/", wrap(self.cancel_view), name="modeling_run_cancel"),
             path("<int:run_id>/json/", wrap(self.json_view), name="modeling_run_json"),
+            path("<int:run_id>/rate/", wrap(self.rate_view), name="modeling_run_rate"),
             path(
                 "<int:run_id>/distractors/",
                 wrap(self.distractors_view),
@@ -207,28 +244,37 @@ class RunAdmin(admin.ModelAdmin):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         """A run: config, snapshot, live progress, figures, curves, predictions. view_run."""
-        from modeling.plots import learning_curves  # matplotlib: loaded by this page only
-
         _require(request, "modeling.view_run")
         run = get_object_or_404(Run.objects.select_related("snapshot"), pk=object_id)
-        can_batch = run.status == Run.Status.SUCCEEDED and bool(run.predictions)
-        can_batch = can_batch and run.task in PROVERB_TASKS
+        finished = run.status == Run.Status.SUCCEEDED and bool(run.predictions)
+        generation = run.task == "generation"
         spans = run.task in SPAN_TASKS
-        measure = "f1" if spans else "accuracy"
+        if generation:
+            predictions = []
+        elif spans:
+            predictions = span_prediction_rows(run, limit=50)
+        else:
+            predictions = prediction_rows(run, limit=50)
         return self._page(
             request,
             "admin/modeling/run/detail.html",
             str(run),
             run=run,
+            generation=generation,
             progress=progress_line(run),
             rows=result_rows(run) if run.status == Run.Status.SUCCEEDED else [],
-            curves=learning_curves([curve_of(run)], measure=measure) if run.epochs else "",
+            curves=curves_of([run]),
             spans=spans,
-            predictions=(span_prediction_rows if spans else prediction_rows)(run, limit=50),
+            predictions=predictions,
+            generated=generated_rows(run, limit=50) if generation else [],
             motifs=motif_rows(run),
             can_cancel=not run.finished and request.user.has_perm("modeling.change_run"),
-            distractor_form=DistractorBatchForm() if can_batch else None,
-            can_batch=can_batch and request.user.has_perm("crowd.add_batch"),
+            distractor_form=DistractorBatchForm()
+            if finished and run.task in PROVERB_TASKS
+            else None,
+            rate_form=GeneratedRateBatchForm() if finished and generation else None,
+            can_rate=request.user.has_perms(RATE_PERMISSIONS),
+            can_batch=finished and request.user.has_perm("crowd.add_batch"),
             hyperparameters=json.dumps(run.hyperparameters, sort_keys=True),
             environment=json.dumps(run.environment, sort_keys=True),
             durations={key: f"{value:.1f} s" for key, value in run.durations.items()},
@@ -236,14 +282,10 @@ class RunAdmin(admin.ModelAdmin):
 
     def results_view(self, request):
         """Finished runs side by side like the paper's tables, with learning curves. view_run."""
-        from modeling.plots import learning_curves  # matplotlib: loaded by this page only
-
         _require(request, "modeling.view_run")
         tables = results_tables()
         for table in tables:
-            trained = [run for run in table["runs"] if run.epochs]
-            curves = [curve_of(run) for run in trained[:10]]
-            table["curves"] = learning_curves(curves, measure=table["measure"]) if trained else ""
+            table["curves"] = curves_of([run for run in table["runs"] if run.epochs][:10])
         return self._page(
             request, "admin/modeling/run/results.html", "Baseline results", tables=tables
         )
@@ -289,6 +331,43 @@ class RunAdmin(admin.ModelAdmin):
             messages.error(request, "No batch created: check the numbers.")
         return redirect("admin:modeling_run_change", run.pk)
 
+    def rate_view(self, request, run_id: int):
+        """POST: model narratives and a draft rate batch from a generation run. Needs
+        add_batch and add_narrative."""
+        _require(request, "modeling.view_run", *RATE_PERMISSIONS)
+        run = get_object_or_404(Run.objects.select_related("snapshot"), pk=run_id)
+        form = GeneratedRateBatchForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                batch = rate_batch_from_run(run=run, created_by=request.user, **form.cleaned_data)
+            except ValueError as error:
+                messages.error(request, f"No batch created: {error}")
+            else:
+                messages.success(
+                    request, f"Rate batch {batch.pk} created with {batch.items.count()} item(s)."
+                )
+                return redirect("admin:crowd_batch_change", batch.pk)
+        else:
+            messages.error(request, "No batch created: check the numbers.")
+        return redirect("admin:modeling_run_change", run.pk)
+
+
+RATE_PERMISSIONS = ("crowd.add_batch", "annotation.add_narrative")
+
+
+def curves_of(runs: list[Run]) -> str:
+    """Learning curves of runs that have epochs: loss for generation, span F1 for alignment,
+    else accuracy."""
+    from modeling import plots  # matplotlib: loaded by the pages that draw
+
+    drawn = [curve_of(run) for run in runs if run.epochs]
+    if not drawn:
+        return ""
+    if all(run.task == "generation" for run in runs):
+        return plots.loss_curves(drawn)
+    measure = "f1" if all(run.task in SPAN_TASKS for run in runs) else "accuracy"
+    return plots.learning_curves(drawn, measure=measure)
+
 
 def progress_line(run: Run) -> str:
     """One line of a run's progress: stage, epoch, step, loss, dev accuracy, times."""
@@ -306,6 +385,8 @@ def progress_line(run: Run) -> str:
         parts.append(f"dev accuracy {100 * progress['dev_accuracy']:.1f}%")
     if progress.get("dev_f1") is not None:
         parts.append(f"dev span F1 {progress['dev_f1']:.3f}")
+    if progress.get("dev_loss") is not None:
+        parts.append(f"dev loss {progress['dev_loss']:.4f}")
     if progress.get("elapsed") is not None:
         parts.append(f"{progress['elapsed']:.0f} s elapsed")
     if progress.get("remaining") is not None:

@@ -14,6 +14,8 @@ device). Tasks:
   from the proverbs' own embeddings, trained with the encoder.
 * ``alignment`` (Table 8): the narrative span aligned with a proverb span, a start/end
   head over the encoder's tokens (modeling.alignment).
+* ``generation`` (Table 11): a seq2seq model writes the narrative from the proverb
+  and its keywords (modeling/seq2seq.py).
 
 A ``pipeline`` run (Table 9) trains nothing: it combines a proverb run's and an
 alignment run's stored predictions (modeling.pipeline).
@@ -149,6 +151,19 @@ def run_task(
         raise SnapshotError("The classifier predicts seen proverbs only: use the seen setting.")
     reporter = reporter or Reporter()
     device = device or device_default()
+    if task == "generation":  # a seq2seq model, not an Encoder (modeling/seq2seq.py)
+        from modeling.seq2seq import run_generation
+
+        return run_generation(
+            list(examples),
+            setting,
+            model,
+            hyperparameters,
+            seed,
+            reporter=reporter,
+            artifact_dir=artifact_dir,
+            device=device,
+        )
     clock = Clock()
     random.seed(seed)
     np.random.seed(seed)

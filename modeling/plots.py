@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import threading
+from collections.abc import Callable
 
 import matplotlib
 from matplotlib.backends.backend_svg import FigureCanvasSVG
@@ -14,6 +15,8 @@ from matplotlib.figure import Figure
 
 _LOCK = threading.Lock()
 _RC = {"svg.fonttype": "none", "svg.hashsalt": "parable-modeling", "font.size": 9}
+
+Panel = tuple[str, Callable[[dict], float]]  # title, the value of an epoch record
 
 
 def learning_curves(runs: list[dict], *, measure: str = "accuracy") -> str:
@@ -23,6 +26,25 @@ def learning_curves(runs: list[dict], *, measure: str = "accuracy") -> str:
     The selected epoch (best on dev) is marked with a dot. An SVG saying "No epochs
     yet" when no run has finished an epoch.
     """
+    name = {"f1": "span F1"}.get(measure, measure)
+    panels = [
+        (f"Dev {name} (selects the epoch)", lambda record: record["dev"][measure]),
+        (f"Test {name}", lambda record: record["test"][measure]),
+    ]
+    return _curves(runs, panels, name)
+
+
+def loss_curves(runs: list[dict]) -> str:
+    """Training and dev loss per epoch (the generation baseline, chosen on dev loss)."""
+    panels = [
+        ("Training loss", lambda record: record["loss"]),
+        ("Dev loss (selects the epoch)", lambda record: record["dev"]["loss"]),
+    ]
+    return _curves(runs, panels, "loss")
+
+
+def _curves(runs: list[dict], panels: list[Panel], ylabel: str) -> str:
+    """One panel per (title, value), one colour per run, the selected epoch dotted."""
     with _LOCK, matplotlib.rc_context(_RC):
         figure = Figure(figsize=(7.0, 3.6), layout="constrained")
         FigureCanvasSVG(figure)
@@ -30,24 +52,22 @@ def learning_curves(runs: list[dict], *, measure: str = "accuracy") -> str:
         if not drawn:
             figure.text(0.5, 0.5, "No epochs yet", ha="center", va="center", fontsize=14)
         else:
-            dev_axes, test_axes = figure.subplots(1, 2, sharey=True)
+            axes_row = figure.subplots(1, len(panels), sharey=True)
             for index, run in enumerate(drawn):
                 colour = f"C{index % 10}"
                 epochs = [record["epoch"] for record in run["epochs"]]
-                for axes, part in ((dev_axes, "dev"), (test_axes, "test")):
-                    values = [record[part][measure] for record in run["epochs"]]
+                for axes, (_, value) in zip(axes_row, panels, strict=True):
+                    values = [value(record) for record in run["epochs"]]
                     axes.plot(epochs, values, marker=".", color=colour, label=run["label"])
                     if run.get("selected_epoch") in epochs:
                         at = epochs.index(run["selected_epoch"])
                         axes.plot(epochs[at], values[at], "o", color=colour, markersize=8)
-            name = {"f1": "span F1"}.get(measure, measure)
-            dev_axes.set_title(f"Dev {name} (selects the epoch)")
-            test_axes.set_title(f"Test {name}")
-            for axes in (dev_axes, test_axes):
+            for axes, (title, _) in zip(axes_row, panels, strict=True):
+                axes.set_title(title)
                 axes.set_xlabel("epoch")
                 axes.grid(alpha=0.3)
-            dev_axes.set_ylabel(name)
-            test_axes.legend(fontsize=7, loc="best")
+            axes_row[0].set_ylabel(ylabel)
+            axes_row[-1].legend(fontsize=7, loc="best")
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", metadata={"Date": None})
     text = buffer.getvalue()

@@ -100,6 +100,8 @@ def result_rows(run: Run) -> list[dict]:
     common = {"run": run, "snapshot": run.snapshot.content_hash[:10]}
     if run.task in SPAN_TASKS:
         return span_rows(run, common)
+    if run.task == "generation":
+        return [generation_row(run, common)]
     if run.task == "retrieval":
         return [
             {
@@ -128,6 +130,24 @@ def result_rows(run: Run) -> list[dict]:
             else "—",
         }
     ]
+
+
+def generation_row(run: Run, common: dict) -> dict:
+    """A generation run's line (ePiC Table 11): BLEU, ROUGE-L and keyword recall on test at
+    the epoch of lowest dev loss."""
+    metrics = run.metrics or {}
+    test = metrics.get("test") or {}
+    bleu, recall = test.get("bleu"), test.get("keyword_recall")
+    return {
+        **common,
+        "scope": f"{run.setting} test, epoch {run.selected_epoch} (lowest dev loss)",
+        "bleu": "—" if bleu is None else f"{bleu:.2f}",
+        "rouge_l": _decimal(test.get("rouge_l")),
+        "keyword_recall": _percent(recall),
+        "total": test.get("total", 0),
+        "without_keywords": (run.environment.get("counts") or {}).get("without_keywords", 0),
+        "dev_loss": _decimal((metrics.get("dev") or {}).get("loss")),
+    }
 
 
 def results_tables(*, limit: int = 200) -> list[dict]:

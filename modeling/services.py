@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from config.task_queue import queue_on_commit
 from modeling.examples import SETTINGS, SnapshotError, split_parts
+from modeling.generation import generation_parts
 from modeling.hyperparameters import TASKS, TRAINABLE, Cancelled, Hyperparameters
 from modeling.models import Run
 from modeling.snapshots import snapshot_examples, snapshot_freeze
@@ -59,6 +60,8 @@ def run_create(
     examples = snapshot_examples(snapshot)
     if task == "alignment":
         aligned_parts(examples, setting=setting, seed=seed)
+    elif task == "generation":
+        generation_parts(examples, setting=setting, seed=seed)  # narratives with keywords
     else:
         split_parts(examples, setting=setting, seed=seed, dev=task in TRAINABLE)
     run = Run.objects.create(
@@ -186,6 +189,7 @@ def run_execute(*, run_id: int, echo=None) -> Run:
             "model_path": result["model_path"],
             "pooling": result["pooling"],
             "counts": result["counts"],
+            **({"model_kind": result["model_kind"]} if "model_kind" in result else {}),
         },
         durations=result["durations"],
         artifact=artifact,

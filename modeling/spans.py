@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from modeling.examples import Example, Parts, SnapshotError, split_parts
-from modeling.metrics import SPAN_MEASURES, span_metrics
 
 # Aligned narratives an alignment run needs in the setting's train part (the dev slice
 # takes one of a proverb with two, and training needs two proverbs) and in its test part.
@@ -104,6 +103,9 @@ def pipeline_combine(proverb_predictions: list[dict], span_predictions: list[dic
     """Table 9 from stored predictions: span scores where the proverb was ranked first,
     zero elsewhere. Raises ValueError when a span pair's narrative has no proverb
     prediction (the runs were not scored on the same test narratives)."""
+    # numpy loads with the metrics, in the process that scores, never in a web process.
+    from modeling.metrics import SPAN_MEASURES, span_metrics
+
     rank = {p["narrative_id"]: p["rank"] for p in proverb_predictions}
     missing = sorted({s["narrative_id"] for s in span_predictions} - rank.keys())
     if missing:

@@ -21,6 +21,8 @@ HEAVY = [
     "numpy",
     "pandas",
     "pyarrow",
+    "rouge_score",
+    "sacrebleu",
     "scipy",
     "sentence_transformers",
     "sklearn",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from modeling.hyperparameters import TASKS
+from modeling.hyperparameters import GENERATION_FIELDS, TASKS, Hyperparameters
 from modeling.metrics import SPAN_MEASURES
 from modeling.models import Run
 from modeling.pipeline import pipeline_create
@@ -69,6 +69,14 @@ class Command(BaseCommand):
         )
         parser.add_argument("--proverb-run", type=int, help="pipeline: the proverb run's id")
         parser.add_argument("--alignment-run", type=int, help="pipeline: the alignment run's id")
+        defaults = Hyperparameters()
+        for name in GENERATION_FIELDS:
+            parser.add_argument(
+                f"--{name.replace('_', '-')}",
+                type=int,
+                default=getattr(defaults, name),
+                help="generation only (num-beams 1: greedy)",
+            )
         parser.add_argument("--json", dest="json_out", help="write the run here ('-': stdout)")
 
     def handle(self, *args, **options):
@@ -92,6 +100,11 @@ class Command(BaseCommand):
         if run.task in SPAN_TASKS:
             figures = ", ".join(f"{name} {test.get(name)}" for name in SPAN_MEASURES)
             summary = f"Run {run.pk}: test span {figures}"
+        elif run.task == "generation":
+            summary = (
+                f"Run {run.pk}: test BLEU {test['bleu']:.2f}, ROUGE-L {test['rouge_l']:.4f}, "
+                f"keyword recall {test['keyword_recall']}"
+            )
         else:
             summary = f"Run {run.pk}: test accuracy {test.get('accuracy')}, MRR {test.get('mrr')}"
         self.stderr.write(summary)
@@ -121,6 +134,7 @@ class Command(BaseCommand):
                 "learning_rate": options["learning_rate"],
                 "max_length": options["max_length"],
                 "span_max_tokens": options["span_max_tokens"],
+                **{name: options[name] for name in GENERATION_FIELDS},
             },
             seed=options["seed"],
             queue=False,

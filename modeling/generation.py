@@ -1,0 +1,114 @@
+"""Narrative generation from a proverb and keywords (ePiC Table 11): inputs, parts, metrics.
+
+No Django and no torch (the web process checks a snapshot with it; training and
+decoding are in modeling.seq2seq). A model reads "proverb [SEP] keyword, keyword,
+..." (the narrative's verbs, then its named entities, as extracted on approval)
+and writes the narrative. Narratives without keywords are left out and counted.
+
+Metrics, as the paper reports them: corpus BLEU (sacrebleu, 0-100), ROUGE-L
+(rouge-score's F-measure averaged over narratives, 0-1), and keyword recall (the
+share of all input keywords found in the generated text, case-insensitive, on
+word boundaries).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from modeling.examples import Example, Parts, SnapshotError, split_parts
+
+SEPARATOR = " [SEP] "
+
+
+def source_text(example: Example) -> str:
+    """The model's input: the proverb, the separator, the keywords joined by commas."""
+    return f"{example.proverb}{SEPARATOR}{', '.join(example.keywords)}"
+
+
+@dataclass(frozen=True)
+class GenerationParts:
+    parts: Parts
+    left_out: int  # narratives of the snapshot without keywords
+    total: int
+
+
+def generation_parts(examples: Sequence[Example], *, setting: str, seed: int) -> GenerationParts:
+    """Train (less dev), dev and test of the narratives that have keywords.
+
+    Raises SnapshotError saying how many narratives had keywords when too few are left.
+    """
+    usable = [example for example in examples if example.keywords]
+    left_out = len(examples) - len(usable)
+    if not usable:
+        raise SnapshotError(
+            f"None of the snapshot's {len(examples)} narratives has keywords: generation "
+            "needs each narrative's verbs and named entities, extracted when it is approved "
+            "(wait for the keyword tasks to finish, or check the Celery worker)."
+        )
+    try:
+        parts = split_parts(usable, setting=setting, seed=seed, dev=True)
+    except SnapshotError as error:
+        raise SnapshotError(
+            f"Too few narratives with keywords for generation ({len(usable)} of "
+            f"{len(examples)}; {left_out} without keywords are left out): {error}"
+        ) from None
+    return GenerationParts(parts=parts, left_out=left_out, total=len(examples))
+
+
+def corpus_bleu(generated: Sequence[str], references: Sequence[str]) -> float:
+    """sacrebleu's corpus BLEU (0-100) against one reference per text."""
+    import sacrebleu
+
+    if len(generated) != len(references):
+        raise ValueError("one reference per generated text")
+    if not generated:
+        return 0.0
+    return float(sacrebleu.corpus_bleu(list(generated), [list(references)]).score)
+
+
+def rouge_l(generated: Sequence[str], references: Sequence[str]) -> float:
+    """rouge-score's ROUGE-L F-measure, averaged over the texts (0-1)."""
+    from rouge_score import rouge_scorer
+
+    if len(generated) != len(references):
+        raise ValueError("one reference per generated text")
+    if not generated:
+        return 0.0
+    scorer = rouge_scorer.RougeScorer(["rougeL"])
+    scores = [
+        scorer.score(reference, text)["rougeL"].fmeasure
+        for text, reference in zip(generated, references, strict=True)
+    ]
+    return sum(scores) / len(scores)
+
+
+def keywords_found(text: str, keywords: Sequence[str]) -> list[bool]:
+    """For each keyword, whether it occurs in `text` (case-insensitive, on word boundaries)."""
+    return [
+        re.search(rf"(?<!\w){re.escape(keyword)}(?!\w)", text, flags=re.IGNORECASE) is not None
+        for keyword in keywords
+    ]
+
+
+def keyword_recall(generated: Sequence[str], keywords: Sequence[Sequence[str]]) -> float | None:
+    """Share of all input keywords that appear in their generated text; None without keywords."""
+    found = [
+        hit
+        for text, words in zip(generated, keywords, strict=True)
+        for hit in keywords_found(text, words)
+    ]
+    return sum(found) / len(found) if found else None
+
+
+def generation_metrics(
+    generated: Sequence[str], references: Sequence[str], keywords: Sequence[Sequence[str]]
+) -> dict:
+    """{"bleu", "rouge_l", "keyword_recall", "total"} of generated texts against references."""
+    return {
+        "bleu": corpus_bleu(generated, references),
+        "rouge_l": rouge_l(generated, references),
+        "keyword_recall": keyword_recall(generated, keywords),
+        "total": len(generated),
+    }
