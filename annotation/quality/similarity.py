@@ -76,7 +76,6 @@ def _nearest(vector: np.ndarray, others: dict[int, np.ndarray]) -> tuple[int, fl
     return ids[best], float(scores[best])
 
 
-@transaction.atomic
 def _nearest_copy(narrative: Narrative, same_proverb: list[int], own_earlier: list[int]):
     """The story sharing most word trigrams with this one once names and pronouns are set
     aside (a renamed copy embeds differently, but reads the same), or None."""
@@ -106,6 +105,7 @@ def narratives_similarity_pending(*, now=None, limit: int = 200) -> list[int]:
     )
 
 
+@transaction.atomic
 def narrative_similarity_check(*, narrative_id: int) -> NarrativeIntegrity:
     """Compare a story with its proverb's other stories and its worker's earlier stories.
 
