@@ -3,12 +3,14 @@
 Run from the repository root: `.venv/bin/python bench/serving/run.py [--workers 10,50,100]
 [--seconds 20] [--warmup 3] [--gunicorn-workers 4] [--threads 1] [--conn-max-age N]`.
 
-It starts PostgreSQL (tests/services.sh, with pg_stat_statements) and gunicorn with
-config.settings.production (platform/gunicorn.conf.py) on free ports in 28200-28999,
-creates a write batch of 1,500 proverbs × 10 narratives, then for each worker count
-signs in that many new local workers through their invite links and drives them
-(bench/serving/load.py) for a warm-up and a measured window, bounded in time, cycles
-and requests. It prints, beside the targets and the figures measured before:
+It starts PostgreSQL and Redis (tests/services.sh, with pg_stat_statements) and gunicorn
+with config.settings.production (platform/gunicorn.conf.py) on free ports in 28200-28999,
+requests arriving as from the TLS-terminating proxy (load.py) and background tasks going
+to Redis (no Celery worker takes them: the web workers pay for queueing them). It creates
+a write batch of 1,500 proverbs × 10 narratives, then for each worker count signs in that
+many new local workers through their invite links and drives them (bench/serving/load.py)
+for a warm-up and a measured window, bounded in time, cycles and requests. It prints,
+beside the targets and the figures measured before:
 
 - cycles per second, errors, p50/p95/p99 of each request type;
 - server CPU per cycle from /proc: the gunicorn processes (app) and the PostgreSQL
@@ -59,17 +61,17 @@ BEFORE = {"cycles": {10: 32.0, 50: 30.5, 100: 28.3}, "cpu_ms": "59-62", "stateme
 HEALTH_REQUEST = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
 
 
-def app_environment(args, workdir: Path, database_url: str, port: int) -> dict:
+def app_environment(args, workdir: Path, services: dict[str, str], port: int) -> dict:
+    """Production's settings; tasks go to Redis as in production (no Celery worker takes
+    them here: the web workers pay for queueing them, not for running them)."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.production",
         "SECRET_KEY": secrets.token_urlsafe(50),
-        "DATABASE_URL": database_url,
+        "DATABASE_URL": services["DATABASE_URL"],
         "ALLOWED_HOSTS": "127.0.0.1",
-        "SESSION_COOKIE_SECURE": "false",  # plain HTTP on loopback
-        "CSRF_COOKIE_SECURE": "false",
         "PARABLE_VAR_DIR": str(workdir / "var"),
-        "CELERY_BROKER_URL": "",
+        "CELERY_BROKER_URL": services["PARABLE_TEST_REDIS_URL"],
         "LOG_LEVEL": "WARNING",
         "GUNICORN_BIND": f"127.0.0.1:{port}",
         "GUNICORN_WORKERS": str(args.gunicorn_workers),
@@ -90,8 +92,9 @@ def services_environment() -> dict:
     }
 
 
-def start_postgres(workdir: Path, env: dict) -> str:
-    """Start the services in `workdir`; the DATABASE_URL of their PostgreSQL."""
+def start_services(workdir: Path, env: dict) -> dict[str, str]:
+    """Start PostgreSQL and Redis in `workdir`; the variables tests/services.sh exports
+    (DATABASE_URL, PARABLE_TEST_REDIS_URL)."""
     started = subprocess.run(
         ["bash", "tests/services.sh", "start", str(workdir / "services")],
         cwd=ROOT,
@@ -101,11 +104,11 @@ def start_postgres(workdir: Path, env: dict) -> str:
         timeout=120,
     )
     if started.returncode:
-        raise SystemExit(f"PostgreSQL did not start:\n{started.stderr}")
-    return next(
-        line.split("=", 1)[1]
+        raise SystemExit(f"PostgreSQL and Redis did not start:\n{started.stderr}")
+    return dict(
+        line.removeprefix("export ").split("=", 1)
         for line in started.stdout.splitlines()
-        if line.startswith("export DATABASE_URL=")
+        if line.startswith("export ")
     )
 
 
@@ -148,7 +151,7 @@ def statements_per_request(batch_id: int, stories: dict[str, list[str]]) -> dict
     from crowd.models import Batch
     from crowd.workers import invite_token, local_worker_create
 
-    client = Client(HTTP_HOST="127.0.0.1")
+    client = Client(HTTP_HOST="127.0.0.1", HTTP_X_FORWARDED_PROTO="https")  # as load.py
     worker = local_worker_create(display_name="Statement counter")
     client.get(f"/w/{invite_token(worker=worker, batch=Batch.objects.get(pk=batch_id))}/")
     counts = {}
@@ -350,9 +353,9 @@ def main() -> None:
     services_env = services_environment()
     gunicorn = None
     try:
-        database_url = start_postgres(workdir, services_env)
+        services = start_services(workdir, services_env)
         port = free_port()
-        env = app_environment(args, workdir, database_url, port)
+        env = app_environment(args, workdir, services, port)
         os.environ.update(env)
         import django
 
