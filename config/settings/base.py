@@ -50,6 +50,9 @@ INSTALLED_APPS = [
     "frontend",
 ]
 
+# Django's database sessions, read with one plain SQL statement (config/sessions.py).
+SESSION_ENGINE = "config.sessions"
+
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
