@@ -14,7 +14,8 @@ beside the targets and the figures measured before:
 
 - cycles per second, errors, p50/p95/p99 of each request type;
 - server CPU per cycle from /proc: the gunicorn processes (app) and the PostgreSQL
-  processes (database), and the load generator's own CPU for reference;
+  processes (database); Redis's, which takes the queued similarity checks, and the load
+  generator's own CPU beside them for reference;
 - SQL statements per request type (counted in-process by Django on the same code and
   database), and per cycle as PostgreSQL saw them (pg_stat_statements: with
   transactions and health-check pings);
@@ -243,17 +244,20 @@ async def signed_in_workers(count, *, batch_id, port, stories) -> list[load.Work
     return workers
 
 
-def run_phase(count: int, args, *, batch_id, port, stories, gunicorn_pid, postgres_pid) -> dict:
+def run_phase(
+    count: int, args, *, batch_id, port, stories, gunicorn_pid, postgres_pid, redis_pid
+) -> dict:
     workers = asyncio.run(signed_in_workers(count, batch_id=batch_id, port=port, stories=stories))
     bounds = {"batch_id": batch_id, "max_cycles": args.max_cycles}
     warmup = asyncio.run(load.run_phase(workers, seconds=args.warmup, **bounds))
-    before = (tree_cpu(gunicorn_pid), tree_cpu(postgres_pid), time.process_time())
+    pids = (gunicorn_pid, postgres_pid, redis_pid)
+    before = (*map(tree_cpu, pids), time.process_time())
     statements = server_statements()
     profiler = profile(args, gunicorn_pid) if args.profile else None
     load_before, start = load_average(), time.perf_counter()
     log = asyncio.run(load.run_phase(workers, seconds=args.seconds, **bounds))
     elapsed = time.perf_counter() - start
-    after = (tree_cpu(gunicorn_pid), tree_cpu(postgres_pid), time.process_time())
+    after = (*map(tree_cpu, pids), time.process_time())
     if profiler is not None:
         profiler.wait(timeout=60)
     total, health, foreign = (
@@ -276,7 +280,8 @@ def run_phase(count: int, args, *, batch_id, port, stories, gunicorn_pid, postgr
         "failures": log.failures[:3],
         "app_ms": 1000 * (after[0] - before[0]) / cycles,
         "db_ms": 1000 * (after[1] - before[1]) / cycles,
-        "client_ms": 1000 * (after[2] - before[2]) / cycles,
+        "redis_ms": 1000 * (after[2] - before[2]) / cycles,
+        "client_ms": 1000 * (after[3] - before[3]) / cycles,
         "statements": (total / cycles, health / cycles, foreign / cycles),
         "latency": {k: [percentile(v, q) for q in (0.5, 0.95, 0.99)] for k, v in latency.items()},
         "load": f"{load_before} → {load_average()}",
@@ -312,7 +317,8 @@ def report_phase(figures: dict) -> None:
     print(
         f"    server CPU per cycle {cpu:5.1f} ms = app {figures['app_ms']:.1f} + database "
         f"{figures['db_ms']:.1f} (target ≤ {TARGETS['cpu_ms']:.0f}, before {BEFORE['cpu_ms']}); "
-        f"load generator {figures['client_ms']:.1f} ms"
+        f"Redis (queued checks) {figures['redis_ms']:.1f} ms; load generator "
+        f"{figures['client_ms']:.1f} ms"
     )
     total, health, foreign = figures["statements"]
     print(
@@ -366,6 +372,7 @@ def main() -> None:
         counted = statements_per_request(batch_id, stories)
         gunicorn, ready_s = start_gunicorn(env, workdir, port)
         postgres_pid = int((workdir / "services/pg/data/postmaster.pid").read_text().split()[0])
+        redis_pid = int((workdir / "services/redis/redis.pid").read_text().split()[0])
         database = settings.DATABASES["default"]
         print(
             f"gunicorn: {args.gunicorn_workers} workers × {args.threads} thread(s), "
@@ -390,6 +397,7 @@ def main() -> None:
                 stories=stories,
                 gunicorn_pid=gunicorn.pid,
                 postgres_pid=postgres_pid,
+                redis_pid=redis_pid,
             )
             served += figures["served"]
             report_phase(figures)
