@@ -1,8 +1,9 @@
 """Bad input stopped at the edges of the site: query strings, JSON bodies, integer parameters.
 
 `RequestInputMiddleware` refuses query strings holding a NUL character or a lone
-surrogate with a 400 before any view runs. `CheckedJSONParser` is the API's JSON
-parser and `request_json` reads the JSON body of a plain view: both parse through
+surrogate with a 400 before any view runs. `CheckedJSONParser` (config/api_parser.py,
+apart so that the admin and the commands importing this module do not import DRF) is
+the API's JSON parser and `request_json` reads the JSON body of a plain view: both parse through
 `annotation.intake.checked_input.json_loads_checked`, so NUL, lone surrogates, bodies that are not
 UTF-8, over-deep nesting and huge numbers get a 400 that says why, and nothing is
 written. `query_int` reads an integer query parameter or answers 400.
@@ -12,10 +13,8 @@ from __future__ import annotations
 
 from django.core.exceptions import BadRequest
 from django.http import HttpResponseBadRequest, JsonResponse
-from rest_framework.exceptions import ParseError
-from rest_framework.parsers import JSONParser
 
-from annotation.intake.checked_input import InputError, json_loads_checked, text_problem
+from annotation.intake.checked_input import json_loads_checked, text_problem
 
 MAX_ID = 2**63 - 1  # PostgreSQL bigint: every primary key fits
 MAX_INT = 2**31 - 1  # PostgreSQL integer: counts, cents and seconds
@@ -37,18 +36,6 @@ class RequestInputMiddleware:
                         return JsonResponse({"detail": message}, status=400)
                     return HttpResponseBadRequest(message, content_type="text/plain")
         return self.get_response(request)
-
-
-class CheckedJSONParser(JSONParser):
-    """DRF's JSON parser, reading through json_loads_checked (ParseError: 400)."""
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        try:
-            return json_loads_checked(
-                stream.read() if stream is not None else b"", what="The request body"
-            )
-        except InputError as error:
-            raise ParseError(str(error)) from error
 
 
 def request_json(request):

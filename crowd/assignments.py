@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cache
 
-from django.db import transaction
-from django.db.models import Count, Q
+from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from crowd import task_types
@@ -79,37 +80,89 @@ def assignments_expire(*, batch: Batch | None = None, now=None) -> int:
     return stale.update(status=Assignment.Status.EXPIRED)
 
 
-def _candidate_items(*, batch: Batch, worker: Worker, now):
-    done_before = Assignment.objects.filter(worker=worker, item__batch=batch).exclude(
-        status__in=[Assignment.Status.EXPIRED, Assignment.Status.RETURNED]
-    )
-    return (
-        BatchItem.objects.filter(batch=batch, withdrawn_at__isnull=True)
-        .exclude(pk__in=done_before.values("item_id"))
-        # Never an item built on the worker's own work.
-        .exclude(narrative__worker=worker)
-        .exclude(source_assignment__worker=worker)
-        .exclude(continuation_pair__continuation__assignment__worker=worker)
-        # Narratives a reviewer confirmed as literal use get no more work.
-        .exclude(figurative_narrative__literal_use_confirmed=True)
-        .exclude(continuation_pair__narrative__literal_use_confirmed=True)
-        .exclude(continuation_pair__withdrawn=True)
-        .annotate(active=Count("assignments", filter=active_filter(now, prefix="assignments__")))
-        # Gold (control) items go to every worker, first: they are not limited by the target.
-        .filter(Q(active__lt=batch.target_per_item) | Q(is_gold=True))
-        .order_by("-is_gold", "active", "position", "id")
-    )
+# The items of a batch a worker may take, best first: gold (control) items, which go to
+# every worker and are not limited by the target, then the least filled, then by position.
+# One statement; the rules: not withdrawn, not already taken by the worker (an expired or
+# returned assignment may be taken again), never an item built on the worker's own work
+# (their narrative, assignment or continuation), no more work on a narrative a reviewer
+# confirmed as literal use or on a withdrawn continuation pair, and a free slot (live
+# reservations, submitted and approved work hold one). The slot count here only orders
+# and filters: it is counted again under the item's row lock before a reservation. Each
+# rule on an item's subject is checked only for items that have that subject, so a
+# batch pays only for its own task type's rules.
+_LIVE_SLOTS = """(a.status IN ('submitted', 'approved')
+    OR (a.status = 'reserved' AND a.expires_at > %(now)s))"""
+_CANDIDATES_SQL = f"""
+SELECT bi.id
+FROM crowd_batchitem bi
+CROSS JOIN LATERAL (
+    SELECT count(*) AS active FROM crowd_assignment a WHERE a.item_id = bi.id AND {_LIVE_SLOTS}
+) slots
+WHERE bi.batch_id = %(batch)s AND bi.withdrawn_at IS NULL
+  AND (%(item)s::bigint IS NULL OR bi.id = %(item)s::bigint)
+  AND bi.id NOT IN (
+    SELECT mine.item_id FROM crowd_assignment mine
+    WHERE mine.worker_id = %(worker)s AND mine.status NOT IN ('expired', 'returned')
+  )
+  AND (bi.narrative_id IS NULL OR NOT EXISTS (
+    SELECT 1 FROM annotation_narrative n
+    WHERE n.id = bi.narrative_id AND n.worker_id = %(worker)s
+  ))
+  AND (bi.source_assignment_id IS NULL OR NOT EXISTS (
+    SELECT 1 FROM crowd_assignment source
+    WHERE source.id = bi.source_assignment_id AND source.worker_id = %(worker)s
+  ))
+  AND (bi.figurative_narrative_id IS NULL OR NOT EXISTS (
+    SELECT 1 FROM annotation_figurativenarrative fn
+    WHERE fn.id = bi.figurative_narrative_id AND fn.literal_use_confirmed
+  ))
+  AND (bi.continuation_pair_id IS NULL OR NOT EXISTS (
+    SELECT 1 FROM annotation_continuationpair cp
+    LEFT JOIN annotation_continuation c ON c.id = cp.continuation_id
+    LEFT JOIN crowd_assignment written ON written.id = c.assignment_id
+    LEFT JOIN annotation_figurativenarrative cfn ON cfn.id = cp.narrative_id
+    WHERE cp.id = bi.continuation_pair_id
+      AND (cp.withdrawn OR cfn.literal_use_confirmed OR written.worker_id = %(worker)s)
+  ))
+  AND (slots.active < %(target)s OR bi.is_gold)
+ORDER BY bi.is_gold DESC, slots.active, bi.position, bi.id
+LIMIT %(limit)s
+"""
+
+
+def _candidate_items(
+    *, batch: Batch, worker: Worker, now, limit: int, item: BatchItem | None = None
+) -> list[int]:
+    """Ids of up to `limit` items the worker may take (see _CANDIDATES_SQL), best first;
+    only `item` when given."""
+    params = {
+        "batch": batch.pk,
+        "worker": worker.pk,
+        "now": now,
+        "item": item.pk if item is not None else None,
+        "target": batch.target_per_item,
+        "limit": limit,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_CANDIDATES_SQL, params)
+        return [row[0] for row in cursor.fetchall()]
 
 
 def assignment_reserve_next(
-    *, batch: Batch, worker: Worker, now=None, item: BatchItem | None = None
+    *,
+    batch: Batch,
+    worker: Worker,
+    now=None,
+    item: BatchItem | None = None,
+    worker_locked: bool = False,
 ) -> Assignment:
     """Give the worker their live reservation in the batch, or reserve the next open item.
 
     `item` restricts the choice to one item, for providers whose unit of work is
     one item (an MTurk HIT takes N assignments from distinct workers); without it
     the worker holds one reservation at a time and moves through the batch (a
-    local or Prolific session).
+    local or Prolific session). `worker_locked`: the caller already holds the
+    worker's row lock (select_for_update) in the current transaction.
 
     Raises NoWorkAvailable with the reason (batch not open, worker blocked, cap
     reached, nothing left for this worker).
@@ -117,10 +170,11 @@ def assignment_reserve_next(
     now = now or timezone.now()
     if batch.status != Batch.Status.PUBLISHED:
         raise NoWorkAvailable("This batch is not open for work.", code="closed")
-    with transaction.atomic():
+    # A caller holding the worker's lock has its transaction: no savepoint inside it.
+    with transaction.atomic(savepoint=not worker_locked):
         # One decision per worker at a time: two tabs asking at once must not
         # both pass the cap check or hold two reservations.
-        worker = _locked_worker(worker, batch=batch)
+        worker = _locked_worker(worker, batch=batch, locked=worker_locked)
         live = Assignment.objects.filter(
             item__batch=batch, worker=worker, status=Assignment.Status.RESERVED, expires_at__gt=now
         )
@@ -130,13 +184,10 @@ def assignment_reserve_next(
         if current is not None:
             return current
         _cap_room(batch=batch, worker=worker, now=now)
-        candidates = _candidate_items(batch=batch, worker=worker, now=now)
-        if item is not None:
-            candidates = candidates.filter(pk=item.pk)
-        for item_id in candidates.values_list("id", flat=True)[:50]:
-            assignment = _reserve_item(item_id=item_id, batch=batch, worker=worker, now=now)
-            if assignment is not None:
-                return assignment
+        candidates = _candidate_items(batch=batch, worker=worker, now=now, limit=50, item=item)
+        reserved = _reserve_items(candidates, batch=batch, worker=worker, now=now, count=1)
+        if reserved:
+            return reserved[0]
     raise NoWorkAvailable("There are no tasks left for you in this batch right now.", code="empty")
 
 
@@ -149,17 +200,11 @@ def assignments_reserve(*, batch: Batch, worker: Worker, count: int, now=None) -
     now = now or timezone.now()
     if batch.status != Batch.Status.PUBLISHED:
         raise NoWorkAvailable("This batch is not open for work.", code="closed")
-    reserved: list[Assignment] = []
     with transaction.atomic():
         worker = _locked_worker(worker, batch=batch)
         room = min(count, _cap_room(batch=batch, worker=worker, now=now))
-        candidates = _candidate_items(batch=batch, worker=worker, now=now)
-        for item_id in candidates.values_list("id", flat=True)[: 50 + room]:
-            if len(reserved) >= room:
-                break
-            assignment = _reserve_item(item_id=item_id, batch=batch, worker=worker, now=now)
-            if assignment is not None:
-                reserved.append(assignment)
+        candidates = _candidate_items(batch=batch, worker=worker, now=now, limit=50 + room)
+        reserved = _reserve_items(candidates, batch=batch, worker=worker, now=now, count=room)
     if not reserved:
         raise NoWorkAvailable(
             "There are no tasks left for you in this batch right now.", code="empty"
@@ -167,9 +212,11 @@ def assignments_reserve(*, batch: Batch, worker: Worker, count: int, now=None) -
     return reserved
 
 
-def _locked_worker(worker: Worker, *, batch: Batch) -> Worker:
-    """The worker's row, locked; NoWorkAvailable when blocked or still to qualify for `batch`."""
-    worker = Worker.objects.select_for_update().get(pk=worker.pk)
+def _locked_worker(worker: Worker, *, batch: Batch, locked: bool = False) -> Worker:
+    """The worker's row, locked (unless the caller holds the lock); NoWorkAvailable when
+    blocked or still to qualify for `batch`."""
+    if not locked:
+        worker = Worker.objects.select_for_update().get(pk=worker.pk)
     if worker.blocked:
         raise NoWorkAvailable("Your account cannot take tasks in this study.", code="blocked")
     if task_types.get(batch.task_type).qualification_needed(batch=batch, worker=worker):
@@ -193,33 +240,102 @@ def _cap_room(*, batch: Batch, worker: Worker, now) -> int:
     return room
 
 
-class _ItemTaken(Exception):
-    """Rolls back the savepoint of a full item, which releases its row lock at once."""
+def _reserve_items(
+    item_ids: list[int], *, batch: Batch, worker: Worker, now, count: int
+) -> list[Assignment]:
+    """Reserve up to `count` of the items, in order; inside the worker's transaction.
+
+    Items whose row another reservation holds are passed over first (SKIP LOCKED), so
+    that workers asking at once spread over the open items instead of queueing on the
+    same one, and waited for only when the others run out.
+    """
+    reserved: list[Assignment] = []
+    busy: list[int] = []
+    for item_id in item_ids:
+        if len(reserved) >= count:
+            return reserved
+        assignment = _reserve_item(item_id, batch=batch, worker=worker, now=now, wait=False)
+        if assignment is _BUSY:
+            busy.append(item_id)
+        elif assignment is not None:
+            reserved.append(assignment)
+    for item_id in busy:
+        if len(reserved) >= count:
+            break
+        assignment = _reserve_item(item_id, batch=batch, worker=worker, now=now, wait=True)
+        if assignment is not None:
+            reserved.append(assignment)
+    return reserved
 
 
-def _reserve_item(*, item_id: int, batch: Batch, worker: Worker, now) -> Assignment | None:
-    try:
-        with transaction.atomic():
-            return _reserve_locked_item(item_id=item_id, batch=batch, worker=worker, now=now)
-    except _ItemTaken:
+_BUSY = object()  # _reserve_item without waiting: another transaction holds the item's row
+
+# The reservation itself, run under the item's row lock so that its count of held slots
+# sees every reservation committed before: a new assignment when the item has room (a gold
+# item always has), or the worker's own expired or returned one taken again.
+_RESERVE_SQL = """
+INSERT INTO crowd_assignment ({columns})
+SELECT {values}
+WHERE %(gold)s OR (
+    SELECT count(*) FROM crowd_assignment a WHERE a.item_id = %(item)s AND {live}
+) < %(target)s
+ON CONFLICT ON CONSTRAINT one_assignment_per_worker DO UPDATE
+SET status = 'reserved', started_at = EXCLUDED.started_at, expires_at = EXCLUDED.expires_at,
+    submission_key = ''
+WHERE crowd_assignment.status IN ('expired', 'returned')
+RETURNING {returned}
+"""
+
+
+@cache
+def _reserve_sql() -> tuple[str, list[str]]:
+    """_RESERVE_SQL for Assignment's columns (each new one at its field's default), and the
+    columns it returns."""
+    fields = [field for field in Assignment._meta.concrete_fields if not field.primary_key]
+    columns = [field.column for field in Assignment._meta.concrete_fields]
+    sql = _RESERVE_SQL.format(
+        columns=", ".join(field.column for field in fields),
+        values=", ".join(f"%({field.column})s" for field in fields),
+        live=_LIVE_SLOTS,
+        returned=", ".join(f"crowd_assignment.{column}" for column in columns),
+    )
+    return sql, [field.attname for field in Assignment._meta.concrete_fields]
+
+
+def _reserve_item(item_id: int, *, batch: Batch, worker: Worker, now, wait: bool):
+    """Lock the item's row and reserve it for the worker: the Assignment, None when it has
+    no room or the worker holds it already, _BUSY when not `wait`ing and the row is held."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT is_gold FROM crowd_batchitem WHERE id = %s FOR UPDATE"
+            + ("" if wait else " SKIP LOCKED"),
+            [item_id],
+        )
+        row = cursor.fetchone()
+        if row is None:
+            return _BUSY if not wait else None
+        sql, attnames = _reserve_sql()
+        params = {
+            field.column: field.get_default()
+            for field in Assignment._meta.concrete_fields
+            if not field.primary_key
+        }
+        params.update(
+            item_id=item_id,
+            worker_id=worker.pk,
+            status=Assignment.Status.RESERVED.value,
+            started_at=now,
+            expires_at=now + timedelta(seconds=batch.time_allowed_seconds),
+            item=item_id,
+            gold=row[0],
+            now=now,
+            target=batch.target_per_item,
+        )
+        cursor.execute(sql, params)
+        stored = cursor.fetchone()
+    if stored is None:
         return None
-
-
-def _reserve_locked_item(*, item_id: int, batch: Batch, worker: Worker, now) -> Assignment:
-    if not item_slot_free(item_id=item_id, now=now):
-        raise _ItemTaken
-    expires_at = now + timedelta(seconds=batch.time_allowed_seconds)
-    previous = Assignment.objects.filter(item_id=item_id, worker=worker).first()
-    if previous is None:
-        return Assignment.objects.create(item_id=item_id, worker=worker, expires_at=expires_at)
-    if previous.status not in (Assignment.Status.EXPIRED, Assignment.Status.RETURNED):
-        raise _ItemTaken
-    previous.status = Assignment.Status.RESERVED
-    previous.started_at = now
-    previous.expires_at = expires_at
-    previous.submission_key = ""
-    previous.save(update_fields=["status", "started_at", "expires_at", "submission_key"])
-    return previous
+    return Assignment.from_db(connection.alias, attnames, stored)
 
 
 @transaction.atomic
@@ -233,9 +349,18 @@ def assignment_return(*, assignment: Assignment) -> Assignment:
 
 
 def assignment_submit(
-    *, assignment: Assignment, payload: dict, submission_key: str = "", now=None
+    *,
+    assignment: Assignment,
+    payload: dict,
+    submission_key: str = "",
+    now=None,
+    worker_id: int | None = None,
 ) -> SubmitOutcome:
     """Validate and store a worker's submission exactly once.
+
+    `worker_id` makes the locked read of the assignment its ownership check too: only
+    that worker's assignment, while they are not blocked (Assignment.DoesNotExist
+    otherwise, nothing stored), so `assignment` may be a bare Assignment(pk=...).
 
     A retried or double-clicked submit (same submission key) returns the stored result
     (replayed=True); a submit with another key, from a second window, raises
@@ -246,11 +371,12 @@ def assignment_submit(
     with transaction.atomic():
         # Only the assignment's row is locked; its item, batch and proverb or narrative
         # come in the same statement for the task type's validation.
-        locked = (
-            Assignment.objects.select_for_update(of=("self",))
-            .select_related("item__batch", "item__proverb", "item__narrative", "worker")
-            .get(pk=assignment.pk)
+        locked = Assignment.objects.select_for_update(of=("self",)).select_related(
+            "item__batch", "item__proverb", "item__narrative", "worker"
         )
+        if worker_id is not None:
+            locked = locked.filter(worker_id=worker_id, worker__blocked=False)
+        locked = locked.get(pk=assignment.pk)
         task_type = task_types.get(locked.item.batch.task_type)
         if locked.status in Assignment.STORED:
             if locked.submission_key and submission_key[:64] != locked.submission_key:

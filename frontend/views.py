@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.contrib.auth.views import redirect_to_login
 from django.core import signing
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.http import Http404, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -30,7 +31,7 @@ from crowd.previews import NothingToPreview, preview_assignment, preview_item
 from crowd.providers import get_provider
 from crowd.task_types import SubmissionConflict, SubmissionError
 from crowd.workers import invite_read, worker_overview
-from frontend.workers import session_worker, session_worker_set
+from frontend.workers import session_worker, session_worker_id, session_worker_set
 
 
 def invite_enter(request, token: str):
@@ -79,17 +80,24 @@ def next_task(request, batch_id: int):
 
     Only batches of the worker's own provider (404 otherwise); a provider that hands
     out work in sessions (Prolific) sends the worker to their session instead."""
-    worker = session_worker(request)
-    if worker is None:
+    if session_worker_id(request) is None:
         return HttpResponseForbidden("Open the personal link you were given to start working.")
     batch = get_object_or_404(Batch, pk=batch_id)
-    if batch.provider != worker.provider:
-        raise Http404  # a provider's workers only take that provider's batches
-    session_url = get_provider(batch.provider).session_url(batch=batch, worker=worker)
-    if session_url is not None:
-        return redirect(session_url)
     try:
-        assignment = assignment_reserve_next(batch=batch, worker=worker)
+        with transaction.atomic():
+            # The worker's row lock, which reservation takes, in the same statement as
+            # the session's worker lookup.
+            worker = session_worker(request, lock=True)
+            if worker is None:
+                return HttpResponseForbidden(
+                    "Open the personal link you were given to start working."
+                )
+            if batch.provider != worker.provider:
+                raise Http404  # a provider's workers only take that provider's batches
+            session_url = get_provider(batch.provider).session_url(batch=batch, worker=worker)
+            if session_url is not None:
+                return redirect(session_url)
+            assignment = assignment_reserve_next(batch=batch, worker=worker, worker_locked=True)
     except NoWorkAvailable as reason:
         if reason.code == "qualification":
             return redirect("frontend:qualify", batch_id=batch.pk)
@@ -129,16 +137,22 @@ def qualify(request, batch_id: int):
 
 
 def _own_assignment(request, assignment_id: int) -> Assignment:
-    worker = session_worker(request)
-    if worker is None:
+    """The session worker's assignment, with its item, batch, subject and worker, in one
+    statement; 404 for anyone else's (and a blocked worker's session is dropped)."""
+    worker_id = session_worker_id(request)
+    if worker_id is None:
         raise Http404
-    return get_object_or_404(
+    assignment = (
         Assignment.objects.select_related(
             "item__batch", "item__proverb", "item__narrative", "worker"
-        ),
-        pk=assignment_id,
-        worker=worker,
+        )
+        .filter(pk=assignment_id, worker_id=worker_id, worker__blocked=False)
+        .first()
     )
+    if assignment is None:
+        session_worker(request)  # drops the session of a blocked or deleted worker
+        raise Http404
+    return assignment
 
 
 def task_page(request, assignment_id: int):
@@ -233,15 +247,24 @@ def preview_submit(request):
 def task_submit(request, assignment_id: int):
     """JSON submit: 200 with the stored result (also on a retry with the same key), 400
     with the reason, 409 when another window already submitted this assignment."""
-    assignment = _own_assignment(request, assignment_id)
-    return submit_response(request, assignment)
+    worker_id = session_worker_id(request)
+    if worker_id is None:
+        raise Http404
+    # The submit's locked read of the assignment is also its ownership check.
+    return submit_response(request, Assignment(pk=assignment_id), worker_id=worker_id)
 
 
 def submit_response(
-    request, assignment: Assignment, *, next_url: str | None = None
+    request,
+    assignment: Assignment,
+    *,
+    next_url: str | None = None,
+    worker_id: int | None = None,
 ) -> JsonResponse:
     """Store the JSON body's payload once (assignment_submit) and answer with the result;
-    `next_url` None lets the batch's provider say where the worker goes next."""
+    `next_url` None lets the batch's provider say where the worker goes next. With
+    `worker_id`, only that worker's assignment is found (404 for anyone else's, and a
+    blocked worker's session is dropped)."""
     try:
         body = request_json(request) if request.body else {}
     except InputError as error:
@@ -256,7 +279,11 @@ def submit_response(
             assignment=assignment,
             payload=body.get("payload", {}),
             submission_key=str(body.get("submission_key", "")),
+            worker_id=worker_id,
         )
+    except Assignment.DoesNotExist:
+        session_worker(request)  # drops the session of a blocked or deleted worker
+        raise Http404 from None
     except SubmissionError as error:
         return JsonResponse(
             {"error": error.message, "field": error.field, "details": error.details},

@@ -7,12 +7,20 @@ from crowd.models import Worker
 SESSION_KEY = "parable_worker_id"
 
 
-def session_worker(request) -> Worker | None:
-    """The session's worker; a blocked (or deleted) worker's session is dropped."""
-    worker_id = request.session.get(SESSION_KEY)
+def session_worker_id(request) -> int | None:
+    """The session's worker id, unchecked: a view that reads it looks the worker up with
+    its own query (not blocked) and calls `session_worker` when that finds nothing."""
+    return request.session.get(SESSION_KEY)
+
+
+def session_worker(request, *, lock: bool = False) -> Worker | None:
+    """The session's worker; a blocked (or deleted) worker's session is dropped. `lock`
+    takes the worker's row lock (inside a transaction)."""
+    worker_id = session_worker_id(request)
     if worker_id is None:
         return None
-    worker = Worker.objects.filter(pk=worker_id, blocked=False).first()
+    workers = Worker.objects.select_for_update() if lock else Worker.objects
+    worker = workers.filter(pk=worker_id, blocked=False).first()
     if worker is None:
         request.session.flush()
     return worker

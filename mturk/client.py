@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-import boto3
-from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 from django.conf import settings
 
@@ -85,6 +83,11 @@ def mturk_client():
 @lru_cache(maxsize=8)
 def _client(api_url: str, region: str, max_attempts: int):
     # boto3 clients are thread-safe and costly to build: one per endpoint and process.
+    # boto3 itself is imported here, with the first call: the admin and the commands that
+    # import this module never pay for it otherwise.
+    import boto3
+    from botocore.config import Config
+
     config = Config(
         retries={"mode": "standard", "max_attempts": max_attempts},
         connect_timeout=10,

@@ -6,7 +6,7 @@ from annotation.quality.integrity. A share is the fraction of narratives with th
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 
 from annotation.analysis.records import IntegrityRecord
@@ -17,10 +17,9 @@ FLAG_CODES = tuple(FLAG_TITLES)
 
 def _shares(records: list[IntegrityRecord]) -> dict[str, float | None]:
     total = len(records)
-    return {
-        code: round(sum(code in record.flags for record in records) / total, 4) if total else None
-        for code in FLAG_CODES
-    }
+    # One pass: each record counts once per code it has, however often it holds it.
+    counts = Counter(code for record in records for code in set(record.flags))
+    return {code: round(counts[code] / total, 4) if total else None for code in FLAG_CODES}
 
 
 def _flagged(records: list[IntegrityRecord]) -> float | None:
@@ -46,7 +45,8 @@ def integrity_shares(records: Iterable[IntegrityRecord]) -> dict:
         if record.worker is not None:
             by_worker[record.worker].append(record)
     batches = sorted(by_batch, key=lambda batch: (batch is None, batch or 0))
-    workers = sorted(by_worker, key=lambda worker: (-_flagged(by_worker[worker]), worker))
+    flagged = {worker: _flagged(group) for worker, group in by_worker.items()}
+    workers = sorted(by_worker, key=lambda worker: (-flagged[worker], worker))
     return {
         "narratives": len(records),
         "with_record": sum(record.has_record for record in records),
@@ -67,7 +67,7 @@ def integrity_shares(records: Iterable[IntegrityRecord]) -> dict:
             {
                 "worker": worker,
                 "narratives": len(by_worker[worker]),
-                "flagged": _flagged(by_worker[worker]),
+                "flagged": flagged[worker],
                 "shares": _shares(by_worker[worker]),
             }
             for worker in workers

@@ -32,8 +32,8 @@ from annotation.datasets.records import (
     rating_source,
     span_pairs_of,
 )
-from annotation.models import ChoiceAnswer, ChoiceQuestion, NarrativeIntegrity, Rating
-from annotation.quality.flags import flags_of, with_integrity
+from annotation.models import ChoiceAnswer, ChoiceQuestion, Rating
+from annotation.quality.flags import flag_rows
 
 DATASET_DEFINITIONS: dict[str, str] = {
     "scope": (
@@ -182,19 +182,14 @@ def integrity_records(
 ) -> Iterator[IntegrityRecord]:
     """Each narrative in scope with its integrity flags, batch and worker."""
     narratives = dataset_narratives(batches=batches, approved_only=approved_only, sources=sources)
-    for narrative in with_integrity(narratives, chunk_size=CHUNK_SIZE):
-        try:
-            integrity = narrative.integrity
-        except NarrativeIntegrity.DoesNotExist:
-            integrity = None
-        batch = narrative.assignment.item.batch if narrative.assignment else None
+    for row in flag_rows(narratives, chunk_size=CHUNK_SIZE):
         yield IntegrityRecord(
-            batch=batch.pk if batch else None,
-            batch_name=batch.name if batch else narrative.source_label,
-            worker=str(narrative.worker_id) if narrative.worker_id else None,
-            flags=tuple(flag.code for flag in flags_of(narrative)),
-            has_record=bool(integrity and integrity.telemetry),
-            checked=bool(integrity and integrity.checked_at),
+            batch=row.batch_id,
+            batch_name=row.batch_name if row.batch_id is not None else row.source_label,
+            worker=str(row.worker_id) if row.worker_id else None,
+            flags=tuple(flag.code for flag in row.flags),
+            has_record=bool(row.has_integrity and row.telemetry),
+            checked=row.checked,
         )
 
 

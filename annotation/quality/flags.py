@@ -4,8 +4,10 @@ review queue call `narrative_flags`), and flags of many narratives for analysis 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from django.db.models import QuerySet
+from django.db.models.functions import Length
 
 from annotation.models import Narrative, NarrativeIntegrity
 from annotation.quality.integrity import (
@@ -38,15 +40,99 @@ def _integrity(narrative: Narrative) -> NarrativeIntegrity | None:
 def flags_of(narrative: Narrative, *, settings: IntegritySettings | None = None) -> list[Flag]:
     """A narrative's flags without the matching stories' text (no extra queries when
     `integrity` and `assignment__item__batch` were selected)."""
-    settings = settings or _integrity_settings(narrative)
     integrity = _integrity(narrative)
+    return _flags(
+        source=narrative.source,
+        text_length=len(narrative.text),
+        integrity=(integrity.telemetry, integrity.similarity) if integrity else None,
+        settings=settings or _integrity_settings(narrative),
+    )
+
+
+def _flags(
+    *, source: str, text_length: int, integrity: tuple | None, settings: IntegritySettings
+) -> list[Flag]:
+    """The flags of a narrative of `source` with `integrity` (telemetry, similarity) or
+    None when it has no integrity record."""
     flags = []
-    if narrative.source == Narrative.Source.CROWD:
-        telemetry = integrity.telemetry if integrity else None
-        flags += process_flags(telemetry, text_length=len(narrative.text), settings=settings)
+    if source == Narrative.Source.CROWD:
+        telemetry = integrity[0] if integrity else None
+        flags += process_flags(telemetry, text_length=text_length, settings=settings)
     if integrity is not None:
-        flags += similarity_flags(integrity.similarity, settings=settings)
+        flags += similarity_flags(integrity[1], settings=settings)
     return flags
+
+
+@dataclass(frozen=True)
+class FlagRow:
+    """What `flag_rows` reads of a narrative, and its flags."""
+
+    pk: int
+    source: str
+    source_label: str
+    worker_id: int | None
+    text_length: int
+    batch_id: int | None
+    batch_name: str | None
+    telemetry: dict | None
+    has_integrity: bool
+    checked: bool
+    flags: list[Flag]
+
+
+def flag_rows(narratives: QuerySet, *, chunk_size: int = 2000) -> Iterator[FlagRow]:
+    """The narratives' flags by ascending id, read as plain values (no model instances,
+    each batch's integrity settings read once): for analysis and export, where the
+    flags of many narratives are counted or written."""
+    settings_of: dict[int | None, IntegritySettings] = {None: IntegritySettings()}
+    rows = (
+        narratives.order_by("id")
+        .annotate(text_length=Length("text"))
+        .values_list(
+            "id",
+            "source",
+            "source_label",
+            "worker_id",
+            "text_length",
+            "assignment__item__batch_id",
+            "assignment__item__batch__name",
+            "assignment__item__batch__settings",
+            "integrity__pk",
+            "integrity__telemetry",
+            "integrity__similarity",
+            "integrity__checked_at",
+        )
+        .iterator(chunk_size=chunk_size)
+    )
+    for row in rows:
+        pk, source, label, worker_id, length, batch_id, batch_name, batch_settings = row[:8]
+        integrity_id, telemetry, similarity, checked_at = row[8:]
+        if batch_id not in settings_of:
+            try:
+                settings_of[batch_id] = IntegritySettings.from_dict(
+                    (batch_settings or {}).get("integrity")
+                )
+            except ValueError:
+                settings_of[batch_id] = IntegritySettings()
+        integrity = (telemetry, similarity) if integrity_id is not None else None
+        yield FlagRow(
+            pk=pk,
+            source=source,
+            source_label=label,
+            worker_id=worker_id,
+            text_length=length or 0,
+            batch_id=batch_id,
+            batch_name=batch_name,
+            telemetry=telemetry,
+            has_integrity=integrity_id is not None,
+            checked=checked_at is not None,
+            flags=_flags(
+                source=source,
+                text_length=length or 0,
+                integrity=integrity,
+                settings=settings_of[batch_id],
+            ),
+        )
 
 
 def narrative_flags(narrative: Narrative) -> list[dict]:
@@ -80,26 +166,12 @@ def narrative_flags(narrative: Narrative) -> list[dict]:
     return result
 
 
-def with_integrity(narratives: QuerySet, *, chunk_size: int = 2000) -> Iterator[Narrative]:
-    """The narratives with what their flags need (integrity, batch), embeddings left out."""
-    return (
-        narratives.select_related("integrity", "assignment__item__batch")
-        .defer("integrity__embedding")
-        .order_by("id")
-        .iterator(chunk_size=chunk_size)
-    )
-
-
 def flags_by_narrative(narrative_ids: Iterable[int]) -> dict[int, dict]:
     """For each narrative id: {"flags": [codes], "writing": telemetry summary or None}."""
-    result = {}
-    for narrative in with_integrity(Narrative.objects.filter(pk__in=list(narrative_ids))):
-        integrity = _integrity(narrative)
-        result[narrative.pk] = {
-            "flags": [flag.code for flag in flags_of(narrative)],
-            "writing": telemetry_summary(
-                integrity.telemetry if integrity else None, text_length=len(narrative.text)
-            )
-            or None,
+    return {
+        row.pk: {
+            "flags": [flag.code for flag in row.flags],
+            "writing": telemetry_summary(row.telemetry, text_length=row.text_length) or None,
         }
-    return result
+        for row in flag_rows(Narrative.objects.filter(pk__in=list(narrative_ids)))
+    }

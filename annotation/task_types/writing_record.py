@@ -53,7 +53,7 @@ def writing_record_clean(*, payload: dict, integrity: IntegritySettings) -> dict
     return telemetry
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)  # in the submit's transaction: no savepoint of its own
 def writing_record_store(*, narrative: Narrative, telemetry: dict | None) -> None:
     """Keep the writing record with the narrative and queue the check against the dataset."""
     from annotation.tasks import narrative_similarity_check_task

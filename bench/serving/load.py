@@ -2,7 +2,10 @@
 
 A small HTTP/1.1 client on asyncio streams (one connection per request, as gunicorn's
 sync workers close each one), so that 100 workers cost the load generator little CPU
-on the cores it shares with the server. Every request has a timeout; a phase ends at
+on the cores it shares with the server. Requests arrive as from the TLS-terminating proxy
+production runs behind (`X-Forwarded-Proto: https`, and the `Origin` a browser sends with
+a POST), so the production settings' HTTPS redirect, secure cookies and CSRF origin check
+apply as they do there. Every request has a timeout; a phase ends at
 its deadline or its cycle cap, whichever comes first, and waits for what is in flight.
 """
 
@@ -16,6 +19,7 @@ import uuid
 from dataclasses import dataclass, field
 
 REQUEST_TIMEOUT_S = 30.0
+PROXY_HEADER = "X-Forwarded-Proto"  # production's SECURE_PROXY_SSL_HEADER
 TASK_PATH = re.compile(r"^/tasks/a/(\d+)/$")
 CONFIG = re.compile(r'<script id="task-config" type="application/json">(.*?)</script>', re.S)
 
@@ -68,6 +72,7 @@ async def http(
             f"Host: {host}:{port}",
             "Connection: close",
             "User-Agent: parable-bench",
+            f"{PROXY_HEADER}: https",
         ]
         if cookies:
             lines.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in cookies.items()))
@@ -76,6 +81,7 @@ async def http(
                 "Content-Type: application/json",
                 f"Content-Length: {len(body)}",
                 f"X-CSRFToken: {cookies.get('csrftoken', '')}",
+                f"Origin: https://{host}:{port}",
             ]
         writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
         raw = await reader.read()

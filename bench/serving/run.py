@@ -3,16 +3,19 @@
 Run from the repository root: `.venv/bin/python bench/serving/run.py [--workers 10,50,100]
 [--seconds 20] [--warmup 3] [--gunicorn-workers 4] [--threads 1] [--conn-max-age N]`.
 
-It starts PostgreSQL (tests/services.sh, with pg_stat_statements) and gunicorn with
-config.settings.production (platform/gunicorn.conf.py) on free ports in 28200-28999,
-creates a write batch of 1,500 proverbs × 10 narratives, then for each worker count
-signs in that many new local workers through their invite links and drives them
-(bench/serving/load.py) for a warm-up and a measured window, bounded in time, cycles
-and requests. It prints, beside the targets and the figures measured before:
+It starts PostgreSQL and Redis (tests/services.sh, with pg_stat_statements) and gunicorn
+with config.settings.production (platform/gunicorn.conf.py) on free ports in 28200-28999,
+requests arriving as from the TLS-terminating proxy (load.py) and background tasks going
+to Redis (no Celery worker takes them: the web workers pay for queueing them). It creates
+a write batch of 1,500 proverbs × 10 narratives, then for each worker count signs in that
+many new local workers through their invite links and drives them (bench/serving/load.py)
+for a warm-up and a measured window, bounded in time, cycles and requests. It prints,
+beside the targets and the figures measured before:
 
 - cycles per second, errors, p50/p95/p99 of each request type;
 - server CPU per cycle from /proc: the gunicorn processes (app) and the PostgreSQL
-  processes (database), and the load generator's own CPU for reference;
+  processes (database); Redis's, which takes the queued similarity checks, and the load
+  generator's own CPU beside them for reference;
 - SQL statements per request type (counted in-process by Django on the same code and
   database), and per cycle as PostgreSQL saw them (pg_stat_statements: with
   transactions and health-check pings);
@@ -59,17 +62,17 @@ BEFORE = {"cycles": {10: 32.0, 50: 30.5, 100: 28.3}, "cpu_ms": "59-62", "stateme
 HEALTH_REQUEST = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
 
 
-def app_environment(args, workdir: Path, database_url: str, port: int) -> dict:
+def app_environment(args, workdir: Path, services: dict[str, str], port: int) -> dict:
+    """Production's settings; tasks go to Redis as in production (no Celery worker takes
+    them here: the web workers pay for queueing them, not for running them)."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.production",
         "SECRET_KEY": secrets.token_urlsafe(50),
-        "DATABASE_URL": database_url,
+        "DATABASE_URL": services["DATABASE_URL"],
         "ALLOWED_HOSTS": "127.0.0.1",
-        "SESSION_COOKIE_SECURE": "false",  # plain HTTP on loopback
-        "CSRF_COOKIE_SECURE": "false",
         "PARABLE_VAR_DIR": str(workdir / "var"),
-        "CELERY_BROKER_URL": "",
+        "CELERY_BROKER_URL": services["PARABLE_TEST_REDIS_URL"],
         "LOG_LEVEL": "WARNING",
         "GUNICORN_BIND": f"127.0.0.1:{port}",
         "GUNICORN_WORKERS": str(args.gunicorn_workers),
@@ -90,8 +93,9 @@ def services_environment() -> dict:
     }
 
 
-def start_postgres(workdir: Path, env: dict) -> str:
-    """Start the services in `workdir`; the DATABASE_URL of their PostgreSQL."""
+def start_services(workdir: Path, env: dict) -> dict[str, str]:
+    """Start PostgreSQL and Redis in `workdir`; the variables tests/services.sh exports
+    (DATABASE_URL, PARABLE_TEST_REDIS_URL)."""
     started = subprocess.run(
         ["bash", "tests/services.sh", "start", str(workdir / "services")],
         cwd=ROOT,
@@ -101,11 +105,11 @@ def start_postgres(workdir: Path, env: dict) -> str:
         timeout=120,
     )
     if started.returncode:
-        raise SystemExit(f"PostgreSQL did not start:\n{started.stderr}")
-    return next(
-        line.split("=", 1)[1]
+        raise SystemExit(f"PostgreSQL and Redis did not start:\n{started.stderr}")
+    return dict(
+        line.removeprefix("export ").split("=", 1)
         for line in started.stdout.splitlines()
-        if line.startswith("export DATABASE_URL=")
+        if line.startswith("export ")
     )
 
 
@@ -148,7 +152,7 @@ def statements_per_request(batch_id: int, stories: dict[str, list[str]]) -> dict
     from crowd.models import Batch
     from crowd.workers import invite_token, local_worker_create
 
-    client = Client(HTTP_HOST="127.0.0.1")
+    client = Client(HTTP_HOST="127.0.0.1", HTTP_X_FORWARDED_PROTO="https")  # as load.py
     worker = local_worker_create(display_name="Statement counter")
     client.get(f"/w/{invite_token(worker=worker, batch=Batch.objects.get(pk=batch_id))}/")
     counts = {}
@@ -240,17 +244,20 @@ async def signed_in_workers(count, *, batch_id, port, stories) -> list[load.Work
     return workers
 
 
-def run_phase(count: int, args, *, batch_id, port, stories, gunicorn_pid, postgres_pid) -> dict:
+def run_phase(
+    count: int, args, *, batch_id, port, stories, gunicorn_pid, postgres_pid, redis_pid
+) -> dict:
     workers = asyncio.run(signed_in_workers(count, batch_id=batch_id, port=port, stories=stories))
     bounds = {"batch_id": batch_id, "max_cycles": args.max_cycles}
     warmup = asyncio.run(load.run_phase(workers, seconds=args.warmup, **bounds))
-    before = (tree_cpu(gunicorn_pid), tree_cpu(postgres_pid), time.process_time())
+    pids = (gunicorn_pid, postgres_pid, redis_pid)
+    before = (*map(tree_cpu, pids), time.process_time())
     statements = server_statements()
     profiler = profile(args, gunicorn_pid) if args.profile else None
     load_before, start = load_average(), time.perf_counter()
     log = asyncio.run(load.run_phase(workers, seconds=args.seconds, **bounds))
     elapsed = time.perf_counter() - start
-    after = (tree_cpu(gunicorn_pid), tree_cpu(postgres_pid), time.process_time())
+    after = (*map(tree_cpu, pids), time.process_time())
     if profiler is not None:
         profiler.wait(timeout=60)
     total, health, foreign = (
@@ -273,7 +280,8 @@ def run_phase(count: int, args, *, batch_id, port, stories, gunicorn_pid, postgr
         "failures": log.failures[:3],
         "app_ms": 1000 * (after[0] - before[0]) / cycles,
         "db_ms": 1000 * (after[1] - before[1]) / cycles,
-        "client_ms": 1000 * (after[2] - before[2]) / cycles,
+        "redis_ms": 1000 * (after[2] - before[2]) / cycles,
+        "client_ms": 1000 * (after[3] - before[3]) / cycles,
         "statements": (total / cycles, health / cycles, foreign / cycles),
         "latency": {k: [percentile(v, q) for q in (0.5, 0.95, 0.99)] for k, v in latency.items()},
         "load": f"{load_before} → {load_average()}",
@@ -309,7 +317,8 @@ def report_phase(figures: dict) -> None:
     print(
         f"    server CPU per cycle {cpu:5.1f} ms = app {figures['app_ms']:.1f} + database "
         f"{figures['db_ms']:.1f} (target ≤ {TARGETS['cpu_ms']:.0f}, before {BEFORE['cpu_ms']}); "
-        f"load generator {figures['client_ms']:.1f} ms"
+        f"Redis (queued checks) {figures['redis_ms']:.1f} ms; load generator "
+        f"{figures['client_ms']:.1f} ms"
     )
     total, health, foreign = figures["statements"]
     print(
@@ -350,9 +359,9 @@ def main() -> None:
     services_env = services_environment()
     gunicorn = None
     try:
-        database_url = start_postgres(workdir, services_env)
+        services = start_services(workdir, services_env)
         port = free_port()
-        env = app_environment(args, workdir, database_url, port)
+        env = app_environment(args, workdir, services, port)
         os.environ.update(env)
         import django
 
@@ -363,6 +372,7 @@ def main() -> None:
         counted = statements_per_request(batch_id, stories)
         gunicorn, ready_s = start_gunicorn(env, workdir, port)
         postgres_pid = int((workdir / "services/pg/data/postmaster.pid").read_text().split()[0])
+        redis_pid = int((workdir / "services/redis/redis.pid").read_text().split()[0])
         database = settings.DATABASES["default"]
         print(
             f"gunicorn: {args.gunicorn_workers} workers × {args.threads} thread(s), "
@@ -387,6 +397,7 @@ def main() -> None:
                 stories=stories,
                 gunicorn_pid=gunicorn.pid,
                 postgres_pid=postgres_pid,
+                redis_pid=redis_pid,
             )
             served += figures["served"]
             report_phase(figures)

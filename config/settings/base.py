@@ -50,6 +50,9 @@ INSTALLED_APPS = [
     "frontend",
 ]
 
+# Django's database sessions, read with one plain SQL statement (config/sessions.py).
+SESSION_ENGINE = "config.sessions"
+
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -172,7 +175,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["annotation.api.permissions.StaffModelPermissions"],
     # JSON bodies only (file uploads name their own parsers), read by the checked parser.
-    "DEFAULT_PARSER_CLASSES": ["config.request_input.CheckedJSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["config.api_parser.CheckedJSONParser"],
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
     "DEFAULT_SCHEMA_CLASS": "config.api_schema.ParableAutoSchema",
     "DEFAULT_PAGINATION_CLASS": "config.pagination.CheckedLimitOffsetPagination",

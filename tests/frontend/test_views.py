@@ -246,27 +246,28 @@ def busy_batch():
 
 
 # Statement counts of one worker cycle, in the test's transaction (which adds a
-# SAVEPOINT and a RELEASE to each service's transaction): next 12 + 2, page 3, submit
-# 9 + 2 (the story, its writing record and the assignment among them).
-def test_next_task_runs_at_most_fourteen_statements(
-    client, busy_batch, django_assert_max_num_queries
-):
+# SAVEPOINT and a RELEASE to each view's transaction): next 7 + 2 (the session, the batch,
+# the worker's row lock, its live reservation, the candidate items, the item's row lock
+# and the reservation), page 2 (the session, the assignment with all it shows), submit
+# 5 + 2 (the session, the locked assignment, the story, its writing record, the
+# assignment's status).
+def test_next_task_runs_at_most_nine_statements(client, busy_batch, django_assert_max_num_queries):
     post_submit(client, enter(client, busy_batch), BIRDS_STORY)
-    with django_assert_max_num_queries(14):
+    with django_assert_max_num_queries(9):
         response = client.get(f"/tasks/{busy_batch.pk}/next/")
     assert response.status_code == 302
 
 
-def test_task_page_runs_at_most_three_statements(client, busy_batch, django_assert_max_num_queries):
+def test_task_page_runs_at_most_two_statements(client, busy_batch, django_assert_max_num_queries):
     assignment = enter(client, busy_batch)
-    with django_assert_max_num_queries(3):
+    with django_assert_max_num_queries(2):
         page = client.get(f"/tasks/a/{assignment.pk}/")
     assert 'id="narrative"' in page.content.decode()
 
 
-def test_submit_runs_at_most_eleven_statements(client, busy_batch, django_assert_max_num_queries):
+def test_submit_runs_at_most_seven_statements(client, busy_batch, django_assert_max_num_queries):
     assignment = enter(client, busy_batch)
-    with django_assert_max_num_queries(11):
+    with django_assert_max_num_queries(7):
         response = post_submit(client, assignment, BIRDS_STORY)
     assert response.status_code == 200
     assert Narrative.objects.filter(assignment=assignment).exists()

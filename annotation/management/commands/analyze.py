@@ -13,6 +13,9 @@ from annotation.management.progress import progress_printer
 
 
 class Command(BaseCommand):
+    # Reads the database and writes files: the system checks (which load the whole URLconf,
+    # the API schema views included) would cost more start-up than they are worth here.
+    requires_system_checks = []
     help = (
         "Analyse the dataset as in the ePiC paper: collection, dataset statistics, lexical "
         "overlap, diversity, sentiment, readability, human evaluation. --json OUT writes "

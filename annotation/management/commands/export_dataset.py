@@ -33,6 +33,9 @@ def batch_ids(values: list[int] | None) -> list[int] | None:
 
 
 class Command(BaseCommand):
+    # Reads the database and writes files: the system checks (which load the whole URLconf,
+    # the API schema views included) would cost more start-up than they are worth here.
+    requires_system_checks = []
     help = (
         "Export the dataset into the folder OUT: the data file (epic.json, dataset.jsonl, "
         "dataset.csv or dataset.parquet, one row per narrative), README.md (the dataset card "
