@@ -92,14 +92,15 @@ def assignments_expire(*, batch: Batch | None = None, now=None) -> int:
 # batch pays only for its own task type's rules.
 _LIVE_SLOTS = """(a.status IN ('submitted', 'approved')
     OR (a.status = 'reserved' AND a.expires_at > %(now)s))"""
+# Plain SQL that PostgreSQL and SQLite (the embedded default) both run.
 _CANDIDATES_SQL = f"""
-SELECT bi.id
+SELECT c.id FROM (
+SELECT bi.id, bi.is_gold, bi.position, (
+    SELECT count(*) FROM crowd_assignment a WHERE a.item_id = bi.id AND {_LIVE_SLOTS}
+) AS active
 FROM crowd_batchitem bi
-CROSS JOIN LATERAL (
-    SELECT count(*) AS active FROM crowd_assignment a WHERE a.item_id = bi.id AND {_LIVE_SLOTS}
-) slots
 WHERE bi.batch_id = %(batch)s AND bi.withdrawn_at IS NULL
-  AND (%(item)s::bigint IS NULL OR bi.id = %(item)s::bigint)
+  AND (CAST(%(item)s AS BIGINT) IS NULL OR bi.id = CAST(%(item)s AS BIGINT))
   AND bi.id NOT IN (
     SELECT mine.item_id FROM crowd_assignment mine
     WHERE mine.worker_id = %(worker)s AND mine.status NOT IN ('expired', 'returned')
@@ -124,8 +125,9 @@ WHERE bi.batch_id = %(batch)s AND bi.withdrawn_at IS NULL
     WHERE cp.id = bi.continuation_pair_id
       AND (cp.withdrawn OR cfn.literal_use_confirmed OR written.worker_id = %(worker)s)
   ))
-  AND (slots.active < %(target)s OR bi.is_gold)
-ORDER BY bi.is_gold DESC, slots.active, bi.position, bi.id
+) c
+WHERE c.active < %(target)s OR c.is_gold
+ORDER BY c.is_gold DESC, c.active, c.position, c.id
 LIMIT %(limit)s
 """
 
@@ -138,7 +140,7 @@ def _candidate_items(
     params = {
         "batch": batch.pk,
         "worker": worker.pk,
-        "now": now,
+        "now": connection.ops.adapt_datetimefield_value(now),
         "item": item.pk if item is not None else None,
         "target": batch.target_per_item,
         "limit": limit,
@@ -279,8 +281,8 @@ SELECT {values}
 WHERE %(gold)s OR (
     SELECT count(*) FROM crowd_assignment a WHERE a.item_id = %(item)s AND {live}
 ) < %(target)s
-ON CONFLICT ON CONSTRAINT one_assignment_per_worker DO UPDATE
-SET status = 'reserved', started_at = EXCLUDED.started_at, expires_at = EXCLUDED.expires_at,
+ON CONFLICT (item_id, worker_id) DO UPDATE
+SET status = 'reserved', started_at = excluded.started_at, expires_at = excluded.expires_at,
     submission_key = ''
 WHERE crowd_assignment.status IN ('expired', 'returned')
 RETURNING {returned}
@@ -297,7 +299,7 @@ def _reserve_sql() -> tuple[str, list[str]]:
         columns=", ".join(field.column for field in fields),
         values=", ".join(f"%({field.column})s" for field in fields),
         live=_LIVE_SLOTS,
-        returned=", ".join(f"crowd_assignment.{column}" for column in columns),
+        returned=", ".join(columns),
     )
     return sql, [field.attname for field in Assignment._meta.concrete_fields]
 
@@ -305,36 +307,46 @@ def _reserve_sql() -> tuple[str, list[str]]:
 def _reserve_item(item_id: int, *, batch: Batch, worker: Worker, now, wait: bool):
     """Lock the item's row and reserve it for the worker: the Assignment, None when it has
     no room or the worker holds it already, _BUSY when not `wait`ing and the row is held."""
+    features = connection.features
+    lock = ""  # SQLite (the embedded default) has no row locks: its writers take turns
+    if features.has_select_for_update:
+        skip = not wait and features.has_select_for_update_skip_locked
+        lock = " FOR UPDATE SKIP LOCKED" if skip else " FOR UPDATE"
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT is_gold FROM crowd_batchitem WHERE id = %s FOR UPDATE"
-            + ("" if wait else " SKIP LOCKED"),
-            [item_id],
-        )
+        cursor.execute(f"SELECT is_gold FROM crowd_batchitem WHERE id = %s{lock}", [item_id])
         row = cursor.fetchone()
         if row is None:
             return _BUSY if not wait else None
         sql, attnames = _reserve_sql()
-        params = {
+        values = {
             field.column: field.get_default()
             for field in Assignment._meta.concrete_fields
             if not field.primary_key
         }
-        params.update(
+        values.update(
             item_id=item_id,
             worker_id=worker.pk,
             status=Assignment.Status.RESERVED.value,
             started_at=now,
             expires_at=now + timedelta(seconds=batch.time_allowed_seconds),
+        )
+        params = {
+            field.column: field.get_db_prep_save(values[field.column], connection)
+            for field in Assignment._meta.concrete_fields
+            if not field.primary_key
+        }
+        params.update(
             item=item_id,
             gold=row[0],
-            now=now,
+            now=connection.ops.adapt_datetimefield_value(now),
             target=batch.target_per_item,
         )
         cursor.execute(sql, params)
         stored = cursor.fetchone()
     if stored is None:
         return None
+    if connection.vendor != "postgresql":  # values as SQLite stores them: read back typed
+        return Assignment.objects.get(pk=stored[0])
     return Assignment.from_db(connection.alias, attnames, stored)
 
 

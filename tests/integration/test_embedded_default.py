@@ -1,0 +1,83 @@
+"""The embedded default that `make run` serves: SQLite under var/, tasks run in-process.
+
+The rest of the suite runs on PostgreSQL; this runs migrate and bootstrap in a child
+process on a fresh SQLite database, as `make run` does, then takes two demo workers
+through their whole cycle (invite link, next task, task page, submit, the next task).
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+from tests.processes import ROOT, python_run
+
+CYCLE = """
+import json
+import django
+django.setup()
+from urllib.parse import urlsplit
+from django.test import Client
+from annotation.models import Narrative
+
+story = (
+    "Maya and Leo met at a chess club and soon found they both loved old jazz records, "
+    "spicy noodles and long walks before dawn, so within a month they were inseparable."
+)
+statuses = []
+for number, link in enumerate({links!r}):
+    client = Client(HTTP_HOST="127.0.0.1")
+    statuses.append(client.get(urlsplit(link).path).status_code)
+    next_page = client.get("/tasks/{batch}/next/")
+    statuses.append(next_page.status_code)
+    task = next_page["Location"]
+    statuses.append(client.get(task).status_code)
+    submitted = client.post(
+        task + "submit/",
+        json.dumps({{"payload": {{"text": story.replace("Maya", f"Maya{{number}}")}}}}),
+        content_type="application/json",
+    )
+    statuses.append(submitted.status_code)
+    again = client.get("/tasks/{batch}/next/")  # the next item, never the same one
+    statuses.append((again.status_code, again["Location"] != task))
+print(json.dumps({{"statuses": statuses, "narratives": Narrative.objects.count()}}))
+"""
+
+
+def test_make_run_default_serves_workers_on_sqlite(tmp_path):
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE")
+    }
+    env.update(PARABLE_VAR_DIR=str(tmp_path), PARABLE_PUBLIC_URL="http://127.0.0.1:8000")
+    for command in (["migrate", "--no-input"], ["bootstrap"]):
+        done = subprocess.run(
+            [sys.executable, "manage.py", *command],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+    assert (tmp_path / "parable.sqlite3").is_file()
+    links = re.findall(r"Demo worker \d: (\S+)", done.stdout)
+    batch = _demo_batch(env)
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings.local"
+    result = python_run(CYCLE.format(links=links[:2], batch=batch), env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    outcome = json.loads(result.stdout.strip().splitlines()[-1])
+    assert outcome["statuses"] == [302, 302, 200, 200, [302, True]] * 2
+    assert outcome["narratives"] == 2
+
+
+def _demo_batch(env: dict) -> int:
+    script = (
+        "import django; django.setup(); from crowd.models import Batch; "
+        "print(Batch.objects.get(name__startswith='Demo: write').pk)"
+    )
+    result = python_run(script, env={**env, "DJANGO_SETTINGS_MODULE": "config.settings.local"})
+    assert result.returncode == 0, result.stderr
+    return int(result.stdout.strip().splitlines()[-1])
