@@ -1,5 +1,6 @@
 """Small pieces the dataset analysis modules share: self-filling dicts (per-word caches,
-token numbering), the size at which a cache is emptied, the progress callback's type."""
+token numbering), the size at which a cache is emptied, the progress callback's type and
+its no-op."""
 
 from __future__ import annotations
 
@@ -9,6 +10,11 @@ from typing import Any
 CACHE_LIMIT = 1_000_000  # entries of a per-word cache before it is emptied
 
 ProgressCallback = Callable[[int, int, str], None]
+
+
+def progress_noop(done: int, total: int, stage: str) -> None:
+    """The progress callback of a caller that does not watch."""
+    return None
 
 
 class Index(dict):

@@ -95,7 +95,7 @@ from typing import Any
 
 import numpy as np
 
-from annotation.analysis.common import ProgressCallback, mean_or_none
+from annotation.analysis.common import ProgressCallback, mean_or_none, progress_noop
 from annotation.analysis.human_evaluation import AGREEMENT_THRESHOLD, human_evaluation
 from annotation.analysis.lexical import (
     lexical_statistics,
@@ -148,10 +148,6 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-def _progress_noop(done: int, total: int, stage: str) -> None:
-    return None
-
-
 # --------------------------------------------------------------------------- analysis
 
 
@@ -178,7 +174,7 @@ def analyze(
     ``progress(done, total, stage)`` is called as stages advance; stages are "tokens",
     "diversity", "texts" (sentences, sentiment, readability) and "human_evaluation".
     """
-    report = progress or _progress_noop
+    report = progress or progress_noop
     records = list(narratives)
     approved = [r for r in records if r.status == "approved"]
     n = len(approved)

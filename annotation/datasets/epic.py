@@ -10,12 +10,13 @@ left out and the rest of the record is imported. Re-importing a file changes not
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 
 from django.conf import settings
 from django.db import transaction
 
+from annotation.analysis.common import ProgressCallback, progress_noop
 from annotation.datasets.epic_files import (
     EpicFileError,
     EpicRecord,
@@ -31,7 +32,6 @@ from annotation.text import normalize_text, word_count
 
 _CHUNK = 2_000
 _PROGRESS_RECORDS = 1_000  # records resolved between progress reports
-Progress = Callable[[int, int, str], None]
 
 
 @dataclass
@@ -68,19 +68,18 @@ class EpicPrepared:
     split_parts: dict | None
 
 
-def _silent(done: int, total: int, stage: str) -> None:
-    return None
-
-
 def epic_prepare(
-    *, content: bytes, splits: Mapping[str, bytes] | None = None, progress: Progress | None = None
+    *,
+    content: bytes,
+    splits: Mapping[str, bytes] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> EpicPrepared:
     """Read and check an ePiC file and its split files and resolve every record's spans.
 
     No database: this is the slow part of an import, run before its transaction so that
     its progress can be watched. Raises EpicFileError for a malformed file or split file.
     """
-    progress = progress or _silent
+    progress = progress or progress_noop
     progress(0, 1, "Reading the file")
     records = parse_epic_file(content, max_records=settings.PARABLE_IMPORT_MAX_RECORDS)
     try:
@@ -100,7 +99,7 @@ def epic_prepare(
 
 @transaction.atomic
 def epic_write(
-    prepared: EpicPrepared, *, source_label: str = "ePiC", progress: Progress | None = None
+    prepared: EpicPrepared, *, source_label: str = "ePiC", progress: ProgressCallback | None = None
 ) -> EpicImportReport:
     """Store a prepared ePiC file as approved, imported narratives, in one transaction.
 
@@ -111,7 +110,7 @@ def epic_write(
     and text match that narrative is recognised too. Raises EpicFileError (nothing
     written) when a record's pk belongs to another source's narrative.
     """
-    progress = progress or _silent
+    progress = progress or progress_noop
     records = prepared.records
     report = EpicImportReport(narratives=len(records))
     progress(0, len(records), "Writing narratives")
@@ -141,7 +140,7 @@ def dataset_import_epic(
     content: bytes,
     splits: Mapping[str, bytes] | None = None,
     source_label: str = "ePiC",
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
 ) -> EpicImportReport:
     """Import an ePiC file (and optional split files): `epic_prepare`, then `epic_write`.
     Nothing is written when either refuses the file. `progress(done, total, stage)` is

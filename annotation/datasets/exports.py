@@ -16,7 +16,7 @@ import json
 import operator
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +25,7 @@ from typing import TextIO
 from django.conf import settings
 
 from annotation.analysis.cards import dataset_card
+from annotation.analysis.common import ProgressCallback
 from annotation.analysis.selectors import dataset_analysis
 from annotation.datasets.csv_cells import SafeCsvWriter
 from annotation.datasets.epic_files import write_epic
@@ -113,9 +114,6 @@ def parquet_schema():
             ("writing", writing),
         ]
     )
-
-
-Progress = Callable[[int, int, str], None]
 
 
 def export_salt() -> bytes:
@@ -259,7 +257,7 @@ def dataset_export(
     statistics: bool = True,
     analysis: dict | None = None,
     seed: int = 0,
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
 ) -> ExportResult:
     """Write the dataset in `format` into `directory` with README.md and, for ePiC, split files.
 
@@ -318,7 +316,7 @@ def _write_data(format: str, chunks: Iterable[list[dict]], path: Path) -> None:
             {"epic": write_epic, "jsonl": write_jsonl, "csv": write_csv}[format](chunks, stream)
 
 
-def _reporting(chunks: Iterable[list[dict]], total: int, progress: Progress | None):
+def _reporting(chunks: Iterable[list[dict]], total: int, progress: ProgressCallback | None):
     done = 0
     for chunk in chunks:
         yield chunk
