@@ -17,13 +17,12 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 from annotation.models import Narrative
+from config.task_queue import waiting_past_grace
 
 logger = logging.getLogger(__name__)
 _loading = threading.Lock()
@@ -93,10 +92,6 @@ def narrative_keywords_extract(*, narrative_id: int, force: bool = False) -> Nar
 def narratives_keywords_pending(*, now=None, limit: int = 500) -> list[int]:
     """Ids of narratives whose keywords have been pending longer than the grace period
     (PARABLE_BACKGROUND_GRACE_SECONDS), oldest first, at most `limit`."""
-    now = now or timezone.now()
-    cutoff = now - timedelta(seconds=settings.PARABLE_BACKGROUND_GRACE_SECONDS)
-    return list(
-        Narrative.objects.filter(keywords_pending_since__lte=cutoff)
-        .order_by("keywords_pending_since", "id")
-        .values_list("id", flat=True)[:limit]
+    return waiting_past_grace(
+        Narrative.objects, since="keywords_pending_since", limit=limit, now=now
     )

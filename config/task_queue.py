@@ -12,8 +12,11 @@ a request at most one connection timeout.
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
+from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 logger = logging.getLogger(__name__)
 
@@ -29,6 +32,18 @@ def task_send(task, *args) -> bool:
         )
         return False
     return True
+
+
+def waiting_past_grace(queryset, *, since: str, limit: int, now=None, id_field: str = "id"):
+    """`id_field` of the rows whose `since` time is older than the grace period
+    (PARABLE_BACKGROUND_GRACE_SECONDS), oldest first, at most `limit`: work whose task
+    was lost, for a beat task to queue again."""
+    cutoff = (now or timezone.now()) - timedelta(seconds=settings.PARABLE_BACKGROUND_GRACE_SECONDS)
+    return list(
+        queryset.filter(**{f"{since}__lte": cutoff})
+        .order_by(since, id_field)
+        .values_list(id_field, flat=True)[:limit]
+    )
 
 
 def queue_on_commit(task, *args) -> None:

@@ -21,17 +21,15 @@ import json
 import logging
 import time
 from collections.abc import Sequence
-from datetime import timedelta
 
 from celery import shared_task
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Max, Q, Sum
 from django.db.models.functions import Length
 from django.utils import timezone
 
 from annotation.models import ChoiceAnswer, DatasetAnalysis, Narrative, Rating, SpanPair
-from config.task_queue import queue_on_commit
+from config.task_queue import queue_on_commit, waiting_past_grace
 from crowd.models import Assignment, BatchItem
 
 logger = logging.getLogger(__name__)
@@ -133,15 +131,8 @@ def analyses_waiting(*, now=None, limit: int = 20) -> list[int]:
     """Ids of analysis jobs still queued longer than the grace period
     (PARABLE_BACKGROUND_GRACE_SECONDS), oldest first: their task was lost (a broker
     outage), so beat queues them again. A job runs once however often it is queued."""
-    now = now or timezone.now()
-    cutoff = now - timedelta(seconds=settings.PARABLE_BACKGROUND_GRACE_SECONDS)
-    return list(
-        DatasetAnalysis.objects.filter(
-            status=DatasetAnalysis.Status.QUEUED, requested_at__lte=cutoff
-        )
-        .order_by("requested_at", "id")
-        .values_list("id", flat=True)[:limit]
-    )
+    queued = DatasetAnalysis.objects.filter(status=DatasetAnalysis.Status.QUEUED)
+    return waiting_past_grace(queued, since="requested_at", limit=limit, now=now)
 
 
 def progress_writer(job_id: int, *, model=DatasetAnalysis, clock=time.monotonic):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import base64
 import logging
 from collections.abc import Mapping
-from datetime import timedelta
 
 from celery import shared_task
 from django.conf import settings
@@ -31,7 +30,7 @@ from annotation.curation.services import (
 from annotation.datasets.epic import EpicPrepared, epic_prepare, epic_write
 from annotation.datasets.epic_files import EpicFileError
 from annotation.models import ImportJob
-from config.task_queue import queue_on_commit
+from config.task_queue import queue_on_commit, waiting_past_grace
 
 logger = logging.getLogger(__name__)
 
@@ -164,13 +163,8 @@ def _fail(job_id: int, message: str) -> None:
 def import_jobs_waiting(*, now=None, limit: int = 100) -> list[int]:
     """Ids of jobs still queued longer than the grace period (PARABLE_BACKGROUND_GRACE_SECONDS),
     oldest first: their task was lost (a broker outage), so beat queues them again."""
-    now = now or timezone.now()
-    cutoff = now - timedelta(seconds=settings.PARABLE_BACKGROUND_GRACE_SECONDS)
-    return list(
-        ImportJob.objects.filter(status=ImportJob.Status.QUEUED, created_at__lte=cutoff)
-        .order_by("created_at", "id")
-        .values_list("id", flat=True)[:limit]
-    )
+    queued = ImportJob.objects.filter(status=ImportJob.Status.QUEUED)
+    return waiting_past_grace(queued, since="created_at", limit=limit, now=now)
 
 
 def import_job_progress(job: ImportJob) -> dict:

@@ -12,16 +12,15 @@ thresholds against.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from datetime import timedelta
 
 import numpy as np
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Narrative, NarrativeIntegrity
 from annotation.quality.embeddings import embed, embedding_model_path, from_bytes, to_bytes
 from annotation.text import copy_shingles, jaccard
+from config.task_queue import waiting_past_grace
 
 EMBED_CHUNK = 256
 
@@ -94,14 +93,9 @@ def narratives_similarity_pending(*, now=None, limit: int = 200) -> list[int]:
     """Ids of narratives whose dataset check has not run although they were submitted
     longer than the grace period ago (PARABLE_BACKGROUND_GRACE_SECONDS), oldest first:
     their task was lost (a broker outage, a worker killed), so beat queues them again."""
-    now = now or timezone.now()
-    cutoff = now - timedelta(seconds=settings.PARABLE_BACKGROUND_GRACE_SECONDS)
-    return list(
-        NarrativeIntegrity.objects.filter(
-            checked_at__isnull=True, narrative__created_at__lte=cutoff
-        )
-        .order_by("narrative_id")
-        .values_list("narrative_id", flat=True)[:limit]
+    unchecked = NarrativeIntegrity.objects.filter(checked_at__isnull=True)
+    return waiting_past_grace(
+        unchecked, since="narrative__created_at", limit=limit, now=now, id_field="narrative_id"
     )
 
 
