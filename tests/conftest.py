@@ -13,11 +13,10 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 def pytest_configure(config):
     """pytest-django's live server listens on a free port below the ephemeral range (under
     load a client socket can take an ephemeral port first), in 27800-27999 where no other
-    test server looks; the search starts at a random port so that two suites started
-    together do not pick the same one."""
+    test server looks, tried in random order so that two suites started together do not
+    pick the same one."""
     if not config.getvalue("liveserver") and not os.environ.get("DJANGO_LIVE_TEST_SERVER_ADDRESS"):
-        start = random.randrange(27800, 27950)
-        port = free_loopback_port(range(start, 28000))
+        port = free_loopback_port(range(27800, 28000), shuffled=True)
         os.environ["DJANGO_LIVE_TEST_SERVER_ADDRESS"] = f"127.0.0.1:{port}"
 
 
@@ -116,11 +115,13 @@ def page(browser):
     context.close()
 
 
-def free_loopback_port(ports: range = range(27000, 27200)) -> int:
-    """A free TCP port on 127.0.0.1 (by default in 27000-27199, for servers the tests start)."""
+def free_loopback_port(ports: range = range(27000, 27200), *, shuffled: bool = False) -> int:
+    """A free TCP port on 127.0.0.1 (by default in 27000-27199, for servers the tests start);
+    `shuffled` tries them in random order, so that two processes searching at once seldom
+    pick the same one."""
     import socket
 
-    for port in ports:
+    for port in random.sample(ports, len(ports)) if shuffled else ports:
         with socket.socket() as probe:
             try:
                 probe.bind(("127.0.0.1", port))

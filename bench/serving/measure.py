@@ -5,22 +5,15 @@ backends)."""
 from __future__ import annotations
 
 import os
-import random
-import socket
+
+from tests.conftest import free_loopback_port
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
     """A free port on loopback in 28200-28999 (below the ephemeral range)."""
-    for port in random.sample(range(28200, 29000), 800):
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise SystemExit("No free port in 28200-28999.")
+    return free_loopback_port(range(28200, 29000), shuffled=True)
 
 
 def _processes() -> dict[int, tuple[int, float]]:

@@ -53,6 +53,7 @@ from bench.serving.measure import (  # noqa: E402
     tree_cpu,
 )
 from bench.serving.stories import proverb_texts, stories_for  # noqa: E402
+from tests.integration.processes import process_stop  # noqa: E402
 
 PROVERBS = 1_500
 MEMORY_AFTER = 1_000  # requests per web worker before their memory is read
@@ -214,15 +215,6 @@ def start_gunicorn(env: dict, workdir: Path, port: int) -> tuple[subprocess.Pope
             pass
         time.sleep(0.1)
     raise SystemExit("gunicorn did not answer /healthz within 120 s.")
-
-
-def stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=30)
 
 
 async def signed_in_workers(count, *, batch_id, port, stories) -> list[load.Worker]:
@@ -419,7 +411,7 @@ def main() -> None:
         )
     finally:
         if gunicorn is not None:
-            stop(gunicorn)
+            process_stop(gunicorn)
         from django.apps import apps
 
         if apps.ready:

@@ -35,7 +35,8 @@ def _environment(broker_url: str, extra: dict[str, str] | None) -> dict[str, str
     }
 
 
-def _stop(process: subprocess.Popen) -> None:
+def process_stop(process: subprocess.Popen) -> None:
+    """Terminate a child process (if it still runs) and reap it; kill it after 30 s."""
     if process.poll() is None:
         process.terminate()
         try:
@@ -81,7 +82,7 @@ def celery_worker(
     try:
         yield process
     finally:
-        _stop(process)
+        process_stop(process)
 
 
 @contextmanager
@@ -123,7 +124,7 @@ def gunicorn_process(
         process.log_reader = reader  # joined once the process has exited: the log is complete
         yield f"http://127.0.0.1:{port}", process
     finally:
-        _stop(process)
+        process_stop(process)
 
 
 @contextmanager
