@@ -6,7 +6,9 @@ No Django. The run's encoder reads one sequence pair per span pair:
     [CLS] proverb span [SEP] proverb [SEP] narrative [SEP]
 
 (the first segment is the proverb span, the tokenizer's own separator, then the whole
-proverb; the narrative is the second segment, alone truncated at `max_length`). A
+proverb; the narrative is the second segment). The pair is cut at `max_length` from the
+longer segment first: that is the narrative alone unless the proverb side is longer
+than what is left for it, which a short max length and a long proverb can give. A
 linear head gives each token a start and an end logit; training is cross-entropy on
 the gold start and end tokens over the narrative's tokens (the fast tokenizer's
 offset mapping turns the gold characters into tokens, `modeling.spans.token_span`).
@@ -69,7 +71,9 @@ def encode(tokenizer, items: list[SpanItem], max_length: int, device) -> Encoded
     batch = tokenizer(
         [first_segment(item, tokenizer) for item in items],
         [item.narrative for item in items],
-        truncation="only_second",
+        # The longer segment is cut first: the narrative, unless the proverb side is longer
+        # than what would be left of it ("only_second" fails on such a pair).
+        truncation="longest_first",
         max_length=max_length,
         padding=True,
         return_offsets_mapping=True,

@@ -41,6 +41,18 @@ def test_span_cut_by_truncation_has_no_tokens(tiny_model):
     assert encoded.gold[0] is not None and encoded.gold[1] is None
 
 
+def test_a_proverb_side_longer_than_the_max_length_is_cut_too(tiny_model):
+    tokenizer = tokenizer_of(tiny_model)
+    proverb = " ".join(["early bird catches the worm"] * 6)  # 30 tokens alone
+    narrative = "the cat wins the race " * 4
+    item = SpanItem(1, narrative, 1, proverb, proverb, 4, 7)
+    encoded = encode(tokenizer, [item], 16, "cpu")
+    assert encoded.inputs["input_ids"].shape[1] == 16
+    kept = tokenizer.decode(encoded.inputs["input_ids"][0][encoded.narrative[0]].tolist())
+    assert narrative.startswith(kept) and kept.startswith("the cat")
+    assert encoded.gold[0] is not None  # "cat", the narrative's second word, is kept
+
+
 def test_token_span_by_hand():
     # [CLS] q [SEP] n0 n1 n2 [SEP] [PAD]; the narrative "ab cd ef" is sequence 1.
     offsets = [(0, 0), (0, 1), (0, 0), (0, 2), (3, 5), (6, 8), (0, 0), (0, 0)]
