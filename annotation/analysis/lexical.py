@@ -4,7 +4,8 @@ between narratives and proverbs with a random baseline, and narrative diversity.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
@@ -160,19 +161,33 @@ def _distinct_ngram_counts(ids: np.ndarray, lengths: np.ndarray, vocab: int) -> 
     return n_bigrams, n_trigrams
 
 
-def lexical_statistics(
-    approved: list[NarrativeRecord], *, seed: int, max_pairs: int, report: ProgressCallback
-) -> dict[str, Any]:
-    """The output's lexical keys (``proverbs``, ``vocabulary_size``, ..., ``diversity``).
+@dataclass
+class LexicalPart:
+    """What :func:`lexical_part` finds in a run of narratives, numbered locally.
 
-    Reports the "tokens" and "diversity" stages.
+    Tokens are numbered in the part's own vocabularies (``ws_words``, ``simple_words``:
+    code i is the i-th word); :func:`merge_lexical` renumbers them into the dataset's.
     """
-    n = len(approved)
 
-    # One pass over approved narratives: tokens, spans, overlap with proverbs, unigram
-    # sets for diversity (as sorted token ids, so that memory stays flat).
-    perm = random_proverb_permutation(n, seed)
-    proverb_texts = [r.proverb for r in approved]
+    ws_words: list[str]
+    ws_codes: np.ndarray  # whitespace tokens of every narrative, one after another
+    ws_lengths: np.ndarray  # tokens per narrative
+    simple_words: list[str]
+    unigram_codes: np.ndarray  # each narrative's distinct \w+ tokens, one after another
+    unigram_counts: np.ndarray  # distinct \w+ tokens per narrative
+    jaccard: np.ndarray  # [paired/random, n-gram size, narrative]: Jaccard with the proverb
+    common: np.ndarray  # [paired/random, n-gram size]: distinct n-grams shared, summed
+
+
+def lexical_part(
+    texts: Sequence[str], proverbs: Sequence[str], others: Sequence[str]
+) -> LexicalPart:
+    """Tokens and overlap of each narrative with its proverb and with the random baseline's.
+
+    ``others[i]`` is the proverb the random baseline gives narrative i. Runs in the
+    analysis' worker processes, on parts of the dataset; plain data in and out.
+    """
+    m = len(texts)
     proverb_sets: dict[str, tuple[set, set, set]] = {}
 
     def sets_of(proverb: str) -> tuple[set, set, set]:
@@ -181,90 +196,151 @@ def lexical_statistics(
             found = proverb_sets[proverb] = _ngram_sets(simple_tokens(proverb))
         return found
 
-    jac = {"paired": [0.0, 0.0, 0.0], "random": [0.0, 0.0, 0.0]}
-    common = {"paired": [0, 0, 0], "random": [0, 0, 0]}
-    vocab_ws = Index()
-    vocab_simple = Index()
-    ws_number = vocab_ws.__getitem__
-    simple_number = vocab_simple.__getitem__
-    ws_ids = array("i")
-    ws_lengths = np.zeros(n, dtype=np.int64)
-    uni_indices = array("i")
-    uni_indptr = np.zeros(n + 1, dtype=np.int64)
-    span_pairs = 0
-    proverb_span_words = 0
-    narrative_span_words = 0
-    report(0, n, "tokens")
-    for i, record in enumerate(approved):
-        tokens = whitespace_tokens(record.text.lower())
+    ws_index, simple_index = Index(), Index()
+    ws_number, simple_number = ws_index.__getitem__, simple_index.__getitem__
+    ws_codes, unigram_codes = array("i"), array("i")
+    ws_lengths = np.zeros(m, dtype=np.int64)
+    unigram_counts = np.zeros(m, dtype=np.int64)
+    jaccard = np.zeros((2, 3, m), dtype=np.float64)
+    common = np.zeros((2, 3), dtype=np.int64)
+    for i, text in enumerate(texts):
+        tokens = whitespace_tokens(text.lower())
         ws_lengths[i] = len(tokens)
-        ws_ids.extend(map(ws_number, tokens))
-
-        span_pairs += len(record.span_pairs)
-        for pair in record.span_pairs:
-            proverb_span_words += len(whitespace_tokens(pair.proverb_span))
-            narrative_span_words += len(whitespace_tokens(pair.narrative_span))
-
-        own = _ngram_sets(simple_tokens(record.text))
-        for kind, proverb in (("paired", record.proverb), ("random", proverb_texts[perm[i]])):
+        ws_codes.extend(map(ws_number, tokens))
+        own = _ngram_sets(simple_tokens(text))
+        for kind, proverb in enumerate((proverbs[i], others[i])):
             theirs = sets_of(proverb)
-            sums, commons = jac[kind], common[kind]
             for k in range(3):
                 mine, other = own[k], theirs[k]
                 inter = len(mine & other)
-                commons[k] += inter
                 if inter:
-                    sums[k] += inter / (len(mine) + len(other) - inter)
+                    common[kind, k] += inter
+                    jaccard[kind, k, i] = inter / (len(mine) + len(other) - inter)
+        unigram_counts[i] = len(own[0])
+        unigram_codes.extend(map(simple_number, own[0]))
+    return LexicalPart(
+        ws_words=list(ws_index),
+        ws_codes=np.frombuffer(ws_codes, dtype=np.int32).copy(),
+        ws_lengths=ws_lengths,
+        simple_words=list(simple_index),
+        unigram_codes=np.frombuffer(unigram_codes, dtype=np.int32).copy(),
+        unigram_counts=unigram_counts,
+        jaccard=jaccard,
+        common=common,
+    )
 
-        uni_indices.extend(sorted(map(simple_number, own[0])))
-        uni_indptr[i + 1] = len(uni_indices)
-        if (i + 1) % 10_000 == 0:
-            report(i + 1, n, "tokens")
+
+def lexical_statistics(
+    approved: list[NarrativeRecord], *, seed: int, max_pairs: int, report: ProgressCallback
+) -> dict[str, Any]:
+    """The output's lexical keys (``proverbs``, ``vocabulary_size``, ..., ``diversity``),
+    computed here in one part (:func:`merge_lexical` of :func:`lexical_part`)."""
+    perm = random_proverb_permutation(len(approved), seed)
+    texts = [r.text for r in approved]
+    proverbs = [r.proverb for r in approved]
+    part = lexical_part(texts, proverbs, [proverbs[j] for j in perm])
+    return merge_lexical([part], approved, seed=seed, max_pairs=max_pairs, report=report)
+
+
+def _renumber(words: list[str], index: Index) -> np.ndarray:
+    """The dataset-wide numbers (from ``index``, numbering new words) of a part's words."""
+    return np.fromiter(map(index.__getitem__, words), dtype=np.int64, count=len(words))
+
+
+def merge_lexical(
+    parts: Iterable[LexicalPart],
+    approved: list[NarrativeRecord],
+    *,
+    seed: int,
+    max_pairs: int,
+    report: ProgressCallback,
+) -> dict[str, Any]:
+    """The output's lexical keys from the parts of ``approved``, in order (parts may be
+    a lazy iterable: each is renumbered as it arrives).
+
+    The Jaccard means are sums over narratives in dataset order, whatever the parts, so
+    the figures do not depend on how the dataset was divided. Reports the "tokens" and
+    "diversity" stages.
+    """
+    n = len(approved)
+    vocab_ws, vocab_simple = Index(), Index()
+    ws_ids: list[np.ndarray] = []
+    ws_lengths: list[np.ndarray] = []
+    unigram_ids: list[np.ndarray] = []
+    unigram_counts: list[np.ndarray] = []
+    jac = [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+    common = np.zeros((2, 3), dtype=np.int64)
+    done = 0
+    report(0, n, "tokens")
+    for part in parts:
+        ws_ids.append(_renumber(part.ws_words, vocab_ws)[part.ws_codes])
+        ws_lengths.append(part.ws_lengths)
+        unigram_ids.append(_renumber(part.simple_words, vocab_simple)[part.unigram_codes])
+        unigram_counts.append(part.unigram_counts)
+        for kind in range(2):
+            for k in range(3):
+                total = jac[kind][k]
+                for value in part.jaccard[kind, k].tolist():
+                    total += value
+                jac[kind][k] = total
+        common += part.common
+        done += len(part.ws_lengths)
+        report(done, n, "tokens")
+    if done != n:
+        raise ValueError(f"the lexical parts hold {done} narratives, not {n}")
     report(n, n, "tokens")
-    proverb_sets.clear()
-
+    lengths = np.concatenate(ws_lengths) if ws_lengths else np.zeros(0, dtype=np.int64)
     n_bigrams, n_trigrams = _distinct_ngram_counts(
-        np.frombuffer(ws_ids, dtype=np.int32) if len(ws_ids) else np.empty(0, np.int32),
-        ws_lengths,
+        np.concatenate(ws_ids) if ws_ids else np.empty(0, np.int64),
+        lengths,
         max(len(vocab_ws), 1),
     )
     vocabulary_size = len(vocab_ws)
     del ws_ids, vocab_ws
 
+    span_pairs = proverb_span_words = narrative_span_words = 0
+    for record in approved:
+        span_pairs += len(record.span_pairs)
+        for pair in record.span_pairs:
+            proverb_span_words += len(whitespace_tokens(pair.proverb_span))
+            narrative_span_words += len(whitespace_tokens(pair.narrative_span))
+
     # Diversity.
     report(0, 2, "diversity")
     groups = [r.proverb_id for r in approved]
-    indices = (
-        np.frombuffer(uni_indices, dtype=np.int32).copy()
-        if len(uni_indices)
-        else np.empty(0, np.int32)
-    )
-    del uni_indices
+    indices = np.concatenate(unigram_ids) if unigram_ids else np.empty(0, np.int64)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    if unigram_counts:
+        np.cumsum(np.concatenate(unigram_counts), out=indptr[1:])
+    del unigram_ids
     diversity: dict[str, Any] = {}
     for key, same in (("same_proverb", True), ("different_proverbs", False)):
         first, second, exist = diversity_pairs(groups, same=same, max_pairs=max_pairs, seed=seed)
-        diversity[key] = _pair_jaccard_mean(uni_indptr, indices, len(vocab_simple), first, second)
+        diversity[key] = _pair_jaccard_mean(indptr, indices, len(vocab_simple), first, second)
         diversity["same_proverb_pairs" if same else "different_proverb_pairs"] = exist
         diversity[f"{key}_sampled"] = len(first)
         report(1 if same else 2, 2, "diversity")
     del indices, vocab_simple
 
-    def overlap(values: dict[str, list]) -> dict[str, dict[str, float | None]]:
+    def overlap(values) -> dict[str, dict[str, float | None]]:
         return {
-            str(k + 1): {kind: mean_or_none(values[kind][k], n) for kind in ("paired", "random")}
+            str(k + 1): {
+                kind: mean_or_none(values[number][k], n)
+                for number, kind in enumerate(("paired", "random"))
+            }
             for k in range(3)
         }
 
     return {
         "proverbs": len(set(groups)),
         "vocabulary_size": vocabulary_size,
-        "tokens_per_narrative": mean_or_none(float(ws_lengths.sum()), n),
+        "tokens_per_narrative": mean_or_none(float(lengths.sum()), n),
         "span_pairs_per_narrative": mean_or_none(span_pairs, n),
         "words_per_proverb_span": mean_or_none(proverb_span_words, span_pairs),
         "words_per_narrative_span": mean_or_none(narrative_span_words, span_pairs),
         "unique_bigrams": n_bigrams,
         "unique_trigrams": n_trigrams,
         "jaccard": overlap(jac),
-        "common_ngrams": overlap(common),
+        "common_ngrams": overlap(common.tolist()),
         "diversity": diversity,
     }

@@ -1,15 +1,19 @@
-"""Worker processes of the dataset analysis: the persistent warm pool, the per-chunk task
-(VADER, Flesch, sentence counts) the pool runs, and the models' warm-up."""
+"""Worker processes of the dataset analysis: the persistent warm pool, the per-part tasks
+the pool runs (VADER, Flesch and sentence counts; tokens and overlaps), and the models'
+warm-up."""
 
 from __future__ import annotations
 
 import atexit
+import gc
 import multiprocessing
 import os
 import threading
 from collections.abc import Sequence
 from typing import Any
 
+from annotation.analysis.common import LONG_READ_GC_THRESHOLD
+from annotation.analysis.lexical import LexicalPart, lexical_part
 from annotation.analysis.readability import readability_scorer
 from annotation.analysis.sentences import get_sentence_splitter
 from annotation.analysis.sentiment import sentiment_analyzer
@@ -66,7 +70,8 @@ def start_workers(processes: int | None = None, *, sentence_splitter: str = "sen
             pool = spawn_pool(processes, sentence_splitter)
             # Each worker loads its models in its initializer; tiny tasks wait for them.
             sample = ["Warm up. Twice."]
-            pool.map(work_chunk, [(sample, sentence_splitter)] * (2 * processes), chunksize=1)
+            warm_up = (sample, sentence_splitter, sample, sample)
+            pool.map(work_chunk, [warm_up] * (2 * processes), chunksize=1)
             _POOL, _POOL_SIZE = pool, processes
             atexit.register(stop_workers)
         return _POOL_SIZE
@@ -91,18 +96,31 @@ def score_texts(texts: Sequence[str]) -> tuple[list[float], list[float]]:
     return compounds, flesch
 
 
-def work_chunk(task: tuple[list[str], str | None]) -> tuple[Any, ...]:
-    """A pool worker's task: scores, and sentence counts when a built-in splitter is named.
+def work_chunk(
+    task: tuple[list[str], str | None, list[str] | None, list[str] | None],
+) -> tuple[Any, ...]:
+    """A pool worker's task on a part of the approved narratives.
 
-    Returns (compounds, flesch, sentence counts or None).
+    ``task`` is (texts, built-in splitter name or None, proverbs, the random baseline's
+    proverbs). Returns (compounds, flesch, sentence counts or None without a splitter
+    name, lexical.LexicalPart or None without proverbs).
     """
-    texts, splitter_name = task
+    texts, splitter_name, proverbs, others = task
     compounds, flesch = score_texts(texts)
     counts = get_sentence_splitter(splitter_name)(texts) if splitter_name else None
-    return compounds, flesch, counts
+    lexical = lexical_part(texts, proverbs, others) if proverbs is not None else None
+    return compounds, flesch, counts, lexical
+
+
+def lexical_task(task: tuple[list[str], list[str], list[str]]) -> LexicalPart:
+    """A pool worker's task: the tokens and overlaps of a part (lexical.lexical_part)."""
+    return lexical_part(*task)
 
 
 def _init_worker(splitter_name: str | None) -> None:
+    # A worker keeps its caches and models and makes many short-lived sets: the
+    # collector's young passes need not run every 700 allocations.
+    gc.set_threshold(LONG_READ_GC_THRESHOLD, *gc.get_threshold()[1:])
     sentiment_analyzer()
     readability_scorer()
     if splitter_name:

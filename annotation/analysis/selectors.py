@@ -9,10 +9,11 @@ the dashboard and the dataset card print beside each number.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from django.db.models import Count, Q
 
+from annotation.analysis.common import ProgressCallback, long_read_gc
 from annotation.analysis.definitions import DEFINITIONS
 from annotation.analysis.integrity import integrity_shares
 from annotation.analysis.records import (
@@ -27,13 +28,14 @@ from annotation.datasets.records import (
     CHUNK_SIZE,
     COUNTED_ASSIGNMENTS,
     DATASET_SOURCES,
+    FLAG_ROW,
     dataset_narratives,
     narrative_chunks,
     rating_source,
     span_pairs_of,
 )
 from annotation.models import ChoiceAnswer, ChoiceQuestion, Rating
-from annotation.quality.flags import flag_rows
+from annotation.quality.flags import FlagRow, flag_rows
 
 DATASET_DEFINITIONS: dict[str, str] = {
     "scope": (
@@ -85,18 +87,19 @@ _RECORD_FIELDS = (
 )
 
 
-def narrative_records(
+def narrative_record_chunks(
     *,
     batches: Sequence[int] | None = None,
     approved_only: bool = False,
     sources: Sequence[str] | None = None,
-) -> Iterator[NarrativeRecord]:
-    """The dataset's narratives as analysis records, by id, with alignment 1's span pairs."""
+) -> Iterator[list[NarrativeRecord]]:
+    """The dataset's narratives as analysis records, by id, with alignment 1's span
+    pairs, a chunk (CHUNK_SIZE) at a time."""
     narratives = dataset_narratives(batches=batches, approved_only=approved_only, sources=sources)
     for rows in narrative_chunks(narratives, _RECORD_FIELDS, CHUNK_SIZE):
         pairs = span_pairs_of([row[0] for row in rows])
-        for nid, proverb_id, proverb, text, status, worker_id, source, label in rows:
-            yield NarrativeRecord(
+        yield [
+            NarrativeRecord(
                 narrative_id=nid,
                 proverb_id=proverb_id,
                 proverb=proverb,
@@ -104,12 +107,54 @@ def narrative_records(
                 status=status,
                 worker=str(worker_id) if worker_id else None,
                 source=rating_source(source, label),
-                span_pairs=tuple(
-                    SpanPairRecord(pair["proverb_span"], pair["narrative_span"])
-                    for pair in pairs.get(nid, [])
-                    if pair["alignment"] == 1
-                ),
+                span_pairs=_first_alignment(pairs.get(nid, [])),
             )
+            for nid, proverb_id, proverb, text, status, worker_id, source, label in rows
+        ]
+
+
+def narrative_records(
+    *,
+    batches: Sequence[int] | None = None,
+    approved_only: bool = False,
+    sources: Sequence[str] | None = None,
+) -> Iterator[NarrativeRecord]:
+    """The dataset's narratives as analysis records, by id, with alignment 1's span pairs."""
+    for chunk in narrative_record_chunks(
+        batches=batches, approved_only=approved_only, sources=sources
+    ):
+        yield from chunk
+
+
+def _first_alignment(pairs: list[dict]) -> tuple[SpanPairRecord, ...]:
+    return tuple(
+        SpanPairRecord(pair["proverb_span"], pair["narrative_span"])
+        for pair in pairs
+        if pair["alignment"] == 1
+    )
+
+
+def export_row_records(rows: list[dict]) -> tuple[list[NarrativeRecord], list[IntegrityRecord]]:
+    """The analysis records of export rows read with their FlagRow
+    (annotation.datasets.records.export_rows(flag_rows=True)), which this removes."""
+    narratives, integrity = [], []
+    for row in rows:
+        flag_row = row.pop(FLAG_ROW)
+        worker = str(flag_row.worker_id) if flag_row.worker_id else None
+        narratives.append(
+            NarrativeRecord(
+                narrative_id=row["id"],
+                proverb_id=row["proverb_id"],
+                proverb=row["proverb"],
+                text=row["narrative"],
+                status=row["status"],
+                worker=worker,
+                source=rating_source(row["source"], row["source_label"]),
+                span_pairs=_first_alignment(row["span_pairs"]),
+            )
+        )
+        integrity.append(_integrity_record(flag_row))
+    return narratives, integrity
 
 
 def _evaluation_scope(
@@ -183,14 +228,18 @@ def integrity_records(
     """Each narrative in scope with its integrity flags, batch and worker."""
     narratives = dataset_narratives(batches=batches, approved_only=approved_only, sources=sources)
     for row in flag_rows(narratives, chunk_size=CHUNK_SIZE):
-        yield IntegrityRecord(
-            batch=row.batch_id,
-            batch_name=row.batch_name if row.batch_id is not None else row.source_label,
-            worker=str(row.worker_id) if row.worker_id else None,
-            flags=tuple(flag.code for flag in row.flags),
-            has_record=bool(row.has_integrity and row.telemetry),
-            checked=row.checked,
-        )
+        yield _integrity_record(row)
+
+
+def _integrity_record(row: FlagRow) -> IntegrityRecord:
+    return IntegrityRecord(
+        batch=row.batch_id,
+        batch_name=row.batch_name if row.batch_id is not None else row.source_label,
+        worker=str(row.worker_id) if row.worker_id else None,
+        flags=tuple(flag.code for flag in row.flags),
+        has_record=bool(row.has_integrity and row.telemetry),
+        checked=row.checked,
+    )
 
 
 def split_counts(
@@ -214,38 +263,98 @@ def split_counts(
     return counts
 
 
+def analysis_plan(
+    *, batches: Sequence[int] | None = None, sources: Sequence[str] | None = None
+) -> list[tuple[int, str]]:
+    """(id, proverb) of the approved narratives in scope, by id: the plan that lets
+    annotation.analysis.core.Analysis count overlaps while the narratives stream in."""
+    narratives = dataset_narratives(batches=batches, approved_only=True, sources=sources)
+    return list(narratives.order_by("id").values_list("id", "proverb__text"))
+
+
+class ScopeAnalysis:
+    """The analysis of the dataset in scope (`dataset_analysis`), fed with its narratives
+    by a reader that streams them: `dataset_analysis` itself, or the export (`tap`), so
+    that the export reads the dataset once while the analysis' workers score it.
+
+    A context manager: inside, the garbage collector runs its young passes less often
+    (common.long_read_gc); leaving it ends the worker pool started for it, if any.
+    """
+
+    def __init__(
+        self,
+        *,
+        batches: Sequence[int] | None = None,
+        approved_only: bool = False,
+        sources: Sequence[str] | None = None,
+        seed: int = 0,
+        progress: ProgressCallback | None = None,
+    ) -> None:
+        from annotation.analysis.core import Analysis  # numpy: not on a web worker's start-up
+
+        self.batches, self.approved_only, self.sources = batches, approved_only, sources
+        plan = analysis_plan(batches=batches, sources=sources)
+        self.analysis = Analysis(expected=len(plan), plan=plan, seed=seed, progress=progress)
+        self.integrity: list[IntegrityRecord] = []
+        self._gc = long_read_gc()
+
+    def __enter__(self) -> ScopeAnalysis:
+        self._gc.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self.analysis.close()
+        finally:
+            self._gc.__exit__(None, None, None)
+
+    def add(self, narratives: list[NarrativeRecord], integrity: list[IntegrityRecord]) -> None:
+        self.analysis.add(narratives)
+        self.integrity.extend(integrity)
+
+    def tap(self, chunks: Iterable[list[dict]]) -> Iterator[list[dict]]:
+        """Pass export chunks (read with flag_rows=True) through, taking their records
+        and removing the rows' FlagRow."""
+        for chunk in chunks:
+            self.add(*export_row_records(chunk))
+            yield chunk
+
+    def finish(self) -> dict:
+        """The analysis (`dataset_analysis`) of every narrative added."""
+        batches, sources = self.batches, self.sources
+        choices = choice_records(batches=batches, sources=sources)
+        result = self.analysis.finish(
+            ratings=rating_records(batches=batches, sources=sources),
+            choices=choices,
+            model_choices=model_choice_records(question_ids={c.question_id for c in choices}),
+        )
+        result["scope"] = {
+            "batches": sorted(batches or []),
+            "approved_only": self.approved_only,
+            "sources": sorted(sources or DATASET_SOURCES),
+            "narratives_loaded": len(self.analysis.records),
+        }
+        result["splits"] = split_counts(batches=batches, sources=sources)
+        result["integrity"] = integrity_shares(self.integrity)
+        return result
+
+
 def dataset_analysis(
     *,
     batches: Sequence[int] | None = None,
     approved_only: bool = False,
     sources: Sequence[str] | None = None,
     seed: int = 0,
-    progress: Callable[[int, int, str], None] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> dict:
-    """The analysis of the dataset in scope: annotation.analysis.core.analyze plus scope and splits.
+    """The analysis of the dataset in scope: annotation.analysis.core.analyze plus scope,
+    splits and integrity shares.
 
     Model accuracy is over the questions humans answered that a model answered too.
     """
-    from annotation.analysis.core import analyze  # numpy: not on a web worker's start-up
-
-    records = list(narrative_records(batches=batches, approved_only=approved_only, sources=sources))
-    choices = choice_records(batches=batches, sources=sources)
-    result = analyze(
-        records,
-        ratings=rating_records(batches=batches, sources=sources),
-        choices=choices,
-        model_choices=model_choice_records(question_ids={c.question_id for c in choices}),
-        seed=seed,
-        progress=progress,
-    )
-    result["scope"] = {
-        "batches": sorted(batches or []),
-        "approved_only": approved_only,
-        "sources": sorted(sources or DATASET_SOURCES),
-        "narratives_loaded": len(records),
-    }
-    result["splits"] = split_counts(batches=batches, sources=sources)
-    result["integrity"] = integrity_shares(
-        integrity_records(batches=batches, approved_only=approved_only, sources=sources)
-    )
-    return result
+    scope = {"batches": batches, "approved_only": approved_only, "sources": sources}
+    with ScopeAnalysis(**scope, seed=seed, progress=progress) as analysis:
+        for chunk in narrative_record_chunks(**scope):
+            analysis.add(chunk, [])
+        analysis.integrity.extend(integrity_records(**scope))
+        return analysis.finish()

@@ -17,7 +17,7 @@ import operator
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -26,7 +26,7 @@ from django.conf import settings
 
 from annotation.analysis.cards import dataset_card
 from annotation.analysis.common import ProgressCallback
-from annotation.analysis.selectors import dataset_analysis
+from annotation.analysis.selectors import ScopeAnalysis
 from annotation.datasets.csv_cells import SafeCsvWriter
 from annotation.datasets.epic_files import write_epic
 from annotation.datasets.records import DATASET_SOURCES, dataset_narratives, export_rows
@@ -270,23 +270,31 @@ def dataset_export(
     directory.mkdir(parents=True, exist_ok=True)
     scope = {"batches": batches, "approved_only": approved_only, "sources": sources}
     total = dataset_narratives(**scope).count()
-    summary = ExportSummary()
-    chunks = export_rows(**scope)
-    if not raw_worker_ids:
-        chunks = pseudonymize(chunks, WorkerPseudonyms(export_salt()))
-    chunks = _reporting(summary.count(chunks), total, progress)
-    data_path = directory / DATA_FILES[format]
-    split_pks = _SplitPks(directory)
-    if format == "epic":
-        chunks = split_pks.collect(chunks)
-    complete = False
-    try:
-        _write_data(format, chunks, data_path)
-        complete = True
-    finally:
-        files = [data_path, *split_pks.finish(complete=complete and format == "epic")]
-    if analysis is None and statistics:
-        analysis = dataset_analysis(**scope, seed=seed)
+    with ExitStack() as stack:
+        streamed = None
+        if analysis is None and statistics:
+            # The analysis takes its narratives from the export's own rows, and its
+            # workers score them while the rest are read and written.
+            streamed = stack.enter_context(ScopeAnalysis(**scope, seed=seed, progress=progress))
+        summary = ExportSummary()
+        chunks = export_rows(**scope, flag_rows=streamed is not None)
+        if streamed is not None:
+            chunks = streamed.tap(chunks)
+        if not raw_worker_ids:
+            chunks = pseudonymize(chunks, WorkerPseudonyms(export_salt()))
+        chunks = _reporting(summary.count(chunks), total, progress)
+        data_path = directory / DATA_FILES[format]
+        split_pks = _SplitPks(directory)
+        if format == "epic":
+            chunks = split_pks.collect(chunks)
+        complete = False
+        try:
+            _write_data(format, chunks, data_path)
+            complete = True
+        finally:
+            files = [data_path, *split_pks.finish(complete=complete and format == "epic")]
+        if streamed is not None:
+            analysis = streamed.finish()
     card_path = directory / "README.md"
     with _replacing(card_path) as partial:
         partial.write_text(

@@ -154,6 +154,7 @@ _EXPORT_FIELDS = (
     "proverb_quote",
 )
 _NO_KEYWORDS = ("{}", "[]", "null", "", None)
+FLAG_ROW = "flag_row"  # export_rows(flag_rows=True): the key of a row's FlagRow
 
 
 def _parable_rank() -> Case:
@@ -178,8 +179,13 @@ def export_rows(
     approved_only: bool = False,
     sources: Sequence[str] | None = None,
     chunk_size: int = CHUNK_SIZE,
+    flag_rows: bool = False,
 ) -> Iterator[list[dict]]:
     """The dataset as export rows (one per narrative, by id), `chunk_size` rows at a time.
+
+    With `flag_rows`, each row also has FLAG_ROW: the narrative's quality.flags.FlagRow
+    (what the analysis reads besides the row), for a reader that removes it before
+    the row is written.
 
     Keys: id, pk (the external id; for narratives created in Parable Q<proverb id>N<k>,
     k their rank by id among the proverb's narratives with no external id, or
@@ -202,7 +208,11 @@ def export_rows(
         ratings = _rating_summaries(ids)
         integrity = flags_by_narrative(ids)
         taken = _taken_pks(rows) if check_taken else set()
-        yield [_export_row(row, pairs, ratings, integrity, taken) for row in rows]
+        chunk = [_export_row(row, pairs, ratings, integrity, taken) for row in rows]
+        if flag_rows:
+            for row in chunk:
+                row[FLAG_ROW] = integrity[row["id"]]["row"]
+        yield chunk
 
 
 def _taken_pks(rows: list[tuple]) -> set[str]:

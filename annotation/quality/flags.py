@@ -167,11 +167,13 @@ def narrative_flags(narrative: Narrative) -> list[dict]:
 
 
 def flags_by_narrative(narrative_ids: Iterable[int]) -> dict[int, dict]:
-    """For each narrative id: {"flags": [codes], "writing": telemetry summary or None}."""
+    """For each narrative id: {"flags": [codes], "writing": telemetry summary or None,
+    "row": its FlagRow}."""
     return {
         row.pk: {
             "flags": [flag.code for flag in row.flags],
             "writing": telemetry_summary(row.telemetry, text_length=row.text_length) or None,
+            "row": row,
         }
         for row in flag_rows(Narrative.objects.filter(pk__in=list(narrative_ids)))
     }

@@ -424,3 +424,28 @@ def test_custom_splitter_and_progress():
 
     with pytest.raises(ValueError):
         analyze(NARRATIVES, sentence_splitter=lambda texts: [1])
+
+
+def test_streamed_analysis_with_or_without_a_matching_plan_gives_the_same_result():
+    expected = analyze(NARRATIVES, ratings=RATINGS, seed=3)
+    assert expected["parameters"].pop("processes") == 1
+    approved = [r for r in NARRATIVES if r.status == "approved"]
+    plans = {
+        "matching": [(r.narrative_id, r.proverb) for r in approved],
+        "none": None,
+        # The data changed between the plan's read and the narratives' (one approved
+        # narrative more, one fewer, another order): the counts are made at the end.
+        "longer": [(r.narrative_id, r.proverb) for r in approved] + [(999, "Time is money")],
+        "shorter": [(r.narrative_id, r.proverb) for r in approved[:-1]],
+        "reordered": [(r.narrative_id, r.proverb) for r in reversed(approved)],
+    }
+    for name, plan in plans.items():
+        for processes in (1, 2):
+            with core.Analysis(
+                expected=len(approved), plan=plan, seed=3, processes=processes
+            ) as analysis:
+                for record in NARRATIVES:  # one at a time, as a reader streams them
+                    analysis.add([record])
+                result = analysis.finish(ratings=RATINGS)
+            assert result["parameters"].pop("processes") == processes
+            assert result == expected, name

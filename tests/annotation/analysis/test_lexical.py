@@ -65,3 +65,41 @@ def test_distinct_ngram_count_without_the_compact_code():
     # Bigrams (0,1) (1,2) -> 2; trigram (0,1,2) -> 1; same through the fallback path.
     assert _distinct_ngram_counts(ids, lengths, 3) == (2, 1)
     assert _distinct_ngram_counts(ids, lengths, 2**22) == (2, 1)
+
+
+def test_merged_parts_do_not_depend_on_how_the_dataset_was_divided():
+    from bench.analysis import synthetic
+
+    records = [r for r in synthetic.narratives(240, seed=3) if r.status == "approved"]
+    texts = [r.text for r in records]
+    proverbs = [r.proverb for r in records]
+    perm = lexical.random_proverb_permutation(len(records), 5)
+    others = [proverbs[j] for j in perm]
+
+    def merged(size):
+        parts = [
+            lexical.lexical_part(texts[lo : lo + size], proverbs[lo : lo + size], others[lo:])
+            for lo in range(0, len(records), size)
+        ]
+        report = []
+        result = lexical.merge_lexical(
+            parts, records, seed=5, max_pairs=1_000, report=lambda *a: report.append(a)
+        )
+        return result, report
+
+    whole, _ = merged(len(records))
+    for size in (1, 7, 100):
+        result, report = merged(size)
+        assert result == whole  # exact: the means are summed in dataset order
+        assert report[-1] == (2, 2, "diversity")
+    assert whole == lexical.lexical_statistics(
+        records, seed=5, max_pairs=1_000, report=lambda *a: None
+    )
+    with pytest.raises(ValueError, match="not 3"):
+        lexical.merge_lexical(
+            [lexical.lexical_part(texts[:2], proverbs[:2], others[:2])],
+            records[:3],
+            seed=5,
+            max_pairs=10,
+            report=lambda *a: None,
+        )

@@ -1,17 +1,24 @@
 """The analysis records loaded from the database: scope, sources, ratings, choices, splits."""
 
+import gc
+
 import pytest
 
+from annotation.analysis.common import LONG_READ_GC_THRESHOLD, long_read_gc
 from annotation.analysis.selectors import (
+    ScopeAnalysis,
     choice_records,
+    dataset_analysis,
     integrity_records,
     model_choice_records,
     narrative_records,
     rating_records,
     split_counts,
 )
+from annotation.datasets.records import FLAG_ROW, export_rows
 from annotation.models import NarrativeIntegrity
 from tests.factories import (
+    alignment_create,
     batch_create,
     choice_answer_create,
     crowd_narrative_create,
@@ -137,3 +144,35 @@ def test_integrity_records_carry_each_narratives_flags_batch_and_worker():
     assert records[0].worker == str(pasted.worker_id) and records[0].has_record
     assert records[2].batch_name == "ePiC" and not records[2].checked
     assert [record.batch for record in integrity_records(batches=[batch.pk])] == [batch.pk] * 2
+
+
+def test_the_export_rows_tapped_give_the_dataset_analysis_and_are_written_without_flags():
+    proverb, other = proverb_create(PROVERB), proverb_create("Haste makes waste")
+    batch = batch_create(task_type="write")
+    pasted = crowd_narrative_create(proverb=proverb, batch=batch, text=STORY)
+    NarrativeIntegrity.objects.create(narrative=pasted, telemetry=writing_record(pasted=150))
+    aligned = crowd_narrative_create(proverb=other, text="He ran and fell. Slow down, he said.")
+    alignment_create(narrative=aligned, pairs=[(0, 5, 3, 6), (12, 17, 27, 36)])
+    crowd_narrative_create(proverb=other, status="rejected")
+    imported = narrative_create(proverb=proverb, status="approved", source_label="ePiC")
+    rating_create(narrative=imported, criterion="relatedness", value=4)
+    for scope in ({}, {"batches": [batch.pk]}, {"approved_only": True}):
+        with ScopeAnalysis(**scope, seed=2) as analysis:
+            chunks = [
+                list(chunk)
+                for chunk in analysis.tap(export_rows(**scope, flag_rows=True, chunk_size=2))
+            ]
+            result = analysis.finish()
+        assert all(FLAG_ROW not in row for chunk in chunks for row in chunk)
+        assert result == dataset_analysis(**scope, seed=2), scope
+    assert result["span_pairs_per_narrative"] == 2 / 3
+    assert result["integrity"] == dataset_analysis(seed=2, approved_only=True)["integrity"]
+
+
+def test_long_reads_collect_less_often_and_restore_the_collector():
+    before = gc.get_threshold()
+    with long_read_gc():
+        with long_read_gc():
+            assert gc.get_threshold()[0] == LONG_READ_GC_THRESHOLD
+        assert gc.get_threshold()[0] == LONG_READ_GC_THRESHOLD
+    assert gc.get_threshold() == before
