@@ -34,6 +34,21 @@ def _textstat_words(text: str) -> list[str]:
     return _RE_TEXTSTAT_PUNCTUATION.sub("", text).split()
 
 
+def _is_short(sentence: str) -> bool:
+    """``len(_textstat_words(sentence)) <= 2`` (textstat leaves such sentences out).
+
+    The removal only deletes characters, so a whitespace token stays a word unless all
+    its characters go, and a letter or digit (``\\w``) never goes: when the first three
+    tokens start with one, the sentence is long without running the removal.
+    """
+    first = sentence.split(None, 3)
+    if len(first) < 3:
+        return True
+    if first[0][0].isalnum() and first[1][0].isalnum() and first[2][0].isalnum():
+        return False
+    return len(_textstat_words(sentence)) <= 2
+
+
 def _nltk_data_has_cmudict() -> bool:
     import sys
 
@@ -261,7 +276,7 @@ class ReadabilityScorer:
         if not words:
             return 0.0
         sentences = _RE_SENTENCE.findall(text)
-        short = sum(1 for s in sentences if len(_textstat_words(s)) <= 2)
+        short = sum(map(_is_short, sentences))
         n_sentences = max(1, len(sentences) - short)
         syllables = sum(map(self._cache.__getitem__, words))
         words_per_sentence = len(words) / n_sentences

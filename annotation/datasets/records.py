@@ -206,7 +206,7 @@ def export_rows(
         ids = [row[0] for row in rows]
         pairs = span_pairs_of(ids)
         ratings = _rating_summaries(ids)
-        integrity = flags_by_narrative(ids)
+        integrity = flags_by_narrative(_of_chunk(Narrative.objects, "id", ids))
         taken = _taken_pks(rows) if check_taken else set()
         chunk = [_export_row(row, pairs, ratings, integrity, taken) for row in rows]
         if flag_rows:

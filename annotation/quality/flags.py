@@ -3,7 +3,7 @@ review queue call `narrative_flags`), and flags of many narratives for analysis 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
@@ -166,14 +166,14 @@ def narrative_flags(narrative: Narrative) -> list[dict]:
     return result
 
 
-def flags_by_narrative(narrative_ids: Iterable[int]) -> dict[int, dict]:
-    """For each narrative id: {"flags": [codes], "writing": telemetry summary or None,
-    "row": its FlagRow}."""
+def flags_by_narrative(narratives: QuerySet) -> dict[int, dict]:
+    """For each of the narratives, by id: {"flags": [codes], "writing": telemetry summary
+    or None, "row": its FlagRow}."""
     return {
         row.pk: {
             "flags": [flag.code for flag in row.flags],
             "writing": telemetry_summary(row.telemetry, text_length=row.text_length) or None,
             "row": row,
         }
-        for row in flag_rows(Narrative.objects.filter(pk__in=list(narrative_ids)))
+        for row in flag_rows(narratives)
     }

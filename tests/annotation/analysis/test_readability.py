@@ -90,3 +90,40 @@ def test_flesch_of_many_texts_equals_one_by_one():
     batch = readability.ReadabilityScorer(syllables="pyphen").flesch_many(texts)
     single = readability.ReadabilityScorer(syllables="pyphen")
     assert batch == [single.flesch(t) for t in texts]
+
+
+def test_short_sentence_shortcut_agrees_with_the_removal():
+    import random
+
+    pieces = [
+        "word",
+        "Word",
+        "3rd",
+        "_x",
+        "é",
+        "'",
+        "'s",
+        "-",
+        "--",
+        "—",
+        "...",
+        ",",
+        "(",
+        ")",
+        '"',
+        "x.",
+        "A.",
+        "''s",
+        "1.5",
+        "naïve",
+        "⁇",
+    ]
+    rng = random.Random(1)
+    sentences = [
+        "".join(rng.choice(pieces) + rng.choice([" ", "", "  ", "\n"]) for _ in range(k))
+        for k in rng.choices(range(7), k=4000)
+    ]
+    sentences += ["a b c", "- a b", "a - b", "' ' '", "'s a b", "_ _ _", "1 2 3", "  x  y  "]
+    for sentence in sentences:
+        exact = len(readability._textstat_words(sentence)) <= 2
+        assert readability._is_short(sentence) == exact, repr(sentence)
