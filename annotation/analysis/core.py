@@ -92,15 +92,15 @@ from __future__ import annotations
 import math
 import multiprocessing
 import os
-from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections import Counter, deque
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from annotation.analysis.common import ProgressCallback, mean_or_none, progress_noop
 from annotation.analysis.human_evaluation import AGREEMENT_THRESHOLD, human_evaluation
-from annotation.analysis.lexical import LexicalPart, merge_lexical, random_proverb_permutation
+from annotation.analysis.lexical import LexicalMerge, random_proverb_permutation
 from annotation.analysis.pool import lexical_task, persistent_pool, spawn_pool, work_chunk
 from annotation.analysis.readability import HISTOGRAM_BIN_WIDTH as HISTOGRAM_BIN_WIDTH
 from annotation.analysis.readability import (
@@ -191,6 +191,9 @@ class _Done:
     def get(self) -> Any:
         return self.function(self.task)
 
+    def ready(self) -> bool:
+        return False  # computed when collected, at the end
+
 
 class Analysis:
     """The analysis of narratives that arrive in parts: :meth:`add` them, then
@@ -267,7 +270,12 @@ class Analysis:
         self.records: list[NarrativeRecord] = []
         self.approved: list[NarrativeRecord] = []
         self._sent = 0  # approved narratives whose texts are sent
-        self._parts: list[Any] = []  # per part: (compounds, flesch, sentences, lexical)
+        self._parts: deque[Any] = deque()  # sent, not yet collected, in order
+        # What the collected parts gave: sentence count, VADER, Flesch per narrative.
+        self._sentences = 0
+        self._compounds: list[float] = []
+        self._flesch: list[float] = []
+        self._merge: LexicalMerge | None = LexicalMerge() if plan is not None else None
         self._plan_ids: list[int] | None = None
         if plan is not None:
             self._plan_ids = [narrative_id for narrative_id, _ in plan]
@@ -302,7 +310,8 @@ class Analysis:
             self._sent += len(part)
             ids = self._plan_ids
             if ids is not None and [r.narrative_id for r in part] != ids[lo : lo + len(part)]:
-                self._plan_ids = None  # not the narratives planned: count tokens at the end
+                # Not the narratives planned: tokens are counted at the end.
+                self._plan_ids, self._merge = None, None
             texts = [r.text for r in part]
             if self._plan_ids is None:
                 task = (texts, self.builtin, None, None)
@@ -311,6 +320,27 @@ class Analysis:
                 task = (texts, self.builtin, [r.proverb for r in part], others)
             self._parts.append(self._run(work_chunk, task))
 
+    def _collect(self, *, wait: bool) -> None:
+        """Take the results of the parts sent, in order: those finished, or (``wait``)
+        all. A part's lexical counts are merged at once, so only token numbers stay."""
+        while self._parts and (wait or self._parts[0].ready()):
+            compounds, flesch, sentences, lexical = self._parts.popleft().get()
+            if sentences is None:  # a custom splitter runs here
+                assert self.splitter is not None
+                done = len(self._compounds)
+                sentences = self.splitter(
+                    [r.text for r in self.approved[done : done + len(compounds)]]
+                )
+            if len(sentences) != len(compounds):
+                raise ValueError("the sentence splitter must return one count per text")
+            self._sentences += sum(sentences)
+            self._compounds.extend(compounds)
+            self._flesch.extend(flesch)
+            if self._merge is not None and lexical is not None:
+                self._merge.add(lexical)
+            if wait:
+                self.report(len(self._compounds), len(self.approved), "texts")
+
     def add(self, narratives: Iterable[NarrativeRecord]) -> None:
         """Take narratives (any status, in a stable order: see above)."""
         for record in narratives:
@@ -318,6 +348,7 @@ class Analysis:
             if record.status == "approved":
                 self.approved.append(record)
         self._send_texts(last=False)
+        self._collect(wait=False)
 
     def finish(
         self,
@@ -331,17 +362,9 @@ class Analysis:
             self._send_texts(last=True)
             approved = self.approved
             n = len(approved)
-            done: list[tuple[Any, ...]] = []
-
-            def texts() -> Iterator[tuple[Any, ...]]:
-                for part in self._parts:  # in order, as the workers finish them
-                    done.append(part.get())
-                    yield done[-1][:3]
-
-            lexical_parts: Iterable[LexicalPart]
-            if self._plan_ids is not None and len(self._plan_ids) == n:
-                lexical_parts = (part[3] for part in done)  # after texts()
-            else:
+            planned = self._plan_ids is not None and len(self._plan_ids) == n
+            pending: list[Any] = []
+            if not planned:  # the random baseline's proverbs are known only now
                 perm = random_proverb_permutation(n, self.seed)
                 proverbs = [r.proverb for r in approved]
                 pending = [
@@ -355,19 +378,30 @@ class Analysis:
                     )
                     for lo in range(0, n, self.chunk)
                 ]
-                lexical_parts = (part.get() for part in pending)
-            result = _analyze(
-                records=self.records,
+            # What needs no worker's result is made while the workers finish.
+            human = human_evaluation(list(ratings), list(choices), list(model_choices), self.report)
+            collection = _collection(self.records)
+            self.report(len(self._compounds), n, "texts")
+            self._collect(wait=True)
+            self.report(0, n, "tokens")
+            merge = self._merge if planned and self._merge is not None else LexicalMerge()
+            for part in pending:
+                merge.add(part.get())
+                self.report(merge.narratives, n, "tokens")
+            self.report(n, n, "tokens")
+            lexical = merge.result(
+                approved, seed=self.seed, max_pairs=self.max_pairs, report=self.report
+            )
+            result = _statistics(
                 approved=approved,
-                texts=texts(),
-                lexical_parts=lexical_parts,
-                splitter=self.splitter,
-                report=self.report,
+                sentences=self._sentences,
+                compounds=self._compounds,
+                flesch=self._flesch,
+                lexical=lexical,
+                human=human,
+                collection=collection,
                 seed=self.seed,
                 max_pairs=self.max_pairs,
-                ratings=list(ratings),
-                choices=list(choices),
-                model_choices=list(model_choices),
             )
         finally:
             self.close()
@@ -388,56 +422,30 @@ def _collection(records: list[NarrativeRecord]) -> dict[str, Any]:
     }
 
 
-def _analyze(
+def _statistics(
     *,
-    records: list[NarrativeRecord],
     approved: list[NarrativeRecord],
-    texts: Iterable[tuple[Any, ...]],
-    lexical_parts: Iterable[LexicalPart],
-    splitter: SentenceSplitter | None,
-    report: ProgressCallback,
+    sentences: int,
+    compounds: list[float],
+    flesch: list[float],
+    lexical: dict[str, Any],
+    human: dict[str, Any],
+    collection: dict[str, Any],
     seed: int,
     max_pairs: int,
-    ratings: list[RatingRecord],
-    choices: list[ChoiceRecord],
-    model_choices: list[ModelChoiceRecord],
 ) -> dict[str, Any]:
-    """The statistics; ``texts`` yields per-part (compounds, flesch, sentences),
-    ``lexical_parts`` the parts' LexicalPart, both in order.
-
-    ``splitter`` is a custom splitter: the parts' sentence counts are then None, and
-    the counts are made here.
-    """
+    """The output from the per-narrative measures (sentences in all; VADER compound and
+    Flesch of each approved narrative), the lexical keys, the human evaluation and the
+    collection statistics."""
     n = len(approved)
-
-    # Sentences, VADER and Flesch of narratives (from the pool, or made here).
-    sentences = 0
-    compounds: list[float] = []
-    flesch: list[float] = []
-    report(0, n, "texts")
-    for chunk_compounds, chunk_flesch, chunk_sentences in texts:
-        if chunk_sentences is None:
-            assert splitter is not None
-            done = len(compounds)
-            part = [r.text for r in approved[done : done + len(chunk_compounds)]]
-            chunk_sentences = splitter(part)
-        if len(chunk_sentences) != len(chunk_compounds):
-            raise ValueError("the sentence splitter must return one count per text")
-        sentences += sum(chunk_sentences)
-        compounds.extend(chunk_compounds)
-        flesch.extend(chunk_flesch)
-        report(len(compounds), n, "texts")
-
-    lexical = merge_lexical(lexical_parts, approved, seed=seed, max_pairs=max_pairs, report=report)
     sentiment = sentiment_statistics(approved, compounds)
     readability = readability_statistics(flesch)
-    human = human_evaluation(ratings, choices, model_choices, report)
 
     return {
         "schema_version": SCHEMA_VERSION,
         "proverbs": lexical["proverbs"],
         "narratives": n,
-        "collection": _collection(records),
+        "collection": collection,
         "vocabulary_size": lexical["vocabulary_size"],
         "tokens_per_narrative": lexical["tokens_per_narrative"],
         "sentences_per_narrative": mean_or_none(sentences, n),

@@ -244,7 +244,115 @@ def lexical_statistics(
 
 def _renumber(words: list[str], index: Index) -> np.ndarray:
     """The dataset-wide numbers (from ``index``, numbering new words) of a part's words."""
-    return np.fromiter(map(index.__getitem__, words), dtype=np.int64, count=len(words))
+    return np.fromiter(map(index.__getitem__, words), dtype=np.int32, count=len(words))
+
+
+class LexicalMerge:
+    """The parts of the approved narratives, renumbered into the dataset's vocabularies
+    as they arrive (in dataset order); :meth:`result` gives the output's lexical keys.
+
+    The Jaccard means are sums over narratives in dataset order, whatever the parts, so
+    the figures do not depend on how the dataset was divided. Only dataset-wide token
+    numbers are kept of a part, not its words.
+    """
+
+    def __init__(self) -> None:
+        self.vocab_ws, self.vocab_simple = Index(), Index()
+        self.ws_ids: list[np.ndarray] = []
+        self.ws_lengths: list[np.ndarray] = []
+        self.unigram_ids: list[np.ndarray] = []
+        self.unigram_counts: list[np.ndarray] = []
+        self.jac = [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+        self.common = np.zeros((2, 3), dtype=np.int64)
+        self.narratives = 0
+
+    def add(self, part: LexicalPart) -> None:
+        self.ws_ids.append(_renumber(part.ws_words, self.vocab_ws)[part.ws_codes])
+        self.ws_lengths.append(part.ws_lengths)
+        self.unigram_ids.append(_renumber(part.simple_words, self.vocab_simple)[part.unigram_codes])
+        self.unigram_counts.append(part.unigram_counts)
+        for kind in range(2):
+            for k in range(3):
+                total = self.jac[kind][k]
+                for value in part.jaccard[kind, k].tolist():
+                    total += value
+                self.jac[kind][k] = total
+        self.common += part.common
+        self.narratives += len(part.ws_lengths)
+
+    def result(
+        self,
+        approved: list[NarrativeRecord],
+        *,
+        seed: int,
+        max_pairs: int,
+        report: ProgressCallback,
+    ) -> dict[str, Any]:
+        """The output's lexical keys, once every part of ``approved`` is added; reports
+        the "diversity" stage."""
+        n = len(approved)
+        if self.narratives != n:
+            raise ValueError(f"the lexical parts hold {self.narratives} narratives, not {n}")
+        lengths = _joined(self.ws_lengths, np.int64)
+        n_bigrams, n_trigrams = _distinct_ngram_counts(
+            _joined(self.ws_ids, np.int32), lengths, max(len(self.vocab_ws), 1)
+        )
+        vocabulary_size = len(self.vocab_ws)
+        self.ws_ids, self.vocab_ws = [], Index()
+
+        span_pairs = proverb_span_words = narrative_span_words = 0
+        for record in approved:
+            span_pairs += len(record.span_pairs)
+            for pair in record.span_pairs:
+                proverb_span_words += len(whitespace_tokens(pair.proverb_span))
+                narrative_span_words += len(whitespace_tokens(pair.narrative_span))
+
+        # Diversity.
+        report(0, 2, "diversity")
+        groups = [r.proverb_id for r in approved]
+        indices = _joined(self.unigram_ids, np.int32)
+        self.unigram_ids = []
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(_joined(self.unigram_counts, np.int64), out=indptr[1:])
+        diversity: dict[str, Any] = {}
+        for key, same in (("same_proverb", True), ("different_proverbs", False)):
+            first, second, exist = diversity_pairs(
+                groups, same=same, max_pairs=max_pairs, seed=seed
+            )
+            diversity[key] = _pair_jaccard_mean(
+                indptr, indices, len(self.vocab_simple), first, second
+            )
+            diversity["same_proverb_pairs" if same else "different_proverb_pairs"] = exist
+            diversity[f"{key}_sampled"] = len(first)
+            report(1 if same else 2, 2, "diversity")
+        del indices
+
+        def overlap(values) -> dict[str, dict[str, float | None]]:
+            return {
+                str(k + 1): {
+                    kind: mean_or_none(values[number][k], n)
+                    for number, kind in enumerate(("paired", "random"))
+                }
+                for k in range(3)
+            }
+
+        return {
+            "proverbs": len(set(groups)),
+            "vocabulary_size": vocabulary_size,
+            "tokens_per_narrative": mean_or_none(float(lengths.sum()), n),
+            "span_pairs_per_narrative": mean_or_none(span_pairs, n),
+            "words_per_proverb_span": mean_or_none(proverb_span_words, span_pairs),
+            "words_per_narrative_span": mean_or_none(narrative_span_words, span_pairs),
+            "unique_bigrams": n_bigrams,
+            "unique_trigrams": n_trigrams,
+            "jaccard": overlap(self.jac),
+            "common_ngrams": overlap(self.common.tolist()),
+            "diversity": diversity,
+        }
+
+
+def _joined(arrays: list[np.ndarray], dtype: Any) -> np.ndarray:
+    return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
 
 
 def merge_lexical(
@@ -255,92 +363,13 @@ def merge_lexical(
     max_pairs: int,
     report: ProgressCallback,
 ) -> dict[str, Any]:
-    """The output's lexical keys from the parts of ``approved``, in order (parts may be
-    a lazy iterable: each is renumbered as it arrives).
-
-    The Jaccard means are sums over narratives in dataset order, whatever the parts, so
-    the figures do not depend on how the dataset was divided. Reports the "tokens" and
-    "diversity" stages.
-    """
+    """The output's lexical keys from the parts of ``approved``, in order (LexicalMerge).
+    Reports the "tokens" and "diversity" stages."""
+    merge = LexicalMerge()
     n = len(approved)
-    vocab_ws, vocab_simple = Index(), Index()
-    ws_ids: list[np.ndarray] = []
-    ws_lengths: list[np.ndarray] = []
-    unigram_ids: list[np.ndarray] = []
-    unigram_counts: list[np.ndarray] = []
-    jac = [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
-    common = np.zeros((2, 3), dtype=np.int64)
-    done = 0
     report(0, n, "tokens")
     for part in parts:
-        ws_ids.append(_renumber(part.ws_words, vocab_ws)[part.ws_codes])
-        ws_lengths.append(part.ws_lengths)
-        unigram_ids.append(_renumber(part.simple_words, vocab_simple)[part.unigram_codes])
-        unigram_counts.append(part.unigram_counts)
-        for kind in range(2):
-            for k in range(3):
-                total = jac[kind][k]
-                for value in part.jaccard[kind, k].tolist():
-                    total += value
-                jac[kind][k] = total
-        common += part.common
-        done += len(part.ws_lengths)
-        report(done, n, "tokens")
-    if done != n:
-        raise ValueError(f"the lexical parts hold {done} narratives, not {n}")
+        merge.add(part)
+        report(min(merge.narratives, n), n, "tokens")
     report(n, n, "tokens")
-    lengths = np.concatenate(ws_lengths) if ws_lengths else np.zeros(0, dtype=np.int64)
-    n_bigrams, n_trigrams = _distinct_ngram_counts(
-        np.concatenate(ws_ids) if ws_ids else np.empty(0, np.int64),
-        lengths,
-        max(len(vocab_ws), 1),
-    )
-    vocabulary_size = len(vocab_ws)
-    del ws_ids, vocab_ws
-
-    span_pairs = proverb_span_words = narrative_span_words = 0
-    for record in approved:
-        span_pairs += len(record.span_pairs)
-        for pair in record.span_pairs:
-            proverb_span_words += len(whitespace_tokens(pair.proverb_span))
-            narrative_span_words += len(whitespace_tokens(pair.narrative_span))
-
-    # Diversity.
-    report(0, 2, "diversity")
-    groups = [r.proverb_id for r in approved]
-    indices = np.concatenate(unigram_ids) if unigram_ids else np.empty(0, np.int64)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    if unigram_counts:
-        np.cumsum(np.concatenate(unigram_counts), out=indptr[1:])
-    del unigram_ids
-    diversity: dict[str, Any] = {}
-    for key, same in (("same_proverb", True), ("different_proverbs", False)):
-        first, second, exist = diversity_pairs(groups, same=same, max_pairs=max_pairs, seed=seed)
-        diversity[key] = _pair_jaccard_mean(indptr, indices, len(vocab_simple), first, second)
-        diversity["same_proverb_pairs" if same else "different_proverb_pairs"] = exist
-        diversity[f"{key}_sampled"] = len(first)
-        report(1 if same else 2, 2, "diversity")
-    del indices, vocab_simple
-
-    def overlap(values) -> dict[str, dict[str, float | None]]:
-        return {
-            str(k + 1): {
-                kind: mean_or_none(values[number][k], n)
-                for number, kind in enumerate(("paired", "random"))
-            }
-            for k in range(3)
-        }
-
-    return {
-        "proverbs": len(set(groups)),
-        "vocabulary_size": vocabulary_size,
-        "tokens_per_narrative": mean_or_none(float(lengths.sum()), n),
-        "span_pairs_per_narrative": mean_or_none(span_pairs, n),
-        "words_per_proverb_span": mean_or_none(proverb_span_words, span_pairs),
-        "words_per_narrative_span": mean_or_none(narrative_span_words, span_pairs),
-        "unique_bigrams": n_bigrams,
-        "unique_trigrams": n_trigrams,
-        "jaccard": overlap(jac),
-        "common_ngrams": overlap(common.tolist()),
-        "diversity": diversity,
-    }
+    return merge.result(approved, seed=seed, max_pairs=max_pairs, report=report)

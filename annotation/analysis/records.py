@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SpanPairRecord:
     """One aligned pair: a span of the proverb and the narrative span it matches."""
 
@@ -15,7 +15,7 @@ class SpanPairRecord:
     narrative_span: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NarrativeRecord:
     """A narrative written (or imported, or generated) for a proverb."""
 
@@ -29,7 +29,7 @@ class NarrativeRecord:
     span_pairs: tuple[SpanPairRecord, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RatingRecord:
     """One Likert rating (1..5) of one narrative on one criterion by one worker."""
 
@@ -40,7 +40,7 @@ class RatingRecord:
     value: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ChoiceRecord:
     """One worker's answer to a multiple-choice "which proverb" question."""
 
@@ -49,7 +49,7 @@ class ChoiceRecord:
     correct: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ModelChoiceRecord:
     """A model's answer to a multiple-choice question."""
 
@@ -57,7 +57,7 @@ class ModelChoiceRecord:
     correct: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class IntegrityRecord:
     """A narrative's writing-integrity flags, with the batch and worker they count under."""
 

@@ -320,8 +320,13 @@ class ScopeAnalysis:
             yield chunk
 
     def finish(self) -> dict:
-        """The analysis (`dataset_analysis`) of every narrative added."""
+        """The analysis (`dataset_analysis`) of every narrative added.
+
+        What needs no worker's result is made first, while the workers finish.
+        """
         batches, sources = self.batches, self.sources
+        splits = split_counts(batches=batches, sources=sources)
+        integrity = integrity_shares(self.integrity)
         choices = choice_records(batches=batches, sources=sources)
         result = self.analysis.finish(
             ratings=rating_records(batches=batches, sources=sources),
@@ -334,8 +339,8 @@ class ScopeAnalysis:
             "sources": sorted(sources or DATASET_SOURCES),
             "narratives_loaded": len(self.analysis.records),
         }
-        result["splits"] = split_counts(batches=batches, sources=sources)
-        result["integrity"] = integrity_shares(self.integrity)
+        result["splits"] = splits
+        result["integrity"] = integrity
         return result
 
 

@@ -33,6 +33,13 @@ def _make_vader() -> Any:
     )
 
     negate_words = frozenset(NEGATE)
+    # Every word of the idioms and of the boosters of several words: _idioms looks
+    # only at the six words around a sentiment word (i - 3 to i + 2).
+    idiom_words = frozenset(
+        word
+        for phrase in (*SPECIAL_CASES, *(key for key in BOOSTER_DICT if " " in key))
+        for word in phrase.split()
+    )
     punctuation = string.punctuation
 
     def negated_word(word: str) -> bool:
@@ -91,21 +98,23 @@ def _make_vader() -> Any:
             words = self._words(text)
             allcaps = sum(map(str.isupper, words))
             is_cap_diff = 0 < len(words) - allcaps < len(words)
-            low = [w.lower() for w in words]
-            sentiments: list[float] = []
+            # Stripping punctuation and lowercasing commute, so one lower() serves the
+            # whole text; except for U+0130, the one letter lower() makes two
+            # characters (which can change the strip's length rule).
+            low = [w.lower() for w in words] if "İ" in text else self._words(text.lower())
+            # A word outside the lexicon, a booster, or "kind" of "kind of" scores 0;
+            # only the words found in the lexicon are visited.
+            sentiments: list[float] = [0] * len(words)
             last = len(words) - 1
-            lexicon = self.lexicon
-            for i, item in enumerate(words):
-                lower = low[i]
-                # A word outside the lexicon, a booster, or "kind" of "kind of" scores 0.
-                if (
-                    lower not in lexicon
-                    or lower in BOOSTER_DICT
-                    or (i < last and lower == "kind" and low[i + 1] == "of")
-                ):
-                    sentiments.append(0)
-                    continue
-                sentiments.append(self._valence(item, i, words, low, is_cap_diff))
+            found = self.lexicon.keys() & low
+            if found:
+                for i in [i for i, lower in enumerate(low) if lower in found]:
+                    lower = low[i]
+                    if lower in BOOSTER_DICT or (
+                        i < last and lower == "kind" and low[i + 1] == "of"
+                    ):
+                        continue
+                    sentiments[i] = self._valence(words[i], i, words, low, is_cap_diff)
             sentiments = self._but(low, sentiments)
             return self.score_valence(sentiments, text)
 
@@ -153,16 +162,19 @@ def _make_vader() -> Any:
 
         @staticmethod
         def _but(low, sentiments):
+            # The stock loop visits every score and rescales the first score equal to
+            # it (list.index). A zero rescales to zero and a nonzero score never becomes
+            # zero, so visiting only the nonzero positions, in order, changes the same
+            # scores in the same way.
             if "but" in low:
                 bi = low.index("but")
-                for sentiment in sentiments:
+                for k in [k for k, sentiment in enumerate(sentiments) if sentiment]:
+                    sentiment = sentiments[k]
                     si = sentiments.index(sentiment)
                     if si < bi:
-                        sentiments.pop(si)
-                        sentiments.insert(si, sentiment * 0.5)
+                        sentiments[si] = sentiment * 0.5
                     elif si > bi:
-                        sentiments.pop(si)
-                        sentiments.insert(si, sentiment * 1.5)
+                        sentiments[si] = sentiment * 1.5
             return sentiments
 
         @staticmethod
@@ -189,6 +201,8 @@ def _make_vader() -> Any:
 
         @staticmethod
         def _idioms(valence, low, i):
+            if idiom_words.isdisjoint(low[i - 3 : i + 3]):
+                return valence  # no idiom or two-word booster can match here
             onezero = f"{low[i - 1]} {low[i]}"
             twoonezero = f"{low[i - 2]} {low[i - 1]} {low[i]}"
             twoone = f"{low[i - 2]} {low[i - 1]}"

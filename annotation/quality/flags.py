@@ -18,6 +18,7 @@ from annotation.quality.integrity import (
     similarity_flags,
     telemetry_summary,
 )
+from crowd.models import Batch
 
 
 def _integrity_settings(narrative: Narrative) -> IntegritySettings:
@@ -63,7 +64,7 @@ def _flags(
     return flags
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FlagRow:
     """What `flag_rows` reads of a narrative, and its flags."""
 
@@ -85,6 +86,12 @@ def flag_rows(narratives: QuerySet, *, chunk_size: int = 2000) -> Iterator[FlagR
     each batch's integrity settings read once): for analysis and export, where the
     flags of many narratives are counted or written."""
     settings_of: dict[int | None, IntegritySettings] = {None: IntegritySettings()}
+    # Each batch's settings in one query, not in every row.
+    stored_settings = dict(
+        Batch.objects.filter(
+            pk__in=narratives.order_by().values("assignment__item__batch_id")
+        ).values_list("pk", "settings")
+    )
     rows = (
         narratives.order_by("id")
         .annotate(text_length=Length("text"))
@@ -96,7 +103,6 @@ def flag_rows(narratives: QuerySet, *, chunk_size: int = 2000) -> Iterator[FlagR
             "text_length",
             "assignment__item__batch_id",
             "assignment__item__batch__name",
-            "assignment__item__batch__settings",
             "integrity__pk",
             "integrity__telemetry",
             "integrity__similarity",
@@ -105,9 +111,10 @@ def flag_rows(narratives: QuerySet, *, chunk_size: int = 2000) -> Iterator[FlagR
         .iterator(chunk_size=chunk_size)
     )
     for row in rows:
-        pk, source, label, worker_id, length, batch_id, batch_name, batch_settings = row[:8]
-        integrity_id, telemetry, similarity, checked_at = row[8:]
-        if batch_id not in settings_of:
+        pk, source, label, worker_id, length, batch_id, batch_name = row[:7]
+        integrity_id, telemetry, similarity, checked_at = row[7:]
+        if batch_id not in settings_of:  # a batch's settings are parsed once
+            batch_settings = stored_settings.get(batch_id)
             try:
                 settings_of[batch_id] = IntegritySettings.from_dict(
                     (batch_settings or {}).get("integrity")

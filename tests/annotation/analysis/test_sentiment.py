@@ -24,6 +24,7 @@ def test_fast_vader_scores_equal_stock_vader():
     words = VADER_WORDS.split()
     rng = random.Random(5)
     texts = ["", "   ", "Good.", "NOT GOOD at all!!!", "kind of good but mostly bad??"]
+    texts += ["İx. good", "GOOD İ. Kind of bad", "ǅ. good"]  # lower() changes İ's length
     texts += [" ".join(rng.choice(words) for _ in range(rng.randint(1, 60))) for _ in range(400)]
     for text in texts:
         assert fast.polarity_scores(text) == stock.polarity_scores(text), text
