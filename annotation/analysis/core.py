@@ -122,7 +122,7 @@ from annotation.analysis.sentiment import (
 SCHEMA_VERSION = 1
 DIVERSITY_MAX_PAIRS = 200_000
 PARALLEL_THRESHOLD = 20_000
-_CHUNK = 2_000
+_CHUNK = 4_000
 
 
 def _json_safe(value: Any) -> Any:
