@@ -389,8 +389,13 @@ class Analysis:
                 merge.add(part.get())
                 self.report(merge.narratives, n, "tokens")
             self.report(n, n, "tokens")
+            pool = self.pool
             lexical = merge.result(
-                approved, seed=self.seed, max_pairs=self.max_pairs, report=self.report
+                approved,
+                seed=self.seed,
+                max_pairs=self.max_pairs,
+                report=self.report,
+                run=(lambda function, args: pool.apply_async(function, args)) if pool else None,
             )
             result = _statistics(
                 approved=approved,

@@ -4,7 +4,7 @@ between narratives and proverbs with a random baseline, and narrative diversity.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -287,12 +287,30 @@ class LexicalMerge:
         seed: int,
         max_pairs: int,
         report: ProgressCallback,
+        run: Callable[[Callable, tuple], Any] | None = None,
     ) -> dict[str, Any]:
         """The output's lexical keys, once every part of ``approved`` is added; reports
-        the "diversity" stage."""
+        the "diversity" stage.
+
+        ``run(function, args)`` may start the diversity sample elsewhere (a worker
+        process, which is idle by now) and return an object whose ``get()`` gives its
+        result; the distinct n-grams are counted here meanwhile.
+        """
         n = len(approved)
         if self.narratives != n:
             raise ValueError(f"the lexical parts hold {self.narratives} narratives, not {n}")
+        report(0, 2, "diversity")
+        groups = [r.proverb_id for r in approved]
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(_joined(self.unigram_counts, np.int64), out=indptr[1:])
+        sample = (groups, indptr, _joined(self.unigram_ids, np.int32), len(self.vocab_simple))
+        self.unigram_ids = []
+        if run is None:
+            diversity_result: Any = _Now(diversity_statistics(*sample, seed, max_pairs))
+        else:
+            diversity_result = run(diversity_statistics, (*sample, seed, max_pairs))
+        del sample
+
         lengths = _joined(self.ws_lengths, np.int64)
         n_bigrams, n_trigrams = _distinct_ngram_counts(
             _joined(self.ws_ids, np.int32), lengths, max(len(self.vocab_ws), 1)
@@ -306,26 +324,8 @@ class LexicalMerge:
             for pair in record.span_pairs:
                 proverb_span_words += len(whitespace_tokens(pair.proverb_span))
                 narrative_span_words += len(whitespace_tokens(pair.narrative_span))
-
-        # Diversity.
-        report(0, 2, "diversity")
-        groups = [r.proverb_id for r in approved]
-        indices = _joined(self.unigram_ids, np.int32)
-        self.unigram_ids = []
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(_joined(self.unigram_counts, np.int64), out=indptr[1:])
-        diversity: dict[str, Any] = {}
-        for key, same in (("same_proverb", True), ("different_proverbs", False)):
-            first, second, exist = diversity_pairs(
-                groups, same=same, max_pairs=max_pairs, seed=seed
-            )
-            diversity[key] = _pair_jaccard_mean(
-                indptr, indices, len(self.vocab_simple), first, second
-            )
-            diversity["same_proverb_pairs" if same else "different_proverb_pairs"] = exist
-            diversity[f"{key}_sampled"] = len(first)
-            report(1 if same else 2, 2, "diversity")
-        del indices
+        diversity = diversity_result.get()
+        report(2, 2, "diversity")
 
         def overlap(values) -> dict[str, dict[str, float | None]]:
             return {
@@ -353,6 +353,36 @@ class LexicalMerge:
 
 def _joined(arrays: list[np.ndarray], dtype: Any) -> np.ndarray:
     return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
+
+
+class _Now:
+    """A result made already, with a pool result's ``get``."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def get(self) -> Any:
+        return self.value
+
+
+def diversity_statistics(
+    groups: list[int],
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    vocabulary: int,
+    seed: int,
+    max_pairs: int,
+) -> dict[str, Any]:
+    """The output's ``diversity``: mean Jaccard similarity of the distinct \\w+ tokens
+    (row i of the CSR ``indptr``/``indices``) of pairs of narratives whose proverb
+    (``groups``) is the same, and of pairs whose proverb differs (diversity_pairs)."""
+    diversity: dict[str, Any] = {}
+    for key, same in (("same_proverb", True), ("different_proverbs", False)):
+        first, second, exist = diversity_pairs(groups, same=same, max_pairs=max_pairs, seed=seed)
+        diversity[key] = _pair_jaccard_mean(indptr, indices, vocabulary, first, second)
+        diversity["same_proverb_pairs" if same else "different_proverb_pairs"] = exist
+        diversity[f"{key}_sampled"] = len(first)
+    return diversity
 
 
 def merge_lexical(
