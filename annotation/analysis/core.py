@@ -363,6 +363,7 @@ class Analysis:
             approved = self.approved
             n = len(approved)
             planned = self._plan_ids is not None and len(self._plan_ids) == n
+            self._plan_ids, self._others = None, []  # every part is sent
             pending: list[Any] = []
             if not planned:  # the random baseline's proverbs are known only now
                 perm = random_proverb_permutation(n, self.seed)

@@ -15,7 +15,7 @@ from annotation.analysis.common import Index, ProgressCallback, mean_or_none
 from annotation.analysis.records import NarrativeRecord
 from annotation.text import simple_tokens, whitespace_tokens
 
-_PAIR_CHUNK = 50_000
+_PAIR_CHUNK = 20_000
 
 
 def random_proverb_permutation(n: int, seed: int) -> np.ndarray:
@@ -109,6 +109,8 @@ def _pair_jaccard_mean(
     from scipy.sparse import csr_matrix
 
     n = len(indptr) - 1
+    if len(indices) < 2**31 and vocab < 2**31:  # int32 throughout: scipy copies nothing
+        indptr, indices = indptr.astype(np.int32), indices.astype(np.int32, copy=False)
     matrix = csr_matrix(
         (np.ones(len(indices), dtype=np.float32), indices, indptr), shape=(n, max(vocab, 1))
     )
@@ -123,13 +125,20 @@ def _pair_jaccard_mean(
     return total / len(first)
 
 
-def _count_distinct(*columns: np.ndarray) -> int:
+def _count_distinct(*columns: np.ndarray, own: bool = False) -> int:
     """Number of distinct rows of equal-length integer columns (sort-based: numpy's
-    hash-based ``unique`` is many times slower on millions of distinct values)."""
+    hash-based ``unique`` is many times slower on millions of distinct values).
+
+    ``own``: the one column is the caller's to reorder, so it is sorted in place.
+    """
     if len(columns[0]) == 0:
         return 0
     if len(columns) == 1:
-        ordered = np.sort(columns[0])
+        ordered = columns[0]
+        if own:
+            ordered.sort()
+        else:
+            ordered = np.sort(ordered)
         return 1 + int(np.count_nonzero(ordered[1:] != ordered[:-1]))
     order = np.lexsort(columns[::-1])
     changed = np.zeros(len(order) - 1, dtype=bool)
@@ -140,25 +149,33 @@ def _count_distinct(*columns: np.ndarray) -> int:
 
 
 def _distinct_ngram_counts(ids: np.ndarray, lengths: np.ndarray, vocab: int) -> tuple[int, int]:
-    """Exact distinct bigrams and trigrams of token-id runs that never cross a boundary."""
+    """Exact distinct bigrams and trigrams of token-id runs that never cross a boundary.
+
+    Codes are made and sorted in place, so that the peak memory is a few copies of
+    ``ids`` in int64 (tens of MB for 100,000 narratives).
+    """
     if len(ids) < 2:
         return 0, 0
-    ids = ids.astype(np.int64)
     ends = np.cumsum(lengths)
     # last[k] is True when token k is the last of its narrative.
     last = np.zeros(len(ids), dtype=bool)
     last[ends[lengths > 0] - 1] = True
     ok2 = ~last[:-1]
-    bigrams = ids[:-1] * vocab + ids[1:]  # exact: vocab**2 < 2**63 for any real vocabulary
-    n_bigrams = _count_distinct(bigrams[ok2])
+    # exact: vocab**2 < 2**63 for any real vocabulary
+    codes = ids[:-1].astype(np.int64)
+    codes *= vocab
+    codes += ids[1:]
+    n_bigrams = _count_distinct(codes[ok2], own=True)
     if len(ids) < 3:
         return n_bigrams, 0
     ok3 = ok2[:-1] & ~last[1:-1]
+    del ok2, last
     if vocab**3 < 2**62:
-        n_trigrams = _count_distinct((bigrams[:-1] * vocab + ids[2:])[ok3])
-    else:
-        n_trigrams = _count_distinct(bigrams[:-1][ok3], ids[2:][ok3])
-    return n_bigrams, n_trigrams
+        codes = codes[:-1]
+        codes *= vocab
+        codes += ids[2:]
+        return n_bigrams, _count_distinct(codes[ok3], own=True)
+    return n_bigrams, _count_distinct(codes[:-1][ok3], ids[2:][ok3].astype(np.int64))
 
 
 @dataclass
