@@ -1,4 +1,4 @@
-"""A tiny BERT with a WordPiece tokenizer trained in memory, saved to a folder: no download."""
+"""A tiny BERT with a fixed WordPiece vocabulary, saved to a folder: no download."""
 
 import random
 
@@ -45,16 +45,31 @@ WORDS = (
 )
 
 
+# Characters a word may start or continue with: any other one becomes [UNK].
+CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789"
+PUNCTUATION = ".,;:!?'\"-()"
+
+
+def tiny_vocabulary() -> dict[str, int]:
+    """A fixed WordPiece vocabulary: the special tokens, WORDS whole, and single
+    characters (word-initial and ## continuations) for every other word.
+
+    Fixed rather than trained: the WordPiece trainer breaks frequency ties differently
+    in each process, so the same text came to different token counts across runs.
+    """
+    tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    tokens += [*CHARACTERS, *PUNCTUATION, *(f"##{c}" for c in CHARACTERS)]
+    tokens += [word for word in WORDS if word not in tokens]
+    return {token: number for number, token in enumerate(tokens)}
+
+
 def tiny_model_folder(folder) -> str:
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
     from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
 
-    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tokenizer = Tokenizer(models.WordPiece(vocab=tiny_vocabulary(), unk_token="[UNK]"))
     tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    trainer = trainers.WordPieceTrainer(vocab_size=200, special_tokens=specials)
-    tokenizer.train_from_iterator([" ".join(WORDS)] * 4, trainer=trainer)
     fast = PreTrainedTokenizerFast(
         tokenizer_object=tokenizer,
         unk_token="[UNK]",
