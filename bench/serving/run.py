@@ -18,7 +18,8 @@ beside the targets and the figures measured before:
   generator's own CPU beside them for reference;
 - SQL statements per request type (counted in-process by Django on the same code and
   database), and per cycle as PostgreSQL saw them (pg_stat_statements: with
-  transactions and health-check pings);
+  transactions and health-check pings), with the three statements that took the most
+  execution time per cycle;
 - resident memory (RSS and PSS) of each web worker at the end, after at least 1,000
   requests each (an unmeasured top-up follows the phases when they made fewer);
 - the load average, since this machine is shared and the figures move with it.
@@ -190,6 +191,29 @@ def server_statements() -> tuple[int, int, int]:
         return tuple(int(value) for value in cursor.fetchone())
 
 
+def statement_times() -> dict[int, tuple[str, float]]:
+    """Each statement's text and total execution time in ms so far (pg_stat_statements),
+    by query id, in the benchmark's database."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT queryid, query, total_exec_time FROM pg_stat_statements "
+            "WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
+        )
+        return {queryid: (query, ms) for queryid, query, ms in cursor.fetchall()}
+
+
+def slowest(before: dict, after: dict, cycles: int, top: int = 3) -> list[tuple[str, float]]:
+    """The statements that took the most execution time between two statement_times(), as
+    (their first words, ms per cycle)."""
+    spent = [
+        (" ".join(query.split())[:70], (ms - before.get(queryid, ("", 0.0))[1]) / cycles)
+        for queryid, (query, ms) in after.items()
+    ]
+    return sorted(spent, key=lambda item: -item[1])[:top]
+
+
 def start_gunicorn(env: dict, workdir: Path, port: int) -> tuple[subprocess.Popen, float]:
     """gunicorn as platform/gunicorn.conf.py runs it; returns it and its seconds to ready."""
     log = open(workdir / "gunicorn.log", "w")  # noqa: SIM115 (closed with the process)
@@ -245,6 +269,7 @@ def run_phase(
     pids = (gunicorn_pid, postgres_pid, redis_pid)
     before = (*map(tree_cpu, pids), time.process_time())
     statements = server_statements()
+    times = statement_times()
     profiler = profile(args, gunicorn_pid) if args.profile else None
     load_before, start = load_average(), time.perf_counter()
     log = asyncio.run(load.run_phase(workers, seconds=args.seconds, **bounds))
@@ -257,6 +282,7 @@ def run_phase(
     )
     total -= 1  # the count query itself
     cycles = max(len(log.cycles), 1)
+    slow = slowest(times, statement_times(), cycles)
     latency = {
         kind: [1000 * (s.end - s.start) for s in log.samples if s.kind == kind and s.ok]
         for kind in ("next", "page", "submit")
@@ -275,6 +301,7 @@ def run_phase(
         "redis_ms": 1000 * (after[2] - before[2]) / cycles,
         "client_ms": 1000 * (after[3] - before[3]) / cycles,
         "statements": (total / cycles, health / cycles, foreign / cycles),
+        "slowest": slow,
         "latency": {k: [percentile(v, q) for q in (0.5, 0.95, 0.99)] for k, v in latency.items()},
         "load": f"{load_before} → {load_average()}",
     }
@@ -316,6 +343,10 @@ def report_phase(figures: dict) -> None:
     print(
         f"    statements per cycle at the server: {total:.1f} = {total - health - foreign:.1f} "
         f"from Django + {health:.1f} health checks + {foreign:.1f} foreign-key checks"
+    )
+    print(
+        "    most database time per cycle: "
+        + "; ".join(f"{ms:.1f} ms {query}" for query, ms in figures["slowest"])
     )
     p99_target = f" (target p99 < {TARGETS['p99_ms']:.0f})" if count == 100 else ""
     print(
