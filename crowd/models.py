@@ -255,6 +255,26 @@ class Assignment(models.Model):
         return f"Assignment {self.pk} ({self.status})"
 
 
+class ItemDone(models.Model):
+    """How many assignments of an item are submitted or approved: the slots next-task
+    ordering counts without visiting every assignment.
+
+    Kept by database triggers on crowd_assignment (migration 0006), so every status
+    change counts, queryset updates and provider syncs included. Only the ordering and
+    filtering of candidates read it; a reservation recounts the item's slots under its
+    row lock. In its own table, not on BatchItem, so that a submit (assignment row, then
+    this row) never waits on an item row a reservation holds.
+    """
+
+    item = models.OneToOneField(
+        BatchItem, primary_key=True, on_delete=models.CASCADE, related_name="done"
+    )
+    count = models.IntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.item_id}: {self.count} done"
+
+
 class SavedReviewMessage(models.Model):
     """A rejection message reviewers pick from instead of typing it again."""
 

@@ -2,7 +2,8 @@
 
 The rest of the suite runs on PostgreSQL; this runs migrate and bootstrap in a child
 process on a fresh SQLite database, as `make run` does, then takes two demo workers
-through their whole cycle (invite link, next task, task page, submit, the next task).
+through their whole cycle (invite link, next task, task page, submit, the next task),
+and checks that SQLite's triggers counted the submissions (crowd.ItemDone).
 """
 
 import json
@@ -41,7 +42,9 @@ for number, link in enumerate({links!r}):
     statuses.append(submitted.status_code)
     again = client.get("/tasks/{batch}/next/")  # the next item, never the same one
     statuses.append((again.status_code, again["Location"] != task))
-print(json.dumps({{"statuses": statuses, "narratives": Narrative.objects.count()}}))
+from crowd.models import ItemDone
+done = sorted(ItemDone.objects.values_list("count", flat=True))
+print(json.dumps({{"statuses": statuses, "narratives": Narrative.objects.count(), "done": done}}))
 """
 
 
@@ -71,6 +74,9 @@ def test_make_run_default_serves_workers_on_sqlite(tmp_path):
     outcome = json.loads(result.stdout.strip().splitlines()[-1])
     assert outcome["statuses"] == [302, 302, 200, 200, [302, True]] * 2
     assert outcome["narratives"] == 2
+    # SQLite's triggers counted the submissions: two items with one story each, or one
+    # item with both (the count next-task ordering reads).
+    assert sum(outcome["done"]) == 2 and outcome["done"] in ([1, 1], [2])
 
 
 def _demo_batch(env: dict) -> int:
