@@ -12,7 +12,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from annotation.analysis.common import LONG_READ_GC_THRESHOLD
+from annotation.analysis.common import LONG_READ_GC_THRESHOLDS
 from annotation.analysis.lexical import LexicalPart, lexical_part
 from annotation.analysis.readability import readability_scorer
 from annotation.analysis.sentences import get_sentence_splitter
@@ -119,8 +119,8 @@ def lexical_task(task: tuple[list[str], list[str], list[str]]) -> LexicalPart:
 
 def _init_worker(splitter_name: str | None) -> None:
     # A worker keeps its caches and models and makes many short-lived sets: the
-    # collector's young passes need not run every 700 allocations.
-    gc.set_threshold(LONG_READ_GC_THRESHOLD, *gc.get_threshold()[1:])
+    # collector need not run every 700 allocations.
+    gc.set_threshold(*LONG_READ_GC_THRESHOLDS)
     sentiment_analyzer()
     readability_scorer()
     if splitter_name:

@@ -290,16 +290,23 @@ class ScopeAnalysis:
         seed: int = 0,
         progress: ProgressCallback | None = None,
     ) -> None:
-        from annotation.analysis.core import Analysis  # numpy: not on a web worker's start-up
-
         self.batches, self.approved_only, self.sources = batches, approved_only, sources
-        plan = analysis_plan(batches=batches, sources=sources)
-        self.analysis = Analysis(expected=len(plan), plan=plan, seed=seed, progress=progress)
+        self.seed, self.progress = seed, progress
         self.integrity: list[IntegrityRecord] = []
         self._gc = long_read_gc()
 
     def __enter__(self) -> ScopeAnalysis:
-        self._gc.__enter__()
+        from annotation.analysis.core import Analysis  # numpy: not on a web worker's start-up
+
+        self._gc.__enter__()  # from the plan's read on
+        try:
+            plan = analysis_plan(batches=self.batches, sources=self.sources)
+            self.analysis = Analysis(
+                expected=len(plan), plan=plan, seed=self.seed, progress=self.progress
+            )
+        except BaseException:
+            self._gc.__exit__(None, None, None)
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:

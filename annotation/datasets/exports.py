@@ -182,7 +182,8 @@ class ExportSummary:
 
 
 def write_jsonl(chunks: Iterable[list[dict]], stream: TextIO) -> int:
-    encode = json.JSONEncoder(ensure_ascii=False).encode
+    # Rows are plain dicts and lists made here: no cycle to look for.
+    encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
     count = 0
     for chunk in chunks:
         stream.writelines(encode(row) + "\n" for row in chunk)
@@ -198,7 +199,8 @@ def write_csv(chunks: Iterable[list[dict]], stream: TextIO) -> int:
     writer = SafeCsvWriter(stream)
     writer.writerow(COLUMNS)
     flat = operator.itemgetter(*COLUMNS[: -len(NESTED)])
-    encode = json.JSONEncoder(ensure_ascii=False).encode
+    # Rows are plain dicts and lists made here: no cycle to look for.
+    encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
     count = 0
     for chunk in chunks:
         writer.writerows(

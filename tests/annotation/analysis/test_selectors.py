@@ -4,7 +4,7 @@ import gc
 
 import pytest
 
-from annotation.analysis.common import LONG_READ_GC_THRESHOLD, long_read_gc
+from annotation.analysis.common import LONG_READ_GC_THRESHOLDS, long_read_gc
 from annotation.analysis.selectors import (
     ScopeAnalysis,
     choice_records,
@@ -173,6 +173,6 @@ def test_long_reads_collect_less_often_and_restore_the_collector():
     before = gc.get_threshold()
     with long_read_gc():
         with long_read_gc():
-            assert gc.get_threshold()[0] == LONG_READ_GC_THRESHOLD
-        assert gc.get_threshold()[0] == LONG_READ_GC_THRESHOLD
+            assert gc.get_threshold() == LONG_READ_GC_THRESHOLDS
+        assert gc.get_threshold() == LONG_READ_GC_THRESHOLDS
     assert gc.get_threshold() == before
