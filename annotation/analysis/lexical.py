@@ -3,6 +3,7 @@ between narratives and proverbs with a random baseline, and narrative diversity.
 
 from __future__ import annotations
 
+import re
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -21,6 +22,22 @@ _PAIR_CHUNK = 20_000
 def random_proverb_permutation(n: int, seed: int) -> np.ndarray:
     """The random baseline's assignment: narrative i gets the proverb of narrative perm[i]."""
     return np.random.default_rng(seed).permutation(n)
+
+
+_WORD_RUN = re.compile(r"\w+")  # annotation.text.simple_tokens' runs
+
+
+def _simple_tokens_of(tokens: list[str]) -> list[str]:
+    """``simple_tokens(text)`` from the lowercased text's whitespace tokens: ``\\w+``
+    never spans whitespace, and a token of letters and digits only is one run (the
+    common case, without a regex)."""
+    runs: list[str] = []
+    for token in tokens:
+        if token.isalnum():
+            runs.append(token)
+        else:
+            runs.extend(_WORD_RUN.findall(token))
+    return runs
 
 
 def _ngram_sets(tokens: list[str]) -> tuple[set, set, set]:
@@ -224,7 +241,7 @@ def lexical_part(
         tokens = whitespace_tokens(text.lower())
         ws_lengths[i] = len(tokens)
         ws_codes.extend(map(ws_number, tokens))
-        own = _ngram_sets(simple_tokens(text))
+        own = _ngram_sets(_simple_tokens_of(tokens))
         for kind, proverb in enumerate((proverbs[i], others[i])):
             theirs = sets_of(proverb)
             for k in range(3):

@@ -91,7 +91,7 @@ def score_texts(texts: Sequence[str]) -> tuple[list[float], list[float]]:
     """VADER compound and Flesch reading ease of each text."""
     analyzer = sentiment_analyzer()
     scorer = readability_scorer()
-    compounds = [float(analyzer.polarity_scores(t)["compound"]) for t in texts]
+    compounds = [float(analyzer.compound(t)) for t in texts]
     flesch = scorer.flesch_many(texts)
     return compounds, flesch
 

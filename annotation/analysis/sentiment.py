@@ -29,6 +29,7 @@ def _make_vader() -> Any:
         NEGATE,
         SPECIAL_CASES,
         SentimentIntensityAnalyzer,
+        normalize,
         scalar_inc_dec,
     )
 
@@ -78,6 +79,23 @@ def _make_vader() -> Any:
             return list(map(self._stripped.__getitem__, text.split()))
 
         def polarity_scores(self, text):
+            return self.score_valence(*self._sentiments(text))
+
+        def compound(self, text: str) -> float:
+            """polarity_scores(text)["compound"], without the other three shares."""
+            sentiments, text = self._sentiments(text)
+            if not sentiments:
+                return 0.0
+            sum_s = float(sum(sentiments))
+            emphasis = self._punctuation_emphasis(text)
+            if sum_s > 0:
+                sum_s += emphasis
+            elif sum_s < 0:
+                sum_s -= emphasis
+            return round(normalize(sum_s), 4)
+
+        def _sentiments(self, text):
+            """The score of each word and the text as score_valence reads it."""
             if self._emoji_chars.isdisjoint(text):
                 text = text.strip()
             else:
@@ -115,8 +133,7 @@ def _make_vader() -> Any:
                     ):
                         continue
                     sentiments[i] = self._valence(words[i], i, words, low, is_cap_diff)
-            sentiments = self._but(low, sentiments)
-            return self.score_valence(sentiments, text)
+            return self._but(low, sentiments), text
 
         def _valence(self, item, i, words, low, is_cap_diff) -> float:
             lexicon = self.lexicon
@@ -240,7 +257,7 @@ def sentiment_analyzer() -> Any:
 
 def vader_compound(text: str) -> float:
     """VADER compound score of a whole text, in [-1, 1]."""
-    return float(sentiment_analyzer().polarity_scores(text)["compound"])
+    return float(sentiment_analyzer().compound(text))
 
 
 def _polarity(compound: float) -> str:

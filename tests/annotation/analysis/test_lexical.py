@@ -103,3 +103,17 @@ def test_merged_parts_do_not_depend_on_how_the_dataset_was_divided():
             max_pairs=10,
             report=lambda *a: None,
         )
+
+
+def test_simple_tokens_from_whitespace_tokens_equal_the_regex_on_the_text():
+    import random
+
+    from annotation.text import whitespace_tokens
+
+    pieces = ["Word", "end.", "don't", "snake_case", "naïve", "İstanbul", "3.5km", "—", "a-b"]
+    pieces += ["(x)", "½", "x²", "\u00a0", "Ⅻ", "e.g.", "!", "ǅ"]
+    rng = random.Random(2)
+    for _ in range(2_000):
+        text = "".join(rng.choice(pieces) + rng.choice([" ", "", "\n", "\t"]) for _ in range(9))
+        tokens = whitespace_tokens(text.lower())
+        assert lexical._simple_tokens_of(tokens) == simple_tokens(text), repr(text)

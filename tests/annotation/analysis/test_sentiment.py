@@ -27,7 +27,9 @@ def test_fast_vader_scores_equal_stock_vader():
     texts += ["İx. good", "GOOD İ. Kind of bad", "ǅ. good"]  # lower() changes İ's length
     texts += [" ".join(rng.choice(words) for _ in range(rng.randint(1, 60))) for _ in range(400)]
     for text in texts:
-        assert fast.polarity_scores(text) == stock.polarity_scores(text), text
+        scores = stock.polarity_scores(text)
+        assert fast.polarity_scores(text) == scores, text
+        assert fast.compound(text) == scores["compound"], text
 
 
 def test_least_squares_equals_scipy_linregress():
