@@ -93,16 +93,15 @@ def assignments_expire(*, batch: Batch | None = None, now=None) -> int:
 # from ItemDone (kept by triggers) and only live reservations are counted here: counting
 # every assignment of every item made this query grow with the batch's work (9 ms at
 # 1,500 items and 4,400 assignments, most of a 100-worker load's database time).
-_LIVE_SLOTS = """(a.status IN ('submitted', 'approved')
-    OR (a.status = 'reserved' AND a.expires_at > %(now)s))"""
+_LIVE_RESERVATION = "(a.status = 'reserved' AND a.expires_at > %(now)s)"
+_LIVE_SLOTS = f"(a.status IN ('submitted', 'approved') OR {_LIVE_RESERVATION})"
 # Plain SQL that PostgreSQL and SQLite (the embedded default) both run.
-_CANDIDATES_SQL = """
+_CANDIDATES_SQL = f"""
 SELECT c.id FROM (
 SELECT bi.id, bi.is_gold, bi.position, COALESCE((
     SELECT d.count FROM crowd_itemdone d WHERE d.item_id = bi.id
 ), 0) + (
-    SELECT count(*) FROM crowd_assignment a
-    WHERE a.item_id = bi.id AND a.status = 'reserved' AND a.expires_at > %(now)s
+    SELECT count(*) FROM crowd_assignment a WHERE a.item_id = bi.id AND {_LIVE_RESERVATION}
 ) AS active
 FROM crowd_batchitem bi
 WHERE bi.batch_id = %(batch)s AND bi.withdrawn_at IS NULL

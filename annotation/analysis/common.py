@@ -1,6 +1,7 @@
 """Small pieces the dataset analysis modules share: self-filling dicts (per-word caches,
 token numbering), the size at which a cache is emptied, the progress callback's type and
-its no-op, and the garbage collector's setting for reading a whole dataset."""
+its no-op, a call deferred until its result is read, and the garbage collector's setting
+for reading a whole dataset."""
 
 from __future__ import annotations
 
@@ -51,6 +52,21 @@ def long_read_gc() -> Iterator[None]:
             _gc_depth -= 1
             if _gc_depth == 0:
                 gc.set_threshold(*_gc_saved)
+
+
+class Deferred:
+    """A call made in this process when its result is asked for, read like a pool's
+    AsyncResult (``get``, ``ready``): the analysis' parts and its diversity sample when
+    no worker pool runs."""
+
+    def __init__(self, function: Callable[..., Any], *args: Any) -> None:
+        self.function, self.args = function, args
+
+    def get(self) -> Any:
+        return self.function(*self.args)
+
+    def ready(self) -> bool:
+        return False  # made when collected, at the end
 
 
 class Index(dict):

@@ -98,9 +98,9 @@ from typing import Any
 
 import numpy as np
 
-from annotation.analysis.common import ProgressCallback, mean_or_none, progress_noop
+from annotation.analysis.common import Deferred, ProgressCallback, mean_or_none, progress_noop
 from annotation.analysis.human_evaluation import AGREEMENT_THRESHOLD, human_evaluation
-from annotation.analysis.lexical import LexicalMerge, random_proverb_permutation
+from annotation.analysis.lexical import LexicalMerge, merge_lexical, random_proverb_permutation
 from annotation.analysis.pool import lexical_task, persistent_pool, spawn_pool, work_chunk
 from annotation.analysis.readability import HISTOGRAM_BIN_WIDTH as HISTOGRAM_BIN_WIDTH
 from annotation.analysis.readability import (
@@ -180,19 +180,6 @@ def analyze(
     with analysis:
         analysis.add(records)
         return analysis.finish(ratings=ratings, choices=choices, model_choices=model_choices)
-
-
-class _Done:
-    """A part computed in this process when asked for, with a pool result's ``get``."""
-
-    def __init__(self, function: Any, task: Any) -> None:
-        self.function, self.task = function, task
-
-    def get(self) -> Any:
-        return self.function(self.task)
-
-    def ready(self) -> bool:
-        return False  # computed when collected, at the end
 
 
 class Analysis:
@@ -296,10 +283,11 @@ class Analysis:
             self._own_pool.join()
             self._own_pool = None
 
-    def _run(self, function: Any, task: Any) -> Any:
+    def _run(self, function: Any, *args: Any) -> Any:
+        """``function(*args)`` in the pool, or in this process when it is read."""
         if self.pool is not None:
-            return self.pool.apply_async(function, (task,))
-        return _Done(function, task)
+            return self.pool.apply_async(function, args)
+        return Deferred(function, *args)
 
     def _send_texts(self, *, last: bool) -> None:
         while len(self.approved) - self._sent >= self.chunk or (
@@ -384,19 +372,14 @@ class Analysis:
             collection = _collection(self.records)
             self.report(len(self._compounds), n, "texts")
             self._collect(wait=True)
-            self.report(0, n, "tokens")
-            merge = self._merge if planned and self._merge is not None else LexicalMerge()
-            for part in pending:
-                merge.add(part.get())
-                self.report(merge.narratives, n, "tokens")
-            self.report(n, n, "tokens")
-            pool = self.pool
-            lexical = merge.result(
+            lexical = merge_lexical(
+                (part.get() for part in pending),
                 approved,
                 seed=self.seed,
                 max_pairs=self.max_pairs,
                 report=self.report,
-                run=(lambda function, args: pool.apply_async(function, args)) if pool else None,
+                merge=self._merge if planned else None,
+                run=self._run,
             )
             result = _statistics(
                 approved=approved,

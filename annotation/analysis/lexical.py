@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from annotation.analysis.common import Index, ProgressCallback, mean_or_none
+from annotation.analysis.common import Deferred, Index, ProgressCallback, mean_or_none
 from annotation.analysis.records import NarrativeRecord
 from annotation.text import simple_tokens, whitespace_tokens
 
@@ -264,18 +264,6 @@ def lexical_part(
     )
 
 
-def lexical_statistics(
-    approved: list[NarrativeRecord], *, seed: int, max_pairs: int, report: ProgressCallback
-) -> dict[str, Any]:
-    """The output's lexical keys (``proverbs``, ``vocabulary_size``, ..., ``diversity``),
-    computed here in one part (:func:`merge_lexical` of :func:`lexical_part`)."""
-    perm = random_proverb_permutation(len(approved), seed)
-    texts = [r.text for r in approved]
-    proverbs = [r.proverb for r in approved]
-    part = lexical_part(texts, proverbs, [proverbs[j] for j in perm])
-    return merge_lexical([part], approved, seed=seed, max_pairs=max_pairs, report=report)
-
-
 def _renumber(words: list[str], index: Index) -> np.ndarray:
     """The dataset-wide numbers (from ``index``, numbering new words) of a part's words."""
     return np.fromiter(map(index.__getitem__, words), dtype=np.int32, count=len(words))
@@ -321,13 +309,13 @@ class LexicalMerge:
         seed: int,
         max_pairs: int,
         report: ProgressCallback,
-        run: Callable[[Callable, tuple], Any] | None = None,
+        run: Callable[..., Any] = Deferred,
     ) -> dict[str, Any]:
         """The output's lexical keys, once every part of ``approved`` is added; reports
         the "diversity" stage.
 
-        ``run(function, args)`` may start the diversity sample elsewhere (a worker
-        process, which is idle by now) and return an object whose ``get()`` gives its
+        ``run(function, *args)`` may start the diversity sample elsewhere (a worker
+        process, which is idle by now) and returns an object whose ``get()`` gives its
         result; the distinct n-grams are counted here meanwhile.
         """
         n = len(approved)
@@ -339,10 +327,7 @@ class LexicalMerge:
         np.cumsum(_joined(self.unigram_counts, np.int64), out=indptr[1:])
         sample = (groups, indptr, _joined(self.unigram_ids, np.int32), len(self.vocab_simple))
         self.unigram_ids = []
-        if run is None:
-            diversity_result: Any = _Now(diversity_statistics(*sample, seed, max_pairs))
-        else:
-            diversity_result = run(diversity_statistics, (*sample, seed, max_pairs))
+        diversity_result = run(diversity_statistics, *sample, seed, max_pairs)
         del sample
 
         lengths = _joined(self.ws_lengths, np.int64)
@@ -389,16 +374,6 @@ def _joined(arrays: list[np.ndarray], dtype: Any) -> np.ndarray:
     return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
 
 
-class _Now:
-    """A result made already, with a pool result's ``get``."""
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def get(self) -> Any:
-        return self.value
-
-
 def diversity_statistics(
     groups: list[int],
     indptr: np.ndarray,
@@ -426,14 +401,17 @@ def merge_lexical(
     seed: int,
     max_pairs: int,
     report: ProgressCallback,
+    merge: LexicalMerge | None = None,
+    run: Callable[..., Any] = Deferred,
 ) -> dict[str, Any]:
-    """The output's lexical keys from the parts of ``approved``, in order (LexicalMerge).
-    Reports the "tokens" and "diversity" stages."""
-    merge = LexicalMerge()
+    """The output's lexical keys from the parts of ``approved``, in order, added to
+    ``merge`` (which may hold the first parts already) or to a new LexicalMerge.
+    Reports the "tokens" and "diversity" stages; ``run`` as in LexicalMerge.result."""
+    merge = merge if merge is not None else LexicalMerge()
     n = len(approved)
     report(0, n, "tokens")
     for part in parts:
         merge.add(part)
         report(min(merge.narratives, n), n, "tokens")
     report(n, n, "tokens")
-    return merge.result(approved, seed=seed, max_pairs=max_pairs, report=report)
+    return merge.result(approved, seed=seed, max_pairs=max_pairs, report=report, run=run)

@@ -92,9 +92,6 @@ def test_merged_parts_do_not_depend_on_how_the_dataset_was_divided():
         result, report = merged(size)
         assert result == whole  # exact: the means are summed in dataset order
         assert report[-1] == (2, 2, "diversity")
-    assert whole == lexical.lexical_statistics(
-        records, seed=5, max_pairs=1_000, report=lambda *a: None
-    )
     with pytest.raises(ValueError, match="not 3"):
         lexical.merge_lexical(
             [lexical.lexical_part(texts[:2], proverbs[:2], others[:2])],
