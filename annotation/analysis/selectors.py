@@ -277,8 +277,8 @@ class ScopeAnalysis:
     by a reader that streams them: `dataset_analysis` itself, or the export (`tap`), so
     that the export reads the dataset once while the analysis' workers score it.
 
-    A context manager: inside, the garbage collector runs its young passes less often
-    (common.long_read_gc); leaving it ends the worker pool started for it, if any.
+    A context manager: inside, the garbage collector runs rarely (common.long_read_gc);
+    leaving it ends the worker pool started for it, if any.
     """
 
     def __init__(

@@ -181,12 +181,14 @@ class ExportSummary:
             yield chunk
 
 
+# Rows are plain dicts and lists made here: no cycle to look for.
+_encode_json = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+
+
 def write_jsonl(chunks: Iterable[list[dict]], stream: TextIO) -> int:
-    # Rows are plain dicts and lists made here: no cycle to look for.
-    encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
     count = 0
     for chunk in chunks:
-        stream.writelines(encode(row) + "\n" for row in chunk)
+        stream.writelines(_encode_json(row) + "\n" for row in chunk)
         count += len(chunk)
     return count
 
@@ -199,14 +201,12 @@ def write_csv(chunks: Iterable[list[dict]], stream: TextIO) -> int:
     writer = SafeCsvWriter(stream)
     writer.writerow(COLUMNS)
     flat = operator.itemgetter(*COLUMNS[: -len(NESTED)])
-    # Rows are plain dicts and lists made here: no cycle to look for.
-    encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
     count = 0
     for chunk in chunks:
         writer.writerows(
             [
                 *("" if value is None else value for value in flat(row)),
-                *(encode(row[column]) for column in NESTED),
+                *(_encode_json(row[column]) for column in NESTED),
             ]
             for row in chunk
         )
