@@ -116,10 +116,7 @@ def _make_vader() -> Any:
             words = self._words(text)
             allcaps = sum(map(str.isupper, words))
             is_cap_diff = 0 < len(words) - allcaps < len(words)
-            # Stripping punctuation and lowercasing commute, so one lower() serves the
-            # whole text; except for U+0130, the one letter lower() makes two
-            # characters (which can change the strip's length rule).
-            low = [w.lower() for w in words] if "İ" in text else self._words(text.lower())
+            low = [w.lower() for w in words]
             # A word outside the lexicon, a booster, or "kind" of "kind of" scores 0;
             # only the words found in the lexicon are visited.
             sentiments: list[float] = [0] * len(words)
