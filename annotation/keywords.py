@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db import transaction
 
 from annotation.models import Narrative
-from config.task_queue import waiting_past_grace
+from common.task_queue import waiting_past_grace
 
 logger = logging.getLogger(__name__)
 _loading = threading.Lock()

@@ -13,7 +13,7 @@ from annotation.api.agreement import AgreementViewSet, ChainedBatchViewSet
 from annotation.api.curation import ProverbViewSet, VariantGroupViewSet
 from annotation.api.import_jobs import ImportJobViewSet
 from annotation.api.narratives import NarrativeViewSet
-from config.health import healthz
+from common.health import healthz
 from crowd.api import BatchViewSet
 
 router = DefaultRouter()
@@ -45,7 +45,7 @@ urlpatterns = [
     path("", include("frontend.urls")),
 ]
 
-handler400 = "config.errors.bad_request"
-handler403 = "config.errors.permission_denied"
-handler404 = "config.errors.page_not_found"
-handler500 = "config.errors.server_error"
+handler400 = "common.errors.bad_request"
+handler403 = "common.errors.permission_denied"
+handler404 = "common.errors.page_not_found"
+handler500 = "common.errors.server_error"

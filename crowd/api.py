@@ -9,7 +9,7 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from config.request_input import MAX_INT
+from common.request_input import MAX_INT
 from crowd import task_types
 from crowd.batches import batch_close, batch_create, batch_progress, batch_publish
 from crowd.models import Batch, BatchItem, Provider

@@ -15,7 +15,7 @@ import time
 
 from django.db import transaction
 
-from config.task_queue import queue_on_commit
+from common.task_queue import queue_on_commit
 from modeling.hyperparameters import PROVERB_TASKS
 from modeling.models import Run
 from modeling.spans import pipeline_combine

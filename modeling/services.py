@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from config.task_queue import queue_on_commit
+from common.task_queue import queue_on_commit
 from modeling.examples import SETTINGS, SnapshotError, split_parts
 from modeling.generation import generation_parts
 from modeling.hyperparameters import TASKS, TRAINABLE, Cancelled, Hyperparameters

@@ -9,6 +9,6 @@ threads = int(os.environ.get("GUNICORN_THREADS", "2"))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))
 accesslog = "-"
 # Invite links carry a sign-in token: the access log shows them as /w/[redacted]/.
-logger_class = "config.log_filters.TokenRedactingLogger"
+logger_class = "common.log_filters.TokenRedactingLogger"
 errorlog = "-"
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")

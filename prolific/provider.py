@@ -10,7 +10,7 @@ import time
 from django.conf import settings
 from django.urls import reverse
 
-from config.task_queue import queue_on_commit
+from common.task_queue import queue_on_commit
 from crowd.models import Assignment
 from crowd.providers import CrowdProvider, ProviderError
 from prolific.client import ProlificClient

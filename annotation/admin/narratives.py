@@ -15,7 +15,7 @@ from annotation.models import Narrative
 from annotation.quality.flags import flags_of, narrative_flags
 from annotation.quality.integrity import FLAG_TITLES
 from annotation.quality.submissions import duration_text, marked_pieces, overlap_lines
-from config.request_input import query_int
+from common.request_input import query_int
 from crowd.admin.review import ReviewActions
 
 EXCERPT_CHARACTERS = 160

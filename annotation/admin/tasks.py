@@ -16,7 +16,7 @@ from django.utils.html import format_html, format_html_join
 from annotation import spans
 from annotation.models import ChoiceAnswer, Proverb, Rating, SpanPair
 from annotation.quality.reports import quality_report
-from config.request_input import query_int
+from common.request_input import query_int
 from crowd.admin.review import ReviewActions
 from crowd.models import Batch
 

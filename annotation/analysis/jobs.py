@@ -29,7 +29,7 @@ from django.db.models.functions import Length
 from django.utils import timezone
 
 from annotation.models import ChoiceAnswer, DatasetAnalysis, Narrative, Rating, SpanPair
-from config.task_queue import queue_on_commit, waiting_past_grace
+from common.task_queue import queue_on_commit, waiting_past_grace
 from crowd.models import Assignment, BatchItem
 
 logger = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from annotation.models import Narrative
 from annotation.quality.gold import gold_items_add
 from annotation.quality.reports import batch_agreement
-from config.request_input import MAX_INT
+from common.request_input import MAX_INT
 from crowd import task_types
 from crowd.api import BatchSerializer
 from crowd.batches import batch_create, batch_publish

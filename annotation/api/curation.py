@@ -18,7 +18,7 @@ from annotation.intake.import_jobs import import_job_create, import_runs_in_back
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import Proverb, VariantGroup
 from annotation.text import normalize_text
-from config.request_input import MAX_ID
+from common.request_input import MAX_ID
 
 
 class ProverbSerializer(serializers.ModelSerializer):

@@ -9,7 +9,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 
 from annotation.models import Narrative
-from config.request_input import MAX_ID
+from common.request_input import MAX_ID
 from crowd.providers import ProviderError
 from crowd.review import ReviewError, assignment_approve, assignment_reject, worker_block
 

@@ -30,7 +30,7 @@ from annotation.curation.services import (
 from annotation.datasets.epic import EpicPrepared, epic_prepare, epic_write
 from annotation.datasets.epic_files import EpicFileError
 from annotation.models import ImportJob
-from config.task_queue import queue_on_commit, waiting_past_grace
+from common.task_queue import queue_on_commit, waiting_past_grace
 
 logger = logging.getLogger(__name__)
 

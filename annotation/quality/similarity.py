@@ -20,7 +20,7 @@ from django.utils import timezone
 from annotation.models import Narrative, NarrativeIntegrity
 from annotation.quality.embeddings import embed, embedding_model_path, from_bytes, to_bytes
 from annotation.text import copy_shingles, jaccard
-from config.task_queue import waiting_past_grace
+from common.task_queue import waiting_past_grace
 
 EMBED_CHUNK = 256
 

@@ -23,7 +23,7 @@ from annotation.task_types.writing_record import (
     writing_record_store,
 )
 from annotation.text import OverlapRules, check_overlap, load_stopwords
-from config.task_queue import queue_on_commit
+from common.task_queue import queue_on_commit
 from crowd import task_types
 from crowd.forms import BatchForm
 from crowd.task_types import SubmissionError

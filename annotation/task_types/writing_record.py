@@ -13,7 +13,7 @@ from django.db import transaction
 
 from annotation.models import Narrative, NarrativeIntegrity
 from annotation.quality.integrity import IntegritySettings, TelemetryError, telemetry_clean
-from config.task_queue import queue_on_commit
+from common.task_queue import queue_on_commit
 from crowd.task_types import SubmissionError
 
 PASTE_REFUSED = "This task does not accept pasted text: type your story yourself."

@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI as static files: the API docs work offline
+    "common",
     "annotation",
     "crowd",
     "mturk",
@@ -50,14 +51,14 @@ INSTALLED_APPS = [
     "frontend",
 ]
 
-# Django's database sessions, read with one plain SQL statement (config/sessions.py).
-SESSION_ENGINE = "config.sessions"
+# Django's database sessions, read with one plain SQL statement (common/sessions.py).
+SESSION_ENGINE = "common.sessions"
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "config.request_input.RequestInputMiddleware",
+    "common.request_input.RequestInputMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -175,10 +176,10 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["annotation.api.permissions.StaffModelPermissions"],
     # JSON bodies only (file uploads name their own parsers), read by the checked parser.
-    "DEFAULT_PARSER_CLASSES": ["config.api_parser.CheckedJSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["common.api_parser.CheckedJSONParser"],
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
-    "DEFAULT_SCHEMA_CLASS": "config.api_schema.ParableAutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "config.pagination.CheckedLimitOffsetPagination",
+    "DEFAULT_SCHEMA_CLASS": "common.api_schema.ParableAutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "common.pagination.CheckedLimitOffsetPagination",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {
@@ -261,7 +262,7 @@ PARABLE_EMBEDDING_MODEL = env.str("PARABLE_EMBEDDING_MODEL", default="")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"invite_tokens": {"()": "config.log_filters.InviteTokenFilter"}},
+    "filters": {"invite_tokens": {"()": "common.log_filters.InviteTokenFilter"}},
     "handlers": {
         "console": {"class": "logging.StreamHandler", "filters": ["invite_tokens"]},
     },

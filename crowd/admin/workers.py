@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from config.request_input import query_int
+from common.request_input import query_int
 from crowd.models import Batch, Worker
 from crowd.workers import invite_token, local_workers_create, worker_stats
 

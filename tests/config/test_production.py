@@ -1,15 +1,49 @@
 """Production settings: weak keys refused, `check --deploy` clean, HTTPS, HSTS and CSP sent."""
 
+import os
 import re
 import subprocess
 import sys
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
-from tests.config.test_health import ROOT, STRONG_KEY, _import_production
 from tests.integration.processes import gunicorn_server
+
+ROOT = Path(__file__).resolve().parents[2]
+STRONG_KEY = "Xk2v9Qm4Lr8Tz1Wc6Bn3Hy7Pd5Fs0Gj-uAeRiOtNoMlKb_qZxCvE"
+
+
+def _import_production(**env):
+    environment = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG")}
+    environment.update(env, DJANGO_SETTINGS_MODULE="config.settings.production")
+    return subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_production_refuses_to_start_without_secret_key():
+    result = _import_production()
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_production_refuses_debug():
+    result = _import_production(SECRET_KEY=STRONG_KEY, DEBUG="true")
+    assert result.returncode != 0
+    assert "DEBUG must be off" in result.stderr
+
+
+def test_production_starts_with_secret_and_no_debug():
+    result = _import_production(SECRET_KEY=STRONG_KEY)
+    assert result.returncode == 0, result.stderr
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""config.sessions: Django's database sessions read with one plain SQL statement."""
+"""common.sessions: Django's database sessions read with one plain SQL statement."""
 
 from datetime import timedelta
 
@@ -9,13 +9,13 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from config.sessions import SessionStore
+from common.sessions import SessionStore
 
 pytestmark = pytest.mark.django_db
 
 
 def test_the_project_uses_it():
-    assert settings.SESSION_ENGINE == "config.sessions"
+    assert settings.SESSION_ENGINE == "common.sessions"
 
 
 def test_a_saved_session_loads_back_in_one_statement():

@@ -1,7 +1,7 @@
 """Bad input stopped at the edges of the site: query strings, JSON bodies, integer parameters.
 
 `RequestInputMiddleware` refuses query strings holding a NUL character or a lone
-surrogate with a 400 before any view runs. `CheckedJSONParser` (config/api_parser.py,
+surrogate with a 400 before any view runs. `CheckedJSONParser` (common/api_parser.py,
 apart so that the admin and the commands importing this module do not import DRF) is
 the API's JSON parser and `request_json` reads the JSON body of a plain view: both parse through
 `annotation.intake.checked_input.json_loads_checked`, so NUL, lone surrogates, bodies that are not

@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse
+from kombu import Connection
 
 
 def _check_database() -> str:
@@ -14,9 +15,10 @@ def _check_database() -> str:
 def _check_broker() -> str:
     if not settings.CELERY_BROKER_URL:
         return "in-process"
-    from config.celery_app import app
-
-    with app.connection_for_write() as conn:
+    # The broker as the Celery app (config/celery_app.py) reaches it, from the same settings.
+    with Connection(
+        settings.CELERY_BROKER_URL, transport_options=settings.CELERY_BROKER_TRANSPORT_OPTIONS
+    ) as conn:
         conn.ensure_connection(max_retries=1, timeout=2)
     return "ok"
 

@@ -1,5 +1,5 @@
 """The API's JSON parser: DRF's, reading through json_loads_checked (see
-config/request_input.py)."""
+common/request_input.py)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ import urllib.request
 
 import pytest
 
-from config.log_filters import InviteTokenFilter, redact_invite_tokens
+from common.log_filters import InviteTokenFilter, redact_invite_tokens
 from tests.integration.processes import gunicorn_server
 
 TOKEN = "eyJ3IjoxLCJiIjpudWxsfQ:1vAbCd:s3cr3tSignature"

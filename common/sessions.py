@@ -1,5 +1,5 @@
 """Django's database sessions, with the read that every request of a signed-in worker or
-user makes as one plain SQL statement (SESSION_ENGINE = "config.sessions").
+user makes as one plain SQL statement (SESSION_ENGINE = "common.sessions").
 
 Loading a session is the one statement every worker request shares; through the ORM it
 builds the same query anew each time, which costs the web worker more than PostgreSQL

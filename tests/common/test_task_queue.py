@@ -6,7 +6,7 @@ import pytest
 from celery import Celery
 from django.db import transaction
 
-from config.task_queue import queue_on_commit, task_send
+from common.task_queue import queue_on_commit, task_send
 from tests.conftest import free_loopback_port
 
 

@@ -4,7 +4,7 @@ import pytest
 from django.core.exceptions import BadRequest
 from django.test import RequestFactory
 
-from config.request_input import query_int
+from common.request_input import query_int
 
 pytestmark = pytest.mark.django_db
 
