@@ -16,6 +16,9 @@ class Provider(models.TextChoices):
 
 
 class TaskType(models.TextChoices):
+    """The dataset's task types, for the admin's filters and labels. A registered type
+    outside this list works all the same (the column holds any key); see crowd.task_types."""
+
     WRITE = "write", "Write narratives"
     ALIGN = "align", "Align spans"
     RATE = "rate", "Rate quality"
@@ -113,7 +116,20 @@ class Batch(models.Model):
 
 
 class BatchItem(models.Model):
-    """One unit of work in a batch; which field is set depends on the task type."""
+    """One unit of work in a batch; which field is set depends on the task type.
+
+    The one documented exception to "a task type is one unit": an item names its
+    subject through one nullable foreign key per kind of subject (proverb, narrative,
+    earlier assignment, choice question, figurative narrative, option pair, cloze
+    item) instead of one generic reference. Real foreign keys keep what a generic
+    reference would lose: PROTECT against deleting a subject that has work, the
+    database's check that an item has a subject and its unique-subject constraint
+    (one item per subject and batch), and joins that the agreement, review and
+    export queries follow (`item__narrative__proverb`). A new task type whose items
+    are about a proverb, a narrative or an earlier assignment adds nothing here; one
+    with a new kind of subject adds its foreign key, in SUBJECT_FIELDS
+    (crowd/batches.py) and in the two constraints below.
+    """
 
     batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="items")
     proverb = models.ForeignKey(

@@ -1,8 +1,17 @@
-"""The task-type registry: the only way crowd code reaches a task's own logic.
+"""The task-type registry: the only way any code reaches a task's own logic.
 
 A task type (write, align, rate, choose, ...) is one unit: it validates and stores a
-submission, gives its page its context, shows the result for review and reacts to
-a review. Task types register themselves from their app's `ready()`.
+submission, gives its page its context, shows the result for review, reacts to a
+review, reports its batch's results and agreement, knows its gold items and reads
+answers imported from a provider's results file. `TaskType` declares all of it;
+callers ask the registered type and never switch on its key. Task types register
+themselves from their app's `ready()`.
+
+What a type keeps in crowd's schema is the one exception: a batch item names its
+subject through one of BatchItem's foreign keys (see BatchItem), and
+`crowd.models.TaskType` lists the dataset's keys for the admin's filters. A type
+whose items are about a proverb, a narrative or an earlier assignment adds nothing
+there.
 """
 
 from __future__ import annotations
@@ -12,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 if TYPE_CHECKING:
     from django.db.models import Q
 
-    from crowd.models import Assignment, Batch
+    from crowd.models import Assignment, Batch, BatchItem
 
 
 class SubmissionError(ValueError):
@@ -41,6 +50,19 @@ class TaskType:
     # The admin changelist the batch's submissions are reviewed on, as a URL name such as
     # "admin:annotation_rating_changelist" (filtered by ?batch=); "": no review page.
     review_changelist: ClassVar[str] = ""
+    # Items are drawn from a source batch, the dataset or imported records
+    # (`items_refresh`): the API's chained-batch create offers the type.
+    drawn_items: ClassVar[bool] = False
+    # The template of the agreement page's section for `agreement`'s report; it sees
+    # `report` (the batch report, the type's part under its key) and what
+    # `agreement_display` returns. "": the type has no agreement report and its batches
+    # are not on the agreement pages.
+    agreement_template: ClassVar[str] = ""
+    # The batch can mix in gold items (`gold_item`, `gold_outcomes`).
+    has_gold: ClassVar[bool] = False
+    # Set when a gold item needs an answer beyond its subject: the help text of the
+    # admin's answer field (JSON).
+    gold_answer_help: ClassVar[str] = ""
 
     def default_settings(self) -> dict:
         """Per-batch settings a new batch of this type starts from."""
@@ -48,6 +70,10 @@ class TaskType:
 
     def default_instructions(self) -> str:
         return ""
+
+    def instructions_for(self, settings: dict) -> str:
+        """The default instructions for a batch with these settings."""
+        return self.default_instructions()
 
     def clean_settings(self, settings: dict) -> dict:
         """Validate a batch's settings (raise ValueError with a clear message)."""
@@ -119,6 +145,96 @@ class TaskType:
         """Add items a chained batch draws from its source; returns how many were added."""
         return 0
 
+    def review_display(self, *, assignment: Assignment) -> dict:
+        """One submission as the review queue shows it: {"kind": ..., ...}, plain JSON
+        that the page writes as text. By default the stored result as label/value rows."""
+        result = self.result(assignment=assignment)
+        return {
+            "kind": "result",
+            "fields": [[str(key), str(value)] for key, value in result.items()],
+        }
+
+    def batch_results(self, *, batch: Batch) -> list[dict]:
+        """The batch's stored submissions as JSON records (the results download and API).
+
+        By default one record per stored assignment: its ids and status, then `result`.
+        """
+        from crowd.models import Assignment
+
+        assignments = (
+            Assignment.objects.filter(item__batch=batch, status__in=Assignment.STORED)
+            .select_related("item")
+            .order_by("id")
+        )
+        return [
+            {
+                "assignment": assignment.pk,
+                "item": assignment.item_id,
+                "is_gold": assignment.item.is_gold,
+                "worker": assignment.worker_id,
+                "status": assignment.status,
+                **self.result(assignment=assignment),
+            }
+            for assignment in assignments
+        ]
+
+    def agreement(self, *, batch: Batch) -> dict | None:
+        """The type's agreement and aggregation figures for a batch, JSON-safe (shown by
+        `agreement_template`, returned by the API); None when the type has none."""
+        return None
+
+    def agreement_display(self, *, report: dict) -> dict:
+        """Template context for `agreement_template`, from the type's part of the report.
+
+        By default its single figures as text ("figures") and its per-item records
+        ("rows", from "by_item").
+        """
+        return {
+            "figures": {
+                key: figure_text(value)
+                for key, value in report.items()
+                if not isinstance(value, list | dict)
+            },
+            "rows": [
+                {key: figure_text(value) for key, value in row.items()}
+                for row in report.get("by_item", [])
+            ],
+        }
+
+    def gold_item(self, *, batch: Batch, narrative, answer: dict | None) -> dict:
+        """The BatchItem fields of a gold item on this narrative with this known answer;
+        ValueError when it cannot be one (see `has_gold`)."""
+        raise ValueError(f"{self.label} batches have no gold items.")
+
+    def gold_outcomes(self, *, batch: Batch, statuses) -> list[tuple[int, int, bool]]:
+        """(item, worker, answered correctly) for each answer in `statuses` to a gold item."""
+        return []
+
+    def import_settings(self) -> dict:
+        """Settings of a batch of imported answers: a past collection ran under its own
+        rules, so the type's checks may be loosened."""
+        return {}
+
+    def import_subject(self, *, batch: Batch, fields: dict[str, str]) -> dict:
+        """The subject (BatchItem foreign keys) of an answer imported from a provider's
+        results file, found or created from its fields ("proverb", "narrative", ...);
+        SubmissionError when the fields cannot give one."""
+        raise SubmissionError(f"{self.label} answers cannot be imported.")
+
+    def import_payload(self, *, item: BatchItem, fields: dict[str, str]) -> dict:
+        """The submission payload (what `validate` takes) of an imported answer;
+        SubmissionError for a field that cannot be read."""
+        raise SubmissionError(f"{self.label} answers cannot be imported.")
+
+
+def figure_text(value) -> str:
+    """A report's figure as a page shows it: 3 decimals, "—" for none."""
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
 
 _registry: dict[str, TaskType] = {}
 
@@ -137,3 +253,18 @@ def get(key: str) -> TaskType:
 
 def registered() -> dict[str, TaskType]:
     return dict(_registry)
+
+
+def unregister(key: str) -> None:
+    """Forget a type (a test's own type, once the test is done)."""
+    _registry.pop(key, None)
+
+
+def keys_with_agreement() -> list[str]:
+    """Keys of the types with an agreement report (on the agreement pages)."""
+    return sorted(key for key, kind in _registry.items() if kind.agreement_template)
+
+
+def keys_drawn() -> list[str]:
+    """Keys of the types whose items are drawn (the API's chained-batch create)."""
+    return sorted(key for key, kind in _registry.items() if kind.drawn_items)

@@ -1,4 +1,7 @@
-"""Admin pages for align, rate and choose batches: agreement, aggregation and quality control.
+"""Admin pages for batches of the task types with an agreement report (align, rate,
+choose, ...): agreement, aggregation and quality control. Each type's section is its
+own template (`TaskType.agreement_template`) with its own context
+(`TaskType.agreement_display`).
 
 Mounted under /admin/agreement/ (config/urls.py) inside the admin site: anonymous
 and non-staff users are sent to the admin login; reading needs view_batch,
@@ -23,8 +26,7 @@ from annotation.quality.reports import batch_agreement
 from crowd import task_types
 from crowd.chaining import batch_items_refresh
 from crowd.models import Assignment, Batch
-
-TASK_TYPES = ("align", "rate", "choose", "continue", "continue_choice", "cloze")
+from crowd.task_types import figure_text
 
 
 class GoldItemsForm(forms.Form):
@@ -32,17 +34,14 @@ class GoldItemsForm(forms.Form):
         label="Gold narratives",
         help_text="Ids of narratives with a known answer, separated by commas or spaces.",
     )
-    answer = forms.CharField(
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
-        help_text='The accepted range per criterion, e.g. {"relatedness": {"max": 2}, '
-        '"overall": {"max": 2}} for a story that misses its proverb.',
-    )
+    answer = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2, "cols": 60}))
 
-    def __init__(self, *args, task_type: str, **kwargs):
+    def __init__(self, *args, task_type: task_types.TaskType, **kwargs):
         super().__init__(*args, **kwargs)
-        if task_type != "rate":
-            # Multiple choice: the answer is the narrative's own proverb.
+        if task_type.gold_answer_help:
+            self.fields["answer"].help_text = task_type.gold_answer_help
+        else:
+            # The gold item's subject is its answer (multiple choice: the narrative's proverb).
             del self.fields["answer"]
 
     def clean_answer(self):
@@ -67,23 +66,15 @@ class GoldItemsForm(forms.Form):
         return narratives
 
 
-def _figure(value) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return str(value)
-
-
 def _batch(batch_id: int) -> Batch:
-    return get_object_or_404(Batch, pk=batch_id, task_type__in=TASK_TYPES)
+    return get_object_or_404(Batch, pk=batch_id, task_type__in=task_types.keys_with_agreement())
 
 
 def index_view(request):
-    """Every align, rate and choose batch with its submissions and links. Needs view_batch."""
+    """Every batch with an agreement report, its submissions and links. Needs view_batch."""
     require_permission(request, "crowd.view_batch")
     batches = (
-        Batch.objects.filter(task_type__in=TASK_TYPES)
+        Batch.objects.filter(task_type__in=task_types.keys_with_agreement())
         .select_related("source_batch")
         .annotate(
             item_count=Count("items", distinct=True),
@@ -119,52 +110,14 @@ def report_view(request, batch_id: int):
         "review_url": kind.review_url(batch=batch),
         "progress_url": reverse("admin:crowd_batch_progress", args=[batch.pk]),
         "can_change": request.user.has_perm("crowd.change_batch"),
-        "gold_form": GoldItemsForm(task_type=batch.task_type)
-        if hasattr(kind, "gold_item")
-        else None,
+        "gold_form": GoldItemsForm(task_type=kind) if kind.has_gold else None,
         "workers": [
-            {**row, **{key: _figure(row[key]) for key in ("approval_rate", "gold_accuracy")}}
+            {**row, **{key: figure_text(row[key]) for key in ("approval_rate", "gold_accuracy")}}
             for row in report["quality"]["workers"]
         ],
+        "agreement_template": kind.agreement_template,
+        **kind.agreement_display(report=report.get(batch.task_type, {})),
     }
-    if batch.task_type == "align":
-        context["span_rows"] = [
-            {"side": side, **{key: _figure(value) for key, value in report["align"][side].items()}}
-            for side in ("proverb", "narrative")
-        ]
-    elif batch.task_type == "rate":
-        context["criterion_rows"] = [
-            {key: _figure(value) for key, value in row.items()}
-            for row in report["rate"]["criteria"].values()
-        ]
-        criteria = list(report["rate"]["criteria"])
-        context["criteria_labels"] = [report["rate"]["criteria"][c]["label"] for c in criteria]
-        context["source_rows"] = [
-            {
-                "source": source,
-                "cells": [
-                    f"{_figure(by_criterion[c]['mean'])} (n={by_criterion[c]['ratings']})"
-                    if c in by_criterion
-                    else "—"
-                    for c in criteria
-                ],
-            }
-            for source, by_criterion in report["rate"]["by_source"].items()
-        ]
-    elif batch.task_type in ("continue", "continue_choice", "cloze"):
-        context["figures"] = {
-            key: _figure(value)
-            for key, value in report[batch.task_type].items()
-            if not isinstance(value, list | dict)
-        }
-        context["rows"] = [
-            {key: _figure(value) for key, value in row.items()}
-            for row in report[batch.task_type].get("by_item", [])
-        ]
-    elif batch.task_type == "choose":
-        context["choice_figures"] = {
-            key: _figure(value) for key, value in report["choose"].items() if key != "aggregated"
-        }
     return admin_page(
         request,
         "admin/annotation/agreement/report.html",
@@ -191,7 +144,7 @@ def gold_view(request, batch_id: int):
     """POST: add gold items built on the given narratives. Needs change_batch."""
     require_permission(request, "crowd.change_batch")
     batch = _batch(batch_id)
-    form = GoldItemsForm(request.POST or None, task_type=batch.task_type)
+    form = GoldItemsForm(request.POST or None, task_type=task_types.get(batch.task_type))
     if request.method == "POST":
         if form.is_valid():
             try:

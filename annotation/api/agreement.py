@@ -24,19 +24,15 @@ from crowd.chaining import batch_items_refresh
 from crowd.models import Batch, Provider
 from crowd.providers import ProviderError
 
-TASK_TYPES = ("align", "rate", "choose", "continue", "continue_choice", "cloze")
-# Types whose items are drawn from a source batch, the dataset or imported option pairs.
-DRAWN_TYPES = ("align", "rate", "choose", "continue_choice", "cloze")
-
 
 class AgreementViewSet(viewsets.ReadOnlyModelViewSet):
     """Align, rate and choose batches (?task_type=); one batch's full agreement report."""
 
     serializer_class = BatchSerializer
-    queryset = Batch.objects.filter(task_type__in=TASK_TYPES)
+    queryset = Batch.objects.all()
 
     def get_queryset(self):
-        queryset = super().get_queryset()
+        queryset = super().get_queryset().filter(task_type__in=task_types.keys_with_agreement())
         wanted = self.request.query_params.get("task_type")
         return queryset.filter(task_type=wanted) if wanted else queryset
 
@@ -61,7 +57,7 @@ class AgreementViewSet(viewsets.ReadOnlyModelViewSet):
 
 class ChainedBatchCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
-    task_type = serializers.ChoiceField(choices=DRAWN_TYPES)
+    task_type = serializers.ChoiceField(choices=[])  # the types with drawn items
     source_batch = serializers.PrimaryKeyRelatedField(
         queryset=Batch.objects.all(), required=False, allow_null=True
     )
@@ -75,6 +71,10 @@ class ChainedBatchCreateSerializer(serializers.Serializer):
     instructions = serializers.CharField(required=False, allow_blank=True, default="")
     settings = serializers.DictField(required=False, default=dict)
     publish = serializers.BooleanField(default=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["task_type"].choices = task_types.keys_drawn()
 
     def validate(self, attrs):
         settings = attrs["settings"]
@@ -104,7 +104,10 @@ class ChainedBatchViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
     """Create align, rate and choose batches fed by a source batch or dataset draws."""
 
     serializer_class = BatchSerializer
-    queryset = Batch.objects.filter(task_type__in=DRAWN_TYPES)
+    queryset = Batch.objects.all()
+
+    def get_queryset(self):
+        return super().get_queryset().filter(task_type__in=task_types.keys_drawn())
 
     @extend_schema(request=ChainedBatchCreateSerializer, responses={201: BatchSerializer})
     def create(self, request, *args, **kwargs):
@@ -123,7 +126,7 @@ class ChainedBatchViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
         data = dict(form.validated_data)
         publish = data.pop("publish")
         kind = task_types.get(data["task_type"])
-        if not data["instructions"].strip() and hasattr(kind, "instructions_for"):
+        if not data["instructions"].strip():
             data["instructions"] = kind.instructions_for(data["settings"])
         try:
             batch = batch_create(created_by=request.user, **data)

@@ -67,13 +67,6 @@ def clean_gold_settings(settings: dict) -> dict:
     return cleaned
 
 
-def _gold_task_type(batch: Batch):
-    task_type = task_types.get(batch.task_type)
-    if not hasattr(task_type, "gold_item"):
-        raise ValueError(f"{task_type.label} batches have no gold items.")
-    return task_type
-
-
 @transaction.atomic
 def gold_items_add(*, batch: Batch, narratives: list[Narrative], answer: dict | None = None) -> int:
     """Add gold items built on these narratives; returns how many were added.
@@ -82,7 +75,9 @@ def gold_items_add(*, batch: Batch, narratives: list[Narrative], answer: dict | 
     {"relatedness": {"max": 2}}); multiple choice needs none. A narrative already
     in the batch is refused.
     """
-    task_type = _gold_task_type(batch)
+    task_type = task_types.get(batch.task_type)
+    if not task_type.has_gold:
+        raise ValueError(f"{task_type.label} batches have no gold items.")
     present = set(batch.items.filter(narrative__in=narratives).values_list("narrative", flat=True))
     if present:
         listed = ", ".join(str(pk) for pk in sorted(present))
@@ -94,8 +89,6 @@ def gold_items_add(*, batch: Batch, narratives: list[Narrative], answer: dict | 
 def gold_outcomes(*, batch: Batch) -> list[tuple[int, int, bool]]:
     """(item, worker, answered correctly) for every submitted answer to a gold item."""
     task_type = task_types.get(batch.task_type)
-    if not hasattr(task_type, "gold_outcomes"):
-        return []
     # Every submitted answer counts for quality control, rejected ones included.
     return task_type.gold_outcomes(batch=batch, statuses=Assignment.STORED)
 

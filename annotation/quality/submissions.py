@@ -2,19 +2,19 @@
 
 `submission_review` gives one submission as plain JSON: what every task type shares
 (worker, approval rate, gold score, time taken, flags) and a `display` of the task
-type's own (a narrative with the words it shares with its proverb marked, an alignment
-in its pair colours, a rating form, a choice). Text stays text: the page writes it
-with `textContent`.
+type's own (`TaskType.review_display`: a narrative with the words it shares with its
+proverb marked, an alignment in its pair colours, a rating form, a choice), drawn
+with the helpers here. Text stays text: the page writes it with `textContent`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from django.db.models import Count, Q
 
 from annotation import spans
-from annotation.models import ChoiceAnswer, Narrative, Proverb, SpanPair
+from annotation.models import Narrative, SpanPair
 from annotation.quality.flags import narrative_flags
 from annotation.quality.reports import quality_report
 from annotation.text import check_overlap
@@ -92,7 +92,7 @@ def submission_review(*, assignment: Assignment) -> dict:
         {},
     )
     seconds = (assignment.submitted_at - assignment.started_at).total_seconds()
-    display = DISPLAYS.get(batch.task_type, _result_display)(assignment)
+    display = task_types.get(batch.task_type).review_display(assignment=assignment)
     return {
         "assignment": assignment.pk,
         "status": assignment.status,
@@ -136,18 +136,8 @@ def overlap_lines(overlap: dict) -> list[str]:
     return lines
 
 
-def _write_display(assignment: Assignment) -> dict:
-    narrative = Narrative.objects.select_related("proverb").get(assignment=assignment)
-    return {
-        "kind": "write",
-        "proverb": narrative.proverb.text,
-        "pieces": marked_pieces(narrative.proverb.text, narrative.text),
-        "word_count": narrative.word_count,
-        "overlap": overlap_lines(narrative.overlap or {}),
-    }
-
-
-def _alignment_drawing(narrative: Narrative, pairs: list[SpanPair]) -> dict:
+def alignment_drawing(narrative: Narrative, pairs: list[SpanPair]) -> dict:
+    """An alignment as the review queue draws it: both texts in pieces, pairs by colour."""
     drawing = spans.drawing(proverb=narrative.proverb.text, narrative=narrative.text, pairs=pairs)
     return {
         "proverb": drawing["proverb"],
@@ -161,71 +151,3 @@ def _alignment_drawing(narrative: Narrative, pairs: list[SpanPair]) -> dict:
             for pair in drawing["pairs"]
         ],
     }
-
-
-def _align_display(assignment: Assignment) -> dict:
-    narrative = Narrative.objects.select_related("proverb").get(pk=assignment.item.narrative_id)
-    pairs = list(SpanPair.objects.filter(assignment=assignment))
-    return {"kind": "align", **_alignment_drawing(narrative, pairs)}
-
-
-def _rate_display(assignment: Assignment) -> dict:
-    from annotation.task_types.rate import gold_passes
-
-    item = assignment.item
-    narrative = Narrative.objects.select_related("proverb").get(pk=item.narrative_id)
-    criteria = item.batch.settings.get("criteria", [])
-    labels = {criterion["key"]: criterion.get("label", criterion["key"]) for criterion in criteria}
-    given = {rating.criterion: rating.value for rating in assignment.ratings.order_by("id")}
-    display = {
-        "kind": "rate",
-        "proverb": narrative.proverb.text,
-        "ratings": [
-            {"label": labels.get(criterion, criterion), "value": value}
-            for criterion, value in given.items()
-        ],
-        "gold": (gold_passes(item.gold_answer, given) if item.is_gold else None),
-    }
-    if item.source_assignment_id is not None:
-        pairs = list(SpanPair.objects.filter(assignment_id=item.source_assignment_id))
-        display["alignment"] = _alignment_drawing(narrative, pairs)
-    else:
-        display["narrative"] = narrative.text
-    return display
-
-
-def _choose_display(assignment: Assignment) -> dict:
-    answer = ChoiceAnswer.objects.select_related("question__narrative").get(assignment=assignment)
-    question = answer.question
-    texts = Proverb.objects.in_bulk(question.options)
-    item = assignment.item
-    return {
-        "kind": "choose",
-        "narrative": question.narrative.text,
-        "options": [
-            {
-                "text": texts[pk].text if pk in texts else str(pk),
-                "correct": pk == question.correct_id,
-                "chosen": pk == answer.chosen_id,
-            }
-            for pk in question.options
-        ],
-        "is_correct": answer.is_correct,
-        "gold": (answer.chosen_id == (item.gold_answer or {}).get("chosen"))
-        if item.is_gold
-        else None,
-    }
-
-
-def _result_display(assignment: Assignment) -> dict:
-    """Task types without a display of their own: their stored result, as returned to a retry."""
-    result = task_types.get(assignment.item.batch.task_type).result(assignment=assignment)
-    return {"kind": "result", "fields": [[str(key), str(value)] for key, value in result.items()]}
-
-
-DISPLAYS: dict[str, Callable[[Assignment], dict]] = {
-    "write": _write_display,
-    "align": _align_display,
-    "rate": _rate_display,
-    "choose": _choose_display,
-}

@@ -7,11 +7,18 @@ character offsets and the covered strings (ePiC §3).
 
 from __future__ import annotations
 
+from collections import defaultdict
+from statistics import mean
+
 from django import forms
 from django.db import transaction
 
 from annotation import spans
-from annotation.models import SpanPair
+from annotation.models import Narrative, SpanPair
+from annotation.quality.agreement import span_agreement
+from annotation.quality.reports import counted
+from annotation.quality.submissions import alignment_drawing
+from annotation.task_types.imported import imported_narrative, imported_span
 from annotation.task_types.sources import (
     DrawnBatchForm,
     batch_lock,
@@ -20,8 +27,8 @@ from annotation.task_types.sources import (
     source_batch_check,
 )
 from crowd.batches import batch_items_add
-from crowd.models import Assignment, Batch
-from crowd.task_types import SubmissionError, TaskType, register
+from crowd.models import Assignment, Batch, BatchItem
+from crowd.task_types import SubmissionError, TaskType, figure_text, register
 
 INSTRUCTIONS = """Read the proverb and the story written for it. Find parts of the proverb that \
 correspond to parts of the story (a role, an action, a consequence).
@@ -59,6 +66,8 @@ class AlignTask(TaskType):
     template = "frontend/tasks/align.html"
     batch_form = AlignBatchForm  # crowd/admin.py offers "New Align spans batch"
     review_changelist = "admin:annotation_spanpair_changelist"  # review_url links there
+    drawn_items = True
+    agreement_template = "admin/annotation/agreement/align.html"
 
     def default_settings(self) -> dict:
         return {"min_pairs": 1, "max_pairs": spans.MAX_PAIRS, "sample": None, "seed": 1, "draw": []}
@@ -166,6 +175,79 @@ class AlignTask(TaskType):
             )
             record["pairs"].append(spans.pair_record(row))
         return list(records.values())
+
+    def agreement(self, *, batch: Batch) -> dict:
+        return alignment_agreement(batch=batch)
+
+    def agreement_display(self, *, report: dict) -> dict:
+        return {
+            "span_rows": [
+                {"side": side, **{key: figure_text(value) for key, value in report[side].items()}}
+                for side in ("proverb", "narrative")
+            ]
+        }
+
+    def review_display(self, *, assignment: Assignment) -> dict:
+        narrative = Narrative.objects.select_related("proverb").get(pk=assignment.item.narrative_id)
+        pairs = list(SpanPair.objects.filter(assignment=assignment))
+        return {"kind": "align", **alignment_drawing(narrative, pairs)}
+
+    def import_subject(self, *, batch: Batch, fields: dict[str, str]) -> dict:
+        return {"narrative": imported_narrative(batch=batch, fields=fields)}
+
+    def import_payload(self, *, item: BatchItem, fields: dict[str, str]) -> dict:
+        """Pairs from the fields proverb_span_N and narrative_span_N (N from 1)."""
+        narrative = item.narrative
+        pairs = []
+        for number in range(1, spans.MAX_PAIRS + 1):
+            proverb_span = fields.get(f"proverb_span_{number}", "")
+            narrative_span = fields.get(f"narrative_span_{number}", "")
+            if not proverb_span and not narrative_span:
+                continue
+            pairs.append(
+                {
+                    "proverb": imported_span(
+                        narrative.proverb.text, proverb_span, side="proverb", number=number
+                    ),
+                    "narrative": imported_span(
+                        narrative.text, narrative_span, side="narrative", number=number
+                    ),
+                }
+            )
+        return {"pairs": pairs}
+
+
+def alignment_agreement(*, batch: Batch) -> dict:
+    """Span agreement between annotators (token P/R/F1), proverb and narrative sides apart."""
+    rows = counted(SpanPair, batch).values_list(
+        "assignment__item_id",
+        "assignment__worker_id",
+        "assignment_id",
+        "narrative_id",
+        "proverb_start",
+        "proverb_end",
+        "narrative_start",
+        "narrative_end",
+    )
+    proverb_side: dict = defaultdict(lambda: defaultdict(list))
+    narrative_side: dict = defaultdict(lambda: defaultdict(list))
+    narrative_of: dict[int, int] = {}
+    pairs_per_alignment: dict[int, int] = defaultdict(int)
+    for item, worker, assignment, narrative, p_start, p_end, n_start, n_end in rows:
+        proverb_side[item][worker].append((p_start, p_end))
+        narrative_side[item][worker].append((n_start, n_end))
+        narrative_of[item] = narrative
+        pairs_per_alignment[assignment] += 1
+    narratives = Narrative.objects.select_related("proverb").in_bulk(set(narrative_of.values()))
+    proverb_texts = {item: narratives[n].proverb.text for item, n in narrative_of.items()}
+    narrative_texts = {item: narratives[n].text for item, n in narrative_of.items()}
+    return {
+        "alignments": len(pairs_per_alignment),
+        "items": len(narrative_of),
+        "pairs_per_alignment": mean(pairs_per_alignment.values()) if pairs_per_alignment else None,
+        "proverb": span_agreement(proverb_side, proverb_texts),
+        "narrative": span_agreement(narrative_side, narrative_texts),
+    }
 
 
 register(AlignTask())

@@ -9,12 +9,23 @@ way and different questions are shuffled differently.
 from __future__ import annotations
 
 import random
+from collections import defaultdict
 
 from django import forms
 from django.db import transaction
 
 from annotation.models import ChoiceAnswer, ChoiceQuestion, Narrative, Proverb
+from annotation.quality.agreement import (
+    aggregate_accuracy,
+    choice_accuracy,
+    dawid_skene,
+    krippendorff_alpha,
+    majority_vote,
+    majority_vote_ties,
+    pairwise_label_agreement,
+)
 from annotation.quality.gold import GoldSettingsForm, clean_gold_settings
+from annotation.quality.reports import counted
 from annotation.task_types.distractors import distractors_for, get_source, source_choices
 from annotation.task_types.sources import (
     DrawnBatchForm,
@@ -24,8 +35,8 @@ from annotation.task_types.sources import (
     source_batch_check,
 )
 from crowd.batches import batch_items_add
-from crowd.models import Assignment, Batch
-from crowd.task_types import SubmissionError, TaskType, register
+from crowd.models import Assignment, Batch, BatchItem
+from crowd.task_types import SubmissionError, TaskType, figure_text, register
 
 INSTRUCTIONS = """Read the story, then choose the proverb it illustrates. Only one of the \
 proverbs is the one the story was written for; the others may look related. Think about the \
@@ -89,6 +100,10 @@ class ChooseTask(TaskType):
     template = "frontend/tasks/choose.html"
     batch_form = ChooseBatchForm  # crowd/admin.py offers "New Choose proverb batch"
     review_changelist = "admin:annotation_choiceanswer_changelist"  # review_url links there
+
+    drawn_items = True
+    agreement_template = "admin/annotation/agreement/choose.html"
+    has_gold = True
 
     def default_settings(self) -> dict:
         return {"distractors": "lexical", "options": 5, "sample": None, "seed": 1, "draw": []}
@@ -219,6 +234,106 @@ class ChooseTask(TaskType):
             }
             for answer in answers
         ]
+
+    def agreement(self, *, batch: Batch) -> dict:
+        return choice_agreement(batch=batch)
+
+    def agreement_display(self, *, report: dict) -> dict:
+        return {
+            "choice_figures": {
+                key: figure_text(value) for key, value in report.items() if key != "aggregated"
+            }
+        }
+
+    def review_display(self, *, assignment: Assignment) -> dict:
+        answer = ChoiceAnswer.objects.select_related("question__narrative").get(
+            assignment=assignment
+        )
+        question = answer.question
+        texts = Proverb.objects.in_bulk(question.options)
+        item = assignment.item
+        return {
+            "kind": "choose",
+            "narrative": question.narrative.text,
+            "options": [
+                {
+                    "text": texts[pk].text if pk in texts else str(pk),
+                    "correct": pk == question.correct_id,
+                    "chosen": pk == answer.chosen_id,
+                }
+                for pk in question.options
+            ],
+            "is_correct": answer.is_correct,
+            "gold": (answer.chosen_id == (item.gold_answer or {}).get("chosen"))
+            if item.is_gold
+            else None,
+        }
+
+
+def choice_agreement(*, batch: Batch) -> dict:
+    """Human accuracy, pairwise agreement, nominal alpha, majority vote and Dawid-Skene."""
+    rows = list(
+        counted(ChoiceAnswer, batch).values_list(
+            "question_id", "assignment__worker_id", "chosen_id", "question__correct_id"
+        )
+    )
+    answers = [(question, worker, chosen) for question, worker, chosen, _ in rows]
+    gold = {question: correct for question, _, _, correct in rows}
+    voted = majority_vote(answers)
+    ties = majority_vote_ties(answers)
+    modelled = dawid_skene(answers)
+    counts: dict[int, int] = defaultdict(int)
+    for question, *_ in rows:
+        counts[question] += 1
+    tied_labels = {label for labels in ties.values() for label in labels}
+    texts = Proverb.objects.in_bulk(
+        {*gold.values(), *voted.values(), *modelled.values(), *tied_labels}
+    )
+    questions = [
+        {
+            "question": question,
+            "answers": counts[question],
+            "correct": gold[question],
+            "correct_text": texts[gold[question]].text,
+            "majority_vote": voted.get(question),
+            "majority_vote_text": texts[voted[question]].text if question in voted else None,
+            "majority_vote_tie": [texts[label].text for label in ties.get(question, [])],
+            "dawid_skene": modelled.get(question),
+            "dawid_skene_text": texts[modelled[question]].text if question in modelled else None,
+        }
+        for question in sorted(gold)
+    ]
+    return {
+        "answers": len(answers),
+        "questions": len(gold),
+        "human_accuracy": choice_accuracy(answers, gold),
+        **model_choice_figures(batch=batch),
+        "pairwise_agreement": pairwise_label_agreement(answers),
+        "alpha": krippendorff_alpha(answers, level="nominal"),
+        "majority_vote_accuracy": aggregate_accuracy(voted, gold),
+        "majority_vote_ties": len(ties),
+        "dawid_skene_accuracy": aggregate_accuracy(modelled, gold),
+        "aggregated": questions,
+    }
+
+
+def model_choice_figures(*, batch: Batch) -> dict:
+    """A model's answers to the batch's questions (all of them, answered by humans or not)."""
+    rows = list(
+        BatchItem.objects.filter(
+            batch=batch, is_gold=False, choice_question__model_chosen__isnull=False
+        ).values_list(
+            "choice_question__model_chosen_id",
+            "choice_question__correct_id",
+            "choice_question__model_label",
+        )
+    )
+    correct = sum(1 for chosen, answer, _ in rows if chosen == answer)
+    return {
+        "model": ", ".join(sorted({label for *_, label in rows})) or None,
+        "model_questions": len(rows),
+        "model_accuracy": correct / len(rows) if rows else None,
+    }
 
 
 register(ChooseTask())

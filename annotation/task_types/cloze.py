@@ -10,12 +10,17 @@ are the dataset's narratives, from a write batch's approved output and/or drawn 
 
 from __future__ import annotations
 
+import math
 import random
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from statistics import mean
 
 from django import forms
 from django.db import transaction
 
 from annotation.models import ClozeItem, ClozeResponse, Narrative
+from annotation.quality.reports import counted
 from annotation.task_types.cloze_parsing import (
     CONDITIONS,
     pipeline_warm,
@@ -101,6 +106,8 @@ class ClozeTask(TaskType):
     template = "frontend/tasks/cloze.html"
     batch_form = ClozeBatchForm
     review_changelist = "admin:annotation_clozeresponse_changelist"
+    drawn_items = True
+    agreement_template = "admin/annotation/agreement/cloze.html"
 
     def default_settings(self) -> dict:
         return {"condition": "full", "blank": "random", "sample": None, "seed": 1, "draw": []}
@@ -173,6 +180,9 @@ class ClozeTask(TaskType):
                 items.append({"narrative": narrative, "cloze_item": item})
         return batch_items_add(batch=batch, items=items)
 
+    def agreement(self, *, batch: Batch) -> dict:
+        return cloze_report(batch=batch)
+
     def batch_results(self, *, batch: Batch) -> list[dict]:
         responses = (
             ClozeResponse.objects.filter(assignment__item__batch=batch)
@@ -195,6 +205,63 @@ class ClozeTask(TaskType):
             }
             for response in responses
         ]
+
+
+def lemma_agreement(lemmas: Iterable[str]) -> float | None:
+    """1 - H(lemmas) / log N: 1 when all N responses share a lemma, 0 when all differ.
+
+    None for fewer than two responses, where the measure is not defined.
+    """
+    counts = Counter(lemmas)
+    total = sum(counts.values())
+    if total < 2:
+        return None
+    entropy = -sum(n / total * math.log(n / total) for n in counts.values())
+    return 1 - entropy / math.log(total)
+
+
+def _mean_or_none(values: list[float]) -> float | None:
+    return mean(values) if values else None
+
+
+def cloze_report(*, batch: Batch) -> dict:
+    """Verb-lemma match rate and mean lemma agreement; per item its responses' figures.
+
+    The narrative-cloze pilot's measures: the rate at which a response's main-verb
+    lemma matches the left-out sentence's, and per item `lemma_agreement` of its
+    responses' main-verb lemmas.
+    """
+    rows = list(
+        counted(ClozeResponse, batch).values_list(
+            "item_id", "lemma", "matches", "item__original_lemma", "item__condition"
+        )
+    )
+    by_item: dict[int, list[tuple[str, bool]]] = defaultdict(list)
+    originals, condition = {}, batch.settings.get("condition", "")
+    for item, lemma, matches, original, _ in rows:
+        by_item[item].append((lemma, matches))
+        originals[item] = original
+    items = [
+        {
+            "item": item,
+            "original_lemma": originals[item],
+            "responses": len(responses),
+            "lemmas": dict(Counter(lemma for lemma, _ in responses).most_common()),
+            "match_rate": mean(matches for _, matches in responses),
+            "agreement": lemma_agreement(lemma for lemma, _ in responses),
+        }
+        for item, responses in sorted(by_item.items())
+    ]
+    agreements = [row["agreement"] for row in items if row["agreement"] is not None]
+    return {
+        "condition": condition,
+        "responses": len(rows),
+        "items_answered": len(items),
+        "match_rate": _mean_or_none([float(matches) for _, _, matches, _, _ in rows]),
+        "agreement": _mean_or_none(agreements),
+        "items_with_agreement": len(agreements),
+        "by_item": items,
+    }
 
 
 register(ClozeTask())

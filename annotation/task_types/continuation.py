@@ -30,6 +30,7 @@ from annotation.quality.qualification import (
     qualification_attempt_create,
     qualification_questions,
 )
+from annotation.quality.reports import counted
 from annotation.task_types.write import batch_rules
 from annotation.text import OverlapRules, check_overlap, load_stopwords, overlap_tokens
 from crowd import task_types
@@ -207,6 +208,7 @@ class ContinuationTask(task_types.TaskType):
     template = "frontend/tasks/continue.html"
     batch_form = ContinuationBatchForm
     review_changelist = "admin:annotation_continuation_changelist"
+    agreement_template = "admin/annotation/agreement/continue.html"
 
     def default_settings(self) -> dict:
         return {"rules": DEFAULT_RULES.to_dict(), "qualification": {"pairs": [], "min_correct": 0}}
@@ -332,6 +334,9 @@ class ContinuationTask(task_types.TaskType):
             return
         continuation_pair_from(continuation=continuation)
 
+    def agreement(self, *, batch: Batch) -> dict:
+        return continuation_report(batch=batch)
+
     def batch_results(self, *, batch: Batch) -> list[dict]:
         """One record per submission: narrative, expression, meaning, both sentences, flag."""
         continuations = (
@@ -353,6 +358,23 @@ class ContinuationTask(task_types.TaskType):
             }
             for continuation in continuations
         ]
+
+
+def continuation_report(*, batch: Batch) -> dict:
+    """Continuations written, literal-use flags and those confirmed, pairs made, and the
+    qualification test's attempts and passes."""
+    continuations = counted(Continuation, batch)
+    flagged = continuations.filter(literal_use=True)
+    attempts = QualificationAttempt.objects.filter(batch=batch)
+    return {
+        "qualification_attempts": attempts.count(),
+        "qualification_passed": attempts.filter(passed=True).count(),
+        "submissions": continuations.count(),
+        "written": continuations.filter(literal_use=False).count(),
+        "literal_flags": flagged.count(),
+        "literal_confirmed": flagged.filter(narrative__literal_use_confirmed=True).count(),
+        "option_pairs": continuations.filter(option_pair__isnull=False).count(),
+    }
 
 
 @transaction.atomic

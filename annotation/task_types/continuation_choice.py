@@ -15,6 +15,13 @@ from django.db.models import Q
 
 from annotation.datasets.figurative import option_text, segments, shown_order
 from annotation.models import ContinuationAnswer, ContinuationPair, FigurativeNarrative
+from annotation.quality.agreement import (
+    aggregate_accuracy,
+    choice_accuracy,
+    majority_vote,
+    pairwise_label_agreement,
+)
+from annotation.quality.reports import counted
 from annotation.task_types.sources import batch_lock, seeded_order, source_batch_check
 from crowd.batches import batch_items_add
 from crowd.forms import BatchForm
@@ -135,6 +142,8 @@ class ContinuationChoiceTask(TaskType):
     template = "frontend/tasks/continue_choice.html"
     batch_form = ContinuationChoiceBatchForm
     review_changelist = "admin:annotation_continuationanswer_changelist"
+    drawn_items = True
+    agreement_template = "admin/annotation/agreement/continue_choice.html"
 
     def default_settings(self) -> dict:
         return clean_choice_settings({})
@@ -187,6 +196,9 @@ class ContinuationChoiceTask(TaskType):
         items = [{"continuation_pair": pair} for pair in pairs_to_add(batch=batch)]
         return batch_items_add(batch=batch, items=items)
 
+    def agreement(self, *, batch: Batch) -> dict:
+        return continuation_choice_report(batch=batch)
+
     def batch_results(self, *, batch: Batch) -> list[dict]:
         answers = (
             ContinuationAnswer.objects.filter(assignment__item__batch=batch)
@@ -207,6 +219,32 @@ class ContinuationChoiceTask(TaskType):
             }
             for answer in answers
         ]
+
+
+def continuation_choice_report(*, batch: Batch) -> dict:
+    """Human accuracy against the known answer (the benchmark's human-performance
+    figure), pairwise agreement and majority-vote accuracy; by narrative kind."""
+    rows = list(
+        counted(ContinuationAnswer, batch)
+        .filter(pair__withdrawn=False)
+        .values_list(
+            "pair_id", "assignment__worker_id", "chosen", "pair__correct", "pair__narrative__kind"
+        )
+    )
+    answers = [(pair, worker, chosen) for pair, worker, chosen, *_ in rows]
+    gold = {pair: correct for pair, _, _, correct, _ in rows}
+    by_kind = {}
+    for kind in sorted({kind for *_, kind in rows}):
+        of_kind = [(pair, worker, chosen) for pair, worker, chosen, _, k in rows if k == kind]
+        by_kind[kind] = {"answers": len(of_kind), "human_accuracy": choice_accuracy(of_kind, gold)}
+    return {
+        "answers": len(answers),
+        "pairs": len(gold),
+        "human_accuracy": choice_accuracy(answers, gold),
+        "pairwise_agreement": pairwise_label_agreement(answers),
+        "majority_vote_accuracy": aggregate_accuracy(majority_vote(answers), gold),
+        "by_kind": by_kind,
+    }
 
 
 register(ContinuationChoiceTask())

@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from statistics import mean
 
 from django import forms
 from django.db import transaction
 
 from annotation import spans
 from annotation.models import Narrative, Rating, SpanPair
+from annotation.quality.agreement import rating_summary
 from annotation.quality.gold import GoldSettingsForm, clean_gold_settings
+from annotation.quality.reports import counted
+from annotation.quality.submissions import alignment_drawing
+from annotation.task_types.imported import imported_narrative
 from annotation.task_types.sources import (
     DrawnBatchForm,
     alignments_to_add,
@@ -27,10 +32,12 @@ from annotation.task_types.sources import (
     source_batch_check,
 )
 from crowd.batches import batch_items_add
-from crowd.models import Assignment, Batch
-from crowd.task_types import SubmissionError, TaskType, register
+from crowd.models import Assignment, Batch, BatchItem
+from crowd.task_types import SubmissionError, TaskType, figure_text, register
 
 SCALE = (1, 2, 3, 4, 5)
+# ePiC: "good" is a rating of 3 or more (Table 5 agreement, overall >= 3 vs < 3).
+BINARY_THRESHOLD = 3
 
 NARRATIVE_CRITERIA = [
     {
@@ -229,6 +236,13 @@ class RateTask(TaskType):
     template = "frontend/tasks/rate.html"
     batch_form = RateBatchForm  # crowd/admin.py offers "New Rate quality batch"
     review_changelist = "admin:annotation_rating_changelist"  # review_url links there
+    drawn_items = True
+    agreement_template = "admin/annotation/agreement/rate.html"
+    has_gold = True
+    gold_answer_help = (
+        'The accepted range per criterion, e.g. {"relatedness": {"max": 2}, '
+        '"overall": {"max": 2}} for a story that misses its proverb.'
+    )
 
     def default_settings(self) -> dict:
         return {
@@ -419,6 +433,116 @@ class RateTask(TaskType):
             )
             record["ratings"][row.criterion] = row.value
         return list(records.values())
+
+    def agreement(self, *, batch: Batch) -> dict:
+        return rating_agreement(batch=batch)
+
+    def agreement_display(self, *, report: dict) -> dict:
+        criteria = list(report["criteria"])
+        return {
+            "criterion_rows": [
+                {key: figure_text(value) for key, value in row.items()}
+                for row in report["criteria"].values()
+            ],
+            "criteria_labels": [report["criteria"][c]["label"] for c in criteria],
+            "source_rows": [
+                {
+                    "source": source,
+                    "cells": [
+                        f"{figure_text(by_criterion[c]['mean'])} (n={by_criterion[c]['ratings']})"
+                        if c in by_criterion
+                        else "—"
+                        for c in criteria
+                    ],
+                }
+                for source, by_criterion in report["by_source"].items()
+            ],
+        }
+
+    def review_display(self, *, assignment: Assignment) -> dict:
+        item = assignment.item
+        narrative = Narrative.objects.select_related("proverb").get(pk=item.narrative_id)
+        criteria = item.batch.settings.get("criteria", [])
+        labels = {
+            criterion["key"]: criterion.get("label", criterion["key"]) for criterion in criteria
+        }
+        given = {rating.criterion: rating.value for rating in assignment.ratings.order_by("id")}
+        display = {
+            "kind": "rate",
+            "proverb": narrative.proverb.text,
+            "ratings": [
+                {"label": labels.get(criterion, criterion), "value": value}
+                for criterion, value in given.items()
+            ],
+            "gold": (gold_passes(item.gold_answer, given) if item.is_gold else None),
+        }
+        if item.source_assignment_id is not None:
+            pairs = list(SpanPair.objects.filter(assignment_id=item.source_assignment_id))
+            display["alignment"] = alignment_drawing(narrative, pairs)
+        else:
+            display["narrative"] = narrative.text
+        return display
+
+    def import_subject(self, *, batch: Batch, fields: dict[str, str]) -> dict:
+        return {"narrative": imported_narrative(batch=batch, fields=fields)}
+
+    def import_payload(self, *, item: BatchItem, fields: dict[str, str]) -> dict:
+        """Ratings from the fields rating.<criterion>."""
+        ratings = {}
+        for name, value in fields.items():
+            if name.startswith("rating."):
+                if not value.isdigit():
+                    raise SubmissionError(
+                        f"Rating {name[7:]} {value!r} is not a number from 1 to 5."
+                    )
+                ratings[name[7:]] = int(value)
+        return {"ratings": ratings}
+
+
+def _source_name(source: str, label: str) -> str:
+    return f"{source}: {label}" if label else source
+
+
+def rating_agreement(*, batch: Batch) -> dict:
+    """Per criterion: mean, binarized pairwise agreement (>= 3), ordinal alpha; by source."""
+    rows = list(
+        counted(Rating, batch).values_list(
+            "assignment__item_id",
+            "assignment__worker_id",
+            "criterion",
+            "value",
+            "narrative__source",
+            "narrative__source_label",
+        )
+    )
+    criteria = [c["key"] for c in batch.settings.get("criteria", [])]
+    criteria += sorted({criterion for _, _, criterion, *_ in rows} - set(criteria))
+    labels = {c["key"]: c.get("label", c["key"]) for c in batch.settings.get("criteria", [])}
+    by_criterion = {}
+    for criterion in criteria:
+        triples = [
+            (item, worker, value) for item, worker, key, value, *_ in rows if key == criterion
+        ]
+        by_criterion[criterion] = {
+            "label": labels.get(criterion, criterion),
+            **rating_summary(triples, criterion_levels="ordinal", threshold=BINARY_THRESHOLD),
+        }
+    grouped: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for _, _, criterion, value, source, label in rows:
+        grouped[_source_name(source, label)][criterion].append(value)
+    by_source = {
+        source: {
+            criterion: {"mean": mean(values), "ratings": len(values)}
+            for criterion, values in values_by_criterion.items()
+        }
+        for source, values_by_criterion in sorted(grouped.items())
+    }
+    return {
+        "threshold": BINARY_THRESHOLD,
+        "forms": len({(item, worker) for item, worker, *_ in rows}),
+        "criteria": by_criterion,
+        "by_source": by_source,
+    }
 
 
 register(RateTask())

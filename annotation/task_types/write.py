@@ -16,6 +16,8 @@ from django.utils import timezone
 
 from annotation.models import Narrative, Proverb
 from annotation.quality.integrity import IntegritySettings
+from annotation.quality.submissions import marked_pieces, overlap_lines
+from annotation.task_types.imported import imported_proverb
 from annotation.task_types.writing_record import (
     batch_integrity,
     writing_record_clean,
@@ -29,7 +31,7 @@ from crowd.forms import BatchForm
 from crowd.task_types import SubmissionError
 
 if TYPE_CHECKING:
-    from crowd.models import Assignment
+    from crowd.models import Assignment, Batch, BatchItem
 
 # Far above any sensible story, far below what would strain the check.
 MAX_CHARACTERS = 20_000
@@ -46,6 +48,15 @@ until your story follows the rules.
 
 Write your own story: do not copy one from elsewhere. Your draft is kept in this browser \
 while you write."""
+
+# Past collections were held to their own rules when they ran: an imported story is
+# taken as written and still records its overlap figures.
+PERMISSIVE_RULES = {
+    "max_shared_ngram": 10_000,
+    "max_shared_content_words": 10_000,
+    "min_words": 1,
+    "max_words": 100_000,
+}
 
 
 def batch_rules(settings: dict) -> OverlapRules:
@@ -235,6 +246,25 @@ class WriteTask(task_types.TaskType):
             from annotation.tasks import narrative_keywords_extract_task
 
             queue_on_commit(narrative_keywords_extract_task, narrative.pk)
+
+    def review_display(self, *, assignment: Assignment) -> dict:
+        narrative = Narrative.objects.select_related("proverb").get(assignment=assignment)
+        return {
+            "kind": "write",
+            "proverb": narrative.proverb.text,
+            "pieces": marked_pieces(narrative.proverb.text, narrative.text),
+            "word_count": narrative.word_count,
+            "overlap": overlap_lines(narrative.overlap or {}),
+        }
+
+    def import_settings(self) -> dict:
+        return {"rules": PERMISSIVE_RULES}
+
+    def import_subject(self, *, batch: Batch, fields: dict[str, str]) -> dict:
+        return {"proverb": imported_proverb(batch=batch, fields=fields)}
+
+    def import_payload(self, *, item: BatchItem, fields: dict[str, str]) -> dict:
+        return {"text": fields.get("narrative", "")}
 
 
 def overlap_figures(check: dict) -> dict:

@@ -2,11 +2,13 @@
 server and the live check, responses scored by their main-verb lemma."""
 
 import json
+import math
 
 import pytest
 
 from annotation.models import ClozeItem, ClozeResponse
-from annotation.task_types.cloze import blank_position
+from annotation.quality.reports import batch_agreement
+from annotation.task_types.cloze import blank_position, lemma_agreement
 from crowd.assignments import assignment_reserve_next, assignment_submit
 from crowd.task_types import SubmissionError
 from tests.factories import (
@@ -120,3 +122,30 @@ def test_page_shows_the_story_with_the_gap_and_escapes_it(client, write):
     assert "She searched the whole house twice." in page
     assert "Her brother found them" not in page
     assert 'data-testid="answer"' in page
+
+
+def test_lemma_agreement_is_one_minus_normalised_entropy():
+    assert lemma_agreement(["go", "go", "go"]) == 1
+    assert lemma_agreement(["go", "run", "eat"]) == pytest.approx(0)
+    half = -2 * (0.5 * math.log(0.5))
+    assert lemma_agreement(["go", "go", "run", "run"]) == pytest.approx(1 - half / math.log(4))
+    assert lemma_agreement(["go"]) is None
+
+
+def test_cloze_report_gives_match_rate_and_agreement_per_batch():
+    write = write_batch_create(proverbs=[proverb_create("Time is money")])
+    crowd_narrative_create(
+        proverb=write.items.get().proverb,
+        batch=write,
+        text="Anna lost her keys. She searched the house. Her brother found them. They laughed.",
+    )
+    batch = task_batch_create(
+        task_type="cloze", source_batch=write, target_per_item=3, settings={"blank": "middle"}
+    )
+    for text in ("Her brother found them.", "The cat found them.", "She gave up."):
+        assignment = assignment_reserve_next(batch=batch, worker=worker_create())
+        assignment_submit(assignment=assignment, payload={"text": text})
+    report = batch_agreement(batch=batch)["cloze"]
+    assert report["match_rate"] == pytest.approx(2 / 3)
+    assert report["agreement"] == pytest.approx(lemma_agreement(["find", "find", "give"]))
+    assert report["by_item"][0]["lemmas"] == {"find": 2, "give": 1}

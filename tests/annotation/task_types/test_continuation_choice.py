@@ -6,6 +6,7 @@ from django.utils.html import escape
 
 from annotation.datasets.figurative import option_text, shown_first_for, shown_order
 from annotation.models import ContinuationAnswer, ContinuationPair
+from annotation.quality.reports import batch_agreement
 from crowd.assignments import NoWorkAvailable, assignment_reserve_next, assignment_submit
 from crowd.review import assignment_approve
 from crowd.task_types import SubmissionError
@@ -98,3 +99,19 @@ def test_stored_orders_differ_between_pairs():
         )
     orders = {shown_first_for(pk) for pk in ContinuationPair.objects.values_list("pk", flat=True)}
     assert orders == {1, 2}
+
+
+def test_continuation_choice_report_gives_human_accuracy():
+    figurative_import_fixture("simile")
+    batch = task_batch_create(
+        task_type="continue_choice", target_per_item=3, settings={"imported": {"kind": "simile"}}
+    )
+    for right in (True, True, False):
+        assignment = assignment_reserve_next(batch=batch, worker=worker_create())
+        correct = assignment.item.continuation_pair.correct
+        chosen = correct if right else 3 - correct
+        assignment_submit(assignment=assignment, payload={"chosen": chosen})
+    report = batch_agreement(batch=batch)["continue_choice"]
+    assert report["human_accuracy"] == pytest.approx(2 / 3)
+    assert report["by_kind"]["simile"]["answers"] == 3
+    assert report["majority_vote_accuracy"] == 1
