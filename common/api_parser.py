@@ -6,7 +6,7 @@ from __future__ import annotations
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from annotation.intake.checked_input import InputError, json_loads_checked
+from common.checked_input import InputError, json_loads_checked
 
 
 class CheckedJSONParser(JSONParser):

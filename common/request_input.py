@@ -4,7 +4,7 @@
 surrogate with a 400 before any view runs. `CheckedJSONParser` (common/api_parser.py,
 apart so that the admin and the commands importing this module do not import DRF) is
 the API's JSON parser and `request_json` reads the JSON body of a plain view: both parse through
-`annotation.intake.checked_input.json_loads_checked`, so NUL, lone surrogates, bodies that are not
+`common.checked_input.json_loads_checked`, so NUL, lone surrogates, bodies that are not
 UTF-8, over-deep nesting and huge numbers get a 400 that says why, and nothing is
 written. `query_int` reads an integer query parameter or answers 400.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 from django.core.exceptions import BadRequest
 from django.http import HttpResponseBadRequest, JsonResponse
 
-from annotation.intake.checked_input import json_loads_checked, text_problem
+from common.checked_input import json_loads_checked, text_problem
 
 MAX_ID = 2**63 - 1  # PostgreSQL bigint: every primary key fits
 MAX_INT = 2**31 - 1  # PostgreSQL integer: counts, cents and seconds

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from annotation.intake.checked_input import InputError
+from common.checked_input import InputError
 from common.request_input import query_int, request_json
 from crowd import task_types
 from crowd.assignments import (

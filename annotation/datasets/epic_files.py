@@ -20,8 +20,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import TextIO
 
-from annotation.intake.checked_input import InputError, json_loads_checked, text_problem
 from annotation.text import normalize_text
+from common.checked_input import InputError, json_loads_checked, text_problem
 
 SLOTS = (1, 2, 3, 4, 5)
 SPAN_FIELDS = tuple(f"span_quote_{slot}" for slot in SLOTS) + tuple(

@@ -17,7 +17,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from annotation.intake.checked_input import InputError, json_loads_checked
+from common.checked_input import InputError, json_loads_checked
 
 KINDS = {"idiom": ("idiom", "meaning"), "simile": ("simile", "property")}
 OPTION_FIELDS = ("option1", "option2", "correctanswer")

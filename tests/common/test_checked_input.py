@@ -1,10 +1,10 @@
-"""annotation.intake.checked_input: JSON and text the database or Python cannot take."""
+"""common.checked_input: JSON and text the database or Python cannot take."""
 
 import json
 
 import pytest
 
-from annotation.intake.checked_input import (
+from common.checked_input import (
     MAX_JSON_DEPTH,
     InputError,
     json_loads_checked,
