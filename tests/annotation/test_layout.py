@@ -1,5 +1,7 @@
-"""The annotation app's layout: one package per concern, and no module imports one that
-imports it back (directly or through others), deferred imports included."""
+"""The project's layout: no module of the product's packages imports one that imports it
+back (directly or through others, across apps, deferred imports included); config/ is
+reached only by Django; crowd and common stand on their own; and the annotation app is
+one package per concern."""
 
 from __future__ import annotations
 
@@ -8,32 +10,53 @@ from pathlib import Path
 
 import annotation
 
-APP = Path(annotation.__file__).parent
+ROOT = Path(annotation.__file__).parent.parent
+APP = ROOT / "annotation"
+# The product's packages: every Django app, the shared utilities and the project wiring.
+PACKAGES = ("annotation", "crowd", "frontend", "prolific", "mturk", "modeling", "common", "config")
 
 
 def _module_name(path: Path) -> str:
-    parts = path.relative_to(APP.parent).with_suffix("").parts
+    parts = path.relative_to(ROOT).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Module -> the annotation modules it imports anywhere in its body."""
+def _imported(node: ast.AST, module: str, is_package: bool) -> list[str]:
+    """The dotted names an import statement may load (a name imported from a package may
+    be one of its modules); relative imports resolved against `module`."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    base = node.module or ""
+    if node.level:
+        package = module.split(".")
+        package = package if is_package else package[:-1]
+        package = package[: len(package) - (node.level - 1)]
+        base = ".".join([*package, base] if base else package)
+    return [base, *(f"{base}.{alias.name}" for alias in node.names)]
+
+
+def import_graph(packages: tuple[str, ...] = PACKAGES) -> dict[str, set[str]]:
+    """Module -> the modules of `packages` it imports anywhere in its body."""
     files = {
-        _module_name(path): path for path in APP.rglob("*.py") if "migrations" not in path.parts
+        _module_name(path): path
+        for package in packages
+        for path in (ROOT / package).rglob("*.py")
+        if "migrations" not in path.parts
     }
     graph: dict[str, set[str]] = {}
     for name, path in files.items():
         deps: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                candidates = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
-            elif isinstance(node, ast.Import):
-                candidates = [a.name for a in node.names]
-            else:
-                continue
+            candidates = _imported(node, name, path.name == "__init__.py")
             deps.update(c for c in candidates if c in files and c != name)
         graph[name] = deps
     return graph
+
+
+def _app(module: str) -> str:
+    return module.split(".", 1)[0]
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -70,8 +93,51 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_module_imports_one_that_imports_it_back():
     graph = import_graph()
-    assert len(graph) > 50  # the walk found the app's modules
+    assert {_app(module) for module in graph} == set(PACKAGES)  # the walk found every package
+    assert len(graph) > 150
     assert cycles(graph) == []
+
+
+def test_only_config_itself_imports_config():
+    """config/ is wiring (settings, URLs, the Celery app, WSGI/ASGI): Django, gunicorn and
+    Celery load it by name; no app imports it."""
+    graph = import_graph()
+    importers = sorted(
+        f"{module} -> {dep}"
+        for module, deps in graph.items()
+        for dep in deps
+        if _app(dep) == "config" and _app(module) != "config"
+    )
+    assert importers == []
+
+
+def test_crowd_and_common_import_no_other_app():
+    """crowd is the ground the apps stand on (task types and providers register with it);
+    common holds utilities of no app. crowd may use common; common uses nothing of ours."""
+    allowed = {"crowd": {"crowd", "common"}, "common": {"common"}}
+    graph = import_graph()
+    outside = sorted(
+        f"{module} -> {dep}"
+        for module, deps in graph.items()
+        if _app(module) in allowed
+        for dep in deps
+        if _app(dep) not in allowed[_app(module)]
+    )
+    assert outside == []
+
+
+def test_import_graph_resolves_relative_imports(tmp_path, monkeypatch):
+    package = tmp_path / "annotation" / "sub"
+    package.mkdir(parents=True)
+    (tmp_path / "annotation" / "__init__.py").write_text("from .sub import one\n")
+    (package / "__init__.py").write_text("")
+    (package / "one.py").write_text("from . import two\nfrom ..sub.two import name\n")
+    (package / "two.py").write_text("def f():\n    import annotation.sub.one\n")
+    monkeypatch.setattr(__import__(__name__, fromlist=["ROOT"]), "ROOT", tmp_path)
+    graph = import_graph(("annotation",))
+    assert graph["annotation.sub.one"] == {"annotation.sub", "annotation.sub.two"}
+    assert graph["annotation"] == {"annotation.sub", "annotation.sub.one"}
+    assert cycles(graph) == [["annotation.sub.one", "annotation.sub.two"]]
 
 
 def test_cycle_finder_sees_a_cycle_through_a_third_module():
