@@ -1,7 +1,7 @@
 """The project's layout: no module of the product's packages imports one that imports it
-back (directly or through others, across apps, deferred imports included); config/ is
-reached only by Django; crowd and common stand on their own; and the annotation app is
-one package per concern."""
+back (directly or through others, across apps, deferred imports included); apps import
+only lower layers and config/ is reached only by Django; the annotation app is one
+package per concern."""
 
 from __future__ import annotations
 
@@ -111,19 +111,29 @@ def test_only_config_itself_imports_config():
     assert importers == []
 
 
-def test_crowd_and_common_import_no_other_app():
-    """crowd is the ground the apps stand on (task types and providers register with it);
-    common holds utilities of no app. crowd may use common; common uses nothing of ours."""
-    allowed = {"crowd": {"crowd", "common"}, "common": {"common"}}
+# Each app imports only apps of lower layers (docs/ARCHITECTURE.md), never one beside it.
+LAYERS = {
+    "common": 0,
+    "crowd": 1,
+    "annotation": 2,
+    "frontend": 2,
+    "modeling": 3,
+    "mturk": 3,
+    "prolific": 3,
+    "config": 4,
+}
+
+
+def test_apps_import_only_lower_layers():
     graph = import_graph()
-    outside = sorted(
+    upward = sorted(
         f"{module} -> {dep}"
         for module, deps in graph.items()
-        if _app(module) in allowed
         for dep in deps
-        if _app(dep) not in allowed[_app(module)]
+        if _app(dep) != _app(module) and LAYERS[_app(dep)] >= LAYERS[_app(module)]
     )
-    assert outside == []
+    assert upward == []
+    assert set(LAYERS) == set(PACKAGES)
 
 
 def test_import_graph_resolves_relative_imports(tmp_path, monkeypatch):
