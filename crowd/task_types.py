@@ -63,6 +63,13 @@ class TaskType:
     # Set when a gold item needs an answer beyond its subject: the help text of the
     # admin's answer field (JSON).
     gold_answer_help: ClassVar[str] = ""
+    # The fields a provider's results file must map for this type's answers to be
+    # imported (`import_subject` and `import_payload` read them); a name with "<...>"
+    # stands for a family of which at least one is needed ("rating.<criterion>").
+    # (): the type's answers cannot be imported.
+    import_fields: ClassVar[tuple[str, ...]] = ()
+    # Fields the mapping may name besides those.
+    import_optional_fields: ClassVar[tuple[str, ...]] = ()
 
     def default_settings(self) -> dict:
         """Per-batch settings a new batch of this type starts from."""
@@ -263,6 +270,11 @@ def unregister(key: str) -> None:
 def keys_with_agreement() -> list[str]:
     """Keys of the types with an agreement report (on the agreement pages)."""
     return sorted(key for key, kind in _registry.items() if kind.agreement_template)
+
+
+def keys_importable() -> list[str]:
+    """Keys of the types whose answers can be imported from a provider's results file."""
+    return sorted(key for key, kind in _registry.items() if kind.import_fields)
 
 
 def keys_drawn() -> list[str]:

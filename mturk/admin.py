@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from annotation.intake.uploads import UploadTooLarge, upload_read
+from crowd import task_types
 from crowd.admin.read_only import ReadOnlyAdmin
 from crowd.models import Assignment, Batch, Worker
 from crowd.providers import ProviderError
@@ -29,7 +30,7 @@ from crowd.review import (
     worker_unblock,
 )
 from mturk.hits import hit_assignments_add, hit_expire, hit_extend
-from mturk.importing import mturk_results_import
+from mturk.importing import mapping_help, mturk_results_import
 from mturk.models import HIT, Bonus, MTurkAssignment, Publication
 from mturk.publishing import cost_estimate, mturk_batch_publish, publication_set
 from mturk.results import ResultsFileError
@@ -66,18 +67,16 @@ class PublicationForm(forms.ModelForm):
 
 class ResultsImportForm(forms.Form):
     file = forms.FileField(help_text="The batch results CSV from MTurk's requester site.")
-    batch_type = forms.ChoiceField(
-        choices=[("write", "Write narratives"), ("align", "Align spans"), ("rate", "Rate quality")]
-    )
-    mapping = forms.CharField(
-        widget=forms.TextInput(attrs={"size": 90}),
-        help_text=(
-            "field=Column, comma separated: proverb and narrative (every type), "
-            "proverb_span_N and narrative_span_N (align), rating.<criterion> (rate). "
-            "E.g. proverb=Input.proverb,narrative=Answer.story"
-        ),
-    )
+    batch_type = forms.ChoiceField(choices=[])
+    mapping = forms.CharField(widget=forms.TextInput(attrs={"size": 90}))
     batch_name = forms.CharField(required=False, help_text="Default: from the file name.")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["batch_type"].choices = [
+            (key, task_types.get(key).label) for key in task_types.keys_importable()
+        ]
+        self.fields["mapping"].help_text = mapping_help()
 
 
 @admin.register(Publication)

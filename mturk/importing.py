@@ -39,12 +39,33 @@ class ResultsImportReport:
         return asdict(self)
 
 
+def importable_type(key: str) -> task_types.TaskType:
+    """The task type of that key if its answers can be imported; ResultsFileError if not."""
+    kind = task_types.registered().get(key)
+    if kind is None or not kind.import_fields:
+        keys = ", ".join(task_types.keys_importable())
+        raise ResultsFileError(f"Unknown batch type {key!r}: use {keys}.")
+    return kind
+
+
+def mapping_help() -> str:
+    """What a mapping may name, per importable task type (for forms and commands)."""
+    listed = []
+    for key in task_types.keys_importable():
+        kind = task_types.get(key)
+        optional = kind.import_optional_fields
+        also = f" (also {optional[0]} … {optional[-1]})" if optional else ""
+        listed.append(f"{key}: {', '.join(kind.import_fields)}{also}")
+    example = "proverb=Input.proverb,narrative=Answer.story"
+    return f"field=Column, comma separated. {'; '.join(listed)}. E.g. {example}"
+
+
 def mturk_results_import(
     *, content: bytes, batch_type: str, mapping: str, batch_name: str, created_by=None
 ) -> ResultsImportReport:
     """Import a batch results CSV; ResultsFileError (nothing written) when the file or the
     mapping cannot be used at all."""
-    fields = parse_mapping(mapping, batch_type=batch_type)
+    fields = parse_mapping(mapping, kind=importable_type(batch_type))
     parsed = parse_results(content, mapping=fields)
     report = ResultsImportReport(rows=len(parsed.rows) + len(parsed.errors))
     report.errors.extend(parsed.errors)

@@ -12,19 +12,13 @@ import csv
 import io
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from crowd.task_types import TaskType
 
 REQUIRED_COLUMNS = ("HITId", "AssignmentId", "WorkerId", "AssignmentStatus")
 STATUSES = {"Submitted": "submitted", "Approved": "approved", "Rejected": "rejected"}
-MAX_PAIRS = 5
-# Fields each batch type needs in the mapping, and those it may have.
-NEEDED = {
-    "write": ("proverb", "narrative"),
-    "align": ("proverb", "narrative", "proverb_span_1", "narrative_span_1"),
-    "rate": ("proverb", "narrative"),
-}
-SPAN_FIELDS = tuple(
-    f"{side}_span_{n}" for n in range(1, MAX_PAIRS + 1) for side in ("proverb", "narrative")
-)
 
 
 # Time zones in MTurk's SubmitTime column, as hours from UTC.
@@ -53,10 +47,16 @@ class ParsedResults:
     errors: list[dict] = field(default_factory=list)
 
 
-def parse_mapping(spec: str, *, batch_type: str) -> dict[str, str]:
-    """`field=Column,...` into {field: column}; ResultsFileError if it cannot serve the type."""
-    if batch_type not in NEEDED:
-        raise ResultsFileError(f"Unknown batch type {batch_type!r}: use write, align or rate.")
+def _family(name: str) -> str | None:
+    """ "rating." for the family "rating.<criterion>"; None for a plain field."""
+    return name.split("<", 1)[0] if "<" in name else None
+
+
+def parse_mapping(spec: str, *, kind: TaskType) -> dict[str, str]:
+    """`field=Column,...` into {field: column}; ResultsFileError if it cannot serve the
+    task type (its `import_fields` and `import_optional_fields`)."""
+    plain = {f for f in (*kind.import_fields, *kind.import_optional_fields) if not _family(f)}
+    families = [f for f in map(_family, kind.import_fields) if f]
     mapping = {}
     for part in (piece.strip() for piece in spec.split(",")):
         if not part:
@@ -66,16 +66,18 @@ def parse_mapping(spec: str, *, batch_type: str) -> dict[str, str]:
             raise ResultsFileError(f"Mapping entry {part!r} is not field=Column.")
         if not column.startswith(("Input.", "Answer.")):
             raise ResultsFileError(f"Mapping column {column!r} is not an Input.* or Answer.* one.")
-        allowed = name in NEEDED[batch_type] or (
-            (batch_type == "align" and name in SPAN_FIELDS)
-            or (batch_type == "rate" and name.startswith("rating."))
-        )
-        if not allowed:
-            raise ResultsFileError(f"A {batch_type} import has no field {name!r}.")
+        if name not in plain and not any(name.startswith(family) for family in families):
+            raise ResultsFileError(f"A {kind.key} import has no field {name!r}.")
         mapping[name] = column
-    missing = [name for name in NEEDED[batch_type] if name not in mapping]
-    if batch_type == "rate" and not any(name.startswith("rating.") for name in mapping):
-        missing.append("rating.<criterion>")
+    missing = [
+        name
+        for name in kind.import_fields
+        if (
+            not any(field.startswith(_family(name)) for field in mapping)
+            if _family(name)
+            else name not in mapping
+        )
+    ]
     if missing:
         raise ResultsFileError(f"The mapping needs {', '.join(missing)}.")
     return mapping

@@ -68,6 +68,12 @@ class AlignTask(TaskType):
     review_changelist = "admin:annotation_spanpair_changelist"  # review_url links there
     drawn_items = True
     agreement_template = "admin/annotation/agreement/align.html"
+    import_fields = ("proverb", "narrative", "proverb_span_1", "narrative_span_1")
+    import_optional_fields = tuple(
+        f"{side}_span_{n}"
+        for n in range(2, spans.MAX_PAIRS + 1)
+        for side in ("proverb", "narrative")
+    )
 
     def default_settings(self) -> dict:
         return {"min_pairs": 1, "max_pairs": spans.MAX_PAIRS, "sample": None, "seed": 1, "draw": []}

@@ -238,6 +238,7 @@ class RateTask(TaskType):
     review_changelist = "admin:annotation_rating_changelist"  # review_url links there
     drawn_items = True
     agreement_template = "admin/annotation/agreement/rate.html"
+    import_fields = ("proverb", "narrative", "rating.<criterion>")
     has_gold = True
     gold_answer_help = (
         'The accepted range per criterion, e.g. {"relatedness": {"max": 2}, '

@@ -138,6 +138,7 @@ class WriteTask(task_types.TaskType):
     template = "frontend/tasks/write.html"
     batch_form = WriteBatchForm  # crowd/admin.py offers "New Write narratives batch"
     review_changelist = "admin:annotation_narrative_changelist"  # review_url links there
+    import_fields = ("proverb", "narrative")
 
     def default_settings(self) -> dict:
         return {"rules": OverlapRules().to_dict(), "integrity": IntegritySettings().to_dict()}

@@ -133,6 +133,23 @@ def test_a_write_mapping_without_the_narrative_is_refused():
         )
 
 
+@pytest.mark.parametrize(
+    ("batch_type", "mapping", "refusal"),
+    [
+        ("rate", "proverb=Input.p,narrative=Input.n", r"needs rating\.<criterion>"),
+        ("align", "proverb=Input.p,narrative=Input.n,rating.x=Answer.x", "align import has no"),
+        ("align", "proverb=Input.p,narrative=Input.n,proverb_span_2=Answer.s", "needs proverb_s"),
+        ("choose", "proverb=Input.p", "Unknown batch type 'choose': use align, rate, write"),
+    ],
+)
+def test_a_mapping_the_task_type_cannot_read_writes_nothing(batch_type, mapping, refusal):
+    with pytest.raises(ResultsFileError, match=refusal):
+        mturk_results_import(
+            content=WRITE_CSV.read_bytes(), batch_type=batch_type, mapping=mapping, batch_name="x"
+        )
+    assert not Assignment.objects.exists()
+
+
 def test_imported_results_join_the_dataset_the_dashboard_reads():
     from annotation.datasets.records import dataset_narratives
 

@@ -5,7 +5,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from mturk.importing import mturk_results_import
+from crowd import task_types
+from mturk.importing import mapping_help, mturk_results_import
 from mturk.results import ResultsFileError
 
 
@@ -18,16 +19,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path)
-        parser.add_argument("--batch-type", required=True, choices=["write", "align", "rate"])
-        parser.add_argument(
-            "--mapping",
-            required=True,
-            help=(
-                "field=Column pairs, comma separated: proverb, narrative (all types); "
-                "proverb_span_N, narrative_span_N (align, N 1-5); rating.<criterion> (rate). "
-                "E.g. proverb=Input.proverb,narrative=Answer.story"
-            ),
-        )
+        parser.add_argument("--batch-type", required=True, choices=task_types.keys_importable())
+        parser.add_argument("--mapping", required=True, help=mapping_help())
         parser.add_argument(
             "--batch-name", default="", help="The import batch (default: from the file name)."
         )
