@@ -253,7 +253,7 @@ class RatingReviewAdmin(TaskReviewAdmin):
 
     @admin.display(description="Gold")
     def gold(self, row) -> str:
-        from annotation.task_types.rate import gold_passes
+        from annotation.task_types.rating_criteria import gold_passes
 
         item = row.assignment.item
         if not item.is_gold:

@@ -9,7 +9,6 @@ alignments of an approved align batch ("how well do the aligned spans correspond
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from statistics import mean
 
@@ -23,6 +22,15 @@ from annotation.quality.gold import GoldSettingsForm, clean_gold_settings
 from annotation.quality.reports import counted
 from annotation.quality.submissions import alignment_drawing
 from annotation.task_types.imported import imported_narrative
+from annotation.task_types.rating_criteria import (
+    ALIGNMENT_CRITERIA,
+    NARRATIVE_CRITERIA,
+    SCALE,
+    SCALE_NOTE,
+    clean_criteria,
+    clean_gold_answer,
+    gold_passes,
+)
 from annotation.task_types.sources import (
     DrawnBatchForm,
     alignments_to_add,
@@ -35,84 +43,9 @@ from crowd.batches import batch_items_add
 from crowd.models import Assignment, Batch, BatchItem
 from crowd.task_types import SubmissionError, TaskType, figure_text, register
 
-SCALE = (1, 2, 3, 4, 5)
 # ePiC: "good" is a rating of 3 or more (Table 5 agreement, overall >= 3 vs < 3).
 BINARY_THRESHOLD = 3
-
-NARRATIVE_CRITERIA = [
-    {
-        "key": "relatedness",
-        "label": "Relatedness",
-        "question": "How closely does the story reflect the meaning of the proverb?",
-        "anchors": {
-            "1": "Totally unrelated",
-            "2": "Mostly unrelated",
-            "3": "Related, loosely",
-            "4": "Clearly related",
-            "5": "Perfectly related",
-        },
-    },
-    {
-        "key": "interesting",
-        "label": "Interesting/Creative",
-        "question": "How much is the story like a short creative or interesting story?",
-        "anchors": {
-            "1": "Very uninteresting, boring",
-            "2": "Dull",
-            "3": "Somewhat interesting",
-            "4": "Interesting",
-            "5": "Very creative, story-like",
-        },
-    },
-    {
-        "key": "fluency",
-        "label": "Fluency",
-        "question": "How grammatically correct is the story's English?",
-        "anchors": {
-            "1": "Poor English with grammatical mistakes",
-            "2": "Several mistakes",
-            "3": "Readable, a few mistakes",
-            "4": "Nearly perfect",
-            "5": "Perfect English with no errors",
-        },
-    },
-    {
-        "key": "overall",
-        "label": "Overall",
-        "question": "Overall, how good is this story as an illustration of the proverb?",
-        "anchors": {
-            "1": "Very poor",
-            "2": "Poor",
-            "3": "Acceptable",
-            "4": "Good",
-            "5": "Excellent",
-        },
-    },
-]
-
-ALIGNMENT_CRITERIA = [
-    {
-        "key": "alignment",
-        "label": "Alignment",
-        "question": "How well do the coloured spans of the proverb correspond to the spans of "
-        "the story with the same colour?",
-        "anchors": {
-            "1": "Not at all",
-            "2": "Weakly",
-            "3": "Reasonably",
-            "4": "Well",
-            "5": "Perfectly",
-        },
-    }
-]
-
-SCALE_NOTE = (
-    "1 is the lowest and 5 the highest. 3 leans positive: choose 3 or more when what you "
-    "rate is at least somewhat good on a criterion, 1 or 2 when it is not."
-)
-
 TARGETS = ("narratives", "alignments")
-_KEY = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 INSTRUCTIONS = """Read the proverb and the story, then rate the story on every criterion from \
 1 (lowest) to 5 (highest). The labels under each scale say what its ends and middle mean. \
@@ -121,67 +54,6 @@ INSTRUCTIONS = """Read the proverb and the story, then rate the story on every c
 ALIGNMENT_INSTRUCTIONS = """Read the proverb and the story. Parts of them are marked in matching \
 colours: each colour pairs a span of the proverb with a span of the story. Rate how well the \
 paired spans correspond, from 1 (not at all) to 5 (perfectly). 3 leans positive."""
-
-
-def _clean_criteria(criteria) -> list[dict]:
-    if not isinstance(criteria, list) or not criteria:
-        raise ValueError("criteria must be a non-empty list.")
-    cleaned, keys = [], set()
-    for number, criterion in enumerate(criteria, start=1):
-        if not isinstance(criterion, dict):
-            raise ValueError(f"criterion {number} must be an object with key, label, question.")
-        key = criterion.get("key", "")
-        if not isinstance(key, str) or not _KEY.match(key):
-            raise ValueError(
-                f"criterion {number}: key must be lowercase letters, digits or _ (up to 64)."
-            )
-        if key in keys:
-            raise ValueError(f"criterion {number}: key {key!r} is used twice.")
-        keys.add(key)
-        label = criterion.get("label") or key.replace("_", " ").capitalize()
-        anchors = criterion.get("anchors") or {}
-        if not isinstance(anchors, dict) or not set(map(str, anchors)) <= {str(v) for v in SCALE}:
-            raise ValueError(f"criterion {key}: anchors are labels for the values 1 to 5.")
-        cleaned.append(
-            {
-                "key": key,
-                "label": str(label),
-                "question": str(criterion.get("question", "")),
-                "anchors": {str(value): str(text) for value, text in anchors.items()},
-            }
-        )
-    return cleaned
-
-
-def _clean_answer(answer, criteria: list[dict]) -> dict:
-    """A gold rating answer {criterion: {"min": a, "max": b}}, checked against the criteria."""
-    keys = {c["key"] for c in criteria}
-    if not isinstance(answer, dict) or not answer:
-        raise ValueError(
-            'A gold rating item needs ranges such as {"relatedness": {"max": 2}} '
-            f"over the criteria {', '.join(sorted(keys))}."
-        )
-    cleaned = {}
-    for key, bounds in answer.items():
-        if key not in keys:
-            raise ValueError(f"Gold answer: {key!r} is not a criterion of this batch.")
-        if not isinstance(bounds, dict) or not bounds or set(bounds) - {"min", "max"}:
-            raise ValueError(f'Gold answer for {key}: give "min" and/or "max".')
-        low, high = bounds.get("min", 1), bounds.get("max", 5)
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high)) or not (
-            1 <= low <= high <= 5
-        ):
-            raise ValueError(f"Gold answer for {key}: need 1 <= min <= max <= 5.")
-        cleaned[key] = {"min": low, "max": high}
-    return cleaned
-
-
-def gold_passes(answer: dict, ratings: dict[str, int]) -> bool:
-    """True when every criterion of the gold answer was rated inside its range."""
-    return all(
-        key in ratings and bounds["min"] <= ratings[key] <= bounds["max"]
-        for key, bounds in answer.items()
-    )
 
 
 class RateBatchForm(GoldSettingsForm, DrawnBatchForm):
@@ -271,7 +143,7 @@ class RateTask(TaskType):
                 cleaned["criteria"] = ALIGNMENT_CRITERIA
             if settings.get("draw"):
                 raise ValueError("Alignments are rated from a source align batch, not drawn.")
-        cleaned["criteria"] = _clean_criteria(cleaned["criteria"])
+        cleaned["criteria"] = clean_criteria(cleaned["criteria"])
         cleaned["scale_note"] = str(cleaned.get("scale_note") or "")
         return clean_gold_settings(clean_draw_settings(cleaned))
 
@@ -382,7 +254,7 @@ class RateTask(TaskType):
         return {
             "narrative": narrative,
             "is_gold": True,
-            "gold_answer": _clean_answer(answer, criteria),
+            "gold_answer": clean_gold_answer(answer, criteria),
         }
 
     def gold_outcomes(self, *, batch: Batch, statuses) -> list[tuple[int, int, bool]]:

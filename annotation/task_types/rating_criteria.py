@@ -1,0 +1,147 @@
+"""Rating criteria: ePiC's defaults (§4.3, Table 5), their checks, and gold ranges.
+
+A criterion is {"key", "label", "question", "anchors": {"1": ..., "5": ...}} on the
+1-5 scale; a gold answer gives a range per criterion ({"relatedness": {"max": 2}}).
+"""
+
+from __future__ import annotations
+
+import re
+
+SCALE = (1, 2, 3, 4, 5)
+
+NARRATIVE_CRITERIA = [
+    {
+        "key": "relatedness",
+        "label": "Relatedness",
+        "question": "How closely does the story reflect the meaning of the proverb?",
+        "anchors": {
+            "1": "Totally unrelated",
+            "2": "Mostly unrelated",
+            "3": "Related, loosely",
+            "4": "Clearly related",
+            "5": "Perfectly related",
+        },
+    },
+    {
+        "key": "interesting",
+        "label": "Interesting/Creative",
+        "question": "How much is the story like a short creative or interesting story?",
+        "anchors": {
+            "1": "Very uninteresting, boring",
+            "2": "Dull",
+            "3": "Somewhat interesting",
+            "4": "Interesting",
+            "5": "Very creative, story-like",
+        },
+    },
+    {
+        "key": "fluency",
+        "label": "Fluency",
+        "question": "How grammatically correct is the story's English?",
+        "anchors": {
+            "1": "Poor English with grammatical mistakes",
+            "2": "Several mistakes",
+            "3": "Readable, a few mistakes",
+            "4": "Nearly perfect",
+            "5": "Perfect English with no errors",
+        },
+    },
+    {
+        "key": "overall",
+        "label": "Overall",
+        "question": "Overall, how good is this story as an illustration of the proverb?",
+        "anchors": {
+            "1": "Very poor",
+            "2": "Poor",
+            "3": "Acceptable",
+            "4": "Good",
+            "5": "Excellent",
+        },
+    },
+]
+
+ALIGNMENT_CRITERIA = [
+    {
+        "key": "alignment",
+        "label": "Alignment",
+        "question": "How well do the coloured spans of the proverb correspond to the spans of "
+        "the story with the same colour?",
+        "anchors": {
+            "1": "Not at all",
+            "2": "Weakly",
+            "3": "Reasonably",
+            "4": "Well",
+            "5": "Perfectly",
+        },
+    }
+]
+
+SCALE_NOTE = (
+    "1 is the lowest and 5 the highest. 3 leans positive: choose 3 or more when what you "
+    "rate is at least somewhat good on a criterion, 1 or 2 when it is not."
+)
+
+_KEY = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+
+def clean_criteria(criteria) -> list[dict]:
+    """The criteria of a batch's settings, checked: keys, labels, questions, anchors."""
+    if not isinstance(criteria, list) or not criteria:
+        raise ValueError("criteria must be a non-empty list.")
+    cleaned, keys = [], set()
+    for number, criterion in enumerate(criteria, start=1):
+        if not isinstance(criterion, dict):
+            raise ValueError(f"criterion {number} must be an object with key, label, question.")
+        key = criterion.get("key", "")
+        if not isinstance(key, str) or not _KEY.match(key):
+            raise ValueError(
+                f"criterion {number}: key must be lowercase letters, digits or _ (up to 64)."
+            )
+        if key in keys:
+            raise ValueError(f"criterion {number}: key {key!r} is used twice.")
+        keys.add(key)
+        label = criterion.get("label") or key.replace("_", " ").capitalize()
+        anchors = criterion.get("anchors") or {}
+        if not isinstance(anchors, dict) or not set(map(str, anchors)) <= {str(v) for v in SCALE}:
+            raise ValueError(f"criterion {key}: anchors are labels for the values 1 to 5.")
+        cleaned.append(
+            {
+                "key": key,
+                "label": str(label),
+                "question": str(criterion.get("question", "")),
+                "anchors": {str(value): str(text) for value, text in anchors.items()},
+            }
+        )
+    return cleaned
+
+
+def clean_gold_answer(answer, criteria: list[dict]) -> dict:
+    """A gold rating answer {criterion: {"min": a, "max": b}}, checked against the criteria."""
+    keys = {c["key"] for c in criteria}
+    if not isinstance(answer, dict) or not answer:
+        raise ValueError(
+            'A gold rating item needs ranges such as {"relatedness": {"max": 2}} '
+            f"over the criteria {', '.join(sorted(keys))}."
+        )
+    cleaned = {}
+    for key, bounds in answer.items():
+        if key not in keys:
+            raise ValueError(f"Gold answer: {key!r} is not a criterion of this batch.")
+        if not isinstance(bounds, dict) or not bounds or set(bounds) - {"min", "max"}:
+            raise ValueError(f'Gold answer for {key}: give "min" and/or "max".')
+        low, high = bounds.get("min", 1), bounds.get("max", 5)
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high)) or not (
+            1 <= low <= high <= 5
+        ):
+            raise ValueError(f"Gold answer for {key}: need 1 <= min <= max <= 5.")
+        cleaned[key] = {"min": low, "max": high}
+    return cleaned
+
+
+def gold_passes(answer: dict, ratings: dict[str, int]) -> bool:
+    """True when every criterion of the gold answer was rated inside its range."""
+    return all(
+        key in ratings and bounds["min"] <= ratings[key] <= bounds["max"]
+        for key, bounds in answer.items()
+    )
