@@ -83,19 +83,23 @@ class ProverbAdmin(admin.ModelAdmin):
         return super().changelist_view(request, extra_context=extra_context)
 
     def remove_demo_view(self, request):
-        """POST: remove the demo batch, its work and the demo proverbs. Needs delete_proverb."""
-        if request.method != "POST" or not self.has_delete_permission(request):
+        """GET: what a removal would take and keep, and a button to confirm; POST: remove the
+        demo batch, its work and the demo proverbs that can go. Needs delete_proverb."""
+        if not self.has_delete_permission(request):
             raise PermissionDenied
-        try:
-            removed = demo_data_remove()
-        except ValueError as error:
-            messages.error(request, f"Nothing was removed: {error}")
-        else:
-            messages.success(
-                request,
-                f"Removed {removed.proverbs} demo proverb(s), {removed.batches} demo batch(es) "
-                f"with {removed.narratives} narrative(s) and {removed.workers} demo worker(s); "
-                f"kept {removed.proverbs_kept} demo proverb(s) that study data uses.",
+        if request.method != "POST":
+            context = {
+                **self.admin_site.each_context(request),
+                "opts": self.model._meta,
+                "title": "Remove demo data",
+                "preview": demo_data_remove(commit=False),
+            }
+            return TemplateResponse(request, "admin/annotation/proverb/remove_demo.html", context)
+        removed = demo_data_remove()
+        messages.success(request, f"Removed {removed.summary()}.")
+        if removed.kept:
+            messages.warning(
+                request, "Kept, because study data uses them: " + "; ".join(removed.kept) + "."
             )
         return redirect("admin:annotation_proverb_changelist")
 

@@ -88,7 +88,7 @@ def test_admin_index_links_dashboard_batches_and_agreement(client, researcher):
         assert f'href="{url}"' in page
 
 
-def test_banner_counts_demo_apart_and_removes_it_in_one_action(client, researcher):
+def test_banner_counts_demo_apart_and_removes_it_after_confirmation(client, researcher):
     from annotation.curation.demo import demo_proverbs_load
 
     demo_proverbs_load()
@@ -97,6 +97,10 @@ def test_banner_counts_demo_apart_and_removes_it_in_one_action(client, researche
     page = client.get("/admin/annotation/proverb/").content.decode()
     assert '<span data-testid="curated-count">1</span>' in page
     assert 'data-testid="demo-count"' in page
+    assert 'href="/admin/annotation/proverb/remove-demo/"' in page
+    confirm = client.get("/admin/annotation/proverb/remove-demo/").content.decode()
+    assert "This removes" in confirm and 'data-testid="remove-demo-confirm"' in confirm
+    assert Proverb.objects.filter(is_demo=True).exists()  # asked first, nothing removed yet
     response = client.post("/admin/annotation/proverb/remove-demo/", follow=True)
     assert "demo proverb(s)" in response.content.decode()
     assert list(Proverb.objects.values_list("text", flat=True)) == [
@@ -109,5 +113,6 @@ def test_reviewers_cannot_remove_demo_data(client, reviewer):
 
     demo_proverbs_load()
     client.force_login(reviewer)
+    assert client.get("/admin/annotation/proverb/remove-demo/").status_code == 403
     assert client.post("/admin/annotation/proverb/remove-demo/").status_code == 403
     assert Proverb.objects.exists()
