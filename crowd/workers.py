@@ -45,15 +45,26 @@ def invite_token(*, worker: Worker, batch: Batch | None = None) -> str:
     return signing.dumps({"w": worker.pk, "b": batch.pk if batch else None}, salt=INVITE_SALT)
 
 
+class WorkerBlocked(Exception):
+    """A blocked worker's link: `reason` is the one the researcher gave, shown to them."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
 def invite_read(token: str) -> tuple[Worker, int | None]:
     """The worker and batch id a token names.
 
     Raises signing.BadSignature if forged, signing.SignatureExpired (a subclass) when
-    older than PARABLE_INVITE_MAX_AGE seconds (when set), and Worker.DoesNotExist when
-    the worker is gone or blocked: blocking a worker disables their links.
+    older than PARABLE_INVITE_MAX_AGE seconds (when set), Worker.DoesNotExist when the
+    worker is gone, and WorkerBlocked when blocked: blocking a worker disables their links.
     """
     data = signing.loads(token, salt=INVITE_SALT, max_age=settings.PARABLE_INVITE_MAX_AGE or None)
-    return Worker.objects.get(pk=data["w"], provider="local", blocked=False), data.get("b")
+    worker = Worker.objects.get(pk=data["w"], provider="local")
+    if worker.blocked:
+        raise WorkerBlocked(worker.blocked_reason)
+    return worker, data.get("b")
 
 
 def worker_stats(*, batch: Batch | None = None) -> list[dict]:

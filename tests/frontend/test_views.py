@@ -47,18 +47,34 @@ def test_forged_invite_is_refused(client):
     assert "not valid" in response.content.decode()
 
 
-def test_blocked_workers_link_and_session_are_refused(client, batch):
+def test_blocked_workers_link_and_session_are_refused_with_the_reason(client, batch):
     worker = worker_create()
     assignment = enter(client, batch, worker)
     post_submit(client, assignment, BIRDS_STORY)
     assert client.get("/tasks/").status_code == 200
-    worker.blocked, worker.blocked_reason = True, "copied stories"
+    worker.blocked, worker.blocked_reason = True, "Copied <b>stories</b>."
     worker.save()
-    assert client.get("/tasks/").status_code == 403
-    assert client.get(f"/tasks/a/{assignment.pk}/").status_code == 404
+    for path in ("/tasks/", f"/tasks/a/{assignment.pk}/", f"/tasks/{batch.pk}/next/"):
+        response = client.get(path)
+        assert response.status_code == 403
+        assert "Copied &lt;b&gt;stories&lt;/b&gt;." in response.content.decode()
     response = client.get(f"/w/{invite_token(worker=worker, batch=batch)}/")
-    assert response.status_code == 404 and "not valid" in response.content.decode()
-    assert "_auth_user_id" not in client.session and not client.session.items()
+    assert response.status_code == 403
+    assert 'data-testid="blocked-reason">Copied &lt;b&gt;stories' in response.content.decode()
+    # Signed out: the session keeps the reason only, never the worker.
+    assert "_auth_user_id" not in client.session
+    assert dict(client.session.items()) == {"parable_blocked_reason": "Copied <b>stories</b>."}
+
+
+def test_a_blocked_workers_link_shows_no_work_even_in_a_fresh_browser(batch):
+    worker = worker_create()
+    worker.blocked, worker.blocked_reason = True, "Spam."
+    worker.save()
+    browser = Client()
+    response = browser.get(f"/w/{invite_token(worker=worker, batch=batch)}/")
+    assert response.status_code == 403 and "Spam." in response.content.decode()
+    assert browser.get(f"/tasks/{batch.pk}/next/").status_code == 403
+    assert not Assignment.objects.filter(worker=worker).exists()
 
 
 def test_expired_invite_says_so_and_signs_nobody_in(client, batch, settings):
