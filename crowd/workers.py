@@ -40,6 +40,28 @@ def local_workers_create(*, count: int, name_prefix: str = "Worker") -> list[Wor
     ]
 
 
+DEMO_WORKER_PREFIX = "Demo worker"  # the demo set-up's workers, named "Demo worker <n>"
+
+
+def demo_workers():
+    """The local workers the demo set-up created: they alone are offered demo batches."""
+    return Worker.objects.filter(
+        provider="local", display_name__startswith=f"{DEMO_WORKER_PREFIX} "
+    )
+
+
+def worker_offered(*, worker: Worker, batch: Batch) -> bool:
+    """Whether the batch is for this worker at all: a demo batch is for demo workers only,
+    so that study workers never see or take it."""
+    return not batch.is_demo or demo_workers().filter(pk=worker.pk).exists()
+
+
+def worker_open_batches(*, worker: Worker) -> list[Batch]:
+    """The published local batches a local worker's page offers (`worker_offered`)."""
+    batches = Batch.objects.filter(status=Batch.Status.PUBLISHED, provider="local")
+    return [batch for batch in batches.order_by("id") if worker_offered(worker=worker, batch=batch)]
+
+
 def invite_token(*, worker: Worker, batch: Batch | None = None) -> str:
     """A signed token naming the worker (and the batch to start in, if any)."""
     return signing.dumps({"w": worker.pk, "b": batch.pk if batch else None}, salt=INVITE_SALT)

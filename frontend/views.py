@@ -30,7 +30,13 @@ from crowd.models import Assignment, Batch, Worker
 from crowd.previews import NothingToPreview, preview_assignment, preview_item
 from crowd.providers import get_provider
 from crowd.task_types import SubmissionConflict, SubmissionError
-from crowd.workers import WorkerBlocked, invite_read, worker_overview
+from crowd.workers import (
+    WorkerBlocked,
+    invite_read,
+    worker_offered,
+    worker_open_batches,
+    worker_overview,
+)
 from frontend.workers import (
     session_blocked_reason,
     session_worker,
@@ -90,11 +96,14 @@ def worker_home(request):
     worker = session_worker(request)
     if worker is None:
         return _no_worker(request)
-    batches = Batch.objects.filter(status=Batch.Status.PUBLISHED, provider="local").order_by("id")
     return render(
         request,
         "frontend/home.html",
-        {"worker": worker, "batches": batches, **worker_overview(worker=worker)},
+        {
+            "worker": worker,
+            "batches": worker_open_batches(worker=worker),
+            **worker_overview(worker=worker),
+        },
     )
 
 
@@ -113,7 +122,7 @@ def next_task(request, batch_id: int):
             worker = session_worker(request, lock=True)
             if worker is None:
                 return _no_worker(request)
-            if batch.provider != worker.provider:
+            if batch.provider != worker.provider or not worker_offered(worker=worker, batch=batch):
                 raise Http404  # a provider's workers only take that provider's batches
             session_url = get_provider(batch.provider).session_url(batch=batch, worker=worker)
             if session_url is not None:

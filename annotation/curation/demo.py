@@ -13,6 +13,7 @@ from django.db.models import Count, ProtectedError, RestrictedError
 from annotation.curation.services import ImportReport, proverbs_import
 from annotation.models import Proverb, VariantGroup
 from crowd.models import Batch, Worker
+from crowd.workers import DEMO_WORKER_PREFIX, demo_workers
 
 DEMO_PROVERBS = Path(__file__).resolve().parents[1] / "data" / "demo_proverbs.csv"
 
@@ -33,7 +34,6 @@ def demo_proverbs_load() -> ImportReport | None:
 
 
 DEMO_BATCH_NAME = "Demo: write narratives"
-DEMO_WORKER_PREFIX = "Demo worker"
 DEMO_KEPT_SHOWN = 10  # kept proverbs named one by one; the rest are counted
 
 
@@ -71,10 +71,7 @@ def demo_write_batch_ensure(
         batch.save(update_fields=["is_demo"])
         batch_publish(batch=batch)
         local_workers_create(count=workers, name_prefix=DEMO_WORKER_PREFIX)
-    demo_workers = Worker.objects.filter(
-        provider="local", display_name__startswith=f"{DEMO_WORKER_PREFIX} "
-    ).order_by("id")
-    return batch, list(demo_workers[:workers])
+    return batch, list(demo_workers().order_by("id")[:workers])
 
 
 @dataclass(frozen=True)
@@ -127,9 +124,7 @@ def demo_data_remove(*, commit: bool = True) -> DemoRemoval:
         else:
             batch_count, narrative_count = batch_count + 1, narrative_count + count
     worker_count = 0
-    for worker in Worker.objects.filter(
-        provider="local", display_name__startswith=f"{DEMO_WORKER_PREFIX} "
-    ).order_by("id"):
+    for worker in demo_workers().order_by("id"):
         why = _delete_or_say_why(worker.delete)
         if why:
             kept.append(f"the worker {worker.display_name!r}: {why}")

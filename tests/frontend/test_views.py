@@ -287,3 +287,21 @@ def test_submit_runs_at_most_seven_statements(client, busy_batch, django_assert_
         response = post_submit(client, assignment, BIRDS_STORY)
     assert response.status_code == 200
     assert Narrative.objects.filter(assignment=assignment).exists()
+
+
+def test_the_demo_batch_is_offered_to_demo_workers_only(client):
+    from annotation.curation.demo import demo_proverbs_load, demo_write_batch_ensure
+
+    demo_proverbs_load()
+    demo, demo_workers = demo_write_batch_ensure()
+    batch = write_batch_create(proverbs=[proverb_create("A study proverb")], name="Study: write")
+    study_worker = worker_create(display_name="Worker 1")
+    client.get(f"/w/{invite_token(worker=study_worker)}/")
+    page = client.get("/tasks/").content.decode()
+    assert batch.name in page and demo.name not in page
+    assert client.get(f"/tasks/{demo.pk}/next/").status_code == 404
+    demo_browser = Client()
+    demo_browser.get(f"/w/{invite_token(worker=demo_workers[0])}/")
+    page = demo_browser.get("/tasks/").content.decode()
+    assert batch.name in page and demo.name in page
+    assert demo_browser.get(f"/tasks/{demo.pk}/next/").status_code == 302
