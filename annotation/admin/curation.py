@@ -42,8 +42,24 @@ class VariantsInline(admin.TabularInline):
         return False
 
 
+class ProverbForm(forms.ModelForm):
+    class Meta:
+        model = Proverb
+        fields = ("text", "meaning", "source", "status")
+
+    def clean_status(self):
+        status = self.cleaned_data["status"]
+        if status == Proverb.Status.CURATED and self.instance.variant_of_id:
+            raise forms.ValidationError(
+                f"This proverb was merged into {self.instance.variant_of.text!r} as its variant: "
+                "that proverb stands for it, so it cannot be curated beside it."
+            )
+        return status
+
+
 @admin.register(Proverb)
 class ProverbAdmin(admin.ModelAdmin):
+    form = ProverbForm
     list_display = ("text", "status", "source", "variant_of", "created_at")
     list_filter = ("status", "source")
     search_fields = ("text", "meaning")
@@ -149,10 +165,12 @@ class ProverbAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/annotation/proverb/import.html", context)
 
     def _set_status(self, request, queryset, status):
-        changed = proverbs_set_status(
+        change = proverbs_set_status(
             proverb_ids=list(queryset.values_list("pk", flat=True)), status=status
         )
-        self.message_user(request, f"{changed} proverb(s) marked {status}.")
+        self.message_user(request, f"{change.changed} proverb(s) marked {status}.")
+        if change.merged_variants:
+            self.message_user(request, change.refusal(), messages.WARNING)
 
     @admin.action(description="Mark selected proverbs curated", permissions=["change"])
     def mark_curated(self, request, queryset):

@@ -116,3 +116,32 @@ def test_reviewers_cannot_remove_demo_data(client, reviewer):
     assert client.get("/admin/annotation/proverb/remove-demo/").status_code == 403
     assert client.post("/admin/annotation/proverb/remove-demo/").status_code == 403
     assert Proverb.objects.exists()
+
+
+def test_mark_curated_warns_and_skips_a_merged_variant(client, researcher):
+    canonical = proverb_create("Fortune favours the brave", status="curated")
+    variant = proverb_create("Fortune favors the bold", status="rejected", variant_of=canonical)
+    client.force_login(researcher)
+    response = client.post(
+        "/admin/annotation/proverb/",
+        {"action": "mark_curated", "_selected_action": [variant.pk, canonical.pk]},
+        follow=True,
+    )
+    page = response.content.decode()
+    assert "Not curated: &#x27;Fortune favors the bold&#x27; (a variant of" in page
+    variant.refresh_from_db()
+    assert variant.status == "rejected"
+
+
+def test_a_merged_variant_cannot_be_curated_on_its_change_page(client, researcher):
+    canonical = proverb_create("Fortune favours the brave", status="curated")
+    variant = proverb_create("Fortune favors the bold", status="rejected", variant_of=canonical)
+    client.force_login(researcher)
+    response = client.post(
+        f"/admin/annotation/proverb/{variant.pk}/change/",
+        {"text": variant.text, "meaning": "", "source": "", "status": "curated"},
+    )
+    assert response.status_code == 200
+    assert "merged into &#x27;Fortune favours the brave&#x27;" in response.content.decode()
+    variant.refresh_from_db()
+    assert variant.status == "rejected"
