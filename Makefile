@@ -25,8 +25,11 @@ $(VENV)/.test: requirements-test.txt $(VENV)/.runtime
 migrate: $(VENV)/.runtime
 	$(PY) manage.py migrate --noinput
 
+# The links it prints and sends to Prolific and MTurk follow HOST and PORT unless
+# PARABLE_PUBLIC_URL is set, in the environment or .env (a real deployment sets it).
+run: export PARABLE_RUN_URL = http://$(HOST):$(PORT)
 run: migrate
-	PARABLE_PUBLIC_URL=$${PARABLE_PUBLIC_URL:-http://$(HOST):$(PORT)} $(PY) manage.py bootstrap
+	$(PY) manage.py bootstrap
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 # A local stand-in of Prolific's API; it prints the settings that point Parable at it.

@@ -85,8 +85,9 @@ def assignments_expire(*, batch: Batch | None = None, now=None) -> int:
 # One statement; the rules: not withdrawn, not already taken by the worker (an expired or
 # returned assignment may be taken again), never an item built on the worker's own work
 # (their narrative, assignment or continuation), no more work on a narrative a reviewer
-# confirmed as literal use or on a withdrawn continuation pair, and a free slot (live
-# reservations, submitted and approved work hold one). The slot count here only orders
+# confirmed as literal use (nor on crowd continuations of it) or on a withdrawn
+# continuation pair, and a free slot (live reservations, submitted and approved work
+# hold one). The slot count here only orders
 # and filters: it is counted again under the item's row lock before a reservation. Each
 # rule on an item's subject is checked only for items that have that subject, so a
 # batch pays only for its own task type's rules. Submitted and approved work is read
@@ -128,7 +129,8 @@ WHERE bi.batch_id = %(batch)s AND bi.withdrawn_at IS NULL
     LEFT JOIN crowd_assignment written ON written.id = c.assignment_id
     LEFT JOIN annotation_figurativenarrative cfn ON cfn.id = cp.narrative_id
     WHERE cp.id = bi.continuation_pair_id
-      AND (cp.withdrawn OR cfn.literal_use_confirmed OR written.worker_id = %(worker)s)
+      AND (cp.withdrawn OR (cfn.literal_use_confirmed AND cp.source = 'crowd')
+           OR written.worker_id = %(worker)s)
   ))
 ) c
 WHERE c.active < %(target)s OR c.is_gold

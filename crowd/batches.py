@@ -124,7 +124,8 @@ def batch_close(*, batch: Batch) -> Batch:
 
 def batch_progress(*, batch: Batch, now=None) -> dict:
     """Per item and in total: target, reserved, submitted (awaiting review), approved, rejected,
-    and open (slots nobody holds)."""
+    and open (slots nobody holds). A withdrawn item (its subject withdrawn: no worker is
+    given it again) has no open slots and leaves the total target, and says why."""
     now = now or timezone.now()
     rows = (
         batch.items.select_related(
@@ -151,13 +152,16 @@ def batch_progress(*, batch: Batch, now=None) -> dict:
                 or row.continuation_pair
                 or row
             ),
-            "target": batch.target_per_item,
+            "target": 0 if row.withdrawn_at else batch.target_per_item,
             "reserved": row.reserved,
             "submitted": row.submitted,
             "approved": row.approved,
             "rejected": row.rejected,
-            "open": max(0, batch.target_per_item - row.reserved - row.submitted - row.approved),
+            "open": 0
+            if row.withdrawn_at
+            else max(0, batch.target_per_item - row.reserved - row.submitted - row.approved),
             "is_gold": row.is_gold,
+            "withdrawn": row.withdrawn_reason or ("withdrawn" if row.withdrawn_at else ""),
         }
         for row in rows
     ]
@@ -165,5 +169,8 @@ def batch_progress(*, batch: Batch, now=None) -> dict:
         key: sum(item[key] for item in items)
         for key in ("target", "reserved", "submitted", "approved", "rejected", "open")
     }
-    totals["complete_items"] = sum(1 for item in items if item["approved"] >= item["target"])
+    totals["complete_items"] = sum(
+        1 for item in items if not item["withdrawn"] and item["approved"] >= item["target"]
+    )
+    totals["withdrawn_items"] = sum(1 for item in items if item["withdrawn"])
     return {"batch": batch.pk, "items": items, "totals": totals}

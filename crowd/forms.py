@@ -54,6 +54,10 @@ class BatchForm(forms.Form):
         """BatchItem field dicts, e.g. [{"proverb": proverb}, ...]."""
         return []
 
+    def created_message(self) -> str:
+        """What the researcher should know once the batch is made ("" when nothing)."""
+        return ""
+
     def batch_fields(self) -> dict:
         """Keyword arguments for crowd.batches.batch_create (all but task_type and user)."""
         data = self.cleaned_data

@@ -40,20 +40,53 @@ def local_workers_create(*, count: int, name_prefix: str = "Worker") -> list[Wor
     ]
 
 
+DEMO_WORKER_PREFIX = "Demo worker"  # the demo set-up's workers, named "Demo worker <n>"
+
+
+def demo_workers():
+    """The local workers the demo set-up created: they alone are offered demo batches."""
+    return Worker.objects.filter(
+        provider="local", display_name__startswith=f"{DEMO_WORKER_PREFIX} "
+    )
+
+
+def worker_offered(*, worker: Worker, batch: Batch) -> bool:
+    """Whether the batch is for this worker at all: a demo batch is for demo workers only,
+    so that study workers never see or take it."""
+    return not batch.is_demo or demo_workers().filter(pk=worker.pk).exists()
+
+
+def worker_open_batches(*, worker: Worker) -> list[Batch]:
+    """The published local batches a local worker's page offers (`worker_offered`)."""
+    batches = Batch.objects.filter(status=Batch.Status.PUBLISHED, provider="local")
+    return [batch for batch in batches.order_by("id") if worker_offered(worker=worker, batch=batch)]
+
+
 def invite_token(*, worker: Worker, batch: Batch | None = None) -> str:
     """A signed token naming the worker (and the batch to start in, if any)."""
     return signing.dumps({"w": worker.pk, "b": batch.pk if batch else None}, salt=INVITE_SALT)
+
+
+class WorkerBlocked(Exception):
+    """A blocked worker's link: `reason` is the one the researcher gave, shown to them."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
 
 
 def invite_read(token: str) -> tuple[Worker, int | None]:
     """The worker and batch id a token names.
 
     Raises signing.BadSignature if forged, signing.SignatureExpired (a subclass) when
-    older than PARABLE_INVITE_MAX_AGE seconds (when set), and Worker.DoesNotExist when
-    the worker is gone or blocked: blocking a worker disables their links.
+    older than PARABLE_INVITE_MAX_AGE seconds (when set), Worker.DoesNotExist when the
+    worker is gone, and WorkerBlocked when blocked: blocking a worker disables their links.
     """
     data = signing.loads(token, salt=INVITE_SALT, max_age=settings.PARABLE_INVITE_MAX_AGE or None)
-    return Worker.objects.get(pk=data["w"], provider="local", blocked=False), data.get("b")
+    worker = Worker.objects.get(pk=data["w"], provider="local")
+    if worker.blocked:
+        raise WorkerBlocked(worker.blocked_reason)
+    return worker, data.get("b")
 
 
 def worker_stats(*, batch: Batch | None = None) -> list[dict]:

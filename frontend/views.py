@@ -11,7 +11,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.core import signing
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.http import Http404, HttpResponseForbidden, JsonResponse
+from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -30,8 +30,20 @@ from crowd.models import Assignment, Batch, Worker
 from crowd.previews import NothingToPreview, preview_assignment, preview_item
 from crowd.providers import get_provider
 from crowd.task_types import SubmissionConflict, SubmissionError
-from crowd.workers import invite_read, worker_overview
-from frontend.workers import session_worker, session_worker_id, session_worker_set
+from crowd.workers import (
+    WorkerBlocked,
+    invite_read,
+    worker_offered,
+    worker_open_batches,
+    worker_overview,
+)
+from frontend.workers import (
+    session_blocked_reason,
+    session_worker,
+    session_worker_drop,
+    session_worker_id,
+    session_worker_set,
+)
 
 
 def invite_enter(request, token: str):
@@ -42,6 +54,9 @@ def invite_enter(request, token: str):
     """
     try:
         worker, batch_id = invite_read(token)
+    except WorkerBlocked as blocked:
+        session_worker_drop(request, blocked_reason=blocked.reason)
+        return _blocked(request)
     except (signing.BadSignature, Worker.DoesNotExist) as error:
         request.session.flush()
         message = (
@@ -56,22 +71,39 @@ def invite_enter(request, token: str):
     return redirect("frontend:home")
 
 
+def _no_worker(request):
+    """403 for a browser with no worker: a blocked worker's reason, or where to start."""
+    if session_blocked_reason(request):
+        return _blocked(request)
+    return render(
+        request,
+        "frontend/message.html",
+        {"message": "Open the personal link you were given to start working."},
+        status=403,
+    )
+
+
+def _blocked(request):
+    """A blocked worker sees the researcher's reason and nothing else (no tasks, no links)."""
+    return render(
+        request, "frontend/blocked.html", {"reason": session_blocked_reason(request)}, status=403
+    )
+
+
 def worker_home(request):
     """The signed-in worker's own page: open batches, open tasks, submissions with the
     reviewer's message, earnings. Anyone else is asked for their link."""
     worker = session_worker(request)
     if worker is None:
-        return render(
-            request,
-            "frontend/message.html",
-            {"message": "Open the personal link you were given to start working."},
-            status=403,
-        )
-    batches = Batch.objects.filter(status=Batch.Status.PUBLISHED, provider="local").order_by("id")
+        return _no_worker(request)
     return render(
         request,
         "frontend/home.html",
-        {"worker": worker, "batches": batches, **worker_overview(worker=worker)},
+        {
+            "worker": worker,
+            "batches": worker_open_batches(worker=worker),
+            **worker_overview(worker=worker),
+        },
     )
 
 
@@ -81,7 +113,7 @@ def next_task(request, batch_id: int):
     Only batches of the worker's own provider (404 otherwise); a provider that hands
     out work in sessions (Prolific) sends the worker to their session instead."""
     if session_worker_id(request) is None:
-        return HttpResponseForbidden("Open the personal link you were given to start working.")
+        return _no_worker(request)
     batch = get_object_or_404(Batch, pk=batch_id)
     try:
         with transaction.atomic():
@@ -89,10 +121,8 @@ def next_task(request, batch_id: int):
             # the session's worker lookup.
             worker = session_worker(request, lock=True)
             if worker is None:
-                return HttpResponseForbidden(
-                    "Open the personal link you were given to start working."
-                )
-            if batch.provider != worker.provider:
+                return _no_worker(request)
+            if batch.provider != worker.provider or not worker_offered(worker=worker, batch=batch):
                 raise Http404  # a provider's workers only take that provider's batches
             session_url = get_provider(batch.provider).session_url(batch=batch, worker=worker)
             if session_url is not None:
@@ -116,7 +146,7 @@ def qualify(request, batch_id: int):
     """
     worker = session_worker(request)
     if worker is None:
-        return HttpResponseForbidden("Open the personal link you were given to start working.")
+        return _no_worker(request)
     batch = get_object_or_404(Batch, pk=batch_id, status=Batch.Status.PUBLISHED)
     task_type = task_types.get(batch.task_type)
     error = ""
@@ -157,7 +187,12 @@ def _own_assignment(request, assignment_id: int) -> Assignment:
 
 def task_page(request, assignment_id: int):
     """The task page of the assignment's type; a finished assignment shows its result."""
-    assignment = _own_assignment(request, assignment_id)
+    try:
+        assignment = _own_assignment(request, assignment_id)
+    except Http404:
+        if session_blocked_reason(request):
+            return _blocked(request)
+        raise
     return render_task_page(
         request,
         assignment,

@@ -138,8 +138,10 @@ def choice_answer_create(
     batch: Batch | None = None,
     worker: Worker | None = None,
     question: ChoiceQuestion | None = None,
+    chosen: Proverb | None = None,
 ) -> ChoiceAnswer:
-    """A worker's answer to a multiple-choice question about a narrative."""
+    """A worker's answer to a multiple-choice question about a narrative (a wrong answer
+    chooses `chosen`, or a new proverb)."""
     question = question or ChoiceQuestion.objects.create(
         narrative=narrative,
         correct=narrative.proverb,
@@ -154,7 +156,7 @@ def choice_answer_create(
         status="approved",
         submitted_at=_submitted_now(),
     )
-    chosen = narrative.proverb if correct else proverb_create()
+    chosen = narrative.proverb if correct else chosen or proverb_create()
     return ChoiceAnswer.objects.create(
         question=question, assignment=assignment, chosen=chosen, is_correct=correct
     )

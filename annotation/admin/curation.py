@@ -42,8 +42,24 @@ class VariantsInline(admin.TabularInline):
         return False
 
 
+class ProverbForm(forms.ModelForm):
+    class Meta:
+        model = Proverb
+        fields = ("text", "meaning", "source", "status")
+
+    def clean_status(self):
+        status = self.cleaned_data["status"]
+        if status == Proverb.Status.CURATED and self.instance.variant_of_id:
+            raise forms.ValidationError(
+                f"This proverb was merged into {self.instance.variant_of.text!r} as its variant: "
+                "that proverb stands for it, so it cannot be curated beside it."
+            )
+        return status
+
+
 @admin.register(Proverb)
 class ProverbAdmin(admin.ModelAdmin):
+    form = ProverbForm
     list_display = ("text", "status", "source", "variant_of", "created_at")
     list_filter = ("status", "source")
     search_fields = ("text", "meaning")
@@ -83,19 +99,23 @@ class ProverbAdmin(admin.ModelAdmin):
         return super().changelist_view(request, extra_context=extra_context)
 
     def remove_demo_view(self, request):
-        """POST: remove the demo batch, its work and the demo proverbs. Needs delete_proverb."""
-        if request.method != "POST" or not self.has_delete_permission(request):
+        """GET: what a removal would take and keep, and a button to confirm; POST: remove the
+        demo batch, its work and the demo proverbs that can go. Needs delete_proverb."""
+        if not self.has_delete_permission(request):
             raise PermissionDenied
-        try:
-            removed = demo_data_remove()
-        except ValueError as error:
-            messages.error(request, f"Nothing was removed: {error}")
-        else:
-            messages.success(
-                request,
-                f"Removed {removed.proverbs} demo proverb(s), {removed.batches} demo batch(es) "
-                f"with {removed.narratives} narrative(s) and {removed.workers} demo worker(s); "
-                f"kept {removed.proverbs_kept} demo proverb(s) that study data uses.",
+        if request.method != "POST":
+            context = {
+                **self.admin_site.each_context(request),
+                "opts": self.model._meta,
+                "title": "Remove demo data",
+                "preview": demo_data_remove(commit=False),
+            }
+            return TemplateResponse(request, "admin/annotation/proverb/remove_demo.html", context)
+        removed = demo_data_remove()
+        messages.success(request, f"Removed {removed.summary()}.")
+        if removed.kept:
+            messages.warning(
+                request, "Kept, because study data uses them: " + "; ".join(removed.kept) + "."
             )
         return redirect("admin:annotation_proverb_changelist")
 
@@ -145,10 +165,12 @@ class ProverbAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/annotation/proverb/import.html", context)
 
     def _set_status(self, request, queryset, status):
-        changed = proverbs_set_status(
+        change = proverbs_set_status(
             proverb_ids=list(queryset.values_list("pk", flat=True)), status=status
         )
-        self.message_user(request, f"{changed} proverb(s) marked {status}.")
+        self.message_user(request, f"{change.changed} proverb(s) marked {status}.")
+        if change.merged_variants:
+            self.message_user(request, change.refusal(), messages.WARNING)
 
     @admin.action(description="Mark selected proverbs curated", permissions=["change"])
     def mark_curated(self, request, queryset):

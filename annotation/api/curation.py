@@ -147,7 +147,9 @@ class ProverbViewSet(
         proverb = self.get_object()
         form = CurateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        proverbs_set_status(proverb_ids=[proverb.pk], status=form.validated_data["status"])
+        change = proverbs_set_status(proverb_ids=[proverb.pk], status=form.validated_data["status"])
+        if change.merged_variants:
+            return Response({"status": [change.refusal()]}, status=status.HTTP_400_BAD_REQUEST)
         proverb.refresh_from_db()
         return Response(ProverbSerializer(proverb).data)
 

@@ -154,14 +154,46 @@ def variant_group_dismiss(*, group: VariantGroup) -> VariantGroup:
     return group
 
 
+@dataclass(frozen=True)
+class StatusChange:
+    """How many proverbs changed, and the merged variants a curation left alone."""
+
+    changed: int
+    merged_variants: tuple[Proverb, ...] = ()
+
+    def refusal(self) -> str:
+        """Why the merged variants were not curated ("" when none were asked for)."""
+        if not self.merged_variants:
+            return ""
+        named = "; ".join(
+            f"{variant.text!r} (a variant of {variant.variant_of.text!r})"
+            for variant in self.merged_variants[:10]
+        )
+        more = len(self.merged_variants) - 10
+        return (
+            f"Not curated: {named}{f' and {more} more' if more > 0 else ''}. A proverb merged "
+            "into another as its variant stays out of batches, so that a question never offers "
+            "both; its canonical proverb stands for it."
+        )
+
+
 @transaction.atomic
-def proverbs_set_status(*, proverb_ids: list[int], status: str) -> int:
-    """Curate or reject proverbs; returns how many changed."""
+def proverbs_set_status(*, proverb_ids: list[int], status: str) -> StatusChange:
+    """Curate or reject proverbs. A proverb merged as a variant is never curated again (the
+    result names it): batch pickers would offer it beside its canonical proverb."""
     if status not in Proverb.Status.values:
         raise ValueError(
             f"Unknown status {status!r}; use one of {', '.join(Proverb.Status.values)}."
         )
-    return Proverb.objects.filter(pk__in=proverb_ids).exclude(status=status).update(status=status)
+    proverbs = Proverb.objects.filter(pk__in=proverb_ids)
+    merged_variants: tuple[Proverb, ...] = ()
+    if status == Proverb.Status.CURATED:
+        merged_variants = tuple(
+            proverbs.filter(variant_of__isnull=False).select_related("variant_of").order_by("id")
+        )
+        proverbs = proverbs.filter(variant_of__isnull=True)
+    changed = proverbs.exclude(status=status).update(status=status)
+    return StatusChange(changed, merged_variants)
 
 
 @transaction.atomic
@@ -192,6 +224,7 @@ def curation_progress() -> dict:
 __all__ = [
     "ImportReport",
     "ProverbFileError",
+    "StatusChange",
     "curation_progress",
     "curation_target_set",
     "proverbs_import",

@@ -153,6 +153,25 @@ def variant_similarity(first: str, second: str) -> float:
     return _similarity(_profile(first), _profile(second))
 
 
+CONFUSABLE_THRESHOLD = 0.60
+"""Below DEFAULT_THRESHOLD on purpose: a wrong option that scores this with the answer is
+too close to be fair ("Fortune favours the brave" / "Fortune favors the bold" score
+0.67), and leaving out a borderline candidate costs a question little."""
+
+
+def proverbs_near(
+    text: str, others: Sequence[tuple[int, str]], *, threshold: float = CONFUSABLE_THRESHOLD
+) -> set[int]:
+    """The ids of `others` whose text scores at least `threshold` with `text`
+    (`variant_similarity`; the same normalised text scores 1)."""
+    profile = _profile(text)
+    return {
+        proverb_id
+        for proverb_id, other in others
+        if _similarity(profile, _profile(other), cutoff=threshold) >= threshold
+    }
+
+
 class _Groups:
     """Union-find over proverb indexes that also keeps each group's members."""
 

@@ -111,10 +111,11 @@ def figurative_import(*, content: bytes, kind: str, split: str = "") -> Figurati
 def figurative_export_lines(*, kind: str, split: str | None = None) -> list[str]:
     """Lines in the release layout: one per option pair, or one per narrative without any.
 
-    Narratives a reviewer confirmed as literal use are left out; option pairs of crowd
-    continuations appear once their continuation is approved (the pair exists then).
+    Option pairs of crowd continuations appear once their continuation is approved (the
+    pair exists then). A narrative a reviewer confirmed as literal use keeps only its
+    imported pairs (the benchmark's own), and is left out when it has none.
     """
-    narratives = FigurativeNarrative.objects.filter(kind=kind, literal_use_confirmed=False)
+    narratives = FigurativeNarrative.objects.filter(kind=kind)
     if split is not None:
         narratives = narratives.filter(split=split)
     lines = []
@@ -132,10 +133,17 @@ def figurative_export_lines(*, kind: str, split: str | None = None) -> list[str]
             "meaning": narrative.meaning,
         }
         pairs = sorted(
-            (pair for pair in narrative.option_pairs.all() if not pair.withdrawn),
+            (
+                pair
+                for pair in narrative.option_pairs.all()
+                if not pair.withdrawn
+                and not (
+                    narrative.literal_use_confirmed and pair.source == ContinuationPair.Source.CROWD
+                )
+            ),
             key=lambda pair: pair.pk,
         )
-        if not pairs:
+        if not pairs and not narrative.literal_use_confirmed:
             lines.append(figurative_line(**common))
         lines.extend(
             figurative_line(**common, options=(pair.option1, pair.option2, pair.correct))

@@ -76,7 +76,12 @@ class ChooseBatchForm(GoldSettingsForm, DrawnBatchForm):
     distractors = forms.ChoiceField(
         choices=source_choices,
         initial="lexical",
-        help_text="Where the wrong options come from (always curated proverbs).",
+        help_text=(
+            "Where the wrong options come from: always curated proverbs, never the answer's "
+            "merged variants nor a proverb too close to it (variant similarity 0.60 or more, "
+            'as curation measures it: "Fortune favors the bold" is never a wrong option '
+            'for "Fortune favours the brave").'
+        ),
     )
     options = forms.IntegerField(min_value=2, max_value=10, initial=5)
 

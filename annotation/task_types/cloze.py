@@ -2,8 +2,8 @@
 
 The other sentences are shown in full, as their main verb with its arguments, or as
 subject and verb (the batch's condition, computed with spaCy's parser when the batch
-takes a story: annotation/task_types/cloze_parsing.py). An answer must be one full sentence (a root
-verb with a subject): the page asks the live check as the worker types (debounced) and
+takes a story: annotation/task_types/cloze_parsing.py). An answer must be one full sentence
+(a root verb with a subject): the page asks the live check as the worker types (debounced) and
 says what is missing; the server parses the answer again before accepting it. Stories
 are the dataset's narratives, from a write batch's approved output and/or drawn by source.
 """
@@ -25,12 +25,14 @@ from annotation.task_types.cloze_parsing import (
     CONDITIONS,
     pipeline_warm,
     sentence_check,
+    sentence_count,
     story_shown,
 )
 from annotation.task_types.sources import (
     DrawnBatchForm,
     batch_lock,
     clean_draw_settings,
+    narrative_selections,
     narratives_to_add,
     source_batch_check,
 )
@@ -53,6 +55,32 @@ def blank_position(*, narrative_id: int, count: int, blank: str, seed: int) -> i
     if blank == "middle":
         return count // 2
     return random.Random(f"cloze:{seed}:{narrative_id}").randrange(1, count)
+
+
+def story_fits(text: str) -> bool:
+    """Whether a cloze item can be made of the story: MIN_SENTENCES sentences or more."""
+    return sentence_count(text) >= MIN_SENTENCES
+
+
+def stories_fitting(*, source_batch: Batch | None, settings: dict) -> tuple[int, int]:
+    """(stories with MIN_SENTENCES sentences or more, stories) among what the selections
+    offer now: the source batch's approved output and the draws."""
+    ids: set[int] = set()
+    for narratives, _ in narrative_selections(
+        source_batch_id=source_batch.pk if source_batch else None, settings=settings
+    ):
+        ids.update(narratives.values_list("pk", flat=True))
+    texts = Narrative.objects.filter(pk__in=ids).values_list("text", flat=True)
+    return sum(1 for text in texts if story_fits(text)), len(ids)
+
+
+def _with_fitting_count(batch: Batch) -> str:
+    """A write batch as the cloze form offers it: with how many of its stories qualify."""
+    fitting, stories = stories_fitting(source_batch=batch, settings={})
+    return (
+        f"{batch.name}: {stories} approved stories, {fitting} with {MIN_SENTENCES} "
+        "sentences or more"
+    )
 
 
 @transaction.atomic
@@ -95,9 +123,39 @@ class ClozeBatchForm(DrawnBatchForm):
         super().__init__(*args, **kwargs)
         self.fields["instructions"].initial = INSTRUCTIONS
         self.fields["target_per_item"].initial = 5
+        sample = self.fields["sample"]
+        sample.help_text = (
+            f"{sample.help_text} Stories with fewer than {MIN_SENTENCES} sentences are left "
+            "out before sampling."
+        )
+        self.fields["source_batch"].label_from_instance = _with_fitting_count
 
     def type_settings(self) -> dict:
         return {"condition": self.cleaned_data["condition"], "blank": self.cleaned_data["blank"]}
+
+    def clean(self):
+        """Say how many of the chosen stories a cloze item can be made of; refuse a choice
+        of which none qualify."""
+        data = super().clean()
+        if self.errors:
+            return data
+        fitting, stories = stories_fitting(
+            source_batch=data.get("source_batch"), settings=self.batch_settings()
+        )
+        self.stories_fitting = (fitting, stories)
+        if stories and not fitting:
+            raise forms.ValidationError(
+                f"None of the {stories} stories chosen has {MIN_SENTENCES} sentences or more: "
+                "a cloze item leaves one out and shows the rest."
+            )
+        return data
+
+    def created_message(self) -> str:
+        fitting, stories = self.stories_fitting
+        return (
+            f"{fitting} of the {stories} stories chosen have {MIN_SENTENCES} sentences or more "
+            "and can become cloze items now; shorter ones are left out before sampling."
+        )
 
 
 class ClozeTask(TaskType):
@@ -169,7 +227,7 @@ class ClozeTask(TaskType):
         source_batch_check(batch, expected="write")
         settings = batch.settings
         items = []
-        for narrative in narratives_to_add(batch=batch):
+        for narrative in narratives_to_add(batch=batch, text_fits=story_fits):
             item = cloze_item_for(
                 narrative=narrative,
                 condition=settings["condition"],

@@ -12,6 +12,7 @@ background as soon as a cloze page is shown.
 from __future__ import annotations
 
 import threading
+from functools import lru_cache
 
 from django.conf import settings
 
@@ -47,6 +48,13 @@ def parse(text: str):
 def story_sentences(text: str) -> list[str]:
     """The story's sentences as written (whitespace around each trimmed)."""
     return [sentence.text.strip() for sentence in parse(text).sents if sentence.text.strip()]
+
+
+@lru_cache(maxsize=16384)
+def sentence_count(text: str) -> int:
+    """How many sentences the parser finds in a story, as a cloze item counts them (kept
+    per text: a batch form and each refresh ask again about the same stories)."""
+    return len(list(parse(text).sents))
 
 
 def _root(sentence):

@@ -7,8 +7,9 @@ on the expression's right reading without giving its meaning away: the live mete
 (frontend/static/frontend/overlap.js) and this module's server check run the same rules
 (annotation/text.py check_overlap) against the meaning text. The two must differ. Instead,
 the worker can flag that the expression is used literally; approving such a flag confirms
-it, and the narrative gets no more work. An approved continuation becomes an option pair
-(the benchmark's option1/option2/correctanswer) that choose-the-continuation batches take.
+it, and the narrative gets no more continuations (its imported benchmark pairs stay). An
+approved continuation becomes an option pair (the benchmark's option1/option2/correctanswer)
+that choose-the-continuation batches take.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import random
 
 from django import forms
 from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
 
 from annotation.datasets.figurative import continuation_pair_create, segments
 from annotation.models import (
@@ -35,7 +38,7 @@ from annotation.task_types.write import batch_rules
 from annotation.text import OverlapRules, check_overlap, load_stopwords, overlap_tokens
 from crowd import task_types
 from crowd.forms import BatchForm
-from crowd.models import Assignment, Batch
+from crowd.models import Assignment, Batch, BatchItem
 from crowd.task_types import SubmissionError
 
 MAX_CHARACTERS = 2_000
@@ -323,14 +326,10 @@ class ContinuationTask(task_types.TaskType):
                     literal_use=True,
                     assignment__status=Assignment.Status.APPROVED,
                 ).exists()
-                FigurativeNarrative.objects.filter(pk=continuation.narrative_id).update(
-                    literal_use_confirmed=confirmed_by_others
-                )
+                literal_use_set(narrative=continuation.narrative, confirmed=confirmed_by_others)
             return
         if continuation.literal_use:
-            FigurativeNarrative.objects.filter(pk=continuation.narrative_id).update(
-                literal_use_confirmed=True
-            )
+            literal_use_set(narrative=continuation.narrative, confirmed=True)
             return
         continuation_pair_from(continuation=continuation)
 
@@ -398,6 +397,35 @@ def continuation_pair_from(*, continuation: Continuation) -> ContinuationPair:
         pair.withdrawn = False
         pair.save(update_fields=["withdrawn"])
     return pair
+
+
+LITERAL_USE_REASON = "the expression is used literally here (confirmed in review)"
+
+
+@transaction.atomic
+def literal_use_set(*, narrative: FigurativeNarrative, confirmed: bool) -> None:
+    """Confirm (or withdraw the confirmation) that the narrative uses its expression literally.
+
+    A confirmation withdraws only what it concerns: the items to write continuations of the
+    narrative and those to choose between crowd continuations of it. The benchmark's own
+    imported pairs stay in service. Withdrawing the confirmation puts those items back.
+    """
+    FigurativeNarrative.objects.filter(pk=narrative.pk).update(literal_use_confirmed=confirmed)
+    concerned = BatchItem.objects.filter(
+        Q(figurative_narrative=narrative)
+        | Q(
+            continuation_pair__narrative=narrative,
+            continuation_pair__source=ContinuationPair.Source.CROWD,
+        )
+    )
+    if confirmed:
+        concerned.filter(withdrawn_at__isnull=True).update(
+            withdrawn_at=timezone.now(), withdrawn_reason=LITERAL_USE_REASON
+        )
+    else:
+        concerned.filter(withdrawn_reason=LITERAL_USE_REASON).update(
+            withdrawn_at=None, withdrawn_reason=""
+        )
 
 
 def _narrative(assignment: Assignment) -> FigurativeNarrative:

@@ -81,8 +81,9 @@ def pairs_to_add(*, batch: Batch) -> list[ContinuationPair]:
         if imported["split"] not in ("", "any"):
             chosen &= Q(narrative__split=imported["split"])
         wanted |= chosen
-    candidates = ContinuationPair.objects.filter(wanted).filter(
-        narrative__literal_use_confirmed=False, withdrawn=False
+    # A confirmed literal use retires the crowd's continuations of the narrative only.
+    candidates = ContinuationPair.objects.filter(wanted, withdrawn=False).exclude(
+        source=ContinuationPair.Source.CROWD, narrative__literal_use_confirmed=True
     )
     ids = set(candidates.values_list("pk", flat=True))
     fresh = [pk for pk in ids if pk not in in_batch]

@@ -2,9 +2,10 @@
 
 A DistractorSource picks wrong options for a narrative among candidate proverbs.
 Sources are seeded (the same seed gives the same picks) and never return the
-correct proverb. Here are a lexical-similarity source and a random one; families of
-sources made on demand register too: modeling registers "model:<run id>", a trained
-model's most probable and most confusable proverbs (ePiC Appendix B).
+correct proverb; their candidates leave out its variants and the proverbs too close
+to it (`curated_candidates`). Here are a lexical-similarity source and a random one;
+families of sources made on demand register too: modeling registers "model:<run id>",
+a trained model's most probable and most confusable proverbs (ePiC Appendix B).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import ClassVar
 
 from django.db.models import Q
 
+from annotation.curation.variants import proverbs_near
 from annotation.models import Narrative, Proverb
 
 
@@ -157,14 +159,20 @@ register_source(RandomSource())
 
 
 def curated_candidates(*, excluding: Proverb) -> list[Candidate]:
-    """Curated proverbs other than `excluding` and its variants."""
-    rows = (
+    """Curated proverbs a question on `excluding` may offer as wrong options: never the
+    answer, a proverb of its variant family (merged into it, or it and its siblings merged
+    into another), nor one too close to it by curation's measure (`proverbs_near`)."""
+    family = Q(pk=excluding.pk) | Q(variant_of=excluding)
+    if excluding.variant_of_id:
+        family |= Q(pk=excluding.variant_of_id) | Q(variant_of=excluding.variant_of_id)
+    rows = list(
         Proverb.objects.filter(status=Proverb.Status.CURATED)
-        .exclude(Q(pk=excluding.pk) | Q(variant_of=excluding))
+        .exclude(family)
         .order_by("id")
         .values_list("id", "text")
     )
-    return [Candidate(pk, text) for pk, text in rows]
+    too_close = proverbs_near(excluding.text, rows)
+    return [Candidate(pk, text) for pk, text in rows if pk not in too_close]
 
 
 def distractors_for(

@@ -105,10 +105,20 @@ def source_batch_check(batch, *, expected: str) -> None:
         )
 
 
-def _take(candidates: list[int], *, taken: int, sample: int | None, seed) -> list[int]:
+def _take(candidates: list[int], *, taken: int, sample: int | None, seed, fits=None) -> list[int]:
+    """Up to the sample's room, in the seeded order; with `fits` (id -> bool), only the
+    candidates that fit, so that a sample is drawn among them (filtered before sampling)."""
     ordered = seeded_order(candidates, seed) if sample is not None else sorted(candidates)
     room = len(ordered) if sample is None else max(0, sample - taken)
-    return ordered[:room]
+    if fits is None:
+        return ordered[:room]
+    picked: list[int] = []
+    for candidate in ordered:  # lazily: only as many are checked as the sample needs
+        if len(picked) >= room:
+            break
+        if fits(candidate):
+            picked.append(candidate)
+    return picked
 
 
 def batch_lock(batch) -> None:
@@ -116,24 +126,16 @@ def batch_lock(batch) -> None:
     Batch.objects.select_for_update().get(pk=batch.pk)
 
 
-def narratives_to_add(*, batch) -> list[Narrative]:
-    """Narratives the batch should take now (from its source batch and its draws).
-
-    Call inside a transaction after batch_lock, so that concurrent refreshes of
-    one batch do not both take the same narrative.
-    """
-    settings = batch.settings or {}
-    seed = settings.get("seed", 1)
-    rows = list(batch.items.filter(narrative__isnull=False).values_list("narrative_id", "is_gold"))
-    present = {pk for pk, _ in rows}  # a gold narrative is not added again as a regular item
-    in_batch = {pk for pk, is_gold in rows if not is_gold}
-    wanted: list[int] = []
-    selections: list[tuple[QuerySet, int | None]] = []
-    if batch.source_batch_id is not None:
+def narrative_selections(
+    *, source_batch_id: int | None, settings: dict
+) -> list[tuple[QuerySet[Narrative], int | None]]:
+    """(narratives, sample) for the source batch's approved output and each draw."""
+    selections: list[tuple[QuerySet[Narrative], int | None]] = []
+    if source_batch_id is not None:
         selections.append(
             (
                 Narrative.objects.filter(
-                    assignment__item__batch_id=batch.source_batch_id,
+                    assignment__item__batch_id=source_batch_id,
                     status=Narrative.Status.APPROVED,
                 ),
                 settings.get("sample"),
@@ -142,11 +144,35 @@ def narratives_to_add(*, batch) -> list[Narrative]:
     selections.extend(
         (_draw_queryset(draw), draw.get("sample")) for draw in settings.get("draw", [])
     )
+    return selections
+
+
+def _by_text(text_fits, ids: list[int]):
+    """`text_fits` as a test on narrative ids (their texts read in one query)."""
+    texts = dict(Narrative.objects.filter(pk__in=ids).values_list("pk", "text"))
+    return lambda pk: text_fits(texts[pk])
+
+
+def narratives_to_add(*, batch, text_fits=None) -> list[Narrative]:
+    """Narratives the batch should take now (from its source batch and its draws).
+
+    `text_fits` (story text -> bool) leaves out stories the task cannot use before a
+    sample is drawn. Call inside a transaction after batch_lock, so that concurrent
+    refreshes of one batch do not both take the same narrative.
+    """
+    settings = batch.settings or {}
+    seed = settings.get("seed", 1)
+    rows = list(batch.items.filter(narrative__isnull=False).values_list("narrative_id", "is_gold"))
+    present = {pk for pk, _ in rows}  # a gold narrative is not added again as a regular item
+    in_batch = {pk for pk, is_gold in rows if not is_gold}
+    wanted: list[int] = []
+    selections = narrative_selections(source_batch_id=batch.source_batch_id, settings=settings)
     for narratives, sample in selections:
         ids = set(narratives.values_list("pk", flat=True))
         taken = len(ids & in_batch)
         fresh = [pk for pk in ids if pk not in present]
-        picked = _take(fresh, taken=taken, sample=sample, seed=seed)
+        fits = None if text_fits is None else _by_text(text_fits, fresh)
+        picked = _take(fresh, taken=taken, sample=sample, seed=seed, fits=fits)
         wanted.extend(picked)
         present.update(picked)
     by_id = Narrative.objects.select_related("proverb").in_bulk(wanted)

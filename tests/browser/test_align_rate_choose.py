@@ -208,3 +208,42 @@ def test_a_worker_is_never_shown_an_item_from_their_own_narrative(page, live_ser
     message = page.locator("[data-testid=message]")
     assert message.get_attribute("data-code") == "empty"
     assert "My own story." not in page.content()
+
+
+def test_number_keys_rate_each_criterion_in_turn_and_enter_submits(page, live_server, write):
+    crowd_narrative_create(proverb=write.items.get().proverb, batch=write, text=STORY)
+    batch = task_batch_create(task_type="rate", source_batch=write)
+    open_task(page, live_server, worker=worker_create(), batch=batch)
+    highlighted = page.locator("fieldset.criterion.current")
+    assert highlighted.get_attribute("data-key") == "relatedness"
+    for key in "4352":
+        page.keyboard.press(key)
+    assert page.inner_text("[data-testid=missing]") == ""
+    page.click("[data-testid=criterion-fluency] legend")  # a click picks a criterion
+    page.keyboard.press("1")
+    assert page.is_checked("[data-testid=criterion-fluency] input[value='1']")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("[data-testid=next-link]")
+    stored = dict(Rating.objects.values_list("criterion", "value"))
+    assert stored == {"relatedness": 4, "interesting": 3, "fluency": 1, "overall": 2}
+
+
+def test_number_keys_choose_an_option_and_enter_submits(page, live_server):
+    proverbs = [
+        proverb_create(text)
+        for text in (PROVERB, "Time is money", "Haste makes waste", "Look before you leap")
+    ]
+    write = write_batch_create(proverbs=proverbs[:1])
+    crowd_narrative_create(proverb=proverbs[0], batch=write, text=STORY)
+    batch = task_batch_create(task_type="choose", source_batch=write, target_per_item=1)
+    open_task(page, live_server, worker=worker_create(), batch=batch)
+    page.keyboard.press("Enter")  # nothing chosen yet: nothing sent
+    assert page.is_disabled("[data-testid=submit]") and not ChoiceAnswer.objects.exists()
+    page.keyboard.press("9")  # no ninth option: nothing changes
+    assert page.locator("[data-testid=option]:checked").count() == 0
+    page.keyboard.press("3")
+    third = page.locator(".option-text").nth(2).inner_text()
+    assert page.locator("[data-testid=option]").nth(2).is_checked()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("[data-testid=next-link]")
+    assert ChoiceAnswer.objects.get().chosen.text == third

@@ -4,7 +4,7 @@ import pytest
 from playwright.sync_api import expect
 
 from crowd.assignments import assignment_reserve_next, assignment_submit
-from crowd.review import assignment_approve, assignment_reject
+from crowd.review import assignment_approve, assignment_reject, worker_block
 from crowd.workers import invite_token
 from tests.factories import (
     BIRDS,
@@ -36,3 +36,21 @@ def test_worker_sees_the_rejection_message_and_earnings(live_server, page):
     expect(page.locator("#submissions")).to_contain_text("Your story <i>copies</i> the proverb.")
     expect(page.locator("#submissions")).to_contain_text("Rejected")
     expect(page.locator("[data-testid=earnings-total]")).to_have_text("1.20")
+
+
+def test_a_blocked_worker_sees_the_reason_and_nothing_else(live_server, page):
+    batch = write_batch_create(proverbs=[proverb_create(BIRDS)])
+    worker = worker_create(display_name="Ana")
+    page.goto(f"{live_server.url}/w/{invite_token(worker=worker, batch=batch)}/")
+    expect(page.locator("[data-testid=proverb]")).to_have_text(BIRDS)  # at work
+    worker_block(worker=worker, reason="Your stories copy <b>published</b> ones.")
+    page.reload()
+    expect(page.locator("[data-testid=blocked-reason]")).to_have_text(
+        "Your stories copy <b>published</b> ones."
+    )
+    expect(page.locator("main a, main form, main textarea, main button")).to_have_count(0)
+    page.goto(f"{live_server.url}/w/{invite_token(worker=worker, batch=batch)}/")
+    expect(page.locator("[data-testid=blocked-reason]")).to_have_text(
+        "Your stories copy <b>published</b> ones."
+    )
+    expect(page.locator("main a, main form, main textarea, main button")).to_have_count(0)

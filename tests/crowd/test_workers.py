@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from crowd.models import Assignment, Worker
 from crowd.workers import (
+    WorkerBlocked,
     invite_read,
     invite_token,
     local_workers_create,
@@ -49,11 +50,11 @@ def test_tampered_invite_token_is_refused():
         invite_read(forged)
 
 
-def test_blocked_workers_invite_is_refused():
+def test_blocked_workers_invite_is_refused_with_the_reason():
     worker = local_workers_create(count=1)[0]
     token = invite_token(worker=worker)
     Worker.objects.filter(pk=worker.pk).update(blocked=True, blocked_reason="spam")
-    with pytest.raises(Worker.DoesNotExist):
+    with pytest.raises(WorkerBlocked, match=r"^spam$"):
         invite_read(token)
 
 

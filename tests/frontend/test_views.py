@@ -47,18 +47,34 @@ def test_forged_invite_is_refused(client):
     assert "not valid" in response.content.decode()
 
 
-def test_blocked_workers_link_and_session_are_refused(client, batch):
+def test_blocked_workers_link_and_session_are_refused_with_the_reason(client, batch):
     worker = worker_create()
     assignment = enter(client, batch, worker)
     post_submit(client, assignment, BIRDS_STORY)
     assert client.get("/tasks/").status_code == 200
-    worker.blocked, worker.blocked_reason = True, "copied stories"
+    worker.blocked, worker.blocked_reason = True, "Copied <b>stories</b>."
     worker.save()
-    assert client.get("/tasks/").status_code == 403
-    assert client.get(f"/tasks/a/{assignment.pk}/").status_code == 404
+    for path in ("/tasks/", f"/tasks/a/{assignment.pk}/", f"/tasks/{batch.pk}/next/"):
+        response = client.get(path)
+        assert response.status_code == 403
+        assert "Copied &lt;b&gt;stories&lt;/b&gt;." in response.content.decode()
     response = client.get(f"/w/{invite_token(worker=worker, batch=batch)}/")
-    assert response.status_code == 404 and "not valid" in response.content.decode()
-    assert "_auth_user_id" not in client.session and not client.session.items()
+    assert response.status_code == 403
+    assert 'data-testid="blocked-reason">Copied &lt;b&gt;stories' in response.content.decode()
+    # Signed out: the session keeps the reason only, never the worker.
+    assert "_auth_user_id" not in client.session
+    assert dict(client.session.items()) == {"parable_blocked_reason": "Copied <b>stories</b>."}
+
+
+def test_a_blocked_workers_link_shows_no_work_even_in_a_fresh_browser(batch):
+    worker = worker_create()
+    worker.blocked, worker.blocked_reason = True, "Spam."
+    worker.save()
+    browser = Client()
+    response = browser.get(f"/w/{invite_token(worker=worker, batch=batch)}/")
+    assert response.status_code == 403 and "Spam." in response.content.decode()
+    assert browser.get(f"/tasks/{batch.pk}/next/").status_code == 403
+    assert not Assignment.objects.filter(worker=worker).exists()
 
 
 def test_expired_invite_says_so_and_signs_nobody_in(client, batch, settings):
@@ -271,3 +287,21 @@ def test_submit_runs_at_most_seven_statements(client, busy_batch, django_assert_
         response = post_submit(client, assignment, BIRDS_STORY)
     assert response.status_code == 200
     assert Narrative.objects.filter(assignment=assignment).exists()
+
+
+def test_the_demo_batch_is_offered_to_demo_workers_only(client):
+    from annotation.curation.demo import demo_proverbs_load, demo_write_batch_ensure
+
+    demo_proverbs_load()
+    demo, demo_workers = demo_write_batch_ensure()
+    batch = write_batch_create(proverbs=[proverb_create("A study proverb")], name="Study: write")
+    study_worker = worker_create(display_name="Worker 1")
+    client.get(f"/w/{invite_token(worker=study_worker)}/")
+    page = client.get("/tasks/").content.decode()
+    assert batch.name in page and demo.name not in page
+    assert client.get(f"/tasks/{demo.pk}/next/").status_code == 404
+    demo_browser = Client()
+    demo_browser.get(f"/w/{invite_token(worker=demo_workers[0])}/")
+    page = demo_browser.get("/tasks/").content.decode()
+    assert batch.name in page and demo.name in page
+    assert demo_browser.get(f"/tasks/{demo.pk}/next/").status_code == 302

@@ -9,8 +9,13 @@ and checks that SQLite's triggers counted the submissions (crowd.ItemDone).
 import json
 import os
 import re
+import signal
+import socket
 import subprocess
 import sys
+import threading
+import urllib.request
+from pathlib import Path
 
 from tests.processes import ROOT, python_run
 
@@ -87,3 +92,88 @@ def _demo_batch(env: dict) -> int:
     result = python_run(script, env={**env, "DJANGO_SETTINGS_MODULE": "config.settings.local"})
     assert result.returncode == 0, result.stderr
     return int(result.stdout.strip().splitlines()[-1])
+
+
+def test_make_run_on_another_port_sends_every_link_to_that_port(tmp_path):
+    """`make run PORT=N HOST=H`: the printed links and the server's PARABLE_PUBLIC_URL (what
+    Prolific and MTurk are sent to) name H:N, unless PARABLE_PUBLIC_URL is set."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE")
+        and key != "PARABLE_PUBLIC_URL"
+    }
+    env.update(PARABLE_VAR_DIR=str(tmp_path), PYTHONUNBUFFERED="1")
+    py = sys.executable
+    make = subprocess.Popen(
+        # -o: the test's virtualenv is installed already; `run` itself runs as it is.
+        ["make", "-o", ".venv/.runtime", "run", f"PORT={port}", "HOST=127.0.0.1", f"PY={py}"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    watchdog = threading.Timer(240, os.killpg, (make.pid, signal.SIGTERM))
+    watchdog.start()
+    output = []
+    try:
+        for line in make.stdout:
+            output.append(line)
+            if "Quit the server with" in line:
+                break
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=30) as response:
+            assert response.status == 200
+        servers = [
+            environ
+            for environ in _descendant_environments(make.pid)
+            if "runserver" in environ.get("_cmdline", "")
+        ]
+    finally:
+        watchdog.cancel()
+        os.killpg(make.pid, signal.SIGTERM)
+        make.wait(timeout=60)
+    printed = "".join(output)
+    links = re.findall(r"Demo worker \d: (\S+)", printed)
+    assert links and all(link.startswith(f"http://127.0.0.1:{port}/w/") for link in links)
+    assert servers
+    for server in servers:
+        setting = python_run(
+            "import django; django.setup(); from django.conf import settings; "
+            "print(settings.PARABLE_PUBLIC_URL)",
+            env={
+                "DJANGO_SETTINGS_MODULE": "config.settings.local",  # manage.py's default
+                **{key: value for key, value in server.items() if key != "_cmdline"},
+            },
+        )
+        assert setting.stdout.split() == [f"http://127.0.0.1:{port}"], setting.stderr
+
+
+def _descendant_environments(pid: int) -> list[dict]:
+    """The environment (and `_cmdline`) of each process below pid, read from /proc."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    below, found = {pid}, True
+    while found:
+        found = {child for child, parent in parents.items() if parent in below} - below
+        below |= found
+    environments = []
+    for process in below - {pid}:
+        try:
+            raw = Path(f"/proc/{process}/environ").read_bytes()
+            cmdline = Path(f"/proc/{process}/cmdline").read_bytes()
+        except OSError:
+            continue
+        environ = dict(item.split("=", 1) for item in raw.decode().split("\0") if "=" in item)
+        environments.append({**environ, "_cmdline": cmdline.decode().replace("\0", " ")})
+    return environments

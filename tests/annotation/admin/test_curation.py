@@ -88,7 +88,7 @@ def test_admin_index_links_dashboard_batches_and_agreement(client, researcher):
         assert f'href="{url}"' in page
 
 
-def test_banner_counts_demo_apart_and_removes_it_in_one_action(client, researcher):
+def test_banner_counts_demo_apart_and_removes_it_after_confirmation(client, researcher):
     from annotation.curation.demo import demo_proverbs_load
 
     demo_proverbs_load()
@@ -97,6 +97,10 @@ def test_banner_counts_demo_apart_and_removes_it_in_one_action(client, researche
     page = client.get("/admin/annotation/proverb/").content.decode()
     assert '<span data-testid="curated-count">1</span>' in page
     assert 'data-testid="demo-count"' in page
+    assert 'href="/admin/annotation/proverb/remove-demo/"' in page
+    confirm = client.get("/admin/annotation/proverb/remove-demo/").content.decode()
+    assert "This removes" in confirm and 'data-testid="remove-demo-confirm"' in confirm
+    assert Proverb.objects.filter(is_demo=True).exists()  # asked first, nothing removed yet
     response = client.post("/admin/annotation/proverb/remove-demo/", follow=True)
     assert "demo proverb(s)" in response.content.decode()
     assert list(Proverb.objects.values_list("text", flat=True)) == [
@@ -109,5 +113,35 @@ def test_reviewers_cannot_remove_demo_data(client, reviewer):
 
     demo_proverbs_load()
     client.force_login(reviewer)
+    assert client.get("/admin/annotation/proverb/remove-demo/").status_code == 403
     assert client.post("/admin/annotation/proverb/remove-demo/").status_code == 403
     assert Proverb.objects.exists()
+
+
+def test_mark_curated_warns_and_skips_a_merged_variant(client, researcher):
+    canonical = proverb_create("Fortune favours the brave", status="curated")
+    variant = proverb_create("Fortune favors the bold", status="rejected", variant_of=canonical)
+    client.force_login(researcher)
+    response = client.post(
+        "/admin/annotation/proverb/",
+        {"action": "mark_curated", "_selected_action": [variant.pk, canonical.pk]},
+        follow=True,
+    )
+    page = response.content.decode()
+    assert "Not curated: &#x27;Fortune favors the bold&#x27; (a variant of" in page
+    variant.refresh_from_db()
+    assert variant.status == "rejected"
+
+
+def test_a_merged_variant_cannot_be_curated_on_its_change_page(client, researcher):
+    canonical = proverb_create("Fortune favours the brave", status="curated")
+    variant = proverb_create("Fortune favors the bold", status="rejected", variant_of=canonical)
+    client.force_login(researcher)
+    response = client.post(
+        f"/admin/annotation/proverb/{variant.pk}/change/",
+        {"text": variant.text, "meaning": "", "source": "", "status": "curated"},
+    )
+    assert response.status_code == 200
+    assert "merged into &#x27;Fortune favours the brave&#x27;" in response.content.decode()
+    variant.refresh_from_db()
+    assert variant.status == "rejected"

@@ -79,6 +79,16 @@ def test_curate_action_sets_status(researcher_api):
     assert response.json()["status"] == "curated"
 
 
+def test_curate_action_refuses_a_merged_variant(researcher_api):
+    canonical = proverb_create("Fortune favours the brave", status="curated")
+    variant = proverb_create("Fortune favors the bold", status="rejected", variant_of=canonical)
+    response = researcher_api.post(f"/api/proverbs/{variant.pk}/curate/", {"status": "curated"})
+    assert response.status_code == 400
+    assert "a variant of 'Fortune favours the brave'" in response.json()["status"][0]
+    variant.refresh_from_db()
+    assert variant.status == "rejected"
+
+
 def test_merge_and_dismiss_through_api(researcher_api):
     upload = SimpleUploadedFile(
         "p.txt",

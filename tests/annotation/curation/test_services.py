@@ -6,6 +6,7 @@ from annotation.curation.services import (
     ProverbFileError,
     curation_progress,
     proverbs_import,
+    proverbs_set_status,
     variant_group_dismiss,
     variant_group_merge,
 )
@@ -85,6 +86,25 @@ def test_merge_keeps_canonical_curated_and_records_variants():
     assert (variant.status, variant.variant_of) == (Proverb.Status.REJECTED, canonical)
     group.refresh_from_db()
     assert (group.status, group.canonical) == (VariantGroup.Status.MERGED, canonical)
+
+
+def test_curating_in_bulk_leaves_a_merged_variant_rejected_and_names_it():
+    proverbs_import(content=LIST.encode())
+    group = VariantGroup.objects.get(proverbs__text="Birds of a feather")
+    canonical = Proverb.objects.get(text="Birds of a feather flock together")
+    variant_group_merge(group=group, canonical=canonical)
+    variant = Proverb.objects.get(text="Birds of a feather")
+    haste = Proverb.objects.get(text="Haste makes waste")
+    change = proverbs_set_status(proverb_ids=[variant.pk, haste.pk], status="curated")
+    assert change.changed == 1 and change.merged_variants == (variant,)
+    assert "'Birds of a feather' (a variant of 'Birds of a feather flock together')" in (
+        change.refusal()
+    )
+    variant.refresh_from_db()
+    haste.refresh_from_db()
+    assert (variant.status, haste.status) == (Proverb.Status.REJECTED, Proverb.Status.CURATED)
+    # Other statuses are still set on a variant.
+    assert proverbs_set_status(proverb_ids=[variant.pk], status="candidate").changed == 1
 
 
 def test_merge_refuses_a_canonical_outside_the_group():

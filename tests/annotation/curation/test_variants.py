@@ -12,6 +12,7 @@ from annotation.curation.variants import (
     DEFAULT_THRESHOLD,
     VariantGroupProposal,
     propose_variant_groups,
+    proverbs_near,
     variant_similarity,
 )
 from annotation.text import normalize_text
@@ -204,3 +205,9 @@ def test_demo_proverbs_are_distinct_with_eight_variants_to_curate():
     groups = propose_variant_groups([(index, row["text"]) for index, row in enumerate(rows)])
     assert len(groups) == 8
     assert all(len(group.member_ids) == 2 for group in groups)
+
+
+def test_proverbs_near_uses_curations_measure_below_its_grouping_threshold():
+    others = [(1, "Fortune favors the bold"), (2, "FORTUNE favours the brave!"), (3, "Time flies")]
+    assert proverbs_near("Fortune favours the brave", others) == {1, 2}
+    assert proverbs_near("Fortune favours the brave", others, threshold=DEFAULT_THRESHOLD) == {2}

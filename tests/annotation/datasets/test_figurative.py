@@ -5,10 +5,14 @@ import json
 
 import pytest
 
-from annotation.datasets.figurative import figurative_export_lines, figurative_import
+from annotation.datasets.figurative import (
+    continuation_pair_create,
+    figurative_export_lines,
+    figurative_import,
+)
 from annotation.datasets.figurative_files import FigurativeFileError
 from annotation.models import ContinuationPair, FigurativeNarrative
-from tests.factories import FIGURATIVE_FILES, figurative_import_fixture
+from tests.factories import FIGURATIVE_FILES, figurative_import_fixture, figurative_narrative_create
 
 pytestmark = pytest.mark.django_db
 
@@ -50,8 +54,26 @@ def test_export_gives_back_the_imported_lines(kind):
     assert [json.loads(line) for line in exported] == [json.loads(line) for line in original]
 
 
-def test_narratives_confirmed_literal_are_left_out_of_the_export():
+def test_a_narrative_confirmed_literal_keeps_only_its_imported_pairs_in_the_export():
     figurative_import_fixture("idiom")
-    FigurativeNarrative.objects.filter(expression="broke a leg").update(literal_use_confirmed=True)
+    literal = FigurativeNarrative.objects.get(expression="broke a leg")
+    continuation_pair_create(
+        narrative=literal,
+        option1="He limped off the stage.",
+        option2="He bowed twice.",
+        correct=2,
+        source=ContinuationPair.Source.CROWD,
+    )
+    FigurativeNarrative.objects.filter(pk=literal.pk).update(literal_use_confirmed=True)
+    figurative_narrative_create(
+        text="The old bridge finally broke the ice.", expression="broke the ice"
+    )
+    FigurativeNarrative.objects.filter(expression="broke the ice").update(
+        literal_use_confirmed=True
+    )
     exported = [json.loads(line) for line in figurative_export_lines(kind="idiom")]
-    assert {line["idiom"] for line in exported} == {"call it a day"}
+    assert [line["idiom"] for line in exported].count("call it a day") == 2
+    assert [
+        (line["option1"], line["option2"]) for line in exported if line["idiom"] == "broke a leg"
+    ] == [("He was taken to hospital in an ambulance.", "His teacher hugged him after the show.")]
+    assert "broke the ice" not in {line["idiom"] for line in exported}

@@ -149,3 +149,52 @@ def test_cloze_report_gives_match_rate_and_agreement_per_batch():
     assert report["match_rate"] == pytest.approx(2 / 3)
     assert report["agreement"] == pytest.approx(lemma_agreement(["find", "find", "give"]))
     assert report["by_item"][0]["lemmas"] == {"find": 2, "give": 1}
+
+
+def _stories_batch(texts, proverb="Haste makes waste"):
+    batch = write_batch_create(proverbs=[proverb_create(proverb)])
+    for text in texts:
+        crowd_narrative_create(proverb=batch.items.get().proverb, batch=batch, text=text)
+    return batch
+
+
+SHORT = ["Too short. Two.", "One line only.", "Tiny. Story.", "Just this."]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
+def test_a_sample_is_drawn_among_the_stories_long_enough_only(seed):
+    longer = STORY.replace("Anna", "Mia")
+    write = _stories_batch([*SHORT, STORY, longer])
+    batch = task_batch_create(
+        task_type="cloze",
+        source_batch=write,
+        target_per_item=3,
+        settings={"condition": "full", "blank": "middle", "sample": 2, "seed": seed},
+    )
+    assert sorted(item.narrative.text for item in batch.items.all()) == sorted([STORY, longer])
+
+
+def test_the_batch_form_says_how_many_stories_qualify(client, researcher):
+    write = _stories_batch([*SHORT, STORY])
+    client.force_login(researcher)
+    form = client.get("/admin/crowd/batch/new/cloze/").content.decode()
+    assert f"{write.name}: 5 approved stories, 1 with 3 sentences or more" in form
+    assert "fewer than 3 sentences are left out before sampling" in form
+    fields = {
+        "name": "Cloze",
+        "target_per_item": 3,
+        "reward_cents": 0,
+        "time_allowed_minutes": 10,
+        "source_batch": write.pk,
+        "seed": 1,
+        "sample": 3,
+        "condition": "full",
+        "blank": "random",
+    }
+    response = client.post("/admin/crowd/batch/new/cloze/", fields, follow=True)
+    assert "1 of the 5 stories chosen have 3 sentences or more" in response.content.decode()
+    short_only = _stories_batch(SHORT[:2], proverb="Look before you leap")
+    response = client.post(
+        "/admin/crowd/batch/new/cloze/", {**fields, "name": "No", "source_batch": short_only.pk}
+    )
+    assert "None of the 2 stories chosen has 3 sentences or more" in response.content.decode()

@@ -8,6 +8,7 @@ from annotation.models import Continuation, ContinuationPair, FigurativeNarrativ
 from annotation.quality.reports import batch_agreement
 from annotation.task_types.continuation import ContinuationBatchForm, continuation_check
 from crowd.assignments import NoWorkAvailable, assignment_reserve_next, assignment_submit
+from crowd.batches import batch_progress
 from crowd.review import assignment_approve, assignment_reject
 from crowd.task_types import SubmissionError
 from tests.factories import (
@@ -124,6 +125,47 @@ def test_literal_flag_needs_no_sentences_and_approval_confirms_it(assignment, na
     assert not ContinuationPair.objects.exists()
     with pytest.raises(NoWorkAvailable):
         assignment_reserve_next(batch=assignment.item.batch, worker=worker_create())
+
+
+def test_a_literal_flag_withdraws_the_narratives_crowd_work_only_and_progress_says_so():
+    figurative_import_fixture("idiom")
+    narrative = FigurativeNarrative.objects.get(expression="call it a day")  # 2 imported pairs
+    writing = continuation_batch_create(narratives=[narrative], target_per_item=3)
+    written = assignment_reserve_next(batch=writing, worker=worker_create())
+    assignment_submit(
+        assignment=written, payload={"plausible": PLAUSIBLE, "implausible": IMPLAUSIBLE}
+    )
+    assignment_approve(assignment=written)  # a crowd pair of the narrative
+    choosing = task_batch_create(
+        task_type="continue_choice",
+        target_per_item=2,
+        source_batch=writing,
+        settings={"imported": {"kind": "idiom", "split": "any"}},
+    )
+    assert choosing.items.count() == 4  # 3 imported pairs, 1 crowd pair
+    flagged = assignment_reserve_next(batch=writing, worker=worker_create())
+    assignment_submit(assignment=flagged, payload={"literal_use": True})
+    assignment_approve(assignment=flagged)
+
+    crowd_item = choosing.items.get(continuation_pair__source="crowd")
+    progress = batch_progress(batch=choosing)
+    by_item = {row["item"]: row for row in progress["items"]}
+    assert by_item[crowd_item.pk]["open"] == 0 and by_item[crowd_item.pk]["withdrawn"]
+    totals = progress["totals"]
+    assert (totals["target"], totals["open"], totals["withdrawn_items"]) == (6, 6, 1)
+    assert batch_progress(batch=writing)["totals"]["open"] == 0
+    # The imported pairs, this narrative's included, are still served; the crowd pair not.
+    served = set()
+    for _ in range(3):
+        served.add(assignment_reserve_next(batch=choosing, worker=worker_create()).item_id)
+    assert served == set(choosing.items.exclude(pk=crowd_item.pk).values_list("pk", flat=True))
+    exported = [line for line in figurative_export_lines(kind="idiom") if "call it a day" in line]
+    assert len(exported) == 2 and not any(PLAUSIBLE in line for line in exported)
+
+    assignment_reject(assignment=flagged, message="The idiom is figurative here.")
+    crowd_item.refresh_from_db()
+    assert crowd_item.withdrawn_at is None
+    assert batch_progress(batch=writing)["totals"]["open"] == 2  # 3 wanted, 1 approved
 
 
 def test_batch_form_takes_3_to_10_workers_and_the_narratives_of_a_kind():

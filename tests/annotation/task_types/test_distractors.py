@@ -6,6 +6,7 @@ from annotation.task_types.distractors import (
     Candidate,
     LexicalSimilaritySource,
     RandomSource,
+    curated_candidates,
     distractors_for,
     get_source,
 )
@@ -91,3 +92,23 @@ def test_distractors_for_uses_curated_proverbs_only():
         picked = distractors_for(narrative=narrative, source=source, count=4, seed=3)
         assert len(picked) == 4
         assert {p.pk for p in picked} <= {p.pk for p in curated}
+
+
+@pytest.mark.django_db
+def test_no_source_offers_the_answers_variants_or_a_proverb_too_close_to_it():
+    canonical = proverb_create("Fortune favours the brave", status="curated")
+    answer = proverb_create("Fortune favour the brave", status="rejected", variant_of=canonical)
+    sibling = proverb_create("Fortune helps the brave", status="curated", variant_of=canonical)
+    near = proverb_create("Fortune favors the bold", status="curated")
+    fair = [
+        proverb_create(text, status="curated")
+        for text in ("Time is money", "Haste makes waste", "Look before you leap")
+    ]
+    for correct in (canonical, answer):
+        candidates = {c.id for c in curated_candidates(excluding=correct)}
+        assert candidates == {p.pk for p in fair}, correct.text
+    narrative = narrative_create(proverb=canonical, text="She bet the farm on a bold move.")
+    for source in ("lexical", "random"):
+        picked = distractors_for(narrative=narrative, source=source, count=4, seed=3)
+        assert set(picked) == set(fair)
+    assert {near.pk, sibling.pk}.isdisjoint(c.id for c in curated_candidates(excluding=canonical))

@@ -1,5 +1,6 @@
 // The "choose the proverb" page: one choice among the options, in the question's stored
-// order; the choice is kept in localStorage until the submit succeeds.
+// order; the choice is kept in localStorage until the submit succeeds. Keys: 1-9 choose
+// that option, Enter submits.
 import {
   createSubmitter,
   draftStore,
@@ -8,6 +9,7 @@ import {
   startTimer,
   taskConfig,
 } from "../submit.js";
+import { onTaskKeys } from "../hotkeys.js";
 
 const config = taskConfig();
 const draft = draftStore(config.draft_key);
@@ -62,6 +64,19 @@ form.addEventListener("change", () => {
 });
 form.addEventListener("submit", (event) => event.preventDefault());
 button.addEventListener("click", submit);
+onTaskKeys({
+  number(n) {
+    const input = form.querySelectorAll("input[name=chosen]")[n - 1];
+    if (!input || input.disabled) return false;
+    input.checked = true;
+    input.focus();
+    form.dispatchEvent(new Event("change"));
+    return true;
+  },
+  enter() {
+    if (!button.disabled) submit();
+  },
+});
 update();
 startTimer();
 document.body.dataset.ready = "true";

@@ -1,6 +1,7 @@
 // The "rate quality" page: one 1-5 scale per criterion; Submit stays disabled, and the page
 // says what is missing, until every criterion is rated. The choices are kept in
-// localStorage until the submit succeeds.
+// localStorage until the submit succeeds. Keys: 1-5 rate the highlighted criterion and
+// move to the next one unrated, Enter submits; clicking a criterion highlights it.
 import {
   createSubmitter,
   draftStore,
@@ -9,6 +10,7 @@ import {
   startTimer,
   taskConfig,
 } from "../submit.js";
+import { onTaskKeys } from "../hotkeys.js";
 
 const config = taskConfig();
 const draft = draftStore(config.draft_key);
@@ -84,6 +86,45 @@ if (saved && typeof saved === "object") {
 form.addEventListener("change", onChange);
 form.addEventListener("submit", (event) => event.preventDefault());
 button.addEventListener("click", submit);
+
+const fieldsets = [...form.querySelectorAll("fieldset.criterion")];
+let current = 0;
+
+function highlight(index) {
+  current = index;
+  fieldsets.forEach((fieldset, position) => {
+    fieldset.classList.toggle("current", position === index);
+  });
+}
+
+function nextUnrated(after) {
+  const values = ratings();
+  for (let step = 1; step <= fieldsets.length; step += 1) {
+    const index = (after + step) % fieldsets.length;
+    if (!(fieldsets[index].dataset.key in values)) return index;
+  }
+  return after;
+}
+
+for (const [index, fieldset] of fieldsets.entries()) {
+  fieldset.addEventListener("focusin", () => highlight(index));
+  fieldset.addEventListener("click", () => highlight(index));
+}
+onTaskKeys({
+  number(n) {
+    const fieldset = fieldsets[current];
+    const input = fieldset && fieldset.querySelector(`input[value="${n}"]`);
+    if (!input || input.disabled) return false;
+    input.checked = true;
+    onChange();
+    highlight(nextUnrated(current));
+    return true;
+  },
+  enter() {
+    if (!button.disabled) submit();
+  },
+});
+highlight(fieldsets.length ? nextUnrated(fieldsets.length - 1) : 0);
 update();
 startTimer();
 document.body.dataset.ready = "true";
