@@ -68,14 +68,16 @@ def continuation_choice_report(*, batch: Batch) -> dict:
         )
     )
     answers = [(pair, worker, chosen) for pair, worker, chosen, *_ in rows]
-    gold = {pair: correct for pair, _, _, correct, _ in rows}
+    # Unlabelled pairs (withheld test labels) have no gold: no accuracy counts them.
+    gold = {pair: correct for pair, _, _, correct, _ in rows if correct is not None}
     by_kind = {}
     for kind in sorted({kind for *_, kind in rows}):
         of_kind = [(pair, worker, chosen) for pair, worker, chosen, _, k in rows if k == kind]
         by_kind[kind] = {"answers": len(of_kind), "human_accuracy": choice_accuracy(of_kind, gold)}
     return {
         "answers": len(answers),
-        "pairs": len(gold),
+        "pairs": len({pair for pair, *_ in rows}),
+        "unlabelled_answers": sum(1 for *_, correct, _ in rows if correct is None),
         "human_accuracy": choice_accuracy(answers, gold),
         "pairwise_agreement": pairwise_label_agreement(answers),
         "majority_vote_accuracy": aggregate_accuracy(majority_vote(answers), gold),

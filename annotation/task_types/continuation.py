@@ -17,6 +17,7 @@ import random
 
 from django import forms
 from django.db import transaction
+from django.db.models import Q
 
 from annotation.datasets.figurative import continuation_pair_create, segments
 from annotation.models import (
@@ -182,7 +183,8 @@ class ContinuationBatchForm(BatchForm):
             kind=data["kind"], literal_use_confirmed=False
         )
         if data.get("split"):
-            narratives = narratives.filter(split=data["split"])
+            split = data["split"]
+            narratives = narratives.filter(Q(split=split) | Q(option_pairs__split=split)).distinct()
         ordered = list(narratives.order_by("id"))
         if data.get("sample"):
             random.Random(data.get("seed") or 1).shuffle(ordered)

@@ -3,8 +3,9 @@
 The benchmark's human evaluation (Chakrabarty, Choi & Shwartz 2022): a narrative with
 an idiom or a simile and two candidate continuations, shown in the pair's stored random
 order (ContinuationPair.shown_first). Pairs come from an approved continuation batch
-(chained: each approval adds its pair) and/or from imported option pairs by kind and split.
-Human accuracy against the known answer is on the agreement page.
+(chained: each approval adds its pair) and/or from imported option pairs by kind and the
+pair's split. Human accuracy against the known answer is on the agreement page; answers
+to unlabelled pairs (a test split's withheld labels) have no correctness.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def pairs_to_add(*, batch: Batch) -> list[ContinuationPair]:
     if imported["kind"]:
         chosen = Q(source=ContinuationPair.Source.IMPORTED, narrative__kind=imported["kind"])
         if imported["split"] not in ("", "any"):
-            chosen &= Q(narrative__split=imported["split"])
+            chosen &= Q(split=imported["split"])
         wanted |= chosen
     candidates = ContinuationPair.objects.filter(wanted).filter(
         narrative__literal_use_confirmed=False, withdrawn=False
@@ -174,7 +175,7 @@ class ContinuationChoiceTask(TaskType):
             pair=pair,
             assignment=assignment,
             chosen=cleaned["chosen"],
-            is_correct=cleaned["chosen"] == pair.correct,
+            is_correct=None if pair.correct is None else cleaned["chosen"] == pair.correct,
         )
 
     def result(self, *, assignment: Assignment) -> dict:

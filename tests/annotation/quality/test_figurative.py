@@ -10,6 +10,7 @@ from crowd.assignments import assignment_reserve_next, assignment_submit
 from tests.factories import (
     crowd_narrative_create,
     figurative_import_fixture,
+    figurative_release_import,
     proverb_create,
     task_batch_create,
     worker_create,
@@ -60,3 +61,30 @@ def test_continuation_choice_report_gives_human_accuracy():
     assert report["human_accuracy"] == pytest.approx(2 / 3)
     assert report["by_kind"]["simile"]["answers"] == 3
     assert report["majority_vote_accuracy"] == 1
+
+
+@pytest.mark.django_db
+def test_answers_to_unlabelled_pairs_count_in_no_accuracy():
+    figurative_import_fixture("simile")
+    figurative_release_import("idiom_test")
+    batch = task_batch_create(
+        task_type="continue_choice", target_per_item=1, settings={"imported": {"kind": "simile"}}
+    )
+    test_batch = task_batch_create(
+        task_type="continue_choice",
+        target_per_item=1,
+        settings={"imported": {"kind": "idiom", "split": "test"}},
+    )
+    assignment = assignment_reserve_next(batch=batch, worker=worker_create())
+    assignment_submit(
+        assignment=assignment, payload={"chosen": assignment.item.continuation_pair.correct}
+    )
+    for _ in range(2):
+        assignment = assignment_reserve_next(batch=test_batch, worker=worker_create())
+        assignment_submit(assignment=assignment, payload={"chosen": 2})
+    labelled = batch_agreement(batch=batch)["continue_choice"]
+    unlabelled = batch_agreement(batch=test_batch)["continue_choice"]
+    assert labelled["human_accuracy"] == 1
+    assert (unlabelled["answers"], unlabelled["unlabelled_answers"]) == (2, 2)
+    assert unlabelled["human_accuracy"] is None
+    assert unlabelled["majority_vote_accuracy"] is None

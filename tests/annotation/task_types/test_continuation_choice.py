@@ -1,6 +1,8 @@
 """Choose the continuation: items from imported option pairs and from approved continuations,
 the stored display order, answers scored against the known answer."""
 
+import json
+
 import pytest
 from django.utils.html import escape
 
@@ -10,9 +12,11 @@ from crowd.assignments import NoWorkAvailable, assignment_reserve_next, assignme
 from crowd.review import assignment_approve
 from crowd.task_types import SubmissionError
 from tests.factories import (
+    FIGURATIVE_RELEASE,
     continuation_batch_create,
     figurative_import_fixture,
     figurative_narrative_create,
+    figurative_release_import,
     invite_path,
     task_batch_create,
     worker_create,
@@ -98,3 +102,20 @@ def test_stored_orders_differ_between_pairs():
         )
     orders = {shown_first_for(pk) for pk in ContinuationPair.objects.values_list("pk", flat=True)}
     assert orders == {1, 2}
+
+
+def test_a_batch_from_the_dev_split_holds_exactly_the_dev_files_pairs():
+    figurative_release_import("idiom_train")
+    figurative_release_import("idiom_dev")
+    batch = choice_batch(settings={"imported": {"kind": "idiom", "split": "dev"}})
+    options = sorted(item.continuation_pair.option1 for item in batch.items.all())
+    published = (FIGURATIVE_RELEASE / "idiom_dev.jsonl").read_text().splitlines()
+    assert options == sorted(json.loads(line)["option1"] for line in published)
+
+
+def test_an_answer_to_an_unlabelled_pair_has_no_correctness():
+    figurative_release_import("idiom_test")
+    batch = choice_batch(settings={"imported": {"kind": "idiom", "split": "test"}})
+    assignment = assignment_reserve_next(batch=batch, worker=worker_create())
+    assignment_submit(assignment=assignment, payload={"chosen": 1})
+    assert ContinuationAnswer.objects.get().is_correct is None
