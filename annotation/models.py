@@ -162,6 +162,10 @@ class Narrative(models.Model):
     )
     split_seen = models.CharField(max_length=8, choices=Split.choices, default="", blank=True)
     split_unseen = models.CharField(max_length=8, choices=Split.choices, default="", blank=True)
+    # Where a split file put the narrative (0-based, within its file): exported split
+    # files keep the imported order. Empty for splits drawn from a seed.
+    split_seen_position = models.PositiveIntegerField(null=True, blank=True)
+    split_unseen_position = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     reviewed_at = models.DateTimeField(null=True, blank=True)
     review_message = models.TextField(blank=True)

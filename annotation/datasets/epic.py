@@ -3,8 +3,10 @@
 An import reads, checks and resolves the file first (`epic_prepare`, no database, with
 progress), then writes it in one transaction (`epic_write`). A file `parse_epic_file`
 refuses is not imported at all: nothing is written. A span
-that cannot be resolved is reported with its record, pk and slot; that span pair is
-left out and the rest of the record is imported. Re-importing a file changes nothing.
+that cannot be resolved is reported with its record, pk and slot, and a split file's pk
+that is not in the dataset by its pk; those are left out, the rest is imported, and the
+report says the import was partial (`import_dataset` then exits non-zero unless
+--allow-partial). Re-importing a file changes nothing.
 """
 
 from __future__ import annotations
@@ -49,11 +51,25 @@ class EpicImportReport:
     # Quotes matched to an existing proverb whose text is not identical (case, punctuation):
     # {"pk", "quote", "proverb", "proverb_text", "records"}, for the researcher to confirm.
     inexact_matches: list[dict] = field(default_factory=list)
+    # What the files hold that was left out (a span pair not found, a split pk not in the
+    # dataset): the import is partial when there is any.
     errors: list[RecordProblem] = field(default_factory=list)
     warnings: list[RecordProblem] = field(default_factory=list)
 
+    @property
+    def partial(self) -> bool:
+        return bool(self.errors)
+
+    def left_out(self) -> list[str]:
+        """What was left out, by record and slot or by split pk."""
+        return [
+            f"{problem.pk} slot {problem.slot}" if problem.slot else f"split pk {problem.pk}"
+            for problem in self.errors
+        ]
+
     def as_dict(self) -> dict:
         counts = {key: value for key, value in asdict(self).items() if key not in ("errors",)}
+        counts["partial"] = self.partial
         counts["errors"] = [problem.as_dict() for problem in self.errors]
         counts["warnings"] = [problem.as_dict() for problem in self.warnings]
         return counts
@@ -128,7 +144,7 @@ def epic_write(
     if prepared.split_parts is not None:
         applied = narrative_splits_apply(parts=prepared.split_parts)
         report.splits = applied.counts
-        report.warnings.extend(
+        report.errors.extend(
             RecordProblem(0, pk, f"Split files name {pk}, which is not in the dataset.")
             for pk in applied.unknown
         )

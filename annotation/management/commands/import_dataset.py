@@ -1,4 +1,5 @@
-"""python manage.py import_dataset --format epic FILE [--splits DIR] [--source-label X] [--json]"""
+"""python manage.py import_dataset --format epic FILE [--splits DIR] [--source-label X]
+[--allow-partial] [--json]"""
 
 import json
 from pathlib import Path
@@ -16,8 +17,10 @@ class Command(BaseCommand):
     help = (
         "Import a dataset in the ePiC release format: proverbs matched or created, "
         "narratives approved and marked imported, spans resolved to offsets, splits from "
-        "split files. Re-importing the same file changes nothing. A malformed file is "
-        "refused whole; spans that are not found are reported by record and slot."
+        "split files (all four). Re-importing the same file changes nothing. A malformed file "
+        "is refused whole. Spans that are not found (by record and slot) and split pks that "
+        "are not in the dataset are left out and the rest imported: a partial import, which "
+        "exits with status 1 unless --allow-partial."
     )
 
     def add_arguments(self, parser):
@@ -31,6 +34,11 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--source-label", default="ePiC", help="Recorded on each narrative (default ePiC)."
+        )
+        parser.add_argument(
+            "--allow-partial",
+            action="store_true",
+            help="Exit 0 when span pairs or split pks were left out (still reported).",
         )
         parser.add_argument("--json", action="store_true", help="Print the report as JSON.")
 
@@ -53,9 +61,14 @@ class Command(BaseCommand):
             raise CommandError(f"Nothing was imported: {error}") from error
         if options["json"]:
             self.stdout.write(json.dumps(report.as_dict(), ensure_ascii=False))
-            return
+        else:
+            self._summary(report)
+        partial_check(report.left_out(), allow=options["allow_partial"])
+
+    def _summary(self, report: EpicImportReport) -> None:
         self.stdout.write(
-            f"{report.narratives} record(s): {report.narratives_created} created, "
+            ("Partial import: " if report.partial else "")
+            + f"{report.narratives} record(s): {report.narratives_created} created, "
             f"{report.narratives_updated} updated, {report.narratives_unchanged} unchanged; "
             f"{report.proverbs} proverb(s) ({report.proverbs_created} new); "
             f"{report.span_pairs} span pair(s), {report.ambiguous_spans} ambiguous, "
@@ -63,6 +76,18 @@ class Command(BaseCommand):
         )
         for problem in report.errors + report.warnings:
             self.stderr.write(problem.message)
+
+
+def partial_check(left_out: list[str], *, allow: bool, limit: int = 10) -> None:
+    """A partial import's exit (something `left_out`): status 1, a CommandError, unless
+    allowed. The message names the first `limit` things left out."""
+    if left_out and not allow:
+        more = f" and {len(left_out) - limit} more" if len(left_out) > limit else ""
+        raise CommandError(
+            f"Partial import: left out {', '.join(left_out[:limit])}{more}; the rest was "
+            "imported. Fix the files and import again, or pass --allow-partial to accept a "
+            "partial import."
+        )
 
 
 def _read(path: Path) -> bytes:

@@ -238,6 +238,7 @@ def test_import_upload_reports_counts_and_problems(client, researcher):
     assert "Span pairs: 11 (1 ambiguous, 1 unresolved)" in page
     assert "Split seen: 4 train, 2 test" in page
     assert "Q1N3 slot 3: span_narrative_3 &#x27;motivational posters&#x27; not found" in page
+    assert 'id="import-partial">Partial import: what the table below lists was left out' in page
 
 
 def test_import_upload_takes_the_release_folder_with_its_label_maps(client, researcher):
