@@ -27,6 +27,7 @@ from annotation.datasets.exports import FORMATS, dataset_export
 from annotation.datasets.splits import SplitFileError, split_files_select
 from annotation.intake.import_jobs import import_job_create, import_runs_in_background
 from annotation.intake.uploads import UploadTooLarge, upload_read
+from annotation.keywords import narratives_keywords_queue
 from annotation.models import DatasetAnalysis, Narrative
 from crowd.models import Batch
 
@@ -170,6 +171,8 @@ def import_view(request):
             report = dataset_import_epic(
                 content=content, splits=splits or None, source_label=source_label
             )
+            # Keywords (for the generation baseline) are extracted by a task, not here.
+            narratives_keywords_queue(narrative_ids=report.keyword_narratives)
         except UploadTooLarge as error:
             messages.error(request, str(error))
             return admin_page(

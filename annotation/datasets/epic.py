@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from annotation.analysis.common import ProgressCallback, progress_noop
 from annotation.datasets.epic_files import (
@@ -55,6 +56,10 @@ class EpicImportReport:
     # dataset): the import is partial when there is any.
     errors: list[RecordProblem] = field(default_factory=list)
     warnings: list[RecordProblem] = field(default_factory=list)
+    # Narratives created or changed, marked for keyword extraction (not in the JSON), and
+    # how many the caller extracted (None: left to a task or a backfill).
+    keyword_narratives: list[int] = field(default_factory=list)
+    keywords_extracted: int | None = None
 
     @property
     def partial(self) -> bool:
@@ -68,7 +73,11 @@ class EpicImportReport:
         ]
 
     def as_dict(self) -> dict:
-        counts = {key: value for key, value in asdict(self).items() if key not in ("errors",)}
+        counts = {
+            key: value
+            for key, value in asdict(self).items()
+            if key not in ("errors", "keyword_narratives")
+        }
         counts["partial"] = self.partial
         counts["errors"] = [problem.as_dict() for problem in self.errors]
         counts["warnings"] = [problem.as_dict() for problem in self.warnings]
@@ -133,6 +142,9 @@ def epic_write(
     proverbs = _proverbs_for(records, source_label, report)
     existing = _existing_narratives(records, proverbs, source_label)
     new, changed = _sort_records(prepared, proverbs, existing, source_label, report)
+    marked = timezone.now()  # keywords to extract: by the caller, else the re-queue
+    for narrative, _ in new + changed:
+        narrative.keywords_pending_since = marked
     Narrative.objects.bulk_create([narrative for narrative, _ in new], batch_size=_CHUNK)
     _update_narratives(changed)
     SpanPair.objects.bulk_create(
@@ -140,6 +152,7 @@ def epic_write(
         batch_size=_CHUNK,
     )
     report.narratives_created, report.narratives_updated = len(new), len(changed)
+    report.keyword_narratives = [narrative.pk for narrative, _ in new + changed]
     progress(len(records), len(records), "Writing narratives")
     if prepared.split_parts is not None:
         applied = narrative_splits_apply(parts=prepared.split_parts)
@@ -191,6 +204,8 @@ def _sort_records(
         else:
             narrative.proverb = proverb
             narrative.proverb_quote = _quote_kept(record, proverb)
+            if narrative.text != record.narrative:
+                narrative.keywords = {}
             narrative.text = record.narrative
             narrative.word_count = word_count(record.narrative)
             changed.append((narrative, pairs))
@@ -362,6 +377,8 @@ def _update_narratives(changed: list[tuple[Narrative, list[ResolvedSpanPair]]]) 
     if not narratives:
         return
     Narrative.objects.bulk_update(
-        narratives, ["proverb", "proverb_quote", "text", "word_count"], batch_size=_CHUNK
+        narratives,
+        ["proverb", "proverb_quote", "text", "word_count", "keywords", "keywords_pending_since"],
+        batch_size=_CHUNK,
     )
     SpanPair.objects.filter(narrative__in=narratives, assignment__isnull=True).delete()

@@ -1,5 +1,5 @@
 """python manage.py import_dataset --format epic FILE [--splits DIR] [--source-label X]
-[--allow-partial] [--json]"""
+[--allow-partial] [--no-keywords] [--json]"""
 
 import json
 from pathlib import Path
@@ -10,6 +10,7 @@ from annotation.datasets.epic import EpicImportReport, dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.splits import SplitFileError, split_files_select
 from annotation.intake.uploads import UploadTooLarge, upload_read
+from annotation.keywords import narratives_keywords_fill
 from annotation.management.progress import progress_printer
 
 
@@ -40,6 +41,12 @@ class Command(BaseCommand):
             action="store_true",
             help="Exit 0 when span pairs or split pks were left out (still reported).",
         )
+        parser.add_argument(
+            "--no-keywords",
+            action="store_true",
+            help="Leave the narratives' keywords (for the generation baseline) to the worker's "
+            "re-queue or a later extract_keywords; by default they are extracted now.",
+        )
         parser.add_argument("--json", action="store_true", help="Print the report as JSON.")
 
     def handle(self, *args, **options):
@@ -59,6 +66,10 @@ class Command(BaseCommand):
                 for problem in error.errors:
                     self.stderr.write(problem.message)
             raise CommandError(f"Nothing was imported: {error}") from error
+        if not options["no_keywords"]:
+            report.keywords_extracted = keywords_fill_or_warn(
+                report.keyword_narratives, stderr=self.stderr
+            )
         if options["json"]:
             self.stdout.write(json.dumps(report.as_dict(), ensure_ascii=False))
         else:
@@ -73,9 +84,29 @@ class Command(BaseCommand):
             f"{report.proverbs} proverb(s) ({report.proverbs_created} new); "
             f"{report.span_pairs} span pair(s), {report.ambiguous_spans} ambiguous, "
             f"{report.unresolved_spans} unresolved."
+            + (
+                ""
+                if report.keywords_extracted is None
+                else f" Keywords extracted for {report.keywords_extracted} narrative(s)."
+            )
         )
         for problem in report.errors + report.warnings:
             self.stderr.write(problem.message)
+
+
+def keywords_fill_or_warn(narrative_ids: list[int], *, stderr) -> int | None:
+    """Extract the narratives' keywords with progress on stderr; None (and a warning) when
+    the spaCy model cannot be loaded: they stay marked for a later extraction."""
+    try:
+        return narratives_keywords_fill(
+            narrative_ids=narrative_ids, progress=progress_printer(stderr)
+        )
+    except (ImportError, OSError) as error:
+        stderr.write(
+            f"Keywords not extracted ({error}); the narratives stay marked: run "
+            "extract_keywords once the spaCy model (PARABLE_SPACY_MODEL) is installed."
+        )
+        return None
 
 
 def partial_check(left_out: list[str], *, allow: bool, limit: int = 10) -> None:

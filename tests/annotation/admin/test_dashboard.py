@@ -223,22 +223,26 @@ def test_reviewer_reads_and_exports_but_cannot_import(client, reviewer):
     assert client.get("/admin/dataset/import/").status_code == 403
 
 
-def test_import_upload_reports_counts_and_problems(client, researcher):
+def test_import_upload_reports_counts_and_problems(
+    client, researcher, django_capture_on_commit_callbacks
+):
     client.force_login(researcher)
     splits = [
         SimpleUploadedFile(path.name, path.read_bytes()) for path in (FIXTURE / "splits").iterdir()
     ]
     upload = SimpleUploadedFile("epic.json", (FIXTURE / "dataset.json").read_bytes())
-    page = client.post(
-        "/admin/dataset/import/",
-        {"file": upload, "splits": splits, "source_label": "ePiC"},
-    ).content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        page = client.post(
+            "/admin/dataset/import/",
+            {"file": upload, "splits": splits, "source_label": "ePiC"},
+        ).content.decode()
     assert Narrative.objects.filter(source="imported").count() == 6
     assert "Narratives: 6 (6 created, 0 updated, 0 unchanged)" in page
     assert "Span pairs: 11 (1 ambiguous, 1 unresolved)" in page
     assert "Split seen: 4 train, 2 test" in page
     assert "Q1N3 slot 3: span_narrative_3 &#x27;motivational posters&#x27; not found" in page
     assert 'id="import-partial">Partial import: what the table below lists was left out' in page
+    assert not Narrative.objects.filter(source="imported", keywords={}).exists()
 
 
 def test_import_upload_takes_the_release_folder_with_its_label_maps(client, researcher):

@@ -81,6 +81,7 @@ def test_import_json_report_counts_ambiguous_and_unresolved_spans():
         "splits": {"seen": {"train": 4, "test": 2}, "unseen": {"train": 4, "test": 2}},
         "inexact_matches": [],
         "partial": True,
+        "keywords_extracted": 6,
     }
     [error] = report["errors"]
     assert (error["record"], error["pk"], error["slot"]) == (3, "Q1N3", 3)
@@ -125,7 +126,8 @@ def test_import_prints_its_progress_on_stderr():
     )
     lines = errors.getvalue().splitlines()
     assert "Resolving spans: 6 of 6" in lines
-    assert lines[-1] == "Writing narratives: 6 of 6"
+    assert "Writing narratives: 6 of 6" in lines
+    assert lines[-1] == "Extracting keywords: 6 of 6"
 
 
 def test_import_of_a_missing_file_is_a_clear_error(tmp_path):
