@@ -85,6 +85,15 @@ class EpicImportForm(forms.Form):
 
 class ExportForm(ScopeForm):
     format = forms.ChoiceField(choices=[(name, name) for name in FORMATS])
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["approved_only"].initial = True
+        self.fields["approved_only"].help_text = (
+            "Ticked (the default): approved narratives only. Untick to export every status "
+            "(submitted, rejected, ...); the dataset card says which."
+        )
+
     raw_worker_ids = forms.BooleanField(
         required=False, help_text="Keep provider worker ids instead of salted hashes."
     )

@@ -430,7 +430,12 @@ def dataset_card(
         + ", ".join(f"`{name}`" for name in files)
         + f". Batches: {format_value(scope['batches'])}; "
         + f"sources: {', '.join(scope['sources'])}; "
-        + ("approved narratives only. " if scope["approved_only"] else "every status. ")
+        + (
+            "statuses: approved narratives only (the default). "
+            if scope["approved_only"]
+            else "statuses: every status (submitted, rejected, ... as well as approved; "
+            "see the status field). "
+        )
         + (
             "Worker ids are the platform's own ids."
             if raw_worker_ids

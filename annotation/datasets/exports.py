@@ -254,7 +254,7 @@ def dataset_export(
     format: str,
     directory: Path,
     batches: Sequence[int] | None = None,
-    approved_only: bool = False,
+    approved_only: bool = True,
     sources: Sequence[str] | None = None,
     raw_worker_ids: bool = False,
     statistics: bool = True,
@@ -264,9 +264,10 @@ def dataset_export(
 ) -> ExportResult:
     """Write the dataset in `format` into `directory` with README.md and, for ePiC, split files.
 
-    The card's statistics come from `analysis` (an `analyze --json` output) when
-    given, else from running the analysis when `statistics`; without either the
-    card has the counts gathered during the export only.
+    Approved narratives only unless `approved_only` is False (every status: submitted,
+    rejected...); the card says which. The card's statistics come from `analysis` (an
+    `analyze --json` output) when given, else from running the analysis when
+    `statistics`; without either the card has the counts gathered during the export only.
     """
     if format not in FORMATS:
         raise ValueError(f"Unknown format {format!r}; use one of {', '.join(FORMATS)}.")

@@ -2,6 +2,7 @@
 
 import io
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -277,6 +278,14 @@ def test_import_upload_of_a_malformed_file_writes_nothing(client, researcher):
     assert "Nothing was imported" in page
     assert "Record 2: (Q1N2) lacks field(s) quote." in page
     assert Narrative.objects.count() == 0
+
+
+def test_export_form_shows_the_status_filter_ticked_for_approved_only(client, researcher):
+    client.force_login(researcher)
+    page = client.get("/admin/dataset/export/").content.decode()
+    checkbox = re.search(r'<input type="checkbox" name="approved_only"[^>]*>', page).group()
+    assert checkbox.endswith(" checked>")
+    assert "Untick to export every status" in page
 
 
 def test_export_downloads_data_and_card_as_a_zip(client, researcher):

@@ -336,15 +336,30 @@ def test_export_of_an_unknown_batch_is_refused(tmp_path):
         call_command("export_dataset", "--format", "csv", str(tmp_path), "--batch", "999")
 
 
-def test_export_approved_only_leaves_out_other_narratives(tmp_path):
+@pytest.mark.parametrize("format", ["jsonl", "epic"])
+def test_export_defaults_to_approved_narratives_and_the_card_says_so(tmp_path, format):
+    proverb = proverb_create("Time is money")
+    crowd_narrative_create(proverb=proverb, text="Approved story.", status="approved")
+    crowd_narrative_create(proverb=proverb, text="Rejected story.", status="rejected")
+    crowd_narrative_create(proverb=proverb, text="Unreviewed story.", status="submitted")
+    _call("export_dataset", "--format", format, str(tmp_path), "--no-statistics")
+    data = next(path for path in tmp_path.iterdir() if path.name != "README.md")
+    assert "Approved story." in data.read_text()
+    assert "Rejected story." not in data.read_text()
+    assert "Unreviewed story." not in data.read_text()
+    assert "statuses: approved narratives only (the default)." in (
+        (tmp_path / "README.md").read_text()
+    )
+
+
+def test_export_of_every_status_is_asked_for_and_written_into_the_card(tmp_path):
     proverb = proverb_create("Time is money")
     crowd_narrative_create(proverb=proverb, status="approved")
     crowd_narrative_create(proverb=proverb, status="rejected")
-    _call(
-        "export_dataset", "--format", "jsonl", str(tmp_path), "--approved-only", "--no-statistics"
-    )
+    _call("export_dataset", "--format", "jsonl", str(tmp_path), "--all-statuses", "--no-statistics")
     lines = (tmp_path / "dataset.jsonl").read_text().splitlines()
-    assert [json.loads(line)["status"] for line in lines] == ["approved"]
+    assert sorted(json.loads(line)["status"] for line in lines) == ["approved", "rejected"]
+    assert "statuses: every status (submitted, rejected" in (tmp_path / "README.md").read_text()
 
 
 # --------------------------------------------------------------------------- analyze
