@@ -1,4 +1,4 @@
-"""Admin pages for the dataset: the analysis dashboard, ePiC import upload, export download.
+"""Admin pages for the dataset: the analysis dashboard, ePiC import upload, splits, export.
 
 Mounted under /admin/dataset/ (config/urls.py) inside the admin site: anonymous
 users and non-staff users are sent to the admin login; staff without the model
@@ -24,7 +24,14 @@ from annotation.analysis.jobs import analysis_progress, analysis_request, analys
 from annotation.datasets.epic import dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.exports import FORMATS, dataset_export
-from annotation.datasets.splits import SplitFileError, split_files_select
+from annotation.datasets.splits import (
+    SplitFileError,
+    narrative_splits_apply,
+    narrative_splits_assign,
+    parse_split_files,
+    split_counts,
+    split_files_select,
+)
 from annotation.intake.import_jobs import import_job_create, import_runs_in_background
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.keywords import narratives_keywords_queue
@@ -81,6 +88,28 @@ class EpicImportForm(forms.Form):
         help_text="Optional split files named *_{seen,unseen}_{train,test}_*.json.",
     )
     source_label = forms.CharField(initial="ePiC", max_length=200)
+
+
+class SplitsForm(forms.Form):
+    source = forms.ChoiceField(
+        choices=[("seed", "Draw them from a seed"), ("files", "Take them from split files")],
+        widget=forms.RadioSelect,
+        initial="seed",
+    )
+    seed = forms.IntegerField(
+        initial=0, required=False, help_text="For a draw: the same seed gives the same splits."
+    )
+    files = MultipleFileField(
+        required=False,
+        help_text="All four split files, named *_{seen,unseen}_{train,test}_*.json (JSON arrays "
+        "of record pks); other files of a release folder are left aside.",
+    )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("source") == "files" and not data.get("files"):
+            self.add_error("files", "Choose the split files.")
+        return data
 
 
 class ExportForm(ScopeForm):
@@ -210,6 +239,48 @@ def import_view(request):
     )
 
 
+def splits_view(request):
+    """Assign the seen and unseen splits (ePiC section 5.1): drawn from a seed (every split
+    replaced) or set from split files (the narratives they name). Needs add_narrative
+    (researchers, as for an import)."""
+    require_permission(request, "annotation.add_narrative")
+    form = SplitsForm(request.POST or None, request.FILES or None)
+    result, left_out = None, []
+    if request.method == "POST" and form.is_valid():
+        try:
+            if form.cleaned_data["source"] == "seed":
+                result = narrative_splits_assign(seed=form.cleaned_data["seed"] or 0)
+            else:
+                uploads = {
+                    upload.name: upload_read(upload) for upload in form.cleaned_data["files"]
+                }
+                chosen, set_aside = split_files_select(uploads)
+                if set_aside:
+                    messages.info(request, f"Not split files, left aside: {', '.join(set_aside)}.")
+                result = narrative_splits_apply(parts=parse_split_files(chosen))
+        except (SplitFileError, UploadTooLarge) as error:
+            messages.error(request, f"Nothing was changed: {error}")
+        else:
+            left_out = result.unknown
+            if left_out:
+                messages.warning(
+                    request,
+                    f"Partial: the split files name {len(left_out)} pk(s) not in the dataset, "
+                    "left out (listed below); the rest was applied.",
+                )
+            else:
+                messages.success(request, "Splits assigned.")
+    return admin_page(
+        request,
+        "admin/annotation/dashboard/splits.html",
+        "Assign splits",
+        form=form,
+        result=result,
+        left_out=left_out,
+        counts=split_counts(),
+    )
+
+
 def export_view(request):
     """Download the dataset in a format, with its card, as a zip. Needs view_narrative."""
     require_permission(request, "annotation.view_narrative")
@@ -249,6 +320,7 @@ urls = (
             name="progress",
         ),
         path("import/", admin.site.admin_view(import_view), name="import"),
+        path("splits/", admin.site.admin_view(splits_view), name="splits"),
         path("export/", admin.site.admin_view(export_view), name="export"),
     ],
     "dataset",

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.db.models import Count
 
 from annotation.datasets.records import DATASET_SOURCES, narratives_for_pks
 from annotation.models import Narrative
@@ -221,3 +222,16 @@ def narrative_splits_assign(*, seed: int = 0) -> SplitResult:
 def _set_split(ids: list[int], **splits: str) -> None:
     for start in range(0, len(ids), _CHUNK):
         Narrative.objects.filter(pk__in=ids[start : start + _CHUNK]).update(**splits)
+
+
+def split_counts() -> dict[str, dict[str, int]]:
+    """Approved dataset narratives per part of each setting ("none": no split yet)."""
+    narratives = Narrative.objects.filter(
+        status=Narrative.Status.APPROVED, source__in=DATASET_SOURCES
+    )
+    counts = {}
+    for setting in SETTINGS:
+        rows = narratives.values_list(f"split_{setting}").annotate(n=Count("id")).order_by()
+        found = {part or "none": n for part, n in rows}
+        counts[setting] = {part: found.get(part, 0) for part in (*PARTS, "none")}
+    return counts
