@@ -217,7 +217,7 @@ def import_view(request):
                 request, "admin/annotation/dashboard/import.html", "Import a dataset", form=form
             )
         except EpicFileError as error:
-            messages.error(request, "Nothing was imported: the file is malformed (see below).")
+            messages.error(request, "Nothing was imported: see the problems below.")
             return admin_page(
                 request,
                 "admin/annotation/dashboard/import.html",

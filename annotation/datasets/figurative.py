@@ -193,14 +193,16 @@ def figurative_import(
 def figurative_export_lines(*, kind: str, split: str | None = None) -> list[str]:
     """Lines in the release layout: one per option pair, or one per narrative without any.
 
-    With a split, the pairs of that split (and narratives of that split without pairs).
-    Narratives a reviewer confirmed as literal use are left out; option pairs of crowd
-    continuations appear once their continuation is approved (the pair exists then).
+    Pairs come in the order they were stored (an imported file's own line order), then
+    the narratives without pairs by id. With a split, the pairs of that split (and the
+    narratives of that split without pairs). Narratives a reviewer confirmed as literal
+    use are left out; option pairs of crowd continuations appear once their continuation
+    is approved (the pair exists then).
     """
     narratives = FigurativeNarrative.objects.filter(kind=kind, literal_use_confirmed=False)
     if split is not None:
         narratives = narratives.filter(Q(split=split) | Q(option_pairs__split=split)).distinct()
-    lines = []
+    paired, alone = [], []
     for narrative in narratives.prefetch_related("option_pairs").order_by("id"):
         span = (
             (narrative.expression_start, narrative.expression_end)
@@ -215,22 +217,22 @@ def figurative_export_lines(*, kind: str, split: str | None = None) -> list[str]
             "meaning": narrative.meaning,
             "source_values": narrative.source_values,
         }
-        kept = sorted(
-            (pair for pair in narrative.option_pairs.all() if not pair.withdrawn),
-            key=lambda pair: pair.pk,
-        )
-        pairs = [pair for pair in kept if split is None or pair.split == split]
+        kept = [pair for pair in narrative.option_pairs.all() if not pair.withdrawn]
         if not kept and (split is None or narrative.split == split):
-            lines.append(figurative_line(**common))
-        lines.extend(
-            figurative_line(
-                **common,
-                options=(pair.option1, pair.option2, pair.correct),
-                answer=pair.published_answer,
+            alone.append(figurative_line(**common))
+        paired.extend(
+            (
+                pair.pk,
+                figurative_line(
+                    **common,
+                    options=(pair.option1, pair.option2, pair.correct),
+                    answer=pair.published_answer,
+                ),
             )
-            for pair in pairs
+            for pair in kept
+            if split is None or pair.split == split
         )
-    return lines
+    return [line for _, line in sorted(paired)] + alone
 
 
 def segments(narrative: FigurativeNarrative) -> list[dict]:
