@@ -7,9 +7,13 @@ worker loads it with its first keywords task, and a web process starts loading i
 background only where tasks run in-process (no broker; config/wsgi.py).
 
 An approved narrative is marked `keywords_pending_since` in the approval's
-transaction; extraction clears the mark. Whatever is still marked after the grace
-period (a broker that was down, a worker killed mid-task) is found by
-`narratives_keywords_pending` and re-queued by the beat task `annotation.keywords_requeue`.
+transaction; extraction clears the mark. Imported narratives are marked by the import
+and extracted by `narratives_keywords_fill` (many at a time, with progress) in the import
+job or command; `narratives_keywords_missing` lists approved narratives still without
+keywords for a backfill (the extract_keywords command, the narratives' admin action).
+Whatever is still marked after the grace period (a broker that was down, a worker killed
+mid-task) is found by `narratives_keywords_pending` and re-queued by the beat task
+`annotation.keywords_requeue`.
 """
 
 from __future__ import annotations
@@ -18,11 +22,15 @@ import functools
 import logging
 import threading
 
+from celery import shared_task
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
+from annotation.analysis.common import ProgressCallback, progress_noop
+from annotation.datasets.records import dataset_narratives
 from annotation.models import Narrative
-from common.task_queue import waiting_past_grace
+from common.task_queue import queue_on_commit, waiting_past_grace
 
 logger = logging.getLogger(__name__)
 _loading = threading.Lock()
@@ -66,7 +74,10 @@ def keywords_extract(text: str, *, model: str | None = None) -> dict:
     auxiliaries are not verbs here, and each verb and entity appears once.
     """
     model = model or settings.PARABLE_SPACY_MODEL
-    doc = spacy_pipeline(model)(text)
+    return _keywords_of(spacy_pipeline(model)(text), model)
+
+
+def _keywords_of(doc, model: str) -> dict:
     verbs = list(dict.fromkeys(token.lemma_.lower() for token in doc if token.pos_ == "VERB"))
     entities = list(dict.fromkeys((entity.text, entity.label_) for entity in doc.ents))
     return {
@@ -95,3 +106,66 @@ def narratives_keywords_pending(*, now=None, limit: int = 500) -> list[int]:
     return waiting_past_grace(
         Narrative.objects, since="keywords_pending_since", limit=limit, now=now
     )
+
+
+def narratives_keywords_missing() -> list[int]:
+    """Ids of approved dataset narratives (crowd or imported) without keywords, by id."""
+    return list(
+        dataset_narratives(approved_only=True)
+        .filter(keywords={})
+        .order_by("id")
+        .values_list("id", flat=True)
+    )
+
+
+def narratives_keywords_fill(
+    *, narrative_ids: list[int], progress: ProgressCallback | None = None, chunk: int = 200
+) -> int:
+    """Extract the keywords of these narratives (those not done with the current model),
+    `chunk` at a time through spaCy's batched pipe, each chunk committed with its pending
+    marks cleared; returns how many were extracted. `progress(done, total, stage)`."""
+    progress = progress or progress_noop
+    model = settings.PARABLE_SPACY_MODEL
+    ids = list(dict.fromkeys(narrative_ids))
+    extracted = 0
+    progress(0, len(ids), "Extracting keywords")
+    for start in range(0, len(ids), chunk):
+        with transaction.atomic():
+            narratives = list(
+                Narrative.objects.select_for_update()
+                .filter(pk__in=ids[start : start + chunk])
+                .only("id", "text", "keywords", "keywords_pending_since")
+            )
+            todo = [
+                narrative for narrative in narratives if narrative.keywords.get("model") != model
+            ]
+            docs = spacy_pipeline(model).pipe(narrative.text for narrative in todo) if todo else []
+            for narrative, doc in zip(todo, docs, strict=True):
+                narrative.keywords = _keywords_of(doc, model)
+            for narrative in narratives:
+                narrative.keywords_pending_since = None
+            Narrative.objects.bulk_update(narratives, ["keywords", "keywords_pending_since"])
+            extracted += len(todo)
+        progress(min(start + chunk, len(ids)), len(ids), "Extracting keywords")
+    return extracted
+
+
+@transaction.atomic
+def narratives_keywords_queue(*, narrative_ids: list[int]) -> int:
+    """Mark these narratives pending and queue their extraction in one task on commit (the
+    in-request import and the admin's backfill action); returns how many."""
+    ids = list(dict.fromkeys(narrative_ids))
+    Narrative.objects.filter(pk__in=ids).update(keywords_pending_since=timezone.now())
+    if ids:
+        queue_on_commit(narratives_keywords_fill_task, ids)
+    return len(ids)
+
+
+@shared_task(name="annotation.narratives_keywords_fill")
+def narratives_keywords_fill_task(narrative_ids: list[int]) -> int:
+    """Extract the keywords of many narratives (an import, a backfill); idempotent.
+
+    Defined here rather than in annotation/tasks.py (which re-exports it) because the
+    service above queues it: the two modules would otherwise import each other.
+    """
+    return narratives_keywords_fill(narrative_ids=narrative_ids)

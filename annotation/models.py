@@ -162,6 +162,10 @@ class Narrative(models.Model):
     )
     split_seen = models.CharField(max_length=8, choices=Split.choices, default="", blank=True)
     split_unseen = models.CharField(max_length=8, choices=Split.choices, default="", blank=True)
+    # Where a split file put the narrative (0-based, within its file): exported split
+    # files keep the imported order. Empty for splits drawn from a seed.
+    split_seen_position = models.PositiveIntegerField(null=True, blank=True)
+    split_unseen_position = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     reviewed_at = models.DateTimeField(null=True, blank=True)
     review_message = models.TextField(blank=True)
@@ -334,8 +338,24 @@ class FigurativeNarrative(models.Model):
     expression = models.CharField(max_length=300)
     expression_start = models.PositiveIntegerField(null=True, blank=True)
     expression_end = models.PositiveIntegerField(null=True, blank=True)
-    meaning = models.TextField(help_text="The idiom's meaning or the simile's property.")
-    split = models.CharField(max_length=8, choices=Split.choices, default="", blank=True)
+    meaning = models.TextField(
+        blank=True, help_text="The idiom's meaning or the simile's property (empty: none given)."
+    )
+    split = models.CharField(
+        max_length=8,
+        choices=Split.choices,
+        default="",
+        blank=True,
+        help_text="The split of the file that first brought the narrative; option pairs "
+        "carry their own split.",
+    )
+    source_values = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The narrative, expression and meaning fields as published, kept only where "
+        "they cannot be rebuilt from the text and span (markup twice or missing, spaces, "
+        "false): the export gives them back as they were.",
+    )
     content_key = models.CharField(
         max_length=64,
         unique=True,
@@ -381,7 +401,26 @@ class ContinuationPair(models.Model):
     )
     option1 = models.TextField()
     option2 = models.TextField()
-    correct = models.PositiveSmallIntegerField(help_text="1 or 2: the plausible option.")
+    correct = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="1 or 2: the plausible option; empty when the labels are withheld (a test "
+        "split): answers to such a pair count in no accuracy.",
+    )
+    split = models.CharField(
+        max_length=8,
+        choices=FigurativeNarrative.Split.choices,
+        default="",
+        blank=True,
+        help_text="The split of the question (the pair): one narrative may have pairs in train "
+        "and in dev.",
+    )
+    published_answer = models.CharField(
+        max_length=16,
+        blank=True,
+        help_text="correctanswer as the imported file gave it (a placeholder where the labels "
+        "are withheld), given back by the export.",
+    )
     shown_first = models.PositiveSmallIntegerField(default=1)
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.IMPORTED)
     continuation = models.OneToOneField(
@@ -400,7 +439,10 @@ class ContinuationPair(models.Model):
     class Meta:
         ordering = ["id"]
         constraints = [
-            models.CheckConstraint(condition=Q(correct__in=[1, 2]), name="pair_correct_1_or_2"),
+            models.CheckConstraint(
+                condition=Q(correct__in=[1, 2]) | Q(correct__isnull=True),
+                name="pair_correct_1_2_or_unlabelled",
+            ),
             models.CheckConstraint(
                 condition=Q(shown_first__in=[1, 2]), name="pair_shown_first_1_or_2"
             ),
@@ -450,7 +492,7 @@ class ContinuationAnswer(models.Model):
         "crowd.Assignment", on_delete=models.PROTECT, related_name="continuation_answer"
     )
     chosen = models.PositiveSmallIntegerField(help_text="1 or 2.")
-    is_correct = models.BooleanField()
+    is_correct = models.BooleanField(null=True, help_text="Empty: the pair is unlabelled.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -5,6 +5,7 @@ from celery import shared_task
 from annotation.analysis.jobs import analyses_waiting, dataset_analysis_compute_task
 from annotation.curation.services import variant_groups_propose
 from annotation.intake.import_jobs import import_job_run_task, import_jobs_waiting
+from annotation.keywords import narratives_keywords_fill_task  # noqa: F401 (defined where it is queued)
 from common.task_queue import task_send
 
 

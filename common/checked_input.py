@@ -60,8 +60,10 @@ def json_loads_checked(
     try:
         data = json.loads(raw, parse_int=_number, parse_float=_number, parse_constant=_no_constant)
     except json.JSONDecodeError as error:
+        # Some of json's messages end in " at" ("Unterminated string starting at").
+        message = error.msg.removesuffix(" at")
         raise InputError(
-            f"{what} is not JSON: {error.msg} at line {error.lineno}, column {error.colno}."
+            f"{what} is not JSON: {message} at line {error.lineno}, column {error.colno}."
         ) from error
     except RecursionError as error:
         raise InputError(f"{what} is nested deeper than {MAX_JSON_DEPTH} levels.") from error

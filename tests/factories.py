@@ -383,6 +383,18 @@ FIGURATIVE_FILES = {
     "idiom": FIXTURES / "figurative" / "idioms.jsonl",
     "simile": FIXTURES / "figurative" / "similes.jsonl",
 }
+# Lines shaped like the benchmark's release: its key order, idioms marked twice or not at
+# all, a simile property false, a narrative in train and dev, a test split's placeholders.
+FIGURATIVE_RELEASE = FIXTURES / "figurative" / "release"
+
+
+def figurative_release_import(name: str, **options):
+    """Import one file of tests/fixtures/figurative/release (e.g. "idiom_dev") by its split."""
+    from annotation.datasets.figurative import figurative_import
+
+    kind, split = name.split("_")
+    content = (FIGURATIVE_RELEASE / f"{name}.jsonl").read_bytes()
+    return figurative_import(content=content, kind=kind, split=split, **options)
 
 
 def figurative_import_fixture(kind: str = "idiom", *, split: str = ""):

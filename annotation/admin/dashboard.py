@@ -1,4 +1,4 @@
-"""Admin pages for the dataset: the analysis dashboard, ePiC import upload, export download.
+"""Admin pages for the dataset: the analysis dashboard, ePiC import upload, splits, export.
 
 Mounted under /admin/dataset/ (config/urls.py) inside the admin site: anonymous
 users and non-staff users are sent to the admin login; staff without the model
@@ -24,9 +24,17 @@ from annotation.analysis.jobs import analysis_progress, analysis_request, analys
 from annotation.datasets.epic import dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.exports import FORMATS, dataset_export
-from annotation.datasets.splits import SplitFileError, split_files_select
+from annotation.datasets.splits import (
+    SplitFileError,
+    narrative_splits_apply,
+    narrative_splits_assign,
+    parse_split_files,
+    split_counts,
+    split_files_select,
+)
 from annotation.intake.import_jobs import import_job_create, import_runs_in_background
 from annotation.intake.uploads import UploadTooLarge, upload_read
+from annotation.keywords import narratives_keywords_queue
 from annotation.models import DatasetAnalysis, Narrative
 from crowd.models import Batch
 
@@ -82,8 +90,39 @@ class EpicImportForm(forms.Form):
     source_label = forms.CharField(initial="ePiC", max_length=200)
 
 
+class SplitsForm(forms.Form):
+    source = forms.ChoiceField(
+        choices=[("seed", "Draw them from a seed"), ("files", "Take them from split files")],
+        widget=forms.RadioSelect,
+        initial="seed",
+    )
+    seed = forms.IntegerField(
+        initial=0, required=False, help_text="For a draw: the same seed gives the same splits."
+    )
+    files = MultipleFileField(
+        required=False,
+        help_text="All four split files, named *_{seen,unseen}_{train,test}_*.json (JSON arrays "
+        "of record pks); other files of a release folder are left aside.",
+    )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("source") == "files" and not data.get("files"):
+            self.add_error("files", "Choose the split files.")
+        return data
+
+
 class ExportForm(ScopeForm):
     format = forms.ChoiceField(choices=[(name, name) for name in FORMATS])
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["approved_only"].initial = True
+        self.fields["approved_only"].help_text = (
+            "Ticked (the default): approved narratives only. Untick to export every status "
+            "(submitted, rejected, ...); the dataset card says which."
+        )
+
     raw_worker_ids = forms.BooleanField(
         required=False, help_text="Keep provider worker ids instead of salted hashes."
     )
@@ -170,13 +209,15 @@ def import_view(request):
             report = dataset_import_epic(
                 content=content, splits=splits or None, source_label=source_label
             )
+            # Keywords (for the generation baseline) are extracted by a task, not here.
+            narratives_keywords_queue(narrative_ids=report.keyword_narratives)
         except UploadTooLarge as error:
             messages.error(request, str(error))
             return admin_page(
                 request, "admin/annotation/dashboard/import.html", "Import a dataset", form=form
             )
         except EpicFileError as error:
-            messages.error(request, "Nothing was imported: the file is malformed (see below).")
+            messages.error(request, "Nothing was imported: see the problems below.")
             return admin_page(
                 request,
                 "admin/annotation/dashboard/import.html",
@@ -195,6 +236,48 @@ def import_view(request):
         "Import a dataset",
         form=form,
         report=report,
+    )
+
+
+def splits_view(request):
+    """Assign the seen and unseen splits (ePiC section 5.1): drawn from a seed (every split
+    replaced) or set from split files (the narratives they name). Needs add_narrative
+    (researchers, as for an import)."""
+    require_permission(request, "annotation.add_narrative")
+    form = SplitsForm(request.POST or None, request.FILES or None)
+    result, left_out = None, []
+    if request.method == "POST" and form.is_valid():
+        try:
+            if form.cleaned_data["source"] == "seed":
+                result = narrative_splits_assign(seed=form.cleaned_data["seed"] or 0)
+            else:
+                uploads = {
+                    upload.name: upload_read(upload) for upload in form.cleaned_data["files"]
+                }
+                chosen, set_aside = split_files_select(uploads)
+                if set_aside:
+                    messages.info(request, f"Not split files, left aside: {', '.join(set_aside)}.")
+                result = narrative_splits_apply(parts=parse_split_files(chosen))
+        except (SplitFileError, UploadTooLarge) as error:
+            messages.error(request, f"Nothing was changed: {error}")
+        else:
+            left_out = result.unknown
+            if left_out:
+                messages.warning(
+                    request,
+                    f"Partial: the split files name {len(left_out)} pk(s) not in the dataset, "
+                    "left out (listed below); the rest was applied.",
+                )
+            else:
+                messages.success(request, "Splits assigned.")
+    return admin_page(
+        request,
+        "admin/annotation/dashboard/splits.html",
+        "Assign splits",
+        form=form,
+        result=result,
+        left_out=left_out,
+        counts=split_counts(),
     )
 
 
@@ -237,6 +320,7 @@ urls = (
             name="progress",
         ),
         path("import/", admin.site.admin_view(import_view), name="import"),
+        path("splits/", admin.site.admin_view(splits_view), name="splits"),
         path("export/", admin.site.admin_view(export_view), name="export"),
     ],
     "dataset",

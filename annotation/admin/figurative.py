@@ -20,6 +20,7 @@ from annotation.admin.tasks import TaskReviewAdmin, _excerpt
 from annotation.datasets.figurative import (
     figurative_export_lines,
     figurative_import,
+    figurative_report_summary,
     option_text,
     shown_order,
 )
@@ -39,6 +40,17 @@ class FigurativeImportForm(forms.Form):
     kind = forms.ChoiceField(choices=FigurativeNarrative.Kind.choices)
     split = forms.ChoiceField(
         choices=[("", "none"), *FigurativeNarrative.Split.choices[1:]], required=False
+    )
+    labels = forms.ChoiceField(
+        choices=[
+            ("auto", "given, except for a test split (withheld there)"),
+            ("given", "given: correctanswer is each pair's answer"),
+            ("withheld", "withheld: store the pairs unlabelled"),
+        ],
+        initial="auto",
+        required=False,
+        help_text="The benchmark's test files carry a placeholder correctanswer (option1 on "
+        "every line): unlabelled pairs count in no accuracy.",
     )
 
 
@@ -123,6 +135,7 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
                     content=upload_read(form.cleaned_data["file"]),
                     kind=form.cleaned_data["kind"],
                     split=form.cleaned_data["split"],
+                    labels=form.cleaned_data["labels"] or "auto",
                 )
             except UploadTooLarge as error:
                 messages.error(request, str(error))
@@ -130,11 +143,7 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
                 errors = [{"line": line, "message": message} for line, message in error.errors]
                 messages.error(request, f"Nothing was imported: {error}")
             else:
-                messages.success(
-                    request,
-                    f"{report.narratives} narrative(s) ({report.narratives_created} new) and "
-                    f"{report.pairs} option pair(s) ({report.pairs_created} new).",
-                )
+                messages.success(request, figurative_report_summary(report))
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,

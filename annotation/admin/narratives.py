@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from annotation.admin.tasks import batch_filter
+from annotation.keywords import narratives_keywords_missing, narratives_keywords_queue
 from annotation.models import Narrative
 from annotation.quality.flags import flags_of, narrative_flags
 from annotation.quality.integrity import FLAG_TITLES
@@ -57,7 +58,7 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
     list_filter = ("status", "source", batch_filter("write"))
     search_fields = ("text", "proverb__text", "worker__display_name", "worker__external_id")
     list_select_related = ("proverb", "worker", "assignment__item__batch", "integrity")
-    actions = ("approve_selected", "reject_selected", "block_workers")
+    actions = ("approve_selected", "reject_selected", "block_workers", "extract_keywords")
     change_list_template = "admin/annotation/narrative/change_list.html"
     fields = (
         "proverb",
@@ -88,6 +89,21 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
         if obj is not None and obj.source == Narrative.Source.CROWD:
             return False  # a crowd narrative is its assignment's record
         return super().has_delete_permission(request, obj)
+
+    @admin.action(
+        description="Extract missing keywords (approved narratives without them)",
+        permissions=["change"],
+    )
+    def extract_keywords(self, request, queryset):
+        """Queue the extraction for the selected approved narratives that have no keywords
+        (the generation baseline needs them); the rest are left as they are."""
+        missing = set(narratives_keywords_missing())
+        chosen = [pk for pk in queryset.values_list("pk", flat=True) if pk in missing]
+        narratives_keywords_queue(narrative_ids=chosen)
+        self.message_user(
+            request,
+            f"Keyword extraction queued for {len(chosen)} approved narrative(s) without keywords.",
+        )
 
     def get_actions(self, request):
         actions = super().get_actions(request)

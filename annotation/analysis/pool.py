@@ -87,12 +87,12 @@ def stop_workers() -> None:
         _POOL, _POOL_SIZE = None, 0
 
 
-def score_texts(texts: Sequence[str]) -> tuple[list[float], list[float]]:
-    """VADER compound and Flesch reading ease of each text."""
+def score_texts(texts: Sequence[str]) -> tuple[list[float], list[tuple[float, float]]]:
+    """VADER compound and Flesch reading ease (the paper's rules, the newer) of each text."""
     analyzer = sentiment_analyzer()
     scorer = readability_scorer()
     compounds = [float(analyzer.compound(t)) for t in texts]
-    flesch = scorer.flesch_many(texts)
+    flesch = scorer.flesch_both(texts)
     return compounds, flesch
 
 

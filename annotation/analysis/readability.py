@@ -1,11 +1,23 @@
-"""Flesch reading ease for the dataset analysis, as textstat 0.7.13 computes it, with
-cached and batched syllable counts; and the readability statistics of the output."""
+"""Flesch reading ease for the dataset analysis, with cached and batched syllable counts,
+under two sets of rules; and the readability statistics of the output.
+
+The dataset's figure follows the ePiC paper (appendix "Language complexity": mean 66.5,
+112.1 to -41.5), which used textstat 0.7.2's `flesch_reading_ease`: ASCII punctuation
+removed, words split on whitespace, syllables from pyphen for each space-separated
+token (`len(positions) + 1`), sentences split where ., ? or ! (and closing quotes or
+brackets) and a space or newline come before a capital letter, sentences of at most two
+words left out, words per sentence and syllables per word each rounded half away from
+zero to one decimal before the formula, the score to two. textstat 0.7.3 changed those
+rules (the same texts give a higher mean and a narrower range); the newer figure
+(textstat 0.7.13's rules, CMU dictionary syllables where installed) is reported beside it.
+"""
 
 from __future__ import annotations
 
 import math
 import os
 import re
+import string
 import threading
 from collections.abc import Sequence
 from statistics import fmean, median, pstdev
@@ -27,6 +39,31 @@ _LOCK = threading.RLock()
 # the union makes the same string.
 _RE_TEXTSTAT_PUNCTUATION = re.compile(r"[^\w\s\']|\'(?!" + r"[tsd]|ve|ll|re" + ")")
 _RE_SENTENCE = re.compile(r"\b[^.!?]+[.!?]*", re.UNICODE)
+
+# textstat 0.7.2's rules (the ePiC paper's Flesch), see the module docstring.
+PAPER_RULES = "textstat 0.7.2"
+NEWER_RULES = "textstat 0.7.13"
+_RE_PAPER_PUNCTUATION = re.compile(f"[{re.escape(string.punctuation)}]")
+_RE_PAPER_SENTENCE_BREAK = re.compile(r" *[\.\?!][\'\"\)\]]*[ |\n](?=[A-Z])")
+
+
+def legacy_round(number: float, points: int = 0) -> float:
+    """Round half away from zero to `points` decimals, as textstat 0.7.2 does."""
+    scale = 10**points
+    return float(math.floor((number * scale) + math.copysign(0.5, number))) / scale
+
+
+def _paper_is_short(sentence: str) -> bool:
+    """Whether textstat 0.7.2 leaves the sentence out: at most two words once ASCII
+    punctuation is removed. A whitespace token stays a word unless every character of it
+    is ASCII punctuation, so three tokens each starting with a letter or digit settle it
+    without the removal."""
+    first = sentence.split(None, 3)
+    if len(first) < 3:
+        return True
+    if first[0][0].isalnum() and first[1][0].isalnum() and first[2][0].isalnum():
+        return False
+    return len(_RE_PAPER_PUNCTUATION.sub("", sentence).split()) <= 2
 
 
 def _textstat_words(text: str) -> list[str]:
@@ -213,6 +250,11 @@ class ReadabilityScorer:
             if syllables == "cmudict" and self.cmudict is None:
                 raise RuntimeError("no CMU pronouncing dictionary is installed")
         self._cache: dict[str, int] = Computed(self._count)
+        # The paper's rules take syllables from pyphen alone, for tokens that may hold any
+        # non-ASCII punctuation: with pyphen as the source too, one cache serves both.
+        self._pyphen_cache: dict[str, int] = (
+            self._cache if self.cmudict is None else Computed(self._count_pyphen)
+        )
         self.hyphenation = _HyphenationCounter(self.pyphen)
 
     @staticmethod
@@ -236,6 +278,9 @@ class ReadabilityScorer:
             phones = self.cmudict.get(word)
             if phones:
                 return sum(1 for p in phones[0] if p[-1].isdigit())
+        return self._count_pyphen(word)
+
+    def _count_pyphen(self, word: str) -> int:
         hyphenation = self.pyphen.hd
         if len(hyphenation.cache) > CACHE_LIMIT:
             hyphenation.cache.clear()  # pyphen's own per-word cache, duplicated by ours
@@ -254,8 +299,46 @@ class ReadabilityScorer:
                 self._cache[word] = sum(1 for p in phones[0] if p[-1].isdigit())
             else:
                 rest.append(word)
-        for word, points in zip(rest, self.hyphenation.count(rest), strict=True):
-            self._cache[word] = points + 1
+        self._fill_pyphen(rest, self._cache)
+
+    def _fill_pyphen(self, words: list[str], cache: dict[str, int]) -> None:
+        # A token with whitespace inside (the paper's rules split on spaces only) goes to
+        # pyphen word by word: the batch separates words with a newline.
+        batch = [word for word in words if not any(char.isspace() for char in word)]
+        for word, points in zip(batch, self.hyphenation.count(batch), strict=True):
+            cache[word] = points + 1
+        for word in words:
+            if word not in cache:
+                cache[word] = self._count_pyphen(word)
+
+    def flesch_both(self, texts: Sequence[str]) -> list[tuple[float, float]]:
+        """(PAPER_RULES, NEWER_RULES) Flesch reading ease of each text."""
+        return list(zip(self.flesch_paper_many(texts), self.flesch_many(texts), strict=True))
+
+    def flesch_paper_many(self, texts: Sequence[str]) -> list[float]:
+        """Flesch reading ease of each text under textstat 0.7.2's rules (PAPER_RULES)."""
+        cache = self._pyphen_cache
+        if len(cache) > CACHE_LIMIT:
+            cache.clear()
+        # Lowercasing makes no ASCII punctuation and no whitespace: the words of each
+        # string are textstat's lexicon_count of the text, its space-split tokens the ones
+        # syllable_count counts.
+        lowered = [_RE_PAPER_PUNCTUATION.sub("", text.lower()) for text in texts]
+        new = {token for text in lowered if text for token in text.split(" ")}
+        new.difference_update(cache)
+        if new:
+            self._fill_pyphen(sorted(new), cache)
+        return [self._flesch_paper(*pair) for pair in zip(texts, lowered, strict=True)]
+
+    def _flesch_paper(self, text: str, lowered: str) -> float:
+        words = len(lowered.split())
+        tokens = lowered.split(" ") if lowered else []
+        sentences = _RE_PAPER_SENTENCE_BREAK.split(text)
+        short = sum(map(_paper_is_short, sentences))
+        words_per_sentence = legacy_round(words / max(1, len(sentences) - short), 1)
+        syllables = sum(map(self._pyphen_cache.__getitem__, tokens))
+        syllables_per_word = legacy_round(syllables / words, 1) if words else 0.0
+        return legacy_round(206.835 - 1.015 * words_per_sentence - 84.6 * syllables_per_word, 2)
 
     def flesch(self, text: str) -> float:
         """Flesch reading ease of one text (0.0 when it has no word)."""
@@ -300,34 +383,45 @@ def readability_scorer() -> ReadabilityScorer:
 
 
 def flesch_reading_ease(text: str) -> float:
-    """Flesch reading ease of a text (textstat 0.7.13's formula and rules)."""
+    """Flesch reading ease of a text under the newer rules (textstat 0.7.13's)."""
     return readability_scorer().flesch(text)
 
 
-def readability_statistics(flesch: list[float]) -> dict[str, Any]:
-    """The output's ``readability``: summary and histogram of the Flesch scores."""
-    source = readability_scorer().source
+def flesch_reading_ease_paper(text: str) -> float:
+    """Flesch reading ease of a text as the ePiC paper measured it (textstat 0.7.2's rules)."""
+    return readability_scorer().flesch_paper_many([text])[0]
+
+
+def _summary(scores: list[float], prefix: str = "") -> dict[str, float | None]:
+    names = ("mean", "median", "min", "max", "std")
+    if not scores:
+        return {f"{prefix}flesch_{name}": None for name in names}
+    values = (fmean(scores), median(scores), min(scores), max(scores), pstdev(scores))
+    return {f"{prefix}flesch_{name}": value for name, value in zip(names, values, strict=True)}
+
+
+def readability_statistics(scores: list[tuple[float, float]]) -> dict[str, Any]:
+    """The output's ``readability`` from each narrative's (paper, newer) Flesch scores: the
+    paper's rules' summary and histogram, and the newer rules' summary beside them."""
+    paper = [pair[0] for pair in scores]
+    newer = [pair[1] for pair in scores]
+    return {
+        **_summary(paper),
+        "flesch_histogram": _histogram(paper),
+        "flesch_rules": PAPER_RULES,
+        "syllable_source": "pyphen",
+        **_summary(newer, "newer_"),
+        "newer_flesch_rules": NEWER_RULES,
+        "newer_syllable_source": readability_scorer().source,
+    }
+
+
+def _histogram(flesch: list[float]) -> dict[str, list]:
     if not flesch:
-        return {
-            "flesch_mean": None,
-            "flesch_median": None,
-            "flesch_min": None,
-            "flesch_max": None,
-            "flesch_std": None,
-            "flesch_histogram": {"bins": [], "counts": []},
-            "syllable_source": source,
-        }
+        return {"bins": [], "counts": []}
     low, high = min(flesch), max(flesch)
     start = math.floor(low / HISTOGRAM_BIN_WIDTH) * HISTOGRAM_BIN_WIDTH
     stop = (math.floor(high / HISTOGRAM_BIN_WIDTH) + 1) * HISTOGRAM_BIN_WIDTH
     edges = np.arange(start, stop + HISTOGRAM_BIN_WIDTH / 2, HISTOGRAM_BIN_WIDTH)
     counts, _ = np.histogram(flesch, bins=edges)
-    return {
-        "flesch_mean": fmean(flesch),
-        "flesch_median": median(flesch),
-        "flesch_min": low,
-        "flesch_max": high,
-        "flesch_std": pstdev(flesch),
-        "flesch_histogram": {"bins": [float(e) for e in edges], "counts": counts.tolist()},
-        "syllable_source": source,
-    }
+    return {"bins": [float(e) for e in edges], "counts": counts.tolist()}

@@ -3,8 +3,10 @@
 An import reads, checks and resolves the file first (`epic_prepare`, no database, with
 progress), then writes it in one transaction (`epic_write`). A file `parse_epic_file`
 refuses is not imported at all: nothing is written. A span
-that cannot be resolved is reported with its record, pk and slot; that span pair is
-left out and the rest of the record is imported. Re-importing a file changes nothing.
+that cannot be resolved is reported with its record, pk and slot, and a split file's pk
+that is not in the dataset by its pk; those are left out, the rest is imported, and the
+report says the import was partial (`import_dataset` then exits non-zero unless
+--allow-partial). Re-importing a file changes nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 
 from annotation.analysis.common import ProgressCallback, progress_noop
 from annotation.datasets.epic_files import (
@@ -49,11 +52,33 @@ class EpicImportReport:
     # Quotes matched to an existing proverb whose text is not identical (case, punctuation):
     # {"pk", "quote", "proverb", "proverb_text", "records"}, for the researcher to confirm.
     inexact_matches: list[dict] = field(default_factory=list)
+    # What the files hold that was left out (a span pair not found, a split pk not in the
+    # dataset): the import is partial when there is any.
     errors: list[RecordProblem] = field(default_factory=list)
     warnings: list[RecordProblem] = field(default_factory=list)
+    # Narratives created or changed, marked for keyword extraction (not in the JSON), and
+    # how many the caller extracted (None: left to a task or a backfill).
+    keyword_narratives: list[int] = field(default_factory=list)
+    keywords_extracted: int | None = None
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.errors)
+
+    def left_out(self) -> list[str]:
+        """What was left out, by record and slot or by split pk."""
+        return [
+            f"{problem.pk} slot {problem.slot}" if problem.slot else f"split pk {problem.pk}"
+            for problem in self.errors
+        ]
 
     def as_dict(self) -> dict:
-        counts = {key: value for key, value in asdict(self).items() if key not in ("errors",)}
+        counts = {
+            key: value
+            for key, value in asdict(self).items()
+            if key not in ("errors", "keyword_narratives")
+        }
+        counts["partial"] = self.partial
         counts["errors"] = [problem.as_dict() for problem in self.errors]
         counts["warnings"] = [problem.as_dict() for problem in self.warnings]
         return counts
@@ -117,6 +142,9 @@ def epic_write(
     proverbs = _proverbs_for(records, source_label, report)
     existing = _existing_narratives(records, proverbs, source_label)
     new, changed = _sort_records(prepared, proverbs, existing, source_label, report)
+    marked = timezone.now()  # keywords to extract: by the caller, else the re-queue
+    for narrative, _ in new + changed:
+        narrative.keywords_pending_since = marked
     Narrative.objects.bulk_create([narrative for narrative, _ in new], batch_size=_CHUNK)
     _update_narratives(changed)
     SpanPair.objects.bulk_create(
@@ -124,11 +152,12 @@ def epic_write(
         batch_size=_CHUNK,
     )
     report.narratives_created, report.narratives_updated = len(new), len(changed)
+    report.keyword_narratives = [narrative.pk for narrative, _ in new + changed]
     progress(len(records), len(records), "Writing narratives")
     if prepared.split_parts is not None:
         applied = narrative_splits_apply(parts=prepared.split_parts)
         report.splits = applied.counts
-        report.warnings.extend(
+        report.errors.extend(
             RecordProblem(0, pk, f"Split files name {pk}, which is not in the dataset.")
             for pk in applied.unknown
         )
@@ -175,6 +204,8 @@ def _sort_records(
         else:
             narrative.proverb = proverb
             narrative.proverb_quote = _quote_kept(record, proverb)
+            if narrative.text != record.narrative:
+                narrative.keywords = {}
             narrative.text = record.narrative
             narrative.word_count = word_count(record.narrative)
             changed.append((narrative, pairs))
@@ -346,6 +377,8 @@ def _update_narratives(changed: list[tuple[Narrative, list[ResolvedSpanPair]]]) 
     if not narratives:
         return
     Narrative.objects.bulk_update(
-        narratives, ["proverb", "proverb_quote", "text", "word_count"], batch_size=_CHUNK
+        narratives,
+        ["proverb", "proverb_quote", "text", "word_count", "keywords", "keywords_pending_since"],
+        batch_size=_CHUNK,
     )
     SpanPair.objects.filter(narrative__in=narratives, assignment__isnull=True).delete()

@@ -113,7 +113,10 @@ def parse_epic_file(content: bytes, *, max_records: int | None = None) -> list[E
     try:
         data = json_loads_checked(content, check_strings=False, what="The file")
     except InputError as error:
-        raise EpicFileError([RecordProblem(0, None, str(error))]) from error
+        message = str(error)
+        if isinstance(error.__cause__, json.JSONDecodeError):
+            message += " " + _last_complete_record(error.__cause__.doc)
+        raise EpicFileError([RecordProblem(0, None, message)]) from error
     if not isinstance(data, list):
         raise EpicFileError(
             [RecordProblem(0, None, "An ePiC file is a JSON array of records; this is not one.")]
@@ -145,6 +148,42 @@ def parse_epic_file(content: bytes, *, max_records: int | None = None) -> list[E
     if problems:
         raise EpicFileError(problems)
     return records
+
+
+_SPACE = re.compile(r"\s*")
+
+
+def _last_complete_record(text: str) -> str:
+    """Which record of a broken file is the last one read whole (a truncated file's last
+    good record), said in a sentence."""
+    decoder = json.JSONDecoder()
+    position = _SPACE.match(text).end()
+    if not text.startswith("[", position):
+        return "It does not begin with [ (an array of records)."
+    position = _SPACE.match(text, position + 1).end()
+    number, line, last = 0, 1, None
+    previous = 0
+    while True:
+        try:
+            item, end = decoder.raw_decode(text, position)
+        except (json.JSONDecodeError, RecursionError):
+            break
+        number += 1
+        line += text.count("\n", previous, end)
+        previous = end
+        pk = item.get("pk") if isinstance(item, dict) else None
+        last = (number, pk if isinstance(pk, str) else "no pk", line)
+        position = _SPACE.match(text, end).end()
+        if not text.startswith(",", position):
+            break
+        position = _SPACE.match(text, position + 1).end()
+    if last is None:
+        return "No record before it is complete."
+    number, pk, line = last
+    return (
+        f"The last complete record is record {number} ({pk}), ending on line {line}; "
+        "if the file was cut short, the records after it are missing."
+    )
 
 
 def _parse_record(number: int, item, problems: list[RecordProblem]) -> EpicRecord | None:

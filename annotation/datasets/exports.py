@@ -15,7 +15,7 @@ import hmac
 import json
 import operator
 import os
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -30,6 +30,7 @@ from annotation.analysis.selectors import ScopeAnalysis
 from annotation.datasets.csv_cells import SafeCsvWriter
 from annotation.datasets.epic_files import write_epic
 from annotation.datasets.records import DATASET_SOURCES, dataset_narratives, export_rows
+from annotation.models import Narrative
 
 FORMATS = ("epic", "jsonl", "csv", "parquet")
 DATA_FILES = {
@@ -253,7 +254,7 @@ def dataset_export(
     format: str,
     directory: Path,
     batches: Sequence[int] | None = None,
-    approved_only: bool = False,
+    approved_only: bool = True,
     sources: Sequence[str] | None = None,
     raw_worker_ids: bool = False,
     statistics: bool = True,
@@ -263,9 +264,10 @@ def dataset_export(
 ) -> ExportResult:
     """Write the dataset in `format` into `directory` with README.md and, for ePiC, split files.
 
-    The card's statistics come from `analysis` (an `analyze --json` output) when
-    given, else from running the analysis when `statistics`; without either the
-    card has the counts gathered during the export only.
+    Approved narratives only unless `approved_only` is False (every status: submitted,
+    rejected...); the card says which. The card's statistics come from `analysis` (an
+    `analyze --json` output) when given, else from running the analysis when
+    `statistics`; without either the card has the counts gathered during the export only.
     """
     if format not in FORMATS:
         raise ValueError(f"Unknown format {format!r}; use one of {', '.join(FORMATS)}.")
@@ -336,53 +338,55 @@ def _reporting(chunks: Iterable[list[dict]], total: int, progress: ProgressCallb
 
 
 class _SplitPks:
-    """The record pks of each split, streamed into epic_<setting>_<part>_pks.json files."""
+    """The record pks of each split, written into epic_<setting>_<part>_pks.json files.
+
+    A narrative placed by an imported split file keeps its place (Narrative.split_*_position):
+    those come first, in the file's order, then the others in export order, so split files
+    imported and exported again come back in the same order.
+    """
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
-        self.streams: dict[tuple[str, str], TextIO] = {}
+        self.pks: dict[tuple[str, str], list[tuple[int, str]]] = defaultdict(list)
 
     def _path(self, setting: str, part: str, partial: bool = False) -> Path:
         name = f"epic_{setting}_{part}_pks.json"
         return self.directory / (f".{name}.partial" if partial else name)
 
     def collect(self, chunks: Iterable[list[dict]]) -> Iterator[list[dict]]:
-        try:
-            for chunk in chunks:
-                for row in chunk:
-                    for setting in ("seen", "unseen"):
-                        if row[f"split_{setting}"]:
-                            self._add(setting, row[f"split_{setting}"], row["pk"])
-                yield chunk
-        finally:
-            for stream in self.streams.values():
-                stream.close()
+        for chunk in chunks:
+            for row in chunk:
+                for setting in ("seen", "unseen"):
+                    if row[f"split_{setting}"]:
+                        self.pks[(setting, row[f"split_{setting}"])].append((row["id"], row["pk"]))
+            yield chunk
 
-    def _add(self, setting: str, part: str, pk: str) -> None:
-        stream = self.streams.get((setting, part))
-        if stream is None:
-            stream = open(self._path(setting, part, partial=True), "w", encoding="utf-8")  # noqa: SIM115
-            self.streams[(setting, part)] = stream
-            stream.write("[")
-        else:
-            stream.write(", ")
-        stream.write(json.dumps(pk, ensure_ascii=False))
+    def _ordered(self, setting: str, pks: list[tuple[int, str]]) -> list[str]:
+        field_name = f"split_{setting}_position"
+        positions = dict(
+            Narrative.objects.filter(**{f"{field_name}__isnull": False}).values_list(
+                "id", field_name
+            )
+        )
+        placed = sorted((positions[nid], pk) for nid, pk in pks if nid in positions)
+        return [pk for _, pk in placed] + [pk for nid, pk in pks if nid not in positions]
 
     def finish(self, complete: bool) -> list[Path]:
-        """Rename the complete files into place (or remove them); returns their paths."""
+        """Write the complete files into place (a split the export lacks is removed, so
+        none lingers from an older export); returns their paths."""
+        if not complete:
+            return []
         paths = []
-        if complete:  # a split the new export lacks must not linger from an older one
-            for setting in ("seen", "unseen"):
-                for part in ("train", "test"):
-                    if (setting, part) not in self.streams:
-                        self._path(setting, part).unlink(missing_ok=True)
-        for setting, part in sorted(self.streams):
-            partial = self._path(setting, part, partial=True)
-            if complete:
-                with open(partial, "a", encoding="utf-8") as stream:
-                    stream.write("]\n")
-                os.replace(partial, self._path(setting, part))
-                paths.append(self._path(setting, part))
-            else:
-                partial.unlink(missing_ok=True)
+        for setting in ("seen", "unseen"):
+            for part in ("train", "test"):
+                if (setting, part) not in self.pks:
+                    self._path(setting, part).unlink(missing_ok=True)
+        for setting, part in sorted(self.pks):
+            pks = self._ordered(setting, self.pks[(setting, part)])
+            with _replacing(self._path(setting, part)) as partial:
+                partial.write_text(
+                    "[" + ", ".join(json.dumps(pk, ensure_ascii=False) for pk in pks) + "]\n",
+                    encoding="utf-8",
+                )
+            paths.append(self._path(setting, part))
         return paths

@@ -1,19 +1,27 @@
 """Import and export of figurative narratives (idioms, similes) in the benchmark's JSONL layout.
 
-`figurative_import` stores each narrative once (the same narrative on several lines is
-one row with several option pairs) and is idempotent: importing the file again changes
-nothing. A file with a bad line is refused whole (annotation/datasets/figurative_files.py
-lists the lines). `figurative_export_lines` writes the narratives and their option pairs
-(imported, and those made from approved crowd continuations) back in the same layout.
+`figurative_import` stores each narrative once (the same narrative on several lines, or in
+several split files, is one row with several option pairs) and is idempotent: importing
+the file again changes nothing. A split belongs to the option pair (the question): the
+narrative keeps the split of the file that first brought it, and importing dev never moves
+a train pair. A test split's labels are withheld in the release (a placeholder
+"option1" on every line), so its pairs are stored unlabelled unless the researcher says
+the labels are given; unlabelled pairs count in no accuracy. Irregular lines are imported
+with a note each (annotation/datasets/figurative_files.py); a file with an unusable line is
+refused whole, every such line listed. `figurative_export_lines` writes the narratives and
+their option pairs (imported, and those made from approved crowd continuations) back in
+the same layout, each imported line's values as published.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from dataclasses import asdict, dataclass, field
 
 from django.db import transaction
+from django.db.models import Q
 
 from annotation.datasets.figurative_files import figurative_line, parse_figurative_file
 from annotation.models import ContinuationPair, FigurativeNarrative
@@ -26,16 +34,29 @@ class FigurativeImportReport:
     narratives_created: int = 0
     pairs: int = 0
     pairs_created: int = 0
+    labelled: bool = True
+    labels_added: int = 0
+    pairs_in_other_split: int = 0
+    irregular_lines: int = 0
+    notes: list[dict] = field(default_factory=list)
     errors: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
-def content_key(*, kind: str, text: str, expression: str, meaning: str) -> str:
-    """The identity of a figurative narrative across imports."""
-    joined = "\x1f".join((kind, text, expression, meaning))
-    return hashlib.sha256(joined.encode()).hexdigest()
+LABELS = ("auto", "given", "withheld")
+
+
+def content_key(
+    *, kind: str, text: str, expression: str, meaning: str, source_values: dict | None = None
+) -> str:
+    """The identity of a figurative narrative across imports (with its fields as published,
+    where those were kept)."""
+    parts = [kind, text, expression, meaning]
+    if source_values is not None:
+        parts.append(json.dumps(source_values, sort_keys=True, ensure_ascii=False))
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
 def shown_first_for(pair_id: int) -> int:
@@ -49,16 +70,26 @@ def continuation_pair_create(
     narrative: FigurativeNarrative,
     option1: str,
     option2: str,
-    correct: int,
+    correct: int | None,
     source: str = ContinuationPair.Source.IMPORTED,
     continuation=None,
+    split: str = "",
+    published_answer: str = "",
 ) -> tuple[ContinuationPair, bool]:
-    """The pair of these options (created when new, with its stored display order)."""
+    """The pair of these options (created when new, with its stored display order).
+
+    An existing pair keeps its split and answer."""
     pair, created = ContinuationPair.objects.get_or_create(
         narrative=narrative,
         option1=option1,
         option2=option2,
-        defaults={"correct": correct, "source": source, "continuation": continuation},
+        defaults={
+            "correct": correct,
+            "source": source,
+            "continuation": continuation,
+            "split": split,
+            "published_answer": published_answer,
+        },
     )
     if created:
         pair.shown_first = shown_first_for(pair.pk)
@@ -66,17 +97,53 @@ def continuation_pair_create(
     return pair, created
 
 
+def figurative_report_summary(report: FigurativeImportReport) -> str:
+    """The import's report in one sentence (the command and the admin print it)."""
+    labels = "" if report.labelled else ", stored unlabelled"
+    parts = [
+        f"{report.lines} line(s): {report.narratives} narrative(s) "
+        f"({report.narratives_created} new), {report.pairs} option pair(s) "
+        f"({report.pairs_created} new{labels})"
+    ]
+    if report.labels_added:
+        parts.append(f"{report.labels_added} unlabelled pair(s) labelled")
+    if report.pairs_in_other_split:
+        parts.append(f"{report.pairs_in_other_split} pair(s) already in another split, left there")
+    parts.append(f"{report.irregular_lines} irregular line(s) imported with a note")
+    return "; ".join(parts) + "."
+
+
+def labels_given(*, labels: str, split: str) -> bool:
+    """Whether the file's correctanswer values are labels: "auto" means all but a test split."""
+    if labels not in LABELS:
+        raise ValueError(f"labels must be one of {', '.join(LABELS)}, not {labels!r}.")
+    return split != "test" if labels == "auto" else labels == "given"
+
+
 @transaction.atomic
-def figurative_import(*, content: bytes, kind: str, split: str = "") -> FigurativeImportReport:
-    """Import a JSONL file of idiom or simile narratives; raises FigurativeFileError."""
+def figurative_import(
+    *, content: bytes, kind: str, split: str = "", labels: str = "auto"
+) -> FigurativeImportReport:
+    """Import a JSONL file of idiom or simile narratives; raises FigurativeFileError.
+
+    `labels`: "given" stores correctanswer as each pair's answer, "withheld" stores the
+    pairs unlabelled (the file's value is kept for the export only), "auto" withholds them
+    for a test split. Re-importing with labels given labels the pairs stored unlabelled.
+    """
     if split not in FigurativeNarrative.Split.values:
         raise ValueError(f"split must be one of train, dev, test, not {split!r}.")
+    labelled = labels_given(labels=labels, split=split)
     lines = parse_figurative_file(content, kind=kind)
-    report = FigurativeImportReport(lines=len(lines))
+    report = FigurativeImportReport(lines=len(lines), labelled=labelled)
     narratives: dict[str, FigurativeNarrative] = {}
     for line in lines:
+        notes = list(line.notes)
         key = content_key(
-            kind=kind, text=line.text, expression=line.expression, meaning=line.meaning
+            kind=kind,
+            text=line.text,
+            expression=line.expression,
+            meaning=line.meaning,
+            source_values=line.source_values,
         )
         if key not in narratives:
             start, end = line.span if line.span else (None, None)
@@ -90,20 +157,35 @@ def figurative_import(*, content: bytes, kind: str, split: str = "") -> Figurati
                     "expression_end": end,
                     "meaning": line.meaning,
                     "split": split,
+                    "source_values": line.source_values,
                 },
             )
-            if not created and split and narrative.split != split:
-                narrative.split = split
-                narrative.save(update_fields=["split"])
             narratives[key] = narrative
             report.narratives_created += created
         if line.options is not None:
             option1, option2, correct = line.options
-            _, created = continuation_pair_create(
-                narrative=narratives[key], option1=option1, option2=option2, correct=correct
+            pair, created = continuation_pair_create(
+                narrative=narratives[key],
+                option1=option1,
+                option2=option2,
+                correct=correct if labelled else None,
+                split=split,
+                published_answer=line.answer,
             )
             report.pairs += 1
             report.pairs_created += created
+            if not created and pair.split != split:
+                report.pairs_in_other_split += 1
+                notes.append(
+                    f"this option pair is already in the {pair.split or 'no'} split: left there"
+                )
+            elif not created and labelled and pair.correct is None:
+                pair.correct = correct
+                pair.save(update_fields=["correct"])
+                report.labels_added += 1
+        if notes:
+            report.irregular_lines += 1
+            report.notes.extend({"line": line.line, "note": note} for note in notes)
     report.narratives = len(narratives)
     return report
 
@@ -111,14 +193,17 @@ def figurative_import(*, content: bytes, kind: str, split: str = "") -> Figurati
 def figurative_export_lines(*, kind: str, split: str | None = None) -> list[str]:
     """Lines in the release layout: one per option pair, or one per narrative without any.
 
-    Option pairs of crowd continuations appear once their continuation is approved (the
-    pair exists then). A narrative a reviewer confirmed as literal use keeps only its
-    imported pairs (the benchmark's own), and is left out when it has none.
+    Pairs come in the order they were stored (an imported file's own line order), then
+    the narratives without pairs by id. With a split, the pairs of that split (and the
+    narratives of that split without pairs). A narrative a reviewer confirmed as literal
+    use keeps only its imported pairs (the benchmark's own), and is left out when it has
+    none; option pairs of crowd continuations appear once their continuation is approved
+    (the pair exists then).
     """
     narratives = FigurativeNarrative.objects.filter(kind=kind)
     if split is not None:
-        narratives = narratives.filter(split=split)
-    lines = []
+        narratives = narratives.filter(Q(split=split) | Q(option_pairs__split=split)).distinct()
+    paired, alone = [], []
     for narrative in narratives.prefetch_related("option_pairs").order_by("id"):
         span = (
             (narrative.expression_start, narrative.expression_end)
@@ -131,25 +216,35 @@ def figurative_export_lines(*, kind: str, split: str | None = None) -> list[str]
             "expression": narrative.expression,
             "span": span,
             "meaning": narrative.meaning,
+            "source_values": narrative.source_values,
         }
-        pairs = sorted(
+        kept = [
+            pair
+            for pair in narrative.option_pairs.all()
+            if not pair.withdrawn
+            and not (
+                narrative.literal_use_confirmed and pair.source == ContinuationPair.Source.CROWD
+            )
+        ]
+        if (
+            not kept
+            and not narrative.literal_use_confirmed
+            and (split is None or narrative.split == split)
+        ):
+            alone.append(figurative_line(**common))
+        paired.extend(
             (
-                pair
-                for pair in narrative.option_pairs.all()
-                if not pair.withdrawn
-                and not (
-                    narrative.literal_use_confirmed and pair.source == ContinuationPair.Source.CROWD
-                )
-            ),
-            key=lambda pair: pair.pk,
+                pair.pk,
+                figurative_line(
+                    **common,
+                    options=(pair.option1, pair.option2, pair.correct),
+                    answer=pair.published_answer,
+                ),
+            )
+            for pair in kept
+            if split is None or pair.split == split
         )
-        if not pairs and not narrative.literal_use_confirmed:
-            lines.append(figurative_line(**common))
-        lines.extend(
-            figurative_line(**common, options=(pair.option1, pair.option2, pair.correct))
-            for pair in pairs
-        )
-    return lines
+    return [line for _, line in sorted(paired)] + alone
 
 
 def segments(narrative: FigurativeNarrative) -> list[dict]:

@@ -6,9 +6,14 @@ One JSON object a line: ``narrative`` and either ``idiom`` + ``meaning`` or ``si
 highlight span (offsets into the text without the markup). A simile's span is where the
 simile first occurs in the narrative (case-folded), if it does.
 
-`parse_figurative_file` lists every bad line with its number and refuses the file when
-there is one; `figurative_line` writes a record back in the same layout, so a file read
-and written again gives the same lines.
+The release has irregular lines, all of them imported with a note: an idiom marked twice
+(the occurrence that reads as the idiom is the expression, else the first), or not at all
+(its first occurrence in the text, or no highlight), a stray <b> or </b> (dropped from the
+text), a ``property`` that is ``false`` (no property). The fields as published are kept
+(`FigurativeLine.source_values`) wherever the text and span cannot rebuild them, so
+`figurative_line` writes each line's values back byte for byte. Only unusable lines (not
+JSON, no narrative or expression, options incomplete or invalid, unknown fields) are
+refused: `parse_figurative_file` lists every one with its number and refuses the file.
 """
 
 from __future__ import annotations
@@ -21,8 +26,13 @@ from common.checked_input import InputError, json_loads_checked
 
 KINDS = {"idiom": ("idiom", "meaning"), "simile": ("simile", "property")}
 OPTION_FIELDS = ("option1", "option2", "correctanswer")
+# The key order of the released files, which the export writes.
+KEY_ORDER = {
+    "idiom": ("narrative", "meaning", "idiom", *OPTION_FIELDS),
+    "simile": ("narrative", *OPTION_FIELDS, "simile", "property"),
+}
 EXPRESSION_MAX_LENGTH = 300  # FigurativeNarrative.expression
-_BOLD = re.compile(r"<b>(.*?)</b>", re.DOTALL)
+_TAG = re.compile(r"</?b>")
 
 
 class FigurativeFileError(ValueError):
@@ -37,7 +47,13 @@ class FigurativeFileError(ValueError):
 
 @dataclass(frozen=True)
 class FigurativeLine:
-    """One line: the narrative without markup, its expression's span, and maybe an option pair."""
+    """One line: the narrative without markup, its expression's span, and maybe an option pair.
+
+    `options`' third value is the correct option (1 or 2) as the line gives it; `answer` the
+    raw correctanswer. `source_values` are the narrative's fields as published when they
+    differ from what `figurative_line` would rebuild (else None); `notes` say what was
+    irregular.
+    """
 
     line: int
     kind: str
@@ -46,32 +62,88 @@ class FigurativeLine:
     span: tuple[int, int] | None
     meaning: str
     options: tuple[str, str, int] | None  # option1, option2, correct (1 or 2)
+    answer: str = ""
+    source_values: dict | None = None
+    notes: tuple[str, ...] = ()
 
 
-def narrative_span(narrative: str, *, kind: str, expression: str) -> tuple[str, tuple | None]:
+def _markup(narrative: str) -> tuple[str, list[tuple[int, int]], int]:
+    """The text without <b>/</b>, the [start, end) of each <b>...</b> in it, stray tags."""
+    parts, marks, stray = [], [], 0
+    position = length = 0
+    opened = None
+    for tag in _TAG.finditer(narrative):
+        piece = narrative[position : tag.start()]
+        parts.append(piece)
+        length += len(piece)
+        position = tag.end()
+        if tag.group() == "<b>":
+            stray += opened is not None
+            opened = length
+        elif opened is None:
+            stray += 1
+        else:
+            marks.append((opened, length))
+            opened = None
+    stray += opened is not None
+    parts.append(narrative[position:])
+    return "".join(parts), marks, stray
+
+
+def _first_occurrence(text: str, expression: str) -> tuple[int, int] | None:
+    found = text.casefold().find(expression.casefold()) if expression else -1
+    if found < 0 or len(text.casefold()) != len(text):
+        return None
+    return found, found + len(expression)
+
+
+def narrative_span(
+    narrative: str, *, kind: str, expression: str, notes: list[str] | None = None
+) -> tuple[str, tuple | None]:
     """The text without <b> markup and the expression's [start, end) offsets in it.
 
-    Idioms must carry exactly one <b>...</b>; raises ValueError otherwise. A simile's
-    span is its first case-folded occurrence, or None when it does not occur.
+    An idiom's span is its <b>...</b>: of two or more, the one holding the idiom (case-folded),
+    else the first; with none, its first occurrence in the text. A simile's span is its first
+    case-folded occurrence. None when the expression cannot be placed. What was irregular is
+    appended to `notes`.
     """
-    if kind == "idiom":
-        marks = list(_BOLD.finditer(narrative))
-        if len(marks) != 1:
-            raise ValueError(
-                f"an idiom narrative needs its idiom in one <b>...</b>, found {len(marks)}"
+    notes = [] if notes is None else notes
+    if kind != "idiom":
+        span = _first_occurrence(narrative, expression)
+        if span is None:
+            notes.append(f"the {kind} does not occur in the narrative as written: no highlight")
+        return narrative, span
+    text, marks, stray = _markup(narrative)
+    if stray:
+        notes.append(f"{stray} unmatched <b> or </b> left out of the text")
+    empty = [mark for mark in marks if mark[0] == mark[1]]
+    marks = [mark for mark in marks if mark[0] != mark[1]]
+    if empty:
+        notes.append(f"{len(empty)} empty <b></b> left out")
+    if len(marks) == 1:
+        return text, marks[0]
+    if not marks:
+        span = _first_occurrence(text, expression)
+        if span is None:
+            notes.append("no <b>...</b> and the idiom does not occur as written: no highlight")
+        else:
+            notes.append(
+                "no <b>...</b>: the expression is the idiom's first occurrence in the text "
+                f"(characters {span[0]}-{span[1]})"
             )
-        mark = marks[0]
-        if not mark.group(1).strip():
-            raise ValueError("the <b>...</b> around the idiom is empty")
-        text = narrative[: mark.start()] + mark.group(1) + narrative[mark.end() :]
-        if "<b>" in text or "</b>" in text:
-            raise ValueError("the narrative has an unmatched <b> or </b>")
-        start = mark.start()
-        return text, (start, start + len(mark.group(1)))
-    found = narrative.casefold().find(expression.casefold()) if expression else -1
-    if found < 0 or len(narrative.casefold()) != len(narrative):
-        return narrative, None
-    return narrative, (found, found + len(expression))
+        return text, span
+    matching = [
+        number
+        for number, (start, end) in enumerate(marks)
+        if text[start:end].casefold() == expression.casefold()
+    ]
+    chosen = matching[0] if matching else 0
+    how = "the one that reads as the idiom" if matching else "the first"
+    notes.append(
+        f"the idiom is marked {len(marks)} times; occurrence {chosen + 1} ({how}, characters "
+        f"{marks[chosen][0]}-{marks[chosen][1]}) is the expression"
+    )
+    return text, marks[chosen]
 
 
 def _text_field(record: dict, name: str) -> str:
@@ -79,6 +151,29 @@ def _text_field(record: dict, name: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f'"{name}" is missing or not text')
     return value
+
+
+def _meaning(record: dict, name: str, notes: list[str]) -> str:
+    value = record.get(name)
+    if isinstance(value, str):
+        return value.strip()
+    if value is None or value is False:
+        shown = "missing" if name not in record else json.dumps(value)
+        notes.append(f'"{name}" is {shown}: stored with no {name}')
+        return ""
+    raise ValueError(f'"{name}" is not text')
+
+
+def _published(
+    *, kind: str, text: str, expression: str, span: tuple[int, int] | None, meaning: str
+) -> dict:
+    """The narrative-side fields `figurative_line` writes when nothing was kept as published."""
+    expression_field, meaning_field = KINDS[kind]
+    narrative = text
+    if kind == "idiom" and span is not None:
+        start, end = span
+        narrative = f"{text[:start]}<b>{text[start:end]}</b>{text[end:]}"
+    return {"narrative": narrative, expression_field: expression, meaning_field: meaning}
 
 
 def _parse_line(number: int, raw: str, kind: str) -> FigurativeLine:
@@ -90,17 +185,20 @@ def _parse_line(number: int, raw: str, kind: str) -> FigurativeLine:
     if not isinstance(record, dict):
         raise ValueError("not a JSON object")
     expression_field, meaning_field = KINDS[kind]
-    narrative = _text_field(record, "narrative")
-    expression = _text_field(record, expression_field).strip()
-    meaning = _text_field(record, meaning_field).strip()
-    if len(expression) > EXPRESSION_MAX_LENGTH:
-        raise ValueError(f'"{expression_field}" is longer than {EXPRESSION_MAX_LENGTH} characters')
     known = {"narrative", expression_field, meaning_field, *OPTION_FIELDS}
     unknown = sorted(set(record) - known)
     if unknown:
         raise ValueError(f"unknown field(s) {', '.join(unknown)} for a {kind} file")
-    text, span = narrative_span(narrative, kind=kind, expression=expression)
-    options = None
+    notes: list[str] = []
+    narrative = _text_field(record, "narrative")
+    expression = _text_field(record, expression_field).strip()
+    meaning = _meaning(record, meaning_field, notes)
+    if len(expression) > EXPRESSION_MAX_LENGTH:
+        raise ValueError(f'"{expression_field}" is longer than {EXPRESSION_MAX_LENGTH} characters')
+    text, span = narrative_span(narrative, kind=kind, expression=expression, notes=notes)
+    if not text.strip():
+        raise ValueError("the narrative is empty without its markup")
+    options, answer = None, ""
     present = [name for name in OPTION_FIELDS if name in record]
     if present:
         if len(present) != len(OPTION_FIELDS):
@@ -113,6 +211,12 @@ def _parse_line(number: int, raw: str, kind: str) -> FigurativeLine:
         if answer not in ("option1", "option2"):
             raise ValueError('"correctanswer" must be "option1" or "option2"')
         options = (option1, option2, 1 if answer == "option1" else 2)
+    as_published = {
+        name: record[name]
+        for name in ("narrative", expression_field, meaning_field)
+        if name in record
+    }
+    rebuilt = _published(kind=kind, text=text, expression=expression, span=span, meaning=meaning)
     return FigurativeLine(
         line=number,
         kind=kind,
@@ -121,6 +225,9 @@ def _parse_line(number: int, raw: str, kind: str) -> FigurativeLine:
         span=span,
         meaning=meaning,
         options=options,
+        answer=answer,
+        source_values=None if as_published == rebuilt else as_published,
+        notes=tuple(notes),
     )
 
 
@@ -154,18 +261,28 @@ def figurative_line(
     expression: str,
     span: tuple[int, int] | None,
     meaning: str,
-    options: tuple[str, str, int] | None = None,
+    options: tuple[str, str, int | None] | None = None,
+    answer: str = "",
+    source_values: dict | None = None,
 ) -> str:
-    """One line of the release layout (idioms get their <b>...</b> back from the span)."""
-    expression_field, meaning_field = KINDS[kind]
-    narrative = text
-    if kind == "idiom" and span is not None:
-        start, end = span
-        narrative = f"{text[:start]}<b>{text[start:end]}</b>{text[end:]}"
-    record = {"narrative": narrative, expression_field: expression, meaning_field: meaning}
+    """One line of the release layout, keys in the release's order (KEY_ORDER).
+
+    The narrative's fields are `source_values` when given (as published), else rebuilt (an
+    idiom gets its <b>...</b> back from the span). correctanswer is the option's label, or
+    `answer` (as published) for an unlabelled pair.
+    """
+    values = (
+        source_values
+        if source_values is not None
+        else _published(kind=kind, text=text, expression=expression, span=span, meaning=meaning)
+    )
+    record = dict(values)
     if options is not None:
         option1, option2, correct = options
         record.update(
-            option1=option1, option2=option2, correctanswer="option1" if correct == 1 else "option2"
+            option1=option1,
+            option2=option2,
+            correctanswer=answer if correct is None else f"option{correct}",
         )
-    return json.dumps(record, ensure_ascii=False)
+    ordered = {name: record[name] for name in KEY_ORDER[kind] if name in record}
+    return json.dumps(ordered, ensure_ascii=False)

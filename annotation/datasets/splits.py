@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.db.models import Count
 
 from annotation.datasets.records import DATASET_SOURCES, narratives_for_pks
 from annotation.models import Narrative
@@ -101,8 +102,30 @@ def split_files_select(files: Mapping[str, bytes]) -> tuple[dict[str, bytes], li
     return chosen, sorted(set(files) - set(chosen))
 
 
+def missing_split_files(names: Iterable[str]) -> list[str]:
+    """The split files a release folder lacks, named after one it has (all four are expected:
+    seen and unseen, train and test)."""
+    named = {split_file_part(name): name for name in sorted(names) if split_file_part(name)}
+    if not named:
+        return []
+    model = next(iter(named.values()))
+    found = SPLIT_FILE_NAME.search(model)
+    prefix = "_" if found.group().startswith("_") else ""
+    return [
+        model[: found.start()] + f"{prefix}{setting}_{part}" + model[found.end(2) :]
+        for setting in SETTINGS
+        for part in PARTS
+        if (setting, part) not in named
+    ]
+
+
 def parse_split_files(files: Mapping[str, bytes]) -> dict[str, dict[str, str]]:
-    """Setting -> record pk -> part, from split files by name; raises SplitFileError."""
+    """Setting -> record pk -> part (in file order), from split files by name.
+
+    Raises SplitFileError for a file that is not a split file, a pk in both parts, and
+    for a missing file: a release has all four (a folder without the unseen test file
+    would leave those narratives with no unseen split, silently).
+    """
     parts: dict[str, dict[str, str]] = defaultdict(dict)
     problems = []
     for name, content in sorted(files.items()):
@@ -117,6 +140,11 @@ def parse_split_files(files: Mapping[str, bytes]) -> dict[str, dict[str, str]]:
         for pk in pks:
             if parts[setting].setdefault(pk, part) != part:
                 problems.append(f"{name}: {pk} is in both {setting} train and {setting} test.")
+    problems.extend(
+        f"The split files lack {name} (each of seen and unseen needs its train and its test "
+        "file); give all four."
+        for name in missing_split_files(files)
+    )
     if problems:
         raise SplitFileError(problems)
     return dict(parts)
@@ -136,17 +164,28 @@ def _read_pks(name: str, content: bytes, problems: list[str]) -> list[str]:
 
 @transaction.atomic
 def narrative_splits_apply(*, parts: Mapping[str, Mapping[str, str]]) -> SplitResult:
-    """Set the splits that split files name; narratives they don't name keep theirs."""
+    """Set the splits that split files name, with each narrative's place in its file (the
+    export writes the files in that order); narratives they don't name keep theirs."""
     result = SplitResult()
     for setting, by_pk in parts.items():
         found = narratives_for_pks(list(by_pk))
         result.unknown.extend(pk for pk in by_pk if pk not in found)
-        ids_by_part = defaultdict(list)
-        for pk, narrative_id in found.items():
-            ids_by_part[by_pk[pk]].append(narrative_id)
-        result.counts[setting] = {part: len(ids_by_part[part]) for part in PARTS}
-        for part, ids in ids_by_part.items():
-            _set_split(ids, **{f"split_{setting}": part})
+        next_position = dict.fromkeys(PARTS, 0)
+        narratives = []
+        for pk, part in by_pk.items():
+            position = next_position[part]
+            next_position[part] += 1
+            if pk in found:
+                narrative = Narrative(pk=found[pk])
+                setattr(narrative, f"split_{setting}", part)
+                setattr(narrative, f"split_{setting}_position", position)
+                narratives.append(narrative)
+        result.counts[setting] = {
+            part: sum(getattr(n, f"split_{setting}") == part for n in narratives) for part in PARTS
+        }
+        Narrative.objects.bulk_update(
+            narratives, [f"split_{setting}", f"split_{setting}_position"], batch_size=_CHUNK
+        )
     result.unknown = sorted(set(result.unknown))
     return result
 
@@ -164,7 +203,9 @@ def narrative_splits_assign(*, seed: int = 0) -> SplitResult:
         by_proverb[proverb_id].append(narrative_id)
     seen = seen_parts(by_proverb, seed)
     unseen_proverbs = unseen_parts(by_proverb, seed)
-    Narrative.objects.exclude(split_seen="", split_unseen="").update(split_seen="", split_unseen="")
+    Narrative.objects.exclude(split_seen="", split_unseen="").update(
+        split_seen="", split_unseen="", split_seen_position=None, split_unseen_position=None
+    )
     combined = defaultdict(list)
     for proverb_id, narrative_ids in by_proverb.items():
         for narrative_id in narrative_ids:
@@ -181,3 +222,16 @@ def narrative_splits_assign(*, seed: int = 0) -> SplitResult:
 def _set_split(ids: list[int], **splits: str) -> None:
     for start in range(0, len(ids), _CHUNK):
         Narrative.objects.filter(pk__in=ids[start : start + _CHUNK]).update(**splits)
+
+
+def split_counts() -> dict[str, dict[str, int]]:
+    """Approved dataset narratives per part of each setting ("none": no split yet)."""
+    narratives = Narrative.objects.filter(
+        status=Narrative.Status.APPROVED, source__in=DATASET_SOURCES
+    )
+    counts = {}
+    for setting in SETTINGS:
+        rows = narratives.values_list(f"split_{setting}").annotate(n=Count("id")).order_by()
+        found = {part or "none": n for part, n in rows}
+        counts[setting] = {part: found.get(part, 0) for part in (*PARTS, "none")}
+    return counts

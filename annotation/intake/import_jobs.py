@@ -6,7 +6,10 @@ stores it in an ImportJob row and queues `annotation.import_job_run` on commit, 
 task calls `import_job_run`, which runs the same import service the request would have
 (`proverbs_import`, or `epic_prepare` then `epic_write`) and stores its report, or the
 reason nothing was imported. An ePiC job shows its progress as records are resolved; the
-import and the stored report commit together. A job whose task was
+import and the stored report commit together; then the imported narratives' keywords are
+extracted (for the generation baseline), with progress, before the job is done (if that
+fails, the report's keywords_extracted is null and the beat task re-queues them). A
+job whose task was
 lost (the broker was down) is queued again by the beat task `annotation.import_jobs_requeue`.
 """
 
@@ -29,6 +32,7 @@ from annotation.curation.services import (
 )
 from annotation.datasets.epic import EpicPrepared, epic_prepare, epic_write
 from annotation.datasets.epic_files import EpicFileError
+from annotation.keywords import narratives_keywords_fill
 from annotation.models import ImportJob
 from common.task_queue import queue_on_commit, waiting_past_grace
 
@@ -99,12 +103,27 @@ def _prepare(job: ImportJob, progress) -> EpicPrepared | None:
     return epic_prepare(content=bytes(job.content), splits=splits or None, progress=progress)
 
 
-def _write(job: ImportJob, prepared: EpicPrepared | None) -> dict:
+def _write(job: ImportJob, prepared: EpicPrepared | None) -> tuple[dict, list[int]]:
+    """The import's report, and the narratives whose keywords are to be extracted."""
     if job.kind == ImportJob.Kind.PROVERBS:
-        return proverbs_import(
+        report = proverbs_import(
             content=bytes(job.content), filename=job.filename, source=job.options.get("source", "")
-        ).as_dict()
-    return epic_write(prepared, source_label=job.options.get("source_label", "ePiC")).as_dict()
+        )
+        return report.as_dict(), []
+    report = epic_write(prepared, source_label=job.options.get("source_label", "ePiC"))
+    return report.as_dict(), report.keyword_narratives
+
+
+def _keywords(narrative_ids: list[int], job_id: int) -> int | None:
+    """Extract the keywords with progress on the job; None when that fails (the model cannot
+    be loaded, say): the import stands and the narratives stay marked for the re-queue."""
+    try:
+        return narratives_keywords_fill(
+            narrative_ids=narrative_ids, progress=progress_writer(job_id, model=ImportJob)
+        )
+    except Exception:  # the import is committed: a keyword failure must not undo its report
+        logger.exception("Import job %s: keywords not extracted", job_id)
+        return None
 
 
 def import_job_run(*, job_id: int) -> ImportJob:
@@ -131,16 +150,18 @@ def import_job_run(*, job_id: int) -> ImportJob:
             progress_done=0, progress_total=1, progress_stage="Writing"
         )
         with transaction.atomic():
-            report = _write(job, prepared)
-            ImportJob.objects.filter(pk=job_id).update(
-                status=ImportJob.Status.SUCCEEDED,
-                report=report,
-                content=b"",
-                split_files={},
-                progress_done=1,
-                progress_stage="Done",
-                finished_at=timezone.now(),
-            )
+            report, keyword_narratives = _write(job, prepared)
+            ImportJob.objects.filter(pk=job_id).update(report=report, content=b"", split_files={})
+        if job.kind == ImportJob.Kind.EPIC:
+            report["keywords_extracted"] = _keywords(keyword_narratives, job_id)
+        ImportJob.objects.filter(pk=job_id).update(
+            status=ImportJob.Status.SUCCEEDED,
+            report=report,
+            progress_done=1,
+            progress_total=1,
+            progress_stage="Done",
+            finished_at=timezone.now(),
+        )
     except (ProverbFileError, EpicFileError) as error:
         _fail(job_id, f"Nothing was imported: {error}")
     except Exception as error:  # recorded on the job, shown on its page and by the API

@@ -27,6 +27,16 @@ def clean_qualification(qualification) -> dict:
     missing = sorted(set(pairs) - found)
     if missing:
         raise ValueError(f"No option pair {', '.join(map(str, missing))} for the qualification.")
+    unlabelled = sorted(
+        ContinuationPair.objects.filter(pk__in=pairs, correct__isnull=True).values_list(
+            "pk", flat=True
+        )
+    )
+    if unlabelled:
+        raise ValueError(
+            f"Option pair(s) {', '.join(map(str, unlabelled))} have no known answer (labels "
+            "withheld): they cannot test workers."
+        )
     minimum = qualification.get("min_correct", len(pairs))
     if type(minimum) is not int or not 0 <= minimum <= len(pairs):
         raise ValueError(

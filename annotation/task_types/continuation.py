@@ -186,7 +186,8 @@ class ContinuationBatchForm(BatchForm):
             kind=data["kind"], literal_use_confirmed=False
         )
         if data.get("split"):
-            narratives = narratives.filter(split=data["split"])
+            split = data["split"]
+            narratives = narratives.filter(Q(split=split) | Q(option_pairs__split=split)).distinct()
         ordered = list(narratives.order_by("id"))
         if data.get("sample"):
             random.Random(data.get("seed") or 1).shuffle(ordered)

@@ -3,8 +3,9 @@
 The benchmark's human evaluation (Chakrabarty, Choi & Shwartz 2022): a narrative with
 an idiom or a simile and two candidate continuations, shown in the pair's stored random
 order (ContinuationPair.shown_first). Pairs come from an approved continuation batch
-(chained: each approval adds its pair) and/or from imported option pairs by kind and split.
-Human accuracy against the known answer is on the agreement page.
+(chained: each approval adds its pair) and/or from imported option pairs by kind and the
+pair's split. Human accuracy against the known answer is on the agreement page; answers
+to unlabelled pairs (a test split's withheld labels) have no correctness.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def pairs_to_add(*, batch: Batch) -> list[ContinuationPair]:
     if imported["kind"]:
         chosen = Q(source=ContinuationPair.Source.IMPORTED, narrative__kind=imported["kind"])
         if imported["split"] not in ("", "any"):
-            chosen &= Q(narrative__split=imported["split"])
+            chosen &= Q(split=imported["split"])
         wanted |= chosen
     # A confirmed literal use retires the crowd's continuations of the narrative only.
     candidates = ContinuationPair.objects.filter(wanted, withdrawn=False).exclude(
@@ -184,7 +185,7 @@ class ContinuationChoiceTask(TaskType):
             pair=pair,
             assignment=assignment,
             chosen=cleaned["chosen"],
-            is_correct=cleaned["chosen"] == pair.correct,
+            is_correct=None if pair.correct is None else cleaned["chosen"] == pair.correct,
         )
 
     def result(self, *, assignment: Assignment) -> dict:
@@ -233,14 +234,16 @@ def continuation_choice_report(*, batch: Batch) -> dict:
         )
     )
     answers = [(pair, worker, chosen) for pair, worker, chosen, *_ in rows]
-    gold = {pair: correct for pair, _, _, correct, _ in rows}
+    # Unlabelled pairs (withheld test labels) have no gold: no accuracy counts them.
+    gold = {pair: correct for pair, _, _, correct, _ in rows if correct is not None}
     by_kind = {}
     for kind in sorted({kind for *_, kind in rows}):
         of_kind = [(pair, worker, chosen) for pair, worker, chosen, _, k in rows if k == kind]
         by_kind[kind] = {"answers": len(of_kind), "human_accuracy": choice_accuracy(of_kind, gold)}
     return {
         "answers": len(answers),
-        "pairs": len(gold),
+        "pairs": len({pair for pair, *_ in rows}),
+        "unlabelled_answers": sum(1 for *_, correct, _ in rows if correct is None),
         "human_accuracy": choice_accuracy(answers, gold),
         "pairwise_agreement": pairwise_label_agreement(answers),
         "majority_vote_accuracy": aggregate_accuracy(majority_vote(answers), gold),

@@ -1,4 +1,4 @@
-"""python manage.py assign_splits [--seed N | --from DIR] [--json]"""
+"""python manage.py assign_splits [--seed N | --from DIR [--allow-partial]] [--json]"""
 
 import json
 from pathlib import Path
@@ -11,14 +11,15 @@ from annotation.datasets.splits import (
     narrative_splits_assign,
     parse_split_files,
 )
-from annotation.management.commands.import_dataset import _split_files
+from annotation.management.commands.import_dataset import _split_files, partial_check
 
 
 class Command(BaseCommand):
     help = (
         "Assign the seen and unseen train/test splits of the approved narratives, drawn "
         "from a seed (seen: 6:4 of each proverb's narratives; unseen: 6:4 of the proverbs), "
-        "or set them from a folder of split files."
+        "or set them from a folder of split files (all four; pks not in the dataset are left "
+        "out and the command exits with status 1 unless --allow-partial)."
     )
 
     def add_arguments(self, parser):
@@ -26,6 +27,11 @@ class Command(BaseCommand):
         source.add_argument("--seed", type=int, default=0)
         source.add_argument(
             "--from", type=Path, dest="directory", metavar="DIR", help="Folder of split files."
+        )
+        parser.add_argument(
+            "--allow-partial",
+            action="store_true",
+            help="Exit 0 when split files name pks that are not in the dataset.",
         )
         parser.add_argument("--json", action="store_true")
 
@@ -40,7 +46,12 @@ class Command(BaseCommand):
             result = narrative_splits_apply(parts=parts)
         if options["json"]:
             self.stdout.write(json.dumps(result.as_dict()))
-            return
+        else:
+            self._summary(result)
+        left_out = [f"split pk {pk}" for pk in result.unknown]
+        partial_check(left_out, allow=options["allow_partial"])
+
+    def _summary(self, result) -> None:
         for setting, parts in result.counts.items():
             self.stdout.write(
                 f"{setting}: {parts.get('train', 0)} train, {parts.get('test', 0)} test"

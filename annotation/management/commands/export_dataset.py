@@ -1,4 +1,5 @@
-"""python manage.py export_dataset --format epic|jsonl|csv|parquet OUT [--batch ID ...] [...]"""
+"""python manage.py export_dataset --format epic|jsonl|csv|parquet OUT [--batch ID ...]
+[--all-statuses] [...]"""
 
 import json
 from pathlib import Path
@@ -38,7 +39,8 @@ class Command(BaseCommand):
     requires_system_checks = []
     help = (
         "Export the dataset into the folder OUT: the data file (epic.json, dataset.jsonl, "
-        "dataset.csv or dataset.parquet, one row per narrative), README.md (the dataset card "
+        "dataset.csv or dataset.parquet, one row per narrative; approved narratives unless "
+        "--all-statuses), README.md (the dataset card "
         "with every statistic and its definition) and, for ePiC, the split files. Worker ids "
         "become salted hashes unless --raw-worker-ids."
     )
@@ -53,7 +55,17 @@ class Command(BaseCommand):
             metavar="ID",
             help="Only narratives written in this crowd batch (repeat for several).",
         )
-        parser.add_argument("--approved-only", action="store_true")
+        statuses = parser.add_mutually_exclusive_group()
+        statuses.add_argument(
+            "--approved-only",
+            action="store_true",
+            help="Approved narratives only: the default, kept for scripts that name it.",
+        )
+        statuses.add_argument(
+            "--all-statuses",
+            action="store_true",
+            help="Every status (submitted, rejected, ...), not approved narratives only.",
+        )
         source_argument(parser)
         parser.add_argument(
             "--raw-worker-ids",
@@ -80,7 +92,7 @@ class Command(BaseCommand):
             format=options["format"],
             directory=options["out"],
             batches=batch_ids(options["batch"]),
-            approved_only=options["approved_only"],
+            approved_only=not options["all_statuses"],
             sources=options["source"],
             raw_worker_ids=options["raw_worker_ids"],
             statistics=not options["no_statistics"],

@@ -10,8 +10,8 @@ from annotation.datasets.figurative import figurative_export_lines
 class Command(BaseCommand):
     help = (
         "Write idiom or simile narratives with their option pairs (imported ones and approved "
-        "crowd continuations) as JSONL in the benchmark's layout, which import_figurative "
-        "reads back to the same records."
+        "crowd continuations) as JSONL in the benchmark's layout, keys in the release's "
+        "order, each imported line's values as published; with --split, that split's pairs."
     )
 
     def add_arguments(self, parser):

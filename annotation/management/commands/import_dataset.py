@@ -1,4 +1,5 @@
-"""python manage.py import_dataset --format epic FILE [--splits DIR] [--source-label X] [--json]"""
+"""python manage.py import_dataset --format epic FILE [--splits DIR] [--source-label X]
+[--allow-partial] [--no-keywords] [--json]"""
 
 import json
 from pathlib import Path
@@ -9,6 +10,7 @@ from annotation.datasets.epic import EpicImportReport, dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.splits import SplitFileError, split_files_select
 from annotation.intake.uploads import UploadTooLarge, upload_read
+from annotation.keywords import narratives_keywords_fill
 from annotation.management.progress import progress_printer
 
 
@@ -16,8 +18,10 @@ class Command(BaseCommand):
     help = (
         "Import a dataset in the ePiC release format: proverbs matched or created, "
         "narratives approved and marked imported, spans resolved to offsets, splits from "
-        "split files. Re-importing the same file changes nothing. A malformed file is "
-        "refused whole; spans that are not found are reported by record and slot."
+        "split files (all four). Re-importing the same file changes nothing. A malformed file "
+        "is refused whole. Spans that are not found (by record and slot) and split pks that "
+        "are not in the dataset are left out and the rest imported: a partial import, which "
+        "exits with status 1 unless --allow-partial."
     )
 
     def add_arguments(self, parser):
@@ -31,6 +35,17 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--source-label", default="ePiC", help="Recorded on each narrative (default ePiC)."
+        )
+        parser.add_argument(
+            "--allow-partial",
+            action="store_true",
+            help="Exit 0 when span pairs or split pks were left out (still reported).",
+        )
+        parser.add_argument(
+            "--no-keywords",
+            action="store_true",
+            help="Leave the narratives' keywords (for the generation baseline) to the worker's "
+            "re-queue or a later extract_keywords; by default they are extracted now.",
         )
         parser.add_argument("--json", action="store_true", help="Print the report as JSON.")
 
@@ -51,18 +66,59 @@ class Command(BaseCommand):
                 for problem in error.errors:
                     self.stderr.write(problem.message)
             raise CommandError(f"Nothing was imported: {error}") from error
+        if not options["no_keywords"]:
+            report.keywords_extracted = keywords_fill_or_warn(
+                report.keyword_narratives, stderr=self.stderr
+            )
         if options["json"]:
             self.stdout.write(json.dumps(report.as_dict(), ensure_ascii=False))
-            return
+        else:
+            self._summary(report)
+        partial_check(report.left_out(), allow=options["allow_partial"])
+
+    def _summary(self, report: EpicImportReport) -> None:
         self.stdout.write(
-            f"{report.narratives} record(s): {report.narratives_created} created, "
+            ("Partial import: " if report.partial else "")
+            + f"{report.narratives} record(s): {report.narratives_created} created, "
             f"{report.narratives_updated} updated, {report.narratives_unchanged} unchanged; "
             f"{report.proverbs} proverb(s) ({report.proverbs_created} new); "
             f"{report.span_pairs} span pair(s), {report.ambiguous_spans} ambiguous, "
             f"{report.unresolved_spans} unresolved."
+            + (
+                ""
+                if report.keywords_extracted is None
+                else f" Keywords extracted for {report.keywords_extracted} narrative(s)."
+            )
         )
         for problem in report.errors + report.warnings:
             self.stderr.write(problem.message)
+
+
+def keywords_fill_or_warn(narrative_ids: list[int], *, stderr) -> int | None:
+    """Extract the narratives' keywords with progress on stderr; None (and a warning) when
+    the spaCy model cannot be loaded: they stay marked for a later extraction."""
+    try:
+        return narratives_keywords_fill(
+            narrative_ids=narrative_ids, progress=progress_printer(stderr)
+        )
+    except (ImportError, OSError) as error:
+        stderr.write(
+            f"Keywords not extracted ({error}); the narratives stay marked: run "
+            "extract_keywords once the spaCy model (PARABLE_SPACY_MODEL) is installed."
+        )
+        return None
+
+
+def partial_check(left_out: list[str], *, allow: bool, limit: int = 10) -> None:
+    """A partial import's exit (something `left_out`): status 1, a CommandError, unless
+    allowed. The message names the first `limit` things left out."""
+    if left_out and not allow:
+        more = f" and {len(left_out) - limit} more" if len(left_out) > limit else ""
+        raise CommandError(
+            f"Partial import: left out {', '.join(left_out[:limit])}{more}; the rest was "
+            "imported. Fix the files and import again, or pass --allow-partial to accept a "
+            "partial import."
+        )
 
 
 def _read(path: Path) -> bytes:

@@ -1,11 +1,17 @@
-"""python manage.py import_figurative FILE --kind idiom|simile [--split train|dev|test] [--json]"""
+"""python manage.py import_figurative FILE --kind idiom|simile [--split train|dev|test]
+[--labels auto|given|withheld] [--json]"""
 
 import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.datasets.figurative import FigurativeImportReport, figurative_import
+from annotation.datasets.figurative import (
+    LABELS,
+    FigurativeImportReport,
+    figurative_import,
+    figurative_report_summary,
+)
 from annotation.datasets.figurative_files import FigurativeFileError
 
 
@@ -13,14 +19,22 @@ class Command(BaseCommand):
     help = (
         "Import idiom or simile narratives in the figurative narratives benchmark's JSONL "
         "layout: each narrative stored once with its option pairs, the <b>...</b> around an "
-        "idiom kept as a highlight span. Re-importing changes nothing. A file with a bad "
-        "line is refused whole, every bad line reported by number."
+        "idiom kept as a highlight span; each option pair in the file's split. Re-importing "
+        "changes nothing. Irregular lines are imported with a note each; a file with an "
+        "unusable line is refused whole, every such line reported by number."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path)
         parser.add_argument("--kind", choices=["idiom", "simile"], required=True)
         parser.add_argument("--split", choices=["train", "dev", "test"], default="")
+        parser.add_argument(
+            "--labels",
+            choices=LABELS,
+            default="auto",
+            help="Whether correctanswer holds labels: auto (default) withholds them for a test "
+            "split, whose release has a placeholder; withheld stores the pairs unlabelled.",
+        )
         parser.add_argument("--json", action="store_true", help="Print the report as JSON.")
 
     def handle(self, *args, **options):
@@ -31,7 +45,10 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot read {path}: {error.strerror}.") from error
         try:
             report = figurative_import(
-                content=content, kind=options["kind"], split=options["split"]
+                content=content,
+                kind=options["kind"],
+                split=options["split"],
+                labels=options["labels"],
             )
         except FigurativeFileError as error:
             errors = [{"line": line, "message": message} for line, message in error.errors]
@@ -44,8 +61,6 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(report.as_dict()))
             return
-        self.stdout.write(
-            f"{report.lines} line(s): {report.narratives} narrative(s) "
-            f"({report.narratives_created} new), {report.pairs} option pair(s) "
-            f"({report.pairs_created} new)."
-        )
+        for note in report.notes:
+            self.stderr.write(f"Line {note['line']}: {note['note']}")
+        self.stdout.write(figurative_report_summary(report))

@@ -2,11 +2,13 @@
 
 import io
 import json
+import re
 import zipfile
 from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from django.utils.html import escape
 
 from annotation.analysis.selectors import definitions
@@ -223,21 +225,26 @@ def test_reviewer_reads_and_exports_but_cannot_import(client, reviewer):
     assert client.get("/admin/dataset/import/").status_code == 403
 
 
-def test_import_upload_reports_counts_and_problems(client, researcher):
+def test_import_upload_reports_counts_and_problems(
+    client, researcher, django_capture_on_commit_callbacks
+):
     client.force_login(researcher)
     splits = [
         SimpleUploadedFile(path.name, path.read_bytes()) for path in (FIXTURE / "splits").iterdir()
     ]
     upload = SimpleUploadedFile("epic.json", (FIXTURE / "dataset.json").read_bytes())
-    page = client.post(
-        "/admin/dataset/import/",
-        {"file": upload, "splits": splits, "source_label": "ePiC"},
-    ).content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        page = client.post(
+            "/admin/dataset/import/",
+            {"file": upload, "splits": splits, "source_label": "ePiC"},
+        ).content.decode()
     assert Narrative.objects.filter(source="imported").count() == 6
     assert "Narratives: 6 (6 created, 0 updated, 0 unchanged)" in page
     assert "Span pairs: 11 (1 ambiguous, 1 unresolved)" in page
     assert "Split seen: 4 train, 2 test" in page
     assert "Q1N3 slot 3: span_narrative_3 &#x27;motivational posters&#x27; not found" in page
+    assert 'id="import-partial">Partial import: what the table below lists was left out' in page
+    assert not Narrative.objects.filter(source="imported", keywords={}).exists()
 
 
 def test_import_upload_takes_the_release_folder_with_its_label_maps(client, researcher):
@@ -274,6 +281,14 @@ def test_import_upload_of_a_malformed_file_writes_nothing(client, researcher):
     assert Narrative.objects.count() == 0
 
 
+def test_export_form_shows_the_status_filter_ticked_for_approved_only(client, researcher):
+    client.force_login(researcher)
+    page = client.get("/admin/dataset/export/").content.decode()
+    checkbox = re.search(r'<input type="checkbox" name="approved_only"[^>]*>', page).group()
+    assert checkbox.endswith(" checked>")
+    assert "Untick to export every status" in page
+
+
 def test_export_downloads_data_and_card_as_a_zip(client, researcher):
     _small_dataset()
     client.force_login(researcher)
@@ -287,3 +302,62 @@ def test_export_downloads_data_and_card_as_a_zip(client, researcher):
     rows = archive.read("dataset.jsonl").decode().splitlines()
     assert len(rows) == 2
     assert "| narratives | 2 |" in archive.read("README.md").decode()
+
+
+def test_splits_page_draws_the_splits_from_a_seed(client, researcher):
+    proverb = proverb_create("Time is money")
+    for k in range(10):
+        crowd_narrative_create(proverb=proverb, text=f"Story {k}.")
+    client.force_login(researcher)
+    page = client.get("/admin/dataset/splits/").content.decode()
+    assert "<td>seen</td><td>0</td><td>0</td><td>10</td>" in page
+    page = client.post("/admin/dataset/splits/", {"source": "seed", "seed": 4}).content.decode()
+    assert "Splits assigned." in page
+    assert "<li>seen: 6 train, 4 test</li>" in page
+    assert "<td>seen</td><td>6</td><td>4</td><td>0</td>" in page
+    assert Narrative.objects.filter(split_seen="train").count() == 6
+
+
+def test_splits_page_sets_splits_from_files_and_lists_the_pks_left_out(client, researcher):
+    call_command(
+        "import_dataset",
+        str(FIXTURE / "dataset.json"),
+        "--allow-partial",
+        "--no-keywords",
+        stdout=io.StringIO(),
+        stderr=io.StringIO(),
+    )
+    contents = {path.name: path.read_bytes() for path in (FIXTURE / "splits_shuffled").iterdir()}
+    contents["epic_seen_test_pks.json"] = b'["Q2N2", "Q9N9", "<b>Q8N8</b>", "Q1N3"]'
+    contents["epic_seen_label_map.json"] = b"{}"
+    files = [SimpleUploadedFile(name, content) for name, content in contents.items()]
+    client.force_login(researcher)
+    page = client.post(
+        "/admin/dataset/splits/", {"source": "files", "files": files}, follow=True
+    ).content.decode()
+    assert "Not split files, left aside: epic_seen_label_map.json." in page
+    assert "Partial: the split files name 2 pk(s) not in the dataset" in page
+    assert "<td>&lt;b&gt;Q8N8&lt;/b&gt;</td>" in page and "<td>Q9N9</td>" in page
+    assert Narrative.objects.exclude(split_unseen="").count() == 6
+    assert Narrative.objects.filter(split_seen="test").count() == 2
+
+
+def test_splits_page_refuses_split_files_lacking_one_and_changes_nothing(client, researcher):
+    crowd_narrative_create(proverb=proverb_create("Time is money"), text="A story.")
+    files = [
+        SimpleUploadedFile(path.name, path.read_bytes())
+        for path in (FIXTURE / "splits_incomplete").iterdir()
+    ]
+    client.force_login(researcher)
+    page = client.post("/admin/dataset/splits/", {"source": "files", "files": files})
+    assert (
+        "Nothing was changed: The split files lack epic_unseen_test_pks.json"
+        in page.content.decode()
+    )
+    assert not Narrative.objects.exclude(split_seen="").exists()
+
+
+def test_splits_page_is_for_researchers(client, reviewer):
+    client.force_login(reviewer)
+    assert client.get("/admin/dataset/splits/").status_code == 403
+    assert "Assign splits" not in client.get("/admin/dataset/").content.decode()

@@ -7,11 +7,12 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.datasets.figurative_files import parse_figurative_file
-from annotation.models import FigurativeNarrative
+from annotation.models import ContinuationPair, FigurativeNarrative
 from crowd.assignments import assignment_reserve_next, assignment_submit
 from crowd.models import Batch
 from tests.factories import (
     FIGURATIVE_FILES,
+    FIGURATIVE_RELEASE,
     continuation_batch_create,
     crowd_narrative_create,
     figurative_import_fixture,
@@ -169,3 +170,19 @@ def test_agreement_page_and_api_show_human_accuracy(client, researcher, research
     assert batch.name in index
     data = researcher_api.get(f"/api/agreement/{batch.pk}/").json()
     assert data["continue_choice"]["human_accuracy"] == 1
+
+
+def test_import_upload_lists_each_irregular_line_and_can_withhold_labels(client, researcher):
+    client.force_login(researcher)
+    upload = SimpleUploadedFile(
+        "similes.jsonl", (FIGURATIVE_RELEASE / "simile_train.jsonl").read_bytes()
+    )
+    response = client.post(
+        "/admin/annotation/figurativenarrative/import/",
+        {"file": upload, "kind": "simile", "split": "train", "labels": "withheld"},
+    )
+    page = response.content.decode()
+    assert "Irregular lines imported with a note: 2" in page
+    assert "<td>2</td><td>&quot;property&quot; is false: stored with no property</td>" in page
+    assert "4 new, unlabelled" in page
+    assert not ContinuationPair.objects.filter(correct__isnull=False).exists()

@@ -141,3 +141,25 @@ def test_crowd_narrative_cannot_be_deleted_in_the_admin(client, researcher, batc
     client.force_login(researcher)
     response = client.get(f"/admin/annotation/narrative/{Narrative.objects.get().pk}/delete/")
     assert response.status_code == 403
+
+
+def test_extract_keywords_action_fills_the_selected_approved_narratives_without_them(
+    client, researcher, django_capture_on_commit_callbacks
+):
+    proverb = proverb_create()
+    missing = narrative_create(proverb=proverb, text="Ana sang in Paris.", status="approved")
+    pending = narrative_create(proverb=proverb, text="Tom wrote it.", status="submitted")
+    client.force_login(researcher)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            "/admin/annotation/narrative/",
+            {"action": "extract_keywords", "_selected_action": [missing.pk, pending.pk]},
+            follow=True,
+        )
+    assert "Keyword extraction queued for 1 approved narrative(s) without keywords." in (
+        response.content.decode()
+    )
+    missing.refresh_from_db()
+    pending.refresh_from_db()
+    assert missing.keywords["verbs"] == ["sing"] and missing.keywords_pending_since is None
+    assert pending.keywords == {}

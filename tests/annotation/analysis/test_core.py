@@ -289,12 +289,17 @@ def test_sentiment_correlation_matches_scipy():
 
 
 def test_readability_summary(result):
-    scores = [readability.flesch_reading_ease(TEXTS[i]) for i in range(1, 5)]
+    scores = [readability.flesch_reading_ease_paper(TEXTS[i]) for i in range(1, 5)]
+    newer = [readability.flesch_reading_ease(TEXTS[i]) for i in range(1, 5)]
     summary = result["readability"]
     assert summary["flesch_mean"] == pytest.approx(np.mean(scores))
     assert summary["flesch_median"] == pytest.approx(np.median(scores))
     assert summary["flesch_min"] == pytest.approx(min(scores))
     assert summary["flesch_max"] == pytest.approx(max(scores))
+    assert summary["flesch_rules"] == "textstat 0.7.2"
+    assert summary["newer_flesch_mean"] == pytest.approx(np.mean(newer))
+    assert summary["newer_flesch_min"] == pytest.approx(min(newer))
+    assert summary["newer_flesch_rules"] == "textstat 0.7.13"
     histogram = summary["flesch_histogram"]
     assert sum(histogram["counts"]) == 4
     assert len(histogram["bins"]) == len(histogram["counts"]) + 1

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from importlib.metadata import version
+from pathlib import Path
+
 import pytest
 
 from annotation.analysis import readability
@@ -127,3 +131,49 @@ def test_short_sentence_shortcut_agrees_with_the_removal():
     for sentence in sentences:
         exact = len(readability._textstat_words(sentence)) <= 2
         assert readability._is_short(sentence) == exact, repr(sentence)
+
+
+CASES_072 = Path(__file__).resolve().parents[2] / "cases" / "flesch_textstat_0_7_2.json"
+
+
+def test_the_papers_rules_give_textstat_0_7_2s_figures():
+    """textstat 0.7.2's own figures, recorded by tests/cases/make_flesch_cases.py."""
+    recorded = json.loads(CASES_072.read_text(encoding="utf-8"))
+    assert recorded["textstat"] == "0.7.2"
+    assert recorded["pyphen"] == version("pyphen"), "pyphen changed: rerun make_flesch_cases.py"
+    texts = [case["text"] for case in recorded["cases"]]
+    expected = [case["flesch"] for case in recorded["cases"]]
+    assert readability.ReadabilityScorer(syllables="pyphen").flesch_paper_many(texts) == expected
+    one_by_one = readability.ReadabilityScorer(syllables="pyphen")
+    assert [one_by_one.flesch_paper_many([text])[0] for text in texts] == expected
+    # By hand: 6 words of one syllable in one sentence, 6.0 and 1.0 after rounding.
+    assert readability.flesch_reading_ease_paper("The cat sat on the mat.") == 116.15
+    assert min(expected) < 0 and max(expected) > 100
+
+
+def test_the_papers_rules_round_before_the_formula_and_the_newer_do_not():
+    # 7 words, 1 sentence; 9 syllables: 9 / 7 = 1.2857 rounds to 1.3.
+    text = "Maria painted the yellow door in March."
+    paper = readability.flesch_reading_ease_paper(text)
+    assert paper == readability.legacy_round(206.835 - 1.015 * 7.0 - 84.6 * 1.3, 2)
+    newer = readability.ReadabilityScorer(syllables="pyphen").flesch(text)
+    assert newer == pytest.approx(206.835 - 1.015 * 7 - 84.6 * 9 / 7)
+
+
+def test_legacy_round_rounds_half_away_from_zero():
+    assert readability.legacy_round(2.25, 1) == 2.3
+    assert readability.legacy_round(-2.25, 1) == -2.3
+    assert readability.legacy_round(112.125, 2) == 112.13
+    assert readability.legacy_round(0.5) == 1.0
+
+
+def test_both_rules_in_either_order_give_what_each_gives_alone():
+    texts = [case["text"] for case in json.loads(CASES_072.read_text())["cases"][:80]]
+    paper = readability.ReadabilityScorer(syllables="pyphen").flesch_paper_many(texts)
+    newer = readability.ReadabilityScorer(syllables="pyphen").flesch_many(texts)
+    assert readability.ReadabilityScorer(syllables="pyphen").flesch_both(texts) == list(
+        zip(paper, newer, strict=True)
+    )
+    reversed_order = readability.ReadabilityScorer(syllables="pyphen")
+    assert reversed_order.flesch_many(texts) == newer
+    assert reversed_order.flesch_paper_many(texts) == paper

@@ -33,7 +33,12 @@ def _call(*args) -> str:
 
 
 def _import_json(path: Path, *options) -> dict:
-    return json.loads(_call("import_dataset", "--format", "epic", str(path), "--json", *options))
+    """The JSON report (the fixture leaves one span out: a partial import, allowed here)."""
+    return json.loads(
+        _call(
+            "import_dataset", "--format", "epic", str(path), "--json", "--allow-partial", *options
+        )
+    )
 
 
 def _resolvable_fixture(tmp_path: Path) -> Path:
@@ -75,6 +80,8 @@ def test_import_json_report_counts_ambiguous_and_unresolved_spans():
         "unresolved_spans": 1,
         "splits": {"seen": {"train": 4, "test": 2}, "unseen": {"train": 4, "test": 2}},
         "inexact_matches": [],
+        "partial": True,
+        "keywords_extracted": 6,
     }
     [error] = report["errors"]
     assert (error["record"], error["pk"], error["slot"]) == (3, "Q1N3", 3)
@@ -110,11 +117,17 @@ def test_import_with_wrong_fields_names_the_record_and_writes_nothing(tmp_path):
 def test_import_prints_its_progress_on_stderr():
     errors = StringIO()
     call_command(
-        "import_dataset", str(FIXTURE / "dataset.json"), "--json", stdout=StringIO(), stderr=errors
+        "import_dataset",
+        str(FIXTURE / "dataset.json"),
+        "--json",
+        "--allow-partial",
+        stdout=StringIO(),
+        stderr=errors,
     )
     lines = errors.getvalue().splitlines()
     assert "Resolving spans: 6 of 6" in lines
-    assert lines[-1] == "Writing narratives: 6 of 6"
+    assert "Writing narratives: 6 of 6" in lines
+    assert lines[-1] == "Extracting keywords: 6 of 6"
 
 
 def test_import_of_a_missing_file_is_a_clear_error(tmp_path):
@@ -126,6 +139,85 @@ def test_import_with_a_splits_folder_holding_no_split_file_is_refused(tmp_path):
     with pytest.raises(CommandError, match="No split files in"):
         call_command("import_dataset", str(FIXTURE / "dataset.json"), "--splits", str(tmp_path))
     assert Narrative.objects.count() == 0
+
+
+def test_import_with_a_split_file_missing_names_it_and_writes_nothing():
+    with pytest.raises(CommandError) as raised:
+        _call(
+            "import_dataset",
+            str(FIXTURE / "dataset.json"),
+            "--splits",
+            str(FIXTURE / "splits_incomplete"),
+        )
+    assert str(raised.value) == (
+        "Nothing was imported: The split files lack epic_unseen_test_pks.json (each of seen "
+        "and unseen needs its train and its test file); give all four."
+    )
+    assert raised.value.returncode == 1
+    assert Narrative.objects.count() == 0
+
+
+def test_a_partial_import_exits_1_naming_the_record_and_slot_unless_allowed():
+    out, err = StringIO(), StringIO()
+    with pytest.raises(CommandError) as raised:
+        call_command("import_dataset", str(FIXTURE / "dataset.json"), stdout=out, stderr=err)
+    assert str(raised.value) == (
+        "Partial import: left out Q1N3 slot 3; the rest was imported. Fix the files and import "
+        "again, or pass --allow-partial to accept a partial import."
+    )
+    assert raised.value.returncode == 1
+    assert out.getvalue().startswith("Partial import: 6 record(s): 6 created")
+    assert "Q1N3 slot 3: span_narrative_3 " in err.getvalue()
+    assert Narrative.objects.count() == 6
+    allowed = _call("import_dataset", str(FIXTURE / "dataset.json"), "--allow-partial")
+    assert allowed.startswith("Partial import: 6 record(s): 0 created, 0 updated, 6 unchanged")
+
+
+def test_an_unknown_pk_in_a_split_file_exits_1_unless_allowed(tmp_path):
+    folder = tmp_path / "splits"
+    shutil.copytree(FIXTURE / "splits", folder)
+    (folder / "epic_unseen_test_pks.json").write_text('["Q2N1", "Q9N9", "Q2N2"]')
+    source = _resolvable_fixture(tmp_path)
+    with pytest.raises(CommandError) as raised:
+        _call("import_dataset", str(source), "--splits", str(folder))
+    assert str(raised.value) == (
+        "Partial import: left out split pk Q9N9; the rest was imported. Fix the files and "
+        "import again, or pass --allow-partial to accept a partial import."
+    )
+    assert raised.value.returncode == 1
+    assert Narrative.objects.filter(split_unseen="test").count() == 2
+    with pytest.raises(CommandError, match=r"^Partial import: left out split pk Q9N9;"):
+        _call("assign_splits", "--from", str(folder))
+    assert "unseen: 4 train, 2 test" in _call(
+        "assign_splits", "--from", str(folder), "--allow-partial"
+    )
+
+
+def test_a_truncated_file_names_line_column_and_the_last_complete_record():
+    out = StringIO()
+    with pytest.raises(CommandError) as raised:
+        call_command(
+            "import_dataset",
+            str(FIXTURE / "truncated.json"),
+            "--json",
+            stdout=out,
+            stderr=StringIO(),
+        )
+    assert str(raised.value) == (
+        "Nothing was imported: The file is not JSON: Unterminated string starting at line 42, "
+        "column 4. The last complete record is record 2 (Q1N2), ending on line 35; if the "
+        "file was cut short, the records after it are missing."
+    )
+    assert json.loads(out.getvalue())["errors"][0]["record"] == 0
+    assert Narrative.objects.count() == 0
+
+
+def test_exported_split_files_keep_the_order_of_the_imported_ones(tmp_path):
+    source = _resolvable_fixture(tmp_path)
+    _import_json(source, "--splits", str(FIXTURE / "splits_shuffled"))
+    _call("export_dataset", "--format", "epic", str(tmp_path / "out"), "--no-statistics")
+    for split in (FIXTURE / "splits_shuffled").iterdir():
+        assert (tmp_path / "out" / split.name).read_bytes() == split.read_bytes()
 
 
 def test_reimport_of_the_same_file_changes_nothing():
@@ -244,15 +336,30 @@ def test_export_of_an_unknown_batch_is_refused(tmp_path):
         call_command("export_dataset", "--format", "csv", str(tmp_path), "--batch", "999")
 
 
-def test_export_approved_only_leaves_out_other_narratives(tmp_path):
+@pytest.mark.parametrize("format", ["jsonl", "epic"])
+def test_export_defaults_to_approved_narratives_and_the_card_says_so(tmp_path, format):
+    proverb = proverb_create("Time is money")
+    crowd_narrative_create(proverb=proverb, text="Approved story.", status="approved")
+    crowd_narrative_create(proverb=proverb, text="Rejected story.", status="rejected")
+    crowd_narrative_create(proverb=proverb, text="Unreviewed story.", status="submitted")
+    _call("export_dataset", "--format", format, str(tmp_path), "--no-statistics")
+    data = next(path for path in tmp_path.iterdir() if path.name != "README.md")
+    assert "Approved story." in data.read_text()
+    assert "Rejected story." not in data.read_text()
+    assert "Unreviewed story." not in data.read_text()
+    assert "statuses: approved narratives only (the default)." in (
+        (tmp_path / "README.md").read_text()
+    )
+
+
+def test_export_of_every_status_is_asked_for_and_written_into_the_card(tmp_path):
     proverb = proverb_create("Time is money")
     crowd_narrative_create(proverb=proverb, status="approved")
     crowd_narrative_create(proverb=proverb, status="rejected")
-    _call(
-        "export_dataset", "--format", "jsonl", str(tmp_path), "--approved-only", "--no-statistics"
-    )
+    _call("export_dataset", "--format", "jsonl", str(tmp_path), "--all-statuses", "--no-statistics")
     lines = (tmp_path / "dataset.jsonl").read_text().splitlines()
-    assert [json.loads(line)["status"] for line in lines] == ["approved"]
+    assert sorted(json.loads(line)["status"] for line in lines) == ["approved", "rejected"]
+    assert "statuses: every status (submitted, rejected" in (tmp_path / "README.md").read_text()
 
 
 # --------------------------------------------------------------------------- analyze

@@ -115,7 +115,12 @@ def test_malformed_file_writes_nothing():
 
 
 def test_malformed_split_file_writes_nothing():
-    splits = {"epic_seen_train_pks.json": b'["Q1N1"]', "epic_seen_test_pks.json": b'["Q1N1"]'}
+    splits = {
+        "epic_seen_train_pks.json": b'["Q1N1"]',
+        "epic_seen_test_pks.json": b'["Q1N1"]',
+        "epic_unseen_train_pks.json": b'["Q1N1"]',
+        "epic_unseen_test_pks.json": b"[]",
+    }
     with pytest.raises(EpicFileError, match="Q1N1 is in both seen train and seen test"):
         dataset_import_epic(content=(FIXTURE / "dataset.json").read_bytes(), splits=splits)
     assert Narrative.objects.count() == 0

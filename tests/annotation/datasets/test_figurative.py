@@ -12,7 +12,13 @@ from annotation.datasets.figurative import (
 )
 from annotation.datasets.figurative_files import FigurativeFileError
 from annotation.models import ContinuationPair, FigurativeNarrative
-from tests.factories import FIGURATIVE_FILES, figurative_import_fixture, figurative_narrative_create
+from tests.factories import (
+    FIGURATIVE_FILES,
+    FIGURATIVE_RELEASE,
+    figurative_import_fixture,
+    figurative_narrative_create,
+    figurative_release_import,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -77,3 +83,69 @@ def test_a_narrative_confirmed_literal_keeps_only_its_imported_pairs_in_the_expo
         (line["option1"], line["option2"]) for line in exported if line["idiom"] == "broke a leg"
     ] == [("He was taken to hospital in an ambulance.", "His teacher hugged him after the show.")]
     assert "broke the ice" not in {line["idiom"] for line in exported}
+
+
+def test_a_narrative_in_train_and_dev_keeps_each_pair_in_its_files_split():
+    figurative_release_import("idiom_train")
+    report = figurative_release_import("idiom_dev")
+    assert (report.narratives_created, report.pairs_created) == (1, 3)
+    narrative = FigurativeNarrative.objects.get(expression="bury the hatchet")
+    assert narrative.split == "train"
+    by_split = {
+        split: sorted(narrative.option_pairs.filter(split=split).values_list("option1", flat=True))
+        for split in ("train", "dev")
+    }
+    assert by_split == {
+        "train": ["He knocked and hugged his brother.", "They kept fighting for years."],
+        "dev": ["He drove away without a word.", "The brothers made up at last."],
+    }
+
+
+def test_a_pair_already_in_another_split_stays_there_with_a_note():
+    figurative_release_import("idiom_dev")
+    content = (FIGURATIVE_RELEASE / "idiom_dev.jsonl").read_bytes()
+    report = figurative_import(content=content, kind="idiom", split="train")
+    assert report.pairs_in_other_split == 3
+    assert set(ContinuationPair.objects.values_list("split", flat=True)) == {"dev"}
+    assert report.notes[0] == {
+        "line": 1,
+        "note": "this option pair is already in the dev split: left there",
+    }
+
+
+def test_a_test_split_import_stores_no_answers():
+    report = figurative_release_import("idiom_test")
+    assert not report.labelled and report.pairs_created == 3
+    pairs = ContinuationPair.objects.all()
+    assert {(pair.split, pair.correct, pair.published_answer) for pair in pairs} == {
+        ("test", None, "option1")
+    }
+
+
+def test_labels_given_later_label_the_unlabelled_pairs():
+    figurative_release_import("idiom_test")
+    report = figurative_release_import("idiom_test", labels="given")
+    assert report.labels_added == 3
+    assert set(ContinuationPair.objects.values_list("correct", flat=True)) == {1}
+
+
+def test_irregular_lines_are_imported_and_counted_with_a_note_each():
+    report = figurative_release_import("idiom_train")
+    assert (report.lines, report.pairs_created, report.irregular_lines) == (8, 8, 4)
+    assert [note["line"] for note in report.notes] == [3, 4, 5, 6]
+    unmarked = FigurativeNarrative.objects.get(expression="under the weather")
+    assert unmarked.text[unmarked.expression_start : unmarked.expression_end] == (
+        "under the weather"
+    )
+    similes = figurative_release_import("simile_train")
+    assert [note["line"] for note in similes.notes] == [2, 4]
+    assert FigurativeNarrative.objects.get(expression="as slow as a snail").meaning == ""
+
+
+@pytest.mark.parametrize("name", ["idiom_train", "idiom_dev", "idiom_test", "simile_train"])
+def test_export_of_a_split_gives_back_its_file_byte_for_byte(name):
+    for other in ("idiom_train", "idiom_dev", "idiom_test", "simile_train"):
+        figurative_release_import(other)
+    kind, split = name.split("_")
+    published = (FIGURATIVE_RELEASE / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+    assert figurative_export_lines(kind=kind, split=split) == published

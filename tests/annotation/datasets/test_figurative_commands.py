@@ -10,7 +10,12 @@ from django.core.management import CommandError, call_command
 from annotation.models import ContinuationPair, FigurativeNarrative
 from crowd.assignments import assignment_reserve_next, assignment_submit
 from crowd.review import assignment_approve
-from tests.factories import FIGURATIVE_FILES, continuation_batch_create, worker_create
+from tests.factories import (
+    FIGURATIVE_FILES,
+    FIGURATIVE_RELEASE,
+    continuation_batch_create,
+    worker_create,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -84,3 +89,34 @@ def test_exported_lines_import_into_an_empty_dataset_as_the_same_records(tmp_pat
         )
     )
     assert after == before and len(after) == 3
+
+
+def test_the_release_round_trips_through_the_commands_byte_for_byte(tmp_path):
+    for name in ("idiom_train", "idiom_dev", "idiom_test"):
+        split = name.split("_")[1]
+        path = FIGURATIVE_RELEASE / f"{name}.jsonl"
+        run("import_figurative", str(path), "--kind", "idiom", "--split", split)
+    for split in ("train", "dev", "test"):
+        exported = tmp_path / f"{split}.jsonl"
+        run("export_figurative", "--kind", "idiom", "--split", split, "--output", str(exported))
+        assert exported.read_bytes() == (FIGURATIVE_RELEASE / f"idiom_{split}.jsonl").read_bytes()
+
+
+def test_import_prints_each_irregular_line_and_counts_them():
+    out, err = StringIO(), StringIO()
+    path = FIGURATIVE_RELEASE / "simile_train.jsonl"
+    call_command("import_figurative", str(path), "--kind", "simile", stdout=out, stderr=err)
+    assert err.getvalue().splitlines() == [
+        'Line 2: "property" is false: stored with no property',
+        "Line 4: the simile does not occur in the narrative as written: no highlight",
+    ]
+    assert out.getvalue().strip().endswith("; 2 irregular line(s) imported with a note.")
+
+
+def test_a_test_split_is_imported_unlabelled_unless_labels_are_given():
+    path = str(FIGURATIVE_RELEASE / "idiom_test.jsonl")
+    withheld = run("import_figurative", path, "--kind", "idiom", "--split", "test")
+    assert "3 option pair(s) (3 new, stored unlabelled)" in withheld
+    assert not ContinuationPair.objects.filter(correct__isnull=False).exists()
+    run("import_figurative", path, "--kind", "idiom", "--split", "test", "--labels", "given")
+    assert not ContinuationPair.objects.filter(correct__isnull=True).exists()

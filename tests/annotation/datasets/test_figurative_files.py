@@ -10,7 +10,7 @@ from annotation.datasets.figurative_files import (
     narrative_span,
     parse_figurative_file,
 )
-from tests.factories import FIGURATIVE_FILES
+from tests.factories import FIGURATIVE_FILES, FIGURATIVE_RELEASE
 
 
 def test_idiom_markup_becomes_a_span_over_the_text_without_markup():
@@ -29,13 +29,13 @@ def test_simile_span_is_its_first_case_folded_occurrence_or_none():
     assert narrative_span("No simile here.", kind="simile", expression="as cool as ice")[1] is None
 
 
-def test_every_bad_line_is_reported_by_number_and_the_file_refused():
+def test_every_unusable_line_is_reported_by_number_and_the_file_refused():
     lines = [
         json.dumps(
             {"narrative": "A <b>piece of cake</b>.", "idiom": "piece of cake", "meaning": "easy"}
         ),
         "not json",
-        json.dumps({"narrative": "No markup.", "idiom": "x", "meaning": "y"}),
+        json.dumps({"narrative": "No markup.", "idiom": "x"}),
         "",
         json.dumps({"narrative": "A <b>b</b>.", "idiom": "b", "meaning": "c", "option1": "o"}),
         json.dumps(
@@ -52,10 +52,9 @@ def test_every_bad_line_is_reported_by_number_and_the_file_refused():
     with pytest.raises(FigurativeFileError) as raised:
         parse_figurative_file("\n".join(lines).encode(), kind="idiom")
     numbers = [line for line, _ in raised.value.errors]
-    assert numbers == [2, 3, 5, 6]
+    assert numbers == [2, 5, 6]
     messages = dict(raised.value.errors)
     assert "not valid JSON" in messages[2]
-    assert "<b>" in messages[3]
     assert "go together" in messages[5]
     assert "correctanswer" in messages[6]
 
@@ -66,11 +65,8 @@ def test_a_simile_file_refuses_idiom_fields():
         parse_figurative_file(line.encode(), kind="simile")
 
 
-@pytest.mark.parametrize("kind", ["idiom", "simile"])
-def test_lines_read_and_written_again_are_the_same_lines(kind):
-    content = FIGURATIVE_FILES[kind].read_text()
-    parsed = parse_figurative_file(content.encode(), kind=kind)
-    written = [
+def _written_again(content: str, kind: str) -> list[str]:
+    return [
         figurative_line(
             kind=kind,
             text=line.text,
@@ -78,9 +74,82 @@ def test_lines_read_and_written_again_are_the_same_lines(kind):
             span=line.span,
             meaning=line.meaning,
             options=line.options,
+            answer=line.answer,
+            source_values=line.source_values,
         )
-        for line in parsed
+        for line in parse_figurative_file(content.encode(), kind=kind)
     ]
-    assert [json.loads(line) for line in written] == [
+
+
+@pytest.mark.parametrize("kind", ["idiom", "simile"])
+def test_lines_read_and_written_again_are_the_same_lines(kind):
+    content = FIGURATIVE_FILES[kind].read_text()
+    assert [json.loads(line) for line in _written_again(content, kind)] == [
         json.loads(line) for line in content.splitlines()
     ]
+
+
+def _one(record: dict, kind: str = "idiom"):
+    return parse_figurative_file(json.dumps(record).encode(), kind=kind)[0]
+
+
+def test_an_idiom_marked_twice_takes_the_mark_that_reads_as_the_idiom_with_a_note():
+    line = _one(
+        {
+            "narrative": "After the <b>long</b> day she said to <b>call it a day</b>.",
+            "idiom": "call it a day",
+            "meaning": "stop",
+        }
+    )
+    assert line.text == "After the long day she said to call it a day."
+    assert line.text[slice(*line.span)] == "call it a day" and line.span[0] == 31
+    assert line.notes == (
+        "the idiom is marked 2 times; occurrence 2 (the one that reads as the idiom, "
+        "characters 31-44) is the expression",
+    )
+
+
+def test_an_idiom_marked_twice_the_same_takes_the_first_mark():
+    line = _one({"narrative": "<b>Go</b> on, <b>go</b>!", "idiom": "go", "meaning": "leave"})
+    assert line.span == (0, 2) and "occurrence 1" in line.notes[0]
+
+
+def test_an_idiom_without_markup_is_its_first_occurrence_or_has_no_highlight():
+    found = _one({"narrative": "She felt Under the weather.", "idiom": "under the weather"})
+    assert found.span == (9, 26)
+    assert found.notes[0] == '"meaning" is missing: stored with no meaning'
+    assert found.notes[1].startswith("no <b>...</b>: the expression is the idiom's first")
+    absent = _one(
+        {"narrative": "He spilled the beans.", "idiom": "spill the beans", "meaning": "m"}
+    )
+    assert absent.span is None
+    assert absent.notes == ("no <b>...</b> and the idiom does not occur as written: no highlight",)
+
+
+def test_a_stray_tag_is_left_out_of_the_text_with_a_note():
+    line = _one(
+        {
+            "narrative": "A <b>piece of cake</b> it was</b>.",
+            "idiom": "piece of cake",
+            "meaning": "m",
+        }
+    )
+    assert line.text == "A piece of cake it was." and line.span == (2, 15)
+    assert line.notes == ("1 unmatched <b> or </b> left out of the text",)
+
+
+def test_a_simile_property_false_is_imported_as_no_property_with_a_note():
+    line = _one(
+        {"narrative": "As slow as a snail.", "simile": "as slow as a snail", "property": False},
+        kind="simile",
+    )
+    assert line.meaning == "" and line.span == (0, 18)
+    assert line.notes == ('"property" is false: stored with no property',)
+    assert line.source_values["property"] is False
+
+
+@pytest.mark.parametrize("name", ["idiom_train", "idiom_dev", "idiom_test", "simile_train"])
+def test_release_lines_are_written_back_byte_for_byte(name):
+    kind = name.split("_")[0]
+    raw = (FIGURATIVE_RELEASE / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+    assert _written_again("\n".join(raw), kind) == raw

@@ -64,9 +64,17 @@ def test_split_file_part_reads_setting_and_part_from_the_name(name, part):
 
 def test_parse_split_files_maps_pks_to_parts_per_setting():
     parts = parse_split_files(
-        {"a_seen_train_b.json": b'["Q1N1", "Q1N2"]', "a_seen_test_b.json": b'["Q1N3"]'}
+        {
+            "a_seen_train_b.json": b'["Q1N1", "Q1N2"]',
+            "a_seen_test_b.json": b'["Q1N3"]',
+            "a_unseen_train_b.json": b'["Q1N3"]',
+            "a_unseen_test_b.json": b'["Q1N1", "Q1N2"]',
+        }
     )
-    assert parts == {"seen": {"Q1N1": "train", "Q1N2": "train", "Q1N3": "test"}}
+    assert parts == {
+        "seen": {"Q1N1": "train", "Q1N2": "train", "Q1N3": "test"},
+        "unseen": {"Q1N1": "test", "Q1N2": "test", "Q1N3": "train"},
+    }
 
 
 def test_parse_split_files_lists_every_problem():
@@ -79,10 +87,12 @@ def test_parse_split_files_lists_every_problem():
             }
         )
     messages = caught.value.messages
-    assert len(messages) == 3
+    assert len(messages) == 5
     assert messages[0].startswith("notes.json: a split file is named")
     assert messages[1].startswith("x_seen_train_y.json: not a JSON file")
     assert messages[2].startswith("x_unseen_test_y.json: a split file is a JSON array")
+    assert messages[3].startswith("The split files lack x_seen_test_y.json (each of seen")
+    assert messages[4].startswith("The split files lack x_unseen_train_y.json (each of seen")
 
 
 @pytest.mark.django_db

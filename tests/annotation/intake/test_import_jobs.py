@@ -103,9 +103,11 @@ def test_an_epic_job_imports_the_same_as_the_request_with_its_split_files():
     )
     job = import_job_run(job_id=job.pk)
     assert job.status == "succeeded"
-    assert job.report == expected
+    assert job.report == {**expected, "keywords_extracted": 6}
     assert job.report["splits"]["seen"] == {"train": 4, "test": 2}
-    assert Narrative.objects.filter(source="imported", source_label="ePiC").count() == 6
+    imported = Narrative.objects.filter(source="imported", source_label="ePiC")
+    assert imported.count() == 6
+    assert all(n.keywords["verbs"] and n.keywords_pending_since is None for n in imported)
 
 
 def test_a_malformed_file_fails_the_job_with_the_reason_and_writes_nothing():

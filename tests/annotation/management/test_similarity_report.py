@@ -21,7 +21,9 @@ def report(*args) -> dict:
 
 
 def test_imported_epic_stories_are_embedded_and_none_is_a_near_duplicate():
-    call_command("import_dataset", str(FIXTURE), stdout=StringIO(), stderr=StringIO())
+    call_command(
+        "import_dataset", str(FIXTURE), "--allow-partial", stdout=StringIO(), stderr=StringIO()
+    )
     result = report("--source-label", "ePiC")
     assert result["narratives"] == result["embedded_now"] == 6
     assert NarrativeIntegrity.objects.filter(embedding__isnull=False).count() == 6

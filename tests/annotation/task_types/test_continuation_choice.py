@@ -1,6 +1,8 @@
 """Choose the continuation: items from imported option pairs and from approved continuations,
 the stored display order, answers scored against the known answer."""
 
+import json
+
 import pytest
 from django.utils.html import escape
 
@@ -11,9 +13,11 @@ from crowd.assignments import NoWorkAvailable, assignment_reserve_next, assignme
 from crowd.review import assignment_approve
 from crowd.task_types import SubmissionError
 from tests.factories import (
+    FIGURATIVE_RELEASE,
     continuation_batch_create,
     figurative_import_fixture,
     figurative_narrative_create,
+    figurative_release_import,
     invite_path,
     task_batch_create,
     worker_create,
@@ -115,3 +119,47 @@ def test_continuation_choice_report_gives_human_accuracy():
     assert report["human_accuracy"] == pytest.approx(2 / 3)
     assert report["by_kind"]["simile"]["answers"] == 3
     assert report["majority_vote_accuracy"] == 1
+
+
+def test_a_batch_from_the_dev_split_holds_exactly_the_dev_files_pairs():
+    figurative_release_import("idiom_train")
+    figurative_release_import("idiom_dev")
+    batch = choice_batch(settings={"imported": {"kind": "idiom", "split": "dev"}})
+    options = sorted(item.continuation_pair.option1 for item in batch.items.all())
+    published = (FIGURATIVE_RELEASE / "idiom_dev.jsonl").read_text().splitlines()
+    assert options == sorted(json.loads(line)["option1"] for line in published)
+
+
+def test_an_answer_to_an_unlabelled_pair_has_no_correctness():
+    figurative_release_import("idiom_test")
+    batch = choice_batch(settings={"imported": {"kind": "idiom", "split": "test"}})
+    assignment = assignment_reserve_next(batch=batch, worker=worker_create())
+    assignment_submit(assignment=assignment, payload={"chosen": 1})
+    assert ContinuationAnswer.objects.get().is_correct is None
+
+
+@pytest.mark.django_db
+def test_answers_to_unlabelled_pairs_count_in_no_accuracy():
+    figurative_import_fixture("simile")
+    figurative_release_import("idiom_test")
+    batch = task_batch_create(
+        task_type="continue_choice", target_per_item=1, settings={"imported": {"kind": "simile"}}
+    )
+    test_batch = task_batch_create(
+        task_type="continue_choice",
+        target_per_item=1,
+        settings={"imported": {"kind": "idiom", "split": "test"}},
+    )
+    assignment = assignment_reserve_next(batch=batch, worker=worker_create())
+    assignment_submit(
+        assignment=assignment, payload={"chosen": assignment.item.continuation_pair.correct}
+    )
+    for _ in range(2):
+        assignment = assignment_reserve_next(batch=test_batch, worker=worker_create())
+        assignment_submit(assignment=assignment, payload={"chosen": 2})
+    labelled = batch_agreement(batch=batch)["continue_choice"]
+    unlabelled = batch_agreement(batch=test_batch)["continue_choice"]
+    assert labelled["human_accuracy"] == 1
+    assert (unlabelled["answers"], unlabelled["unlabelled_answers"]) == (2, 2)
+    assert unlabelled["human_accuracy"] is None
+    assert unlabelled["majority_vote_accuracy"] is None
