@@ -14,6 +14,7 @@ from annotation.quality.integrity import (
     FLAG_TITLES,
     Flag,
     IntegritySettings,
+    canary_flags,
     process_flags,
     similarity_flags,
     telemetry_summary,
@@ -45,7 +46,9 @@ def flags_of(narrative: Narrative, *, settings: IntegritySettings | None = None)
     return _flags(
         source=narrative.source,
         text_length=len(narrative.text),
-        integrity=(integrity.telemetry, integrity.similarity) if integrity else None,
+        integrity=(integrity.telemetry, integrity.similarity, integrity.canary)
+        if integrity
+        else None,
         settings=settings or _integrity_settings(narrative),
     )
 
@@ -53,13 +56,14 @@ def flags_of(narrative: Narrative, *, settings: IntegritySettings | None = None)
 def _flags(
     *, source: str, text_length: int, integrity: tuple | None, settings: IntegritySettings
 ) -> list[Flag]:
-    """The flags of a narrative of `source` with `integrity` (telemetry, similarity) or
-    None when it has no integrity record."""
+    """The flags of a narrative of `source` with `integrity` (telemetry, similarity,
+    canary) or None when it has no integrity record."""
     flags = []
     if source == Narrative.Source.CROWD:
         telemetry = integrity[0] if integrity else None
         flags += process_flags(telemetry, text_length=text_length, settings=settings)
     if integrity is not None:
+        flags += canary_flags(integrity[2])
         flags += similarity_flags(integrity[1], settings=settings)
     return flags
 
@@ -107,12 +111,13 @@ def flag_rows(narratives: QuerySet, *, chunk_size: int = 2000) -> Iterator[FlagR
             "integrity__telemetry",
             "integrity__similarity",
             "integrity__checked_at",
+            "integrity__canary",
         )
         .iterator(chunk_size=chunk_size)
     )
     for row in rows:
         pk, source, label, worker_id, length, batch_id, batch_name = row[:7]
-        integrity_id, telemetry, similarity, checked_at = row[7:]
+        integrity_id, telemetry, similarity, checked_at, canary = row[7:]
         if batch_id not in settings_of:  # a batch's settings are parsed once
             batch_settings = stored_settings.get(batch_id)
             try:
@@ -121,7 +126,7 @@ def flag_rows(narratives: QuerySet, *, chunk_size: int = 2000) -> Iterator[FlagR
                 )
             except ValueError:
                 settings_of[batch_id] = IntegritySettings()
-        integrity = (telemetry, similarity) if integrity_id is not None else None
+        integrity = (telemetry, similarity, canary) if integrity_id is not None else None
         yield FlagRow(
             pk=pk,
             source=source,

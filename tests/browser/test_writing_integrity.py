@@ -20,14 +20,6 @@ NEAR_COPY = BIRDS_STORY.replace("spicy noodles", "hot noodles").replace("a month
 TYPO_AT = 70
 
 
-@pytest.fixture
-def clipboard_page(browser):
-    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
-    context.set_default_timeout(15_000)
-    yield context.new_page()
-    context.close()
-
-
 def type_like_a_person(page, text):
     """Key by key at about 50 ms a key, with a typo fixed on the way."""
     box = page.locator("#narrative")
