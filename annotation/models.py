@@ -629,6 +629,22 @@ class NarrativeIntegrity(models.Model):
         return f"Integrity of narrative {self.narrative_id}"
 
 
+class WritingCalibration(models.Model):
+    """A batch's writing-process score calibrated on its labelled pilot stories
+    (annotation/quality/calibration.py): the fitted figures (writing_score.Calibration)
+    and their cross-validated accuracy. The batch's unlabelled stories are scored with it."""
+
+    batch = models.OneToOneField(
+        "crowd.Batch", on_delete=models.CASCADE, related_name="writing_calibration"
+    )
+    fitted = models.JSONField()
+    cv_accuracy = models.FloatField()
+    fitted_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Writing calibration of batch {self.batch_id}"
+
+
 class ImportJob(models.Model):
     """A large proverb list or ePiC file imported in the background, with its progress.
 

@@ -20,16 +20,14 @@ from annotation.quality.integrity import (
     telemetry_summary,
 )
 from crowd.models import Batch
+from crowd.pledges import pledges_of
 
 
 def _integrity_settings(narrative: Narrative) -> IntegritySettings:
     assignment = narrative.assignment
     if assignment is None:
         return IntegritySettings()
-    try:
-        return IntegritySettings.from_dict(assignment.item.batch.settings.get("integrity"))
-    except ValueError:
-        return IntegritySettings()
+    return IntegritySettings.stored(assignment.item.batch.settings)
 
 
 def _integrity(narrative: Narrative) -> NarrativeIntegrity | None:
@@ -119,13 +117,7 @@ def flag_rows(narratives: QuerySet, *, chunk_size: int = 2000) -> Iterator[FlagR
         pk, source, label, worker_id, length, batch_id, batch_name = row[:7]
         integrity_id, telemetry, similarity, checked_at, canary = row[7:]
         if batch_id not in settings_of:  # a batch's settings are parsed once
-            batch_settings = stored_settings.get(batch_id)
-            try:
-                settings_of[batch_id] = IntegritySettings.from_dict(
-                    (batch_settings or {}).get("integrity")
-                )
-            except ValueError:
-                settings_of[batch_id] = IntegritySettings()
+            settings_of[batch_id] = IntegritySettings.stored(stored_settings.get(batch_id))
         integrity = (telemetry, similarity, canary) if integrity_id is not None else None
         yield FlagRow(
             pk=pk,
@@ -180,12 +172,20 @@ def narrative_flags(narrative: Narrative) -> list[dict]:
 
 def flags_by_narrative(narratives: QuerySet) -> dict[int, dict]:
     """For each of the narratives, by id: {"flags": [codes], "writing": telemetry summary
-    or None, "row": its FlagRow}."""
-    return {
-        row.pk: {
+    or None, "pledged_at": when its worker agreed to its batch's pledge (ISO) or None,
+    "row": its FlagRow}."""
+    rows = list(flag_rows(narratives))
+    pledges = pledges_of(
+        batch_ids={row.batch_id for row in rows if row.batch_id is not None},
+        worker_ids={row.worker_id for row in rows if row.worker_id is not None},
+    )
+    result = {}
+    for row in rows:
+        pledge = pledges.get((row.batch_id, row.worker_id))
+        result[row.pk] = {
             "flags": [flag.code for flag in row.flags],
             "writing": telemetry_summary(row.telemetry, text_length=row.text_length) or None,
+            "pledged_at": pledge.agreed_at.isoformat() if pledge else None,
             "row": row,
         }
-        for row in flag_rows(narratives)
-    }
+    return result

@@ -34,6 +34,8 @@ COUNT_KEYS = (
     "unexplained",  # characters that appeared with no input event at all
     "keys",  # trusted keystrokes that inserted or deleted text
     "pauses",  # key intervals of 2 s or more
+    "word_pauses",  # of those, pauses before a word (after a space)
+    "sentence_pauses",  # of those, pauses before a sentence (at the start, after . ! ?)
     "paste_events",
     "focused_ms",  # time the text box had focus while the page was visible
     "hidden_ms",  # time the page was hidden while the task was open
@@ -152,6 +154,15 @@ class IntegritySettings:
         if cleaned.get("canary_instruction") and not cleaned.get("canary_word"):
             raise ValueError("A canary instruction needs the canary word it asks for.")
         return cls(**cleaned)
+
+    @classmethod
+    def stored(cls, batch_settings: dict | None) -> IntegritySettings:
+        """A stored batch's integrity settings (its Batch.settings), the defaults where
+        they no longer parse: reads of flags and scores never fail on old settings."""
+        try:
+            return cls.from_dict((batch_settings or {}).get("integrity"))
+        except ValueError:
+            return cls()
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -166,3 +166,24 @@ test("interval bins have open upper ends", () => {
   assert.equal(intervalBin(1999), 5);
   assert.equal(intervalBin(60_000), 7);
 });
+
+test("pauses before a sentence and before a word are counted apart", async () => {
+  const { pauseBoundary } = await import("../../frontend/static/frontend/telemetry.js");
+  assert.equal(pauseBoundary("", 0), "sentence");
+  assert.equal(pauseBoundary("It rained. ", 11), "sentence");
+  assert.equal(pauseBoundary("It rained!”", 11), "sentence");
+  assert.equal(pauseBoundary("It rained ", 10), "word");
+  assert.equal(pauseBoundary("It rai", 6), "inside");
+  const telemetry = attachTelemetry(box, { storageKey: KEY, now });
+  typeKey("A", 3000); // the first key has no interval
+  typeKey(".");
+  typeKey(" ");
+  typeKey("B", 2500); // before a sentence
+  typeKey(" ");
+  typeKey("c", 2500); // before a word
+  typeKey("d", 2500); // inside a word
+  const record = telemetry.record();
+  assert.equal(record.pauses, 3);
+  assert.equal(record.sentence_pauses, 1);
+  assert.equal(record.word_pauses, 1);
+});

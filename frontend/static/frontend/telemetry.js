@@ -7,7 +7,8 @@
 //
 // It counts characters typed, pasted (from outside the page, or from the page's own
 // text), dropped, inserted without keystrokes, inserted by script (isTrusted false) and
-// deleted, from InputEvent.inputType; bins the intervals between keystrokes; and times
+// deleted, from InputEvent.inputType; bins the intervals between keystrokes, counting
+// the pauses that come before a sentence or a word apart; and times
 // focus, hidden stretches (visibilitychange) and composition. No keystroke, key name or
 // text is kept: pasted text is compared with the page's own text and then forgotten.
 // The record is saved in localStorage beside the draft, so it survives a reload.
@@ -38,6 +39,8 @@ const COUNTS = [
   "unexplained",
   "keys",
   "pauses",
+  "word_pauses",
+  "sentence_pauses",
   "paste_events",
   "focused_ms",
   "hidden_ms",
@@ -73,6 +76,15 @@ function restored(saved) {
 export function intervalBin(ms) {
   const index = INTERVAL_BINS_MS.findIndex((bound) => ms < bound);
   return index === -1 ? INTERVAL_BINS_MS.length : index;
+}
+
+// Where a pause came: before a sentence (after . ! ? and spaces, or at the start), before
+// a word (after a space), or inside a word. Only the kind is counted; no text is kept.
+export function pauseBoundary(text, caret) {
+  const before = text.slice(0, caret);
+  if (/(^|[.!?]["”’)]?)\s*$/.test(before)) return "sentence";
+  if (/\s$/.test(before)) return "word";
+  return "inside";
 }
 
 function pageText(textarea) {
@@ -134,6 +146,9 @@ export function attachTelemetry(
       state.intervals[intervalBin(interval)] += 1;
       if (interval >= PAUSE_MS) {
         state.pauses += 1;
+        const boundary = pauseBoundary(textarea.value, textarea.selectionStart);
+        if (boundary === "sentence") state.sentence_pauses += 1;
+        else if (boundary === "word") state.word_pauses += 1;
       } else {
         state.burst_interval_ms_sum += interval;
         state.burst_intervals += 1;

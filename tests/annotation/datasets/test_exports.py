@@ -39,6 +39,7 @@ def _row(**fields) -> dict:
         "source_label": "",
         "status": "approved",
         "worker": "3f2a",
+        "pledged_at": None,
         "split_seen": "train",
         "split_unseen": None,
         "keywords": ["lose"],
