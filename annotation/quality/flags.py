@@ -189,3 +189,32 @@ def flags_by_narrative(narratives: QuerySet) -> dict[int, dict]:
             "row": row,
         }
     return result
+
+
+def flag_drift(*, batch: Batch, windows: int = 10) -> dict:
+    """A batch's share of stories with each flag over time: its stories in submission
+    order cut into up to `windows` consecutive windows of (nearly) equal size.
+
+    {"windows": [{"stories", "until" (ISO time of the window's last story), "shares":
+    {code: share}}], "codes": [codes that occur, in FLAG_TITLES order]}.
+    """
+    narratives = Narrative.objects.filter(assignment__item__batch=batch)
+    rows = list(flag_rows(narratives))
+    times = dict(narratives.values_list("pk", "created_at"))
+    count = min(windows, len(rows))
+    result = []
+    for index in range(count):
+        window = rows[index * len(rows) // count : (index + 1) * len(rows) // count]
+        shares = {
+            code: round(sum(code in {f.code for f in row.flags} for row in window) / len(window), 4)
+            for code in FLAG_TITLES
+        }
+        result.append(
+            {
+                "stories": len(window),
+                "until": times[window[-1].pk].isoformat(),
+                "shares": shares,
+            }
+        )
+    codes = [code for code in FLAG_TITLES if any(w["shares"][code] for w in result)]
+    return {"windows": result, "codes": codes}
