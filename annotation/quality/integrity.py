@@ -31,6 +31,7 @@ COUNT_KEYS = (
     "deleted",  # characters removed
     "synthetic_events",  # input or key events dispatched by a script (isTrusted false)
     "synthetic",  # characters that came with those events
+    "synthetic_kept",  # of those, characters still in the story when it was sent (version 2)
     "unexplained",  # characters that appeared with no input event at all
     "keys",  # trusted keystrokes that inserted or deleted text
     "pauses",  # key intervals of 2 s or more
@@ -78,7 +79,8 @@ def telemetry_clean(record) -> dict:
     unknown = sorted(set(record) - TELEMETRY_KEYS)
     if unknown:
         raise TelemetryError(f"Unknown key(s) in the writing record: {', '.join(unknown)}.")
-    cleaned = {"version": 1}
+    # Version 2 pages also count the script-inserted characters still in the story.
+    cleaned = {"version": 2 if record.get("version") == 2 else 1}
     for key in COUNT_KEYS:
         cleaned[key] = _count(record.get(key, 0), key)
     intervals = record.get("intervals", [0] * (len(INTERVAL_BINS_MS) + 1))
@@ -205,6 +207,14 @@ def _share(part: int, whole: int) -> float:
     return part / whole if whole else 0.0
 
 
+def synthetic_in_story(telemetry: dict, *, text_length: int) -> int:
+    """Characters of the submitted story that came with script events: counted by the page
+    (version 2), else at most the story's length (older pages counted deleted ones too)."""
+    if telemetry.get("version", 1) >= 2:
+        return telemetry["synthetic_kept"]
+    return min(telemetry["synthetic"], text_length)
+
+
 def process_flags(
     telemetry: dict | None, *, text_length: int, settings: IntegritySettings
 ) -> list[Flag]:
@@ -272,12 +282,14 @@ def process_flags(
             )
         )
     if telemetry["synthetic_events"] > 0:
+        kept = synthetic_in_story(telemetry, text_length=text_length)
         flags.append(
             Flag(
                 "synthetic",
                 f"{telemetry['synthetic_events']} input events were made by a script, not "
-                f"by a keyboard, bringing {telemetry['synthetic']} characters.",
-                {"events": telemetry["synthetic_events"], "characters": telemetry["synthetic"]},
+                f"by a keyboard; {kept} of the story's {text_length} characters came with "
+                "them.",
+                {"events": telemetry["synthetic_events"], "characters": kept},
             )
         )
     keys = telemetry["keys"]

@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from annotation.quality.integrity import IntegritySettings
+from annotation.quality.integrity import IntegritySettings, synthetic_in_story
 
 WEIGHTS = {
     "inserted": 0.35,
@@ -84,7 +84,7 @@ def writing_features(telemetry: dict, *, text_length: int) -> dict[str, float]:
         + telemetry["dropped"]
         + telemetry["inserted_without_keys"]
         + telemetry["unexplained"]
-        + telemetry["synthetic"]
+        + synthetic_in_story(telemetry, text_length=text_length)
     )
     pauses = telemetry["pauses"]
     boundary = telemetry.get("word_pauses", 0) + telemetry.get("sentence_pauses", 0)

@@ -68,6 +68,17 @@ def test_synthetic_events_are_flagged():
     assert codes(writing_record(synthetic_events=1, synthetic=160)) == ["synthetic"]
 
 
+def test_synthetic_flag_counts_what_is_in_the_submitted_story_not_what_was_deleted():
+    record = writing_record(version=2, synthetic_events=3, synthetic=900, synthetic_kept=40)
+    [flag] = process_flags(telemetry_clean(record), text_length=160, settings=DEFAULTS)
+    assert flag.details == {"events": 3, "characters": 40}
+    assert "40 of the story's 160 characters came with them" in flag.explanation
+    # An older page's record counted deleted characters too: at most the story is cited.
+    old = writing_record(synthetic_events=3, synthetic=900)
+    [flag] = process_flags(telemetry_clean(old), text_length=160, settings=DEFAULTS)
+    assert flag.details["characters"] == 160
+
+
 def test_steady_typing_without_revisions_or_pauses_is_transcription():
     assert codes(writing_record(deleted=0, pauses=0)) == ["transcription"]
     assert codes(writing_record(deleted=0, pauses=1)) == []
