@@ -46,6 +46,16 @@ def narrative_similarity_check_task(narrative_id: int) -> int:
     return narrative_id
 
 
+@shared_task(name="annotation.imported_similarity_check")
+def imported_similarity_check_task(narrative_ids: list[int]) -> int:
+    """Give imported stories the dataset check at once (embedding them and comparing
+    every story of their proverbs by matrix operations); idempotent. A lost task is made
+    good story by story by `similarity_requeue`."""
+    from annotation.quality.similarity_scan import imported_similarity_check
+
+    return imported_similarity_check(narrative_ids=narrative_ids)
+
+
 @shared_task(name="annotation.similarity_requeue")
 def similarity_requeue_task() -> int:
     """Queue the dataset check again for stories not checked after the grace period (beat,

@@ -22,12 +22,14 @@ def batch_create(
     reward_cents: int = 0,
     time_allowed_seconds: int = 1800,
     instructions: str = "",
+    pledge: str = "",
     settings: dict | None = None,
     source_batch: Batch | None = None,
     created_by=None,
     items: list[dict] | None = None,
 ) -> Batch:
-    """Create a draft batch; `items` are BatchItem field dicts (e.g. {"proverb": p})."""
+    """Create a draft batch; `items` are BatchItem field dicts (e.g. {"proverb": p}).
+    A non-empty `pledge` is asked of each worker once before their first task."""
     kind = task_types.get(task_type)
     if not name.strip():
         raise ValueError("A batch needs a name.")
@@ -40,6 +42,7 @@ def batch_create(
         reward_cents=reward_cents,
         time_allowed_seconds=time_allowed_seconds,
         instructions=instructions.strip() or kind.default_instructions(),
+        pledge=pledge.strip(),
         settings=kind.clean_settings(settings or {}),
         source_batch=source_batch,
         created_by=created_by,

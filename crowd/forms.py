@@ -10,6 +10,7 @@ from __future__ import annotations
 from django import forms
 
 from crowd.models import Batch
+from crowd.pledges import DEFAULT_PLEDGE
 
 
 class BatchForm(forms.Form):
@@ -42,6 +43,20 @@ class BatchForm(forms.Form):
         required=False,
         help_text="Shown above the task; empty: the task type's default text.",
     )
+    ask_pledge = forms.BooleanField(
+        required=False,
+        label="Ask for a pledge",
+        help_text="Before a worker's first task of the batch, the page shows the pledge "
+        "below and the worker agrees to it; the agreement is recorded per worker and shown "
+        "in review and exports.",
+    )
+    pledge = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 5, "cols": 80}),
+        required=False,
+        initial=DEFAULT_PLEDGE,
+        label="Pledge",
+        help_text="Your text; the default asks not to use AI tools and says why.",
+    )
     publish = forms.BooleanField(
         required=False, initial=True, help_text="Open the batch to workers at once."
     )
@@ -68,6 +83,7 @@ class BatchForm(forms.Form):
             "reward_cents": data["reward_cents"],
             "time_allowed_seconds": data["time_allowed_minutes"] * 60,
             "instructions": data["instructions"],
+            "pledge": (data["pledge"] or DEFAULT_PLEDGE) if data["ask_pledge"] else "",
             "settings": self.batch_settings(),
             "items": self.batch_items(),
         }
@@ -88,6 +104,7 @@ class BatchAdminForm(forms.ModelForm):
         fields = [
             "name",
             "instructions",
+            "pledge",
             "target_per_item",
             "per_worker_cap",
             "reward_cents",

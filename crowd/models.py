@@ -66,6 +66,11 @@ class Batch(models.Model):
         default=dict, blank=True, help_text="Task-type settings (rules, bounds, criteria)."
     )
     instructions = models.TextField(blank=True)
+    pledge = models.TextField(
+        blank=True,
+        help_text="Shown once before a worker's first task of the batch, to agree to; "
+        "empty: no pledge step.",
+    )
     target_per_item = models.PositiveIntegerField(
         default=10, help_text="Approved results wanted per item, each from a different worker."
     )
@@ -289,6 +294,26 @@ class ItemDone(models.Model):
 
     def __str__(self) -> str:
         return f"{self.item_id}: {self.count} done"
+
+
+class BatchPledge(models.Model):
+    """A worker's agreement to a batch's pledge, with the text they were shown: asked once,
+    before their first task of the batch (crowd/pledges.py), and shown in review and
+    exports beside their work."""
+
+    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="pledges")
+    worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="pledges")
+    text = models.TextField()
+    agreed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["batch", "worker"], name="one_pledge_per_worker")
+        ]
+
+    def __str__(self) -> str:
+        return f"Pledge of worker {self.worker_id} in batch {self.batch_id}"
 
 
 class SavedReviewMessage(models.Model):

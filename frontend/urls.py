@@ -13,6 +13,7 @@ urlpatterns = [
     path("tasks/a/<int:assignment_id>/submit/", views.task_submit, name="submit"),
     path("tasks/a/<int:assignment_id>/return/", views.task_return, name="return"),
     path("tasks/a/<int:assignment_id>/check/", views.task_check, name="check"),
+    path("tasks/pledge/", views.pledge_agree, name="pledge"),
     path("tasks/preview/<int:batch_id>/", views.task_preview, name="preview"),
     path("tasks/preview/submit/", views.preview_submit, name="preview_submit"),
 ]

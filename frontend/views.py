@@ -15,6 +15,8 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from common.checked_input import InputError
@@ -27,6 +29,7 @@ from crowd.assignments import (
     assignment_submit,
 )
 from crowd.models import Assignment, Batch, Worker
+from crowd.pledges import pledge_needed, pledge_record
 from crowd.previews import NothingToPreview, preview_assignment, preview_item
 from crowd.providers import get_provider
 from crowd.task_types import SubmissionConflict, SubmissionError
@@ -223,6 +226,8 @@ def render_task_page(
     batch = assignment.item.batch
     task_type = task_types.get(batch.task_type)
     submitted = assignment.status in Assignment.STORED  # the page shows it, not the form
+    if not preview and not submitted and pledge_needed(batch=batch, worker=assignment.worker):
+        return _pledge_page(request, assignment)
     common = {
         "assignment": assignment.pk,
         "submit_url": submit_url,
@@ -244,6 +249,58 @@ def render_task_page(
     }
     context["task_config"] = {**common, **context.get("task_config", {})}
     return render(request, task_type.template, context)
+
+
+PLEDGE_SALT = "parable.pledge"
+
+
+def _pledge_page(request, assignment: Assignment):
+    """The batch's pledge, asked before the worker's first task of it. The form carries a
+    signed reference to this assignment: whoever reached this page through the provider's
+    own entry checks may agree for its worker, and no one else."""
+    token = signing.dumps({"a": assignment.pk, "w": assignment.worker_id}, salt=PLEDGE_SALT)
+    return render(
+        request,
+        "frontend/pledge.html",
+        {
+            "batch": assignment.item.batch,
+            "token": token,
+            "back": request.get_full_path(),
+            "pledge_url": reverse("frontend:pledge"),
+        },
+    )
+
+
+@csrf_exempt  # the signed token is the authority (MTurk frames the page: no CSRF cookie)
+@require_POST
+def pledge_agree(request):
+    """Record the worker's agreement to the batch's pledge, then back to the task page.
+
+    Only a token signed by `_pledge_page` names the worker and batch; a forged or
+    altered token gets 400 and records nothing. `back` must be a path on this site."""
+    try:
+        data = signing.loads(request.POST.get("token", ""), salt=PLEDGE_SALT, max_age=86_400)
+        assignment = Assignment.objects.select_related("item__batch", "worker").get(
+            pk=data["a"], worker_id=data["w"], worker__blocked=False
+        )
+    except (signing.BadSignature, KeyError, TypeError, Assignment.DoesNotExist):
+        return render(
+            request,
+            "frontend/message.html",
+            {"message": "This page has expired; open your task link again."},
+            status=400,
+        )
+    if request.POST.get("agree") != "yes":
+        return render(
+            request,
+            "frontend/message.html",
+            {"message": "This batch's tasks need your agreement first; you can close the page."},
+        )
+    pledge_record(batch=assignment.item.batch, worker=assignment.worker)
+    back = request.POST.get("back", "")
+    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        back = reverse("frontend:home")
+    return redirect(back)
 
 
 def task_preview(request, batch_id: int):

@@ -461,3 +461,39 @@ def writing_record(**counts) -> dict:
     }
     record.update(counts)
     return record
+
+
+def writing_record_of(kind: str, rng) -> dict:
+    """A writing record as a person makes it when composing a story on the page
+    ("composed": pauses before words and sentences, revisions, an uneven rhythm) or
+    copying a given text ("transcribed": a steady rhythm, hardly a revision, rare pauses
+    anywhere), with person-to-person spread drawn from `rng` (random.Random)."""
+    typed = rng.randint(400, 700)
+    if kind == "composed":
+        deleted = int(typed * rng.uniform(0.03, 0.15))
+        pauses = rng.randint(4, 14)
+        boundary = rng.randint(pauses // 2, pauses)
+        bins = [rng.randint(0, 20), rng.randint(30, 90), rng.randint(80, 200)]
+        bins += [rng.randint(60, 180), rng.randint(20, 90), rng.randint(5, 30), pauses, 0]
+    else:
+        deleted = int(typed * rng.uniform(0.0, 0.012))
+        pauses = rng.randint(0, 2)
+        boundary = rng.randint(0, pauses)
+        bins = [rng.randint(0, 5), rng.randint(10, 40), rng.randint(250, 450)]
+        bins += [rng.randint(40, 120), rng.randint(0, 10), 0, pauses, 0]
+    keys = typed + deleted
+    mean_ms = rng.uniform(150, 260) if kind == "composed" else rng.uniform(140, 200)
+    sentence = rng.randint(0, boundary)
+    return writing_record(
+        typed=typed,
+        deleted=deleted,
+        keys=keys,
+        pauses=pauses,
+        word_pauses=boundary - sentence,
+        sentence_pauses=sentence,
+        burst_intervals=keys - 1 - pauses,
+        burst_interval_ms_sum=int(mean_ms * (keys - 1 - pauses)),
+        intervals=bins,
+        focused_ms=int(keys * mean_ms) + pauses * 4000,
+        composition_ms=int(keys * mean_ms) + pauses * 4000,
+    )

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from django import forms
 from django.contrib import admin, messages
-from django.http import FileResponse, JsonResponse
+from django.http import FileResponse, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
 from django.views.decorators.http import require_POST
@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 from annotation.admin.pages import admin_page, require_permission
 from annotation.analysis.cards import analysis_sections
 from annotation.analysis.jobs import analysis_progress, analysis_request, analysis_scope
+from annotation.analysis.methods import methods_document, methods_latex, methods_markdown
 from annotation.datasets.epic import dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.exports import FORMATS, dataset_export
@@ -156,6 +157,31 @@ def dashboard_view(request):
         progress=analysis_progress(analysis),
         query=request.GET.urlencode(),
     )
+
+
+def methods_view(request):
+    """The methods and data statement of the dashboard's scope (?format=md or tex), made
+    from the scope's stored analysis, the figures the dashboard shows. Needs
+    view_narrative; 409 while the analysis is still being computed."""
+    require_permission(request, "annotation.view_narrative")
+    form = ScopeForm(request.GET or None)
+    analysis = analysis_request(scope=form.scope())
+    analysis.refresh_from_db()
+    if analysis.result is None:
+        return HttpResponse(
+            "The analysis of this scope is still being computed; try again shortly.",
+            status=409,
+            content_type="text/plain; charset=utf-8",
+        )
+    latex = request.GET.get("format") == "tex"
+    document = methods_document(analysis=analysis.result, batches=form.scope()["batches"])
+    response = HttpResponse(
+        (methods_latex if latex else methods_markdown)(document),
+        content_type=f"text/{'x-tex' if latex else 'markdown'}; charset=utf-8",
+    )
+    name = "methods.tex" if latex else "methods.md"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
 
 
 @require_POST
@@ -303,7 +329,7 @@ def export_view(request):
             seed=scope["seed"],
         )
         with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
-            for file in [*result.files, result.card]:
+            for file in [*result.files, result.card, *result.methods]:
                 zipped.write(file, arcname=file.name)
     archive.seek(0)
     name = f"parable-{result.format}.zip"
@@ -322,6 +348,7 @@ urls = (
         path("import/", admin.site.admin_view(import_view), name="import"),
         path("splits/", admin.site.admin_view(splits_view), name="splits"),
         path("export/", admin.site.admin_view(export_view), name="export"),
+        path("methods/", admin.site.admin_view(methods_view), name="methods"),
     ],
     "dataset",
 )

@@ -6,16 +6,27 @@ highlighted view builds its HTML with format_html, which escapes every piece.
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from annotation.admin.tasks import batch_filter
 from annotation.keywords import narratives_keywords_missing, narratives_keywords_queue
-from annotation.models import Narrative
+from annotation.models import Narrative, PilotLabel
+from annotation.quality.calibration import (
+    pilot_label_set,
+    writing_calibration_fit,
+    writing_scores,
+)
 from annotation.quality.flags import flags_of, narrative_flags
 from annotation.quality.integrity import FLAG_TITLES
-from annotation.quality.submissions import duration_text, marked_pieces, overlap_lines
+from annotation.quality.submissions import (
+    duration_text,
+    marked_pieces,
+    overlap_lines,
+    pledge_of,
+)
+from annotation.quality.writing_score import CalibrationError
 from common.request_input import query_int
 from crowd.admin.review import ReviewActions
 
@@ -58,12 +69,23 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
     list_filter = ("status", "source", batch_filter("write"))
     search_fields = ("text", "proverb__text", "worker__display_name", "worker__external_id")
     list_select_related = ("proverb", "worker", "assignment__item__batch", "integrity")
-    actions = ("approve_selected", "reject_selected", "block_workers", "extract_keywords")
+    actions = (
+        "approve_selected",
+        "reject_selected",
+        "block_workers",
+        "mark_composed",
+        "mark_transcribed",
+        "clear_pilot_label",
+        "calibrate_writing_score",
+        "extract_keywords",
+    )
     change_list_template = "admin/annotation/narrative/change_list.html"
     fields = (
         "proverb",
         "highlighted_text",
         "integrity_explained",
+        "writing_process",
+        "pledge",
         "status",
         "review_message",
         "reviewed_at",
@@ -153,6 +175,73 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
                 for flag in flags
             ),
         )
+
+    @admin.display(description="Writing-process score")
+    def writing_process(self, narrative):
+        score = writing_scores(Narrative.objects.filter(pk=narrative.pk)).get(narrative.pk)
+        if score is None:
+            return "— (no writing record: imported, or sent without one)"
+        label = PilotLabel(score["pilot_label"]).label if score["pilot_label"] else ""
+        return format_html(
+            '<div data-testid="writing-score"><strong>{}</strong> (1 looks composed on the '
+            "page, 0 transcribed or inserted){}<br>{}<br><span class=help>{}</span></div>",
+            f"{score['value']:.2f}",
+            f"; pilot label: {label}" if label else "",
+            score["source_text"],
+            score["meaning"],
+        )
+
+    @admin.display(description="Pledge")
+    def pledge(self, narrative) -> str:
+        if narrative.assignment is None:
+            return "—"
+        return pledge_of(assignment=narrative.assignment)["text"]
+
+    def _label(self, request, queryset, label: str, done: str) -> None:
+        marked = pilot_label_set(
+            narrative_ids=list(queryset.values_list("pk", flat=True)), label=label
+        )
+        skipped = queryset.count() - marked
+        note = f" {skipped} without a writing record left as they were." if skipped else ""
+        self.message_user(request, f"{marked} {done}.{note}")
+
+    @admin.action(description="Pilot: mark as composed on the page", permissions=["review"])
+    def mark_composed(self, request, queryset):
+        self._label(request, queryset, PilotLabel.COMPOSED, "marked composed")
+
+    @admin.action(description="Pilot: mark as transcribed from a text", permissions=["review"])
+    def mark_transcribed(self, request, queryset):
+        self._label(request, queryset, PilotLabel.TRANSCRIBED, "marked transcribed")
+
+    @admin.action(description="Pilot: clear the label", permissions=["review"])
+    def clear_pilot_label(self, request, queryset):
+        self._label(request, queryset, "", "pilot labels cleared")
+
+    @admin.action(
+        description="Calibrate the writing-process score of these stories' batches on their "
+        "labelled pilot",
+        permissions=["review"],
+    )
+    def calibrate_writing_score(self, request, queryset):
+        batches = {
+            narrative.assignment.item.batch
+            for narrative in queryset.select_related("assignment__item__batch")
+            if narrative.assignment is not None
+        }
+        if not batches:
+            self.message_user(request, "None of these stories is crowd work.", messages.ERROR)
+        for batch in sorted(batches, key=lambda batch: batch.pk):
+            try:
+                calibration = writing_calibration_fit(batch=batch)
+            except CalibrationError as error:
+                self.message_user(request, f"{batch}: {error}", messages.ERROR)
+                continue
+            self.message_user(
+                request,
+                f"{batch}: calibrated; cross-validated accuracy {calibration.cv_accuracy:.0%} "
+                f"over {calibration.fitted['folds']} folds. The batch's stories are now scored "
+                "with it.",
+            )
 
     @admin.display(description="Narrative (words shared with the proverb marked)")
     def highlighted_text(self, narrative):

@@ -19,6 +19,8 @@ from django.urls import path, reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotation.admin.pages import admin_page, require_permission
+from annotation.quality.flags import flag_drift
+from annotation.quality.integrity import FLAG_TITLES
 from annotation.quality.submissions import submission_counts, submission_next, submission_review
 from crowd import task_types
 from crowd.admin.review import REVIEW_PERMISSION, withdrawal_summary
@@ -44,10 +46,14 @@ def index_view(request):
 
 
 def queue_view(request, batch_id: int):
-    """The queue page of one batch (its script loads the submissions)."""
+    """The queue page of one batch (its script loads the submissions), with the batch's
+    share of each integrity flag over its submissions (drift), drawn and tabled."""
+    from annotation.analysis.plots import integrity_drift  # matplotlib: only when drawn
+
     require_permission(request, REVIEW_PERMISSION)
     batch = get_object_or_404(Batch, pk=batch_id)
     review_url = task_types.get(batch.task_type).review_url(batch=batch)
+    drift = flag_drift(batch=batch)
     return admin_page(
         request,
         "admin/annotation/queue/queue.html",
@@ -58,6 +64,14 @@ def queue_view(request, batch_id: int):
         list_url=f"{review_url}&status=submitted" if review_url else "",
         next_url=reverse("review_queue:next", args=[batch.pk]),
         decide_url=reverse("review_queue:decide", args=[batch.pk, 0]),
+        drift=drift,
+        drift_titles=[FLAG_TITLES[code] for code in drift["codes"]],
+        drift_rows=[
+            [window["until"][:16].replace("T", " "), window["stories"]]
+            + [f"{window['shares'][code]:.0%}" for code in drift["codes"]]
+            for window in drift["windows"]
+        ],
+        drift_svg=integrity_drift(drift) if drift["codes"] else "",
     )
 
 

@@ -366,6 +366,8 @@ _FIELDS = {
     "source": "crowd (written in Parable) or imported.",
     "source_label": "Where it came from (e.g. ePiC).",
     "status": "submitted, approved or rejected.",
+    "pledged_at": "When the writer agreed to the batch's pledge (ISO 8601); empty when the "
+    "batch asked for none or the writer did not agree.",
     "worker": "The writer: a salted hash (first 16 hex digits of HMAC-SHA256 of "
     "'provider:worker id') unless raw ids were kept; empty for imported narratives.",
     "split_seen": "train or test in the seen-proverbs setting; empty when unassigned.",
@@ -422,8 +424,11 @@ def dataset_card(
     analysis: dict | None,
     scope: dict,
     raw_worker_ids: bool,
+    methods: str | None = None,
 ) -> str:
-    """README.md for an export: files, fields, splits, counts, statistics and definitions."""
+    """README.md for an export: files, fields, splits, counts, statistics and definitions,
+    and the methods and data statement (Markdown, from annotation/analysis/methods.py)
+    when given."""
     parts = [_front_matter(format, files), "# Parable dataset export\n"]
     parts.append(
         f"Exported {datetime.now(UTC):%Y-%m-%d %H:%M} UTC in the {format} format: "
@@ -454,6 +459,11 @@ def dataset_card(
     else:
         parts.append("## Statistics\n\n" + _SPLIT_RULE)
         parts += [_section_markdown(section) for section in analysis_sections(analysis)]
+    if methods:
+        parts.append(
+            methods.strip()
+            + "\n\nThe same statement is in `methods.md`, and in LaTeX in `methods.tex`."
+        )
     return "\n\n".join(parts) + "\n"
 
 

@@ -287,6 +287,10 @@ DEFINITIONS: dict[str, str] = {
         "a share of word trigrams in common with such a story, names and pronouns set aside, at "
         "or above near_copy_share (default 0.6): a copy with its people renamed."
     ),
+    "integrity.shares.canary": (
+        "The story uses the word that the task page's hidden canary instruction asked for "
+        "(an instruction no reader sees or hears, carried only by a copy of the task text)."
+    ),
     "integrity.shares.homogeneous": (
         "Cosine similarity with the same worker's earlier story for another proverb at or above "
         "homogeneity_similarity (default 0.8)."

@@ -23,6 +23,8 @@ not by name, so nothing from the crowd reaches the SVG. Labels that come from da
 - :func:`overlap_bars`: paired and random-baseline Jaccard for n = 1, 2, 3 (Table 3).
 - :func:`integrity_flags`: share of narratives with each writing-integrity flag, overall
   and per batch (batches by id, not by name).
+- :func:`integrity_drift`: a batch's share of stories with each flag, window by window
+  in submission order (annotation/quality/flags.py `flag_drift`), to see a batch drift.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 from annotation.quality.integrity import FLAG_TITLES
 
 __all__ = [
+    "integrity_drift",
     "integrity_flags",
     "overlap_bars",
     "rating_means",
@@ -308,6 +311,33 @@ def integrity_flags(result: Mapping[str, Any]) -> str:
         ax.set_xlabel("share of narratives with the flag")
         ax.set_title(title)
         ax.legend(loc="lower right", frameon=False, fontsize=8)
+        return True
+
+    return _render(title, draw)
+
+
+def integrity_drift(drift: Mapping[str, Any]) -> str:
+    """One line per flag: its share of the batch's stories in each window, in order."""
+    title = "Writing-integrity flags over the batch's submissions"
+
+    def draw(figure: Figure) -> bool:
+        windows = drift.get("windows") or []
+        codes = drift.get("codes") or []
+        if not windows or not codes:
+            return False
+        ax = figure.add_subplot()
+        xs = range(1, len(windows) + 1)
+        colours = matplotlib.colormaps["tab10"]
+        for k, code in enumerate(codes):
+            ys = [window["shares"].get(code) or 0.0 for window in windows]
+            ax.plot(xs, ys, marker="o", color=colours(k % 10), label=FLAG_TITLES[code])
+        ax.set_ylim(0, 1)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:.0%}"))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel(f"window of about {windows[0]['stories']} stories, in submission order")
+        ax.set_ylabel("share of the window's stories")
+        ax.set_title(title)
+        ax.legend(loc="upper left", frameon=False, fontsize=8)
         return True
 
     return _render(title, draw)

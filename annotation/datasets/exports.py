@@ -26,6 +26,7 @@ from django.conf import settings
 
 from annotation.analysis.cards import dataset_card
 from annotation.analysis.common import ProgressCallback
+from annotation.analysis.methods import methods_document, methods_latex, methods_markdown
 from annotation.analysis.selectors import ScopeAnalysis
 from annotation.datasets.csv_cells import SafeCsvWriter
 from annotation.datasets.epic_files import write_epic
@@ -50,6 +51,7 @@ COLUMNS = (
     "source_label",
     "status",
     "worker",
+    "pledged_at",
     "split_seen",
     "split_unseen",
     "keywords",
@@ -106,6 +108,7 @@ def parquet_schema():
             ("source_label", pa.string()),
             ("status", pa.string()),
             ("worker", pa.string()),
+            ("pledged_at", pa.string()),
             ("split_seen", pa.string()),
             ("split_unseen", pa.string()),
             ("keywords", pa.list_(pa.string())),
@@ -247,6 +250,7 @@ class ExportResult:
     files: list[Path]
     rows: int
     card: Path
+    methods: list[Path] = field(default_factory=list)  # methods.md, methods.tex
 
 
 def dataset_export(
@@ -268,6 +272,8 @@ def dataset_export(
     rejected...); the card says which. The card's statistics come from `analysis` (an
     `analyze --json` output) when given, else from running the analysis when
     `statistics`; without either the card has the counts gathered during the export only.
+    With statistics, the methods and data statement (annotation/analysis/methods.py) is
+    written as methods.md and methods.tex and included in the card.
     """
     if format not in FORMATS:
         raise ValueError(f"Unknown format {format!r}; use one of {', '.join(FORMATS)}.")
@@ -299,6 +305,15 @@ def dataset_export(
             files = [data_path, *split_pks.finish(complete=complete and format == "epic")]
         if streamed is not None:
             analysis = streamed.finish()
+    methods, methods_files = None, []
+    if analysis is not None:
+        # The methods and data statement, beside the card and inside it.
+        document = methods_document(analysis=analysis, batches=batches)
+        methods = methods_markdown(document)
+        for name, text in (("methods.md", methods), ("methods.tex", methods_latex(document))):
+            with _replacing(directory / name) as partial:
+                partial.write_text(text, encoding="utf-8")
+            methods_files.append(directory / name)
     card_path = directory / "README.md"
     with _replacing(card_path) as partial:
         partial.write_text(
@@ -313,10 +328,11 @@ def dataset_export(
                     "sources": sorted(sources or DATASET_SOURCES),
                 },
                 raw_worker_ids=raw_worker_ids,
+                methods=methods,
             ),
             encoding="utf-8",
         )
-    return ExportResult(format, directory, files, summary.rows, card_path)
+    return ExportResult(format, directory, files, summary.rows, card_path, methods_files)
 
 
 def _write_data(format: str, chunks: Iterable[list[dict]], path: Path) -> None:

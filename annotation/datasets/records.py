@@ -191,7 +191,8 @@ def export_rows(
     k their rank by id among the proverb's narratives with no external id, or
     parable-<id> if that is already another record's pk), proverb_id, proverb,
     narrative, source, source_label, status, worker ("provider:id", None when
-    imported), split_seen, split_unseen (None when unset), keywords (list of str),
+    imported), pledged_at (when the worker agreed to the batch's pledge, ISO; None when
+    not asked or not agreed), split_seen, split_unseen (None when unset), keywords (list of str),
     span_pairs (dicts of _PAIR_FIELDS), ratings (criterion, mean, n), integrity_flags
     (flag codes), writing (the writing record's summary, None without one).
     """
@@ -239,6 +240,7 @@ def _export_row(row: tuple, pairs: dict, ratings: dict, integrity: dict, taken: 
         "source_label": label,
         "status": status,
         "worker": f"{provider}:{worker_id}" if provider else None,
+        "pledged_at": integrity[nid]["pledged_at"],
         "split_seen": seen or None,
         "split_unseen": unseen or None,
         "keywords": [] if keywords in _NO_KEYWORDS else keyword_list(json.loads(keywords)),

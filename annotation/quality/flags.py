@@ -14,21 +14,20 @@ from annotation.quality.integrity import (
     FLAG_TITLES,
     Flag,
     IntegritySettings,
+    canary_flags,
     process_flags,
     similarity_flags,
     telemetry_summary,
 )
 from crowd.models import Batch
+from crowd.pledges import pledges_of
 
 
 def _integrity_settings(narrative: Narrative) -> IntegritySettings:
     assignment = narrative.assignment
     if assignment is None:
         return IntegritySettings()
-    try:
-        return IntegritySettings.from_dict(assignment.item.batch.settings.get("integrity"))
-    except ValueError:
-        return IntegritySettings()
+    return IntegritySettings.stored(assignment.item.batch.settings)
 
 
 def _integrity(narrative: Narrative) -> NarrativeIntegrity | None:
@@ -45,7 +44,9 @@ def flags_of(narrative: Narrative, *, settings: IntegritySettings | None = None)
     return _flags(
         source=narrative.source,
         text_length=len(narrative.text),
-        integrity=(integrity.telemetry, integrity.similarity) if integrity else None,
+        integrity=(integrity.telemetry, integrity.similarity, integrity.canary)
+        if integrity
+        else None,
         settings=settings or _integrity_settings(narrative),
     )
 
@@ -53,13 +54,14 @@ def flags_of(narrative: Narrative, *, settings: IntegritySettings | None = None)
 def _flags(
     *, source: str, text_length: int, integrity: tuple | None, settings: IntegritySettings
 ) -> list[Flag]:
-    """The flags of a narrative of `source` with `integrity` (telemetry, similarity) or
-    None when it has no integrity record."""
+    """The flags of a narrative of `source` with `integrity` (telemetry, similarity,
+    canary) or None when it has no integrity record."""
     flags = []
     if source == Narrative.Source.CROWD:
         telemetry = integrity[0] if integrity else None
         flags += process_flags(telemetry, text_length=text_length, settings=settings)
     if integrity is not None:
+        flags += canary_flags(integrity[2])
         flags += similarity_flags(integrity[1], settings=settings)
     return flags
 
@@ -107,21 +109,16 @@ def flag_rows(narratives: QuerySet, *, chunk_size: int = 2000) -> Iterator[FlagR
             "integrity__telemetry",
             "integrity__similarity",
             "integrity__checked_at",
+            "integrity__canary",
         )
         .iterator(chunk_size=chunk_size)
     )
     for row in rows:
         pk, source, label, worker_id, length, batch_id, batch_name = row[:7]
-        integrity_id, telemetry, similarity, checked_at = row[7:]
+        integrity_id, telemetry, similarity, checked_at, canary = row[7:]
         if batch_id not in settings_of:  # a batch's settings are parsed once
-            batch_settings = stored_settings.get(batch_id)
-            try:
-                settings_of[batch_id] = IntegritySettings.from_dict(
-                    (batch_settings or {}).get("integrity")
-                )
-            except ValueError:
-                settings_of[batch_id] = IntegritySettings()
-        integrity = (telemetry, similarity) if integrity_id is not None else None
+            settings_of[batch_id] = IntegritySettings.stored(stored_settings.get(batch_id))
+        integrity = (telemetry, similarity, canary) if integrity_id is not None else None
         yield FlagRow(
             pk=pk,
             source=source,
@@ -175,12 +172,49 @@ def narrative_flags(narrative: Narrative) -> list[dict]:
 
 def flags_by_narrative(narratives: QuerySet) -> dict[int, dict]:
     """For each of the narratives, by id: {"flags": [codes], "writing": telemetry summary
-    or None, "row": its FlagRow}."""
-    return {
-        row.pk: {
+    or None, "pledged_at": when its worker agreed to its batch's pledge (ISO) or None,
+    "row": its FlagRow}."""
+    rows = list(flag_rows(narratives))
+    pledges = pledges_of(
+        batch_ids={row.batch_id for row in rows if row.batch_id is not None},
+        worker_ids={row.worker_id for row in rows if row.worker_id is not None},
+    )
+    result = {}
+    for row in rows:
+        pledge = pledges.get((row.batch_id, row.worker_id))
+        result[row.pk] = {
             "flags": [flag.code for flag in row.flags],
             "writing": telemetry_summary(row.telemetry, text_length=row.text_length) or None,
+            "pledged_at": pledge.agreed_at.isoformat() if pledge else None,
             "row": row,
         }
-        for row in flag_rows(narratives)
-    }
+    return result
+
+
+def flag_drift(*, batch: Batch, windows: int = 10) -> dict:
+    """A batch's share of stories with each flag over time: its stories in submission
+    order cut into up to `windows` consecutive windows of (nearly) equal size.
+
+    {"windows": [{"stories", "until" (ISO time of the window's last story), "shares":
+    {code: share}}], "codes": [codes that occur, in FLAG_TITLES order]}.
+    """
+    narratives = Narrative.objects.filter(assignment__item__batch=batch)
+    rows = list(flag_rows(narratives))
+    times = dict(narratives.values_list("pk", "created_at"))
+    count = min(windows, len(rows))
+    result = []
+    for index in range(count):
+        window = rows[index * len(rows) // count : (index + 1) * len(rows) // count]
+        shares = {
+            code: round(sum(code in {f.code for f in row.flags} for row in window) / len(window), 4)
+            for code in FLAG_TITLES
+        }
+        result.append(
+            {
+                "stories": len(window),
+                "until": times[window[-1].pk].isoformat(),
+                "shares": shares,
+            }
+        )
+    codes = [code for code in FLAG_TITLES if any(w["shares"][code] for w in result)]
+    return {"windows": result, "codes": codes}

@@ -5,8 +5,9 @@ and its worker's earlier stories, by sentence-embedding cosine similarity.
 story still unchecked after the grace period is queued again by beat's
 `annotation.similarity_requeue`);
 `narratives_embed` fills missing embeddings in chunks (imported datasets, the report
-command); `nearest_neighbour_similarities` is the distribution a researcher checks
-thresholds against.
+command); the dataset-wide scan (all stories at once, by matrix operations) is
+annotation/quality/similarity_scan.py; `similarity_distribution` summarises what a
+researcher checks thresholds against.
 """
 
 from __future__ import annotations
@@ -45,12 +46,19 @@ def narratives_embed(
         texts = dict(Narrative.objects.filter(pk__in=chunk).values_list("pk", "text"))
         order = [narrative_id for narrative_id in chunk if narrative_id in texts]
         vectors = embed([texts[narrative_id] for narrative_id in order])
-        with transaction.atomic():
-            for narrative_id, vector in zip(order, vectors, strict=True):
-                NarrativeIntegrity.objects.update_or_create(
-                    narrative_id=narrative_id,
-                    defaults={"embedding": to_bytes(vector), "embedding_model": model},
+        # One statement per chunk: a row that exists (a crowd story's writing record)
+        # keeps its other fields and gets the embedding.
+        NarrativeIntegrity.objects.bulk_create(
+            [
+                NarrativeIntegrity(
+                    narrative_id=narrative_id, embedding=to_bytes(vector), embedding_model=model
                 )
+                for narrative_id, vector in zip(order, vectors, strict=True)
+            ],
+            update_conflicts=True,
+            unique_fields=["narrative"],
+            update_fields=["embedding", "embedding_model"],
+        )
         if progress:
             progress(start + len(chunk))
     return len(missing)
@@ -137,54 +145,6 @@ def narrative_similarity_check(*, narrative_id: int) -> NarrativeIntegrity:
     integrity.checked_at = timezone.now()
     integrity.save(update_fields=["similarity", "checked_at"])
     return integrity
-
-
-def nearest_neighbour_similarities(narrative_ids: list[int]) -> dict[str, list[float]]:
-    """Each story's highest similarity to another story of the same proverb, and to any
-    other story of the same worker, over the given (already embedded) narratives."""
-    rows = list(
-        Narrative.objects.filter(pk__in=narrative_ids).values_list("pk", "proverb_id", "worker_id")
-    )
-    vectors = embeddings_of(narrative_ids)
-    by_group: dict[tuple[str, int], list[int]] = {}
-    for pk, proverb_id, worker_id in rows:
-        if pk not in vectors:
-            continue
-        by_group.setdefault(("proverb", proverb_id), []).append(pk)
-        if worker_id is not None:
-            by_group.setdefault(("worker", worker_id), []).append(pk)
-    result: dict[str, list[float]] = {"proverb": [], "worker": []}
-    for (kind, _), members in by_group.items():
-        if len(members) < 2:
-            continue
-        matrix = np.stack([vectors[pk] for pk in members])
-        scores = matrix @ matrix.T
-        np.fill_diagonal(scores, -1.0)
-        result[kind].extend(float(score) for score in scores.max(axis=1))
-    return result
-
-
-def nearest_copy_overlaps(narrative_ids: list[int]) -> list[float]:
-    """Each story's highest name-blind word-trigram overlap (the copy check's Jaccard) with
-    another story of the same proverb or of the same worker, over the given narratives."""
-    rows = Narrative.objects.filter(pk__in=narrative_ids).values_list(
-        "pk", "proverb_id", "worker_id", "text"
-    )
-    shingles: dict[int, set] = {}
-    groups: dict[tuple[str, int], list[int]] = {}
-    for pk, proverb_id, worker_id, text in rows.iterator(chunk_size=2_000):
-        shingles[pk] = copy_shingles(text)
-        groups.setdefault(("proverb", proverb_id), []).append(pk)
-        if worker_id is not None:
-            groups.setdefault(("worker", worker_id), []).append(pk)
-    best = dict.fromkeys(shingles, None)
-    for members in groups.values():
-        for position, first in enumerate(members):
-            for second in members[position + 1 :]:
-                overlap = jaccard(shingles[first], shingles[second])
-                best[first] = max(best[first] or 0.0, overlap)
-                best[second] = max(best[second] or 0.0, overlap)
-    return [value for value in best.values() if value is not None]
 
 
 QUANTILES = (0.5, 0.9, 0.95, 0.99, 0.995)

@@ -15,11 +15,12 @@ from django.db.models import Count, Q
 
 from annotation import spans
 from annotation.models import Narrative, SpanPair
+from annotation.quality.calibration import writing_scores
 from annotation.quality.flags import narrative_flags
 from annotation.quality.reports import quality_report
 from annotation.text import check_overlap
 from crowd import task_types
-from crowd.models import Assignment, Batch
+from crowd.models import Assignment, Batch, BatchPledge
 
 
 def duration_text(seconds: float) -> str:
@@ -80,8 +81,44 @@ def submission_flags(*, assignment: Assignment, worker_quality: dict) -> list[di
     return flags
 
 
+# Flags about the worker or the item, or an unknown writing process, are not evidence
+# about this work: a rejection message does not cite them.
+NOT_EVIDENCE = {"blocked", "withdrawn", "no_record"}
+
+
+def evidence_message(flags: list[dict]) -> str:
+    """A rejection message that names the evidence the flags give ("" with none): the
+    review queue offers it when the reviewer rejects, to edit or send as is."""
+    evidence = [flag["message"] for flag in flags if flag["code"] not in NOT_EVIDENCE]
+    if not evidence:
+        return ""
+    return (
+        "Your work was not accepted because of what the task page and our checks recorded: "
+        + " ".join(evidence)
+        + " If this is wrong, reply to us and say how you wrote it."
+    )
+
+
+def pledge_of(*, assignment: Assignment) -> dict:
+    """Whether the batch asked for a pledge and when the worker agreed:
+    {"asked": bool, "agreed_at": iso | None, "text": in words}."""
+    batch = assignment.item.batch
+    if not batch.pledge:
+        return {"asked": False, "agreed_at": None, "text": "No pledge asked in this batch."}
+    pledge = BatchPledge.objects.filter(batch=batch, worker_id=assignment.worker_id).first()
+    if pledge is None:
+        return {"asked": True, "agreed_at": None, "text": "Pledge asked; not agreed."}
+    return {
+        "asked": True,
+        "agreed_at": pledge.agreed_at.isoformat(),
+        "text": f"Agreed to the batch's pledge on {pledge.agreed_at:%Y-%m-%d %H:%M}.",
+    }
+
+
 def submission_review(*, assignment: Assignment) -> dict:
-    """One submission as the review queue shows it (JSON-ready)."""
+    """One submission as the review queue shows it (JSON-ready): with its flags, its
+    writing-process score (meaning and source), the worker's pledge, and a rejection
+    message naming the evidence."""
     batch = assignment.item.batch
     quality = next(
         (
@@ -93,6 +130,9 @@ def submission_review(*, assignment: Assignment) -> dict:
     )
     seconds = (assignment.submitted_at - assignment.started_at).total_seconds()
     display = task_types.get(batch.task_type).review_display(assignment=assignment)
+    flags = submission_flags(assignment=assignment, worker_quality=quality)
+    narratives = Narrative.objects.filter(assignment=assignment)
+    writing = next(iter(writing_scores(narratives).values()), None)
     return {
         "assignment": assignment.pk,
         "status": assignment.status,
@@ -108,7 +148,10 @@ def submission_review(*, assignment: Assignment) -> dict:
             "gold_total": quality.get("gold_total", 0),
         },
         "gold_item": assignment.item.is_gold,
-        "flags": submission_flags(assignment=assignment, worker_quality=quality),
+        "flags": flags,
+        "writing": writing,
+        "pledge": pledge_of(assignment=assignment),
+        "evidence_message": evidence_message(flags),
         "display": display,
     }
 

@@ -7,6 +7,7 @@ the page accepts is accepted here and a refusal carries the page's own message.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from django import forms
@@ -15,11 +16,12 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotation.models import Narrative, Proverb
-from annotation.quality.integrity import IntegritySettings
+from annotation.quality.integrity import DEFAULT_CANARY_INSTRUCTION, IntegritySettings
 from annotation.quality.submissions import marked_pieces, overlap_lines
 from annotation.task_types.imported import imported_proverb
 from annotation.task_types.writing_record import (
     batch_integrity,
+    canary_context,
     writing_record_clean,
     writing_record_context,
     writing_record_store,
@@ -93,6 +95,21 @@ class WriteBatchForm(BatchForm):
         help_text="The page blocks pasting and dropping text and says so; the server refuses "
         "a story whose writing record shows a paste.",
     )
+    canary_word = forms.CharField(
+        required=False,
+        max_length=60,
+        label="Canary word",
+        help_text="Optional: an unusual word (e.g. “quixotic”) that a hidden instruction in "
+        "the task text asks the writer to use. Sighted readers and screen readers do not get "
+        "the instruction; it comes along when the task text is copied (into a language "
+        "model, say). A story that uses the word is flagged, with the canary shown.",
+    )
+    canary_instruction = forms.CharField(
+        required=False,
+        max_length=500,
+        label="Canary instruction",
+        help_text="Empty: “" + DEFAULT_CANARY_INSTRUCTION.format(word="<word>") + "”",
+    )
 
     field_order = (
         "name",
@@ -105,7 +122,12 @@ class WriteBatchForm(BatchForm):
         "max_words",
         "max_shared_ngram",
         "max_shared_content_words",
+        # The controls against written-elsewhere stories, side by side.
         "refuse_paste",
+        "ask_pledge",
+        "pledge",
+        "canary_word",
+        "canary_instruction",
     )
 
     def __init__(self, *args, **kwargs):
@@ -116,16 +138,32 @@ class WriteBatchForm(BatchForm):
         data = super().clean()
         try:
             OverlapRules.from_dict(self._rules(data))
+            self._integrity(data)
         except (TypeError, ValueError) as error:
             raise forms.ValidationError(str(error)) from error
         return data
+
+    @staticmethod
+    def _integrity(data: dict) -> IntegritySettings:
+        word = (data.get("canary_word") or "").strip()
+        if word and not re.fullmatch(r"\w+(?:[-']\w+)*", word):
+            raise ValueError("The canary word must be one word (letters, digits, - or ').")
+        return IntegritySettings.from_dict(
+            {
+                "refuse_paste": bool(data.get("refuse_paste")),
+                "canary_word": word,
+                "canary_instruction": (data.get("canary_instruction") or "").strip()
+                if word
+                else "",
+            }
+        )
 
     @staticmethod
     def _rules(data: dict) -> dict:
         return {name: data.get(name) for name in OverlapRules().to_dict()}
 
     def batch_settings(self) -> dict:
-        integrity = IntegritySettings(refuse_paste=self.cleaned_data["refuse_paste"])
+        integrity = self._integrity(self.cleaned_data)
         return {"rules": self._rules(self.cleaned_data), "integrity": integrity.to_dict()}
 
     def batch_items(self) -> list[dict]:
@@ -166,6 +204,7 @@ class WriteTask(task_types.TaskType):
             "proverb": proverb,
             "rules": rules,
             "refuse_paste": writing["refuse_paste"],
+            "canary": canary_context(assignment.item.batch.settings),
             "narrative": (
                 Narrative.objects.filter(assignment=assignment).first()
                 if assignment.status in assignment.STORED
@@ -213,7 +252,11 @@ class WriteTask(task_types.TaskType):
             word_count=check["word_count"],
             overlap=overlap_figures(check),
         )
-        writing_record_store(narrative=narrative, telemetry=cleaned["telemetry"])
+        writing_record_store(
+            narrative=narrative,
+            telemetry=cleaned["telemetry"],
+            integrity=batch_integrity(assignment.item.batch.settings),
+        )
 
     def result(self, *, assignment: Assignment) -> dict:
         narrative = assignment.narrative  # cached by store() on a first submit; else one query

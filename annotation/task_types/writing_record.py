@@ -12,7 +12,12 @@ from __future__ import annotations
 from django.db import transaction
 
 from annotation.models import Narrative, NarrativeIntegrity
-from annotation.quality.integrity import IntegritySettings, TelemetryError, telemetry_clean
+from annotation.quality.integrity import (
+    IntegritySettings,
+    TelemetryError,
+    canary_found,
+    telemetry_clean,
+)
 from common.task_queue import queue_on_commit
 from crowd.task_types import SubmissionError
 
@@ -20,8 +25,14 @@ PASTE_REFUSED = "This task does not accept pasted text: type your story yourself
 
 
 def writing_record_context(settings: dict) -> dict:
-    """What the page needs: {"refuse_paste": bool, "paste_refused": message}."""
+    """What the page's script needs: {"refuse_paste": bool, "paste_refused": message}."""
     return {"refuse_paste": batch_integrity(settings).refuse_paste, "paste_refused": PASTE_REFUSED}
+
+
+def canary_context(settings: dict) -> str:
+    """The batch's hidden canary instruction for the page's template ("" for none): the
+    template renders it with frontend/tasks/_canary.html, never into the script's config."""
+    return batch_integrity(settings).canary_text
 
 
 def batch_integrity(settings: dict) -> IntegritySettings:
@@ -54,9 +65,16 @@ def writing_record_clean(*, payload: dict, integrity: IntegritySettings) -> dict
 
 
 @transaction.atomic(savepoint=False)  # in the submit's transaction: no savepoint of its own
-def writing_record_store(*, narrative: Narrative, telemetry: dict | None) -> None:
-    """Keep the writing record with the narrative and queue the check against the dataset."""
+def writing_record_store(
+    *, narrative: Narrative, telemetry: dict | None, integrity: IntegritySettings
+) -> None:
+    """Keep the writing record with the narrative, and whether the story followed the
+    batch's canary, and queue the check against the dataset."""
     from annotation.tasks import narrative_similarity_check_task
 
-    NarrativeIntegrity.objects.create(narrative=narrative, telemetry=telemetry)
+    NarrativeIntegrity.objects.create(
+        narrative=narrative,
+        telemetry=telemetry,
+        canary=canary_found(narrative.text, settings=integrity),
+    )
     queue_on_commit(narrative_similarity_check_task, narrative.pk)

@@ -101,3 +101,30 @@ def test_block_with_the_keyboard_blocks_the_worker(live_server, page, reviewer):
     narrative.worker.refresh_from_db()
     assert narrative.worker.blocked
     assert narrative.worker.blocked_reason == "Spam."
+
+
+def test_flagged_story_shows_its_score_and_a_rejection_names_the_evidence(
+    live_server, page, reviewer
+):
+    from annotation.models import NarrativeIntegrity
+    from tests.factories import writing_record
+
+    batch = batch_create(task_type="write", status="published")
+    narrative = crowd_narrative_create(
+        proverb=proverb_create(BIRDS), batch=batch, status="submitted", text=BIRDS_STORY
+    )
+    NarrativeIntegrity.objects.create(
+        narrative=narrative, telemetry=writing_record(typed=0, keys=0, pasted=160)
+    )
+    log_in(page, live_server, f"/admin/review/{batch.pk}/")
+    shown(page)
+    score = page.locator("[data-testid=writing-score]")
+    assert "Writing-process score 0." in score.inner_text()
+    assert "Default weights" in score.inner_text()
+    assert "No pledge asked" in page.inner_text("#submission")
+    page.keyboard.press("r")
+    assert "Pasted from outside" in page.input_value("#reason-text")
+    page.keyboard.press("Enter")
+    wait_for_next(page, narrative.assignment_id)
+    message = Narrative.objects.get(pk=narrative.pk).review_message
+    assert message.startswith("Your work was not accepted") and "160 of the story's" in message

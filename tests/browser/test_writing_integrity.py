@@ -20,14 +20,6 @@ NEAR_COPY = BIRDS_STORY.replace("spicy noodles", "hot noodles").replace("a month
 TYPO_AT = 70
 
 
-@pytest.fixture
-def clipboard_page(browser):
-    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
-    context.set_default_timeout(15_000)
-    yield context.new_page()
-    context.close()
-
-
 def type_like_a_person(page, text):
     """Key by key at about 50 ms a key, with a typo fixed on the way."""
     box = page.locator("#narrative")
@@ -166,3 +158,28 @@ def test_review_shows_which_story_was_typed_pasted_or_copied_and_why(
     expect(reviewer.locator(".integrity-flag[data-flag=pasted]")).to_contain_text(
         f"{len(NEAR_COPY)} of the story's {len(NEAR_COPY)} characters were pasted"
     )
+
+
+def test_synthetic_flag_counts_only_script_text_left_in_the_story(live_server, page, batch):
+    extra = " and then some more words"
+    open_task(page, live_server, batch)
+    page.evaluate(
+        """text => {
+          const box = document.getElementById("narrative");
+          box.value = text;
+          box.dispatchEvent(new Event("input", {bubbles: true}));
+        }""",
+        BIRDS_STORY + extra,
+    )
+    box = page.locator("#narrative")
+    box.press("End")
+    for _ in extra:
+        box.press("Backspace")
+    expect(box).to_have_value(BIRDS_STORY)
+    submit(page)
+    narrative = Narrative.objects.get()
+    telemetry = narrative.integrity.telemetry
+    assert telemetry["synthetic"] == len(BIRDS_STORY + extra)
+    assert telemetry["synthetic_kept"] == len(BIRDS_STORY)
+    [flag] = [f for f in narrative_flags(narrative) if f["code"] == "synthetic"]
+    assert flag["details"]["characters"] == len(BIRDS_STORY)

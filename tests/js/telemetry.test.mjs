@@ -166,3 +166,53 @@ test("interval bins have open upper ends", () => {
   assert.equal(intervalBin(1999), 5);
   assert.equal(intervalBin(60_000), 7);
 });
+
+test("pauses before a sentence and before a word are counted apart", async () => {
+  const { pauseBoundary } = await import("../../frontend/static/frontend/telemetry.js");
+  assert.equal(pauseBoundary("", 0), "sentence");
+  assert.equal(pauseBoundary("It rained. ", 11), "sentence");
+  assert.equal(pauseBoundary("It rained!”", 11), "sentence");
+  assert.equal(pauseBoundary("It rained ", 10), "word");
+  assert.equal(pauseBoundary("It rai", 6), "inside");
+  const telemetry = attachTelemetry(box, { storageKey: KEY, now });
+  typeKey("A", 3000); // the first key has no interval
+  typeKey(".");
+  typeKey(" ");
+  typeKey("B", 2500); // before a sentence
+  typeKey(" ");
+  typeKey("c", 2500); // before a word
+  typeKey("d", 2500); // inside a word
+  const record = telemetry.record();
+  assert.equal(record.pauses, 3);
+  assert.equal(record.sentence_pauses, 1);
+  assert.equal(record.word_pauses, 1);
+});
+
+test("synthetic_kept counts script-inserted characters still in the text", () => {
+  const telemetry = attachTelemetry(box, { storageKey: KEY, now });
+  for (const character of "Hi ") typeKey(character);
+  box.value += "generated";
+  box.fire("input", { isTrusted: false, inputType: "insertText" });
+  for (let index = 0; index < 4; index += 1) backspace();
+  typeKey("!");
+  const record = telemetry.record();
+  assert.equal(record.version, 2);
+  assert.equal(record.synthetic, "generated".length);
+  assert.equal(record.synthetic_kept, "gener".length);
+});
+
+test("what script-inserted text remains survives a reload with the draft", () => {
+  const first = attachTelemetry(box, { storageKey: KEY, now });
+  box.value = "typed generated";
+  box.fire("input", { isTrusted: false, inputType: "insertText" });
+  first.save();
+  const again = attachTelemetry(box, { storageKey: KEY, now });
+  assert.equal(again.record().synthetic_kept, "typed generated".length);
+});
+
+test("editRange finds the replaced middle of a text", async () => {
+  const { editRange } = await import("../../frontend/static/frontend/telemetry.js");
+  assert.deepEqual(editRange("abcdef", "abXYef"), { start: 2, removed: 2, inserted: 2 });
+  assert.deepEqual(editRange("abc", "abc!"), { start: 3, removed: 0, inserted: 1 });
+  assert.deepEqual(editRange("aaa", "aa"), { start: 2, removed: 1, inserted: 0 });
+});

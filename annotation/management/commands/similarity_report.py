@@ -8,13 +8,17 @@ from django.core.management.base import BaseCommand
 from annotation.datasets.records import dataset_narratives
 from annotation.management.commands.export_dataset import batch_ids
 from annotation.management.progress import progress_printer
+from annotation.models import Narrative
 from annotation.quality.integrity import IntegritySettings
-from annotation.quality.similarity import (
-    narratives_embed,
-    nearest_copy_overlaps,
-    nearest_neighbour_similarities,
-    similarity_distribution,
-)
+from annotation.quality.similarity import narratives_embed, similarity_distribution
+from annotation.quality.similarity_scan import similarity_scan
+
+CHECK_TITLES = {
+    "near_duplicate": "near-duplicate (same proverb, cosine)",
+    "homogeneous": "homogeneous (same worker, other proverb, cosine)",
+    "near_copy": "near-copy (name-blind trigram overlap)",
+}
+LISTED_PAIRS = 50
 
 
 class Command(BaseCommand):
@@ -25,7 +29,9 @@ class Command(BaseCommand):
         "story of the same worker, with the share at or above the near-duplicate and "
         "homogeneity thresholds; and each story's highest name-blind word-trigram overlap "
         "with another story of its proverb or worker (the copy check) with the share at or "
-        "above the near-copy threshold. Missing embeddings are computed and stored first."
+        "above the near-copy threshold. Then the pairs at or above a threshold, each counted "
+        "once with its earlier story marked as the source. Missing embeddings are computed "
+        "and stored first; the stories are compared at once by matrix operations."
     )
 
     def add_arguments(self, parser):
@@ -51,19 +57,27 @@ class Command(BaseCommand):
         embedded = narratives_embed(
             ids, progress=lambda done: progress(done, len(ids), "embedding")
         )
-        nearest = nearest_neighbour_similarities(ids)
+        scan = similarity_scan(
+            ids,
+            settings=IntegritySettings(
+                near_duplicate_similarity=options["near_duplicate"],
+                homogeneity_similarity=options["homogeneity"],
+                near_copy_share=options["near_copy"],
+            ),
+        )
         report = {
             "narratives": len(ids),
             "embedded_now": embedded,
             "same_proverb": similarity_distribution(
-                nearest["proverb"], threshold=options["near_duplicate"]
+                scan.nearest_proverb, threshold=options["near_duplicate"]
             ),
             "same_worker": similarity_distribution(
-                nearest["worker"], threshold=options["homogeneity"]
+                scan.nearest_worker, threshold=options["homogeneity"]
             ),
             "copy_overlap": similarity_distribution(
-                nearest_copy_overlaps(ids), threshold=options["near_copy"]
+                scan.nearest_copy, threshold=options["near_copy"]
             ),
+            "pairs": _pairs(scan.pairs),
         }
         if options["json"]:
             self.stdout.write(json.dumps(report, indent=2))
@@ -75,6 +89,18 @@ class Command(BaseCommand):
             ("copy_overlap", "Name-blind trigram overlap with the nearest story (copy check)"),
         ):
             self._print(title, report[key])
+        self._print_pairs(report["pairs"])
+
+    def _print_pairs(self, pairs: dict) -> None:
+        counts = ", ".join(f"{pairs[check]:,} {title}" for check, title in CHECK_TITLES.items())
+        self.stdout.write(f"\nPairs at or above a threshold: {pairs['total']:,} ({counts})")
+        for entry in pairs["list"][:LISTED_PAIRS]:
+            checks = ", ".join(f"{check} {score:.2f}" for check, score in entry["checks"].items())
+            self.stdout.write(
+                f"  source {entry['source']['pk']} → copy {entry['copy']['pk']}: {checks}"
+            )
+        if pairs["total"] > LISTED_PAIRS:
+            self.stdout.write(f"  … and {pairs['total'] - LISTED_PAIRS:,} more (see --json)")
 
     def _print(self, title: str, summary: dict) -> None:
         self.stdout.write(f"\n{title}: {summary['stories']:,} stories")
@@ -92,3 +118,26 @@ class Command(BaseCommand):
         for row in summary["histogram"]:
             bar = "#" * max(1, round(40 * row["stories"] / widest))
             self.stdout.write(f"  {row['from']:5.2f}–{row['to']:4.2f} {row['stories']:>7,} {bar}")
+
+
+def _pairs(pairs: list[dict]) -> dict:
+    """The scan's pairs counted per check and in all, each story named by its id and its
+    record pk (an imported external id, else "#<id>")."""
+    ids = {entry[side] for entry in pairs for side in ("source", "copy")}
+    external = dict(
+        Narrative.objects.filter(pk__in=ids, external_id__isnull=False).values_list(
+            "pk", "external_id"
+        )
+    )
+
+    def named(pk: int) -> dict:
+        return {"id": pk, "pk": external.get(pk) or f"#{pk}"}
+
+    return {
+        "total": len(pairs),
+        **{check: sum(check in entry["checks"] for entry in pairs) for check in CHECK_TITLES},
+        "list": [
+            {"source": named(e["source"]), "copy": named(e["copy"]), "checks": e["checks"]}
+            for e in pairs
+        ],
+    }

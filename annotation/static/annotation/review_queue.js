@@ -117,14 +117,29 @@ function render(submission) {
   if (submission.flags.length) {
     card.append(el("ul", { className: "flags" }, submission.flags.map(flagItem)));
   }
+  if (submission.writing) card.append(writingScore(submission.writing));
   card.append(...(displays[submission.display.kind] || displays.result)(submission.display));
   card.append(
     el("div", { className: "figures" }, [
+      el("span", { text: submission.pledge.text, className: "pledge" }),
       el("span", { text: `Worker ${worker.name}: ${rate} (${worker.approved} approved, ${worker.rejected} rejected), ${gold}` }),
       el("span", { text: `Time taken ${submission.time_taken}` }),
       el("span", { text: `Submission ${submission.assignment}${submission.gold_item ? " (gold item)" : ""}` }),
     ]),
   );
+}
+
+// The writing-process score with its meaning and source: it informs, it decides nothing.
+function writingScore(writing) {
+  const label = writing.pilot_label ? ` · pilot label: ${writing.pilot_label}` : "";
+  const box = el("div", { className: "writing-score" }, [
+    el("strong", { text: `Writing-process score ${writing.value.toFixed(2)}` }),
+    el("span", { text: ` (1 looks composed on the page, 0 transcribed or inserted)${label}` }),
+    el("div", { className: "quiet", text: writing.source_text }),
+    el("div", { className: "quiet", text: writing.meaning }),
+  ]);
+  box.dataset.testid = "writing-score";
+  return box;
 }
 
 // A flag in words; a similarity flag also shows the story it matches, beside this one.
@@ -190,8 +205,11 @@ function openReason(decision) {
   if (!current) return;
   pending = decision;
   reasonLabel.textContent = decision === "block" ? "Why this worker is blocked (shown to them)" : "Message to the worker";
+  // A rejection starts from a message naming the flags' evidence, to edit or send as is.
+  if (decision === "reject" && !reasonText.value) reasonText.value = current.evidence_message;
   reasonForm.hidden = false;
   reasonText.focus();
+  reasonText.select(); // typing replaces the offered message; Enter sends it
 }
 
 function closeReason() {

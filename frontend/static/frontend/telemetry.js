@@ -7,7 +7,8 @@
 //
 // It counts characters typed, pasted (from outside the page, or from the page's own
 // text), dropped, inserted without keystrokes, inserted by script (isTrusted false) and
-// deleted, from InputEvent.inputType; bins the intervals between keystrokes; and times
+// deleted, from InputEvent.inputType; bins the intervals between keystrokes, counting
+// the pauses that come before a sentence or a word apart; and times
 // focus, hidden stretches (visibilitychange) and composition. No keystroke, key name or
 // text is kept: pasted text is compared with the page's own text and then forgotten.
 // The record is saved in localStorage beside the draft, so it survives a reload.
@@ -35,9 +36,12 @@ const COUNTS = [
   "deleted",
   "synthetic_events",
   "synthetic",
+  "synthetic_kept",
   "unexplained",
   "keys",
   "pauses",
+  "word_pauses",
+  "sentence_pauses",
   "paste_events",
   "focused_ms",
   "hidden_ms",
@@ -47,7 +51,7 @@ const COUNTS = [
 ];
 
 function freshState() {
-  const state = { version: 1, length: 0, intervals: INTERVAL_BINS_MS.map(() => 0).concat(0) };
+  const state = { version: 2, length: 0, intervals: INTERVAL_BINS_MS.map(() => 0).concat(0) };
   for (const key of COUNTS) state[key] = 0;
   state.hidden_returns = [];
   return state;
@@ -67,12 +71,61 @@ function restored(saved) {
       (pair) => Array.isArray(pair) && pair.length === 2,
     );
   }
+  if (Array.isArray(saved.synthetic_runs)) {
+    state.synthetic_runs = saved.synthetic_runs.filter(
+      (run) => Array.isArray(run) && run.length === 2 && run.every(Number.isInteger),
+    );
+  }
   return state;
+}
+
+// Where a text changed: the common start and end are kept, the middle was replaced.
+export function editRange(before, after) {
+  const shorter = Math.min(before.length, after.length);
+  let start = 0;
+  while (start < shorter && before[start] === after[start]) start += 1;
+  let end = 0;
+  while (
+    end < shorter - start &&
+    before[before.length - 1 - end] === after[after.length - 1 - end]
+  ) {
+    end += 1;
+  }
+  return { start, removed: before.length - start - end, inserted: after.length - start - end };
+}
+
+// Which characters came with script events, one 0/1 mark per character, saved as
+// [start, length] runs beside the draft (never sent): the record's synthetic_kept counts
+// those still in the text, however many were deleted since.
+function marksOf(runs, length) {
+  const marks = new Uint8Array(length);
+  for (const [start, count] of runs) marks.fill(1, start, Math.min(length, start + count));
+  return marks;
+}
+
+function runsOf(marks) {
+  const runs = [];
+  for (let index = 0; index < marks.length; index += 1) {
+    if (!marks[index]) continue;
+    const last = runs[runs.length - 1];
+    if (last && last[0] + last[1] === index) last[1] += 1;
+    else runs.push([index, 1]);
+  }
+  return runs;
 }
 
 export function intervalBin(ms) {
   const index = INTERVAL_BINS_MS.findIndex((bound) => ms < bound);
   return index === -1 ? INTERVAL_BINS_MS.length : index;
+}
+
+// Where a pause came: before a sentence (after . ! ? and spaces, or at the start), before
+// a word (after a space), or inside a word. Only the kind is counted; no text is kept.
+export function pauseBoundary(text, caret) {
+  const before = text.slice(0, caret);
+  if (/(^|[.!?]["”’)]?)\s*$/.test(before)) return "sentence";
+  if (/\s$/.test(before)) return "word";
+  return "inside";
 }
 
 function pageText(textarea) {
@@ -90,7 +143,23 @@ export function attachTelemetry(
   if (textarea.value.length > state.length) {
     state.unexplained += textarea.value.length - state.length;
   }
+  const runsFit = textarea.value.length === state.length;
   state.length = textarea.value.length;
+  let text = textarea.value;
+  let marks = marksOf(runsFit ? state.synthetic_runs || [] : [], text.length);
+
+  // Follow the text's change since the last look; `synthetic` marks what came in.
+  function track(synthetic) {
+    const value = textarea.value;
+    if (value === text) return;
+    const { start, removed, inserted } = editRange(text, value);
+    const next = new Uint8Array(value.length);
+    next.set(marks.subarray(0, start), 0);
+    next.fill(synthetic ? 1 : 0, start, start + inserted);
+    next.set(marks.subarray(start + removed), start + inserted);
+    marks = next;
+    text = value;
+  }
 
   let lastKeyAt = -Infinity;
   let lastChangeAt = null;
@@ -107,6 +176,7 @@ export function attachTelemetry(
   function save() {
     clearTimeout(saveTimer);
     saveTimer = 0;
+    state.synthetic_runs = runsOf(marks);
     if (!cleared) store.save(state);
   }
 
@@ -116,6 +186,7 @@ export function attachTelemetry(
 
   // Text can change with no event at all (a script setting .value): count what appeared.
   function catchUp() {
+    track(false);
     const length = textarea.value.length;
     if (length > state.length) state.unexplained += length - state.length;
     state.length = length;
@@ -134,6 +205,9 @@ export function attachTelemetry(
       state.intervals[intervalBin(interval)] += 1;
       if (interval >= PAUSE_MS) {
         state.pauses += 1;
+        const boundary = pauseBoundary(textarea.value, textarea.selectionStart);
+        if (boundary === "sentence") state.sentence_pauses += 1;
+        else if (boundary === "word") state.word_pauses += 1;
       } else {
         state.burst_interval_ms_sum += interval;
         state.burst_intervals += 1;
@@ -153,6 +227,7 @@ export function attachTelemetry(
   }
 
   function onInput(event) {
+    track(!event.isTrusted);
     const at = now();
     const length = textarea.value.length;
     const delta = length - state.length;
@@ -289,7 +364,8 @@ export function attachTelemetry(
         focusStop();
         focusStart();
       }
-      const record = { version: 1 };
+      state.synthetic_kept = marks.reduce((sum, mark) => sum + mark, 0);
+      const record = { version: 2 };
       for (const key of COUNTS) record[key] = Math.round(state[key]);
       record.intervals = state.intervals.slice();
       record.hidden_returns = state.hidden_returns.map(([hidden, inserted]) => [

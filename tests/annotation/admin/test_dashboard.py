@@ -298,10 +298,35 @@ def test_export_downloads_data_and_card_as_a_zip(client, researcher):
     assert response.status_code == 200
     assert response["Content-Disposition"] == 'attachment; filename="parable-jsonl.zip"'
     archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
-    assert sorted(archive.namelist()) == ["README.md", "dataset.jsonl"]
+    assert sorted(archive.namelist()) == [
+        "README.md",
+        "dataset.jsonl",
+        "methods.md",
+        "methods.tex",
+    ]
     rows = archive.read("dataset.jsonl").decode().splitlines()
     assert len(rows) == 2
-    assert "| narratives | 2 |" in archive.read("README.md").decode()
+    card = archive.read("README.md").decode()
+    assert "| narratives | 2 |" in card
+    assert "## Methods and data statement" in card
+    assert archive.read("methods.md").decode() in card
+    assert "\\subsection*{Dataset}" in archive.read("methods.tex").decode()
+
+
+def test_methods_statement_of_the_dashboards_scope_downloads_in_both_formats(
+    client, researcher, analysed
+):
+    _small_dataset()
+    client.force_login(researcher)
+    page = analysed()
+    assert 'data-testid="methods-md"' in page
+    markdown = client.get("/admin/dataset/methods/?format=md")
+    assert markdown["Content-Disposition"] == 'attachment; filename="methods.md"'
+    assert "| narratives | 2 |" in markdown.content.decode()
+    latex = client.get("/admin/dataset/methods/?format=tex").content.decode()
+    assert latex.startswith("\\section*{Methods and data statement}")
+    client.logout()
+    assert client.get("/admin/dataset/methods/?format=md").status_code == 302
 
 
 def test_splits_page_draws_the_splits_from_a_seed(client, researcher):

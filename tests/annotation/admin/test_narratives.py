@@ -163,3 +163,42 @@ def test_extract_keywords_action_fills_the_selected_approved_narratives_without_
     pending.refresh_from_db()
     assert missing.keywords["verbs"] == ["sing"] and missing.keywords_pending_since is None
     assert pending.keywords == {}
+
+
+def test_pilot_labels_then_calibration_from_the_list_and_the_score_on_the_story(client, reviewer):
+    import random
+
+    from annotation.models import NarrativeIntegrity, WritingCalibration
+    from annotation.quality.integrity import telemetry_clean
+    from tests.factories import batch_create, crowd_narrative_create, writing_record_of
+
+    rng = random.Random(8)
+    batch, proverb = batch_create(task_type="write"), proverb_create(BIRDS)
+    ids = {"composed": [], "transcribed": []}
+    for kind in ["composed", "transcribed"] * 6:
+        narrative = crowd_narrative_create(proverb=proverb, batch=batch, text="x" * 500)
+        NarrativeIntegrity.objects.create(
+            narrative=narrative, telemetry=telemetry_clean(writing_record_of(kind, rng))
+        )
+        ids[kind].append(narrative.pk)
+    client.force_login(reviewer)
+    for kind, action in (("composed", "mark_composed"), ("transcribed", "mark_transcribed")):
+        response = client.post(
+            "/admin/annotation/narrative/",
+            {"action": action, "_selected_action": ids[kind]},
+            follow=True,
+        )
+        assert f"6 marked {kind}." in response.content.decode()
+    response = client.post(
+        "/admin/annotation/narrative/",
+        {"action": "calibrate_writing_score", "_selected_action": ids["composed"][:1]},
+        follow=True,
+    )
+    assert "cross-validated accuracy" in response.content.decode()
+    calibration = WritingCalibration.objects.get(batch=batch)
+    page = client.get(f"/admin/annotation/narrative/{ids['composed'][0]}/change/").content
+    page = page.decode()
+    assert 'data-testid="writing-score"' in page
+    assert f"cross-validated accuracy {calibration.cv_accuracy:.0%}" in page
+    assert "pilot label: Composed on the page" in page
+    assert "No pledge asked in this batch." in page

@@ -131,3 +131,15 @@ def test_index_lists_batches_with_awaiting_counts(client, reviewer, batch):
     page = client.get("/admin/review/").content.decode()
     assert f'data-batch="{batch.pk}"' in page
     assert f"/admin/review/{batch.pk}/" in page
+
+
+def test_queue_page_draws_the_batchs_flags_over_its_submissions(client, reviewer, batch):
+    submit(batch)
+    assignment = assignment_reserve_next(batch=batch, worker=worker_create())
+    payload = {"text": BIRDS_STORY, "telemetry": writing_record(typed=0, pasted=300)}
+    assignment_submit(assignment=assignment, payload=payload)
+    client.force_login(reviewer)
+    page = client.get(f"/admin/review/{batch.pk}/").content.decode()
+    assert 'data-testid="drift"' in page
+    assert "<svg" in page and "<th>Pasted from outside</th>" in page
+    assert "<td>100%</td>" in page

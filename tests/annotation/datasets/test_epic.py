@@ -212,3 +212,30 @@ def test_import_recognises_a_parable_record_by_its_generated_pk():
     report = dataset_import_epic(content=_content([_record(pk=f"Q{proverb.pk}N2")]))
     assert report.narratives_unchanged == 1
     assert Narrative.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_imported_stories_are_queued_for_the_dataset_check_and_flagged_once_it_runs(
+    django_capture_on_commit_callbacks,
+):
+    from annotation.models import NarrativeIntegrity
+    from annotation.quality.flags import narrative_flags
+
+    story = "Maya and Leo met at a chess club and loved old jazz records and long walks."
+    blank = {f"span_{side}_{n}": "" for side in ("quote", "narrative") for n in range(1, 6)}
+    records = [
+        {"pk": pk, "fields": {"quote": "Birds of a feather flock together", "narrative": text}}
+        for pk, text in (
+            ("Q1N1", story),
+            ("Q1N2", story.replace("Leo", "Omar").replace("Maya", "Chen")),
+        )
+    ]
+    for record in records:
+        record["fields"].update(blank)
+    with django_capture_on_commit_callbacks(execute=True):
+        dataset_import_epic(content=json.dumps(records).encode())
+    assert NarrativeIntegrity.objects.filter(checked_at__isnull=False).count() == 2
+    copy = Narrative.objects.get(external_id="Q1N2")
+    flags = narrative_flags(copy)
+    assert [flag["code"] for flag in flags] == ["near_duplicate"]
+    assert flags[0]["details"]["narrative"] == Narrative.objects.get(external_id="Q1N1").pk

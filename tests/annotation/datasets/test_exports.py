@@ -39,6 +39,7 @@ def _row(**fields) -> dict:
         "source_label": "",
         "status": "approved",
         "worker": "3f2a",
+        "pledged_at": None,
         "split_seen": "train",
         "split_unseen": None,
         "keywords": ["lose"],
@@ -205,6 +206,9 @@ def test_export_card_takes_statistics_from_a_given_analysis(tmp_path):
     card = (tmp_path / "README.md").read_text()
     assert "| narratives | 2500 | Number of approved narratives" in card
     assert "| collection.distinct_workers | 166 |" in card
+    methods = (tmp_path / "methods.md").read_text()
+    assert "| collection.distinct_workers | 166 |" in methods and methods in card
+    assert "\\subsection*{Integrity controls}" in (tmp_path / "methods.tex").read_text()
 
 
 @pytest.mark.django_db

@@ -174,3 +174,18 @@ def test_export_rows_carry_integrity_flags_and_the_writing_summary_not_the_recor
     assert pasted_row["writing"]["pasted_share"] == 1.0
     assert "intervals" not in pasted_row["writing"]
     assert imported_row["integrity_flags"] == [] and imported_row["writing"] is None
+
+
+def test_export_rows_say_when_the_worker_agreed_to_the_batchs_pledge():
+    from crowd.pledges import pledge_record
+    from tests.factories import batch_create
+
+    proverb = proverb_create(PROVERB)
+    batch = batch_create(task_type="write", pledge="No AI tools.")
+    pledged = crowd_narrative_create(proverb=proverb, batch=batch, text=STORY)
+    pledge = pledge_record(batch=batch, worker=pledged.worker)
+    crowd_narrative_create(proverb=proverb, batch=batch, text=STORY + " Again.")
+    narrative_create(proverb=proverb, text="Imported.")
+    rows = {row["id"]: row["pledged_at"] for row in _rows()}
+    assert rows.pop(pledged.pk) == pledge.agreed_at.isoformat()
+    assert set(rows.values()) == {None}

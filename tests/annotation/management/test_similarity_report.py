@@ -43,6 +43,11 @@ def test_a_copied_story_is_counted_at_or_above_the_threshold():
     assert result["same_proverb"]["at_or_above"] == 2, result
     assert result["same_proverb"]["share_at_or_above"] == 1.0
     assert result["same_proverb"]["threshold"] == 0.95
+    # Two stories flagged, one pair: the earlier story is the source.
+    pairs = result["pairs"]
+    assert pairs["total"] == pairs["near_duplicate"] == 1
+    [pair] = pairs["list"]
+    assert pair["source"]["id"] < pair["copy"]["id"]
 
 
 def test_a_renamed_copy_is_counted_by_the_copy_overlap():
@@ -66,3 +71,15 @@ def test_printed_report_shows_quantiles_and_the_share_flagged():
     assert "Nearest story of the same proverb: 2 stories" in text
     assert "at or above 0.85: 0 (0.00%)" in text
     assert "p99" in text
+    assert "Pairs at or above a threshold: 0" in text
+
+
+def test_printed_report_lists_each_pair_once_with_its_source():
+    proverb = proverb_create(BIRDS)
+    narrative_create(proverb=proverb, text=BIRDS_STORY, external_id="Q1N1")
+    narrative_create(proverb=proverb, text=BIRDS_STORY.replace("Leo", "Omar"), external_id="Q1N2")
+    out = StringIO()
+    call_command("similarity_report", stdout=out, stderr=StringIO())
+    text = out.getvalue()
+    assert "Pairs at or above a threshold: 1 (1 near-duplicate" in text
+    assert "source Q1N1 → copy Q1N2: near_duplicate" in text

@@ -6,6 +6,8 @@ from annotation.quality.integrity import (
     MAX_TELEMETRY_BYTES,
     IntegritySettings,
     TelemetryError,
+    canary_flags,
+    canary_found,
     process_flags,
     similarity_flags,
     telemetry_clean,
@@ -66,6 +68,17 @@ def test_synthetic_events_are_flagged():
     assert codes(writing_record(synthetic_events=1, synthetic=160)) == ["synthetic"]
 
 
+def test_synthetic_flag_counts_what_is_in_the_submitted_story_not_what_was_deleted():
+    record = writing_record(version=2, synthetic_events=3, synthetic=900, synthetic_kept=40)
+    [flag] = process_flags(telemetry_clean(record), text_length=160, settings=DEFAULTS)
+    assert flag.details == {"events": 3, "characters": 40}
+    assert "40 of the story's 160 characters came with them" in flag.explanation
+    # An older page's record counted deleted characters too: at most the story is cited.
+    old = writing_record(synthetic_events=3, synthetic=900)
+    [flag] = process_flags(telemetry_clean(old), text_length=160, settings=DEFAULTS)
+    assert flag.details["characters"] == 160
+
+
 def test_steady_typing_without_revisions_or_pauses_is_transcription():
     assert codes(writing_record(deleted=0, pauses=0)) == ["transcription"]
     assert codes(writing_record(deleted=0, pauses=1)) == []
@@ -112,6 +125,8 @@ def test_clean_record_fills_missing_counts_with_zero():
         ({"refuse_paste": "yes"}, "true or false"),
         ({"hidden_seconds": -5}, "must not be negative"),
         ({"paste": True}, "Unknown integrity setting"),
+        ({"canary_word": 3}, "must be a text"),
+        ({"canary_instruction": "Use a word."}, "needs the canary word"),
     ],
 )
 def test_bad_settings_are_refused(values, message):
@@ -153,3 +168,22 @@ def test_summary_gives_shares_and_times_not_events():
     assert summary["typed_share"] == 0.75 and summary["pasted_share"] == 0.25
     assert summary["composition_seconds"] == 95 and summary["mean_key_interval_ms"] == 180.0
     assert "intervals" not in summary and "hidden_returns" not in summary
+
+
+def test_canary_word_is_found_as_a_word_whatever_its_case():
+    settings = IntegritySettings.from_dict({"canary_word": "Quixotic"})
+    found = canary_found("Their QUIXOTIC plan failed.", settings=settings)
+    assert found == {"word": "Quixotic", "instruction": settings.canary_text}
+    assert "“Quixotic”" in settings.canary_text
+    assert canary_found("Their quixotically bold plan.", settings=settings) is None
+    assert canary_found("Anything.", settings=DEFAULTS) is None
+
+
+def test_canary_flag_shows_the_word_and_the_instruction():
+    settings = IntegritySettings.from_dict(
+        {"canary_word": "zephyr", "canary_instruction": "Mention a zephyr."}
+    )
+    [flag] = canary_flags(canary_found("A zephyr blew.", settings=settings))
+    assert flag.code == "canary"
+    assert "“zephyr”" in flag.explanation and "Mention a zephyr." in flag.explanation
+    assert canary_flags(None) == []

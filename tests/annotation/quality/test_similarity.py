@@ -14,8 +14,8 @@ from annotation.quality.similarity import (
     narrative_similarity_check,
     narratives_embed,
     narratives_similarity_pending,
-    nearest_neighbour_similarities,
 )
+from annotation.quality.similarity_scan import imported_similarity_check, similarity_scan
 from annotation.tasks import similarity_requeue_task
 from tests.factories import (
     BIRDS,
@@ -122,10 +122,47 @@ def test_nearest_neighbour_distribution_covers_every_story_of_a_shared_proverb()
     ids = [story.pk for story in stories] + [lonely.pk]
     assert narratives_embed(ids) == 4
     assert narratives_embed(ids) == 0
-    nearest = nearest_neighbour_similarities(ids)
-    assert len(nearest["proverb"]) == 3
-    assert sorted(nearest["proverb"])[-1] > 0.9 > sorted(nearest["proverb"])[0]
-    assert nearest["worker"] == []
+    scan = similarity_scan(ids)
+    assert len(scan.nearest_proverb) == 3
+    assert sorted(scan.nearest_proverb)[-1] > 0.9 > sorted(scan.nearest_proverb)[0]
+    assert scan.nearest_worker == []
+    # The copy and its source are one pair, the earlier story the source.
+    [pair] = scan.pairs
+    assert (pair["source"], pair["copy"]) == (stories[0].pk, stories[2].pk)
+    assert pair["checks"]["near_duplicate"] > 0.9
+    assert scan.similarity[lonely.pk] == {"proverb": None, "own": None, "copy": None}
+
+
+def test_scan_gives_each_story_what_the_per_story_check_stores():
+    worker = worker_create()
+    batch = write_batch_create(proverbs=[proverb_create(BIRDS), proverb_create("Time is money")])
+    birds, time = (item.proverb for item in batch.items.order_by("id"))
+    original = crowd_story(proverb=birds, text=BIRDS_STORY, batch=batch)
+    crowd_story(proverb=birds, text=OTHER_STORY, batch=batch, worker=worker)
+    copy = crowd_story(proverb=birds, text=NEAR_COPY, batch=batch)
+    own = crowd_story(proverb=time, text=OTHER_STORY + " Again.", batch=batch, worker=worker)
+    ids = list(Narrative.objects.values_list("pk", flat=True))
+    scan = similarity_scan(ids)
+    for narrative_id in (copy.pk, own.pk):
+        checked = narrative_similarity_check(narrative_id=narrative_id).similarity
+        assert scan.similarity[narrative_id]["proverb"] == checked["proverb"]
+        assert scan.similarity[narrative_id]["own"] == checked["own"]
+        assert scan.similarity[narrative_id]["copy"]["narrative"] == checked["copy"]["narrative"]
+    assert scan.similarity[copy.pk]["proverb"]["narrative"] == original.pk
+    checks = {(pair["source"], pair["copy"]): pair["checks"] for pair in scan.pairs}
+    assert "homogeneous" in checks[(Narrative.objects.get(text=OTHER_STORY).pk, own.pk)]
+
+
+def test_imported_stories_get_the_dataset_checks_flags():
+    proverb = proverb_create(BIRDS)
+    original = narrative_create(proverb=proverb, text=BIRDS_STORY, source_label="ePiC")
+    copy = narrative_create(proverb=proverb, text=NEAR_COPY, source_label="ePiC")
+    narrative_create(proverb=proverb, text=OTHER_STORY, source_label="ePiC")
+    assert imported_similarity_check(narrative_ids=[original.pk, copy.pk]) == 2
+    flags = narrative_flags(Narrative.objects.get(pk=copy.pk))
+    assert [flag["code"] for flag in flags] == ["near_duplicate"]
+    assert flags[0]["details"]["narrative"] == original.pk
+    assert NarrativeIntegrity.objects.get(narrative=copy).checked_at is not None
 
 
 def test_stories_left_unchecked_past_the_grace_period_are_checked_by_the_requeue_task(settings):

@@ -98,3 +98,39 @@ def test_integrity_flags_reach_the_queue_with_the_matching_story(narrative):
         "worker": str(narrative.worker),
         "text": narrative.text,
     }
+
+
+def test_queue_offers_a_rejection_message_naming_the_evidence_and_the_writing_score(narrative):
+    from annotation.models import NarrativeIntegrity
+    from tests.factories import writing_record
+
+    copy = crowd_narrative_create(proverb=narrative.proverb, text=BIRDS_STORY + " Again.")
+    NarrativeIntegrity.objects.create(narrative=copy, telemetry=writing_record(typed=0, pasted=160))
+    review = submission_review(assignment=copy.assignment)
+    assert "Pasted from outside" in review["evidence_message"]
+    assert "160 of the story's" in review["evidence_message"]
+    assert review["writing"]["source"] == "default"
+    assert review["writing"]["value"] < 0.5
+    assert review["pledge"] == {
+        "asked": False,
+        "agreed_at": None,
+        "text": "No pledge asked in this batch.",
+    }
+
+
+def test_unknown_writing_process_is_not_cited_as_evidence(narrative):
+    review = submission_review(assignment=narrative.assignment)
+    assert [flag["code"] for flag in review["flags"]] == ["no_record"]
+    assert review["evidence_message"] == "" and review["writing"] is None
+
+
+def test_queue_shows_when_the_worker_agreed_to_the_pledge(narrative):
+    from crowd.pledges import pledge_record
+
+    batch = narrative.assignment.item.batch
+    batch.pledge = "No AI tools."
+    batch.save()
+    assert submission_review(assignment=narrative.assignment)["pledge"]["agreed_at"] is None
+    pledge_record(batch=batch, worker=narrative.worker)
+    pledge = submission_review(assignment=narrative.assignment)["pledge"]
+    assert pledge["agreed_at"] and pledge["text"].startswith("Agreed to the batch's pledge")

@@ -1,0 +1,187 @@
+"""The dataset-wide similarity scan: every story against its proverb's other stories and
+its worker's other stories at once, by matrix operations over stored embeddings and
+name-blind word trigrams.
+
+`similarity_scan` gives each story what the per-story check
+(annotation/quality/similarity.py `narrative_similarity_check`) stores, so that
+imported stories get the same flags (`imported_similarity_check` stores it), and the
+pairs at or above the thresholds, the earlier story of each pair marked as its source
+(`manage.py similarity_report`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import Narrative, NarrativeIntegrity
+from annotation.quality.integrity import IntegritySettings
+from annotation.quality.similarity import embeddings_of, narratives_embed
+from annotation.text import copy_shingles
+
+
+@dataclass
+class SimilarityScan:
+    """What a scan found: per story (by id) {"proverb", "own", "copy"} as the per-story
+    check stores it; each story's highest cosine similarity to another story of its
+    proverb and of its worker, and its highest copy overlap (the report's distributions);
+    and `pairs` at or above the thresholds, each {"source", "copy", "checks": {check:
+    score}} with the earlier story (by creation, then id) as the source."""
+
+    similarity: dict[int, dict] = field(default_factory=dict)
+    nearest_proverb: list[float] = field(default_factory=list)
+    nearest_worker: list[float] = field(default_factory=list)
+    nearest_copy: list[float] = field(default_factory=list)
+    pairs: list[dict] = field(default_factory=list)
+
+
+def _shingle_matrix(texts: list[str]):
+    """Stories x name-blind word trigrams, as a sparse 0/1 matrix (CSR)."""
+    from scipy import sparse
+
+    columns: dict[tuple, int] = {}
+    indices, pointers = [], [0]
+    for text in texts:
+        indices.extend(columns.setdefault(shingle, len(columns)) for shingle in copy_shingles(text))
+        pointers.append(len(indices))
+    data = np.ones(len(indices), dtype=np.float32)
+    return sparse.csr_matrix((data, indices, pointers), shape=(len(texts), max(len(columns), 1)))
+
+
+def _jaccard(shingles, members: np.ndarray) -> np.ndarray:
+    """Pairwise Jaccard overlaps of the members' trigram sets (a dense square matrix)."""
+    block = shingles[members]
+    common = (block @ block.T).toarray()
+    sizes = np.diag(common)
+    union = sizes[:, None] + sizes[None, :] - common
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(union > 0, common / union, 0.0)
+
+
+def similarity_scan(
+    narrative_ids: Iterable[int], *, settings: IntegritySettings | None = None
+) -> SimilarityScan:
+    """Scan the given narratives (embedding the ones without an embedding first)."""
+    settings = settings or IntegritySettings()
+    ids = sorted(set(narrative_ids))
+    narratives_embed(ids)
+    vectors = embeddings_of(ids)
+    rows = [
+        row
+        for row in Narrative.objects.filter(pk__in=ids)
+        .order_by("created_at", "id")
+        .values_list("pk", "proverb_id", "worker_id", "text")
+        if row[0] in vectors
+    ]
+    scan = SimilarityScan()
+    if not rows:
+        return scan
+    pks = np.array([row[0] for row in rows])
+    proverbs = np.array([row[1] for row in rows])
+    matrix = np.stack([vectors[row[0]] for row in rows])
+    shingles = _shingle_matrix([row[3] for row in rows])
+    best = {pk: {"proverb": None, "own": None, "copy": None} for pk in pks.tolist()}
+    pairs: dict[tuple[int, int], dict] = {}
+
+    def pair(first: int, second: int, check: str, score: float) -> None:
+        key = (int(pks[first]), int(pks[second]))  # positions in time order: first is earlier
+        pairs.setdefault(key, {})[check] = round(float(score), 4)
+
+    def offer_copy(position: int, other: int, overlap: float, own: bool) -> None:
+        current = best[int(pks[position])]["copy"]
+        if current is None or overlap > current["overlap"]:
+            best[int(pks[position])]["copy"] = {
+                "narrative": int(pks[other]),
+                "overlap": round(float(overlap), 4),
+                "own": own,
+            }
+
+    groups: dict[tuple[str, int], list[int]] = {}
+    for position, (_, proverb_id, worker_id, _) in enumerate(rows):
+        groups.setdefault(("proverb", proverb_id), []).append(position)
+        if worker_id is not None:
+            groups.setdefault(("worker", worker_id), []).append(position)
+    for (kind, _), positions in groups.items():
+        if len(positions) < 2:
+            continue
+        members = np.array(positions)
+        cosine = matrix[members] @ matrix[members].T
+        np.fill_diagonal(cosine, -np.inf)
+        overlap = _jaccard(shingles, members)
+        np.fill_diagonal(overlap, -1.0)
+        if kind == "proverb":
+            nearest = cosine.argmax(axis=1)
+            scan.nearest_proverb.extend(cosine.max(axis=1).tolist())
+            for row, column in enumerate(nearest):
+                best[int(pks[members[row]])]["proverb"] = {
+                    "narrative": int(pks[members[column]]),
+                    "similarity": round(float(cosine[row, column]), 4),
+                }
+            copy_from = ~np.eye(len(members), dtype=bool)
+            paired, check, threshold = (
+                copy_from,
+                "near_duplicate",
+                settings.near_duplicate_similarity,
+            )
+        else:
+            scan.nearest_worker.extend(cosine.max(axis=1).tolist())
+            # The worker's own earlier stories for other proverbs, as the per-story check.
+            other_proverb = proverbs[members][:, None] != proverbs[members][None, :]
+            copy_from = np.tril(other_proverb, k=-1)
+            earlier = np.where(copy_from, cosine, -np.inf)
+            for row in np.flatnonzero(copy_from.any(axis=1)):
+                column = int(earlier[row].argmax())
+                best[int(pks[members[row]])]["own"] = {
+                    "narrative": int(pks[members[column]]),
+                    "similarity": round(float(earlier[row, column]), 4),
+                }
+            paired, check, threshold = other_proverb, "homogeneous", settings.homogeneity_similarity
+        for row in np.flatnonzero(copy_from.any(axis=1)):
+            allowed = np.flatnonzero(copy_from[row])
+            column = allowed[overlap[row, allowed].argmax()]
+            offer_copy(members[row], members[column], overlap[row, column], kind == "worker")
+        upper = np.triu(paired, k=1)
+        for row, column in zip(*np.nonzero(upper & (cosine >= threshold)), strict=True):
+            pair(members[row], members[column], check, cosine[row, column])
+        copies = upper & (overlap >= settings.near_copy_share)
+        for row, column in zip(*np.nonzero(copies), strict=True):
+            pair(members[row], members[column], "near_copy", overlap[row, column])
+    scan.similarity = best
+    scan.nearest_copy = [entry["copy"]["overlap"] for entry in best.values() if entry["copy"]]
+    scan.pairs = [
+        {"source": source, "copy": copy, "checks": checks}
+        for (source, copy), checks in sorted(pairs.items())
+    ]
+    return scan
+
+
+@transaction.atomic
+def imported_similarity_check(*, narrative_ids: list[int]) -> int:
+    """Give imported stories the dataset check's result, against every story of their
+    proverbs and of their workers; returns how many were checked. Idempotent."""
+    imported = list(
+        Narrative.objects.filter(pk__in=narrative_ids).values_list("pk", "proverb_id", "worker_id")
+    )
+    if not imported:
+        return 0
+    proverb_ids = {proverb_id for _, proverb_id, _ in imported}
+    worker_ids = {worker_id for _, _, worker_id in imported if worker_id is not None}
+    scope = Narrative.objects.filter(proverb_id__in=proverb_ids) | Narrative.objects.filter(
+        worker_id__in=worker_ids
+    )
+    scan = similarity_scan(scope.values_list("pk", flat=True))
+    now = timezone.now()
+    rows = list(
+        NarrativeIntegrity.objects.select_for_update().filter(
+            narrative_id__in=[pk for pk, _, _ in imported]
+        )
+    )
+    for integrity in rows:
+        integrity.similarity = scan.similarity.get(integrity.narrative_id, {})
+        integrity.checked_at = now
+    NarrativeIntegrity.objects.bulk_update(rows, ["similarity", "checked_at"], batch_size=500)
+    return len(rows)

@@ -1,0 +1,222 @@
+"""The writing-process score: how likely a story was composed on the page rather than
+transcribed from another text or inserted, from its content-blind writing record.
+
+Pure: no Django. `writing_features` reads a cleaned writing record
+(annotation/quality/integrity.py); `default_score` combines the evidence the integrity
+rules look at with the documented WEIGHTS below; `calibration_fit` fits a scikit-learn
+model on a pilot's labelled stories (annotation/quality/calibration.py keeps it per
+batch) and `Calibration.score` applies it. A score informs a reviewer; nothing acts on it.
+
+Default weights (they sum to 1; each piece of evidence is scaled to 0-1, where 1 says
+"not composed here"; the score is 1 minus the weighted evidence):
+
+====================  ======  ==================================================
+evidence              weight  scaled from
+====================  ======  ==================================================
+inserted              0.35    characters that came without keystrokes (pasted,
+                              dropped, inserted, unexplained, by script): 0 at
+                              none, 1 at half the story (the paste rule's default)
+no_revisions          0.20    deleted / typed characters: 1 at none, 0 at 5% or
+                              more (the transcription rule flags 1% or less)
+no_pauses             0.15    pauses of 2 s or more per 100 keystrokes: 1 at none,
+                              0 at 2 or more (the transcription rule: no pause)
+steady_rhythm         0.10    1 minus the spread (normalised entropy) of the key
+                              intervals over the record's eight bins
+pauses_inside_words   0.05    share of pauses not before a word or sentence (1 when
+                              there is no pause at all): composing pauses plan the
+                              next word or sentence; copying pauses anywhere
+hidden                0.10    share of the task's time the page was hidden: 0 at
+                              none, 1 at half or more (written elsewhere)
+too_fast              0.05    1 when keys came faster than a person types (the
+                              speed rule), else 0
+====================  ======  ==================================================
+
+The four pieces read from keystrokes (revisions, pauses, rhythm, pauses inside words)
+count no lower than `inserted`: the few keys of a story that was mostly not typed show
+nothing of how the story was composed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from annotation.quality.integrity import IntegritySettings, synthetic_in_story
+
+WEIGHTS = {
+    "inserted": 0.35,
+    "no_revisions": 0.20,
+    "no_pauses": 0.15,
+    "steady_rhythm": 0.10,
+    "pauses_inside_words": 0.05,
+    "hidden": 0.10,
+    "too_fast": 0.05,
+}
+# The figures a calibrated model is fitted on, in this order.
+FEATURES = (
+    "without_keys_share",
+    "revision_share",
+    "pauses_per_100_keys",
+    "boundary_pause_share",
+    "rhythm_spread",
+    "hidden_share",
+    "log_key_interval_ms",
+)
+MEANING = (
+    "How likely the story was composed on the page (1) rather than transcribed from "
+    "another text or inserted (0), from how it was written: pauses before words and "
+    "sentences, revisions, the share deleted, the rhythm of keys, text that came without "
+    "keystrokes and time away from the page. It reads no text. It informs review; it "
+    "decides nothing."
+)
+MIN_PER_LABEL = 3  # labelled stories of each kind a calibration needs
+
+
+def _share(part: float, whole: float) -> float:
+    return min(part / whole, 1.0) if whole > 0 else 0.0
+
+
+def writing_features(telemetry: dict, *, text_length: int) -> dict[str, float]:
+    """The record's figures the score uses (FEATURES), from a cleaned writing record."""
+    length = max(text_length, 1)
+    inserted = (
+        telemetry["pasted"]
+        + telemetry["dropped"]
+        + telemetry["inserted_without_keys"]
+        + telemetry["unexplained"]
+        + synthetic_in_story(telemetry, text_length=text_length)
+    )
+    pauses = telemetry["pauses"]
+    boundary = telemetry.get("word_pauses", 0) + telemetry.get("sentence_pauses", 0)
+    intervals = telemetry["intervals"]
+    total = sum(intervals)
+    spread = 0.0
+    if total > 1:
+        entropy = -sum((n / total) * math.log(n / total) for n in intervals if n)
+        spread = entropy / math.log(len(intervals))
+    mean_ms = (
+        telemetry["burst_interval_ms_sum"] / telemetry["burst_intervals"]
+        if telemetry["burst_intervals"]
+        else 0.0
+    )
+    return {
+        "without_keys_share": _share(inserted, length),
+        "revision_share": _share(telemetry["deleted"], max(telemetry["typed"], 1)),
+        "pauses_per_100_keys": 100 * pauses / max(telemetry["keys"], 1),
+        "boundary_pause_share": _share(boundary, pauses),
+        "rhythm_spread": spread,
+        "hidden_share": _share(
+            telemetry["hidden_ms"], telemetry["hidden_ms"] + telemetry["focused_ms"]
+        ),
+        "log_key_interval_ms": math.log1p(mean_ms),
+        # Not a model feature: the speed rule needs the count behind the mean.
+        "burst_intervals": telemetry["burst_intervals"],
+    }
+
+
+def default_evidence(features: dict, *, settings: IntegritySettings) -> dict[str, float]:
+    """Each piece of evidence of WEIGHTS, scaled to 0-1 (1: not composed here)."""
+    mean_ms = math.expm1(features["log_key_interval_ms"])
+    fast = (
+        features["burst_intervals"] >= settings.min_keys_for_speed
+        and mean_ms < settings.min_key_interval_ms
+    )
+    pauses = features["pauses_per_100_keys"]
+    inserted = min(features["without_keys_share"] / 0.5, 1.0)
+    return {
+        "inserted": inserted,
+        "no_revisions": max(inserted, 1 - features["revision_share"] / 0.05),
+        "no_pauses": max(inserted, 1 - pauses / 2.0),
+        "steady_rhythm": max(inserted, 1 - features["rhythm_spread"]),
+        "pauses_inside_words": max(
+            inserted, 1 - features["boundary_pause_share"] if pauses else 1.0
+        ),
+        "hidden": min(features["hidden_share"] / 0.5, 1.0),
+        "too_fast": 1.0 if fast else 0.0,
+    }
+
+
+def default_score(features: dict, *, settings: IntegritySettings) -> float:
+    """1 minus the weighted evidence (WEIGHTS): 1 looks composed, 0 transcribed or inserted."""
+    evidence = default_evidence(features, settings=settings)
+    return round(1 - sum(WEIGHTS[name] * value for name, value in evidence.items()), 3)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A logistic regression fitted on a pilot's labelled stories, kept as plain figures
+    (the scaler's means and scales, the coefficients), with its cross-validated accuracy."""
+
+    mean: list[float]
+    scale: list[float]
+    coef: list[float]
+    intercept: float
+    cv_accuracy: float
+    folds: int
+    composed: int
+    transcribed: int
+
+    def score(self, features: dict) -> float:
+        """The fitted probability that the story was composed on the page."""
+        z = self.intercept + sum(
+            weight * (features[name] - mean) / scale
+            for name, weight, mean, scale in zip(
+                FEATURES, self.coef, self.mean, self.scale, strict=True
+            )
+        )
+        return round(1 / (1 + math.exp(-max(min(z, 50.0), -50.0))), 3)
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, values: dict) -> Calibration:
+        return cls(**values)
+
+
+class CalibrationError(ValueError):
+    """The labelled stories cannot calibrate the score (too few of a kind)."""
+
+
+def calibration_fit(features: list[dict], composed: list[bool]) -> Calibration:
+    """Fit the score on labelled stories (True: composed on the page, False: transcribed).
+
+    A standardised logistic regression (scikit-learn), its accuracy cross-validated over
+    stratified folds (up to 5; at least MIN_PER_LABEL stories of each kind are needed).
+    """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    n_composed = sum(composed)
+    n_transcribed = len(composed) - n_composed
+    if min(n_composed, n_transcribed) < MIN_PER_LABEL:
+        raise CalibrationError(
+            f"Calibrating needs at least {MIN_PER_LABEL} stories marked composed and "
+            f"{MIN_PER_LABEL} marked transcribed, each with a writing record; there are "
+            f"{n_composed} and {n_transcribed}."
+        )
+    matrix = [[row[name] for name in FEATURES] for row in features]
+    labels = [int(value) for value in composed]
+    folds = min(5, n_composed, n_transcribed)
+    pipeline = make_pipeline(StandardScaler(), LogisticRegression(class_weight="balanced"))
+    accuracy = cross_val_score(
+        pipeline,
+        matrix,
+        labels,
+        cv=StratifiedKFold(n_splits=folds, shuffle=True, random_state=0),
+        scoring="accuracy",
+    ).mean()
+    pipeline.fit(matrix, labels)
+    scaler, model = pipeline[0], pipeline[1]
+    return Calibration(
+        mean=[float(value) for value in scaler.mean_],
+        scale=[float(value) for value in scaler.scale_],
+        coef=[float(value) for value in model.coef_[0]],
+        intercept=float(model.intercept_[0]),
+        cv_accuracy=round(float(accuracy), 3),
+        folds=folds,
+        composed=n_composed,
+        transcribed=n_transcribed,
+    )

@@ -1,0 +1,83 @@
+"""Times `manage.py similarity_report`'s work on an ePiC-shaped dataset: embedding every
+story once, then the dataset-wide scan (annotation/quality/similarity_scan.py: every
+story against its proverb's and its worker's stories by matrix operations), beside the
+per-story check (annotation/quality/similarity.py, one story at a time, as a submission
+is checked) on a sample, scaled to the whole dataset.
+
+Run from the repository root: `python bench/integrity/report.py [--size 2500] [--sample 50]`.
+It migrates a temporary SQLite database and fills it with bench/export/run.py's `populate`.
+Prints CPU seconds (this process and its threads) and wall seconds per phase, the ratio
+of the per-story estimate to the scan, and the load average: this machine is shared.
+Prints figures; it is not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+
+def _timed(action) -> tuple[float, float, object]:
+    """(CPU seconds, wall seconds, result) of one call."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu, wall = usage.ru_utime + usage.ru_stime, time.perf_counter()
+    result = action()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime - cpu, time.perf_counter() - wall, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=2_500, help="narratives (default 2,500)")
+    parser.add_argument("--sample", type=int, default=50, help="stories checked one by one")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as workdir:
+        os.environ["PARABLE_VAR_DIR"] = workdir
+        os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.local"
+        os.environ["DEBUG"] = "false"
+        import django
+
+        django.setup()
+        from annotation.models import Narrative, NarrativeIntegrity
+        from annotation.quality.embeddings import embed
+        from annotation.quality.similarity import narrative_similarity_check, narratives_embed
+        from annotation.quality.similarity_scan import similarity_scan
+        from bench.export.run import populate
+
+        populate(args.size)
+        ids = list(Narrative.objects.values_list("pk", flat=True))
+        embed(["warm the model up"])  # loading the model is not the report's work
+        embed_cpu, embed_wall, _ = _timed(lambda: narratives_embed(ids))
+        scan_cpu, scan_wall, scan = _timed(lambda: similarity_scan(ids))
+        sample = ids[:: max(1, len(ids) // args.sample)][: args.sample]
+        NarrativeIntegrity.objects.filter(narrative_id__in=sample).update(checked_at=None)
+        one_cpu, one_wall, _ = _timed(
+            lambda: [narrative_similarity_check(narrative_id=pk) for pk in sample]
+        )
+        scale = len(ids) / len(sample)
+        print(f"similarity report's work on {len(ids):,} narratives")
+        print(
+            f"  embedding every story once:        {embed_cpu:8.2f} s CPU {embed_wall:8.2f} s wall"
+        )
+        print(
+            f"  dataset-wide scan (matrix):        {scan_cpu:8.2f} s CPU {scan_wall:8.2f} s wall"
+            f"   ({len(scan.pairs):,} pairs at or above a threshold)"
+        )
+        print(
+            f"  per-story check, {len(sample)} scaled x{scale:.0f}:"
+            f" {one_cpu * scale:8.2f} s CPU {one_wall * scale:8.2f} s wall"
+            f"   ({one_cpu * scale / max(scan_cpu, 1e-9):,.0f}x the scan's CPU)"
+        )
+        print(f"  load average (1, 5, 15 min): {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+"""A batch's pledge: the researcher's text a worker agrees to once, before their first task
+of the batch (for example, not to use AI tools to write). Recorded per worker with the text
+shown; a task page asks for it first (frontend/views.py render_task_page)."""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+
+from crowd.models import Batch, BatchPledge, Worker
+
+DEFAULT_PLEDGE = """\
+Please write your answers yourself, without AI tools such as ChatGPT or other chatbots, \
+writing assistants or translation tools. This study collects how people write: text made \
+by a language model would make the data useless for the research it is meant for, and \
+would pass off a machine's words as a person's. By continuing you confirm that the work \
+you submit is your own."""
+
+
+def pledge_needed(*, batch: Batch, worker: Worker) -> bool:
+    """Whether the worker must still agree to the batch's pledge before working on it."""
+    if not batch.pledge.strip():
+        return False
+    return not BatchPledge.objects.filter(batch=batch, worker=worker).exists()
+
+
+@transaction.atomic
+def pledge_record(*, batch: Batch, worker: Worker) -> BatchPledge:
+    """Record the worker's agreement to the batch's pledge as it reads now; idempotent
+    (a second agreement, from another tab, keeps the first)."""
+    if not batch.pledge.strip():
+        raise ValueError("This batch asks for no pledge.")
+    existing = BatchPledge.objects.filter(batch=batch, worker=worker).first()
+    if existing is not None:
+        return existing
+    try:
+        with transaction.atomic():
+            return BatchPledge.objects.create(batch=batch, worker=worker, text=batch.pledge)
+    except IntegrityError:  # the other tab's agreement won the race
+        return BatchPledge.objects.get(batch=batch, worker=worker)
+
+
+def pledges_of(*, batch_ids, worker_ids) -> dict[tuple[int, int], BatchPledge]:
+    """The pledges of these workers in these batches, by (batch id, worker id)."""
+    rows = BatchPledge.objects.filter(batch_id__in=batch_ids, worker_id__in=worker_ids)
+    return {(pledge.batch_id, pledge.worker_id): pledge for pledge in rows}

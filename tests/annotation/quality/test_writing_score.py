@@ -1,0 +1,84 @@
+"""The writing-process score, pure: the default weights rank how a story was written, and
+a calibration fitted on labelled pilot stories scores above chance."""
+
+import random
+
+import pytest
+
+from annotation.quality.integrity import IntegritySettings, telemetry_clean
+from annotation.quality.writing_score import (
+    WEIGHTS,
+    CalibrationError,
+    calibration_fit,
+    default_evidence,
+    default_score,
+    writing_features,
+)
+from tests.factories import writing_record, writing_record_of
+
+DEFAULTS = IntegritySettings()
+LENGTH = 500
+
+
+def features(record, length=LENGTH):
+    return writing_features(telemetry_clean(record), text_length=length)
+
+
+def score(record, length=LENGTH):
+    return default_score(features(record, length), settings=DEFAULTS)
+
+
+def test_default_weights_sum_to_one_and_each_evidence_is_between_0_and_1():
+    assert sum(WEIGHTS.values()) == pytest.approx(1.0)
+    rng = random.Random(3)
+    for kind in ("composed", "transcribed"):
+        evidence = default_evidence(features(writing_record_of(kind, rng)), settings=DEFAULTS)
+        assert set(evidence) == set(WEIGHTS)
+        assert all(0.0 <= value <= 1.0 for value in evidence.values())
+
+
+def test_transcribed_sessions_rank_below_composed_ones():
+    rng = random.Random(7)
+    composed = [score(writing_record_of("composed", rng)) for _ in range(40)]
+    transcribed = [score(writing_record_of("transcribed", rng)) for _ in range(40)]
+    assert min(composed) > max(transcribed)
+
+
+def test_story_that_came_without_keystrokes_scores_lowest():
+    typed = score(writing_record_of("composed", random.Random(1)))
+    pasted = score(writing_record(typed=20, keys=22, pasted=480, paste_events=1))
+    transcribed = score(writing_record_of("transcribed", random.Random(1)))
+    assert pasted < transcribed < typed
+
+
+def test_time_away_from_the_page_lowers_the_score():
+    record = writing_record_of("composed", random.Random(5))
+    away = {**record, "hidden_ms": record["focused_ms"]}
+    assert score(away) < score(record)
+
+
+def test_calibration_fits_a_learnable_pilot_above_chance_and_scores_new_stories():
+    rng = random.Random(11)
+    kinds = ["composed", "transcribed"] * 10
+    pilot = [features(writing_record_of(kind, rng)) for kind in kinds]
+    calibration = calibration_fit(pilot, [kind == "composed" for kind in kinds])
+    assert calibration.folds == 5 and calibration.composed == calibration.transcribed == 10
+    assert calibration.cv_accuracy >= 0.8
+    later = [(kind, features(writing_record_of(kind, rng))) for kind in kinds]
+    composed = [calibration.score(row) for kind, row in later if kind == "composed"]
+    transcribed = [calibration.score(row) for kind, row in later if kind == "transcribed"]
+    assert sum(composed) / 10 > 0.7 > 0.3 > sum(transcribed) / 10
+
+
+def test_calibration_with_labels_unrelated_to_writing_is_near_chance():
+    rng = random.Random(13)
+    pilot = [features(writing_record_of("composed", rng)) for _ in range(30)]
+    labels = [rng.random() < 0.5 for _ in pilot]
+    assert calibration_fit(pilot, labels).cv_accuracy < 0.75
+
+
+def test_calibration_needs_enough_stories_of_each_kind():
+    rng = random.Random(2)
+    pilot = [features(writing_record_of("composed", rng)) for _ in range(5)]
+    with pytest.raises(CalibrationError, match="at least 3 stories marked composed"):
+        calibration_fit(pilot, [True, True, True, True, False])
