@@ -3,8 +3,8 @@
 ePiC conditions narrative generation on a proverb and the narrative's verbs and
 named entities (Ghosh & Srivastava 2022, section 5.2). The pipeline named by
 settings.PARABLE_SPACY_MODEL is loaded once per process, never inside a request: a Celery
-worker loads it with its first keywords task, and a web process starts loading it in the
-background only where tasks run in-process (no broker; config/wsgi.py).
+worker loads it with its first keywords task; where tasks run in-process (no broker),
+the first task that needs it loads it, after the response (config.task_queue).
 
 An approved narrative is marked `keywords_pending_since` in the approval's
 transaction; extraction clears the mark. Whatever is still marked after the grace
@@ -15,7 +15,6 @@ period (a broker that was down, a worker killed mid-task) is found by
 from __future__ import annotations
 
 import functools
-import logging
 import threading
 
 from django.conf import settings
@@ -24,7 +23,6 @@ from django.db import transaction
 from annotation.models import Narrative
 from config.task_queue import waiting_past_grace
 
-logger = logging.getLogger(__name__)
 _loading = threading.Lock()
 
 
@@ -38,25 +36,11 @@ def _load(name: str):
 def spacy_pipeline(name: str):
     """The spaCy pipeline `name` (a package name or a path), loaded once per process.
 
-    The lock makes a caller that arrives while the preload runs wait for it instead of
-    loading a second copy.
+    The lock makes a caller that arrives while another thread loads it wait for it instead
+    of loading a second copy.
     """
     with _loading:
         return _load(name)
-
-
-def spacy_pipeline_preload() -> threading.Thread:
-    """Start loading settings.PARABLE_SPACY_MODEL in a background thread of this process."""
-
-    def load() -> None:
-        try:
-            spacy_pipeline(settings.PARABLE_SPACY_MODEL)
-        except (ImportError, OSError) as error:
-            logger.warning("spaCy model %s not preloaded: %s", settings.PARABLE_SPACY_MODEL, error)
-
-    thread = threading.Thread(target=load, name="spacy-preload", daemon=True)
-    thread.start()
-    return thread
 
 
 def keywords_extract(text: str, *, model: str | None = None) -> dict:
