@@ -172,26 +172,22 @@ def _reserve_open(
     """Reserve up to `count` of the items the worker may take, best first.
 
     OpenItem counts a reservation past its time as held until it is marked expired (the
-    periodic task does that for every batch): when too few items look open, the
-    batch's stale reservations are expired here and the items looked for again. A
-    deadlock with another transaction expiring the same rows leaves them to it.
+    periodic task does that for every batch): when fewer items look open than were asked
+    for (near the end of a batch, where it matters), the batch's stale reservations are
+    marked expired first, before any item's row is locked, and the items looked for
+    again. A deadlock with another transaction expiring the same rows leaves them to it.
     """
     limit = 20 + count
     candidates = _candidate_items(batch=batch, worker=worker, limit=limit, item=item)
-    reserved = _reserve_items(candidates, batch=batch, worker=worker, now=now, count=count)
-    if len(reserved) >= count:
-        return reserved
-    try:
-        with transaction.atomic():
-            expired = assignments_expire(batch=batch, now=now)
-    except OperationalError:
-        expired = 0
-    if expired:
-        candidates = _candidate_items(batch=batch, worker=worker, limit=limit, item=item)
-        reserved += _reserve_items(
-            candidates, batch=batch, worker=worker, now=now, count=count - len(reserved)
-        )
-    return reserved
+    if len(candidates) < limit:
+        try:
+            with transaction.atomic():
+                expired = assignments_expire(batch=batch, now=now)
+        except OperationalError:
+            expired = 0
+        if expired:
+            candidates = _candidate_items(batch=batch, worker=worker, limit=limit, item=item)
+    return _reserve_items(candidates, batch=batch, worker=worker, now=now, count=count)
 
 
 def assignment_reserve_next(
