@@ -40,6 +40,17 @@ CHROMIUM_ARGS = [
 ]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def files_of_this_session(tmp_path_factory):
+    """Uploaded files and trained models go to this session's own folder, never to the
+    checkout's var/: parallel pytest processes number their rows alike (run-1, ...)."""
+    from django.conf import settings
+
+    folder = tmp_path_factory.mktemp("var")
+    settings.MEDIA_ROOT = str(folder / "media")
+    settings.PARABLE_MODELING_ARTIFACTS = str(folder / "models")
+
+
 @pytest.fixture
 def researcher(django_user_model):
     from django.contrib.auth.models import Group
