@@ -172,9 +172,9 @@ def _reserve_open(
     """Reserve up to `count` of the items the worker may take, best first.
 
     OpenItem counts a reservation past its time as held until it is marked expired (the
-    periodic task does that for every batch): when fewer items look open than were asked
-    for (near the end of a batch, where it matters), the batch's stale reservations are
-    marked expired first, before any item's row is locked, and the items looked for
+    periodic task does that for every batch): when fewer items look open than the list
+    may hold (near the end of a batch, where it matters), the batch's stale reservations
+    are marked expired first, before any item's row is locked, and the items looked for
     again. A deadlock with another transaction expiring the same rows leaves them to it.
     """
     limit = 20 + count
