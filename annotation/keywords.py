@@ -3,8 +3,8 @@
 ePiC conditions narrative generation on a proverb and the narrative's verbs and
 named entities (Ghosh & Srivastava 2022, section 5.2). The pipeline named by
 settings.PARABLE_SPACY_MODEL is loaded once per process, never inside a request: a Celery
-worker loads it with its first keywords task, and a web process starts loading it in the
-background only where tasks run in-process (no broker; config/wsgi.py).
+worker loads it with its first keywords task; where tasks run in-process (no broker),
+the first task that needs it loads it, after the response (common.task_queue).
 
 An approved narrative is marked `keywords_pending_since` in the approval's
 transaction; extraction clears the mark. Imported narratives are marked by the import
@@ -19,7 +19,6 @@ mid-task) is found by `narratives_keywords_pending` and re-queued by the beat ta
 from __future__ import annotations
 
 import functools
-import logging
 import threading
 
 from celery import shared_task
@@ -32,7 +31,6 @@ from annotation.datasets.records import dataset_narratives
 from annotation.models import Narrative
 from common.task_queue import queue_on_commit, waiting_past_grace
 
-logger = logging.getLogger(__name__)
 _loading = threading.Lock()
 
 
@@ -46,25 +44,11 @@ def _load(name: str):
 def spacy_pipeline(name: str):
     """The spaCy pipeline `name` (a package name or a path), loaded once per process.
 
-    The lock makes a caller that arrives while the preload runs wait for it instead of
-    loading a second copy.
+    The lock makes a caller that arrives while another thread loads it wait for it instead
+    of loading a second copy.
     """
     with _loading:
         return _load(name)
-
-
-def spacy_pipeline_preload() -> threading.Thread:
-    """Start loading settings.PARABLE_SPACY_MODEL in a background thread of this process."""
-
-    def load() -> None:
-        try:
-            spacy_pipeline(settings.PARABLE_SPACY_MODEL)
-        except (ImportError, OSError) as error:
-            logger.warning("spaCy model %s not preloaded: %s", settings.PARABLE_SPACY_MODEL, error)
-
-    thread = threading.Thread(target=load, name="spacy-preload", daemon=True)
-    thread.start()
-    return thread
 
 
 def keywords_extract(text: str, *, model: str | None = None) -> dict:

@@ -7,23 +7,40 @@ is down or unreachable is logged, not raised: the committed change stands, and a
 beat task re-queues whatever is still pending after the grace period
 (PARABLE_BACKGROUND_GRACE_SECONDS). Sending does not retry, so a dead broker costs
 a request at most one connection timeout.
+
+With no broker (the embedded default) tasks run in-process; under a web server
+(config/wsgi.py calls `tasks_after_response`) the tasks a request queues run in a
+thread of their own once its response is sent, so that a worker's submit never waits
+for the similarity check, nor a researcher's click for an analysis.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.core.signals import request_finished, request_started
+from django.db import connections, transaction
 from django.utils import timezone
 
 logger = logging.getLogger(__name__)
+# The tasks the current request has queued, while tasks wait for its response; else None.
+_this_request = threading.local()
+_after_response: set[threading.Thread] = set()
 
 
 def task_send(task, *args) -> bool:
     """Send `task(*args)` to the broker (or run it in-process when eager); False when the
-    broker could not take it (logged), so the caller can leave it to the re-queue."""
+    broker could not take it (logged), so the caller can leave it to the re-queue.
+
+    In a request whose tasks wait for its response (`tasks_after_response`), it is only
+    noted: it runs once the response is sent."""
+    waiting = getattr(_this_request, "tasks", None)
+    if waiting is not None:
+        waiting.append((task, args))
+        return True
     try:
         task.apply_async(args=args, retry=False)
     except Exception:
@@ -49,3 +66,39 @@ def waiting_past_grace(queryset, *, since: str, limit: int, now=None, id_field: 
 def queue_on_commit(task, *args) -> None:
     """Send `task(*args)` after the current transaction commits; never raises."""
     transaction.on_commit(lambda: task_send(task, *args))
+
+
+def tasks_after_response() -> None:
+    """Run the in-process tasks each request queues in a thread after its response is sent
+    (request_finished), instead of inside the request. For web servers where tasks run
+    in-process (no broker): config/wsgi.py calls it."""
+    request_started.connect(_collect, dispatch_uid="tasks_after_response_collect")
+    request_finished.connect(_run_collected, dispatch_uid="tasks_after_response_run")
+
+
+def tasks_after_response_wait(timeout: float | None = None) -> None:
+    """Wait for the threads running tasks after their responses (at exit, or in a test)."""
+    for thread in list(_after_response):
+        thread.join(timeout)
+
+
+def _collect(**kwargs) -> None:
+    _this_request.tasks = []
+
+
+def _run_collected(**kwargs) -> None:
+    tasks, _this_request.tasks = getattr(_this_request, "tasks", None), None
+    if not tasks:
+        return
+    thread = threading.Thread(target=_run, args=(tasks,), name="tasks-after-response", daemon=True)
+    _after_response.add(thread)
+    thread.start()
+
+
+def _run(tasks: list) -> None:
+    try:
+        for task, args in tasks:
+            task_send(task, *args)
+    finally:
+        connections.close_all()  # this thread's own connections
+        _after_response.discard(threading.current_thread())

@@ -9,11 +9,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 application = get_wsgi_application()
 
 if settings.CELERY_TASK_ALWAYS_EAGER:
-    # No broker: background tasks run inside this process, so their models start loading
-    # as it starts, not inside the first request that needs them. With a broker the
-    # workers load them (config/celery_app.py) and web processes stay small.
-    from annotation.keywords import spacy_pipeline_preload
-    from annotation.quality.embeddings import embedding_model_preload
+    # No broker: background tasks run inside this process, each request's after its
+    # response is sent, so no request waits for them; their models load when the first
+    # task needs them (with a broker the workers load them: config/celery_app.py).
+    from common.task_queue import tasks_after_response
 
-    spacy_pipeline_preload()
-    embedding_model_preload()
+    tasks_after_response()

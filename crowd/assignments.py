@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from functools import cache
 
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -82,32 +82,22 @@ def assignments_expire(*, batch: Batch | None = None, now=None) -> int:
 
 # The items of a batch a worker may take, best first: gold (control) items, which go to
 # every worker and are not limited by the target, then the least filled, then by position.
-# One statement; the rules: not withdrawn, not already taken by the worker (an expired or
-# returned assignment may be taken again), never an item built on the worker's own work
-# (their narrative, assignment or continuation), no more work on a narrative a reviewer
-# confirmed as literal use (nor on crowd continuations of it) or on a withdrawn
-# continuation pair, and a free slot (live reservations, submitted and approved work
-# hold one). The slot count here only orders
-# and filters: it is counted again under the item's row lock before a reservation. Each
-# rule on an item's subject is checked only for items that have that subject, so a
-# batch pays only for its own task type's rules. Submitted and approved work is read
-# from ItemDone (kept by triggers) and only live reservations are counted here: counting
-# every assignment of every item made this query grow with the batch's work (9 ms at
-# 1,500 items and 4,400 assignments, most of a 100-worker load's database time).
+# The rules: not withdrawn, not already taken by the worker (an expired or returned
+# assignment may be taken again), never an item built on the worker's own work (their
+# narrative, assignment or continuation), no more work on a narrative a reviewer confirmed
+# as literal use (nor on crowd continuations of it) or on a withdrawn
+# continuation pair, and a free slot. The items come from
+# OpenItem (kept by triggers: served items only, with their held slots) through its index
+# in serving order, the gold ones and the open ones each from one range of it, so the
+# statement reads the rows it returns plus those the worker may not take, whatever the
+# batch holds (the whole batch's counts, computed and sorted per call, made it grow with
+# the batch: 220-330 ms at 10,000 items). The held count only orders and filters: it is
+# counted again under the item's row lock before a reservation. Each rule on an item's
+# subject is checked only for items that have that subject.
 _LIVE_RESERVATION = "(a.status = 'reserved' AND a.expires_at > %(now)s)"
 _LIVE_SLOTS = f"(a.status IN ('submitted', 'approved') OR {_LIVE_RESERVATION})"
-# Plain SQL that PostgreSQL and SQLite (the embedded default) both run.
-_CANDIDATES_SQL = f"""
-SELECT c.id FROM (
-SELECT bi.id, bi.is_gold, bi.position, COALESCE((
-    SELECT d.count FROM crowd_itemdone d WHERE d.item_id = bi.id
-), 0) + (
-    SELECT count(*) FROM crowd_assignment a WHERE a.item_id = bi.id AND {_LIVE_RESERVATION}
-) AS active
-FROM crowd_batchitem bi
-WHERE bi.batch_id = %(batch)s AND bi.withdrawn_at IS NULL
-  AND (CAST(%(item)s AS BIGINT) IS NULL OR bi.id = CAST(%(item)s AS BIGINT))
-  AND bi.id NOT IN (
+_WORKER_MAY_TAKE = """
+  AND o.item_id NOT IN (
     SELECT mine.item_id FROM crowd_assignment mine
     WHERE mine.worker_id = %(worker)s AND mine.status NOT IN ('expired', 'returned')
   )
@@ -131,30 +121,75 @@ WHERE bi.batch_id = %(batch)s AND bi.withdrawn_at IS NULL
     WHERE cp.id = bi.continuation_pair_id
       AND (cp.withdrawn OR (cfn.literal_use_confirmed AND cp.source = 'crowd')
            OR written.worker_id = %(worker)s)
-  ))
-) c
-WHERE c.active < %(target)s OR c.is_gold
-ORDER BY c.is_gold DESC, c.active, c.position, c.id
+  ))"""
+# One range of the serving-order index: {range} picks gold items, or open ones (fewer
+# held slots than the target); {item} narrows to one item when asked.
+_RANGE_SQL = f"""
+SELECT * FROM (
+  SELECT o.item_id, o.is_gold, o.held, o.position FROM crowd_openitem o
+  JOIN crowd_batchitem bi ON bi.id = o.item_id
+  WHERE o.batch_id = %(batch)s AND {{range}}{{item}}{_WORKER_MAY_TAKE}
+  ORDER BY o.held, o.position, o.item_id
+  LIMIT %(limit)s
+) {{name}}"""
+# Plain SQL that PostgreSQL and SQLite (the embedded default) both run.
+_CANDIDATES_SQL = """
+SELECT c.item_id FROM ({gold} UNION ALL {open}) c
+ORDER BY c.is_gold DESC, c.held, c.position, c.item_id
 LIMIT %(limit)s
 """
 
 
+@cache
+def _candidates_sql(*, one_item: bool) -> str:
+    item = " AND o.item_id = %(item)s" if one_item else ""
+    return _CANDIDATES_SQL.format(
+        gold=_RANGE_SQL.format(range="o.is_gold", item=item, name="gold"),
+        open=_RANGE_SQL.format(
+            range="NOT o.is_gold AND o.held < %(target)s", item=item, name="open"
+        ),
+    )
+
+
 def _candidate_items(
-    *, batch: Batch, worker: Worker, now, limit: int, item: BatchItem | None = None
+    *, batch: Batch, worker: Worker, limit: int, item: BatchItem | None = None
 ) -> list[int]:
     """Ids of up to `limit` items the worker may take (see _CANDIDATES_SQL), best first;
     only `item` when given."""
     params = {
         "batch": batch.pk,
         "worker": worker.pk,
-        "now": connection.ops.adapt_datetimefield_value(now),
         "item": item.pk if item is not None else None,
         "target": batch.target_per_item,
         "limit": limit,
     }
     with connection.cursor() as cursor:
-        cursor.execute(_CANDIDATES_SQL, params)
+        cursor.execute(_candidates_sql(one_item=item is not None), params)
         return [row[0] for row in cursor.fetchall()]
+
+
+def _reserve_open(
+    *, batch: Batch, worker: Worker, now, count: int, item: BatchItem | None = None
+) -> list[Assignment]:
+    """Reserve up to `count` of the items the worker may take, best first.
+
+    OpenItem counts a reservation past its time as held until it is marked expired (the
+    periodic task does that for every batch): when fewer items look open than the list
+    may hold (near the end of a batch, where it matters), the batch's stale reservations
+    are marked expired first, before any item's row is locked, and the items looked for
+    again. A deadlock with another transaction expiring the same rows leaves them to it.
+    """
+    limit = 20 + count
+    candidates = _candidate_items(batch=batch, worker=worker, limit=limit, item=item)
+    if len(candidates) < limit:
+        try:
+            with transaction.atomic():
+                expired = assignments_expire(batch=batch, now=now)
+        except OperationalError:
+            expired = 0
+        if expired:
+            candidates = _candidate_items(batch=batch, worker=worker, limit=limit, item=item)
+    return _reserve_items(candidates, batch=batch, worker=worker, now=now, count=count)
 
 
 def assignment_reserve_next(
@@ -193,8 +228,7 @@ def assignment_reserve_next(
         if current is not None:
             return current
         _cap_room(batch=batch, worker=worker, now=now)
-        candidates = _candidate_items(batch=batch, worker=worker, now=now, limit=50, item=item)
-        reserved = _reserve_items(candidates, batch=batch, worker=worker, now=now, count=1)
+        reserved = _reserve_open(batch=batch, worker=worker, now=now, count=1, item=item)
         if reserved:
             return reserved[0]
     raise NoWorkAvailable("There are no tasks left for you in this batch right now.", code="empty")
@@ -212,8 +246,7 @@ def assignments_reserve(*, batch: Batch, worker: Worker, count: int, now=None) -
     with transaction.atomic():
         worker = _locked_worker(worker, batch=batch)
         room = min(count, _cap_room(batch=batch, worker=worker, now=now))
-        candidates = _candidate_items(batch=batch, worker=worker, now=now, limit=50 + room)
-        reserved = _reserve_items(candidates, batch=batch, worker=worker, now=now, count=room)
+        reserved = _reserve_open(batch=batch, worker=worker, now=now, count=room)
     if not reserved:
         raise NoWorkAvailable(
             "There are no tasks left for you in this batch right now.", code="empty"

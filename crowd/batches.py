@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
@@ -64,6 +64,9 @@ SUBJECT_FIELDS = (
 )
 
 
+ANALYZE_AFTER = 1_000  # items added at once, after which PostgreSQL's statistics are renewed
+
+
 def _subject_key(fields: dict) -> tuple:
     def ident(value):
         return getattr(value, "pk", value)
@@ -87,6 +90,13 @@ def batch_items_add(*, batch: Batch, items: list[dict]) -> int:
         existing.add(key)
         new.append(BatchItem(batch=batch, position=start + len(new) + 1, **fields))
     BatchItem.objects.bulk_create(new)
+    if len(new) >= ANALYZE_AFTER and connection.vendor == "postgresql":
+        # Until PostgreSQL's statistics count the new items, its planner takes the batch
+        # for a few rows and sorts all of them for each next item, instead of reading
+        # OpenItem's serving-order index (70 ms instead of 0.4 at 25,000 items): count
+        # them now rather than at autovacuum's next pass.
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE crowd_openitem")
     return len(new)
 
 

@@ -270,7 +270,16 @@ class Assignment(models.Model):
                 name="submitted_assignment_has_time",
             ),
         ]
-        indexes = [models.Index(fields=["item", "status"]), models.Index(fields=["worker"])]
+        indexes = [
+            models.Index(fields=["item", "status"]),
+            models.Index(fields=["worker"]),
+            # The reservations past their time, found without visiting the live ones.
+            models.Index(
+                fields=["expires_at"],
+                condition=Q(status="reserved"),
+                name="assignment_reservation_expiry",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"Assignment {self.pk} ({self.status})"
@@ -314,6 +323,39 @@ class BatchPledge(models.Model):
 
     def __str__(self) -> str:
         return f"Pledge of worker {self.worker_id} in batch {self.batch_id}"
+
+
+class OpenItem(models.Model):
+    """An item a worker may be served (not withdrawn) and how many of its slots are held
+    (reserved, submitted or approved): what finding the next item reads, in one index in
+    serving order, so that it visits a handful of rows whatever the batch holds.
+
+    Kept by database triggers on crowd_batchitem and crowd_assignment (migration 0007),
+    like ItemDone. A reservation past its time still counts in `held` until it is marked
+    expired (assignments_expire, which finding the next item runs for its batch first);
+    a reservation recounts the item's live slots under its row lock, so `held` only
+    orders and filters. Batch, gold flag and position are copies of the item's, kept by
+    the same triggers, for the index.
+    """
+
+    item = models.OneToOneField(
+        BatchItem, primary_key=True, on_delete=models.CASCADE, related_name="open_slots"
+    )
+    batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="+", db_index=False)
+    is_gold = models.BooleanField()
+    position = models.PositiveIntegerField()
+    held = models.IntegerField(default=0)
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["batch", "is_gold", "held", "position", "item"],
+                name="open_item_serving_order",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item_id}: {self.held} held"
 
 
 class SavedReviewMessage(models.Model):

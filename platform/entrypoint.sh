@@ -1,11 +1,19 @@
 #!/usr/bin/env sh
-# Roles: web (migrate, then gunicorn), worker (Celery worker), beat (Celery beat), or any command.
+# Roles: web (migrate, then gunicorn), migrate (migrate only), worker (Celery worker),
+# beat (Celery beat), or any command. PARABLE_WEB_MIGRATE=false: web leaves migrating to
+# the migrate role (several web containers must not migrate at once).
 set -eu
 case "${1:-web}" in
   web)
-    python manage.py migrate --noinput
-    python manage.py bootstrap --no-demo
+    if [ "${PARABLE_WEB_MIGRATE:-true}" = true ]; then
+      python manage.py migrate --noinput
+      python manage.py bootstrap --no-demo
+    fi
     exec gunicorn config.wsgi:application -c platform/gunicorn.conf.py
+    ;;
+  migrate)
+    python manage.py migrate --noinput
+    exec python manage.py bootstrap --no-demo
     ;;
   worker)
     exec celery -A config worker -Q "${CELERY_QUEUES:-celery,modeling}" --loglevel="${LOG_LEVEL:-INFO}"

@@ -14,10 +14,20 @@ def pytest_configure(config):
     """pytest-django's live server listens on a free port below the ephemeral range (under
     load a client socket can take an ephemeral port first), in 27800-27999 where no other
     test server looks, tried in random order so that two suites started together do not
-    pick the same one."""
-    if not config.getvalue("liveserver") and not os.environ.get("DJANGO_LIVE_TEST_SERVER_ADDRESS"):
+    pick the same one. Each pytest-xdist worker picks its own (in its share of the range),
+    whatever the process that started it chose."""
+    chosen = os.environ.get("DJANGO_LIVE_TEST_SERVER_ADDRESS")
+    if not config.getvalue("liveserver") and (xdist_worker() is not None or not chosen):
         port = free_loopback_port(range(27800, 28000), shuffled=True)
         os.environ["DJANGO_LIVE_TEST_SERVER_ADDRESS"] = f"127.0.0.1:{port}"
+
+
+def xdist_worker() -> tuple[int, int] | None:
+    """(this worker's number, how many workers) under pytest-xdist; None otherwise."""
+    name = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not name.startswith("gw"):
+        return None
+    return int(name[2:]), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
 
 
 CHROMIUM_ARGS = [
@@ -28,6 +38,17 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-sync",
 ]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def files_of_this_session(tmp_path_factory):
+    """Uploaded files and trained models go to this session's own folder, never to the
+    checkout's var/: parallel pytest processes number their rows alike (run-1, ...)."""
+    from django.conf import settings
+
+    folder = tmp_path_factory.mktemp("var")
+    settings.MEDIA_ROOT = str(folder / "media")
+    settings.PARABLE_MODELING_ARTIFACTS = str(folder / "models")
 
 
 @pytest.fixture
@@ -77,11 +98,19 @@ def researcher_api(api_client, researcher):
 
 @pytest.fixture(scope="session")
 def redis_url():
-    """The Redis that `make test` starts; its absence is a failure, never a skip."""
+    """The Redis that `make test` starts; its absence is a failure, never a skip.
+
+    Each pytest-xdist worker has a database number of its own (1, 2, ...), so that its
+    Celery workers never take another's tasks."""
     url = os.environ.get("PARABLE_TEST_REDIS_URL")
     if not url:
         pytest.fail("PARABLE_TEST_REDIS_URL is not set: run the suite with `make test`.")
-    return url
+    worker = xdist_worker()
+    if worker is None:
+        return url
+    if worker[0] + 1 > 15:
+        pytest.fail("Redis has 16 databases: run at most 15 pytest-xdist workers.")
+    return f"{url.rsplit('/', 1)[0]}/{worker[0] + 1}"
 
 
 @pytest.fixture(scope="session")
@@ -118,9 +147,13 @@ def page(browser):
 def free_loopback_port(ports: range = range(27000, 27200), *, shuffled: bool = False) -> int:
     """A free TCP port on 127.0.0.1 (by default in 27000-27199, for servers the tests start);
     `shuffled` tries them in random order, so that two processes searching at once seldom
-    pick the same one."""
+    pick the same one. A pytest-xdist worker looks only in its own share of `ports` (every
+    n-th), so that two workers never pick the same port between probe and bind."""
     import socket
 
+    worker = xdist_worker()
+    if worker is not None:
+        ports = ports[worker[0] :: worker[1]]
     for port in random.sample(ports, len(ports)) if shuffled else ports:
         with socket.socket() as probe:
             try:

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # The whole test suite: system packages, ruff, node tests, then pytest against PostgreSQL and Redis.
+# pytest runs in parallel (pytest-xdist: PARABLE_TEST_WORKERS processes, default one per CPU,
+# each with its own PostgreSQL database, Redis database and ports), then the tests marked
+# `serial` one at a time; each pass prints its 15 slowest tests, and the command its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=.venv
+started=$(date +%s)
 
 need=()
 # As root the server runs as the postgres user that Debian's package creates.
@@ -35,5 +39,17 @@ trap 'bash tests/services.sh stop "$services"' EXIT
 eval "$(bash tests/services.sh start "$services")"
 export DATABASE_URL PARABLE_TEST_REDIS_URL
 
-echo "== pytest (PostgreSQL $DATABASE_URL, Redis $PARABLE_TEST_REDIS_URL)"
-$venv/bin/python -m pytest -p no:cacheprovider "$@"
+workers=${PARABLE_TEST_WORKERS:-auto}
+status=0
+echo "== pytest in parallel ($workers workers; PostgreSQL $DATABASE_URL, Redis $PARABLE_TEST_REDIS_URL)"
+$venv/bin/python -m pytest -p no:cacheprovider -n "$workers" --dist loadfile --durations=15 \
+  -m "not serial" "$@" || status=$?
+if grep -rqs --include='*.py' "mark.serial" tests/; then
+  echo "== pytest, the tests that run alone"
+  $venv/bin/python -m pytest -p no:cacheprovider --durations=15 -m serial "$@" || {
+    code=$?
+    [ "$code" = 5 ] || status=$code  # 5: none selected
+  }
+fi
+echo "== the whole command took $(( $(date +%s) - started )) s"
+exit $status

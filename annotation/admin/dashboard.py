@@ -140,7 +140,10 @@ def dashboard_view(request):
     require_permission(request, "annotation.view_narrative")
     form = ScopeForm(request.GET or None)
     analysis = analysis_request(scope=form.scope())
-    analysis.refresh_from_db()  # with tasks run in-process the job has finished by now
+    # Where tasks run in-process inside the request (tests, commands) the job has finished
+    # by now; under a web server with no broker it runs after this response, and with a
+    # broker in a worker: the page then shows its progress.
+    analysis.refresh_from_db()
     sections = []
     if analysis.result is not None:
         sections = [

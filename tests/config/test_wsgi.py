@@ -1,4 +1,5 @@
-"""The web process: a worker's whole cycle imports none of the heavy libraries.
+"""The web process: a worker's whole cycle imports none of the heavy libraries, nor does
+a start without a broker load any model.
 
 crowd-kit (with scipy, nltk and pandas), numpy, pyarrow, matplotlib, spaCy and torch
 cost a web worker seconds of start-up and over a hundred MiB each; the admin and API
@@ -68,5 +69,30 @@ def test_worker_cycle_imports_no_heavy_library(redis_url):
     }
     script = CYCLE.format(batch=batch.pk, worker=worker.pk, story=BIRDS_STORY, heavy=HEAVY)
     result = python_run(script, env=env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+
+
+START_WITHOUT_BROKER = """
+import json, sys, threading
+import django
+django.setup()
+import config.wsgi  # noqa: as runserver and gunicorn load it
+for thread in threading.enumerate():  # whatever it started in the background, finished
+    if thread is not threading.main_thread():
+        thread.join(timeout=300)
+print(json.dumps(sorted(name for name in {heavy!r} if name in sys.modules)))
+"""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_web_process_without_a_broker_loads_no_model_at_start():
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE")
+    }
+    env.update(DJANGO_SETTINGS_MODULE="config.settings.base", DATABASE_URL=child_database_url())
+    result = python_run(START_WITHOUT_BROKER.format(heavy=HEAVY), env=env, timeout=300)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1]) == []

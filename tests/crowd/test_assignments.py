@@ -93,9 +93,19 @@ def test_expired_reservation_returns_its_slot_to_the_pool():
     after = late.expires_at + timedelta(seconds=1)
     taken = assignment_reserve_next(batch=batch, worker=worker_create(), now=after)
     assert taken.item == late.item
+    late.refresh_from_db()
+    assert late.status == Assignment.Status.EXPIRED  # finding the next item marked it
+    assert assignments_expire(now=after) == 0
+
+
+def test_periodic_expiry_frees_the_slot_of_a_reservation_past_its_time():
+    batch = write_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=1)
+    late = assignment_reserve_next(batch=batch, worker=worker_create())
+    after = late.expires_at + timedelta(seconds=1)
     assert assignments_expire(now=after) == 1
     late.refresh_from_db()
     assert late.status == Assignment.Status.EXPIRED
+    assert assignment_reserve_next(batch=batch, worker=worker_create(), now=after).item == late.item
 
 
 def test_expire_leaves_live_reservations_alone(birds_batch):

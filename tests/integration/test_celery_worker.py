@@ -13,9 +13,12 @@ from tests.factories import (
 )
 from tests.integration.processes import celery_worker
 
+pytestmark = pytest.mark.django_db(transaction=True)  # the worker sees committed rows only
 
-@pytest.fixture
-def celery_worker_process(redis_url, transactional_db):
+
+@pytest.fixture(scope="module")
+def celery_worker_process(redis_url, django_db_setup):
+    """One worker for this module's tests: its start and model loads are paid once."""
     with celery_worker(redis_url) as process:
         yield process
 

@@ -2,8 +2,10 @@
 
 The rest of the suite runs on PostgreSQL; this runs migrate and bootstrap in a child
 process on a fresh SQLite database, as `make run` does, then takes two demo workers
-through their whole cycle (invite link, next task, task page, submit, the next task),
-and checks that SQLite's triggers counted the submissions (crowd.ItemDone).
+through their whole cycle (invite link, next task, task page, submit, the next task)
+with the web server's application loaded (tasks run after each response),
+and checks that SQLite's triggers counted the submissions (crowd.ItemDone) and the
+held slots (crowd.OpenItem).
 """
 
 import json
@@ -23,6 +25,7 @@ CYCLE = """
 import json
 import django
 django.setup()
+import config.wsgi  # noqa: as runserver loads it: each request's tasks run after its response
 from urllib.parse import urlsplit
 from django.test import Client
 from annotation.models import Narrative
@@ -47,9 +50,18 @@ for number, link in enumerate({links!r}):
     statuses.append(submitted.status_code)
     again = client.get("/tasks/{batch}/next/")  # the next item, never the same one
     statuses.append((again.status_code, again["Location"] != task))
-from crowd.models import ItemDone
+from common.task_queue import tasks_after_response_wait
+tasks_after_response_wait()  # the similarity checks the submits left for after them
+from annotation.models import NarrativeIntegrity
+from crowd.models import Assignment, ItemDone, OpenItem
 done = sorted(ItemDone.objects.values_list("count", flat=True))
-print(json.dumps({{"statuses": statuses, "narratives": Narrative.objects.count(), "done": done}}))
+held = sum(OpenItem.objects.values_list("held", flat=True))
+holding = Assignment.objects.filter(status__in=Assignment.ACTIVE).count()
+print(json.dumps({{
+    "statuses": statuses, "narratives": Narrative.objects.count(), "done": done,
+    "held": [held, holding],
+    "checked": NarrativeIntegrity.objects.filter(checked_at__isnull=False).count(),
+}}))
 """
 
 
@@ -82,6 +94,10 @@ def test_make_run_default_serves_workers_on_sqlite(tmp_path):
     # SQLite's triggers counted the submissions: two items with one story each, or one
     # item with both (the count next-task ordering reads).
     assert sum(outcome["done"]) == 2 and outcome["done"] in ([1, 1], [2])
+    # and the slots OpenItem holds: two stories and the two next reservations.
+    assert outcome["held"] == [4, 4]
+    # Each submit's similarity check ran, after its response.
+    assert outcome["checked"] == 2
 
 
 def _demo_batch(env: dict) -> int:

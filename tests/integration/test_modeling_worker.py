@@ -15,16 +15,24 @@ def tiny_model(tmp_path_factory) -> str:
     return tiny_model_folder(tmp_path_factory.mktemp("tiny-bert"))
 
 
-@pytest.fixture
-def modeling_worker(redis_url, transactional_db, tmp_path):
-    with celery_worker(
-        redis_url, queues="modeling", env={"PARABLE_MODELING_ARTIFACTS": str(tmp_path / "models")}
-    ) as process:
+pytestmark = pytest.mark.django_db(transaction=True)  # the worker sees committed rows only
+
+
+@pytest.fixture(scope="module")
+def artifacts(tmp_path_factory):
+    return tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture(scope="module")
+def modeling_worker(redis_url, django_db_setup, artifacts):
+    """One worker for this module's tests: its start and torch's import are paid once."""
+    env = {"PARABLE_MODELING_ARTIFACTS": str(artifacts)}
+    with celery_worker(redis_url, queues="modeling", env=env) as process:
         yield process
 
 
 def test_worker_runs_a_queued_run_and_stores_progress_and_results(
-    modeling_worker, redis_url, tiny_model, tmp_path
+    modeling_worker, redis_url, tiny_model, artifacts
 ):
     split_dataset_create()
     run = run_create(
@@ -43,7 +51,7 @@ def test_worker_runs_a_queued_run_and_stores_progress_and_results(
     assert run.progress["epoch"] == 2 and run.progress["loss"] is not None
     assert run.progress["elapsed"] > 0 and "remaining" in run.progress
     assert len(run.predictions) == run.metrics["test"]["total"] == 12
-    assert (tmp_path / "models" / f"run-{run.pk}" / "config.json").is_file()
+    assert (artifacts / f"run-{run.pk}" / "config.json").is_file()
 
 
 def test_cancelled_run_stops_in_the_worker_and_says_so(modeling_worker, redis_url, tiny_model):

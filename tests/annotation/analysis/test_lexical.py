@@ -114,3 +114,29 @@ def test_simple_tokens_from_whitespace_tokens_equal_the_regex_on_the_text():
         text = "".join(rng.choice(pieces) + rng.choice([" ", "", "\n", "\t"]) for _ in range(9))
         tokens = whitespace_tokens(text.lower())
         assert lexical._simple_tokens_of(tokens) == simple_tokens(text), repr(text)
+
+
+def test_overlap_with_the_proverb_equals_the_n_gram_sets_of_annotation_text():
+    from annotation.text import ngrams
+
+    proverb = "Still waters run deep"
+    texts = [
+        "The still waters of the lake run deep, and still waters run deep again.",  # 2, 3-grams
+        "Deep in the forest the waters were still; nothing would run.",  # words, no pairs
+        "Run, deep still waters!",  # the words, another order
+        "Nothing here is shared at all.",
+        "",
+    ]
+    part = lexical.lexical_part(texts, [proverb] * len(texts), ["Time is money"] * len(texts))
+    theirs = simple_tokens(proverb)
+    for i, text in enumerate(texts):
+        mine = simple_tokens(text.lower())
+        for k, n in enumerate((1, 2, 3)):
+            assert part.jaccard[0, k, i] == pytest.approx(
+                jaccard(set(ngrams(mine, n)), set(ngrams(theirs, n)))
+            )
+    assert part.common[0].tolist() == [
+        sum(len(set(ngrams(simple_tokens(t.lower()), n)) & set(ngrams(theirs, n))) for t in texts)
+        for n in (1, 2, 3)
+    ]
+    assert part.common[0, 2] > 0  # the first text shares a word triple
