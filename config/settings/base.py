@@ -67,8 +67,8 @@ MIDDLEWARE = [
 
 # Content-Security-Policy (django-csp) on every response: scripts from this site only (no
 # inline scripts or handlers), nothing framed by others. Inline styles stay allowed for the
-# dashboard's inline SVG plots. A view that sets its own Content-Security-Policy header
-# (e.g. a task page framed by a crowd provider's site) keeps it: the middleware leaves it.
+# dashboard's inline SVG plots. A page framed by a crowd provider's site (the MTurk task
+# page) keeps this policy and widens frame-ancestors only.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],

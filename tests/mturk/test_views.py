@@ -32,9 +32,13 @@ def test_preview_shows_the_item_read_only_and_stores_nothing(hit):
     assert not Assignment.objects.exists()
 
 
-def test_page_is_framed_by_the_mturk_site_only(hit, standin):
+def test_page_is_framed_by_the_mturk_site_only_under_the_site_policy(hit, standin):
     response = Client().get(_url(hit, assignmentId="ASSIGNMENT_ID_NOT_AVAILABLE", hitId=hit.hit_id))
-    assert response["Content-Security-Policy"] == f"frame-ancestors 'self' {standin.url}"
+    policy = response["Content-Security-Policy"]
+    directives = dict(part.split(" ", 1) for part in policy.split("; "))
+    assert directives["frame-ancestors"] == f"'self' {standin.url}"
+    assert directives["script-src"] == "'self'"
+    assert directives["object-src"] == "'none'"
     assert "X-Frame-Options" not in response
 
 
