@@ -7,6 +7,7 @@ import pytest
 from django.test import Client
 
 from crowd.models import Assignment
+from mturk.entry import answer_token
 from mturk.models import HIT
 from tests.factories import BIRDS, BIRDS_STORY, mturk_batch_create, proverb_create
 
@@ -139,3 +140,34 @@ def test_blocked_worker_is_told_and_gets_no_task(hit, standin):
     page = _open(hit, standin, "A1BLOCKED", "ASSIGN1").content.decode()
     assert "cannot take tasks" in page
     assert not Assignment.objects.exists()
+
+
+def test_made_up_assignments_do_not_lock_out_a_worker_who_accepts_the_hit(hit, standin):
+    # Anyone can read the HIT id in its URLs: two made-up workers open the 2-slot item,
+    # and one of them even stores an answer.
+    for fake in ("FAKE1", "FAKE2"):
+        assert _open(hit, standin, fake, f"MADEUP{fake}").status_code == 200
+    squatter = Assignment.objects.get(worker__external_id="FAKE1")
+    token = answer_token(squatter)
+    stored = Client().post(
+        f"/mturk/answers/{token}/submit/",
+        data=json.dumps({"payload": {"text": BIRDS_STORY}, "submission_key": "k"}),
+        content_type="application/json",
+    )
+    assert stored.status_code == 200, stored.content
+    remote = standin.state.accept(hit_id=hit.hit_id, worker_id="A1WORKER")
+    page = _open(hit, standin, "A1WORKER", remote["AssignmentId"]).content.decode()
+    assert 'id="task-config"' in page
+    real = Assignment.objects.get(worker__external_id="A1WORKER")
+    assert real.status == "reserved" and real.provider_assignment_id == remote["AssignmentId"]
+
+
+def test_the_stand_in_finds_no_assignment_still_being_worked_on(hit, standin):
+    from mturk.client import MTurkError, call
+
+    remote = standin.state.accept(hit_id=hit.hit_id, worker_id="A1WORKER")
+    with pytest.raises(MTurkError, match="does not exist"):
+        call("get_assignment", AssignmentId=remote["AssignmentId"])
+    standin.state.submit(assignment_id=remote["AssignmentId"], answers={"parableAnswer": "1"})
+    found = call("get_assignment", AssignmentId=remote["AssignmentId"])["Assignment"]
+    assert found["AssignmentStatus"] == "Submitted"
