@@ -274,3 +274,25 @@ def test_results_upload_where_every_row_fails_writes_no_batch(client, researcher
     assert 'data-testid="nothing-written"' in page
     assert not Batch.objects.exists()
     assert not Worker.objects.exists()
+
+
+def test_extending_a_hit_by_absurd_or_malformed_hours_is_refused_with_a_message(
+    client, researcher, standin
+):
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)])
+    hit = HIT.objects.get()
+    expiration = standin.state.hits[hit.hit_id]["Expiration"]
+    client.force_login(researcher)
+    for hours, message in (
+        ("99999999999", "at most 8,760 hours"),
+        ("9" * 40, "The number of hours must be a whole number."),
+        ("2.5", "The number of hours must be a whole number."),
+    ):
+        response = client.post(
+            _page(batch), {"action": "extend", "hit": hit.pk, "hours": hours}, follow=True
+        )
+        assert response.status_code == 200
+        assert message in response.content.decode()
+    assert standin.state.hits[hit.hit_id]["Expiration"] == expiration
+    client.post(_page(batch), {"action": "extend", "hit": hit.pk, "hours": "8760"})
+    assert standin.state.hits[hit.hit_id]["Expiration"] > expiration
