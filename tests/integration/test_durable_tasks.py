@@ -124,7 +124,7 @@ def test_approval_with_the_broker_down_succeeds_and_keywords_follow(redis_url, r
         with urllib.request.urlopen(request, timeout=60) as response:
             assert response.status == 200
             assert json.loads(response.read())["status"] == "approved"
-        assert time.monotonic() - started < 15
+        assert time.monotonic() - started < 1  # straight to the durable path
     narrative.refresh_from_db()
     assert narrative.status == "approved" and narrative.keywords == {}
     assert narrative.keywords_pending_since is not None
