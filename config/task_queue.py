@@ -5,13 +5,16 @@ Work a task must do is first recorded in the database (e.g. a narrative's
 `queue_on_commit` then sends the task once that transaction commits. A broker that
 is down or unreachable is logged, not raised: the committed change stands, and a
 beat task re-queues whatever is still pending after the grace period
-(PARABLE_BACKGROUND_GRACE_SECONDS). Sending tries the broker once and waits for no
-result, so a dead broker costs a request a refused connection, not Celery's retries
-(about 19 s with a Redis result backend).
+(PARABLE_BACKGROUND_GRACE_SECONDS) and has no message waiting in the broker
+(`tasks_requeue_lost`), so that a long backlog does not grow itself. Sending tries
+the broker once and waits for no result, so a dead broker costs a request a refused
+connection, not Celery's retries (about 19 s with a Redis result backend).
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import logging
 from datetime import timedelta
 
@@ -51,6 +54,44 @@ def waiting_past_grace(queryset, *, since: str, limit: int, now=None, id_field: 
         .order_by(since, id_field)
         .values_list(id_field, flat=True)[:limit]
     )
+
+
+def tasks_requeue_lost(task, pending_ids) -> int:
+    """Send `task(pk)` for each pending id whose message is lost: none waits in the task's
+    queue on the broker. A message a worker holds (running, or its worker killed) is not
+    waiting, so its work is queued once more: tasks are idempotent. Returns how many
+    were sent. Without a Redis broker to ask, every pending id is sent."""
+    pending_ids = list(pending_ids)
+    waiting = _waiting_first_args(task) if pending_ids else set()
+    return sum(task_send(task, pk) for pk in pending_ids if pk not in waiting)
+
+
+def _waiting_first_args(task) -> set:
+    """The first argument of every `task` message waiting in its queue on a Redis broker
+    (messages without a priority sit in the list named after the queue); empty when the
+    broker is not Redis (or tasks run in-process) or cannot be read."""
+    app = task.app
+    if app.conf.task_always_eager or not app.conf.broker_url.startswith(("redis", "rediss")):
+        return set()
+    queue = app.amqp.router.route({}, task.name, args=(), kwargs={})["queue"].name
+    try:
+        with app.connection_for_read(transport_options=_ONE_ATTEMPT) as connection:
+            messages = connection.default_channel.client.lrange(queue, 0, -1)
+    except Exception:
+        logger.exception("Could not read the %s queue; re-queueing every pending task.", queue)
+        return set()
+    waiting = set()
+    for raw in messages:
+        message = json.loads(raw)
+        if message.get("headers", {}).get("task") != task.name:
+            continue
+        body = message["body"]
+        if message.get("properties", {}).get("body_encoding") == "base64":
+            body = base64.b64decode(body)
+        args = json.loads(body)[0]
+        if args:
+            waiting.add(args[0])
+    return waiting
 
 
 def queue_on_commit(task, *args) -> None:
