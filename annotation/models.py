@@ -172,7 +172,11 @@ class Narrative(models.Model):
 
     class Meta:
         ordering = ["id"]
-        permissions = [("review_narrative", "Can approve or reject narratives")]
+        permissions = [
+            ("review_narrative", "Can approve or reject narratives"),
+            # Granted one by one (no role has it): raw ids identify people on Prolific/MTurk.
+            ("export_raw_worker_ids", "Can export raw provider worker ids"),
+        ]
         constraints = [
             models.CheckConstraint(condition=~Q(text=""), name="narrative_text_not_empty"),
             models.CheckConstraint(

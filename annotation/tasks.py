@@ -6,7 +6,7 @@ from annotation.analysis.jobs import analyses_waiting, dataset_analysis_compute_
 from annotation.curation.services import variant_groups_propose
 from annotation.intake.import_jobs import import_job_run_task, import_jobs_waiting
 from annotation.keywords import narratives_keywords_fill_task  # noqa: F401 (defined where it is queued)
-from common.task_queue import task_send
+from common.task_queue import tasks_requeue_lost
 
 
 @shared_task(name="annotation.variant_groups_refresh")
@@ -27,13 +27,10 @@ def narrative_keywords_extract_task(narrative_id: int) -> int:
 @shared_task(name="annotation.keywords_requeue")
 def keywords_requeue_task() -> int:
     """Queue keyword extraction again for narratives still pending after the grace period
-    (beat, every minute); returns how many were queued."""
+    whose message is lost (beat, every minute); returns how many were queued."""
     from annotation.keywords import narratives_keywords_pending
 
-    return sum(
-        task_send(narrative_keywords_extract_task, narrative_id)
-        for narrative_id in narratives_keywords_pending()
-    )
+    return tasks_requeue_lost(narrative_keywords_extract_task, narratives_keywords_pending())
 
 
 @shared_task(name="annotation.narrative_similarity_check")
@@ -58,25 +55,23 @@ def imported_similarity_check_task(narrative_ids: list[int]) -> int:
 
 @shared_task(name="annotation.similarity_requeue")
 def similarity_requeue_task() -> int:
-    """Queue the dataset check again for stories not checked after the grace period (beat,
-    every minute); returns how many were queued."""
+    """Queue the dataset check again for stories not checked after the grace period whose
+    message is lost (beat, every minute); returns how many were queued."""
     from annotation.quality.similarity import narratives_similarity_pending
 
-    return sum(
-        task_send(narrative_similarity_check_task, narrative_id)
-        for narrative_id in narratives_similarity_pending()
-    )
+    return tasks_requeue_lost(narrative_similarity_check_task, narratives_similarity_pending())
 
 
 @shared_task(name="annotation.analyses_requeue")
 def analyses_requeue_task() -> int:
-    """Queue dataset analyses again that are still queued after the grace period (beat,
-    every minute); returns how many were queued."""
-    return sum(task_send(dataset_analysis_compute_task, pk) for pk in analyses_waiting())
+    """Queue dataset analyses again that are still queued after the grace period and whose
+    message is lost (beat, every minute); returns how many were queued."""
+    return tasks_requeue_lost(dataset_analysis_compute_task, analyses_waiting())
 
 
 @shared_task(name="annotation.import_jobs_requeue")
 def import_jobs_requeue_task() -> int:
-    """Queue import jobs again that are still queued after the grace period (beat, every
-    minute); returns how many were queued. A job runs once however often it is queued."""
-    return sum(task_send(import_job_run_task, job_id) for job_id in import_jobs_waiting())
+    """Queue import jobs again that are still queued after the grace period and whose
+    message is lost (beat, every minute); returns how many were queued. A job runs once
+    however often it is queued."""
+    return tasks_requeue_lost(import_job_run_task, import_jobs_waiting())

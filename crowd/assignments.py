@@ -141,21 +141,27 @@ LIMIT %(limit)s
 
 
 @cache
-def _candidates_sql(*, one_item: bool) -> str:
+def _candidates_sql(*, one_item: bool, holds_slot: bool = True) -> str:
+    """The statement for one item or the batch; a reservation that holds no slot may take
+    a full item too."""
     item = " AND o.item_id = %(item)s" if one_item else ""
+    room = " AND o.held < %(target)s" if holds_slot else ""
     return _CANDIDATES_SQL.format(
         gold=_RANGE_SQL.format(range="o.is_gold", item=item, name="gold"),
-        open=_RANGE_SQL.format(
-            range="NOT o.is_gold AND o.held < %(target)s", item=item, name="open"
-        ),
+        open=_RANGE_SQL.format(range=f"NOT o.is_gold{room}", item=item, name="open"),
     )
 
 
 def _candidate_items(
-    *, batch: Batch, worker: Worker, limit: int, item: BatchItem | None = None
+    *,
+    batch: Batch,
+    worker: Worker,
+    limit: int,
+    item: BatchItem | None = None,
+    holds_slot: bool = True,
 ) -> list[int]:
     """Ids of up to `limit` items the worker may take (see _CANDIDATES_SQL), best first;
-    only `item` when given."""
+    only `item` when given; full items too when the reservation holds no slot."""
     params = {
         "batch": batch.pk,
         "worker": worker.pk,
@@ -164,12 +170,18 @@ def _candidate_items(
         "limit": limit,
     }
     with connection.cursor() as cursor:
-        cursor.execute(_candidates_sql(one_item=item is not None), params)
+        cursor.execute(_candidates_sql(one_item=item is not None, holds_slot=holds_slot), params)
         return [row[0] for row in cursor.fetchall()]
 
 
 def _reserve_open(
-    *, batch: Batch, worker: Worker, now, count: int, item: BatchItem | None = None
+    *,
+    batch: Batch,
+    worker: Worker,
+    now,
+    count: int,
+    item: BatchItem | None = None,
+    holds_slot: bool = True,
 ) -> list[Assignment]:
     """Reserve up to `count` of the items the worker may take, best first.
 
@@ -180,7 +192,9 @@ def _reserve_open(
     again. A deadlock with another transaction expiring the same rows leaves them to it.
     """
     limit = 20 + count
-    candidates = _candidate_items(batch=batch, worker=worker, limit=limit, item=item)
+    candidates = _candidate_items(
+        batch=batch, worker=worker, limit=limit, item=item, holds_slot=holds_slot
+    )
     if len(candidates) < limit:
         try:
             with transaction.atomic():
@@ -188,8 +202,12 @@ def _reserve_open(
         except OperationalError:
             expired = 0
         if expired:
-            candidates = _candidate_items(batch=batch, worker=worker, limit=limit, item=item)
-    return _reserve_items(candidates, batch=batch, worker=worker, now=now, count=count)
+            candidates = _candidate_items(
+                batch=batch, worker=worker, limit=limit, item=item, holds_slot=holds_slot
+            )
+    return _reserve_items(
+        candidates, batch=batch, worker=worker, now=now, count=count, holds_slot=holds_slot
+    )
 
 
 def assignment_reserve_next(
@@ -199,6 +217,7 @@ def assignment_reserve_next(
     now=None,
     item: BatchItem | None = None,
     worker_locked: bool = False,
+    holds_slot: bool = True,
 ) -> Assignment:
     """Give the worker their live reservation in the batch, or reserve the next open item.
 
@@ -207,6 +226,10 @@ def assignment_reserve_next(
     the worker holds one reservation at a time and moves through the batch (a
     local or Prolific session). `worker_locked`: the caller already holds the
     worker's row lock (select_for_update) in the current transaction.
+    `holds_slot=False`: the reservation neither needs nor takes one of the item's
+    slots, for a provider whose claims cannot be checked before the work is
+    submitted and whose own service limits the workers on an item (MTurk's
+    MaxAssignments): unverified claims must not lock real workers out.
 
     Raises NoWorkAvailable with the reason (batch not open, worker blocked, cap
     reached, nothing left for this worker).
@@ -228,7 +251,9 @@ def assignment_reserve_next(
         if current is not None:
             return current
         _cap_room(batch=batch, worker=worker, now=now)
-        reserved = _reserve_open(batch=batch, worker=worker, now=now, count=1, item=item)
+        reserved = _reserve_open(
+            batch=batch, worker=worker, now=now, count=1, item=item, holds_slot=holds_slot
+        )
         if reserved:
             return reserved[0]
     raise NoWorkAvailable("There are no tasks left for you in this batch right now.", code="empty")
@@ -283,7 +308,13 @@ def _cap_room(*, batch: Batch, worker: Worker, now) -> int:
 
 
 def _reserve_items(
-    item_ids: list[int], *, batch: Batch, worker: Worker, now, count: int
+    item_ids: list[int],
+    *,
+    batch: Batch,
+    worker: Worker,
+    now,
+    count: int,
+    holds_slot: bool = True,
 ) -> list[Assignment]:
     """Reserve up to `count` of the items, in order; inside the worker's transaction.
 
@@ -296,7 +327,9 @@ def _reserve_items(
     for item_id in item_ids:
         if len(reserved) >= count:
             return reserved
-        assignment = _reserve_item(item_id, batch=batch, worker=worker, now=now, wait=False)
+        assignment = _reserve_item(
+            item_id, batch=batch, worker=worker, now=now, wait=False, holds_slot=holds_slot
+        )
         if assignment is _BUSY:
             busy.append(item_id)
         elif assignment is not None:
@@ -304,7 +337,9 @@ def _reserve_items(
     for item_id in busy:
         if len(reserved) >= count:
             break
-        assignment = _reserve_item(item_id, batch=batch, worker=worker, now=now, wait=True)
+        assignment = _reserve_item(
+            item_id, batch=batch, worker=worker, now=now, wait=True, holds_slot=holds_slot
+        )
         if assignment is not None:
             reserved.append(assignment)
     return reserved
@@ -318,7 +353,7 @@ _BUSY = object()  # _reserve_item without waiting: another transaction holds the
 _RESERVE_SQL = """
 INSERT INTO crowd_assignment ({columns})
 SELECT {values}
-WHERE %(gold)s OR (
+WHERE %(unlimited)s OR (
     SELECT count(*) FROM crowd_assignment a WHERE a.item_id = %(item)s AND {live}
 ) < %(target)s
 ON CONFLICT (item_id, worker_id) DO UPDATE
@@ -344,9 +379,12 @@ def _reserve_sql() -> tuple[str, list[str]]:
     return sql, [field.attname for field in Assignment._meta.concrete_fields]
 
 
-def _reserve_item(item_id: int, *, batch: Batch, worker: Worker, now, wait: bool):
+def _reserve_item(
+    item_id: int, *, batch: Batch, worker: Worker, now, wait: bool, holds_slot: bool = True
+):
     """Lock the item's row and reserve it for the worker: the Assignment, None when it has
-    no room or the worker holds it already, _BUSY when not `wait`ing and the row is held."""
+    no room or the worker holds it already, _BUSY when not `wait`ing and the row is held.
+    A reservation that holds no slot (or one on a gold item) needs no room."""
     features = connection.features
     lock = ""  # SQLite (the embedded default) has no row locks: its writers take turns
     if features.has_select_for_update:
@@ -377,7 +415,7 @@ def _reserve_item(item_id: int, *, batch: Batch, worker: Worker, now, wait: bool
         }
         params.update(
             item=item_id,
-            gold=row[0],
+            unlimited=row[0] or not holds_slot,
             now=connection.ops.adapt_datetimefield_value(now),
             target=batch.target_per_item,
         )

@@ -358,10 +358,17 @@ class OpenItem(models.Model):
         return f"{self.item_id}: {self.held} held"
 
 
+MAX_SAVED_MESSAGE = 600
+
+
 class SavedReviewMessage(models.Model):
     """A rejection message reviewers pick from instead of typing it again."""
 
-    text = models.TextField(unique=True, help_text="Shown to the worker as is.")
+    # Bounded so that the unique index takes any text: PostgreSQL's index rows hold at
+    # most 2,704 bytes, and 600 characters are at most 2,400 bytes of UTF-8.
+    text = models.TextField(
+        unique=True, max_length=MAX_SAVED_MESSAGE, help_text="Shown to the worker as is."
+    )
     position = models.PositiveIntegerField(default=0, help_text="Order in the review queue.")
 
     class Meta:

@@ -274,13 +274,14 @@ class PublicationAdmin(admin.ModelAdmin):
         return f"HIT {hit_expire(hit=self._hit(request, batch)).hit_id} expired."
 
     def _do_extend(self, request, batch):
-        hours = int(request.POST.get("hours", 0))
+        hours = _whole_number(request, "hours", "The number of hours")
         hit = hit_extend(hit=self._hit(request, batch), seconds=hours * 3600)
         return f"HIT {hit.hit_id} open until {hit.expires_at:%Y-%m-%d %H:%M} UTC."
 
     def _do_add(self, request, batch):
         hit = hit_assignments_add(
-            hit=self._hit(request, batch), count=int(request.POST.get("count", 0))
+            hit=self._hit(request, batch),
+            count=_whole_number(request, "count", "The number of assignments"),
         )
         return f"HIT {hit.hit_id} now takes {hit.max_assignments} assignments."
 
@@ -291,6 +292,14 @@ class PublicationAdmin(admin.ModelAdmin):
             message=request.POST.get("message", ""),
         )
         return f"Message sent to {sent} worker(s)."
+
+
+def _whole_number(request, name: str, label: str) -> int:
+    """A posted whole number; ValueError naming the field otherwise."""
+    value = request.POST.get(name, "").strip()
+    if not value.lstrip("-").isdigit() or len(value) > 12:
+        raise ValueError(f"{label} must be a whole number.")
+    return int(value)
 
 
 @admin.register(HIT)

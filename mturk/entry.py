@@ -3,6 +3,14 @@
 The parameters (assignmentId, hitId, workerId) are claims: they pick the answer
 a page stores, never who is paid. mturk.sync links the answer to MTurk's own
 assignment only when id, HIT and worker all match.
+
+The claims cannot be checked while the worker works: MTurk's GetAssignment
+"retrieves an assignment with an AssignmentStatus value of Submitted, Approved,
+or Rejected" (https://docs.aws.amazon.com/goto/WebAPI/mturk-requester-2017-01-17/GetAssignment),
+never one just accepted. So an MTurk page's reservation holds none of the item's
+slots: MTurk itself lets at most MaxAssignments workers accept the HIT, and a
+made-up assignment (anyone can read a HIT id in its URLs) never locks a real
+worker out.
 """
 
 from __future__ import annotations
@@ -51,7 +59,7 @@ def mturk_task_open(*, item: BatchItem, assignment_id: str, hit_id: str, worker_
     ).first()
     if stored is not None and stored.status in Assignment.STORED:
         return stored  # stored already: the page offers to send it to MTurk again
-    answer = assignment_reserve_next(batch=item.batch, worker=worker, item=item)
+    answer = assignment_reserve_next(batch=item.batch, worker=worker, item=item, holds_slot=False)
     if answer.provider_assignment_id == assignment_id:
         return answer
     if answer.status != Assignment.Status.RESERVED:

@@ -11,6 +11,9 @@ from crowd.providers import ProviderError
 from mturk import client
 from mturk.models import HIT
 
+# The longest extension asked for at once: a year.
+MAX_EXTENSION_SECONDS = 365 * 24 * 3600
+
 
 @transaction.atomic
 def hit_expire(*, hit: HIT) -> HIT:
@@ -29,6 +32,10 @@ def hit_extend(*, hit: HIT, seconds: int) -> HIT:
     """Keep the HIT open `seconds` past now (or past its current expiry, if later)."""
     if seconds < 60:
         raise ProviderError("Extend a HIT by at least a minute.")
+    if seconds > MAX_EXTENSION_SECONDS:
+        raise ProviderError(
+            f"Extend a HIT by at most {MAX_EXTENSION_SECONDS // 3600:,} hours (a year) at a time."
+        )
     hit = HIT.objects.select_for_update().get(pk=hit.pk)
     expires_at = max(hit.expires_at, timezone.now()) + timedelta(seconds=seconds)
     client.call("update_expiration_for_hit", HITId=hit.hit_id, ExpireAt=expires_at)

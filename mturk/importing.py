@@ -8,7 +8,8 @@ records (narrative, span pairs, ratings), read from the row by the type
 (`import_payload`) and stored through its validate and store as live answers
 are. A row that fails is reported by line and left out; the others are kept. A
 row whose AssignmentId is already in Parable changes nothing, so importing the
-same file again changes nothing.
+same file again changes nothing. When no row is imported nothing is written
+at all (no empty import batch).
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def mturk_results_import(
     if not batch_name.strip():
         raise ResultsFileError("The import needs a batch name.")
     with transaction.atomic():
-        batch = _import_batch(batch_type=batch_type, name=batch_name, created_by=created_by)
+        batch, new = _import_batch(batch_type=batch_type, name=batch_name, created_by=created_by)
         report.batch = batch.pk
         for row in parsed.rows:
             try:
@@ -87,15 +88,19 @@ def mturk_results_import(
                         "message": f"Worker {row.worker_id} already has an answer for this item.",
                     }
                 )
+        if not report.created:
+            transaction.set_rollback(True)  # nothing imported: not even the batch is kept
+            report.batch = None if new else batch.pk
     report.errors.sort(key=lambda error: error["line"])
     return report
 
 
-def _import_batch(*, batch_type: str, name: str, created_by) -> Batch:
+def _import_batch(*, batch_type: str, name: str, created_by) -> tuple[Batch, bool]:
+    """The import batch of this name, and whether it is new."""
     existing = Batch.objects.filter(name=name.strip(), task_type=batch_type, provider="mturk")
     batch = existing.order_by("id").first()
     if batch is not None:
-        return batch
+        return batch, False
     batch = batch_create(
         name=name,
         task_type=batch_type,
@@ -107,7 +112,7 @@ def _import_batch(*, batch_type: str, name: str, created_by) -> Batch:
     batch.status = Batch.Status.CLOSED
     batch.closed_at = timezone.now()
     batch.save(update_fields=["status", "closed_at"])
-    return batch
+    return batch, True
 
 
 def _row_import(*, batch: Batch, row: ResultRow, report: ResultsImportReport) -> None:
@@ -118,8 +123,9 @@ def _row_import(*, batch: Batch, row: ResultRow, report: ResultsImportReport) ->
         return
     kind = task_types.get(batch.task_type)
     item = _item(batch=batch, subject=kind.import_subject(batch=batch, fields=row.fields))
-    worker, created = Worker.objects.get_or_create(provider="mturk", external_id=row.worker_id)
-    report.workers_created += int(created)
+    worker, worker_created = Worker.objects.get_or_create(
+        provider="mturk", external_id=row.worker_id
+    )
     submitted_at = row.submitted_at or timezone.now()
     started_at = submitted_at - timedelta(seconds=row.work_seconds or 0)
     answer = Assignment.objects.create(
@@ -143,6 +149,7 @@ def _row_import(*, batch: Batch, row: ResultRow, report: ResultsImportReport) ->
     answer.save(update_fields=["status", "submitted_at", "reviewed_at"])
     if row.status != "submitted":
         kind.on_reviewed(assignment=answer, approved=row.status == "approved")
+    report.workers_created += int(worker_created)  # counted once the row is kept
     report.created += 1
 
 

@@ -97,7 +97,16 @@ def parse_results(content: bytes, *, mapping: dict[str, str]) -> ParsedResults:
     parsed = ParsedResults()
     seen: dict[str, int] = {}
     line = reader.line_num + 1
-    for record in reader:
+    records = iter(reader)
+    while True:
+        try:
+            record = next(records)
+        except StopIteration:
+            return parsed
+        except csv.Error as error:
+            # The reader cannot go on past this row (a field over the csv module's limit of
+            # 131,072 characters, a stray quote at the end): the file is refused whole.
+            raise ResultsFileError(_unreadable_row(text, line, header, error)) from None
         error = _row_error(record, seen)
         if error:
             parsed.errors.append({"line": line, "message": error})
@@ -105,7 +114,31 @@ def parse_results(content: bytes, *, mapping: dict[str, str]) -> ParsedResults:
             seen[record["AssignmentId"].strip()] = line
             parsed.rows.append(_row(line, record, mapping))
         line = reader.line_num + 1
-    return parsed
+
+
+def _unreadable_row(text: str, line: int, header: list[str], error: csv.Error) -> str:
+    """The refusal for the row starting at `line`, naming the field over the reader's limit."""
+    limit = csv.field_size_limit()
+    rest = "".join(io.StringIO(text, newline="").readlines()[line - 1 :])
+    column, length, quoted, position = 0, 0, False, 0
+    while position < len(rest):
+        char = rest[position]
+        position += 1
+        if quoted and char == '"' and rest[position : position + 1] == '"':
+            position += 1  # an escaped quote inside a quoted field
+        elif char == '"':
+            quoted = not quoted
+            continue
+        elif not quoted and char == ",":
+            column, length = column + 1, 0
+            continue
+        elif not quoted and char in "\r\n":
+            break
+        length += 1
+        if length > limit:
+            name = header[column] if column < len(header) else f"column {column + 1}"
+            return f"Line {line}: field {name} is longer than {limit:,} characters."
+    return f"Line {line} cannot be read as CSV: {error}."
 
 
 def _row_error(record: dict, seen: dict[str, int]) -> str:

@@ -2,14 +2,16 @@
 
 Security: MTurk's URL parameters are claims; an answer is stored under them but
 counts and is paid only once sync finds MTurk's assignment with the same id, HIT
-and worker. The page may be framed by MTurk's worker sites only (its own
-Content-Security-Policy frame-ancestors; Django's X-Frame-Options is lifted for
-it). No cookie is needed: the submit URL carries a signed reference to the answer.
+and worker. The page keeps the site's Content-Security-Policy (scripts from this
+site only) with frame-ancestors widened to MTurk's worker sites; Django's
+X-Frame-Options is lifted for it. No cookie is needed: the submit URL carries a
+signed reference to the answer.
 Worker text is rendered escaped, as on every task page.
 """
 
 from __future__ import annotations
 
+from csp.constants import SELF
 from django.core import signing
 from django.http import Http404
 from django.shortcuts import get_object_or_404, render
@@ -33,9 +35,9 @@ from mturk.entry import (
 
 
 def _framed_by_mturk(response):
-    response["Content-Security-Policy"] = "frame-ancestors 'self' " + " ".join(
-        endpoint().frame_ancestors
-    )
+    # django-csp's per-response replacement (what its csp_replace decorator sets): the
+    # site's policy with only frame-ancestors changed, read from the configured endpoint.
+    response._csp_replace = {"frame-ancestors": [SELF, *endpoint().frame_ancestors]}
     return response
 
 

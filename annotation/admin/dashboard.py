@@ -114,24 +114,33 @@ class SplitsForm(forms.Form):
 
 
 class ExportForm(ScopeForm):
+    """The export's scope and format; the raw ids box only for a user granted
+    annotation.export_raw_worker_ids."""
+
     format = forms.ChoiceField(choices=[(name, name) for name in FORMATS])
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["approved_only"].initial = True
-        self.fields["approved_only"].help_text = (
-            "Ticked (the default): approved narratives only. Untick to export every status "
-            "(submitted, rejected, ...); the dataset card says which."
-        )
-
     raw_worker_ids = forms.BooleanField(
-        required=False, help_text="Keep provider worker ids instead of salted hashes."
+        required=False,
+        help_text=(
+            "Keep the providers' worker ids instead of salted hashes: they identify people. "
+            "The export is logged and its card says the ids are raw."
+        ),
     )
     statistics = forms.BooleanField(
         required=False,
         initial=True,
         help_text="Put the full analysis in the dataset card (slow on large datasets).",
     )
+
+    def __init__(self, *args, may_export_raw_ids: bool, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["approved_only"].initial = True
+        self.fields["approved_only"].help_text = (
+            "Ticked (the default): approved narratives only. Untick to export every status "
+            "(submitted, rejected, ...); the dataset card says which."
+        )
+        if not may_export_raw_ids:
+            del self.fields["raw_worker_ids"]
 
 
 def dashboard_view(request):
@@ -311,9 +320,14 @@ def splits_view(request):
 
 
 def export_view(request):
-    """Download the dataset in a format, with its card, as a zip. Needs view_narrative."""
+    """Download the dataset in a format, with its card, as a zip. Needs view_narrative;
+    raw worker ids need export_raw_worker_ids too (the box is not offered otherwise)."""
     require_permission(request, "annotation.view_narrative")
-    form = ExportForm(request.POST or None, initial={"statistics": True})
+    form = ExportForm(
+        request.POST or None,
+        initial={"statistics": True},
+        may_export_raw_ids=request.user.has_perm("annotation.export_raw_worker_ids"),
+    )
     if request.method != "POST" or not form.is_valid():
         return admin_page(
             request, "admin/annotation/dashboard/export.html", "Export the dataset", form=form
@@ -327,7 +341,8 @@ def export_view(request):
             batches=scope["batches"],
             approved_only=scope["approved_only"],
             sources=scope["sources"] or None,
-            raw_worker_ids=form.cleaned_data["raw_worker_ids"],
+            raw_worker_ids=form.cleaned_data.get("raw_worker_ids", False),
+            requested_by=f"user {request.user.get_username()}",
             statistics=form.cleaned_data["statistics"],
             seed=scope["seed"],
         )

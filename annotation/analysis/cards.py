@@ -442,7 +442,9 @@ def dataset_card(
             "see the status field). "
         )
         + (
-            "Worker ids are the platform's own ids."
+            "**Worker ids are raw**: the providers' own ids (Prolific participant ids, MTurk "
+            "worker ids), which identify people; share this export only as your ethics "
+            "approval allows."
             if raw_worker_ids
             else "Worker ids are salted hashes (not reversible without the salt)."
         )

@@ -13,6 +13,7 @@ import functools
 import hashlib
 import hmac
 import json
+import logging
 import operator
 import os
 from collections import Counter, defaultdict
@@ -32,6 +33,8 @@ from annotation.datasets.csv_cells import SafeCsvWriter
 from annotation.datasets.epic_files import write_epic
 from annotation.datasets.records import DATASET_SOURCES, dataset_narratives, export_rows
 from annotation.models import Narrative
+
+logger = logging.getLogger(__name__)
 
 FORMATS = ("epic", "jsonl", "csv", "parquet")
 DATA_FILES = {
@@ -261,12 +264,16 @@ def dataset_export(
     approved_only: bool = True,
     sources: Sequence[str] | None = None,
     raw_worker_ids: bool = False,
+    requested_by: str = "",
     statistics: bool = True,
     analysis: dict | None = None,
     seed: int = 0,
     progress: ProgressCallback | None = None,
 ) -> ExportResult:
     """Write the dataset in `format` into `directory` with README.md and, for ePiC, split files.
+
+    `raw_worker_ids` keeps the providers' ids instead of salted hashes: the export is
+    logged with `requested_by` (who asked) and its card says the ids are raw.
 
     Approved narratives only unless `approved_only` is False (every status: submitted,
     rejected...); the card says which. The card's statistics come from `analysis` (an
@@ -279,6 +286,14 @@ def dataset_export(
         raise ValueError(f"Unknown format {format!r}; use one of {', '.join(FORMATS)}.")
     directory.mkdir(parents=True, exist_ok=True)
     scope = {"batches": batches, "approved_only": approved_only, "sources": sources}
+    if raw_worker_ids:
+        logger.warning(
+            "Raw worker ids exported by %s (%s format, batches %s, sources %s).",
+            requested_by or "an unnamed caller",
+            format,
+            sorted(batches) if batches else "all",
+            sorted(sources) if sources else "all",
+        )
     total = dataset_narratives(**scope).count()
     with ExitStack() as stack:
         streamed = None

@@ -68,8 +68,8 @@ MIDDLEWARE = [
 
 # Content-Security-Policy (django-csp) on every response: scripts from this site only (no
 # inline scripts or handlers), nothing framed by others. Inline styles stay allowed for the
-# dashboard's inline SVG plots. A view that sets its own Content-Security-Policy header
-# (e.g. a task page framed by a crowd provider's site) keeps it: the middleware leaves it.
+# dashboard's inline SVG plots. A page framed by a crowd provider's site (the MTurk task
+# page) keeps this policy and widens frame-ancestors only.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],
@@ -109,10 +109,18 @@ DATABASES = {
 }
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
-    # SQLite has no row locks: take the write lock when a transaction starts, so
-    # concurrent reservations queue up instead of failing with "database is locked".
+    # SQLite as concurrent Django sites use it. SQLite has no row locks: a transaction
+    # takes the write lock when it starts (IMMEDIATE), so concurrent writers queue up for
+    # up to `timeout` seconds (the busy timeout) instead of failing "database is locked".
+    # The WAL journal lets a write commit while other requests read (an export or an
+    # analysis streaming the dataset), and readers never wait for a writer; with it,
+    # synchronous=NORMAL is still safe against corruption and syncs once per checkpoint.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"transaction_mode": "IMMEDIATE", "timeout": 20}
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
     )
 # Persistent connections (production keeps them by default): opening a PostgreSQL
 # connection costs more than the few statements a worker's request runs. The health

@@ -115,7 +115,12 @@ class RequesterOperations:
         return response
 
     def op_GetAssignment(self, params):
+        # "retrieves an assignment with an AssignmentStatus value of Submitted, Approved, or
+        # Rejected" (https://docs.aws.amazon.com/goto/WebAPI/mturk-requester-2017-01-17/
+        # GetAssignment): an assignment still being worked on (Accepted) is not found.
         assignment = self._assignment(required(params, "AssignmentId"))
+        if assignment["AssignmentStatus"] not in ("Submitted", "Approved", "Rejected"):
+            raise RequestError(f"Assignment {assignment['AssignmentId']} does not exist.")
         return {
             "Assignment": assignment_out(assignment),
             "HIT": hit_out(self.hits[assignment["HITId"]]),

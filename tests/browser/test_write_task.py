@@ -10,6 +10,7 @@ from annotation.models import Narrative
 from annotation.text import word_count
 from crowd.models import Assignment, Batch
 from crowd.workers import invite_token
+from tests.browser.helpers import admin_login
 from tests.factories import BIRDS, BIRDS_STORY, proverb_create, worker_create, write_batch_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -43,14 +44,6 @@ def watch_for_script_runs(page) -> list:
     dialogs = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     return dialogs
-
-
-def admin_login(page, live_server, user):
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", user.username)
-    page.fill("#id_password", f"{user.username}-pass")
-    page.click("input[type=submit]")
-    page.wait_for_selector("#site-name")
 
 
 def test_echoed_proverb_blocks_submit_with_the_reason_then_the_edit_goes_through(

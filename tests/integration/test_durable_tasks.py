@@ -9,6 +9,7 @@ import urllib.request
 
 import psycopg
 import pytest
+import redis
 from celery import Celery
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -124,7 +125,7 @@ def test_approval_with_the_broker_down_succeeds_and_keywords_follow(redis_url, r
         with urllib.request.urlopen(request, timeout=60) as response:
             assert response.status == 200
             assert json.loads(response.read())["status"] == "approved"
-        assert time.monotonic() - started < 15
+        assert time.monotonic() - started < 1  # straight to the durable path
     narrative.refresh_from_db()
     assert narrative.status == "approved" and narrative.keywords == {}
     assert narrative.keywords_pending_since is not None
@@ -132,3 +133,29 @@ def test_approval_with_the_broker_down_succeeds_and_keywords_follow(redis_url, r
         client = Celery(broker=redis_url, backend=redis_url)
         assert client.send_task("annotation.keywords_requeue").get(timeout=120) == 1
         wait_until(lambda: _keywords_done(narrative.pk), timeout=120, what="the keywords")
+
+
+def test_beat_requeues_only_work_whose_message_is_lost(redis_url):
+    narratives = [_pending_narrative() for _ in range(3)]
+    broker = redis.Redis.from_url(redis_url)
+    broker.delete("celery")
+    env = {"PARABLE_BACKGROUND_GRACE_SECONDS": "0"}
+    # The worker takes the beat task only ("beat" queue): the keyword tasks it queues wait
+    # in the "celery" queue as a backlog older than the grace period.
+    try:
+        with celery_worker(redis_url, queues="beat", env=env):
+            client = Celery(broker=redis_url, backend=redis_url)
+
+            def requeue() -> int:
+                task = client.send_task("annotation.keywords_requeue", queue="beat")
+                return task.get(timeout=120)
+
+            assert requeue() == 3
+            assert requeue() == 0  # all three still wait: the backlog does not grow
+            assert broker.llen("celery") == 3
+            broker.lpop("celery")  # the broker lost one message
+            assert requeue() == 1
+            assert broker.llen("celery") == 3
+    finally:
+        broker.delete("celery")
+    assert all(Narrative.objects.get(pk=n.pk).keywords_pending_since for n in narratives)

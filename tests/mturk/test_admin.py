@@ -243,3 +243,56 @@ def test_block_refused_by_mturk_is_reported_and_the_worker_stays_unblocked(
     assert "CreateWorkerBlock was refused" in response.content.decode()
     assert not Worker.objects.get(external_id="A1WORKER").blocked
     assert standin.state.blocks == {}
+
+
+def test_results_upload_with_a_field_over_the_csv_limit_names_its_line_and_column(
+    client, researcher, standin
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    rows = RESULTS.read_text(encoding="utf-8").splitlines(keepends=True)
+    rows.insert(2, f'3HIT9,T1,3ASG9,A5FRED,Approved,,,60,Time is money,"{"x" * 140_000}",\r\n')
+    client.force_login(researcher)
+    response = _results_upload(client, SimpleUploadedFile("results.csv", "".join(rows).encode()))
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "Nothing was imported: Line 3: field Answer.story is longer than 131,072" in page
+    assert not Assignment.objects.filter(worker__provider="mturk").exists()
+
+
+def test_results_upload_where_every_row_fails_writes_no_batch(client, researcher, standin):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from crowd.models import Batch
+
+    lines = RESULTS.read_text(encoding="utf-8").splitlines(keepends=True)
+    failing = "".join([lines[0], *lines[4:7]])  # the header and three broken rows
+    client.force_login(researcher)
+    response = _results_upload(client, SimpleUploadedFile("failing.csv", failing.encode()))
+    page = response.content.decode()
+    assert 'data-testid="created">0<' in page and "line 2:" in page
+    assert 'data-testid="nothing-written"' in page
+    assert not Batch.objects.exists()
+    assert not Worker.objects.exists()
+
+
+def test_extending_a_hit_by_absurd_or_malformed_hours_is_refused_with_a_message(
+    client, researcher, standin
+):
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)])
+    hit = HIT.objects.get()
+    expiration = standin.state.hits[hit.hit_id]["Expiration"]
+    client.force_login(researcher)
+    for hours, message in (
+        ("99999999999", "at most 8,760 hours"),
+        ("9" * 40, "The number of hours must be a whole number."),
+        ("2.5", "The number of hours must be a whole number."),
+    ):
+        response = client.post(
+            _page(batch), {"action": "extend", "hit": hit.pk, "hours": hours}, follow=True
+        )
+        assert response.status_code == 200
+        assert message in response.content.decode()
+    assert standin.state.hits[hit.hit_id]["Expiration"] == expiration
+    client.post(_page(batch), {"action": "extend", "hit": hit.pk, "hours": "8760"})
+    assert standin.state.hits[hit.hit_id]["Expiration"] > expiration

@@ -158,3 +158,17 @@ def test_imported_results_join_the_dataset_the_dashboard_reads():
     assert in_batch.count() == 3
     approved = dataset_narratives(batches=[report["batch"]], approved_only=True)
     assert [n.assignment.provider_assignment_id for n in approved] == ["3ASG1"]
+
+
+def test_a_field_over_the_csv_limit_is_refused_with_its_line_and_column():
+    rows = WRITE_CSV.read_text(encoding="utf-8").splitlines(keepends=True)
+    long_story = '"' + "A very long story, " * 8_000 + '"'  # 152,000 characters
+    rows.insert(3, f"3HIT9,T1,3ASG9,A5FRED,Approved,,,60,Time is money,{long_story},\r\n")
+    with pytest.raises(ResultsFileError, match=r"^Line 4: field Answer\.story is longer than"):
+        mturk_results_import(
+            content="".join(rows).encode(),
+            batch_type="write",
+            mapping=WRITE_MAPPING,
+            batch_name="Past batch",
+        )
+    assert not Assignment.objects.exists()

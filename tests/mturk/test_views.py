@@ -7,6 +7,7 @@ import pytest
 from django.test import Client
 
 from crowd.models import Assignment
+from mturk.entry import answer_token
 from mturk.models import HIT
 from tests.factories import BIRDS, BIRDS_STORY, mturk_batch_create, proverb_create
 
@@ -32,9 +33,13 @@ def test_preview_shows_the_item_read_only_and_stores_nothing(hit):
     assert not Assignment.objects.exists()
 
 
-def test_page_is_framed_by_the_mturk_site_only(hit, standin):
+def test_page_is_framed_by_the_mturk_site_only_under_the_site_policy(hit, standin):
     response = Client().get(_url(hit, assignmentId="ASSIGNMENT_ID_NOT_AVAILABLE", hitId=hit.hit_id))
-    assert response["Content-Security-Policy"] == f"frame-ancestors 'self' {standin.url}"
+    policy = response["Content-Security-Policy"]
+    directives = dict(part.split(" ", 1) for part in policy.split("; "))
+    assert directives["frame-ancestors"] == f"'self' {standin.url}"
+    assert directives["script-src"] == "'self'"
+    assert directives["object-src"] == "'none'"
     assert "X-Frame-Options" not in response
 
 
@@ -135,3 +140,34 @@ def test_blocked_worker_is_told_and_gets_no_task(hit, standin):
     page = _open(hit, standin, "A1BLOCKED", "ASSIGN1").content.decode()
     assert "cannot take tasks" in page
     assert not Assignment.objects.exists()
+
+
+def test_made_up_assignments_do_not_lock_out_a_worker_who_accepts_the_hit(hit, standin):
+    # Anyone can read the HIT id in its URLs: two made-up workers open the 2-slot item,
+    # and one of them even stores an answer.
+    for fake in ("FAKE1", "FAKE2"):
+        assert _open(hit, standin, fake, f"MADEUP{fake}").status_code == 200
+    squatter = Assignment.objects.get(worker__external_id="FAKE1")
+    token = answer_token(squatter)
+    stored = Client().post(
+        f"/mturk/answers/{token}/submit/",
+        data=json.dumps({"payload": {"text": BIRDS_STORY}, "submission_key": "k"}),
+        content_type="application/json",
+    )
+    assert stored.status_code == 200, stored.content
+    remote = standin.state.accept(hit_id=hit.hit_id, worker_id="A1WORKER")
+    page = _open(hit, standin, "A1WORKER", remote["AssignmentId"]).content.decode()
+    assert 'id="task-config"' in page
+    real = Assignment.objects.get(worker__external_id="A1WORKER")
+    assert real.status == "reserved" and real.provider_assignment_id == remote["AssignmentId"]
+
+
+def test_the_stand_in_finds_no_assignment_still_being_worked_on(hit, standin):
+    from mturk.client import MTurkError, call
+
+    remote = standin.state.accept(hit_id=hit.hit_id, worker_id="A1WORKER")
+    with pytest.raises(MTurkError, match="does not exist"):
+        call("get_assignment", AssignmentId=remote["AssignmentId"])
+    standin.state.submit(assignment_id=remote["AssignmentId"], answers={"parableAnswer": "1"})
+    found = call("get_assignment", AssignmentId=remote["AssignmentId"])["Assignment"]
+    assert found["AssignmentStatus"] == "Submitted"

@@ -9,17 +9,10 @@ from playwright.sync_api import expect
 
 from crowd.models import Assignment, Batch
 from prolific.models import ParticipantSession, WebhookEvent
+from tests.browser.helpers import admin_login
 from tests.factories import BIRDS, BIRDS_STORY, proverb_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def admin_login(page, live_server, user):
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", user.username)
-    page.fill("#id_password", f"{user.username}-pass")
-    page.click("input[type=submit]")
-    page.wait_for_selector("#site-name")
 
 
 def publish_write_study(page, live_server) -> Batch:

@@ -95,6 +95,7 @@ class Command(BaseCommand):
             approved_only=not options["all_statuses"],
             sources=options["source"],
             raw_worker_ids=options["raw_worker_ids"],
+            requested_by="the export_dataset command",
             statistics=not options["no_statistics"],
             analysis=analysis,
             seed=options["seed"],

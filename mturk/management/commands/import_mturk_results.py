@@ -47,7 +47,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{report.rows} row(s): {report.created} imported, {report.unchanged} already "
                 f"in Parable, {len(report.errors)} with errors; {report.workers_created} new "
-                f"worker(s); batch {report.batch}."
+                f"worker(s); batch {report.batch or 'none: nothing was written'}."
             )
             for error in report.errors:
                 self.stderr.write(f"line {error['line']}: {error['message']}")

@@ -386,3 +386,39 @@ def test_splits_page_is_for_researchers(client, reviewer):
     client.force_login(reviewer)
     assert client.get("/admin/dataset/splits/").status_code == 403
     assert "Assign splits" not in client.get("/admin/dataset/").content.decode()
+
+
+def _exported_rows(response) -> tuple[list[dict], str]:
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
+    rows = [json.loads(line) for line in archive.read("dataset.jsonl").decode().splitlines()]
+    return rows, archive.read("README.md").decode()
+
+
+def test_raw_worker_ids_need_their_own_permission(client, researcher):
+    _small_dataset()
+    client.force_login(researcher)
+    assert 'name="raw_worker_ids"' not in client.get("/admin/dataset/export/").content.decode()
+    response = client.post("/admin/dataset/export/", {"format": "jsonl", "raw_worker_ids": "on"})
+    rows, card = _exported_rows(response)
+    assert all(len(row["worker"]) == 16 and ":" not in row["worker"] for row in rows)
+    assert "salted hashes" in card
+
+
+def test_raw_worker_id_export_is_logged_and_its_card_says_so(client, researcher, caplog):
+    from django.contrib.auth.models import Permission
+
+    _small_dataset()
+    researcher.user_permissions.add(Permission.objects.get(codename="export_raw_worker_ids"))
+    client.force_login(researcher)
+    assert 'name="raw_worker_ids"' in client.get("/admin/dataset/export/").content.decode()
+    with caplog.at_level("WARNING", logger="annotation.datasets.exports"):
+        response = client.post(
+            "/admin/dataset/export/", {"format": "jsonl", "raw_worker_ids": "on"}
+        )
+    rows, card = _exported_rows(response)
+    workers = {narrative.worker.external_id for narrative in Narrative.objects.all()}
+    assert {row["worker"].split(":", 1)[1] for row in rows} == workers
+    assert "**Worker ids are raw**" in card
+    assert [record.getMessage().split(" (")[0] for record in caplog.records] == [
+        "Raw worker ids exported by user researcher"
+    ]

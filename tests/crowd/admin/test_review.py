@@ -47,3 +47,19 @@ def test_rejecting_submitted_work_mentions_no_withdrawal(client, reviewer):
     assert (
         "withdraws" not in client.post("/admin/annotation/narrative/", selection).content.decode()
     )
+
+
+def test_a_saved_review_message_over_the_limit_is_refused_with_a_message(client, researcher):
+    from crowd.models import SavedReviewMessage
+
+    client.force_login(researcher)
+    before = set(SavedReviewMessage.objects.values_list("text", flat=True))
+    url = "/admin/crowd/savedreviewmessage/add/"
+    too_long = "Your story does not use the proverb. " * 80  # 2,960 characters
+    response = client.post(url, {"text": too_long, "position": 0})
+    assert response.status_code == 200
+    assert "Ensure this value has at most 600 characters" in response.content.decode()
+    assert set(SavedReviewMessage.objects.values_list("text", flat=True)) == before
+    response = client.post(url, {"text": "ü" * 600, "position": 0})  # 1,200 bytes: indexed
+    assert response.status_code == 302
+    assert SavedReviewMessage.objects.filter(text="ü" * 600).exists()
