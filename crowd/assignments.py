@@ -186,16 +186,16 @@ def _reserve_open(
     """Reserve up to `count` of the items the worker may take, best first.
 
     OpenItem counts a reservation past its time as held until it is marked expired (the
-    periodic task does that for every batch): when fewer items look open than the list
-    may hold (near the end of a batch, where it matters), the batch's stale reservations
-    are marked expired first, before any item's row is locked, and the items looked for
+    periodic task does that for every batch): when fewer items look open than were asked
+    for (at the end of a batch, where it matters), the batch's stale reservations are
+    marked expired first, before any item's row is locked, and the items looked for
     again. A deadlock with another transaction expiring the same rows leaves them to it.
     """
     limit = 20 + count
     candidates = _candidate_items(
         batch=batch, worker=worker, limit=limit, item=item, holds_slot=holds_slot
     )
-    if len(candidates) < limit:
+    if len(candidates) < count:
         try:
             with transaction.atomic():
                 expired = assignments_expire(batch=batch, now=now)
