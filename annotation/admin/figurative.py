@@ -43,7 +43,7 @@ class FigurativeImportForm(forms.Form):
     )
     labels = forms.ChoiceField(
         choices=[
-            ("auto", "given, except for a test split (withheld there)"),
+            ("auto", "given, except for a test split or one answer on every line (withheld)"),
             ("given", "given: correctanswer is each pair's answer"),
             ("withheld", "withheld: store the pairs unlabelled"),
         ],

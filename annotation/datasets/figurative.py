@@ -46,6 +46,9 @@ class FigurativeImportReport:
 
 
 LABELS = ("auto", "given", "withheld")
+# From this many option pairs up, one correctanswer on every line is a placeholder (the
+# release's withheld test labels), not labels: a real benchmark balances the two options.
+PLACEHOLDER_MIN_PAIRS = 20
 
 
 def content_key(
@@ -113,11 +116,15 @@ def figurative_report_summary(report: FigurativeImportReport) -> str:
     return "; ".join(parts) + "."
 
 
-def labels_given(*, labels: str, split: str) -> bool:
-    """Whether the file's correctanswer values are labels: "auto" means all but a test split."""
+def labels_given(*, labels: str, split: str, answers: list[str]) -> bool:
+    """Whether the file's correctanswer values (`answers`) are labels. "auto": not for a
+    test split, nor when PLACEHOLDER_MIN_PAIRS or more lines all give the same answer."""
     if labels not in LABELS:
         raise ValueError(f"labels must be one of {', '.join(LABELS)}, not {labels!r}.")
-    return split != "test" if labels == "auto" else labels == "given"
+    if labels != "auto":
+        return labels == "given"
+    placeholder = len(answers) >= PLACEHOLDER_MIN_PAIRS and len(set(answers)) == 1
+    return split != "test" and not placeholder
 
 
 @transaction.atomic
@@ -128,12 +135,14 @@ def figurative_import(
 
     `labels`: "given" stores correctanswer as each pair's answer, "withheld" stores the
     pairs unlabelled (the file's value is kept for the export only), "auto" withholds them
-    for a test split. Re-importing with labels given labels the pairs stored unlabelled.
+    for a test split or a placeholder (labels_given). Re-importing with labels given labels
+    the pairs stored unlabelled.
     """
     if split not in FigurativeNarrative.Split.values:
         raise ValueError(f"split must be one of train, dev, test, not {split!r}.")
-    labelled = labels_given(labels=labels, split=split)
     lines = parse_figurative_file(content, kind=kind)
+    answers = [line.answer for line in lines if line.options is not None]
+    labelled = labels_given(labels=labels, split=split, answers=answers)
     report = FigurativeImportReport(lines=len(lines), labelled=labelled)
     narratives: dict[str, FigurativeNarrative] = {}
     for line in lines:

@@ -116,10 +116,10 @@ def narrative_span(
     text, marks, stray = _markup(narrative)
     if stray:
         notes.append(f"{stray} unmatched <b> or </b> left out of the text")
-    empty = [mark for mark in marks if mark[0] == mark[1]]
-    marks = [mark for mark in marks if mark[0] != mark[1]]
+    empty = [(start, end) for start, end in marks if not text[start:end].strip()]
+    marks = [mark for mark in marks if mark not in empty]
     if empty:
-        notes.append(f"{len(empty)} empty <b></b> left out")
+        notes.append(f"{len(empty)} <b></b> around no word left out")
     if len(marks) == 1:
         return text, marks[0]
     if not marks:

@@ -105,15 +105,16 @@ def test_admin_upload_stores_one_narrative_with_its_several_option_pairs(
     page.select_option("#id_split", "test")
     page.click("input[type=submit][value=Import]")
     expect(page.locator("#import-report")).to_contain_text("Narratives: 2 (2 new)")
-    expect(page.locator("#import-report")).to_contain_text("Option pairs: 3 (3 new)")
+    # A test split's answers are withheld in the release: its pairs are stored unlabelled.
+    expect(page.locator("#import-report")).to_contain_text("Option pairs: 3 (3 new, unlabelled)")
     narrative = FigurativeNarrative.objects.get(expression="call it a day")
     assert narrative.option_pairs.count() == 2
-    assert ContinuationPair.objects.count() == 3
+    assert not ContinuationPair.objects.filter(correct__isnull=False).exists()
 
     page.set_input_files("#id_file", str(FIGURATIVE_FILES["idiom"]))
     page.select_option("#id_kind", "idiom")
     page.click("input[type=submit][value=Import]")
-    expect(page.locator("#import-report")).to_contain_text("Option pairs: 3 (0 new)")
+    expect(page.locator("#import-report")).to_contain_text("Option pairs: 3 (0 new")
     assert ContinuationPair.objects.count() == 3
 
 

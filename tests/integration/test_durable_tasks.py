@@ -1,5 +1,6 @@
 """Background work survives crashes and outages, with real processes on PostgreSQL and Redis:
-a Celery pool process killed mid-task, a whole worker killed, a broker down at approval."""
+a Celery pool process killed mid-task, a whole worker killed, a broker down at approval;
+and the one task that fills many narratives' keywords, run by a real worker."""
 
 import json
 import os
@@ -159,3 +160,14 @@ def test_beat_requeues_only_work_whose_message_is_lost(redis_url):
     finally:
         broker.delete("celery")
     assert all(Narrative.objects.get(pk=n.pk).keywords_pending_since for n in narratives)
+
+
+def test_one_worker_task_fills_the_keywords_of_many_imported_narratives(redis_url):
+    """The task an upload or the admin's backfill queues: one task for many narratives."""
+    narratives = [_pending_narrative() for _ in range(3)]
+    with celery_worker(redis_url):
+        client = Celery(broker=redis_url, backend=redis_url)
+        ids = [narrative.pk for narrative in narratives]
+        assert client.send_task("annotation.narratives_keywords_fill", [ids]).get(timeout=120) == 3
+        assert all(_keywords_done(pk) for pk in ids)
+        assert client.send_task("annotation.narratives_keywords_fill", [ids]).get(timeout=120) == 0

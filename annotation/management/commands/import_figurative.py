@@ -33,7 +33,8 @@ class Command(BaseCommand):
             choices=LABELS,
             default="auto",
             help="Whether correctanswer holds labels: auto (default) withholds them for a test "
-            "split, whose release has a placeholder; withheld stores the pairs unlabelled.",
+            "split, whose release has a placeholder, and for a file whose every line gives the "
+            "same answer; withheld stores the pairs unlabelled.",
         )
         parser.add_argument("--json", action="store_true", help="Print the report as JSON.")
 

@@ -149,3 +149,32 @@ def test_export_of_a_split_gives_back_its_file_byte_for_byte(name):
     kind, split = name.split("_")
     published = (FIGURATIVE_RELEASE / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
     assert figurative_export_lines(kind=kind, split=split) == published
+
+
+def _same_answer_file(lines: int) -> bytes:
+    records = [
+        {
+            "narrative": f"Story {k}: she decided to <b>call it a day</b>.",
+            "meaning": "To stop working.",
+            "idiom": "call it a day",
+            "option1": f"She went home at {k}.",
+            "option2": f"She stayed until {k}.",
+            "correctanswer": "option1",
+        }
+        for k in range(lines)
+    ]
+    return "".join(json.dumps(record) + "\n" for record in records).encode()
+
+
+@pytest.mark.parametrize(("lines", "labelled"), [(19, True), (20, False)])
+def test_one_answer_on_every_line_is_taken_for_a_placeholder_from_twenty_pairs(lines, labelled):
+    report = figurative_import(content=_same_answer_file(lines), kind="idiom")
+    assert report.labelled is labelled
+    assert ContinuationPair.objects.filter(correct__isnull=labelled).count() == 0
+
+
+def test_labels_given_overrule_the_placeholder_rule():
+    report = figurative_import(content=_same_answer_file(20), kind="idiom", labels="given")
+    assert report.labelled and set(ContinuationPair.objects.values_list("correct", flat=True)) == {
+        1
+    }

@@ -153,3 +153,11 @@ def test_release_lines_are_written_back_byte_for_byte(name):
     kind = name.split("_")[0]
     raw = (FIGURATIVE_RELEASE / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
     assert _written_again("\n".join(raw), kind) == raw
+
+
+def test_a_mark_around_no_word_is_left_out_and_the_idiom_found_in_the_text():
+    line = _one(
+        {"narrative": "He <b> </b>broke the ice.", "idiom": "broke the ice", "meaning": "m"}
+    )
+    assert line.text == "He  broke the ice." and line.text[slice(*line.span)] == "broke the ice"
+    assert line.notes[0] == "1 <b></b> around no word left out"
