@@ -124,7 +124,7 @@ def test_researcher_adds_gold_items_from_the_report_page(client, researcher, wri
         {"narratives": str(control.pk), "answer": '{"relatedness": {"max": 2}}'},
         follow=True,
     )
-    assert "1 gold item(s) added." in response.content.decode()
+    assert "1 gold item(s) added: “A bicycle.” (Haste makes waste)." in response.content.decode()
     assert rate.items.get(is_gold=True).gold_answer == {"relatedness": {"min": 1, "max": 2}}
 
 
