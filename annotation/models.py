@@ -8,6 +8,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
+from annotation.text import first_words
+
 
 class Proverb(models.Model):
     class Status(models.TextChoices):
@@ -192,7 +194,7 @@ class Narrative(models.Model):
         indexes = [models.Index(fields=["proverb", "status"])]
 
     def __str__(self) -> str:
-        return f"Narrative {self.pk} for proverb {self.proverb_id}"
+        return f"“{first_words(self.text)}” ({self.proverb.text})"
 
 
 class SpanPair(models.Model):
@@ -272,7 +274,7 @@ class Rating(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.criterion}={self.value} on narrative {self.narrative_id}"
+        return f"{self.criterion}={self.value} on {self.narrative}"
 
 
 class ChoiceQuestion(models.Model):
@@ -301,7 +303,7 @@ class ChoiceQuestion(models.Model):
         ordering = ["id"]
 
     def __str__(self) -> str:
-        return f"Question {self.pk} on narrative {self.narrative_id}"
+        return f"Which proverb: {self.narrative}"
 
 
 class ChoiceAnswer(models.Model):
@@ -317,7 +319,7 @@ class ChoiceAnswer(models.Model):
         ordering = ["id"]
 
     def __str__(self) -> str:
-        return f"Answer to question {self.question_id}"
+        return f"{self.chosen.text} (answer to {self.question})"
 
 
 class FigurativeNarrative(models.Model):
@@ -386,7 +388,7 @@ class FigurativeNarrative(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.get_kind_display()} narrative {self.pk}: {self.expression}"
+        return f"{self.get_kind_display()} “{self.expression}”: “{first_words(self.text)}”"
 
 
 class ContinuationPair(models.Model):
@@ -456,7 +458,8 @@ class ContinuationPair(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Option pair {self.pk} of figurative narrative {self.narrative_id}"
+        first, second = first_words(self.option1), first_words(self.option2)
+        return f"{self.narrative.expression}: “{first}” / “{second}”"
 
 
 class Continuation(models.Model):
@@ -485,7 +488,7 @@ class Continuation(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Continuation {self.pk} of figurative narrative {self.narrative_id}"
+        return f"Continuation of {self.narrative}"
 
 
 class ContinuationAnswer(models.Model):
@@ -506,7 +509,7 @@ class ContinuationAnswer(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Answer to option pair {self.pair_id}"
+        return f"Answer to {self.pair}"
 
 
 class ClozeItem(models.Model):
@@ -543,7 +546,7 @@ class ClozeItem(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Cloze item {self.pk} ({self.condition}) on narrative {self.narrative_id}"
+        return f"Cloze ({self.condition}, sentence {self.blank_index + 1}) of {self.narrative}"
 
 
 class ClozeResponse(models.Model):
@@ -562,7 +565,7 @@ class ClozeResponse(models.Model):
         ordering = ["id"]
 
     def __str__(self) -> str:
-        return f"Cloze response {self.pk} to item {self.item_id}"
+        return f"“{first_words(self.text)}” (cloze answer)"
 
 
 class QualificationAttempt(models.Model):

@@ -45,6 +45,12 @@ def normalize_text(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
+def first_words(text: str, count: int = 8) -> str:
+    """The text's first `count` words, with "…" when it goes on: how a story is named."""
+    words = text.split()
+    return " ".join(words[:count]) + ("…" if len(words) > count else "")
+
+
 def simple_tokens(text: str) -> list[str]:
     """Tokens as `\\w+` runs of the lowercased text (the analysis convention)."""
     return _WORD.findall(text.lower())

@@ -135,15 +135,24 @@ def batch_close(*, batch: Batch) -> Batch:
     return batch
 
 
+# What an item's name (BatchItem.__str__: its subject, by content) reads, in one query.
+ITEM_SUBJECTS = (
+    "proverb",
+    "narrative__proverb",
+    "choice_question__narrative__proverb",
+    "figurative_narrative",
+    "continuation_pair__narrative",
+    "cloze_item__narrative__proverb",
+)
+
+
 def batch_progress(*, batch: Batch, now=None) -> dict:
     """Per item and in total: target, reserved, submitted (awaiting review), approved, rejected,
     and open (slots nobody holds). A withdrawn item (its subject withdrawn: no worker is
     given it again) has no open slots and leaves the total target, and says why."""
     now = now or timezone.now()
     rows = (
-        batch.items.select_related(
-            "proverb", "narrative", "figurative_narrative", "continuation_pair"
-        )
+        batch.items.select_related(*ITEM_SUBJECTS)
         .annotate(
             reserved=Count(
                 "assignments",
@@ -158,13 +167,7 @@ def batch_progress(*, batch: Batch, now=None) -> dict:
     items = [
         {
             "item": row.pk,
-            "label": str(
-                row.proverb
-                or row.narrative
-                or row.figurative_narrative
-                or row.continuation_pair
-                or row
-            ),
+            "label": str(row),
             "target": 0 if row.withdrawn_at else batch.target_per_item,
             "reserved": row.reserved,
             "submitted": row.submitted,

@@ -221,7 +221,15 @@ class BatchItem(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Item {self.pk} of batch {self.batch_id}"
+        subject = (
+            self.proverb
+            or self.narrative
+            or self.choice_question
+            or self.figurative_narrative
+            or self.continuation_pair
+            or self.cloze_item
+        )
+        return str(subject) if subject is not None else f"Item {self.pk} of batch {self.batch_id}"
 
 
 class Assignment(models.Model):

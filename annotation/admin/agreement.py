@@ -156,7 +156,8 @@ def gold_view(request, batch_id: int):
             except ValueError as error:
                 messages.error(request, f"No gold item added: {error}")
             else:
-                messages.success(request, f"{added} gold item(s) added.")
+                named = "; ".join(str(narrative) for narrative in form.cleaned_data["narratives"])
+                messages.success(request, f"{added} gold item(s) added: {named}.")
         else:
             errors = "; ".join(str(e) for errs in form.errors.values() for e in errs)
             messages.error(request, f"No gold item added: {errors}")

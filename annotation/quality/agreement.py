@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "aggregate_accuracy",
+    "alpha_note",
     "choice_accuracy",
     "dawid_skene",
     "krippendorff_alpha",
@@ -229,6 +230,52 @@ def krippendorff_alpha(ratings: Iterable[Triple], *, level: str) -> float | None
     except (ValueError, ZeroDivisionError, FloatingPointError):
         return None
     return _finite_or_none(alpha)
+
+
+MIN_ALPHA_ITEMS = 10
+"""Below this many items rated at least twice, alpha moves a lot with one rating."""
+
+
+def alpha_note(
+    ratings: Iterable[Triple], *, alpha: float | None, threshold: float | None = None
+) -> str:
+    """Why an alpha should not be read at face value ("" when nothing stands out).
+
+    Undefined (None): fewer than two items rated twice, or one value throughout (no
+    expected disagreement). Unstable: fewer than MIN_ALPHA_ITEMS items rated twice;
+    pairable values all on one side of a binarizing `threshold` (pairwise agreement is
+    then 1 by construction while alpha weighs small differences inside that side: all
+    ratings in 3-5 can give alpha below 0); or two values at most, where agreement by
+    chance is so high that a few differences swing alpha (the "kappa paradox").
+    """
+    by_item = {item: values for item, values in _collect(ratings).items() if len(values) >= 2}
+    values = [value for item_values in by_item.values() for value in item_values.values()]
+    distinct = set(values)
+    if alpha is None:
+        if len(by_item) < 2:
+            return "Undefined: fewer than two items have two ratings or more."
+        return "Undefined: every rating has the same value, so no disagreement is expected."
+    notes = []
+    one_side = threshold is not None and (
+        all(value >= threshold for value in values) or all(value < threshold for value in values)
+    )
+    if one_side:
+        notes.append(
+            f"Unstable: every rating is between {min(values):g} and {max(values):g}, on one "
+            f"side of {threshold:g}, so pairwise agreement is 1 by construction while alpha "
+            "weighs the small differences within that range (it can fall below 0)."
+        )
+    if not notes and len(distinct) <= 2:
+        notes.append(
+            "Unstable: the ratings use at most two values, so agreement expected by chance is "
+            "high and a few differences swing alpha."
+        )
+    if len(by_item) < MIN_ALPHA_ITEMS:
+        notes.append(
+            f"Few items: {len(by_item)} have two ratings or more (under {MIN_ALPHA_ITEMS}), "
+            "so one rating moves alpha a lot."
+        )
+    return " ".join(notes)
 
 
 # --------------------------------------------------------------------------- spans
@@ -500,15 +547,18 @@ def rating_summary(
     ratings; ``mean``: mean value (None without ratings);
     ``pairwise_agreement``: :func:`pairwise_binary_agreement` at
     ``threshold``; ``alpha``: :func:`krippendorff_alpha` at level
-    ``criterion_levels``. Missing values are skipped throughout.
+    ``criterion_levels``, with ``alpha_note`` (:func:`alpha_note`). Missing values are
+    skipped throughout.
     """
     triples = list(ratings)
     by_item = _collect(triples)
     values = [float(value) for values in by_item.values() for value in values.values()]
+    alpha = krippendorff_alpha(triples, level=criterion_levels)
     return {
         "items": len(by_item),
         "ratings": len(values),
         "mean": _finite_or_none(sum(values) / len(values)) if values else None,
         "pairwise_agreement": pairwise_binary_agreement(triples, threshold=threshold),
-        "alpha": krippendorff_alpha(triples, level=criterion_levels),
+        "alpha": alpha,
+        "alpha_note": alpha_note(triples, alpha=alpha, threshold=threshold),
     }

@@ -17,6 +17,7 @@ from django.db import transaction
 from annotation.models import ChoiceAnswer, ChoiceQuestion, Narrative, Proverb
 from annotation.quality.agreement import (
     aggregate_accuracy,
+    alpha_note,
     choice_accuracy,
     dawid_skene,
     krippendorff_alpha,
@@ -287,6 +288,7 @@ def choice_agreement(*, batch: Batch) -> dict:
     voted = majority_vote(answers)
     ties = majority_vote_ties(answers)
     modelled = dawid_skene(answers)
+    alpha = krippendorff_alpha(answers, level="nominal")
     counts: dict[int, int] = defaultdict(int)
     for question, *_ in rows:
         counts[question] += 1
@@ -314,7 +316,8 @@ def choice_agreement(*, batch: Batch) -> dict:
         "human_accuracy": choice_accuracy(answers, gold),
         **model_choice_figures(batch=batch),
         "pairwise_agreement": pairwise_label_agreement(answers),
-        "alpha": krippendorff_alpha(answers, level="nominal"),
+        "alpha": alpha,
+        "alpha_note": alpha_note(answers, alpha=alpha),
         "majority_vote_accuracy": aggregate_accuracy(voted, gold),
         "majority_vote_ties": len(ties),
         "dawid_skene_accuracy": aggregate_accuracy(modelled, gold),

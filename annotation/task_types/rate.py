@@ -56,6 +56,71 @@ colours: each colour pairs a span of the proverb with a span of the story. Rate 
 paired spans correspond, from 1 (not at all) to 5 (perfectly). 3 leans positive."""
 
 
+class CriterionWidget(forms.MultiWidget):
+    """One criterion as a row: key, label, question, and the anchors of 1 to 5."""
+
+    template_name = "admin/annotation/rate/criterion_widget.html"
+
+    def __init__(self):
+        super().__init__(
+            [
+                forms.TextInput(attrs={"placeholder": "key", "size": 12}),
+                forms.TextInput(attrs={"placeholder": "label", "size": 20}),
+                forms.TextInput(attrs={"placeholder": "question", "size": 60}),
+                *(
+                    forms.TextInput(attrs={"placeholder": f"{value}: label", "size": 18})
+                    for value in SCALE
+                ),
+            ]
+        )
+
+    def decompress(self, value):
+        if not value:
+            return [""] * (3 + len(SCALE))
+        anchors = value.get("anchors", {})
+        return [
+            value.get("key", ""),
+            value.get("label", ""),
+            value.get("question", ""),
+            *(anchors.get(str(scale), "") for scale in SCALE),
+        ]
+
+
+class CriterionField(forms.MultiValueField):
+    """A rating criterion ({"key", "label", "question", "anchors"}), or None when no key."""
+
+    widget = CriterionWidget
+
+    def __init__(self, **kwargs):
+        super().__init__(
+            fields=(
+                forms.CharField(max_length=64, required=False),
+                forms.CharField(max_length=200, required=False),
+                forms.CharField(max_length=500, required=False),
+                *(forms.CharField(max_length=200, required=False) for _ in SCALE),
+            ),
+            require_all_fields=False,
+            required=False,
+            **kwargs,
+        )
+
+    def compress(self, data_list):
+        if not data_list or not (data_list[0] or "").strip():
+            return None
+        key, label, question, *anchors = (value or "" for value in data_list)
+        return {
+            "key": key.strip(),
+            "label": label.strip(),
+            "question": question.strip(),
+            "anchors": {
+                str(scale): text.strip() for scale, text in zip(SCALE, anchors, strict=True) if text
+            },
+        }
+
+
+CRITERION_ROWS = 6
+
+
 class RateBatchForm(GoldSettingsForm, DrawnBatchForm):
     """A rate-quality batch: narratives or alignments, criteria, gold thresholds."""
 
@@ -68,24 +133,46 @@ class RateBatchForm(GoldSettingsForm, DrawnBatchForm):
         ],
         initial="narratives",
     )
-    criteria = forms.JSONField(
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 4, "cols": 80}),
-        help_text="Empty: ePiC's Relatedness, Interesting/Creative, Fluency and Overall for "
-        'narratives, one "Alignment" criterion for alignments. Or a list like [{"key": '
-        '"relatedness", "label": "Relatedness", "question": "...", "anchors": {"1": "Totally '
-        'unrelated", "5": "Perfectly related"}}].',
-    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["target_per_item"].initial = 3
+        criteria = {}
+        for row in range(1, CRITERION_ROWS + 1):
+            criteria[f"criterion_{row}"] = CriterionField(
+                label=f"Criterion {row}",
+                initial=NARRATIVE_CRITERIA[row - 1] if row <= len(NARRATIVE_CRITERIA) else None,
+                help_text=(
+                    "ePiC's four criteria, editable: a key (lowercase), the label and question "
+                    "workers see, and the labels of 1 to 5. Clear a key to drop a criterion; "
+                    "fill an empty row to add one. Left as they are, a batch that rates "
+                    "alignments uses its one Alignment criterion instead."
+                )
+                if row == 1
+                else "",
+            )
+        # Right after the target, before the draws and gold thresholds.
+        names = list(self.fields)
+        position = names.index("target") + 1
+        ordered = [*names[:position], *criteria, *names[position:]]
+        self.fields.update(criteria)
+        self.fields = {name: self.fields[name] for name in ordered}
+
+    def criteria(self) -> list[dict] | None:
+        """The criteria rows filled in; None when they are ePiC's, unchanged (the target's
+        default then applies)."""
+        rows = (self.cleaned_data.get(f"criterion_{row}") for row in range(1, CRITERION_ROWS + 1))
+        criteria = [row for row in rows if row]
+        if not criteria or criteria == clean_criteria(NARRATIVE_CRITERIA):
+            return None
+        return criteria
 
     def type_settings(self) -> dict:
         data = self.cleaned_data
         settings = {"target": data["target"], **self.gold_settings()}
-        if data.get("criteria"):
-            settings["criteria"] = data["criteria"]
+        criteria = self.criteria()
+        if criteria is not None:
+            settings["criteria"] = criteria
         return settings
 
     def clean(self):

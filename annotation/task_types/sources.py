@@ -208,6 +208,53 @@ def alignments_to_add(*, batch) -> list:
     return [by_id[pk] for pk in wanted]
 
 
+class DrawWidget(forms.MultiWidget):
+    """One draw as a row: source, source label, sample."""
+
+    def __init__(self):
+        super().__init__(
+            [
+                forms.Select(choices=[("", "none"), *((s, s) for s in DRAW_SOURCES)]),
+                forms.TextInput(attrs={"placeholder": "source label (optional)", "size": 28}),
+                forms.NumberInput(attrs={"placeholder": "sample (empty: all)", "min": 1}),
+            ]
+        )
+
+    def decompress(self, value):
+        if not value:
+            return ["", "", None]
+        return [value.get("source", ""), value.get("source_label", ""), value.get("sample")]
+
+
+class DrawField(forms.MultiValueField):
+    """A draw from the dataset's narratives ({"source", "source_label", "sample"}), or None."""
+
+    widget = DrawWidget
+
+    def __init__(self, **kwargs):
+        super().__init__(
+            fields=(
+                forms.ChoiceField(
+                    choices=[("", "none"), *((s, s) for s in DRAW_SOURCES)], required=False
+                ),
+                forms.CharField(max_length=200, required=False),
+                forms.IntegerField(min_value=1, required=False),
+            ),
+            require_all_fields=False,
+            required=False,
+            **kwargs,
+        )
+
+    def compress(self, data_list):
+        if not data_list or not data_list[0]:
+            return None
+        source, label, sample = data_list
+        return {"source": source, "source_label": label or "", "sample": sample}
+
+
+DRAW_ROWS = 3
+
+
 class DrawnBatchForm(BatchForm):
     """A batch whose items are drawn: from a source batch's approved output and/or the dataset.
 
@@ -230,21 +277,28 @@ class DrawnBatchForm(BatchForm):
         "(e.g. 250); empty: all of them.",
     )
     seed = forms.IntegerField(initial=1, help_text="Fixes the random order of sampling.")
-    draw = forms.JSONField(
-        required=False,
-        initial=list,
-        label="Draw from the dataset",
-        widget=forms.Textarea(attrs={"rows": 3, "cols": 80}),
-        help_text='Narratives already in the dataset, by source: e.g. [{"source": "imported", '
-        '"source_label": "Tan et al. 2015", "sample": 200}, {"source": "model", "sample": 200}]. '
-        "Sources: any, crowd, imported, model. Empty: none.",
-    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["source_batch"].queryset = Batch.objects.filter(
             task_type__in=self.source_types
         ).order_by("-id")
+        for row in range(1, DRAW_ROWS + 1):
+            self.fields[f"draw_{row}"] = DrawField(
+                label="Draw from the dataset" if row == 1 else f"Draw {row}",
+                help_text=(
+                    "Narratives already in the dataset, by source (any, crowd, imported, "
+                    "model), optionally of one source label (e.g. Tan et al. 2015), at most "
+                    "the sample (empty: all). Source none: no draw."
+                )
+                if row == 1
+                else "",
+            )
+
+    def draws(self) -> list[dict]:
+        """The draw rows filled in, in order."""
+        rows = (self.cleaned_data.get(f"draw_{row}") for row in range(1, DRAW_ROWS + 1))
+        return [row for row in rows if row]
 
     def type_settings(self) -> dict:
         return {}
@@ -254,7 +308,7 @@ class DrawnBatchForm(BatchForm):
         return {
             "sample": data.get("sample"),
             "seed": data.get("seed") if data.get("seed") is not None else 1,
-            "draw": data.get("draw") or [],
+            "draw": self.draws(),
             **self.type_settings(),
         }
 
@@ -262,7 +316,7 @@ class DrawnBatchForm(BatchForm):
         data = super().clean()
         if self.errors:
             return data
-        if data.get("source_batch") is None and not data.get("draw"):
+        if data.get("source_batch") is None and not self.draws():
             raise forms.ValidationError("Choose a source batch, or narratives to draw, or both.")
         try:
             clean_draw_settings(self.batch_settings())

@@ -17,7 +17,13 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from crowd import task_types
-from crowd.batches import batch_close, batch_create, batch_progress, batch_publish
+from crowd.batches import (
+    ITEM_SUBJECTS,
+    batch_close,
+    batch_create,
+    batch_progress,
+    batch_publish,
+)
 from crowd.forms import BatchAdminForm
 from crowd.models import Assignment, Batch, BatchItem
 from crowd.providers import ProviderError
@@ -190,6 +196,7 @@ class BatchAdmin(admin.ModelAdmin):
 class BatchItemAdmin(admin.ModelAdmin):
     list_display = ("id", "batch", "proverb", "narrative", "is_gold")
     list_filter = ("batch", "is_gold")
+    list_select_related = ("batch", *ITEM_SUBJECTS)
     raw_id_fields = ("proverb", "narrative", "source_assignment", "choice_question")
 
 
@@ -197,4 +204,5 @@ class BatchItemAdmin(admin.ModelAdmin):
 class AssignmentAdmin(admin.ModelAdmin):
     list_display = ("id", "item", "worker", "status", "started_at", "submitted_at")
     list_filter = ("status", "item__batch")
+    list_select_related = ("worker", *(f"item__{subject}" for subject in ITEM_SUBJECTS))
     raw_id_fields = ("item", "worker")

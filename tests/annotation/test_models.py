@@ -94,3 +94,19 @@ def test_batch_item_needs_a_subject():
     batch = batch_create()
     with pytest.raises(IntegrityError), transaction.atomic():
         batch.items.create()
+
+
+def test_records_are_named_by_their_content_not_their_ids():
+    from tests.factories import choice_answer_create
+
+    proverb = proverb_create("Birds of a feather flock together")
+    narrative = narrative_create(
+        proverb=proverb, text="Maya and Leo met at a chess club and became friends."
+    )
+    assert str(narrative) == (
+        "“Maya and Leo met at a chess club…” (Birds of a feather flock together)"
+    )
+    answer = choice_answer_create(narrative=narrative, correct=True)
+    assert str(answer.question) == f"Which proverb: {narrative}"
+    assert str(answer.assignment.item) == str(answer.question)
+    assert str(answer) == f"Birds of a feather flock together (answer to {answer.question})"

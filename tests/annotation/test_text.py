@@ -295,3 +295,11 @@ def test_copy_shingles_set_names_and_pronouns_aside_but_not_the_words():
     assert copy_shingles(changed) != copy_shingles(story)
     # A capitalised word that only starts a sentence is a word, not a name.
     assert ("yesterday", "the", "rain") in copy_shingles("Yesterday the rain fell.")
+
+
+def test_first_words_names_a_text_by_its_start():
+    from annotation.text import first_words
+
+    assert first_words("One two  three", count=3) == "One two three"
+    assert first_words("One two three four", count=3) == "One two three…"
+    assert first_words("") == ""

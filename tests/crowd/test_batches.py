@@ -111,3 +111,23 @@ def test_progress_counts_per_proverb():
     assert (other_row["approved"], other_row["open"]) == (0, 3)
     assert progress["totals"]["target"] == 6
     assert progress["totals"]["complete_items"] == 0
+
+
+def test_progress_names_items_by_their_content_in_a_fixed_number_of_queries(
+    django_assert_max_num_queries,
+):
+    from tests.factories import crowd_narrative_create, task_batch_create
+
+    write = write_batch_create(proverbs=[proverb_create(BIRDS)])
+    for number in range(3):
+        crowd_narrative_create(
+            proverb=write.items.get().proverb,
+            batch=write,
+            text=f"Story {number}: {BIRDS_STORY}",
+        )
+    choose = task_batch_create(task_type="choose", source_batch=write)
+    with django_assert_max_num_queries(2):
+        progress = batch_progress(batch=choose)
+    labels = sorted(row["label"] for row in progress["items"])
+    assert labels[0] == "“Story 0: Maya and Leo met at a…” (Birds of a feather flock together)"
+    assert len(labels) == 3

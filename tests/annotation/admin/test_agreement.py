@@ -9,6 +9,7 @@ from crowd.models import Batch
 from tests.factories import (
     narrative_create,
     proverb_create,
+    rating_create,
     task_batch_create,
     worker_create,
     written_batch_create,
@@ -123,7 +124,7 @@ def test_researcher_adds_gold_items_from_the_report_page(client, researcher, wri
         {"narratives": str(control.pk), "answer": '{"relatedness": {"max": 2}}'},
         follow=True,
     )
-    assert "1 gold item(s) added." in response.content.decode()
+    assert "1 gold item(s) added: “A bicycle.” (Haste makes waste)." in response.content.decode()
     assert rate.items.get(is_gold=True).gold_answer == {"relatedness": {"min": 1, "max": 2}}
 
 
@@ -167,3 +168,18 @@ def test_gold_answer_that_is_not_json_is_reported(client, researcher, write):
     )
     assert "not valid JSON" in response.content.decode()
     assert not rate.items.filter(is_gold=True).exists()
+
+
+def test_report_page_says_why_an_alpha_is_unstable(client, reviewer):
+    batch = task_batch_create(task_type="rate", publish=False, settings={"draw": []})
+    proverb = proverb_create("Haste makes waste")
+    raters = [worker_create(), worker_create()]
+    for number, values in enumerate([(3, 4), (4, 5), (5, 3)]):
+        narrative = narrative_create(proverb=proverb, text=f"Story {number}.")
+        for worker, value in zip(raters, values, strict=True):
+            rating_create(
+                narrative=narrative, criterion="overall", value=value, batch=batch, worker=worker
+            )
+    client.force_login(reviewer)
+    html = client.get(f"/admin/agreement/{batch.pk}/").content.decode()
+    assert 'data-testid="alpha-note">Unstable: every rating is between 3 and 5' in html

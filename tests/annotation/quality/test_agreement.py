@@ -12,6 +12,7 @@ import pytest
 
 from annotation.quality.agreement import (
     aggregate_accuracy,
+    alpha_note,
     choice_accuracy,
     dawid_skene,
     krippendorff_alpha,
@@ -386,6 +387,41 @@ def test_rating_summary():
     assert not math.isnan(summary["alpha"])
 
 
+def test_alpha_note_explains_a_negative_alpha_beside_perfect_pairwise_agreement():
+    # Every rating in 3-5: all "good", so pairwise agreement is 1 while alpha is below 0.
+    ratings = [(1, "a", 3), (1, "b", 4), (2, "a", 4), (2, "b", 5), (3, "a", 5), (3, "b", 3)]
+    summary = rating_summary(ratings)
+    assert summary["pairwise_agreement"] == 1.0 and summary["alpha"] < 0
+    assert summary["alpha_note"].startswith("Unstable: every rating is between 3 and 5")
+    assert "Few items: 3 have two ratings or more" in summary["alpha_note"]
+
+
+@pytest.mark.parametrize(
+    ("ratings", "note"),
+    [
+        ([(1, "a", 4), (1, "b", 4), (2, "a", 2)], "Undefined: fewer than two items"),
+        ([(1, "a", 4), (1, "b", 4), (2, "a", 4), (2, "b", 4)], "Undefined: every rating"),
+    ],
+)
+def test_alpha_note_says_why_alpha_is_undefined(ratings, note):
+    summary = rating_summary(ratings)
+    assert summary["alpha"] is None and summary["alpha_note"].startswith(note)
+
+
+def test_alpha_note_flags_two_values_and_stays_silent_on_spread_data():
+    two_values = [(item, worker, "A" if item % 7 else "B") for item in range(12) for worker in "ab"]
+    two_values[0] = (0, "a", "A")
+    alpha = krippendorff_alpha(two_values, level="nominal")
+    assert "at most two values" in alpha_note(two_values, alpha=alpha)
+    spread = [
+        (item, worker, (item + offset) % 5 + 1)
+        for item in range(12)
+        for worker, offset in (("a", 0), ("b", 0), ("c", item % 2))
+    ]
+    summary = rating_summary(spread)
+    assert summary["alpha"] > 0.5 and summary["alpha_note"] == ""
+
+
 def test_rating_summary_interval_alpha_hand_case():
     # Pairable: n1 (5,4,3), n2 (4,2,1), n3 (3,2); n = 8 values, n4 left out.
     # D_o: n1 ordered pairs 2*(1+4+1) = 12, /(3-1) = 6; n2 2*(4+9+1) = 28, /2 = 14;
@@ -404,4 +440,5 @@ def test_rating_summary_empty():
         "mean": None,
         "pairwise_agreement": None,
         "alpha": None,
+        "alpha_note": "Undefined: fewer than two items have two ratings or more.",
     }

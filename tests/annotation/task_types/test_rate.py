@@ -7,6 +7,7 @@ from annotation.quality.gold import gold_items_add, worker_gold_report
 from annotation.spans import PALETTE
 from crowd import task_types
 from crowd.assignments import assignment_reserve_next, assignment_submit
+from crowd.models import Batch
 from crowd.task_types import SubmissionError
 from tests.factories import (
     alignment_create,
@@ -244,3 +245,75 @@ def test_review_list_shows_one_row_per_rating_form(client, researcher, narrative
     assert html.count('name="_selected_action"') == 1
     assert "Relatedness: <strong>4</strong><br>Interesting/Creative: <strong>3</strong><br>" in html
     assert "not reviewed yet" in html
+
+
+def _form_fields(**changes) -> dict:
+    """The rate batch form as a researcher posts it, ePiC's criteria as shown."""
+    from annotation.task_types.rate import NARRATIVE_CRITERIA
+
+    fields = {
+        "name": "Rate",
+        "target_per_item": 3,
+        "reward_cents": 0,
+        "time_allowed_minutes": 10,
+        "seed": 1,
+        "target": "narratives",
+        "gold_min_accuracy": 0.75,
+        "gold_min_answers": 3,
+    }
+    for row, criterion in enumerate(NARRATIVE_CRITERIA, start=1):
+        values = [criterion["key"], criterion["label"], criterion["question"]]
+        values += [criterion["anchors"][str(value)] for value in range(1, 6)]
+        fields.update({f"criterion_{row}_{index}": value for index, value in enumerate(values)})
+    return {**fields, **changes}
+
+
+def test_the_batch_form_shows_epics_criteria_and_draws_as_fields(client, researcher):
+    client.force_login(researcher)
+    page = client.get("/admin/crowd/batch/new/rate/").content.decode()
+    assert "null" not in page
+    assert '<textarea name="criteria"' not in page and '<textarea name="draw"' not in page
+    assert page.count('data-testid="criterion-row"') == 6
+    for text in ('value="relatedness"', 'value="Interesting/Creative"', 'value="Very poor"'):
+        assert text in page
+    assert 'name="draw_1_0"' in page and 'name="draw_1_2"' in page
+
+
+def test_the_batch_form_stores_edited_criteria_and_draws(client, researcher, narrative):
+    narrative_create(proverb=narrative.proverb, text="Imported one", source_label="Tan 2015")
+    client.force_login(researcher)
+    posted = _form_fields(
+        criterion_2_1="Creativity",
+        criterion_4_0="",  # Overall dropped
+        criterion_5_0="humour",
+        criterion_5_1="Humour",
+        criterion_5_3="Not funny",
+        draw_1_0="imported",
+        draw_1_1="Tan 2015",
+        draw_1_2="1",
+    )
+    response = client.post("/admin/crowd/batch/new/rate/", posted)
+    assert response.status_code == 302, response.content.decode()
+    batch = Batch.objects.get(name="Rate")
+    criteria = batch.settings["criteria"]
+    assert [c["key"] for c in criteria] == ["relatedness", "interesting", "fluency", "humour"]
+    assert criteria[1]["label"] == "Creativity"
+    assert criteria[3] == {
+        "key": "humour",
+        "label": "Humour",
+        "question": "",
+        "anchors": {"1": "Not funny"},
+    }
+    assert batch.settings["draw"] == [
+        {"source": "imported", "source_label": "Tan 2015", "sample": 1}
+    ]
+    assert batch.items.get().narrative.text == "Imported one"
+
+
+def test_unchanged_criteria_give_alignments_their_own(client, researcher, narrative):
+    align = task_batch_create(task_type="align", source_batch=narrative.assignment.item.batch)
+    client.force_login(researcher)
+    posted = _form_fields(target="alignments", source_batch=align.pk)
+    assert client.post("/admin/crowd/batch/new/rate/", posted).status_code == 302
+    criteria = Batch.objects.get(name="Rate").settings["criteria"]
+    assert [c["key"] for c in criteria] == ["alignment"]
