@@ -140,7 +140,7 @@ def epic_write(
 def _similarity_check_queue(narratives: list[Narrative]) -> None:
     """Queue the dataset check of imported stories (their integrity rows, unchecked until
     it runs, let beat's similarity_requeue make good a lost task)."""
-    from annotation.tasks import imported_similarity_check_task
+    from annotation.quality.similarity_scan import imported_similarity_check_task
 
     if not narratives:
         return

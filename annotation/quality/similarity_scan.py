@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+from celery import shared_task
 from django.db import transaction
 from django.utils import timezone
 
@@ -185,3 +186,11 @@ def imported_similarity_check(*, narrative_ids: list[int]) -> int:
         integrity.checked_at = now
     NarrativeIntegrity.objects.bulk_update(rows, ["similarity", "checked_at"], batch_size=500)
     return len(rows)
+
+
+@shared_task(name="annotation.imported_similarity_check")
+def imported_similarity_check_task(narrative_ids: list[int]) -> int:
+    """Give imported stories the dataset check at once (embedding them and comparing
+    every story of their proverbs by matrix operations); idempotent. A lost task is made
+    good story by story by beat's `annotation.similarity_requeue`."""
+    return imported_similarity_check(narrative_ids=narrative_ids)
