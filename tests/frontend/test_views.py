@@ -271,3 +271,44 @@ def test_submit_runs_at_most_seven_statements(client, busy_batch, django_assert_
         response = post_submit(client, assignment, BIRDS_STORY)
     assert response.status_code == 200
     assert Narrative.objects.filter(assignment=assignment).exists()
+
+
+def _pledge_form(page: str) -> dict:
+    import re
+
+    return {
+        name: re.search(rf'name="{name}" value="([^"]*)"', page).group(1)
+        for name in ("token", "back")
+    }
+
+
+def test_pledge_agreement_needs_the_pages_signed_token_and_stays_on_this_site(client):
+    from crowd.models import BatchPledge
+
+    batch = write_batch_create(proverbs=[proverb_create(BIRDS)], pledge="Write it yourself.")
+    assignment = enter(client, batch)
+    page = client.get(f"/tasks/a/{assignment.pk}/").content.decode()
+    assert "Write it yourself." in page and 'id="narrative"' not in page
+    form = _pledge_form(page)
+    forged = client.post("/tasks/pledge/", {"token": form["token"] + "x", "agree": "yes"})
+    assert forged.status_code == 400 and not BatchPledge.objects.exists()
+    elsewhere = client.post(
+        "/tasks/pledge/", {"token": form["token"], "back": "https://evil.example/", "agree": "yes"}
+    )
+    assert elsewhere["Location"] == "/tasks/"
+    assert BatchPledge.objects.get().worker == assignment.worker
+    page = client.get(f"/tasks/a/{assignment.pk}/").content.decode()
+    assert 'id="narrative"' in page
+
+
+def test_another_workers_pledge_token_does_not_pledge_for_this_worker(client, batch):
+    from crowd.models import BatchPledge
+
+    batch.pledge = "Write it yourself."
+    batch.save()
+    first = enter(client, batch)
+    token = _pledge_form(client.get(f"/tasks/a/{first.pk}/").content.decode())["token"]
+    other = Client()
+    enter(other, batch)
+    other.post("/tasks/pledge/", {"token": token, "agree": "yes", "back": "/tasks/"})
+    assert list(BatchPledge.objects.values_list("worker_id", flat=True)) == [first.worker_id]
