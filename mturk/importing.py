@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from annotation.datasets.epic_files import resolve_span
 from annotation.models import Narrative, Proverb
+from annotation.quality.similarity_scan import imported_similarity_check_queue
 from annotation.text import normalize_text
 from crowd import task_types
 from crowd.batches import batch_create
@@ -178,6 +179,7 @@ def _item(*, batch: Batch, proverb: Proverb, row: ResultRow) -> BatchItem:
                 source_label=batch.name,
                 status=Narrative.Status.APPROVED,
             )
+            imported_similarity_check_queue(narratives=[narrative])
         subject = {"narrative": narrative}
     item = BatchItem.objects.filter(batch=batch, **subject).first()
     if item is None:

@@ -4,7 +4,8 @@ name-blind word trigrams.
 
 `similarity_scan` gives each story what the per-story check
 (annotation/quality/similarity.py `narrative_similarity_check`) stores, so that
-imported stories get the same flags (`imported_similarity_check` stores it), and the
+imported stories get the same flags (`imported_similarity_check_queue` queues, and
+`imported_similarity_check` stores it), and the
 pairs at or above the thresholds, the earlier story of each pair marked as its source
 (`manage.py similarity_report`).
 """
@@ -23,6 +24,7 @@ from annotation.models import Narrative, NarrativeIntegrity
 from annotation.quality.integrity import IntegritySettings
 from annotation.quality.similarity import embeddings_of, narratives_embed
 from annotation.text import copy_shingles
+from config.task_queue import queue_on_commit
 
 
 @dataclass
@@ -194,3 +196,17 @@ def imported_similarity_check_task(narrative_ids: list[int]) -> int:
     every story of their proverbs by matrix operations); idempotent. A lost task is made
     good story by story by beat's `annotation.similarity_requeue`."""
     return imported_similarity_check(narrative_ids=narrative_ids)
+
+
+def imported_similarity_check_queue(*, narratives: list[Narrative]) -> None:
+    """Queue the dataset check of imported stories (an ePiC file, MTurk results) once the
+    import commits; their integrity rows, unchecked until it runs, let beat's
+    `annotation.similarity_requeue` make good a lost task."""
+    if not narratives:
+        return
+    ids = [narrative.pk for narrative in narratives]
+    NarrativeIntegrity.objects.bulk_create(
+        [NarrativeIntegrity(narrative_id=pk) for pk in ids], batch_size=1000, ignore_conflicts=True
+    )
+    NarrativeIntegrity.objects.filter(narrative_id__in=ids).update(checked_at=None)
+    queue_on_commit(imported_similarity_check_task, ids)

@@ -141,3 +141,34 @@ def test_imported_results_join_the_dataset_the_dashboard_reads():
     assert in_batch.count() == 3
     approved = dataset_narratives(batches=[report["batch"]], approved_only=True)
     assert [n.assignment.provider_assignment_id for n in approved] == ["3ASG1"]
+
+
+def test_stories_imported_with_rate_results_get_the_dataset_check(
+    django_capture_on_commit_callbacks,
+):
+    from annotation.models import NarrativeIntegrity
+    from annotation.quality.flags import narrative_flags
+
+    story = "Maya and Leo met at a chess club and loved old jazz records and long walks."
+    original = narrative_create(proverb=proverb_create(BIRDS), text=story, source_label="ePiC")
+    renamed = story.replace("Maya", "Chen").replace("Leo", "Omar")
+    content = (
+        "HITId,AssignmentId,WorkerId,AssignmentStatus,SubmitTime,WorkTimeInSeconds,"
+        "Input.proverb,Input.story,Answer.rel,Answer.int,Answer.flu,Answer.all\n"
+        f"H1,AS1,AW1,Approved,,60,{BIRDS},{renamed},5,4,3,4\n"
+    ).encode()
+    with django_capture_on_commit_callbacks(execute=True):
+        report = mturk_results_import(
+            content=content,
+            batch_type="rate",
+            mapping=(
+                "proverb=Input.proverb,narrative=Input.story,rating.relatedness=Answer.rel,"
+                "rating.interesting=Answer.int,rating.fluency=Answer.flu,rating.overall=Answer.all"
+            ),
+            batch_name="Past ratings",
+        )
+    assert report.errors == []
+    imported = Narrative.objects.get(text=renamed)
+    assert NarrativeIntegrity.objects.get(narrative=imported).checked_at is not None
+    [flag] = narrative_flags(imported)
+    assert flag["code"] == "near_duplicate" and flag["details"]["narrative"] == original.pk
