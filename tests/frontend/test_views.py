@@ -312,3 +312,11 @@ def test_another_workers_pledge_token_does_not_pledge_for_this_worker(client, ba
     enter(other, batch)
     other.post("/tasks/pledge/", {"token": token, "agree": "yes", "back": "/tasks/"})
     assert list(BatchPledge.objects.values_list("worker_id", flat=True)) == [first.worker_id]
+
+
+def test_preview_shows_the_pledge_workers_are_asked_for_beside_the_task(client, researcher):
+    batch = write_batch_create(proverbs=[proverb_create(BIRDS)], pledge="No <i>AI</i> tools.")
+    client.force_login(researcher)
+    page = client.get(f"/tasks/preview/{batch.pk}/").content.decode()
+    assert 'data-testid="preview-pledge"' in page and "No &lt;i&gt;AI&lt;/i&gt; tools." in page
+    assert 'id="narrative"' in page  # the preview shows the task, not the pledge step
