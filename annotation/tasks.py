@@ -5,7 +5,10 @@ from celery import shared_task
 from annotation.analysis.jobs import analyses_waiting, dataset_analysis_compute_task
 from annotation.curation.services import variant_groups_propose
 from annotation.intake.import_jobs import import_job_run_task, import_jobs_waiting
-from annotation.quality.similarity_scan import imported_similarity_check_task  # noqa: F401
+from annotation.quality.similarity_scan import (  # noqa: F401 (registered with Celery)
+    figurative_similarity_check_task,
+    imported_similarity_check_task,
+)
 from config.task_queue import task_send
 
 

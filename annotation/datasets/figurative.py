@@ -17,6 +17,8 @@ from django.db import transaction
 
 from annotation.datasets.figurative_files import figurative_line, parse_figurative_file
 from annotation.models import ContinuationPair, FigurativeNarrative
+from annotation.quality.similarity_scan import figurative_similarity_check_task
+from config.task_queue import queue_on_commit
 
 
 @dataclass
@@ -105,6 +107,8 @@ def figurative_import(*, content: bytes, kind: str, split: str = "") -> Figurati
             report.pairs += 1
             report.pairs_created += created
     report.narratives = len(narratives)
+    # The dataset check of what this file brought, once the import commits.
+    queue_on_commit(figurative_similarity_check_task, [n.pk for n in narratives.values()])
     return report
 
 

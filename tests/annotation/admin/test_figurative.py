@@ -169,3 +169,14 @@ def test_agreement_page_and_api_show_human_accuracy(client, researcher, research
     assert batch.name in index
     data = researcher_api.get(f"/api/agreement/{batch.pk}/").json()
     assert data["continue_choice"]["human_accuracy"] == 1
+
+
+def test_narrative_list_shows_the_dataset_checks_flag_in_words(client, researcher):
+    checked = figurative_narrative_create()
+    copy = figurative_narrative_create(text=checked.text + " ")
+    copy.similarity = {"proverb": {"narrative": checked.pk, "similarity": 0.97}, "own": None}
+    copy.save()
+    client.force_login(researcher)
+    page = client.get("/admin/annotation/figurativenarrative/").content.decode()
+    assert f"Nearly the same as another story #{checked.pk}" in page
+    assert "not checked yet" in page
