@@ -371,6 +371,12 @@ class FigurativeNarrative(models.Model):
         default=False,
         help_text="A reviewer confirmed the expression is used literally: left out of new work.",
     )
+    similarity = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The dataset check against the stories of the same expression "
+        "(annotation/quality/similarity_scan.py); empty until it has run.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

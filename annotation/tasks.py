@@ -6,6 +6,10 @@ from annotation.analysis.jobs import analyses_waiting, dataset_analysis_compute_
 from annotation.curation.services import variant_groups_propose
 from annotation.intake.import_jobs import import_job_run_task, import_jobs_waiting
 from annotation.keywords import narratives_keywords_fill_task  # noqa: F401 (defined where it is queued)
+from annotation.quality.similarity_scan import (  # noqa: F401 (registered with Celery)
+    figurative_similarity_check_task,
+    imported_similarity_check_task,
+)
 from common.task_queue import tasks_requeue_lost
 
 
@@ -41,16 +45,6 @@ def narrative_similarity_check_task(narrative_id: int) -> int:
 
     narrative_similarity_check(narrative_id=narrative_id)
     return narrative_id
-
-
-@shared_task(name="annotation.imported_similarity_check")
-def imported_similarity_check_task(narrative_ids: list[int]) -> int:
-    """Give imported stories the dataset check at once (embedding them and comparing
-    every story of their proverbs by matrix operations); idempotent. A lost task is made
-    good story by story by `similarity_requeue`."""
-    from annotation.quality.similarity_scan import imported_similarity_check
-
-    return imported_similarity_check(narrative_ids=narrative_ids)
 
 
 @shared_task(name="annotation.similarity_requeue")

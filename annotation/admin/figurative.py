@@ -33,6 +33,7 @@ from annotation.models import (
     FigurativeNarrative,
     QualificationAttempt,
 )
+from annotation.quality.integrity import IntegritySettings, similarity_flags
 
 
 class FigurativeImportForm(forms.Form):
@@ -90,15 +91,45 @@ class LiteralUseFilter(admin.SimpleListFilter):
 
 @admin.register(FigurativeNarrative)
 class FigurativeNarrativeAdmin(admin.ModelAdmin):
-    list_display = ("id", "kind", "expression", "split", "pairs", "literal_use_confirmed")
+    list_display = (
+        "id",
+        "kind",
+        "expression",
+        "split",
+        "pairs",
+        "literal_use_confirmed",
+        "similarity_flags",
+    )
     list_filter = ("kind", "split", "literal_use_confirmed")
     search_fields = ("expression", "text", "meaning")
-    readonly_fields = ("shown", "content_key", "expression_start", "expression_end")
-    fields = ("kind", "split", "shown", "expression", "meaning", "literal_use_confirmed")
+    readonly_fields = (
+        "shown",
+        "content_key",
+        "expression_start",
+        "expression_end",
+        "similarity_flags",
+    )
+    fields = (
+        "kind",
+        "split",
+        "shown",
+        "expression",
+        "meaning",
+        "literal_use_confirmed",
+        "similarity_flags",
+    )
     change_list_template = "admin/annotation/figurativenarrative/change_list.html"
 
     def has_add_permission(self, request) -> bool:
         return False  # narratives come from imports
+
+    @admin.display(description="Similarity")
+    def similarity_flags(self, narrative) -> str:
+        """The dataset check's flags in words (the near-duplicate names the other story)."""
+        if narrative.similarity is None:
+            return "— (not checked yet)"
+        flags = similarity_flags(narrative.similarity, settings=IntegritySettings())
+        return " ".join(f"⚑ {flag.explanation}" for flag in flags) or "No flag"
 
     @admin.display(description="Option pairs")
     def pairs(self, narrative) -> int:

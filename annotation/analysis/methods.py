@@ -20,7 +20,7 @@ from django.db.models import Count, Q
 
 from annotation.analysis.cards import Table, analysis_sections, format_value, markdown_table
 from annotation.analysis.selectors import definitions
-from annotation.models import Proverb, VariantGroup, WritingCalibration
+from annotation.models import Proverb, QualificationAttempt, VariantGroup, WritingCalibration
 from annotation.quality.integrity import FLAG_TITLES, IntegritySettings
 from crowd.models import Assignment, Batch, BatchPledge
 
@@ -103,6 +103,9 @@ def _design(doc: Methods, batches: list[Batch]) -> None:
     rows = []
     for batch in batches:
         gold = batch.items.filter(is_gold=True).count()
+        attempts = QualificationAttempt.objects.filter(batch=batch).aggregate(
+            total=Count("id"), passed=Count("id", filter=Q(passed=True))
+        )
         rows.append(
             [
                 f"#{batch.pk} {batch.name}",
@@ -113,6 +116,9 @@ def _design(doc: Methods, batches: list[Batch]) -> None:
                 f"{batch.reward_cents / 100:.2f}",
                 batch.time_allowed_seconds // 60,
                 gold or "none",
+                f"{attempts['passed']} of {attempts['total']} passed"
+                if attempts["total"]
+                else "none",
             ]
         )
     doc.blocks.append(
@@ -120,8 +126,9 @@ def _design(doc: Methods, batches: list[Batch]) -> None:
             "p",
             "Each batch published items to crowd workers through the provider named below; "
             "each item was to be done by distinct workers (wanted per item), no worker could "
-            "take more than the per-worker cap, and gold items with known answers served as "
-            "the qualification check where present.",
+            "take more than the per-worker cap; gold items with known answers checked "
+            "workers during the work, and a qualification test, where a batch had one, "
+            "before it.",
         )
     )
     doc.blocks.append(
@@ -137,6 +144,7 @@ def _design(doc: Methods, batches: list[Batch]) -> None:
                     "Reward per task",
                     "Minutes allowed",
                     "Gold items",
+                    "Qualification test",
                 ],
                 rows,
                 caption="Batches in scope (Admin → Batches)",

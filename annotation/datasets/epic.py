@@ -30,9 +30,9 @@ from annotation.datasets.epic_files import (
 )
 from annotation.datasets.records import narratives_for_generated_pks
 from annotation.datasets.splits import SplitFileError, narrative_splits_apply, parse_split_files
-from annotation.models import Narrative, NarrativeIntegrity, Proverb, SpanPair
+from annotation.models import Narrative, Proverb, SpanPair
+from annotation.quality.similarity_scan import imported_similarity_check_queue
 from annotation.text import normalize_text, word_count
-from common.task_queue import queue_on_commit
 
 _CHUNK = 2_000
 _PROGRESS_RECORDS = 1_000  # records resolved between progress reports
@@ -154,7 +154,7 @@ def epic_write(
     )
     report.narratives_created, report.narratives_updated = len(new), len(changed)
     report.keyword_narratives = [narrative.pk for narrative, _ in new + changed]
-    _similarity_check_queue([narrative for narrative, _ in new + changed])
+    imported_similarity_check_queue(narratives=[narrative for narrative, _ in new + changed])
     progress(len(records), len(records), "Writing narratives")
     if prepared.split_parts is not None:
         applied = narrative_splits_apply(parts=prepared.split_parts)
@@ -164,24 +164,6 @@ def epic_write(
             for pk in applied.unknown
         )
     return report
-
-
-def _similarity_check_queue(narratives: list[Narrative]) -> None:
-    """Queue the dataset check of imported stories (their integrity rows, unchecked until
-    it runs, let beat's similarity_requeue make good a lost task)."""
-    from annotation.tasks import imported_similarity_check_task
-
-    if not narratives:
-        return
-    NarrativeIntegrity.objects.bulk_create(
-        [NarrativeIntegrity(narrative=narrative) for narrative in narratives],
-        batch_size=_CHUNK,
-        ignore_conflicts=True,
-    )
-    NarrativeIntegrity.objects.filter(narrative__in=[n.pk for n in narratives]).update(
-        checked_at=None
-    )
-    queue_on_commit(imported_similarity_check_task, [narrative.pk for narrative in narratives])
 
 
 def dataset_import_epic(

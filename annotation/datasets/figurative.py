@@ -25,6 +25,8 @@ from django.db.models import Q
 
 from annotation.datasets.figurative_files import figurative_line, parse_figurative_file
 from annotation.models import ContinuationPair, FigurativeNarrative
+from annotation.quality.similarity_scan import figurative_similarity_check_task
+from common.task_queue import queue_on_commit
 
 
 @dataclass
@@ -196,6 +198,8 @@ def figurative_import(
             report.irregular_lines += 1
             report.notes.extend({"line": line.line, "note": note} for note in notes)
     report.narratives = len(narratives)
+    # The dataset check of what this file brought, once the import commits.
+    queue_on_commit(figurative_similarity_check_task, [n.pk for n in narratives.values()])
     return report
 
 

@@ -10,11 +10,11 @@ from django.db.models import QuerySet
 from django.db.models.functions import Length
 
 from annotation.models import Narrative, NarrativeIntegrity
+from annotation.quality.canary import canary_flags
 from annotation.quality.integrity import (
     FLAG_TITLES,
     Flag,
     IntegritySettings,
-    canary_flags,
     process_flags,
     similarity_flags,
     telemetry_summary,

@@ -4,7 +4,8 @@ name-blind word trigrams.
 
 `similarity_scan` gives each story what the per-story check
 (annotation/quality/similarity.py `narrative_similarity_check`) stores, so that
-imported stories get the same flags (`imported_similarity_check` stores it), and the
+imported stories get the same flags (`imported_similarity_check_queue` queues, and
+`imported_similarity_check` stores it), and the
 pairs at or above the thresholds, the earlier story of each pair marked as its source
 (`manage.py similarity_report`).
 """
@@ -15,13 +16,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
+from celery import shared_task
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Narrative, NarrativeIntegrity
+from annotation.models import FigurativeNarrative, Narrative, NarrativeIntegrity
+from annotation.quality.embeddings import embed
 from annotation.quality.integrity import IntegritySettings
 from annotation.quality.similarity import embeddings_of, narratives_embed
 from annotation.text import copy_shingles
+from common.task_queue import queue_on_commit
 
 
 @dataclass
@@ -66,7 +70,6 @@ def similarity_scan(
     narrative_ids: Iterable[int], *, settings: IntegritySettings | None = None
 ) -> SimilarityScan:
     """Scan the given narratives (embedding the ones without an embedding first)."""
-    settings = settings or IntegritySettings()
     ids = sorted(set(narrative_ids))
     narratives_embed(ids)
     vectors = embeddings_of(ids)
@@ -77,12 +80,21 @@ def similarity_scan(
         .values_list("pk", "proverb_id", "worker_id", "text")
         if row[0] in vectors
     ]
-    scan = SimilarityScan()
     if not rows:
-        return scan
+        return SimilarityScan()
+    matrix = np.stack([vectors[row[0]] for row in rows])
+    return rows_scan(rows, matrix, settings=settings or IntegritySettings())
+
+
+def rows_scan(
+    rows: list[tuple], matrix: np.ndarray, *, settings: IntegritySettings
+) -> SimilarityScan:
+    """The scan of `rows` (id, group, worker id or None, text) in time order, with their
+    unit embeddings as `matrix` rows: a story is compared with its group's other stories
+    (a proverb's, an expression's) and its worker's."""
+    scan = SimilarityScan()
     pks = np.array([row[0] for row in rows])
     proverbs = np.array([row[1] for row in rows])
-    matrix = np.stack([vectors[row[0]] for row in rows])
     shingles = _shingle_matrix([row[3] for row in rows])
     best = {pk: {"proverb": None, "own": None, "copy": None} for pk in pks.tolist()}
     pairs: dict[tuple[int, int], dict] = {}
@@ -185,3 +197,64 @@ def imported_similarity_check(*, narrative_ids: list[int]) -> int:
         integrity.checked_at = now
     NarrativeIntegrity.objects.bulk_update(rows, ["similarity", "checked_at"], batch_size=500)
     return len(rows)
+
+
+@shared_task(name="annotation.imported_similarity_check")
+def imported_similarity_check_task(narrative_ids: list[int]) -> int:
+    """Give imported stories the dataset check at once (embedding them and comparing
+    every story of their proverbs by matrix operations); idempotent. A lost task is made
+    good story by story by beat's `annotation.similarity_requeue`."""
+    return imported_similarity_check(narrative_ids=narrative_ids)
+
+
+def imported_similarity_check_queue(*, narratives: list[Narrative]) -> None:
+    """Queue the dataset check of imported stories (an ePiC file, MTurk results) once the
+    import commits; their integrity rows, unchecked until it runs, let beat's
+    `annotation.similarity_requeue` make good a lost task."""
+    if not narratives:
+        return
+    ids = [narrative.pk for narrative in narratives]
+    NarrativeIntegrity.objects.bulk_create(
+        [NarrativeIntegrity(narrative_id=pk) for pk in ids], batch_size=1000, ignore_conflicts=True
+    )
+    NarrativeIntegrity.objects.filter(narrative_id__in=ids).update(checked_at=None)
+    queue_on_commit(imported_similarity_check_task, ids)
+
+
+def _expression(kind: str, expression: str) -> str:
+    return f"{kind}:{' '.join(expression.casefold().split())}"
+
+
+@transaction.atomic
+def figurative_similarity_check(*, narrative_ids: list[int]) -> int:
+    """Give imported idiom and simile narratives the dataset check, against every
+    narrative of the same expression (their group, as a proverb's for ePiC stories);
+    stores FigurativeNarrative.similarity and returns how many were checked. The
+    embeddings are made for the check and not kept. Idempotent."""
+    given = list(
+        FigurativeNarrative.objects.filter(pk__in=narrative_ids).values_list("kind", "expression")
+    )
+    groups = {_expression(kind, expression) for kind, expression in given}
+    rows = [
+        (pk, _expression(kind, expression), None, text)
+        for pk, kind, expression, text in FigurativeNarrative.objects.filter(
+            kind__in={kind for kind, _ in given}
+        )
+        .order_by("created_at", "id")
+        .values_list("pk", "kind", "expression", "text")
+        if _expression(kind, expression) in groups
+    ]
+    if not rows:
+        return 0
+    scan = rows_scan(rows, embed([row[3] for row in rows]), settings=IntegritySettings())
+    checked = list(FigurativeNarrative.objects.select_for_update().filter(pk__in=narrative_ids))
+    for narrative in checked:
+        narrative.similarity = scan.similarity[narrative.pk]
+    FigurativeNarrative.objects.bulk_update(checked, ["similarity"], batch_size=500)
+    return len(checked)
+
+
+@shared_task(name="annotation.figurative_similarity_check")
+def figurative_similarity_check_task(narrative_ids: list[int]) -> int:
+    """The dataset check of imported idiom and simile narratives; idempotent."""
+    return figurative_similarity_check(narrative_ids=narrative_ids)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from annotation.datasets.epic_files import resolve_span
 from annotation.models import Narrative, Proverb
+from annotation.quality.similarity_scan import imported_similarity_check_queue
 from annotation.text import normalize_text
 from crowd.models import Batch
 from crowd.task_types import SubmissionError
@@ -32,7 +33,8 @@ def imported_proverb(*, batch: Batch, fields: dict[str, str]) -> Proverb:
 
 def imported_narrative(*, batch: Batch, fields: dict[str, str]) -> Narrative:
     """The answer's narrative under its proverb, matched by its text or created as an
-    approved imported narrative labelled with the batch's name."""
+    approved imported narrative labelled with the batch's name (and given the dataset's
+    similarity check after the import commits)."""
     proverb = imported_proverb(batch=batch, fields=fields)
     text = fields.get("narrative", "")
     if not text:
@@ -46,6 +48,7 @@ def imported_narrative(*, batch: Batch, fields: dict[str, str]) -> Narrative:
             source_label=batch.name,
             status=Narrative.Status.APPROVED,
         )
+        imported_similarity_check_queue(narratives=[narrative])
     return narrative
 
 

@@ -12,12 +12,8 @@ from __future__ import annotations
 from django.db import transaction
 
 from annotation.models import Narrative, NarrativeIntegrity
-from annotation.quality.integrity import (
-    IntegritySettings,
-    TelemetryError,
-    canary_found,
-    telemetry_clean,
-)
+from annotation.quality.canary import canary_found
+from annotation.quality.integrity import IntegritySettings, TelemetryError, telemetry_clean
 from common.task_queue import queue_on_commit
 from crowd.task_types import SubmissionError
 

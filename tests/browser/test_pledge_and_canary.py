@@ -110,6 +110,13 @@ def test_canary_is_not_in_the_accessibility_tree_nor_seen(live_server, page):
     tree = page.locator("body").aria_snapshot()
     assert "Instructions" in tree and BIRDS in tree  # the snapshot holds the page's text
     assert "quixotic" not in tree
+    # Chromium's own accessibility tree, as a screen reader gets it: no exposed node
+    # carries the canary.
+    cdp = page.context.new_cdp_session(page)
+    nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
+    exposed = [node for node in nodes if not node.get("ignored")]
+    assert any(BIRDS in str(node.get("name", {}).get("value", "")) for node in exposed)
+    assert not [node for node in exposed if "quixotic" in str(node)]
     canaries = page.locator(".canary")
     expect(canaries).to_have_count(2)  # in the instructions and after the proverb
     for index in range(2):

@@ -305,3 +305,52 @@ def test_the_demo_batch_is_offered_to_demo_workers_only(client):
     page = demo_browser.get("/tasks/").content.decode()
     assert batch.name in page and demo.name in page
     assert demo_browser.get(f"/tasks/{demo.pk}/next/").status_code == 302
+
+
+def _pledge_form(page: str) -> dict:
+    import re
+
+    return {
+        name: re.search(rf'name="{name}" value="([^"]*)"', page).group(1)
+        for name in ("token", "back")
+    }
+
+
+def test_pledge_agreement_needs_the_pages_signed_token_and_stays_on_this_site(client):
+    from crowd.models import BatchPledge
+
+    batch = write_batch_create(proverbs=[proverb_create(BIRDS)], pledge="Write it yourself.")
+    assignment = enter(client, batch)
+    page = client.get(f"/tasks/a/{assignment.pk}/").content.decode()
+    assert "Write it yourself." in page and 'id="narrative"' not in page
+    form = _pledge_form(page)
+    forged = client.post("/tasks/pledge/", {"token": form["token"] + "x", "agree": "yes"})
+    assert forged.status_code == 400 and not BatchPledge.objects.exists()
+    elsewhere = client.post(
+        "/tasks/pledge/", {"token": form["token"], "back": "https://evil.example/", "agree": "yes"}
+    )
+    assert elsewhere["Location"] == "/tasks/"
+    assert BatchPledge.objects.get().worker == assignment.worker
+    page = client.get(f"/tasks/a/{assignment.pk}/").content.decode()
+    assert 'id="narrative"' in page
+
+
+def test_another_workers_pledge_token_does_not_pledge_for_this_worker(client, batch):
+    from crowd.models import BatchPledge
+
+    batch.pledge = "Write it yourself."
+    batch.save()
+    first = enter(client, batch)
+    token = _pledge_form(client.get(f"/tasks/a/{first.pk}/").content.decode())["token"]
+    other = Client()
+    enter(other, batch)
+    other.post("/tasks/pledge/", {"token": token, "agree": "yes", "back": "/tasks/"})
+    assert list(BatchPledge.objects.values_list("worker_id", flat=True)) == [first.worker_id]
+
+
+def test_preview_shows_the_pledge_workers_are_asked_for_beside_the_task(client, researcher):
+    batch = write_batch_create(proverbs=[proverb_create(BIRDS)], pledge="No <i>AI</i> tools.")
+    client.force_login(researcher)
+    page = client.get(f"/tasks/preview/{batch.pk}/").content.decode()
+    assert 'data-testid="preview-pledge"' in page and "No &lt;i&gt;AI&lt;/i&gt; tools." in page
+    assert 'id="narrative"' in page  # the preview shows the task, not the pledge step

@@ -172,3 +172,34 @@ def test_a_field_over_the_csv_limit_is_refused_with_its_line_and_column():
             batch_name="Past batch",
         )
     assert not Assignment.objects.exists()
+
+
+def test_stories_imported_with_rate_results_get_the_dataset_check(
+    django_capture_on_commit_callbacks,
+):
+    from annotation.models import NarrativeIntegrity
+    from annotation.quality.flags import narrative_flags
+
+    story = "Maya and Leo met at a chess club and loved old jazz records and long walks."
+    original = narrative_create(proverb=proverb_create(BIRDS), text=story, source_label="ePiC")
+    renamed = story.replace("Maya", "Chen").replace("Leo", "Omar")
+    content = (
+        "HITId,AssignmentId,WorkerId,AssignmentStatus,SubmitTime,WorkTimeInSeconds,"
+        "Input.proverb,Input.story,Answer.rel,Answer.int,Answer.flu,Answer.all\n"
+        f"H1,AS1,AW1,Approved,,60,{BIRDS},{renamed},5,4,3,4\n"
+    ).encode()
+    with django_capture_on_commit_callbacks(execute=True):
+        report = mturk_results_import(
+            content=content,
+            batch_type="rate",
+            mapping=(
+                "proverb=Input.proverb,narrative=Input.story,rating.relatedness=Answer.rel,"
+                "rating.interesting=Answer.int,rating.fluency=Answer.flu,rating.overall=Answer.all"
+            ),
+            batch_name="Past ratings",
+        )
+    assert report.errors == []
+    imported = Narrative.objects.get(text=renamed)
+    assert NarrativeIntegrity.objects.get(narrative=imported).checked_at is not None
+    [flag] = narrative_flags(imported)
+    assert flag["code"] == "near_duplicate" and flag["details"]["narrative"] == original.pk

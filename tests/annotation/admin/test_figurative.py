@@ -186,3 +186,14 @@ def test_import_upload_lists_each_irregular_line_and_can_withhold_labels(client,
     assert "<td>2</td><td>&quot;property&quot; is false: stored with no property</td>" in page
     assert "4 new, unlabelled" in page
     assert not ContinuationPair.objects.filter(correct__isnull=False).exists()
+
+
+def test_narrative_list_shows_the_dataset_checks_flag_in_words(client, researcher):
+    checked = figurative_narrative_create()
+    copy = figurative_narrative_create(text=checked.text + " ")
+    copy.similarity = {"proverb": {"narrative": checked.pk, "similarity": 0.97}, "own": None}
+    copy.save()
+    client.force_login(researcher)
+    page = client.get("/admin/annotation/figurativenarrative/").content.decode()
+    assert f"Nearly the same as another story #{checked.pk}" in page
+    assert "not checked yet" in page

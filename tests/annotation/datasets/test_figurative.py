@@ -178,3 +178,30 @@ def test_labels_given_overrule_the_placeholder_rule():
     assert report.labelled and set(ContinuationPair.objects.values_list("correct", flat=True)) == {
         1
     }
+
+
+def test_imported_narratives_get_the_dataset_check_against_their_expressions_stories(
+    django_capture_on_commit_callbacks,
+):
+    from annotation.quality.integrity import IntegritySettings, similarity_flags
+
+    story = (
+        "Maria had been working on the report all week. When her boss asked for one more "
+        "change at midnight, she decided to <b>call it a day</b> and went home."
+    )
+    lines = [
+        {"narrative": text, "idiom": "call it a day", "meaning": "to stop working"}
+        for text in (
+            story,
+            story.replace("Maria", "Keiko").replace("report", "slides"),
+            "After ten hours of digging the garden, Tom said they should <b>call it a day</b>.",
+        )
+    ]
+    content = "\n".join(json.dumps(line) for line in lines).encode()
+    with django_capture_on_commit_callbacks(execute=True):
+        figurative_import(content=content, kind="idiom")
+    first, copy, other = FigurativeNarrative.objects.order_by("id")
+    assert all(narrative.similarity is not None for narrative in (first, copy, other))
+    [flag] = similarity_flags(copy.similarity, settings=IntegritySettings())
+    assert flag.code == "near_duplicate" and flag.details["narrative"] == first.pk
+    assert similarity_flags(other.similarity, settings=IntegritySettings()) == []

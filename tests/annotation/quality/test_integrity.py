@@ -2,12 +2,11 @@
 
 import pytest
 
+from annotation.quality.canary import canary_flags, canary_found
 from annotation.quality.integrity import (
     MAX_TELEMETRY_BYTES,
     IntegritySettings,
     TelemetryError,
-    canary_flags,
-    canary_found,
     process_flags,
     similarity_flags,
     telemetry_clean,
