@@ -286,3 +286,33 @@ class SavedReviewMessage(models.Model):
 
     def __str__(self) -> str:
         return self.text
+
+
+class Bonus(models.Model):
+    """A bonus paid on an assignment, whatever the provider: the one record that says a
+    bonus for this assignment with this reason and amount is paid once (a resent form
+    finds it), shown to the worker and in the payments report."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="bonuses")
+    cents = models.PositiveIntegerField()
+    reason = models.TextField()
+    reason_digest = models.CharField(
+        max_length=64, help_text="SHA-256 of the reason: long reasons stay indexable."
+    )
+    paid_before_cents = models.PositiveIntegerField(
+        help_text="The assignment's bonus total before this one (the provider's step key)."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "bonuses"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assignment", "cents", "reason_digest"], name="bonus_paid_once"
+            ),
+            models.CheckConstraint(condition=Q(cents__gte=1), name="bonus_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Bonus of {self.cents} cents on assignment {self.assignment_id}"

@@ -24,6 +24,7 @@ from crowd.providers import ProviderError
 from crowd.review import (
     ReviewError,
     assignment_approve,
+    assignment_bonus,
     assignment_reject,
     worker_block,
     worker_unblock,
@@ -33,7 +34,7 @@ from mturk.importing import mturk_results_import
 from mturk.models import HIT, Bonus, MTurkAssignment, Publication
 from mturk.publishing import cost_estimate, mturk_batch_publish, publication_set
 from mturk.results import ResultsFileError
-from mturk.review import batch_workers_notify, mturk_bonus_pay
+from mturk.review import batch_workers_notify
 from mturk.selectors import account_balance, auto_approval_due, batch_hits, unmatched_answers
 from mturk.sync import batch_sync
 
@@ -255,11 +256,10 @@ class PublicationAdmin(admin.ModelAdmin):
         return f"Assignment {answer.pk} rejected; its slot reopened."
 
     def _do_bonus(self, request, batch):
-        answer = mturk_bonus_pay(
+        answer = assignment_bonus(
             assignment=self._answer(request, batch),
             cents=int(request.POST.get("cents", 0)),
             reason=request.POST.get("reason", ""),
-            paid_before_cents=int(request.POST.get("paid_before", -1)),
         )
         return f"Bonus paid; assignment {answer.pk} has {answer.bonus_cents}¢ in bonuses."
 

@@ -8,6 +8,8 @@ what was paid before, so a retried call never pays twice.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.utils import timezone
 
 from crowd.providers import CrowdProvider, ProviderError
@@ -34,6 +36,25 @@ def linked_assignment(answer) -> MTurkAssignment:
 
 class MTurkProvider(CrowdProvider):
     key = "mturk"
+    unvouched_message = (
+        "No MTurk assignment with this assignment id, HIT and worker was submitted: "
+        "this answer is not counted or paid."
+    )
+
+    def vouched(self, *, assignment) -> bool:
+        return MTurkAssignment.objects.filter(answer=assignment).exists()
+
+    def unvouched_among(self, *, assignments):
+        return assignments.filter(mturk_assignment__isnull=True)
+
+    def unvouched_grace(self, *, batch) -> timedelta:
+        """Within the time allowed and ten minutes more, an answer may be waiting for
+        MTurk's own submit."""
+        return timedelta(minutes=10)
+
+    def bonus_state(self, *, bonus) -> str:
+        token = f"parable-bonus-{bonus.assignment_id}-{bonus.paid_before_cents}"
+        return "paid" if Bonus.objects.filter(request_token=token).exists() else "not paid"
 
     def publish(self, *, batch) -> dict:
         return hits_create(batch=batch)

@@ -120,12 +120,35 @@ class WebhookEvent(models.Model):
         return f"{self.event_type} {self.resource_id}"
 
 
+class WebhookRefusal(models.Model):
+    """A webhook delivery refused (bad signature, timestamp out of the window): kept so the
+    admin shows why deliveries fail before Prolific disables the subscription."""
+
+    reason = models.CharField(max_length=500)
+    event_id = models.CharField(max_length=128, blank=True)
+    timestamp = models.CharField(max_length=64, blank=True)
+    body = models.TextField(blank=True)
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.received_at:%Y-%m-%d %H:%M}: {self.reason}"
+
+
 class BonusPayment(models.Model):
-    """One bonus in Prolific's two steps; the row makes a retried payment a no-op."""
+    """One bonus in Prolific's two steps. Setting up pays nothing and may be repeated; the
+    pay call is not idempotent on Prolific, so it is sent at most once: `sending` is
+    committed before the call, and a call whose outcome is not known (time-out, 5xx,
+    killed worker) leaves the row `unknown` until Prolific's record of the submission's
+    bonus payments says whether it was paid (prolific.bonuses)."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
         SET_UP = "set_up", "Set up on Prolific"
+        SENDING = "sending", "Pay call being sent"
+        UNKNOWN = "unknown", "Outcome unknown: awaiting reconciliation"
         PAID = "paid", "Paid"
 
     assignment = models.ForeignKey(
@@ -138,8 +161,15 @@ class BonusPayment(models.Model):
     reason = models.TextField(blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     bulk_id = models.CharField(max_length=64, blank=True)
+    submission_id = models.CharField(
+        max_length=64, blank=True, help_text="Prolific's submission the bonus is set up on."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the pay call was (last) sent."
+    )
     paid_at = models.DateTimeField(null=True, blank=True)
+    note = models.TextField(blank=True, help_text="The last failure or reconciliation.")
 
     class Meta:
         ordering = ["id"]
@@ -148,6 +178,10 @@ class BonusPayment(models.Model):
                 fields=["assignment", "sequence"], name="prolific_bonus_once_per_step"
             ),
             models.CheckConstraint(condition=Q(cents__gte=1), name="prolific_bonus_positive"),
+            models.CheckConstraint(
+                condition=~Q(status__in=["sending", "unknown", "paid"]) | ~Q(bulk_id=""),
+                name="prolific_bonus_sent_has_bulk_id",
+            ),
         ]
 
     def __str__(self) -> str:

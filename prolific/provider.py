@@ -5,7 +5,7 @@ bonuses act on.
 
 from __future__ import annotations
 
-import time
+from datetime import timedelta
 
 from django.conf import settings
 from django.urls import reverse
@@ -18,6 +18,8 @@ from prolific.models import BonusPayment, ParticipantSession, Study, Submission
 from prolific.sessions import session_assignments
 from prolific.studies import study_publish, study_transition
 from prolific.submissions import study_sync
+from prolific.tasks import bonus_pay_task
+from prolific.vouching import session_of, unvouched, vouched_submission
 
 REVIEWABLE = "AWAITING REVIEW"
 STILL_PROCESSING = {"ACTIVE", "PROCESSING", "RESERVED"}
@@ -33,35 +35,33 @@ def _study(batch) -> Study:
     return study
 
 
-def session_of(assignment: Assignment) -> ParticipantSession | None:
-    return (
-        ParticipantSession.objects.select_related("submission", "study")
-        .filter(
-            study__batch_id=assignment.item.batch_id,
-            worker_id=assignment.worker_id,
-            session_id=assignment.provider_assignment_id,
-        )
-        .first()
-    )
-
-
-def vouched_submission(assignment: Assignment) -> Submission:
-    """Prolific's submission for the assignment's session; ProviderError when there is none."""
-    session = session_of(assignment)
-    if session is None or session.submission is None:
-        raise ProviderError(
-            f"Prolific has no submission for assignment {assignment.pk}'s session "
-            "(participant id or session not confirmed by Prolific): it is not approved, "
-            "counted or paid. Sync the study if the participant has just finished."
-        )
-    return session.submission
-
-
 class ProlificProvider(CrowdProvider):
     key = "prolific"
+    unvouched_message = (
+        "Prolific has no submission from this participant for this session, so this work "
+        "cannot be counted or paid. If you took part through Prolific, please contact the "
+        "researcher."
+    )
 
     def __init__(self, client_factory=ProlificClient):
         self.client_factory = client_factory
+
+    def vouched(self, *, assignment) -> bool:
+        session = session_of(assignment)
+        return session is not None and session.submission_id is not None
+
+    def unvouched_among(self, *, assignments):
+        return unvouched(assignments)
+
+    def unvouched_grace(self, *, batch) -> timedelta:
+        """One polling interval: Prolific's submission may still be on its way."""
+        return timedelta(seconds=settings.PROLIFIC_SYNC_SECONDS)
+
+    def bonus_state(self, *, bonus) -> str:
+        payment = BonusPayment.objects.filter(
+            assignment_id=bonus.assignment_id, sequence=bonus.paid_before_cents
+        ).first()
+        return payment.get_status_display() if payment else "not recorded on Prolific"
 
     def publish(self, *, batch) -> dict:
         return {"prolific_study": study_publish(study=_study(batch), client=self.client_factory())}
@@ -70,30 +70,26 @@ class ProlificProvider(CrowdProvider):
         return study_sync(study=_study(batch), client=self.client_factory())
 
     def approve(self, *, assignment) -> None:
-        """Approve the session's submission on Prolific once (it pays the session's reward),
-        waiting with backoff while Prolific is still processing it."""
+        """Approve the session's submission on Prolific once (it pays the session's reward).
+        One look at Prolific's status, never a wait: while Prolific is still processing
+        the submission, the approval is refused at once with what to do."""
         submission = vouched_submission(assignment)
         if submission.status == "APPROVED":
             return
         client = self.client_factory()
-        for attempt in range(settings.PROLIFIC_RETRIES + 1):
-            status = client.submission_get(submission_id=submission.submission_id)["status"]
-            if status == REVIEWABLE:
-                client.submission_transition(
-                    submission_id=submission.submission_id, action="APPROVE"
-                )
-                status = "APPROVED"
-            if status == "APPROVED":
-                Submission.objects.filter(pk=submission.pk).update(status=status)
-                return
-            if status not in STILL_PROCESSING:
-                raise ProviderError(
-                    f"Prolific has this submission as {status}: it cannot be approved."
-                )
-            time.sleep(settings.PROLIFIC_BACKOFF_SECONDS * (2**attempt))
-        raise ProviderError(
-            "Prolific is still processing this submission; approve it again in a few minutes."
-        )
+        status = client.submission_get(submission_id=submission.submission_id)["status"]
+        if status == REVIEWABLE:
+            client.submission_transition(submission_id=submission.submission_id, action="APPROVE")
+            status = "APPROVED"
+        if status == "APPROVED":
+            Submission.objects.filter(pk=submission.pk).update(status=status)
+            return
+        if status in STILL_PROCESSING:
+            raise ProviderError(
+                f"The participant's Prolific submission is {status} (still working or being "
+                "processed by Prolific): it can be approved once it is awaiting review."
+            )
+        raise ProviderError(f"Prolific has this submission as {status}: it cannot be approved.")
 
     def reject(self, *, assignment, message: str) -> None:
         """Items are rejected here one by one; the Prolific submission is rejected only when
@@ -126,8 +122,6 @@ class ProlificProvider(CrowdProvider):
             sequence=assignment.bonus_cents,
             defaults={"cents": cents, "reason": reason},
         )
-        from prolific.tasks import bonus_pay_task
-
         queue_on_commit(bonus_pay_task, bonus.pk)
 
     def block(self, *, worker, reason: str) -> None:

@@ -208,7 +208,8 @@ def submission_record(*, study: Study, data: dict) -> Submission:
                 "study": study,
                 "participant_id": participant_id,
                 "status": str(data.get("status", "")),
-                "study_code": str(data.get("study_code") or ""),
+                # One submission's record says entered_code; the study's listing study_code.
+                "study_code": str(data.get("entered_code") or data.get("study_code") or ""),
                 "started_at": _parse_time(data.get("started_at")),
                 "completed_at": _parse_time(data.get("completed_at")),
             },

@@ -240,6 +240,11 @@ PROLIFIC_RETRIES = env.int("PROLIFIC_RETRIES", default=4)
 PROLIFIC_BACKOFF_SECONDS = env.float("PROLIFIC_BACKOFF_SECONDS", default=1.0)
 PROLIFIC_REJECTION_CATEGORY = env.str("PROLIFIC_REJECTION_CATEGORY", default="LOW_EFFORT")
 PROLIFIC_SYNC_SECONDS = env.int("PROLIFIC_SYNC_SECONDS", default=120)
+# A bonus pay call with no answer is sent again only if Prolific still lists no such
+# payment on the submission this long after the call (its payments land within minutes).
+PROLIFIC_BONUS_SETTLE_SECONDS = env.int("PROLIFIC_BONUS_SETTLE_SECONDS", default=3600)
+# Webhook deliveries signed more than this far from our clock are refused (and logged).
+PROLIFIC_WEBHOOK_MAX_SKEW_SECONDS = env.int("PROLIFIC_WEBHOOK_MAX_SKEW_SECONDS", default=3600)
 
 # Amazon Mechanical Turk: "sandbox", "production" or the URL of a compatible endpoint.
 MTURK_ENDPOINT = env.str("MTURK_ENDPOINT", default="sandbox")

@@ -101,7 +101,7 @@ class ApiRoutes:
             if match.group(2) and method == "POST":
                 return 200, self._submission_transition(submission, body), {}
             if method == "GET":
-                return 200, {**submission, "participant": submission["participant_id"]}, {}
+                return 200, self.state.submission_record(submission), {}
         match = re.fullmatch(r"bulk-bonus-payments/(\w+)/pay/", path)
         if match and method == "POST":
             return 202, self._bonus_pay(match.group(1)), {}
@@ -259,12 +259,12 @@ class ApiRoutes:
         return {"message": "The request to bulk approve has been made successfully."}
 
     def _bonus_set_up(self, body: dict) -> dict:
+        """Lines of `<participant_id>,<amount>` or `<submission_id>,<amount>`, amounts in
+        the study's currency; ids that did not take part in the study: 400."""
         study = self._get(self.state.studies, str(body.get("study_id")), "study")
-        participants = {
-            s["participant_id"]
-            for s in self.state.submissions.values()
-            if s["study_id"] == study["id"]
-        }
+        taking_part = [s for s in self.state.submissions.values() if s["study_id"] == study["id"]]
+        participants = {s["participant_id"]: s["id"] for s in taking_part}
+        participants.update({s["id"]: s["id"] for s in taking_part})
         total, rows = 0, []
         for number, line in enumerate(str(body.get("csv_bonuses", "")).splitlines(), 1):
             if not line.strip():
@@ -276,7 +276,7 @@ class ApiRoutes:
                 raise ApiError(400, {"csv_bonuses": [f"Line {number}: not an amount."]}) from None
             if participant.strip() not in participants or cents <= 0:
                 raise ApiError(400, {"csv_bonuses": [f"Line {number}: no such participant."]})
-            rows.append((participant.strip(), cents))
+            rows.append((participants[participant.strip()], cents))
             total += cents
         if not rows:
             raise ApiError(400, {"csv_bonuses": ["No bonuses given."]})
@@ -288,21 +288,28 @@ class ApiRoutes:
             "vat": 0,
             "total_amount": total + round(total / 3),
             "rows": rows,
-            "paid": False,
         }
         with self.state.lock:
             self.state.bonuses[bonus["id"]] = bonus
-        return {key: value for key, value in bonus.items() if key not in ("rows", "paid")}
+        return {key: value for key, value in bonus.items() if key != "rows"}
 
     def _bonus_pay(self, bulk_id: str) -> dict:
+        """Pays every time it is called, as Prolific documents: "not idempotent. Sending
+        multiple requests with the same bulk bonus payment ID will result in participants
+        being paid multiple times." (Prolific pays in the following minutes; the stand-in
+        at once.)"""
         with self.state.lock:
             bonus = self._get(self.state.bonuses, bulk_id, "bulk bonus payment")
-            if bonus["paid"]:
-                raise ApiError(400, "This bonus payment has already been paid.")
-            bonus["paid"] = True
-            for participant, cents in bonus["rows"]:
+            for submission_id, cents in bonus["rows"]:
+                submission = self.state.submissions[submission_id]
+                submission.setdefault("bonus_payments", []).append(float(cents))
                 self.state.payments.append(
-                    {"bulk_id": bulk_id, "participant_id": participant, "cents": cents}
+                    {
+                        "bulk_id": bulk_id,
+                        "participant_id": submission["participant_id"],
+                        "submission_id": submission_id,
+                        "cents": cents,
+                    }
                 )
             self.state.balance -= bonus["total_amount"]
         return {}

@@ -134,11 +134,10 @@ def test_double_sent_bonus_form_pays_once(client, researcher, standin):
         "answer": answer.pk,
         "cents": "40",
         "reason": "Great",
-        "paid_before": "0",
     }
     client.post(_page(batch), form)
     response = client.post(_page(batch), form, follow=True)
-    assert "reload before paying another" in response.content.decode()
+    assert "it is paid once" in response.content.decode()
     assert len(standin.state.bonuses) == 1
     assert Assignment.objects.get(pk=answer.pk).bonus_cents == 40
 

@@ -72,7 +72,7 @@ def test_forged_worker_id_is_never_linked_approved_or_paid(standin):
     standin.state.submit(assignment_id=real["AssignmentId"], answers={"done": "1"})
     batch_sync(batch=batch)
     assert MTurkAssignment.objects.get().answer is None
-    with pytest.raises(ReviewError, match="matches no MTurk assignment"):
+    with pytest.raises(ReviewError, match="mturk has no record confirming"):
         assignment_approve(assignment=forged)
     assert Assignment.objects.get(pk=forged.pk).status == "submitted"
     assert standin.state.assignments[real["AssignmentId"]]["AssignmentStatus"] == "Submitted"
@@ -263,5 +263,5 @@ def test_api_refuses_to_approve_a_narrative_mturk_does_not_vouch_for(standin, re
     narrative = Narrative.objects.get(assignment=answer)
     response = researcher_api.post(f"/api/narratives/{narrative.pk}/approve/")
     assert response.status_code == 409
-    assert "matches no MTurk assignment" in response.json()["detail"]
+    assert "mturk has no record confirming" in response.json()["detail"]
     assert Narrative.objects.get(pk=narrative.pk).status == "submitted"

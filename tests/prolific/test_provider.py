@@ -13,7 +13,6 @@ from crowd.review import (
     worker_block,
     worker_unblock,
 )
-from prolific.bonuses import bonus_payment_pay
 from prolific.models import BonusPayment
 from prolific.review import sessions_approve
 from prolific.sessions import session_assignments
@@ -66,7 +65,7 @@ def test_approving_an_item_approves_the_submission_once(standin, finished):
 def test_unvouched_session_is_never_approved_or_counted(standin, batch):
     fake = enter_unchecked(standin, batch)
     submit_all(fake)
-    with pytest.raises(ReviewError, match="Prolific has no submission"):
+    with pytest.raises(ReviewError, match="prolific has no record confirming"):
         assignment_approve(assignment=items(fake)[0])
     assert Assignment.objects.filter(status=Assignment.Status.APPROVED).count() == 0
     assert [
@@ -74,13 +73,12 @@ def test_unvouched_session_is_never_approved_or_counted(standin, batch):
     ] == []
 
 
-def test_approval_waits_while_prolific_is_still_processing(standin, batch, settings):
+def test_approval_is_refused_at_once_while_prolific_is_still_processing(standin, batch):
     session, submission = take_part(standin, batch, "p1")
     submit_all(session)
     study_sync(study=batch.prolific_study)  # linked while still ACTIVE
-    settings.PROLIFIC_RETRIES = 2
     standin.state.requests.clear()
-    with pytest.raises(ReviewError, match="still processing"):
+    with pytest.raises(ReviewError, match="still working or being processed"):
         assignment_approve(assignment=items(session)[0])
     assert items(session)[0].status == Assignment.Status.SUBMITTED
     gets = [
@@ -88,7 +86,7 @@ def test_approval_waits_while_prolific_is_still_processing(standin, batch, setti
         for r in standin.state.requests
         if r == ("GET", f"/api/v1/submissions/{submission['id']}/")
     ]
-    assert len(gets) == 3  # asked, then twice more after backing off
+    assert len(gets) == 1  # one look, no waiting
 
 
 def test_rejecting_every_item_rejects_on_prolific_with_a_long_message(standin, finished):
@@ -121,24 +119,14 @@ def test_bonus_is_paid_in_two_steps_after_commit(
     with django_capture_on_commit_callbacks(execute=True):
         assignment_bonus(assignment=assignment, cents=75, reason="A vivid story")
     assert standin.state.payments == [
-        {"bulk_id": BonusPayment.objects.get().bulk_id, "participant_id": "p1", "cents": 75}
+        {
+            "bulk_id": BonusPayment.objects.get().bulk_id,
+            "participant_id": "p1",
+            "submission_id": finished.session_id,
+            "cents": 75,
+        }
     ]
     assert BonusPayment.objects.get().status == BonusPayment.Status.PAID
-
-
-def test_retried_bonus_is_paid_once(standin, finished, django_capture_on_commit_callbacks):
-    assignment = items(finished)[0]
-    assignment_approve(assignment=assignment)
-    standin.state.fail(path="/pay/", status=503, count=50)
-    with django_capture_on_commit_callbacks(execute=True):
-        assignment_bonus(assignment=assignment, cents=75, reason="A vivid story")
-    bonus = BonusPayment.objects.get()
-    assert bonus.status == BonusPayment.Status.SET_UP and standin.state.payments == []
-    standin.state.failures.clear()
-    bonus_payment_pay(bonus_id=bonus.pk)
-    bonus_payment_pay(bonus_id=bonus.pk)
-    assert len(standin.state.bonuses) == 1
-    assert [p["cents"] for p in standin.state.payments] == [75]
 
 
 def test_bonus_on_unvouched_work_is_refused(standin, batch):
@@ -146,7 +134,7 @@ def test_bonus_on_unvouched_work_is_refused(standin, batch):
     submit_all(fake)
     assignment = items(fake)[0]
     Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.APPROVED)
-    with pytest.raises(ReviewError, match="Prolific has no submission"):
+    with pytest.raises(ReviewError, match="prolific has no record confirming"):
         assignment_bonus(assignment=assignment, cents=50, reason="x")
     assert BonusPayment.objects.count() == 0
 

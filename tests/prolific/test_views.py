@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from crowd.models import Assignment
-from prolific.models import ParticipantSession, WebhookEvent
+from prolific.models import ParticipantSession, Submission, WebhookEvent, WebhookRefusal
 from prolific.signatures import signature
 from tests.factories import BIRDS_STORY, invite_path, worker_create
 from tests.prolific.conftest import WEBHOOK_SECRET
@@ -84,13 +84,14 @@ def test_continue_without_a_session_is_refused(client, standin, batch):
     assert client.get(reverse("prolific:continue")).status_code == 403
 
 
-def post_webhook(client, body: bytes, *, secret=WEBHOOK_SECRET, timestamp=None):
+def post_webhook(client, body: bytes, *, secret=WEBHOOK_SECRET, timestamp=None, event_id="e1"):
     timestamp = timestamp or str(int(time.time()))
     return client.post(
         reverse("prolific:webhook"),
         body,
         content_type="application/json",
         headers={
+            "X-Event-ID": event_id,
             "X-Prolific-Request-Timestamp": timestamp,
             "X-Prolific-Request-Signature": signature(
                 secret=secret, timestamp=timestamp, body=body
@@ -104,8 +105,64 @@ def test_webhook_with_a_bad_signature_is_refused(client, standin, batch):
     response = post_webhook(client, body, secret="not-the-secret")
     assert response.status_code == 403
     assert not WebhookEvent.objects.exists()
-    stale = post_webhook(client, body, timestamp=str(int(time.time()) - 3600))
+    stale = post_webhook(client, body, timestamp=str(int(time.time()) - 7200))
     assert stale.status_code == 403
+    refusals = list(WebhookRefusal.objects.order_by("id").values_list("reason", flat=True))
+    assert refusals[0] == "signature does not match the workspace secret"
+    assert refusals[1].startswith("timestamp 720") and refusals[1].endswith("behind our clock")
+
+
+def post_delivery(client, body: bytes, headers: dict):
+    return client.post(
+        reverse("prolific:webhook"),
+        body,
+        content_type="application/json",
+        headers={name: value for name, value in headers.items() if name != "Content-Type"},
+    )
+
+
+def finished_event(client, standin, batch):
+    """A participant finishes on Prolific: the submission and its documented event body."""
+    _, submission = enter(client, standin, batch)
+    finish_on_prolific(standin, submission)
+    event = {
+        "resource_id": submission["id"],
+        "event_type": "submission.status.change",
+        "participant_id": submission["participant_id"],
+        "status": "AWAITING REVIEW",
+    }
+    return submission, event
+
+
+def test_a_delivery_repeated_with_its_event_id_and_a_new_timestamp_is_processed_once(
+    client, standin, batch
+):
+    _, event = finished_event(client, standin, batch)
+    first = standin.state.signed_delivery(event=event, event_id="ev-7", happened_at="t")
+    again = standin.state.signed_delivery(
+        event=event, event_id="ev-7", happened_at="t", sent_at=time.time() + 30
+    )
+    assert again[1]["X-Prolific-Request-Timestamp"] != first[1]["X-Prolific-Request-Timestamp"]
+    assert post_delivery(client, *first).json() == {"outcome": "recorded"}
+    assert post_delivery(client, *again).json() == {"outcome": "repeat"}
+    assert WebhookEvent.objects.get().event_id == "ev-7"
+
+
+def test_a_submission_that_arrives_by_webhook_has_its_completion_code(client, standin, batch):
+    submission, event = finished_event(client, standin, batch)
+    post_delivery(
+        client, *standin.state.signed_delivery(event=event, event_id="e", happened_at="t")
+    )
+    code = standin.state.studies[submission["study_id"]]["completion_codes"][0]["code"]
+    assert Submission.objects.get().study_code == code
+
+
+def test_a_malformed_or_unknown_delivery_is_answered_without_a_server_error(client, standin):
+    nul = json.dumps({"resource_id": "ab\u0000c", "event_type": "x"}).encode()
+    assert post_webhook(client, nul).status_code == 400
+    unknown = json.dumps({"resource_id": "nosuch", "event_type": "x"}).encode()
+    assert post_webhook(client, unknown, event_id="e2").json() == {"outcome": "unknown"}
+    assert post_webhook(client, unknown, event_id="e2").json() == {"outcome": "repeat"}
 
 
 def test_signed_webhook_links_the_submission(client, standin, batch):
