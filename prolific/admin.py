@@ -6,7 +6,6 @@ participants' sessions (unvouched ones flagged, bulk approval), submissions, bon
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -14,12 +13,19 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from crowd.admin.read_only import ReadOnlyAdmin
-from crowd.admin.review import REVIEW_PERMISSION
+from crowd.admin.review import REVIEW_PERMISSION, action_form_step
 from crowd.batches import batch_close
 from crowd.providers import ProviderError, get_provider
 from crowd.review import ReviewError, worker_block, worker_unblock
 from prolific.forms import BlockForm, BonusForm, MessageForm, PlacesForm, StudyForm
-from prolific.models import BonusPayment, ParticipantSession, Study, Submission, WebhookEvent
+from prolific.models import (
+    BonusPayment,
+    ParticipantSession,
+    Study,
+    Submission,
+    WebhookEvent,
+    WebhookRefusal,
+)
 from prolific.review import sessions_approve, sessions_bonus
 from prolific.selectors import account_summary, studies_with_counts, study_counts
 from prolific.studies import (
@@ -226,27 +232,15 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
-    def _form_step(self, request, queryset, *, form_class, action: str, title: str):
-        """The action's intermediate form; returns (cleaned data, None) once it is valid."""
-        submitted = any(name in request.POST for name in form_class.base_fields)
-        form = form_class(request.POST if submitted else None)
-        if form.is_valid():
-            return form.cleaned_data, None
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": title,
-            "form": form,
-            "queryset": queryset,
-            "action": action,
-            "action_checkbox_name": ACTION_CHECKBOX_NAME,
-        }
-        return None, TemplateResponse(request, "admin/crowd/review_reason.html", context)
-
     @admin.action(description="Pay a bonus to selected participants…", permissions=["review"])
     def bonus_selected(self, request, queryset):
-        data, response = self._form_step(
-            request, queryset, form_class=BonusForm, action="bonus_selected", title="Pay a bonus"
+        data, response = action_form_step(
+            self,
+            request,
+            queryset,
+            form_class=BonusForm,
+            action="bonus_selected",
+            title="Pay a bonus",
         )
         if response is not None:
             return response
@@ -258,8 +252,8 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
 
     @admin.action(description="Message selected participants on Prolific…", permissions=["review"])
     def message_selected(self, request, queryset):
-        data, response = self._form_step(
-            request, queryset, form_class=MessageForm, action="message_selected", title="Send"
+        data, response = action_form_step(
+            self, request, queryset, form_class=MessageForm, action="message_selected", title="Send"
         )
         if response is not None:
             return response
@@ -274,8 +268,8 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
 
     @admin.action(description="Block selected participants…", permissions=["review"])
     def block_selected(self, request, queryset):
-        data, response = self._form_step(
-            request, queryset, form_class=BlockForm, action="block_selected", title="Block"
+        data, response = action_form_step(
+            self, request, queryset, form_class=BlockForm, action="block_selected", title="Block"
         )
         if response is not None:
             return response
@@ -338,8 +332,28 @@ class SubmissionAdmin(ReadOnlyAdmin):
 
 @admin.register(BonusPayment)
 class BonusPaymentAdmin(ReadOnlyAdmin):
-    list_display = ("assignment", "cents", "status", "bulk_id", "created_at", "paid_at")
+    """Each bonus's state on Prolific; `unknown` ones await reconciliation by beat."""
+
+    list_display = (
+        "assignment",
+        "cents",
+        "status",
+        "bulk_id",
+        "created_at",
+        "sent_at",
+        "paid_at",
+        "note",
+    )
     list_filter = ("status",)
+
+
+@admin.register(WebhookRefusal)
+class WebhookRefusalAdmin(ReadOnlyAdmin):
+    """Deliveries refused (bad signature, timestamp out of the window): Prolific disables a
+    subscription whose deliveries keep failing, so these say what to fix."""
+
+    list_display = ("received_at", "reason", "event_id", "timestamp")
+    search_fields = ("event_id", "reason")
 
 
 @admin.register(WebhookEvent)

@@ -26,6 +26,29 @@ class ReasonForm(forms.Form):
     )
 
 
+def action_form_step(
+    model_admin, request, queryset, *, form_class, action: str, title: str, **extra
+):
+    """An admin action's intermediate form (a reason, a bonus, a message), for every app's
+    review actions: returns (cleaned data, None) once the form is sent and valid, else
+    (None, the page that asks for it)."""
+    submitted = any(name in request.POST for name in form_class.base_fields)
+    form = form_class(request.POST if submitted else None)
+    if form.is_valid():
+        return form.cleaned_data, None
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "opts": model_admin.model._meta,
+        "title": title,
+        "form": form,
+        "queryset": queryset,
+        "action": action,
+        "action_checkbox_name": ACTION_CHECKBOX_NAME,
+        **extra,
+    }
+    return None, TemplateResponse(request, "admin/crowd/review_reason.html", context)
+
+
 def withdrawal_summary(impact) -> str:
     """What rejecting approved work does downstream, in a sentence for the reviewer."""
     return (
@@ -111,21 +134,18 @@ class ReviewActions:
         self.message_user(request, f"{blocked} worker(s) blocked.")
 
     def _with_reason(self, request, queryset, *, action: str, title: str, apply, impact=None):
-        form = ReasonForm(request.POST if "reason" in request.POST else None)
-        if form.is_valid():
-            apply(form.cleaned_data["reason"])
-            return None
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": title,
-            "form": form,
-            "queryset": queryset,
-            "action": action,
-            "action_checkbox_name": ACTION_CHECKBOX_NAME,
-            "impact": withdrawal_summary(impact) if impact and impact.items else "",
-        }
-        return TemplateResponse(request, "admin/crowd/review_reason.html", context)
+        data, response = action_form_step(
+            self,
+            request,
+            queryset,
+            form_class=ReasonForm,
+            action=action,
+            title=title,
+            impact=withdrawal_summary(impact) if impact and impact.items else "",
+        )
+        if data is not None:
+            apply(data["reason"])
+        return response
 
 
 @admin.register(SavedReviewMessage)

@@ -112,6 +112,15 @@ def test_webhook_with_a_bad_signature_is_refused(client, standin, batch):
     assert refusals[1].startswith("timestamp 720") and refusals[1].endswith("behind our clock")
 
 
+def test_refused_deliveries_are_shown_in_the_admin(client, researcher, standin, batch):
+    body = json.dumps({"resource_id": "abc", "event_type": "x"}).encode()
+    post_webhook(client, body, secret="not-the-secret", event_id="<b>ev</b>")
+    client.force_login(researcher)
+    page = client.get(reverse("admin:prolific_webhookrefusal_changelist")).content.decode()
+    assert "signature does not match the workspace secret" in page
+    assert "&lt;b&gt;ev&lt;/b&gt;" in page and "<b>ev</b>" not in page
+
+
 def post_delivery(client, body: bytes, headers: dict):
     return client.post(
         reverse("prolific:webhook"),
