@@ -2,8 +2,11 @@
 assignments as MTurk reports them (linked to the stored answer when id, HIT and worker
 all match) and the bonuses paid, each under its UniqueRequestToken."""
 
+from datetime import timedelta
+
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 
 class Publication(models.Model):
@@ -111,6 +114,16 @@ class MTurkAssignment(models.Model):
 
     def __str__(self) -> str:
         return self.assignment_id
+
+    @property
+    def override_window_passed(self) -> bool:
+        """Rejected, and submitted more than 30 days ago: MTurk no longer overrides the
+        rejection (ApproveAssignment, Requester API 2017-01-17)."""
+        return (
+            self.status == self.Status.REJECTED
+            and self.submitted_at is not None
+            and self.submitted_at < timezone.now() - timedelta(days=30)
+        )
 
 
 class Bonus(models.Model):

@@ -246,8 +246,10 @@ PROLIFIC_BONUS_SETTLE_SECONDS = env.int("PROLIFIC_BONUS_SETTLE_SECONDS", default
 # Webhook deliveries signed more than this far from our clock are refused (and logged).
 PROLIFIC_WEBHOOK_MAX_SKEW_SECONDS = env.int("PROLIFIC_WEBHOOK_MAX_SKEW_SECONDS", default=3600)
 
-# Amazon Mechanical Turk: "sandbox", "production" or the URL of a compatible endpoint.
-MTURK_ENDPOINT = env.str("MTURK_ENDPOINT", default="sandbox")
+# Amazon Mechanical Turk (closed by AWS on 30 September 2026): the URL of a compatible
+# endpoint such as the stand-in ("sandbox" and "production" name AWS's closed ones).
+# Empty: the MTurk provider is off; importing past results still works.
+MTURK_ENDPOINT = env.str("MTURK_ENDPOINT", default="")
 MTURK_REGION = env.str("MTURK_REGION", default="us-east-1")
 MTURK_MAX_ATTEMPTS = env.int("MTURK_MAX_ATTEMPTS", default=6)
 MTURK_FRAME_HEIGHT = env.int("MTURK_FRAME_HEIGHT", default=900)
