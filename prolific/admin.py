@@ -301,7 +301,7 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
     def prolific_submission(self, session):
         if session.submission is None:
             return format_html('<strong class="unvouched">{}</strong>', "None: flagged")
-        return session.submission.status
+        return session.submission.status_shown
 
     @admin.action(
         description="Approve selected sessions (bulk, on Prolific too)", permissions=["review"]
@@ -325,9 +325,21 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
 
 @admin.register(Submission)
 class SubmissionAdmin(ReadOnlyAdmin):
-    list_display = ("submission_id", "participant_id", "study", "status", "completed_at", "seen_at")
+    list_display = (
+        "submission_id",
+        "participant_id",
+        "study",
+        "prolific_status",
+        "study_code",
+        "completed_at",
+        "seen_at",
+    )
     list_filter = ("status", "study")
     search_fields = ("submission_id", "participant_id")
+
+    @admin.display(description="Status", ordering="status")
+    def prolific_status(self, submission):
+        return submission.status_shown
 
 
 @admin.register(BonusPayment)

@@ -94,6 +94,11 @@ class Submission(models.Model):
     participant_id = models.CharField(max_length=64)
     status = models.CharField(max_length=32)
     study_code = models.CharField(max_length=64, blank=True)
+    approval_sent_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When Parable asked Prolific to approve it; Prolific's status says when it has.",
+    )
     started_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     seen_at = models.DateTimeField(auto_now=True)
@@ -102,7 +107,14 @@ class Submission(models.Model):
         ordering = ["id"]
 
     def __str__(self) -> str:
-        return f"{self.submission_id} ({self.status})"
+        return f"{self.submission_id} ({self.status_shown})"
+
+    @property
+    def status_shown(self) -> str:
+        """Prolific's status, or "approval sent" while Prolific has not approved it yet."""
+        if self.approval_sent_at and self.status == "AWAITING REVIEW":
+            return "approval sent"
+        return self.status
 
 
 class WebhookEvent(models.Model):

@@ -74,8 +74,8 @@ class ProlificProvider(CrowdProvider):
         One look at Prolific's status, never a wait: while Prolific is still processing
         the submission, the approval is refused at once with what to do."""
         submission = vouched_submission(assignment)
-        if submission.status == "APPROVED":
-            return
+        if submission.status == "APPROVED" or submission.approval_sent_at:
+            return  # approved, or its bulk approval is on its way
         client = self.client_factory()
         status = client.submission_get(submission_id=submission.submission_id)["status"]
         if status == REVIEWABLE:

@@ -249,13 +249,33 @@ class ApiRoutes:
         return self.state.submission_set_status(submission_id=submission["id"], status=status)
 
     def _bulk_approve(self, body: dict) -> dict:
-        ids = body.get("submission_ids") or []
+        """One of the two documented forms, `{study_id, participant_ids}` or
+        `{submission_ids}`, processed asynchronously: the submissions stay AWAITING REVIEW
+        until the stand-in's next request
+        (https://docs.prolific.com/api-reference/submissions/bulk-approve-submissions)."""
+        by_participant = "study_id" in body or "participant_ids" in body
+        if by_participant == ("submission_ids" in body):
+            raise ApiError(
+                400, "Send either study_id with participant_ids, or submission_ids alone."
+            )
+        ids = body.get("participant_ids" if by_participant else "submission_ids")
         if not isinstance(ids, list) or not ids or len(ids) > 1000:
             raise ApiError(400, {"submission_ids": ["Between 1 and 1,000 ids."]})
-        for submission_id in ids:
-            submission = self._get(self.state.submissions, submission_id, "submission")
-            if submission["status"] == "AWAITING REVIEW":
-                self.state.submission_set_status(submission_id=submission_id, status="APPROVED")
+        chosen = []
+        for key in ids:
+            if by_participant:
+                matches = [
+                    s["id"]
+                    for s in self.state.submissions.values()
+                    if s["study_id"] == body.get("study_id") and s["participant_id"] == key
+                ]
+                if not matches:
+                    raise ApiError(400, {"participant_ids": [f"{key} did not take part."]})
+                chosen += matches
+            else:
+                chosen.append(self._get(self.state.submissions, key, "submission")["id"])
+        with self.state.lock:
+            self.state.approvals_pending.extend(chosen)
         return {"message": "The request to bulk approve has been made successfully."}
 
     def _bonus_set_up(self, body: dict) -> dict:

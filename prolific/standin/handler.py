@@ -42,6 +42,7 @@ class Handler(ApiRoutes, BaseHTTPRequestHandler):
                 return
             with self.state.lock:
                 self.state.requests.append((method, path))
+            self.state.approvals_process()
             failure = self._failure(path)
             if failure and not failure[3]:
                 self._raise(failure)

@@ -78,6 +78,8 @@ class StandInState:
         self.subscriptions: dict[str, dict] = {}
         self.deliveries: list[dict] = []
         self.requests: list[tuple[str, str]] = []
+        # Bulk approvals received and not processed yet (Prolific does them asynchronously).
+        self.approvals_pending: list[str] = []
         # Failures on demand: [(path substring, status, count left, after, delay)].
         self.failures: list[list] = []
 
@@ -95,6 +97,14 @@ class StandInState:
         and with `delay` the answer comes that many seconds late."""
         with self.lock:
             self.failures.append([path, status, count, after, delay])
+
+    def approvals_process(self) -> None:
+        """Carry out the bulk approvals received so far (before each later request)."""
+        with self.lock:
+            pending, self.approvals_pending = self.approvals_pending, []
+        for submission_id in pending:
+            if self.submissions[submission_id]["status"] == "AWAITING REVIEW":
+                self.submission_set_status(submission_id=submission_id, status="APPROVED")
 
     def submission_record(self, submission: dict) -> dict:
         """One submission as GET /submissions/{id}/ returns it: `participant` and

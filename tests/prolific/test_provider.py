@@ -106,8 +106,14 @@ def test_bulk_approval_approves_sessions_and_skips_unvouched(standin, batch, fin
     submit_all(fake)
     outcome = sessions_approve(sessions=[finished, fake])
     assert outcome == {"approved": 3, "unvouched": 1, "refused": []}
-    assert standin.state.submissions[finished.session_id]["status"] == "APPROVED"
+    # Prolific approves asynchronously: "approval sent" until it reports approved.
+    assert standin.state.submissions[finished.session_id]["status"] == "AWAITING REVIEW"
+    finished.refresh_from_db()
+    assert finished.submission.status_shown == "approval sent"
     assert ("POST", "/api/v1/submissions/bulk-approve/") in standin.state.requests
+    study_sync(study=batch.prolific_study)
+    finished.refresh_from_db()
+    assert finished.submission.status_shown == "APPROVED"
     assert {a.status for a in items(fake)} == {"submitted"}
 
 
