@@ -23,6 +23,11 @@ class Study(models.Model):
         default=list, blank=True, help_text="Country choice ids of Prolific's country filter."
     )
     first_languages = models.JSONField(default=list, blank=True)
+    filter_ids = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Prolific's filter id of each eligibility setting, as GET /filters/ listed it.",
+    )
     min_approval_rate = models.PositiveIntegerField(null=True, blank=True)
     device_compatibility = models.JSONField(default=list, blank=True)
     completion_code = models.CharField(max_length=32, blank=True)

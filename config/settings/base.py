@@ -231,6 +231,8 @@ PARABLE_INVITE_MAX_AGE = env.int("PARABLE_INVITE_MAX_AGE", default=0)
 PROLIFIC_API_URL = env.str("PROLIFIC_API_URL", default="https://api.prolific.com/api/v1/")
 PROLIFIC_API_TOKEN = env.str("PROLIFIC_API_TOKEN", default="")
 PROLIFIC_WORKSPACE_ID = env.str("PROLIFIC_WORKSPACE_ID", default="")
+# The project (in PROLIFIC_WORKSPACE_ID) studies are created in.
+PROLIFIC_PROJECT_ID = env.str("PROLIFIC_PROJECT_ID", default="")
 PROLIFIC_WEBHOOK_SECRET = env.str("PROLIFIC_WEBHOOK_SECRET", default="")
 PROLIFIC_COMPLETION_URL = env.str(
     "PROLIFIC_COMPLETION_URL", default="https://app.prolific.com/submissions/complete"

@@ -8,8 +8,6 @@ from urllib.parse import urlencode
 
 from prolific.standin.state import (
     API,
-    COUNTRIES,
-    LANGUAGES,
     REJECTION_CATEGORIES,
     STUDY_REQUIRED,
     ApiError,
@@ -126,30 +124,7 @@ class ApiRoutes:
         return table[key]
 
     def _filters(self) -> dict:
-        return {
-            "results": [
-                {
-                    "filter_id": "current-country-of-residence",
-                    "type": "select",
-                    "title": "Current Country of Residence",
-                    "choices": COUNTRIES,
-                },
-                {
-                    "filter_id": "first-language",
-                    "type": "select",
-                    "title": "First Language",
-                    "choices": LANGUAGES,
-                },
-                {
-                    "filter_id": "approval_rate",
-                    "type": "range",
-                    "title": "Approval Rate",
-                    "min": 0,
-                    "max": 100,
-                },
-            ],
-            "_links": {"next": {"href": None}},
-        }
+        return {"results": list(self.state.filters), "_links": {"next": {"href": None}}}
 
     @staticmethod
     def _cost(body: dict) -> dict:

@@ -69,6 +69,28 @@ class StandInState:
         self.webhook_secret = webhook_secret
         self.page_size = page_size
         self.balance = 500_000
+        # GET /filters/: what the account may filter on (tests remove or rename entries).
+        self.filters: list[dict] = [
+            {
+                "filter_id": "current-country-of-residence",
+                "type": "select",
+                "title": "Current Country of Residence",
+                "choices": COUNTRIES,
+            },
+            {
+                "filter_id": "first-language",
+                "type": "select",
+                "title": "First Language",
+                "choices": LANGUAGES,
+            },
+            {
+                "filter_id": "approval_rate",
+                "type": "range",
+                "title": "Approval Rate",
+                "min": 0,
+                "max": 100,
+            },
+        ]
         self.studies: dict[str, dict] = {}
         self.submissions: dict[str, dict] = {}
         self.bonuses: dict[str, dict] = {}

@@ -137,3 +137,23 @@ def test_message_action_sends_through_prolific(client, reviewer, standin):
     )
     assert standin.state.messages[0]["recipient_id"] == "p1"
     assert standin.state.messages[0]["study_id"] == batch.prolific_study.study_id
+
+
+def test_filters_are_found_by_what_they_are_and_a_missing_one_is_said(client, researcher, standin):
+    draft_batch()
+    first_language = standin.state.filters[1]
+    first_language["filter_id"] = "first-language-2026"  # an id Parable does not know
+    standin.state.filters.pop(0)  # the account has no country filter
+    client.force_login(researcher)
+    form = client.get(reverse("admin:prolific_study_add")).context["form"]
+    assert ("19", "English") in form.fields["first_languages"].choices
+    assert form.filter_ids == {"first_languages": "first-language-2026"}
+    countries = form.fields["countries"]
+    assert countries.disabled
+    assert "has no “Current country of residence” filter" in countries.help_text
+
+
+def test_the_study_is_created_in_the_configured_project(standin, settings):
+    settings.PROLIFIC_PROJECT_ID = "project-7"
+    batch = write_study()
+    assert standin.state.studies[batch.prolific_study.study_id]["project"] == "project-7"
