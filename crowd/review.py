@@ -98,6 +98,33 @@ def assignment_approve(*, assignment: Assignment, message: str = "") -> Assignme
 
 
 @transaction.atomic
+def assignment_approve_exclude(*, assignment: Assignment, reason: str) -> Assignment:
+    """Pay the worker as for approved work, but keep the work out of the dataset,
+    agreement, chained batches and exports, with a reason (kept, not shown to the
+    worker): for work that is suspicious but not proven bad, as Prolific's policy asks.
+    Its slot reopens for another worker; items already built on it are withdrawn."""
+    reason = reason.strip()
+    if not reason:
+        raise ReviewError("Approving and excluding needs a reason (kept with the work).")
+    locked = _locked_submission(assignment)
+    if locked.status == Assignment.Status.EXCLUDED:
+        return locked
+    _ensure_vouched(locked, "approved")
+    was_approved = locked.status == Assignment.Status.APPROVED
+    if was_approved:
+        batch_items_withdraw(assignment=locked, reason=f"Assignment {locked.pk} excluded: {reason}")
+    locked.status = Assignment.Status.EXCLUDED
+    locked.reviewed_at = timezone.now()
+    locked.exclusion_reason = reason
+    locked.save(update_fields=["status", "reviewed_at", "exclusion_reason"])
+    task_types.get(locked.item.batch.task_type).on_reviewed(assignment=locked, approved=False)
+    if not was_approved:
+        with _provider_refusal():
+            get_provider(locked.item.batch.provider).approve(assignment=locked)
+    return locked
+
+
+@transaction.atomic
 def assignment_reject(*, assignment: Assignment, message: str) -> Assignment:
     """Reject a submission with a message to the worker; its slot reopens for others.
 
@@ -169,7 +196,7 @@ def assignment_bonus(*, assignment: Assignment, cents: int, reason: str) -> Assi
     if not reason:
         raise ReviewError("A bonus needs a reason; the worker sees it.")
     locked = _locked_submission(assignment)
-    if locked.status != Assignment.Status.APPROVED:
+    if locked.status not in Assignment.PAID:
         raise ReviewError("Bonuses are paid on approved work only.")
     _ensure_vouched(locked, "paid")
     digest = reason_digest(reason)

@@ -136,6 +136,14 @@ class ProlificClient:
     def filters(self) -> list[dict]:
         return self._all_pages("filters/")
 
+    def reward_recommendations(self, *, workspace_id: str, currency: str) -> list[dict]:
+        """Prolific's minimum and recommended hourly rewards (cents), newest first."""
+        return self._json(
+            "GET",
+            "reward-recommendations/",
+            params={"workspace_id": workspace_id, "currency": currency},
+        )
+
     # Studies
     def study_cost(self, *, reward: int, total_available_places: int) -> dict:
         return self._json(

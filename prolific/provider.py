@@ -57,6 +57,17 @@ class ProlificProvider(CrowdProvider):
         """One polling interval: Prolific's submission may still be on its way."""
         return timedelta(seconds=settings.PROLIFIC_SYNC_SECONDS)
 
+    def reward_recommendation(self, *, batch) -> dict | None:
+        """Prolific's minimum and recommended hourly rewards in the account's currency."""
+        if not settings.PROLIFIC_WORKSPACE_ID:
+            raise ProviderError("Set PROLIFIC_WORKSPACE_ID to ask Prolific for its reward rates.")
+        client = self.client_factory()
+        currency = client.me().get("currency_code") or "GBP"
+        rates = client.reward_recommendations(
+            workspace_id=settings.PROLIFIC_WORKSPACE_ID, currency=currency
+        )
+        return rates[0] if rates else None
+
     def bonus_state(self, *, bonus) -> str:
         payment = BonusPayment.objects.filter(
             assignment_id=bonus.assignment_id, sequence=bonus.paid_before_cents

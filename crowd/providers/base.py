@@ -45,6 +45,11 @@ class CrowdProvider:
         """The state at the provider of a recorded crowd.Bonus (paid, pending, unknown...)."""
         return "recorded"
 
+    def reward_recommendation(self, *, batch: Batch) -> dict | None:
+        """The provider's own hourly rates for the batch ({currency, min_reward_per_hour,
+        recommended_reward_per_hour}, in cents), or None when it gives none."""
+        return None
+
     def publish(self, *, batch: Batch) -> dict:
         """Make the batch's work available; returns provider ids to store on the batch."""
         raise NotImplementedError

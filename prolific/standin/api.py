@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 from prolific.standin.state import (
     API,
     REJECTION_CATEGORIES,
+    REWARD_RATES,
     STUDY_REQUIRED,
     ApiError,
     StandInState,
@@ -41,6 +42,8 @@ class ApiRoutes:
             )
         if route == ("GET", "filters/"):
             return 200, self._filters(), {}
+        if route == ("GET", "reward-recommendations/"):
+            return 200, self._reward_recommendations(query), {}
         if route == ("POST", "study-cost-calculator/"):
             return 200, self._cost(body), {}
         if route == ("POST", "studies/"):
@@ -125,6 +128,26 @@ class ApiRoutes:
 
     def _filters(self) -> dict:
         return {"results": list(self.state.filters), "_links": {"next": {"href": None}}}
+
+    @staticmethod
+    def _reward_recommendations(query: dict) -> list[dict]:
+        """workspace_id and currency are required; rates are per hour in the currency's
+        hundredths, the newest first
+        (https://docs.prolific.com/api-reference/reward-recommendations/calculate-reward-recommendations)."""
+        workspace = (query.get("workspace_id") or [""])[0]
+        currency = (query.get("currency") or [""])[0]
+        if not workspace or currency not in REWARD_RATES:
+            raise ApiError(
+                400, {"workspace_id": ["Required."], "currency": ["One of GBP, USD, EUR."]}
+            )
+        minimum, recommended = REWARD_RATES[currency]
+        return [
+            {
+                "currency": currency,
+                "min_reward_per_hour": minimum,
+                "recommended_reward_per_hour": recommended,
+            }
+        ]
 
     @staticmethod
     def _cost(body: dict) -> dict:

@@ -40,6 +40,8 @@ STUDY_REQUIRED = (
 )
 COUNTRIES = {"1": "United Kingdom", "2": "United States", "3": "Ireland", "4": "Canada"}
 LANGUAGES = {"19": "English", "20": "French", "21": "German"}
+# GET /reward-recommendations/: (minimum, recommended) per hour, in hundredths.
+REWARD_RATES = {"GBP": (900, 1200), "USD": (1200, 1500), "EUR": (1000, 1350)}
 
 
 def now_iso() -> str:
