@@ -53,7 +53,33 @@ PUBLICATION_FIELDS = (
 )
 
 
+class MinutesField(forms.IntegerField):
+    """A duration kept in seconds, shown and typed in minutes."""
+
+    def prepare_value(self, value):
+        return value // 60 if isinstance(value, int) else value
+
+    def to_python(self, value):
+        minutes = super().to_python(value)
+        return None if minutes is None else minutes * 60
+
+
 class PublicationForm(forms.ModelForm):
+    auto_approval_delay_seconds = MinutesField(
+        label="Auto-approval delay (minutes)",
+        min_value=0,
+        max_value=30 * 24 * 3600,
+        initial=3 * 24 * 3600,
+        help_text="MTurk approves submitted work on its own after this (at most 30 days).",
+    )
+    lifetime_seconds = MinutesField(
+        label="HIT lifetime (minutes)",
+        min_value=60,
+        max_value=365 * 24 * 3600,
+        initial=7 * 24 * 3600,
+        help_text="How long the HITs stay available to workers.",
+    )
+
     class Meta:
         model = Publication
         fields = ("batch", *PUBLICATION_FIELDS)

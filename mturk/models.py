@@ -36,6 +36,8 @@ class Publication(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = "MTurk settings"
+        verbose_name_plural = "MTurk settings"
         constraints = [
             models.CheckConstraint(
                 condition=Q(test_xml="") | ~Q(answer_key_xml=""),
@@ -138,6 +140,8 @@ class Bonus(models.Model):
 
     class Meta:
         ordering = ["id"]
+        verbose_name = "MTurk bonus"
+        verbose_name_plural = "MTurk bonuses"
         constraints = [models.CheckConstraint(condition=Q(cents__gte=1), name="mturk_bonus_min_1")]
 
     def __str__(self) -> str:

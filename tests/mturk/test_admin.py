@@ -188,8 +188,8 @@ def test_researcher_sets_up_a_draft_batch_for_mturk_in_the_admin(client, researc
             "title": "Write a story",
             "description": "Write a short story for a proverb.",
             "keywords": "story",
-            "auto_approval_delay_seconds": 259200,
-            "lifetime_seconds": 604800,
+            "auto_approval_delay_seconds": 4320,  # minutes in the form
+            "lifetime_seconds": 10080,
             "locales": "US",
             "min_approval_rate": 95,
         },
@@ -198,6 +198,12 @@ def test_researcher_sets_up_a_draft_batch_for_mturk_in_the_admin(client, researc
     assert response["Location"] == _page(batch)
     batch.refresh_from_db()
     assert batch.provider == "mturk" and batch.mturk.min_approval_rate == 95
+    assert (batch.mturk.auto_approval_delay_seconds, batch.mturk.lifetime_seconds) == (
+        259200,
+        604800,
+    )
+    form = client.get(f"/admin/mturk/publication/{batch.mturk.pk}/change/").content.decode()
+    assert "Auto-approval delay (minutes)" in form
     page = client.get(_page(batch)).content.decode()
     assert 'data-testid="estimate"' in page
 
@@ -242,3 +248,9 @@ def test_block_refused_by_mturk_is_reported_and_the_worker_stays_unblocked(
     assert "CreateWorkerBlock was refused" in response.content.decode()
     assert not Worker.objects.get(external_id="A1WORKER").blocked
     assert standin.state.blocks == {}
+
+
+def test_admin_names_follow_the_readme(client, researcher):
+    client.force_login(researcher)
+    index = client.get("/admin/").content.decode()
+    assert "MTurk settings" in index and "MTurk bonuses" in index and "Bonuss" not in index
