@@ -57,6 +57,26 @@ class ProlificProvider(CrowdProvider):
         """One polling interval: Prolific's submission may still be on its way."""
         return timedelta(seconds=settings.PROLIFIC_SYNC_SECONDS)
 
+    def review_state(self, *, assignment) -> dict:
+        """The session's state on Prolific as last synced: approvable only once Prolific
+        has the submission awaiting review (or already approved)."""
+        session = session_of(assignment)
+        if session is None or session.submission is None:
+            return {"label": "No Prolific submission: not counted or paid", "approvable": False}
+        submission = session.submission
+        if submission.status in STILL_PROCESSING:
+            return {
+                "label": "Still working on Prolific (not submitted there yet)",
+                "approvable": False,
+            }
+        if submission.status == REVIEWABLE:
+            label = f"Prolific: {submission.status_shown}"
+            return {"label": label[:1].upper() + label[1:], "approvable": True}
+        return {
+            "label": f"Prolific: {submission.status.lower()}",
+            "approvable": submission.status == "APPROVED",
+        }
+
     def reward_recommendation(self, *, batch) -> dict | None:
         """Prolific's minimum and recommended hourly rewards in the account's currency."""
         if not settings.PROLIFIC_WORKSPACE_ID:

@@ -20,6 +20,7 @@ from annotation.quality.reports import quality_report
 from annotation.text import check_overlap
 from crowd import task_types
 from crowd.models import Assignment, Batch
+from crowd.providers import get_provider
 
 
 def duration_text(seconds: float) -> str:
@@ -110,6 +111,8 @@ def submission_review(*, assignment: Assignment) -> dict:
         "gold_item": assignment.item.is_gold,
         "flags": submission_flags(assignment=assignment, worker_quality=quality),
         "display": display,
+        # The provider's state of the work (a Prolific session still working...), if any.
+        "provider_state": get_provider(batch.provider).review_state(assignment=assignment),
     }
 
 

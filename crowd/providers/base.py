@@ -45,6 +45,11 @@ class CrowdProvider:
         """The state at the provider of a recorded crowd.Bonus (paid, pending, unknown...)."""
         return "recorded"
 
+    def review_state(self, *, assignment: Assignment) -> dict | None:
+        """How the provider has this work now, from Parable's own copy of its records (no
+        call): {"label", "approvable"}; None when there is nothing to say."""
+        return None
+
     def reward_recommendation(self, *, batch: Batch) -> dict | None:
         """The provider's own hourly rates for the batch ({currency, min_reward_per_hour,
         recommended_reward_per_hour}, in cents), or None when it gives none."""

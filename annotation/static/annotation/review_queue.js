@@ -10,6 +10,7 @@ const reasonForm = document.getElementById("reason");
 const reasonText = document.getElementById("reason-text");
 const reasonLabel = document.getElementById("reason-label");
 const bonusAmount = document.getElementById("bonus-amount");
+const approveButton = root.querySelector("[data-decision=approve]");
 const bonusCents = document.getElementById("bonus-cents");
 const status = document.getElementById("queue-status");
 const csrf = root.querySelector("input[name=csrfmiddlewaretoken]").value;
@@ -117,6 +118,11 @@ function render(submission) {
   const worker = submission.worker;
   const rate = worker.approval_rate === null ? "not reviewed yet" : `${Math.round(worker.approval_rate * 100)}% approved`;
   const gold = worker.gold_total ? `gold ${worker.gold_correct}/${worker.gold_total}` : "no gold answers";
+  const state = submission.provider_state;
+  if (state) {
+    card.append(el("p", { className: state.approvable ? "provider-state" : "provider-state errornote", text: state.label }));
+  }
+  approveButton.disabled = Boolean(state && !state.approvable);
   if (submission.flags.length) {
     card.append(el("ul", { className: "flags" }, submission.flags.map(flagItem)));
   }
@@ -164,6 +170,10 @@ async function loadNext() {
 
 async function decide(decision, message = "", cents = "") {
   if (!current || busy) return;
+  if (decision === "approve" && approveButton.disabled) {
+    say(`Not approvable yet: ${current.provider_state.label}. Skip it (S) and come back later.`, { error: true });
+    return;
+  }
   busy = true;
   const body = new URLSearchParams({ decision, message });
   if (cents) body.set("cents", cents);
