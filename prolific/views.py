@@ -73,7 +73,10 @@ def continue_session(request):
         return _refused(request, reason)
     if assignment is not None:
         return redirect("frontend:task", assignment_id=assignment.pk)
-    return redirect(session_finish(session=session))
+    try:
+        return redirect(session_finish(session=session))
+    except EntryRefused as reason:
+        return _refused(request, reason)
 
 
 @csrf_exempt

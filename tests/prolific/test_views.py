@@ -215,3 +215,48 @@ def test_webhook_is_not_recorded_while_prolific_cannot_be_asked(client, standin,
     assert post_webhook(client, body).status_code == 503
     assert not WebhookEvent.objects.exists()
     assert post_webhook(client, body).json() == {"outcome": "recorded"}
+
+
+def work_through(client, rounds: int):
+    """Submit the items the continue page hands out, `rounds` times."""
+    for _ in range(rounds):
+        task = client.get(reverse("prolific:continue"))
+        client.post(
+            task.url + "submit/",
+            json.dumps({"payload": {"text": BIRDS_STORY}}),
+            content_type="application/json",
+        )
+
+
+def test_an_unconfirmed_session_holds_one_slot_and_gets_no_completion_code(client, standin, batch):
+    standin.state.fail(path="/submissions/", status=503, count=2)  # Prolific down at entry
+    query = {"PROLIFIC_PID": "forged", "STUDY_ID": batch.prolific_study.study_id}
+    client.get(reverse("prolific:enter"), {**query, "SESSION_ID": "madeup"})
+    assert Assignment.objects.count() == 1  # one slot, not a session's three
+    work_through(client, 1)
+    done = client.get(reverse("prolific:continue"))  # Prolific up again: no such session
+    assert done.status_code == 503
+    assert b"has not confirmed your session" in done.content
+    assert batch.prolific_study.completion_code.encode() not in done.content
+    assert Assignment.objects.count() == 1
+    assert ParticipantSession.objects.get().status == ParticipantSession.Status.ACTIVE
+
+
+def test_a_real_session_unchecked_at_entry_gets_its_items_and_code_once_confirmed(
+    client, standin, batch
+):
+    submission = standin.state.submission_start(
+        study_id=batch.prolific_study.study_id, participant_id="p1"
+    )
+    standin.state.fail(path="/submissions/", status=503, count=2)
+    query = {
+        "PROLIFIC_PID": "p1",
+        "STUDY_ID": batch.prolific_study.study_id,
+        "SESSION_ID": submission["id"],
+    }
+    client.get(reverse("prolific:enter"), query)
+    assert Assignment.objects.count() == 1
+    work_through(client, 3)  # confirmed after the first: the other two follow
+    assert Assignment.objects.count() == 3
+    done = client.get(reverse("prolific:continue"))
+    assert done.url.endswith(f"cc={batch.prolific_study.completion_code}")
