@@ -27,7 +27,7 @@ from prolific.models import (
     WebhookRefusal,
 )
 from prolific.review import sessions_approve, sessions_bonus
-from prolific.selectors import account_summary, studies_with_counts, study_counts
+from prolific.selectors import account_summary, studies_with_counts, study_counts, study_rates
 from prolific.studies import (
     study_cost,
     study_places_add,
@@ -135,10 +135,11 @@ class StudyAdmin(admin.ModelAdmin):
             places_form = PlacesForm(request.POST if "places" in request.POST else None)
             if self._act(request, study, places_form):
                 return redirect("admin:prolific_study_manage", study_pk=study.pk)
-        cost, cost_error = None, ""
+        cost, cost_error, rates = None, "", None
         if not study.study_id or study.status in ("", "UNPUBLISHED"):
             try:
                 cost = study_cost(study=study)
+                rates = study_rates(study=study)
             except FAILURES as error:
                 cost_error = str(error)
         study.refresh_from_db()
@@ -150,6 +151,7 @@ class StudyAdmin(admin.ModelAdmin):
             counts=study_counts(study=study),
             cost=cost,
             cost_error=cost_error,
+            rates=rates,
             places_form=places_form,
             can_change=request.user.has_perm("crowd.change_batch"),
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 
 from prolific.client import ProlificClient, ProlificError
@@ -51,3 +52,28 @@ def account_summary(*, client: ProlificClient | None = None) -> str:
     currency = me.get("currency_code", "")
     name = me.get("name") or me.get("email") or me.get("id", "")
     return f"Prolific account {name}: balance {balance / 100:.2f} {currency}".strip()
+
+
+def study_rates(*, study: Study, client: ProlificClient | None = None) -> dict:
+    """The hourly rate the study's reward and estimated time imply, in the account's
+    currency, beside Prolific's minimum and recommended rates (when PROLIFIC_WORKSPACE_ID
+    lets Parable ask for them)."""
+    client = client or ProlificClient()
+    currency = client.me().get("currency_code") or ""
+    reward = study.batch.reward_cents * study.items_per_session
+    rates = {
+        "currency": currency,
+        "reward": reward / 100,
+        "hourly": reward * 60 / study.estimated_minutes / 100,
+        "minimum": None,
+        "recommended": None,
+    }
+    if settings.PROLIFIC_WORKSPACE_ID and currency:
+        found = client.reward_recommendations(
+            workspace_id=settings.PROLIFIC_WORKSPACE_ID, currency=currency
+        )
+        if found:
+            rates["minimum"] = found[0]["min_reward_per_hour"] / 100
+            rates["recommended"] = found[0]["recommended_reward_per_hour"] / 100
+    rates["below_minimum"] = rates["minimum"] is not None and rates["hourly"] < rates["minimum"]
+    return rates

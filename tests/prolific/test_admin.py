@@ -157,3 +157,27 @@ def test_the_study_is_created_in_the_configured_project(standin, settings):
     settings.PROLIFIC_PROJECT_ID = "project-7"
     batch = write_study()
     assert standin.state.studies[batch.prolific_study.study_id]["project"] == "project-7"
+
+
+def test_cost_page_shows_the_currency_and_the_hourly_rate_against_prolifics_minimum(
+    client, researcher, standin, settings
+):
+    settings.PROLIFIC_WORKSPACE_ID = "ws1"
+    batch = draft_batch()  # 40 cents an item
+    client.force_login(researcher)
+    client.post(
+        reverse("admin:prolific_study_add"),
+        {
+            "batch": batch.pk,
+            "items_per_session": 2,
+            "estimated_minutes": 10,
+            "device_compatibility": ["desktop"],
+        },
+    )
+    study = Study.objects.get(batch=batch)
+    page = client.get(reverse("admin:prolific_study_manage", args=[study.pk])).content.decode()
+    assert "(Prolific's own calculation), in GBP." in page
+    # 0.80 for 10 minutes is 4.80 an hour, under the stand-in's GBP minimum of 9.00.
+    assert "<strong>4.80 GBP an hour</strong>" in page
+    assert "Prolific's minimum is 9.00" in page
+    assert "raise the reward or lower the estimated time" in page
