@@ -27,7 +27,13 @@ from prolific.models import (
     WebhookRefusal,
 )
 from prolific.review import sessions_approve, sessions_bonus
-from prolific.selectors import account_summary, studies_with_counts, study_counts, study_rates
+from prolific.selectors import (
+    account_summary,
+    studies_with_counts,
+    study_counts,
+    study_rates,
+    webhook_silence,
+)
 from prolific.studies import (
     study_cost,
     study_places_add,
@@ -92,6 +98,16 @@ class StudyAdmin(admin.ModelAdmin):
 
     def changelist_view(self, request, extra_context=None):
         self.message_user(request, account_summary(), messages.INFO)
+        silence = webhook_silence()
+        if silence:
+            self.message_user(request, silence, messages.WARNING)
+        for study in Study.objects.filter(status="ACTIVE", high_return_rate_at__isnull=False):
+            self.message_user(
+                request,
+                f"Prolific reports a high return rate on “{study.batch.name}”: check its "
+                "instructions and time estimate, and pause it from its manage page if needed.",
+                messages.WARNING,
+            )
         return super().changelist_view(request, extra_context)
 
     def get_urls(self):

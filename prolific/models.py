@@ -39,6 +39,9 @@ class Study(models.Model):
         null=True, blank=True, help_text="When a researcher saw the cost and confirmed publishing."
     )
     blocklist_group_id = models.CharField(max_length=64, blank=True)
+    high_return_rate_at = models.DateTimeField(
+        null=True, blank=True, help_text="When Prolific said many participants return it."
+    )
     synced_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.conf import settings
 from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
 
 from prolific.client import ProlificClient, ProlificError
-from prolific.models import ParticipantSession, Study
+from prolific.models import ParticipantSession, Study, WebhookEvent, WebhookRefusal
 
 
 def studies_with_counts() -> QuerySet[Study]:
@@ -77,3 +80,27 @@ def study_rates(*, study: Study, client: ProlificClient | None = None) -> dict:
             rates["recommended"] = found[0]["recommended_reward_per_hour"] / 100
     rates["below_minimum"] = rates["minimum"] is not None and rates["hourly"] < rates["minimum"]
     return rates
+
+
+def webhook_silence(*, now=None) -> str:
+    """A warning when studies run, webhooks are set up, and no verified delivery has come
+    for PROLIFIC_WEBHOOK_SILENCE_HOURS: Prolific disables a subscription whose deliveries
+    keep failing, and polling alone is slower. "" when all is well."""
+    if not settings.PROLIFIC_WEBHOOK_SECRET:
+        return ""
+    if not Study.objects.filter(status="ACTIVE").exists():
+        return ""
+    now = now or timezone.now()
+    hours = settings.PROLIFIC_WEBHOOK_SILENCE_HOURS
+    last = WebhookEvent.objects.order_by("-received_at").values_list("received_at", flat=True)
+    last = last.first()
+    if last is not None and last > now - timedelta(hours=hours):
+        return ""
+    refused = WebhookRefusal.objects.filter(received_at__gt=now - timedelta(hours=hours)).count()
+    since = f"since {last:%Y-%m-%d %H:%M} UTC" if last else "ever"
+    return (
+        f"No verified webhook delivery from Prolific {since} while studies are active "
+        f"({refused} refused in the last {hours} h: see Webhook refusals). Prolific disables "
+        "failing subscriptions after some days: check PARABLE_PUBLIC_URL and the secret, "
+        "and run manage.py prolific_subscribe again. Polling keeps studies in sync meanwhile."
+    )

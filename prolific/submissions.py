@@ -20,6 +20,8 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from crowd.batches import batch_close
+from crowd.models import Batch
 from crowd.review import unvouched_release
 from prolific.client import ProlificClient, ProlificError
 from prolific.models import Study, WebhookEvent, WebhookRefusal
@@ -97,15 +99,19 @@ class WebhookRejected(ValueError):
     """A verified delivery that cannot be used (not JSON, no or malformed ids): 400."""
 
 
+STUDY_EVENTS = ("study.status.change", "study.has_high_return_rate")
+EVENTS = ("submission.status.change", *STUDY_EVENTS)
+
+
 def webhook_receive(
     *, body: bytes, event_id: str = "", client: ProlificClient | None = None
 ) -> str:
     """Handle a verified delivery once per X-Event-ID (the same across Prolific's
     redeliveries): "repeat", "ignored", "unknown" or "recorded".
 
-    The delivery only says which submission changed; its state is read from
+    A delivery only says which submission or study changed; its state is read from
     Prolific's API (outside any transaction), so a delivery can never make work count
-    on its own. A submission Prolific does not know is logged and acknowledged.
+    on its own. A resource Prolific does not know is logged and acknowledged.
     """
     try:
         event = json.loads(body)
@@ -123,12 +129,16 @@ def webhook_receive(
     if WebhookEvent.objects.filter(event_id=event_id).exists():
         return "repeat"
     client = client or ProlificClient()
+    study_event = event_type in STUDY_EVENTS
     try:
-        data = client.submission_get(submission_id=resource_id)
+        if study_event:
+            data = client.study_get(study_id=resource_id)
+        else:
+            data = client.submission_get(submission_id=resource_id)
     except ProlificError as error:
         if error.status != 404:
             raise  # not recorded: Prolific delivers again, and polling catches up
-        logger.warning("prolific: webhook %s names unknown submission %s", event_id, resource_id)
+        logger.warning("prolific: webhook %s names unknown %s", event_id, resource_id)
         data = None
     try:
         with transaction.atomic():
@@ -137,10 +147,26 @@ def webhook_receive(
             )
             if data is None:
                 return "unknown"
-            study = Study.objects.filter(study_id=str(data.get("study_id", ""))).first()
+            study_id = resource_id if study_event else str(data.get("study_id", ""))
+            study = Study.objects.filter(study_id=study_id).select_related("batch").first()
             if study is None:
                 return "ignored"
-            submission_record(study=study, data=data)
+            if study_event:
+                study_event_record(study=study, event_type=event_type, data=data)
+            else:
+                submission_record(study=study, data=data)
     except IntegrityError:
         return "repeat"
     return "recorded"
+
+
+def study_event_record(*, study: Study, event_type: str, data: dict) -> None:
+    """Prolific's study changed: its status is kept, a study Prolific completed closes its
+    batch, and a high return rate is flagged for the researcher (who may pause it)."""
+    status = str(data.get("status") or study.status)[:32]
+    fields = {"status": status}
+    if event_type == "study.has_high_return_rate":
+        fields["high_return_rate_at"] = timezone.now()
+    Study.objects.filter(pk=study.pk).update(**fields)
+    if status == "COMPLETED" and study.batch.status == Batch.Status.PUBLISHED:
+        batch_close(batch=study.batch)

@@ -247,6 +247,8 @@ PROLIFIC_SYNC_SECONDS = env.int("PROLIFIC_SYNC_SECONDS", default=120)
 PROLIFIC_BONUS_SETTLE_SECONDS = env.int("PROLIFIC_BONUS_SETTLE_SECONDS", default=3600)
 # Webhook deliveries signed more than this far from our clock are refused (and logged).
 PROLIFIC_WEBHOOK_MAX_SKEW_SECONDS = env.int("PROLIFIC_WEBHOOK_MAX_SKEW_SECONDS", default=3600)
+# The studies list warns when no verified webhook delivery came for this long.
+PROLIFIC_WEBHOOK_SILENCE_HOURS = env.int("PROLIFIC_WEBHOOK_SILENCE_HOURS", default=24)
 
 # Amazon Mechanical Turk (closed by AWS on 30 September 2026): the URL of a compatible
 # endpoint such as the stand-in ("sandbox" and "production" name AWS's closed ones).

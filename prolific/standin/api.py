@@ -89,7 +89,9 @@ class ApiRoutes:
         if match:
             study = self._get(state.studies, match.group(1), "study")
             if match.group(2) == "transition/" and method == "POST":
-                return 200, self._study_transition(study, body.get("action")), {}
+                changed = self._study_transition(study, body.get("action"))
+                self.state.study_event(study_id=study["id"])
+                return 200, changed, {}
             if match.group(2) == "submissions/" and method == "GET":
                 return 200, self._submission_page(study, query), {}
             if match.group(2) is None and method == "GET":

@@ -252,6 +252,25 @@ class StandInState:
         }
         return body, headers
 
+    def study_event(self, *, study_id: str, event_type: str = "study.status.change") -> None:
+        """Deliver a study event (study.status.change, study.has_high_return_rate) with the
+        study's id as resource_id and its status."""
+        with self.lock:
+            study = self.studies[study_id]
+            event = {"resource_id": study_id, "event_type": event_type, "status": study["status"]}
+        # Delivered in the background, as Prolific does, not inside the call that caused it.
+        threading.Thread(
+            target=self.send_event,
+            kwargs={"event": event, "event_id": new_id(), "happened_at": now_iso()},
+            daemon=True,
+        ).start()
+
+    def study_complete(self, *, study_id: str) -> None:
+        """Prolific completes the study (every place approved): COMPLETED, and its event."""
+        with self.lock:
+            self.studies[study_id]["status"] = "COMPLETED"
+        self.study_event(study_id=study_id)
+
     def redeliver(self, index: int = -1) -> None:
         """Deliver an event again, as Prolific does after a failure: same X-Event-ID and
         body, a new request timestamp and signature."""

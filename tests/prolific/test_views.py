@@ -260,3 +260,45 @@ def test_a_real_session_unchecked_at_entry_gets_its_items_and_code_once_confirme
     assert Assignment.objects.count() == 3
     done = client.get(reverse("prolific:continue"))
     assert done.url.endswith(f"cc={batch.prolific_study.completion_code}")
+
+
+def test_a_study_completed_on_prolific_closes_its_batch(client, standin, batch):
+    study_id = batch.prolific_study.study_id
+    standin.state.studies[study_id]["status"] = "COMPLETED"
+    event = {"resource_id": study_id, "event_type": "study.status.change", "status": "COMPLETED"}
+    delivery = standin.state.signed_delivery(event=event, event_id="s1", happened_at="t")
+    assert post_delivery(client, *delivery).json() == {"outcome": "recorded"}
+    batch.refresh_from_db()
+    assert batch.status == "closed" and batch.prolific_study.status == "COMPLETED"
+
+
+def test_a_high_return_rate_is_flagged_for_the_researcher(client, researcher, standin, batch):
+    study_id = batch.prolific_study.study_id
+    event = {"resource_id": study_id, "event_type": "study.has_high_return_rate"}
+    delivery = standin.state.signed_delivery(event=event, event_id="s2", happened_at="t")
+    post_delivery(client, *delivery)
+    client.force_login(researcher)
+    listing = client.get(reverse("admin:prolific_study_changelist")).content.decode()
+    assert "high return rate" in listing
+    manage = reverse("admin:prolific_study_manage", args=[batch.prolific_study.pk])
+    page = client.get(manage).content.decode()
+    assert 'data-testid="high-return-rate"' in page and 'name="pause"' in page
+
+
+def test_the_studies_list_warns_when_no_verified_delivery_came_for_a_day(
+    client, researcher, standin, batch, settings
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    client.force_login(researcher)
+    listing = reverse("admin:prolific_study_changelist")
+    assert "No verified webhook delivery" in client.get(listing).content.decode()
+    WebhookEvent.objects.create(event_id="e-old", event_type="x", resource_id="r")
+    WebhookEvent.objects.update(received_at=timezone.now() - timedelta(hours=30))
+    assert (
+        "No verified webhook delivery from Prolific since" in client.get(listing).content.decode()
+    )
+    WebhookEvent.objects.create(event_id="e-new", event_type="x", resource_id="r")
+    assert "No verified webhook delivery" not in client.get(listing).content.decode()
