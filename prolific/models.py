@@ -5,6 +5,10 @@ reports them, webhook events seen and bonus payments (each recorded so a retry n
 from django.db import models
 from django.db.models import Q
 
+# Prolific's submission statuses Parable acts on.
+REVIEWABLE = "AWAITING REVIEW"
+STILL_PROCESSING = {"ACTIVE", "PROCESSING", "RESERVED"}
+
 
 class Study(models.Model):
     """A batch run as one Prolific study; each participant takes one session of several items."""

@@ -9,20 +9,26 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.urls import reverse
+from django.utils import timezone
 
 from config.task_queue import queue_on_commit
 from crowd.models import Assignment
 from crowd.providers import CrowdProvider, ProviderError
 from prolific.client import ProlificClient
-from prolific.models import BonusPayment, ParticipantSession, Study, Submission
+from prolific.models import (
+    REVIEWABLE,
+    STILL_PROCESSING,
+    BonusPayment,
+    ParticipantSession,
+    Study,
+    Submission,
+)
 from prolific.sessions import session_assignments
 from prolific.studies import study_publish, study_transition
 from prolific.submissions import study_sync
-from prolific.tasks import bonus_pay_task
+from prolific.tasks import bonus_pay_task, submission_approve_task
 from prolific.vouching import session_of, unvouched, vouched_submission
 
-REVIEWABLE = "AWAITING REVIEW"
-STILL_PROCESSING = {"ACTIVE", "PROCESSING", "RESERVED"}
 MIN_REJECTION_MESSAGE = 100
 
 
@@ -101,26 +107,25 @@ class ProlificProvider(CrowdProvider):
         return study_sync(study=_study(batch), client=self.client_factory())
 
     def approve(self, *, assignment) -> None:
-        """Approve the session's submission on Prolific once (it pays the session's reward).
-        One look at Prolific's status, never a wait: while Prolific is still processing
-        the submission, the approval is refused at once with what to do."""
+        """Approve the session's submission on Prolific once (it pays the session's reward):
+        judged from Parable's copy of Prolific's status and sent after the review commits
+        (prolific.submissions.submission_approve), so the review answers at once and no
+        call runs inside its transaction. Not awaiting review yet: refused at once."""
         submission = vouched_submission(assignment)
         if submission.status == "APPROVED" or submission.approval_sent_at:
-            return  # approved, or its bulk approval is on its way
-        client = self.client_factory()
-        status = client.submission_get(submission_id=submission.submission_id)["status"]
-        if status == REVIEWABLE:
-            client.submission_transition(submission_id=submission.submission_id, action="APPROVE")
-            status = "APPROVED"
-        if status == "APPROVED":
-            Submission.objects.filter(pk=submission.pk).update(status=status)
-            return
-        if status in STILL_PROCESSING:
+            return  # approved, or its approval is on its way
+        if submission.status in STILL_PROCESSING:
             raise ProviderError(
-                f"The participant's Prolific submission is {status} (still working or being "
-                "processed by Prolific): it can be approved once it is awaiting review."
+                f"The participant's Prolific submission is {submission.status} (still working "
+                "or being processed by Prolific): it can be approved once it is awaiting "
+                "review. Sync the study if they have just finished."
             )
-        raise ProviderError(f"Prolific has this submission as {status}: it cannot be approved.")
+        if submission.status != REVIEWABLE:
+            raise ProviderError(
+                f"Prolific has this submission as {submission.status}: it cannot be approved."
+            )
+        Submission.objects.filter(pk=submission.pk).update(approval_sent_at=timezone.now())
+        queue_on_commit(submission_approve_task, submission.pk)
 
     def reject(self, *, assignment, message: str) -> None:
         """Items are rejected here one by one; the Prolific submission is rejected only when

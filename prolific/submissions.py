@@ -15,6 +15,7 @@ import logging
 import math
 import re
 import time
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -24,7 +25,7 @@ from crowd.batches import batch_close
 from crowd.models import Batch
 from crowd.review import unvouched_release
 from prolific.client import ProlificClient, ProlificError
-from prolific.models import Study, WebhookEvent, WebhookRefusal
+from prolific.models import REVIEWABLE, Study, Submission, WebhookEvent, WebhookRefusal
 from prolific.sessions import submission_record
 from prolific.signatures import signature
 
@@ -51,6 +52,35 @@ def study_sync(*, study: Study, client: ProlificClient | None = None, now=None) 
     )
     unvouched_release(batch=study.batch, now=now)
     return len(rows)
+
+
+def submission_approve(*, submission_pk: int, client: ProlificClient | None = None) -> str:
+    """Send a submission's approval to Prolific, outside any transaction; returns the
+    status Prolific then has. Safe to repeat: an approved submission is left alone, and
+    one Prolific no longer has awaiting review keeps Prolific's status (logged)."""
+    submission = Submission.objects.get(pk=submission_pk)
+    if submission.status == "APPROVED":
+        return submission.status
+    client = client or ProlificClient()
+    status = client.submission_get(submission_id=submission.submission_id)["status"]
+    if status == REVIEWABLE:
+        client.submission_transition(submission_id=submission.submission_id, action="APPROVE")
+        status = "APPROVED"
+    else:
+        logger.warning("prolific: %s not approved: Prolific has it as %s", submission, status)
+    Submission.objects.filter(pk=submission_pk).update(status=status)
+    return status
+
+
+def approvals_waiting(*, now=None) -> list[int]:
+    """Submissions whose approval was sent but that Prolific still has awaiting review
+    after the grace period: their approval task was lost, or is worth sending again."""
+    cutoff = (now or timezone.now()) - timedelta(seconds=settings.PARABLE_BACKGROUND_GRACE_SECONDS)
+    return list(
+        Submission.objects.filter(status=REVIEWABLE, approval_sent_at__lt=cutoff).values_list(
+            "pk", flat=True
+        )
+    )
 
 
 def webhook_refusal(*, body: bytes, timestamp: str, signature_header: str, now=None) -> str:

@@ -1,4 +1,5 @@
-"""Celery tasks of the Prolific provider: polling (the fallback to webhooks) and bonuses.
+"""Celery tasks of the Prolific provider: polling (the fallback to webhooks), approvals and
+bonuses.
 
 Tasks are queued through config.task_queue. The bonus task never retries: a pay call
 whose outcome is not known is reconciled from Prolific's records, never sent blind.
@@ -12,7 +13,7 @@ from config.task_queue import task_send
 from prolific.bonuses import bonus_payment_pay, bonus_payment_reconcile, bonuses_waiting
 from prolific.client import ProlificError
 from prolific.models import Study
-from prolific.submissions import study_sync
+from prolific.submissions import approvals_waiting, study_sync, submission_approve
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +33,20 @@ def studies_sync_task() -> int:
         task_send(bonus_pay_task, bonus_id)
     for bonus_id in to_reconcile:
         task_send(bonus_reconcile_task, bonus_id)
+    for submission_pk in approvals_waiting():
+        task_send(submission_approve_task, submission_pk)
     return seen
+
+
+@shared_task(name="prolific.submission_approve")
+def submission_approve_task(submission_pk: int) -> str:
+    """Send a submission's approval to Prolific after the review committed; a failure is
+    left to beat, which sends approvals still waiting again."""
+    try:
+        return submission_approve(submission_pk=submission_pk)
+    except ProlificError as error:
+        logger.warning("prolific: approval of %s not sent yet: %s", submission_pk, error)
+        return "waiting"
 
 
 @shared_task(name="prolific.study_sync")

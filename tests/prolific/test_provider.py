@@ -53,9 +53,20 @@ def items(session):
     return list(session_assignments(session=session))
 
 
-def test_approving_an_item_approves_the_submission_once(standin, finished):
-    for assignment in items(finished):
-        assignment_approve(assignment=assignment)
+def test_approving_an_item_approves_the_submission_once_after_the_review_commits(
+    standin, finished, django_capture_on_commit_callbacks
+):
+    standin.state.requests.clear()
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        assignment_approve(assignment=items(finished)[0])
+    assert standin.state.requests == []  # nothing sent inside the review's transaction
+    finished.refresh_from_db()
+    assert finished.submission.status_shown == "approval sent"
+    for callback in queued:  # the review commits: its queued work runs
+        callback()
+    for assignment in items(finished)[1:]:
+        with django_capture_on_commit_callbacks(execute=True):
+            assignment_approve(assignment=assignment)
     submission = standin.state.submissions[finished.session_id]
     assert submission["status"] == "APPROVED"
     transitions = [r for r in standin.state.requests if r[1].endswith("/transition/")]
@@ -74,19 +85,14 @@ def test_unvouched_session_is_never_approved_or_counted(standin, batch):
 
 
 def test_approval_is_refused_at_once_while_prolific_is_still_processing(standin, batch):
-    session, submission = take_part(standin, batch, "p1")
+    session, _ = take_part(standin, batch, "p1")
     submit_all(session)
     study_sync(study=batch.prolific_study)  # linked while still ACTIVE
     standin.state.requests.clear()
     with pytest.raises(ReviewError, match="still working or being processed"):
         assignment_approve(assignment=items(session)[0])
     assert items(session)[0].status == Assignment.Status.SUBMITTED
-    gets = [
-        r
-        for r in standin.state.requests
-        if r == ("GET", f"/api/v1/submissions/{submission['id']}/")
-    ]
-    assert len(gets) == 1  # one look, no waiting
+    assert standin.state.requests == []  # judged from Parable's copy: no call, no wait
 
 
 def test_rejecting_every_item_rejects_on_prolific_with_a_long_message(standin, finished):
