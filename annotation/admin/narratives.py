@@ -57,7 +57,13 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
     list_filter = ("status", "source", batch_filter("write"))
     search_fields = ("text", "proverb__text", "worker__display_name", "worker__external_id")
     list_select_related = ("proverb", "worker", "assignment__item__batch", "integrity")
-    actions = ("approve_selected", "reject_selected", "block_workers")
+    actions = (
+        "approve_selected",
+        "reject_selected",
+        "block_workers",
+        "bonus_selected",
+        "exclude_selected",
+    )
     change_list_template = "admin/annotation/narrative/change_list.html"
     fields = (
         "proverb",

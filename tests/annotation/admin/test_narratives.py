@@ -141,3 +141,32 @@ def test_crowd_narrative_cannot_be_deleted_in_the_admin(client, researcher, batc
     client.force_login(researcher)
     response = client.get(f"/admin/annotation/narrative/{Narrative.objects.get().pk}/delete/")
     assert response.status_code == 403
+
+
+def test_bonus_action_pays_each_selected_approved_story_once(client, reviewer, batch):
+    from crowd.models import Bonus
+    from crowd.review import assignment_approve
+
+    assignment_approve(assignment=submit(batch))
+    narrative = Narrative.objects.get()
+    client.force_login(reviewer)
+    selection = {"action": "bonus_selected", "_selected_action": [narrative.pk]}
+    asked = client.post("/admin/annotation/narrative/", selection)
+    assert 'name="cents"' in asked.content.decode()
+    form = {**selection, "cents": "40", "reason": "Lovely"}
+    client.post("/admin/annotation/narrative/", form)
+    again = client.post("/admin/annotation/narrative/", form, follow=True).content.decode()
+    assert "it is paid once" in again
+    assert list(Bonus.objects.values_list("cents", "reason")) == [(40, "Lovely")]
+
+
+def test_exclude_action_pays_and_keeps_the_story_out(client, reviewer, batch):
+    submit(batch)
+    narrative = Narrative.objects.get()
+    client.force_login(reviewer)
+    selection = {"action": "exclude_selected", "_selected_action": [narrative.pk]}
+    client.post("/admin/annotation/narrative/", {**selection, "exclusion": "Odd timing."})
+    narrative.refresh_from_db()
+    assert narrative.assignment.status == Assignment.Status.EXCLUDED
+    assert narrative.assignment.exclusion_reason == "Odd timing."
+    assert narrative.status != Narrative.Status.APPROVED
