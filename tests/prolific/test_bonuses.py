@@ -158,3 +158,24 @@ def test_a_resent_bonus_form_pays_once(
     with pytest.raises(BonusAlreadyPaid):
         assignment_bonus(assignment=approved, cents=60, reason="Thank you")
     assert pay_calls(standin) == 1
+
+
+def test_a_top_up_to_the_target_rate_is_paid_once_through_the_same_path(
+    standin, approved, django_capture_on_commit_callbacks
+):
+    from datetime import timedelta
+
+    from crowd.models import Assignment
+    from crowd.pay import batch_realised_pay, batch_target_rate_set, batch_top_up
+
+    done = approved.submitted_at
+    Assignment.objects.filter(pk=approved.pk).update(started_at=done - timedelta(minutes=30))
+    batch = batch_target_rate_set(batch=approved.item.batch, target_hourly_cents=1200)
+    owed = batch_realised_pay(batch=batch)["top_up"]
+    assert owed == 600 - batch.reward_cents
+    for _ in range(2):  # the button pressed twice
+        with django_capture_on_commit_callbacks(execute=True):
+            batch_top_up(batch=batch)
+    assert [p["cents"] for p in standin.state.payments] == [owed]
+    assert BonusPayment.objects.get().status == BonusPayment.Status.PAID
+    assert pay_calls(standin) == 1
