@@ -111,6 +111,10 @@ class Submission(models.Model):
         blank=True,
         help_text="When Parable asked Prolific to approve it; Prolific's status says when it has.",
     )
+    rejection_sent_at = models.DateTimeField(
+        null=True, blank=True, help_text="When Parable asked Prolific to reject it."
+    )
+    rejection_message = models.TextField(blank=True, help_text="The message sent with it.")
     started_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     seen_at = models.DateTimeField(auto_now=True)
@@ -124,8 +128,10 @@ class Submission(models.Model):
     @property
     def status_shown(self) -> str:
         """Prolific's status, or "approval sent" while Prolific has not approved it yet."""
-        if self.approval_sent_at and self.status == "AWAITING REVIEW":
+        if self.approval_sent_at and self.status == REVIEWABLE:
             return "approval sent"
+        if self.rejection_sent_at and self.status == REVIEWABLE:
+            return "rejection sent"
         return self.status
 
 

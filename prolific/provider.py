@@ -26,7 +26,7 @@ from prolific.models import (
 from prolific.sessions import session_assignments
 from prolific.studies import study_publish, study_transition
 from prolific.submissions import study_sync
-from prolific.tasks import bonus_pay_task, submission_approve_task
+from prolific.tasks import bonus_pay_task, submission_approve_task, submission_reject_task
 from prolific.vouching import session_of, unvouched, vouched_submission
 
 MIN_REJECTION_MESSAGE = 100
@@ -142,13 +142,11 @@ class ProlificProvider(CrowdProvider):
                 f"Prolific needs a rejection message of at least {MIN_REJECTION_MESSAGE} "
                 f"characters (this one has {len(message)}): say what was wrong and why."
             )
-        self.client_factory().submission_transition(
-            submission_id=session.submission.submission_id,
-            action="REJECT",
-            message=message,
-            rejection_category=settings.PROLIFIC_REJECTION_CATEGORY,
+        # Sent after the review commits, as approvals are: no call inside its transaction.
+        Submission.objects.filter(pk=session.submission.pk).update(
+            rejection_sent_at=timezone.now(), rejection_message=message
         )
-        Submission.objects.filter(pk=session.submission.pk).update(status="REJECTED")
+        queue_on_commit(submission_reject_task, session.submission.pk)
 
     def pay_bonus(self, *, assignment, cents: int, reason: str) -> None:
         """Record the bonus, then pay it in Prolific's two steps after the review commits."""

@@ -72,14 +72,36 @@ def submission_approve(*, submission_pk: int, client: ProlificClient | None = No
     return status
 
 
-def approvals_waiting(*, now=None) -> list[int]:
-    """Submissions whose approval was sent but that Prolific still has awaiting review
-    after the grace period: their approval task was lost, or is worth sending again."""
-    cutoff = (now or timezone.now()) - timedelta(seconds=settings.PARABLE_BACKGROUND_GRACE_SECONDS)
-    return list(
-        Submission.objects.filter(status=REVIEWABLE, approval_sent_at__lt=cutoff).values_list(
-            "pk", flat=True
+def submission_reject(*, submission_pk: int, client: ProlificClient | None = None) -> str:
+    """Send a submission's rejection (its stored message, PROLIFIC_REJECTION_CATEGORY) to
+    Prolific, outside any transaction; safe to repeat, like submission_approve."""
+    submission = Submission.objects.get(pk=submission_pk)
+    if submission.status != REVIEWABLE:
+        return submission.status
+    client = client or ProlificClient()
+    status = client.submission_get(submission_id=submission.submission_id)["status"]
+    if status == REVIEWABLE:
+        client.submission_transition(
+            submission_id=submission.submission_id,
+            action="REJECT",
+            message=submission.rejection_message,
+            rejection_category=settings.PROLIFIC_REJECTION_CATEGORY,
         )
+        status = "REJECTED"
+    else:
+        logger.warning("prolific: %s not rejected: Prolific has it as %s", submission, status)
+    Submission.objects.filter(pk=submission_pk).update(status=status)
+    return status
+
+
+def decisions_waiting(*, now=None) -> tuple[list[int], list[int]]:
+    """(approvals, rejections) sent but that Prolific still has awaiting review after the
+    grace period: their task was lost, or is worth sending again."""
+    cutoff = (now or timezone.now()) - timedelta(seconds=settings.PARABLE_BACKGROUND_GRACE_SECONDS)
+    waiting = Submission.objects.filter(status=REVIEWABLE)
+    return (
+        list(waiting.filter(approval_sent_at__lt=cutoff).values_list("pk", flat=True)),
+        list(waiting.filter(rejection_sent_at__lt=cutoff).values_list("pk", flat=True)),
     )
 
 

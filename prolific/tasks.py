@@ -13,7 +13,12 @@ from config.task_queue import task_send
 from prolific.bonuses import bonus_payment_pay, bonus_payment_reconcile, bonuses_waiting
 from prolific.client import ProlificError
 from prolific.models import Study
-from prolific.submissions import approvals_waiting, study_sync, submission_approve
+from prolific.submissions import (
+    decisions_waiting,
+    study_sync,
+    submission_approve,
+    submission_reject,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -33,8 +38,11 @@ def studies_sync_task() -> int:
         task_send(bonus_pay_task, bonus_id)
     for bonus_id in to_reconcile:
         task_send(bonus_reconcile_task, bonus_id)
-    for submission_pk in approvals_waiting():
+    approvals, rejections = decisions_waiting()
+    for submission_pk in approvals:
         task_send(submission_approve_task, submission_pk)
+    for submission_pk in rejections:
+        task_send(submission_reject_task, submission_pk)
     return seen
 
 
@@ -73,3 +81,13 @@ def bonus_reconcile_task(bonus_id: int) -> str:
     except ProlificError as error:
         logger.warning("prolific: bonus %s not reconciled yet: %s", bonus_id, error)
         return "unknown"
+
+
+@shared_task(name="prolific.submission_reject")
+def submission_reject_task(submission_pk: int) -> str:
+    """Send a submission's rejection to Prolific after the review committed."""
+    try:
+        return submission_reject(submission_pk=submission_pk)
+    except ProlificError as error:
+        logger.warning("prolific: rejection of %s not sent yet: %s", submission_pk, error)
+        return "waiting"

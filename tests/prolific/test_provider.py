@@ -95,14 +95,23 @@ def test_approval_is_refused_at_once_while_prolific_is_still_processing(standin,
     assert standin.state.requests == []  # judged from Parable's copy: no call, no wait
 
 
-def test_rejecting_every_item_rejects_on_prolific_with_a_long_message(standin, finished):
+def test_rejecting_every_item_rejects_on_prolific_with_a_long_message_after_commit(
+    standin, finished, django_capture_on_commit_callbacks
+):
     first, second, third = items(finished)
     assignment_reject(assignment=first, message="Too short is fine for one item.")
     assignment_reject(assignment=second, message="Also fine.")
     with pytest.raises(ReviewError, match="at least 100 characters"):
         assignment_reject(assignment=third, message="Copied.")
     assert Assignment.objects.get(pk=third.pk).status == Assignment.Status.SUBMITTED
-    assignment_reject(assignment=third, message=REASON)
+    standin.state.requests.clear()
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        assignment_reject(assignment=third, message=REASON)
+    assert standin.state.requests == []  # nothing sent inside the review's transaction
+    finished.refresh_from_db()
+    assert finished.submission.status_shown == "rejection sent"
+    for callback in queued:
+        callback()
     submission = standin.state.submissions[finished.session_id]
     assert submission["status"] == "REJECTED"
 
