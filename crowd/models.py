@@ -78,6 +78,11 @@ class Batch(models.Model):
         null=True, blank=True, help_text="Most items one worker may do in this batch."
     )
     reward_cents = models.PositiveIntegerField(default=0)
+    target_hourly_cents = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="The hourly pay this batch aims at (reward plus bonuses), in cents.",
+    )
     time_allowed_seconds = models.PositiveIntegerField(default=1800)
     source_batch = models.ForeignKey(
         "self",
@@ -240,11 +245,16 @@ class Assignment(models.Model):
         REJECTED = "rejected", "Rejected"
         EXPIRED = "expired", "Expired"
         RETURNED = "returned", "Returned"
+        # Paid as approved, but kept out of the dataset, agreement, chained batches and
+        # exports (suspicious, not proven bad); its slot reopens.
+        EXCLUDED = "excluded", "Approved and excluded"
 
     # Statuses that hold one of the item's slots.
     ACTIVE = (Status.RESERVED, Status.SUBMITTED, Status.APPROVED)
     # Statuses of an assignment whose submission is stored.
-    STORED = (Status.SUBMITTED, Status.APPROVED, Status.REJECTED)
+    STORED = (Status.SUBMITTED, Status.APPROVED, Status.REJECTED, Status.EXCLUDED)
+    # Statuses of work the worker is paid for.
+    PAID = (Status.APPROVED, Status.EXCLUDED)
 
     item = models.ForeignKey(BatchItem, on_delete=models.PROTECT, related_name="assignments")
     worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="assignments")
@@ -254,6 +264,9 @@ class Assignment(models.Model):
     submitted_at = models.DateTimeField(null=True, blank=True)
     reviewed_at = models.DateTimeField(null=True, blank=True)
     review_message = models.TextField(blank=True)
+    exclusion_reason = models.TextField(
+        blank=True, help_text="Why approved work is kept out of the dataset (not shown to them)."
+    )
     bonus_cents = models.PositiveIntegerField(default=0)
     provider_assignment_id = models.CharField(max_length=128, blank=True)
     provider_submission_id = models.CharField(max_length=128, blank=True)
@@ -273,7 +286,7 @@ class Assignment(models.Model):
                 name="assignment_submitted_after_start",
             ),
             models.CheckConstraint(
-                condition=~Q(status__in=["submitted", "approved", "rejected"])
+                condition=~Q(status__in=["submitted", "approved", "rejected", "excluded"])
                 | Q(submitted_at__isnull=False),
                 name="submitted_assignment_has_time",
             ),
@@ -384,3 +397,38 @@ class SavedReviewMessage(models.Model):
 
     def __str__(self) -> str:
         return self.text
+
+
+class Bonus(models.Model):
+    """A bonus paid on an assignment, whatever the provider: the one record that says a
+    bonus for this assignment with this reason and amount is paid once (a resent form
+    finds it), shown to the worker and in the payments report."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="bonuses")
+    cents = models.PositiveIntegerField()
+    reason = models.TextField()
+    reason_digest = models.CharField(
+        max_length=64, help_text="SHA-256 of the reason: long reasons stay indexable."
+    )
+    paid_before_cents = models.PositiveIntegerField(
+        help_text="The assignment's bonus total before this one (the provider's step key)."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "bonuses"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["assignment", "cents", "reason_digest"], name="bonus_paid_once"
+            ),
+            models.CheckConstraint(condition=Q(cents__gte=1), name="bonus_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Bonus of {self.cents} cents on assignment {self.assignment_id}"
+
+    @property
+    def amount(self) -> str:
+        """In the study's currency, as the worker page and the payments report show it."""
+        return f"{self.cents / 100:.2f}"

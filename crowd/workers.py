@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
-from crowd.models import Assignment, Batch, Worker
+from crowd.models import Assignment, Batch, Bonus, Worker
 
 INVITE_SALT = "parable.crowd.invite"
 
@@ -144,15 +144,21 @@ def worker_overview(*, worker: Worker, now=None) -> dict:
     )
     submissions = list(assignments.filter(messaged).order_by("-submitted_at", "-id")[:200])
     figures = assignments.aggregate(
-        approved=Count("id", filter=Q(status=Assignment.Status.APPROVED)),
+        approved=Count("id", filter=Q(status__in=Assignment.PAID)),
         awaiting=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
-        rewards=Sum("item__batch__reward_cents", filter=Q(status=Assignment.Status.APPROVED)),
+        rewards=Sum("item__batch__reward_cents", filter=Q(status__in=Assignment.PAID)),
         bonuses=Sum("bonus_cents"),
     )
     rewards, bonuses = figures["rewards"] or 0, figures["bonuses"] or 0
+    bonuses_paid = list(
+        Bonus.objects.filter(assignment__worker=worker)
+        .select_related("assignment__item__batch")
+        .order_by("-created_at")[:200]
+    )
     return {
         "open_tasks": open_tasks,
         "submissions": submissions,
+        "bonuses": bonuses_paid,
         "earnings": {
             "rewards": f"{rewards / 100:.2f}",
             "bonuses": f"{bonuses / 100:.2f}",

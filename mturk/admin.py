@@ -25,6 +25,7 @@ from crowd.providers import ProviderError
 from crowd.review import (
     ReviewError,
     assignment_approve,
+    assignment_bonus,
     assignment_reject,
     worker_block,
     worker_unblock,
@@ -34,7 +35,7 @@ from mturk.importing import mapping_help, mturk_results_import
 from mturk.models import HIT, Bonus, MTurkAssignment, Publication
 from mturk.publishing import cost_estimate, mturk_batch_publish, publication_set
 from mturk.results import ResultsFileError
-from mturk.review import batch_workers_notify, mturk_bonus_pay
+from mturk.review import batch_workers_notify
 from mturk.selectors import account_balance, auto_approval_due, batch_hits, unmatched_answers
 from mturk.sync import batch_sync
 
@@ -53,7 +54,33 @@ PUBLICATION_FIELDS = (
 )
 
 
+class MinutesField(forms.IntegerField):
+    """A duration kept in seconds, shown and typed in minutes."""
+
+    def prepare_value(self, value):
+        return value // 60 if isinstance(value, int) else value
+
+    def to_python(self, value):
+        minutes = super().to_python(value)
+        return None if minutes is None else minutes * 60
+
+
 class PublicationForm(forms.ModelForm):
+    auto_approval_delay_seconds = MinutesField(
+        label="Auto-approval delay (minutes)",
+        min_value=0,
+        max_value=30 * 24 * 3600,
+        initial=3 * 24 * 3600,
+        help_text="MTurk approves submitted work on its own after this (at most 30 days).",
+    )
+    lifetime_seconds = MinutesField(
+        label="HIT lifetime (minutes)",
+        min_value=60,
+        max_value=365 * 24 * 3600,
+        initial=7 * 24 * 3600,
+        help_text="How long the HITs stay available to workers.",
+    )
+
     class Meta:
         model = Publication
         fields = ("batch", *PUBLICATION_FIELDS)
@@ -254,11 +281,10 @@ class PublicationAdmin(admin.ModelAdmin):
         return f"Assignment {answer.pk} rejected; its slot reopened."
 
     def _do_bonus(self, request, batch):
-        answer = mturk_bonus_pay(
+        answer = assignment_bonus(
             assignment=self._answer(request, batch),
             cents=int(request.POST.get("cents", 0)),
             reason=request.POST.get("reason", ""),
-            paid_before_cents=int(request.POST.get("paid_before", -1)),
         )
         return f"Bonus paid; assignment {answer.pk} has {answer.bonus_cents}¢ in bonuses."
 

@@ -1,7 +1,8 @@
 """The one module that talks to MTurk's Requester API (2017-01-17) through boto3.
 
-The endpoint is a setting (`MTURK_ENDPOINT`: sandbox, production, or the URL of
-anything speaking the same API, such as `mturk.standin`); credentials come from
+The endpoint is a setting (`MTURK_ENDPOINT`: the URL of anything speaking the same
+API, such as `mturk.standin`; sandbox and production name AWS's endpoints, closed
+on 30 September 2026). Unset, the provider is off: every call says so. Credentials come from
 the standard AWS environment variables or profile. Throttling and service
 faults are retried with backoff by botocore's standard retry mode.
 """
@@ -63,6 +64,12 @@ class Endpoint:
 def endpoint(value: str | None = None) -> Endpoint:
     """The API URL, the worker-site origin for externalSubmit and the sites allowed to frame."""
     value = (value or settings.MTURK_ENDPOINT).strip()
+    if not value:
+        raise ProviderError(
+            "MTurk is off: MTURK_ENDPOINT is not set (AWS closed Mechanical Turk on "
+            "30 September 2026). Set it to a compatible endpoint, such as the stand-in "
+            "(manage.py mturk_standin), to publish; importing past results needs none."
+        )
     if value in ENDPOINTS:
         submit, frames = WORKER_SITES[value]
         return Endpoint(ENDPOINTS[value], submit, frames)

@@ -2,8 +2,11 @@
 assignments as MTurk reports them (linked to the stored answer when id, HIT and worker
 all match) and the bonuses paid, each under its UniqueRequestToken."""
 
+from datetime import timedelta
+
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 
 class Publication(models.Model):
@@ -33,6 +36,8 @@ class Publication(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = "MTurk settings"
+        verbose_name_plural = "MTurk settings"
         constraints = [
             models.CheckConstraint(
                 condition=Q(test_xml="") | ~Q(answer_key_xml=""),
@@ -112,6 +117,16 @@ class MTurkAssignment(models.Model):
     def __str__(self) -> str:
         return self.assignment_id
 
+    @property
+    def override_window_passed(self) -> bool:
+        """Rejected, and submitted more than 30 days ago: MTurk no longer overrides the
+        rejection (ApproveAssignment, Requester API 2017-01-17)."""
+        return (
+            self.status == self.Status.REJECTED
+            and self.submitted_at is not None
+            and self.submitted_at < timezone.now() - timedelta(days=30)
+        )
+
 
 class Bonus(models.Model):
     assignment = models.ForeignKey(
@@ -125,6 +140,8 @@ class Bonus(models.Model):
 
     class Meta:
         ordering = ["id"]
+        verbose_name = "MTurk bonus"
+        verbose_name_plural = "MTurk bonuses"
         constraints = [models.CheckConstraint(condition=Q(cents__gte=1), name="mturk_bonus_min_1")]
 
     def __str__(self) -> str:

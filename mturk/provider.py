@@ -8,6 +8,8 @@ what was paid before, so a retried call never pays twice.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.utils import timezone
 
 from crowd.providers import CrowdProvider, ProviderError
@@ -34,6 +36,25 @@ def linked_assignment(answer) -> MTurkAssignment:
 
 class MTurkProvider(CrowdProvider):
     key = "mturk"
+    unvouched_message = (
+        "No MTurk assignment with this assignment id, HIT and worker was submitted: "
+        "this answer is not counted or paid."
+    )
+
+    def vouched(self, *, assignment) -> bool:
+        return MTurkAssignment.objects.filter(answer=assignment).exists()
+
+    def unvouched_among(self, *, assignments):
+        return assignments.filter(mturk_assignment__isnull=True)
+
+    def unvouched_grace(self, *, batch) -> timedelta:
+        """Within the time allowed and ten minutes more, an answer may be waiting for
+        MTurk's own submit."""
+        return timedelta(minutes=10)
+
+    def bonus_state(self, *, bonus) -> str:
+        token = f"parable-bonus-{bonus.assignment_id}-{bonus.paid_before_cents}"
+        return "paid" if Bonus.objects.filter(request_token=token).exists() else "not paid"
 
     def publish(self, *, batch) -> dict:
         return hits_create(batch=batch)
@@ -45,6 +66,13 @@ class MTurkProvider(CrowdProvider):
         remote = linked_assignment(assignment)
         if remote.status == MTurkAssignment.Status.APPROVED:
             return
+        if remote.override_window_passed:
+            raise ProviderError(
+                f"MTurk overrides a rejection only within 30 days of submission; assignment "
+                f"{remote.assignment_id} was submitted on {remote.submitted_at:%Y-%m-%d}, so "
+                "it stays rejected on MTurk. A bonus cannot reach it either: the worker can "
+                "only be paid outside MTurk."
+            )
         client.call(
             "approve_assignment",
             AssignmentId=remote.assignment_id,
@@ -109,8 +137,10 @@ class MTurkProvider(CrowdProvider):
             include_worker(publication=publication, worker_id=worker.external_id)
 
     def notify(self, *, workers, subject: str, message: str) -> None:
-        """MTurk takes at most 100 workers per call: send in groups of 100."""
+        """MTurk takes at most 100 workers per call: every group of 100 is sent, and the
+        workers MTurk could not notify, in any group, are reported together at the end."""
         worker_ids = [worker.external_id for worker in workers]
+        failures = []
         for start in range(0, len(worker_ids), NOTIFY_GROUP):
             response = client.call(
                 "notify_workers",
@@ -118,10 +148,13 @@ class MTurkProvider(CrowdProvider):
                 MessageText=message[:4096],
                 WorkerIds=worker_ids[start : start + NOTIFY_GROUP],
             )
-            failures = response.get("NotifyWorkersFailureStatuses", [])
-            if failures:
-                names = ", ".join(failure["WorkerId"] for failure in failures)
-                raise ProviderError(f"MTurk could not notify: {names}.")
+            failures += response.get("NotifyWorkersFailureStatuses", [])
+        if failures:
+            names = ", ".join(failure["WorkerId"] for failure in failures)
+            raise ProviderError(
+                f"MTurk notified {len(worker_ids) - len(failures)} of {len(worker_ids)} "
+                f"worker(s); it could not notify: {names}."
+            )
 
     def close(self, *, batch) -> None:
         for hit in batch.mturk_hits.all():

@@ -9,23 +9,17 @@ mirrored into Parable's review state.
 from __future__ import annotations
 
 from collections import Counter
-from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
 from crowd.models import Assignment, Batch
-from crowd.review import assignment_approve, assignment_reject
+from crowd.review import assignment_approve, assignment_reject, unvouched_release
 from mturk import client
 from mturk.models import HIT, MTurkAssignment, Publication
 from mturk.publishing import as_datetime, exclude_worker
 
 STATUSES = ["Submitted", "Approved", "Rejected"]
-SUBMIT_GRACE = timedelta(minutes=10)
-UNVOUCHED = (
-    "No MTurk assignment with this assignment id, HIT and worker was submitted: "
-    "this answer is not counted or paid."
-)
 _TIMES = {
     "accepted_at": "AcceptTime",
     "submitted_at": "SubmitTime",
@@ -36,12 +30,13 @@ _TIMES = {
 
 
 def batch_sync(*, batch: Batch) -> int:
-    """Sync every HIT of the batch that MTurk still keeps; returns rows created or changed."""
+    """Sync every HIT of the batch that MTurk still keeps, then reject the answers MTurk
+    never vouched for in time (crowd.review.unvouched_release); returns rows changed."""
     changed = 0
     for hit in batch.mturk_hits.exclude(status=HIT.Status.DISPOSED):
         changed += hit_sync(hit=hit)
     cap_enforce(batch=batch)
-    return changed
+    return changed + unvouched_release(batch=batch)
 
 
 def open_batches_sync() -> int:
@@ -69,25 +64,7 @@ def hit_sync(*, hit: HIT) -> int:
         AssignmentStatuses=STATUSES,
     ):
         changed += _assignment_upsert(hit=hit, row=row)
-    return changed + _unvouched_reject(hit=hit, now=hit.synced_at)
-
-
-def _unvouched_reject(*, hit: HIT, now) -> int:
-    """Answers MTurk never vouched for although their time on MTurk is over: rejected here
-    (MTurk has nothing to reject), so they are never approved or counted and their slots
-    reopen. Within the time allowed, an answer may be waiting for MTurk's own submit."""
-    cutoff = now - timedelta(seconds=hit.batch.time_allowed_seconds) - SUBMIT_GRACE
-    stale = Assignment.objects.filter(
-        item=hit.item,
-        status=Assignment.Status.SUBMITTED,
-        mturk_assignment__isnull=True,
-        started_at__lt=cutoff,
-    )
-    rejected = 0
-    for answer in stale:
-        assignment_reject(assignment=answer, message=UNVOUCHED)
-        rejected += 1
-    return rejected
+    return changed
 
 
 def _assignment_upsert(*, hit: HIT, row: dict) -> int:

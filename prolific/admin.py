@@ -6,7 +6,6 @@ participants' sessions (unvouched ones flagged, bulk approval), submissions, bon
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -14,14 +13,27 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from crowd.admin.read_only import ReadOnlyAdmin
-from crowd.admin.review import REVIEW_PERMISSION
+from crowd.admin.review import REVIEW_PERMISSION, action_form_step
 from crowd.batches import batch_close
 from crowd.providers import ProviderError, get_provider
 from crowd.review import ReviewError, worker_block, worker_unblock
 from prolific.forms import BlockForm, BonusForm, MessageForm, PlacesForm, StudyForm
-from prolific.models import BonusPayment, ParticipantSession, Study, Submission, WebhookEvent
+from prolific.models import (
+    BonusPayment,
+    ParticipantSession,
+    Study,
+    Submission,
+    WebhookEvent,
+    WebhookRefusal,
+)
 from prolific.review import sessions_approve, sessions_bonus
-from prolific.selectors import account_summary, studies_with_counts, study_counts
+from prolific.selectors import (
+    account_summary,
+    studies_with_counts,
+    study_counts,
+    study_rates,
+    webhook_silence,
+)
 from prolific.studies import (
     study_cost,
     study_places_add,
@@ -86,6 +98,16 @@ class StudyAdmin(admin.ModelAdmin):
 
     def changelist_view(self, request, extra_context=None):
         self.message_user(request, account_summary(), messages.INFO)
+        silence = webhook_silence()
+        if silence:
+            self.message_user(request, silence, messages.WARNING)
+        for study in Study.objects.filter(status="ACTIVE", high_return_rate_at__isnull=False):
+            self.message_user(
+                request,
+                f"Prolific reports a high return rate on “{study.batch.name}”: check its "
+                "instructions and time estimate, and pause it from its manage page if needed.",
+                messages.WARNING,
+            )
         return super().changelist_view(request, extra_context)
 
     def get_urls(self):
@@ -129,10 +151,11 @@ class StudyAdmin(admin.ModelAdmin):
             places_form = PlacesForm(request.POST if "places" in request.POST else None)
             if self._act(request, study, places_form):
                 return redirect("admin:prolific_study_manage", study_pk=study.pk)
-        cost, cost_error = None, ""
+        cost, cost_error, rates = None, "", None
         if not study.study_id or study.status in ("", "UNPUBLISHED"):
             try:
                 cost = study_cost(study=study)
+                rates = study_rates(study=study)
             except FAILURES as error:
                 cost_error = str(error)
         study.refresh_from_db()
@@ -144,6 +167,7 @@ class StudyAdmin(admin.ModelAdmin):
             counts=study_counts(study=study),
             cost=cost,
             cost_error=cost_error,
+            rates=rates,
             places_form=places_form,
             can_change=request.user.has_perm("crowd.change_batch"),
         )
@@ -226,27 +250,15 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
-    def _form_step(self, request, queryset, *, form_class, action: str, title: str):
-        """The action's intermediate form; returns (cleaned data, None) once it is valid."""
-        submitted = any(name in request.POST for name in form_class.base_fields)
-        form = form_class(request.POST if submitted else None)
-        if form.is_valid():
-            return form.cleaned_data, None
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": title,
-            "form": form,
-            "queryset": queryset,
-            "action": action,
-            "action_checkbox_name": ACTION_CHECKBOX_NAME,
-        }
-        return None, TemplateResponse(request, "admin/crowd/review_reason.html", context)
-
     @admin.action(description="Pay a bonus to selected participants…", permissions=["review"])
     def bonus_selected(self, request, queryset):
-        data, response = self._form_step(
-            request, queryset, form_class=BonusForm, action="bonus_selected", title="Pay a bonus"
+        data, response = action_form_step(
+            self,
+            request,
+            queryset,
+            form_class=BonusForm,
+            action="bonus_selected",
+            title="Pay a bonus",
         )
         if response is not None:
             return response
@@ -258,8 +270,8 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
 
     @admin.action(description="Message selected participants on Prolific…", permissions=["review"])
     def message_selected(self, request, queryset):
-        data, response = self._form_step(
-            request, queryset, form_class=MessageForm, action="message_selected", title="Send"
+        data, response = action_form_step(
+            self, request, queryset, form_class=MessageForm, action="message_selected", title="Send"
         )
         if response is not None:
             return response
@@ -274,8 +286,8 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
 
     @admin.action(description="Block selected participants…", permissions=["review"])
     def block_selected(self, request, queryset):
-        data, response = self._form_step(
-            request, queryset, form_class=BlockForm, action="block_selected", title="Block"
+        data, response = action_form_step(
+            self, request, queryset, form_class=BlockForm, action="block_selected", title="Block"
         )
         if response is not None:
             return response
@@ -307,7 +319,7 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
     def prolific_submission(self, session):
         if session.submission is None:
             return format_html('<strong class="unvouched">{}</strong>', "None: flagged")
-        return session.submission.status
+        return session.submission.status_shown
 
     @admin.action(
         description="Approve selected sessions (bulk, on Prolific too)", permissions=["review"]
@@ -331,15 +343,47 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
 
 @admin.register(Submission)
 class SubmissionAdmin(ReadOnlyAdmin):
-    list_display = ("submission_id", "participant_id", "study", "status", "completed_at", "seen_at")
+    list_display = (
+        "submission_id",
+        "participant_id",
+        "study",
+        "prolific_status",
+        "study_code",
+        "completed_at",
+        "seen_at",
+    )
     list_filter = ("status", "study")
     search_fields = ("submission_id", "participant_id")
+
+    @admin.display(description="Status", ordering="status")
+    def prolific_status(self, submission):
+        return submission.status_shown
 
 
 @admin.register(BonusPayment)
 class BonusPaymentAdmin(ReadOnlyAdmin):
-    list_display = ("assignment", "cents", "status", "bulk_id", "created_at", "paid_at")
+    """Each bonus's state on Prolific; `unknown` ones await reconciliation by beat."""
+
+    list_display = (
+        "assignment",
+        "cents",
+        "status",
+        "bulk_id",
+        "created_at",
+        "sent_at",
+        "paid_at",
+        "note",
+    )
     list_filter = ("status",)
+
+
+@admin.register(WebhookRefusal)
+class WebhookRefusalAdmin(ReadOnlyAdmin):
+    """Deliveries refused (bad signature, timestamp out of the window): Prolific disables a
+    subscription whose deliveries keep failing, so these say what to fix."""
+
+    list_display = ("received_at", "reason", "event_id", "timestamp")
+    search_fields = ("event_id", "reason")
 
 
 @admin.register(WebhookEvent)

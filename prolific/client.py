@@ -2,6 +2,10 @@
 
 Base URL and token come from settings (PROLIFIC_API_URL, PROLIFIC_API_TOKEN), so
 tests and `make run` users point the same client at the local stand-in.
+
+Calls are retried on time-outs, 429 and 5xx, except the bonus pay call: Prolific
+documents it as not idempotent (each call pays again), so it is sent once and a
+failure is reported with its status (0: no answer) for prolific.bonuses to judge.
 """
 
 from __future__ import annotations
@@ -69,23 +73,27 @@ class ProlificClient:
             {"Authorization": f"Token {self.token}", "Accept": "application/json"}
         )
 
-    def request(self, method: str, path: str, *, json=None, params=None) -> requests.Response:
-        """One call with exponential backoff on 429 and 5xx (Retry-After honoured)."""
+    def request(
+        self, method: str, path: str, *, json=None, params=None, retry: bool = True
+    ) -> requests.Response:
+        """One call with exponential backoff on 429 and 5xx (Retry-After honoured);
+        `retry=False` sends it exactly once."""
         if not self.token:
             raise ProlificError("PROLIFIC_API_TOKEN is not set: Parable cannot reach Prolific.")
         url = path if path.startswith("http") else urljoin(self.base_url, path.lstrip("/"))
         response = None
-        for attempt in range(self.retries + 1):
+        retries = self.retries if retry else 0
+        for attempt in range(retries + 1):
             try:
                 response = self.session.request(
                     method, url, json=json, params=params, timeout=self.timeout
                 )
             except requests.RequestException as error:
                 response = None
-                if attempt == self.retries:
+                if attempt == retries:
                     raise ProlificError(f"Prolific could not be reached: {error}") from error
             else:
-                if response.status_code not in RETRY_STATUSES or attempt == self.retries:
+                if response.status_code not in RETRY_STATUSES or attempt == retries:
                     break
             time.sleep(self._delay(attempt, response))
         if response.status_code >= 400:
@@ -128,6 +136,14 @@ class ProlificClient:
     def filters(self) -> list[dict]:
         return self._all_pages("filters/")
 
+    def reward_recommendations(self, *, workspace_id: str, currency: str) -> list[dict]:
+        """Prolific's minimum and recommended hourly rewards (cents), newest first."""
+        return self._json(
+            "GET",
+            "reward-recommendations/",
+            params={"workspace_id": workspace_id, "currency": currency},
+        )
+
     # Studies
     def study_cost(self, *, reward: int, total_available_places: int) -> dict:
         return self._json(
@@ -164,17 +180,19 @@ class ProlificClient:
             body.update({"message": message, "rejection_category": rejection_category})
         return self._json("POST", f"submissions/{submission_id}/transition/", json=body)
 
-    def submissions_bulk_approve(self, *, study_id: str, submission_ids: list[str]) -> None:
-        """Approve in calls of at most 1,000 ids, as Prolific allows."""
+    def submissions_bulk_approve(self, *, submission_ids: list[str]) -> None:
+        """Ask Prolific to approve, in calls of at most 1,000 ids, in the documented
+        `{submission_ids}` form; Prolific approves them asynchronously."""
         for start in range(0, len(submission_ids), 1000):
             self.request(
                 "POST",
                 "submissions/bulk-approve/",
-                json={"study_id": study_id, "submission_ids": submission_ids[start : start + 1000]},
+                json={"submission_ids": submission_ids[start : start + 1000]},
             )
 
     def bonus_set_up(self, *, study_id: str, csv_bonuses: str) -> dict:
-        """Step one of a bonus: Prolific prices it and returns the bulk payment's id."""
+        """Step one of a bonus: Prolific prices it and returns the bulk payment's id
+        (it pays nothing, so it may be retried)."""
         return self._json(
             "POST",
             "submissions/bonus-payments/",
@@ -182,7 +200,8 @@ class ProlificClient:
         )
 
     def bonus_pay(self, *, bulk_id: str) -> dict:
-        return self._json("POST", f"bulk-bonus-payments/{bulk_id}/pay/")
+        """Step two: not idempotent on Prolific, so never retried here."""
+        return self._json("POST", f"bulk-bonus-payments/{bulk_id}/pay/", retry=False)
 
     # Participants
     def participant_group_create(self, *, name: str, workspace_id: str = "") -> dict:

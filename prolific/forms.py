@@ -6,23 +6,16 @@ from django import forms
 
 from crowd.models import Batch
 from prolific.client import ProlificClient, ProlificError
+from prolific.studies import FILTERS, filter_find
 
 DEVICES = [("desktop", "Desktop"), ("tablet", "Tablet"), ("mobile", "Mobile")]
 
 
-def _filter_choices(filter_id: str) -> list[tuple[str, str]]:
-    """Choices of one of Prolific's eligibility filters (GET /filters/); none if unreachable."""
-    try:
-        filters = ProlificClient().filters()
-    except ProlificError:
-        return []
-    for entry in filters:
-        if entry.get("filter_id") == filter_id:
-            return sorted(
-                ((str(key), str(label)) for key, label in (entry.get("choices") or {}).items()),
-                key=lambda choice: choice[1],
-            )
-    return []
+def _choices(entry: dict) -> list[tuple[str, str]]:
+    return sorted(
+        ((str(key), str(label)) for key, label in (entry.get("choices") or {}).items()),
+        key=lambda choice: choice[1],
+    )
 
 
 class StudyForm(forms.Form):
@@ -53,11 +46,29 @@ class StudyForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["countries"].choices = _filter_choices("current-country-of-residence")
-        self.fields["first_languages"].choices = _filter_choices("first-language")
+        self.filter_ids: dict[str, str] = {}
+        try:
+            filters, unreachable = ProlificClient().filters(), ""
+        except ProlificError as error:
+            filters, unreachable = [], str(error)
+        for name, (filter_id, title) in FILTERS.items():
+            field = self.fields[name]
+            entry = filter_find(filters, filter_id=filter_id, title=title)
+            if entry is not None and entry.get("choices"):
+                field.choices = _choices(entry)
+                self.filter_ids[name] = str(entry["filter_id"])
+                continue
+            field.disabled = True
+            field.help_text = (
+                f"Prolific could not be reached to list its filters ({unreachable}): "
+                "reload to try again, or leave it empty to publish without it."
+                if unreachable
+                else f"Prolific's filter list (GET /filters/) has no “{title}” filter for "
+                "this account: studies are published without it."
+            )
 
     def study_fields(self) -> dict:
-        return dict(self.cleaned_data)
+        return {**self.cleaned_data, "filter_ids": self.filter_ids}
 
 
 class PlacesForm(forms.Form):

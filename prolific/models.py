@@ -5,6 +5,10 @@ reports them, webhook events seen and bonus payments (each recorded so a retry n
 from django.db import models
 from django.db.models import Q
 
+# Prolific's submission statuses Parable acts on.
+REVIEWABLE = "AWAITING REVIEW"
+STILL_PROCESSING = {"ACTIVE", "PROCESSING", "RESERVED"}
+
 
 class Study(models.Model):
     """A batch run as one Prolific study; each participant takes one session of several items."""
@@ -23,6 +27,11 @@ class Study(models.Model):
         default=list, blank=True, help_text="Country choice ids of Prolific's country filter."
     )
     first_languages = models.JSONField(default=list, blank=True)
+    filter_ids = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Prolific's filter id of each eligibility setting, as GET /filters/ listed it.",
+    )
     min_approval_rate = models.PositiveIntegerField(null=True, blank=True)
     device_compatibility = models.JSONField(default=list, blank=True)
     completion_code = models.CharField(max_length=32, blank=True)
@@ -34,6 +43,9 @@ class Study(models.Model):
         null=True, blank=True, help_text="When a researcher saw the cost and confirmed publishing."
     )
     blocklist_group_id = models.CharField(max_length=64, blank=True)
+    high_return_rate_at = models.DateTimeField(
+        null=True, blank=True, help_text="When Prolific said many participants return it."
+    )
     synced_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -94,6 +106,15 @@ class Submission(models.Model):
     participant_id = models.CharField(max_length=64)
     status = models.CharField(max_length=32)
     study_code = models.CharField(max_length=64, blank=True)
+    approval_sent_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When Parable asked Prolific to approve it; Prolific's status says when it has.",
+    )
+    rejection_sent_at = models.DateTimeField(
+        null=True, blank=True, help_text="When Parable asked Prolific to reject it."
+    )
+    rejection_message = models.TextField(blank=True, help_text="The message sent with it.")
     started_at = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     seen_at = models.DateTimeField(auto_now=True)
@@ -102,7 +123,16 @@ class Submission(models.Model):
         ordering = ["id"]
 
     def __str__(self) -> str:
-        return f"{self.submission_id} ({self.status})"
+        return f"{self.submission_id} ({self.status_shown})"
+
+    @property
+    def status_shown(self) -> str:
+        """Prolific's status, or "approval sent" while Prolific has not approved it yet."""
+        if self.approval_sent_at and self.status == REVIEWABLE:
+            return "approval sent"
+        if self.rejection_sent_at and self.status == REVIEWABLE:
+            return "rejection sent"
+        return self.status
 
 
 class WebhookEvent(models.Model):
@@ -120,12 +150,35 @@ class WebhookEvent(models.Model):
         return f"{self.event_type} {self.resource_id}"
 
 
+class WebhookRefusal(models.Model):
+    """A webhook delivery refused (bad signature, timestamp out of the window): kept so the
+    admin shows why deliveries fail before Prolific disables the subscription."""
+
+    reason = models.CharField(max_length=500)
+    event_id = models.CharField(max_length=128, blank=True)
+    timestamp = models.CharField(max_length=64, blank=True)
+    body = models.TextField(blank=True)
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.received_at:%Y-%m-%d %H:%M}: {self.reason}"
+
+
 class BonusPayment(models.Model):
-    """One bonus in Prolific's two steps; the row makes a retried payment a no-op."""
+    """One bonus in Prolific's two steps. Setting up pays nothing and may be repeated; the
+    pay call is not idempotent on Prolific, so it is sent at most once: `sending` is
+    committed before the call, and a call whose outcome is not known (time-out, 5xx,
+    killed worker) leaves the row `unknown` until Prolific's record of the submission's
+    bonus payments says whether it was paid (prolific.bonuses)."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
         SET_UP = "set_up", "Set up on Prolific"
+        SENDING = "sending", "Pay call being sent"
+        UNKNOWN = "unknown", "Outcome unknown: awaiting reconciliation"
         PAID = "paid", "Paid"
 
     assignment = models.ForeignKey(
@@ -138,8 +191,15 @@ class BonusPayment(models.Model):
     reason = models.TextField(blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     bulk_id = models.CharField(max_length=64, blank=True)
+    submission_id = models.CharField(
+        max_length=64, blank=True, help_text="Prolific's submission the bonus is set up on."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the pay call was (last) sent."
+    )
     paid_at = models.DateTimeField(null=True, blank=True)
+    note = models.TextField(blank=True, help_text="The last failure or reconciliation.")
 
     class Meta:
         ordering = ["id"]
@@ -148,6 +208,10 @@ class BonusPayment(models.Model):
                 fields=["assignment", "sequence"], name="prolific_bonus_once_per_step"
             ),
             models.CheckConstraint(condition=Q(cents__gte=1), name="prolific_bonus_positive"),
+            models.CheckConstraint(
+                condition=~Q(status__in=["sending", "unknown", "paid"]) | ~Q(bulk_id=""),
+                name="prolific_bonus_sent_has_bulk_id",
+            ),
         ]
 
     def __str__(self) -> str:

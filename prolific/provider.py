@@ -5,22 +5,30 @@ bonuses act on.
 
 from __future__ import annotations
 
-import time
+from datetime import timedelta
 
 from django.conf import settings
 from django.urls import reverse
+from django.utils import timezone
 
 from common.task_queue import queue_on_commit
 from crowd.models import Assignment
 from crowd.providers import CrowdProvider, ProviderError
 from prolific.client import ProlificClient
-from prolific.models import BonusPayment, ParticipantSession, Study, Submission
+from prolific.models import (
+    REVIEWABLE,
+    STILL_PROCESSING,
+    BonusPayment,
+    ParticipantSession,
+    Study,
+    Submission,
+)
 from prolific.sessions import session_assignments
 from prolific.studies import study_publish, study_transition
 from prolific.submissions import study_sync
+from prolific.tasks import bonus_pay_task, submission_approve_task, submission_reject_task
+from prolific.vouching import session_of, unvouched, vouched_submission
 
-REVIEWABLE = "AWAITING REVIEW"
-STILL_PROCESSING = {"ACTIVE", "PROCESSING", "RESERVED"}
 MIN_REJECTION_MESSAGE = 100
 
 
@@ -33,35 +41,64 @@ def _study(batch) -> Study:
     return study
 
 
-def session_of(assignment: Assignment) -> ParticipantSession | None:
-    return (
-        ParticipantSession.objects.select_related("submission", "study")
-        .filter(
-            study__batch_id=assignment.item.batch_id,
-            worker_id=assignment.worker_id,
-            session_id=assignment.provider_assignment_id,
-        )
-        .first()
-    )
-
-
-def vouched_submission(assignment: Assignment) -> Submission:
-    """Prolific's submission for the assignment's session; ProviderError when there is none."""
-    session = session_of(assignment)
-    if session is None or session.submission is None:
-        raise ProviderError(
-            f"Prolific has no submission for assignment {assignment.pk}'s session "
-            "(participant id or session not confirmed by Prolific): it is not approved, "
-            "counted or paid. Sync the study if the participant has just finished."
-        )
-    return session.submission
-
-
 class ProlificProvider(CrowdProvider):
     key = "prolific"
+    unvouched_message = (
+        "Prolific has no submission from this participant for this session, so this work "
+        "cannot be counted or paid. If you took part through Prolific, please contact the "
+        "researcher."
+    )
 
     def __init__(self, client_factory=ProlificClient):
         self.client_factory = client_factory
+
+    def vouched(self, *, assignment) -> bool:
+        session = session_of(assignment)
+        return session is not None and session.submission_id is not None
+
+    def unvouched_among(self, *, assignments):
+        return unvouched(assignments)
+
+    def unvouched_grace(self, *, batch) -> timedelta:
+        """One polling interval: Prolific's submission may still be on its way."""
+        return timedelta(seconds=settings.PROLIFIC_SYNC_SECONDS)
+
+    def review_state(self, *, assignment) -> dict:
+        """The session's state on Prolific as last synced: approvable only once Prolific
+        has the submission awaiting review (or already approved)."""
+        session = session_of(assignment)
+        if session is None or session.submission is None:
+            return {"label": "No Prolific submission: not counted or paid", "approvable": False}
+        submission = session.submission
+        if submission.status in STILL_PROCESSING:
+            return {
+                "label": "Still working on Prolific (not submitted there yet)",
+                "approvable": False,
+            }
+        if submission.status == REVIEWABLE:
+            label = f"Prolific: {submission.status_shown}"
+            return {"label": label[:1].upper() + label[1:], "approvable": True}
+        return {
+            "label": f"Prolific: {submission.status.lower()}",
+            "approvable": submission.status == "APPROVED",
+        }
+
+    def reward_recommendation(self, *, batch) -> dict | None:
+        """Prolific's minimum and recommended hourly rewards in the account's currency."""
+        if not settings.PROLIFIC_WORKSPACE_ID:
+            raise ProviderError("Set PROLIFIC_WORKSPACE_ID to ask Prolific for its reward rates.")
+        client = self.client_factory()
+        currency = client.me().get("currency_code") or "GBP"
+        rates = client.reward_recommendations(
+            workspace_id=settings.PROLIFIC_WORKSPACE_ID, currency=currency
+        )
+        return rates[0] if rates else None
+
+    def bonus_state(self, *, bonus) -> str:
+        payment = BonusPayment.objects.filter(
+            assignment_id=bonus.assignment_id, sequence=bonus.paid_before_cents
+        ).first()
+        return payment.get_status_display() if payment else "not recorded on Prolific"
 
     def publish(self, *, batch) -> dict:
         return {"prolific_study": study_publish(study=_study(batch), client=self.client_factory())}
@@ -70,30 +107,25 @@ class ProlificProvider(CrowdProvider):
         return study_sync(study=_study(batch), client=self.client_factory())
 
     def approve(self, *, assignment) -> None:
-        """Approve the session's submission on Prolific once (it pays the session's reward),
-        waiting with backoff while Prolific is still processing it."""
+        """Approve the session's submission on Prolific once (it pays the session's reward):
+        judged from Parable's copy of Prolific's status and sent after the review commits
+        (prolific.submissions.submission_approve), so the review answers at once and no
+        call runs inside its transaction. Not awaiting review yet: refused at once."""
         submission = vouched_submission(assignment)
-        if submission.status == "APPROVED":
-            return
-        client = self.client_factory()
-        for attempt in range(settings.PROLIFIC_RETRIES + 1):
-            status = client.submission_get(submission_id=submission.submission_id)["status"]
-            if status == REVIEWABLE:
-                client.submission_transition(
-                    submission_id=submission.submission_id, action="APPROVE"
-                )
-                status = "APPROVED"
-            if status == "APPROVED":
-                Submission.objects.filter(pk=submission.pk).update(status=status)
-                return
-            if status not in STILL_PROCESSING:
-                raise ProviderError(
-                    f"Prolific has this submission as {status}: it cannot be approved."
-                )
-            time.sleep(settings.PROLIFIC_BACKOFF_SECONDS * (2**attempt))
-        raise ProviderError(
-            "Prolific is still processing this submission; approve it again in a few minutes."
-        )
+        if submission.status == "APPROVED" or submission.approval_sent_at:
+            return  # approved, or its approval is on its way
+        if submission.status in STILL_PROCESSING:
+            raise ProviderError(
+                f"The participant's Prolific submission is {submission.status} (still working "
+                "or being processed by Prolific): it can be approved once it is awaiting "
+                "review. Sync the study if they have just finished."
+            )
+        if submission.status != REVIEWABLE:
+            raise ProviderError(
+                f"Prolific has this submission as {submission.status}: it cannot be approved."
+            )
+        Submission.objects.filter(pk=submission.pk).update(approval_sent_at=timezone.now())
+        queue_on_commit(submission_approve_task, submission.pk)
 
     def reject(self, *, assignment, message: str) -> None:
         """Items are rejected here one by one; the Prolific submission is rejected only when
@@ -110,13 +142,11 @@ class ProlificProvider(CrowdProvider):
                 f"Prolific needs a rejection message of at least {MIN_REJECTION_MESSAGE} "
                 f"characters (this one has {len(message)}): say what was wrong and why."
             )
-        self.client_factory().submission_transition(
-            submission_id=session.submission.submission_id,
-            action="REJECT",
-            message=message,
-            rejection_category=settings.PROLIFIC_REJECTION_CATEGORY,
+        # Sent after the review commits, as approvals are: no call inside its transaction.
+        Submission.objects.filter(pk=session.submission.pk).update(
+            rejection_sent_at=timezone.now(), rejection_message=message
         )
-        Submission.objects.filter(pk=session.submission.pk).update(status="REJECTED")
+        queue_on_commit(submission_reject_task, session.submission.pk)
 
     def pay_bonus(self, *, assignment, cents: int, reason: str) -> None:
         """Record the bonus, then pay it in Prolific's two steps after the review commits."""
@@ -126,8 +156,6 @@ class ProlificProvider(CrowdProvider):
             sequence=assignment.bonus_cents,
             defaults={"cents": cents, "reason": reason},
         )
-        from prolific.tasks import bonus_pay_task
-
         queue_on_commit(bonus_pay_task, bonus.pk)
 
     def block(self, *, worker, reason: str) -> None:

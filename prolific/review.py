@@ -3,6 +3,8 @@ bonuses per participant."""
 
 from __future__ import annotations
 
+from django.utils import timezone
+
 from crowd.models import Assignment
 from crowd.review import ReviewError, assignment_approve, assignment_bonus
 from prolific.client import ProlificClient
@@ -11,7 +13,8 @@ from prolific.sessions import session_assignments
 
 
 def sessions_approve(*, sessions, client: ProlificClient | None = None) -> dict:
-    """Approve the vouched sessions' submissions in bulk calls (at most 1,000 ids each), then
+    """Ask Prolific to approve the vouched sessions' submissions in bulk calls (at most 1,000
+    ids each; shown as "approval sent" until Prolific reports them approved), then approve
     their submitted items. Sessions without a Prolific submission are skipped and counted."""
     client = client or ProlificClient()
     sessions = list(
@@ -24,9 +27,12 @@ def sessions_approve(*, sessions, client: ProlificClient | None = None) -> dict:
     for session in vouched:
         if session.submission.status == "AWAITING REVIEW":
             by_study.setdefault(session.study.study_id, []).append(session.submission.submission_id)
-    for study_id, submission_ids in by_study.items():
-        client.submissions_bulk_approve(study_id=study_id, submission_ids=submission_ids)
-        Submission.objects.filter(submission_id__in=submission_ids).update(status="APPROVED")
+    for submission_ids in by_study.values():
+        client.submissions_bulk_approve(submission_ids=submission_ids)
+        # Prolific approves asynchronously: "approval sent" until its status says approved.
+        Submission.objects.filter(submission_id__in=submission_ids).update(
+            approval_sent_at=timezone.now()
+        )
     approved, refused = 0, []
     for session in vouched:
         for assignment in session_assignments(session=session).filter(

@@ -61,9 +61,11 @@ def session_enter(
 
     Prolific is asked about SESSION_ID first: a session it does not know, or knows for
     another participant or study, is refused before any item is reserved. If Prolific
-    cannot be reached, the participant may work but the session stays unvouched until a
-    sync finds its submission. A new session reserves up to the study's items per session
-    at once; the same participant coming back resumes; one who already finished is refused.
+    cannot be reached, the session starts unvouched with one item only: it gets no more
+    items and no completion code until Prolific confirms it (asked again at each step),
+    so a forged session holds at most one slot. A confirmed session reserves up to the
+    study's items per session at once; the same participant coming back resumes; one who
+    already finished is refused.
     """
     if not all(
         PROLIFIC_ID.fullmatch(value or "") for value in (participant_id, study_id, session_id)
@@ -105,11 +107,44 @@ def session_enter(
             session.status = ParticipantSession.Status.ACTIVE
             session.save(update_fields=["session_id", "submission", "status"])
         if not session_assignments(session=session).filter(_open_filter()).exists():
-            _session_fill(session=session)
+            _session_fill(session=session, count=None if remote else 1)
         if remote is not None:
             submission_record(study=study, data=remote)
             session.refresh_from_db()
     return session
+
+
+UNCONFIRMED = (
+    "Prolific has not confirmed your session yet, so no more tasks or completion code can "
+    "be given. Your work is saved: reload this page in a minute."
+)
+
+
+def session_confirm(*, session: ParticipantSession, client: ProlificClient | None = None) -> bool:
+    """Whether Prolific vouches for the session, asking it again when it has not yet; a
+    confirmed session gets the rest of its items."""
+    if session.submission_id is not None:
+        return True
+    try:
+        remote = _remote_submission(
+            study=session.study,
+            participant_id=session.worker.external_id,
+            session_id=session.session_id,
+            client=client,
+        )
+    except EntryRefused:
+        return False
+    if remote is None:
+        return False
+    submission_record(study=session.study, data=remote)
+    session.refresh_from_db()
+    if session.submission_id is None:
+        return False
+    with transaction.atomic():
+        held = session_assignments(session=session).filter(_open_filter()).count()
+        if held < session.study.items_per_session:
+            _session_fill(session=session, count=session.study.items_per_session - held)
+    return True
 
 
 def _remote_submission(
@@ -145,12 +180,12 @@ def _open_filter() -> Q:
     )
 
 
-def _session_fill(*, session: ParticipantSession) -> None:
+def _session_fill(*, session: ParticipantSession, count: int | None = None) -> None:
     try:
         reserved = assignments_reserve(
             batch=session.study.batch,
             worker=session.worker,
-            count=session.study.items_per_session,
+            count=count or session.study.items_per_session,
         )
     except NoWorkAvailable as reason:
         raise EntryRefused(
@@ -163,9 +198,21 @@ def _session_fill(*, session: ParticipantSession) -> None:
 
 
 def session_next(*, session: ParticipantSession) -> Assignment | None:
-    """The session's next open item, or None when every item has been submitted."""
+    """The session's next open item, or None when every item has been submitted. An
+    unconfirmed session asks Prolific again once its one item is done."""
     now = timezone.now()
     assignments = list(session_assignments(session=session))
+    open_items = [
+        a for a in assignments if a.status == Assignment.Status.RESERVED and a.expires_at > now
+    ]
+    if (
+        not open_items
+        and session.submission_id is None
+        and any(a.status in Assignment.STORED for a in assignments)
+    ):
+        if not session_confirm(session=session):
+            raise EntryRefused(UNCONFIRMED, status=503)
+        assignments = list(session_assignments(session=session))
     for assignment in assignments:
         if assignment.status == Assignment.Status.RESERVED and assignment.expires_at > now:
             return assignment
@@ -177,9 +224,16 @@ def session_next(*, session: ParticipantSession) -> Assignment | None:
     return None
 
 
-@transaction.atomic
 def session_finish(*, session: ParticipantSession) -> str:
-    """Mark the session finished; returns the Prolific completion URL with the study's code."""
+    """Mark the session finished; returns the Prolific completion URL with the study's code,
+    which only a session Prolific has confirmed gets (EntryRefused otherwise)."""
+    if session.submission_id is None and not session_confirm(session=session):
+        raise EntryRefused(UNCONFIRMED, status=503)
+    return _session_finished(session=session)
+
+
+@transaction.atomic
+def _session_finished(*, session: ParticipantSession) -> str:
     session = (
         ParticipantSession.objects.select_for_update().select_related("study").get(pk=session.pk)
     )
@@ -208,7 +262,8 @@ def submission_record(*, study: Study, data: dict) -> Submission:
                 "study": study,
                 "participant_id": participant_id,
                 "status": str(data.get("status", "")),
-                "study_code": str(data.get("study_code") or ""),
+                # One submission's record says entered_code; the study's listing study_code.
+                "study_code": str(data.get("entered_code") or data.get("study_code") or ""),
                 "started_at": _parse_time(data.get("started_at")),
                 "completed_at": _parse_time(data.get("completed_at")),
             },

@@ -17,6 +17,25 @@ from prolific.client import ProlificClient, ProlificError
 from prolific.models import Study
 
 ENTRY_QUERY = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
+# Eligibility filters by what they are: Prolific's filter id, or its title when the id
+# differs (ids are Prolific's to change; GET /filters/ lists what the account has).
+FILTERS = {
+    "countries": ("current-country-of-residence", "Current country of residence"),
+    "first_languages": ("first-language", "First language"),
+}
+
+
+def filter_find(filters: list[dict], *, filter_id: str, title: str) -> dict | None:
+    """The select filter that is `filter_id`, or failing that is titled `title`."""
+    for entry in filters:
+        if entry.get("filter_id") == filter_id:
+            return entry
+    for entry in filters:
+        if str(entry.get("title", "")).strip().lower() == title.lower():
+            return entry
+    return None
+
+
 TRANSITIONS = {"pause": ("PAUSE", "PAUSED"), "resume": ("START", "ACTIVE"), "stop": ("STOP", "")}
 
 
@@ -31,6 +50,7 @@ def study_prepare(
     first_languages: list[str] | None = None,
     min_approval_rate: int | None = None,
     device_compatibility: list[str] | None = None,
+    filter_ids: dict[str, str] | None = None,
 ) -> Study:
     """Make a draft batch a Prolific study (not yet on Prolific): settings, places, code."""
     batch = Batch.objects.select_for_update().get(pk=batch.pk)
@@ -54,6 +74,7 @@ def study_prepare(
             "first_languages": first_languages or [],
             "min_approval_rate": min_approval_rate,
             "device_compatibility": device_compatibility or ["desktop"],
+            "filter_ids": filter_ids or {},
         },
     )
     if not study.completion_code:
@@ -90,12 +111,14 @@ def study_fields(*, study: Study) -> dict:
     batch = study.batch
     entry = settings.PARABLE_PUBLIC_URL.rstrip("/") + reverse("prolific:enter")
     filters = []
-    if study.countries:
-        filters.append(
-            {"filter_id": "current-country-of-residence", "selected_values": study.countries}
-        )
-    if study.first_languages:
-        filters.append({"filter_id": "first-language", "selected_values": study.first_languages})
+    for name, (filter_id, _) in FILTERS.items():
+        if getattr(study, name):
+            filters.append(
+                {
+                    "filter_id": study.filter_ids.get(name, filter_id),
+                    "selected_values": getattr(study, name),
+                }
+            )
     if study.min_approval_rate is not None:
         filters.append(
             {
@@ -130,6 +153,9 @@ def study_fields(*, study: Study) -> dict:
         "device_compatibility": study.device_compatibility or ["desktop"],
         "submissions_config": {"max_submissions_per_participant": 1},
         "filters": filters,
+        # The project (of the workspace the blocklist group is made in); the account's
+        # default project when unset.
+        **({"project": settings.PROLIFIC_PROJECT_ID} if settings.PROLIFIC_PROJECT_ID else {}),
     }
 
 

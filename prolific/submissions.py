@@ -11,6 +11,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
+import math
+import re
 import time
 from datetime import timedelta
 
@@ -18,18 +21,16 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from crowd.models import Assignment
-from crowd.review import assignment_reject
-from prolific.client import ProlificClient
-from prolific.models import ParticipantSession, Study, WebhookEvent
-from prolific.sessions import session_assignments, submission_record
+from crowd.batches import batch_close
+from crowd.models import Batch
+from crowd.review import unvouched_release
+from prolific.client import ProlificClient, ProlificError
+from prolific.models import REVIEWABLE, Study, Submission, WebhookEvent, WebhookRefusal
+from prolific.sessions import submission_record
 from prolific.signatures import signature
 
-SIGNATURE_MAX_AGE_SECONDS = 300
-UNVOUCHED_MESSAGE = (
-    "Prolific has no submission from this participant for this session, so this work cannot "
-    "be counted or paid. If you took part through Prolific, please contact the researcher."
-)
+ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+logger = logging.getLogger(__name__)
 
 
 def study_sync(*, study: Study, client: ProlificClient | None = None, now=None) -> int:
@@ -49,70 +50,175 @@ def study_sync(*, study: Study, client: ProlificClient | None = None, now=None) 
     Study.objects.filter(pk=study.pk).update(
         status=remote.get("status", study.status), synced_at=now
     )
-    unvouched_release(study=study, now=now)
+    unvouched_release(batch=study.batch, now=now)
     return len(rows)
 
 
-def unvouched_release(*, study: Study, now=None) -> int:
-    """Reject, locally, submitted work of sessions Prolific never vouched for in time."""
-    now = now or timezone.now()
-    grace = timedelta(seconds=study.batch.time_allowed_seconds + settings.PROLIFIC_SYNC_SECONDS)
-    stale = ParticipantSession.objects.filter(
-        study=study, submission__isnull=True, started_at__lt=now - grace
-    ).select_related("study")
-    released = 0
-    for session in stale:
-        for assignment in session_assignments(session=session).filter(
-            status=Assignment.Status.SUBMITTED
-        ):
-            assignment_reject(assignment=assignment, message=UNVOUCHED_MESSAGE)
-            released += 1
-    return released
+def submission_approve(*, submission_pk: int, client: ProlificClient | None = None) -> str:
+    """Send a submission's approval to Prolific, outside any transaction; returns the
+    status Prolific then has. Safe to repeat: an approved submission is left alone, and
+    one Prolific no longer has awaiting review keeps Prolific's status (logged)."""
+    submission = Submission.objects.get(pk=submission_pk)
+    if submission.status == "APPROVED":
+        return submission.status
+    client = client or ProlificClient()
+    status = client.submission_get(submission_id=submission.submission_id)["status"]
+    if status == REVIEWABLE:
+        client.submission_transition(submission_id=submission.submission_id, action="APPROVE")
+        status = "APPROVED"
+    else:
+        logger.warning("prolific: %s not approved: Prolific has it as %s", submission, status)
+    Submission.objects.filter(pk=submission_pk).update(status=status)
+    return status
 
 
-def webhook_verified(*, body: bytes, timestamp: str, signature_header: str, now=None) -> bool:
-    """Whether a delivery is Prolific's: the workspace secret's signature over timestamp +
-    body, and a timestamp within five minutes (so old deliveries cannot be replayed)."""
+def submission_reject(*, submission_pk: int, client: ProlificClient | None = None) -> str:
+    """Send a submission's rejection (its stored message, PROLIFIC_REJECTION_CATEGORY) to
+    Prolific, outside any transaction; safe to repeat, like submission_approve."""
+    submission = Submission.objects.get(pk=submission_pk)
+    if submission.status != REVIEWABLE:
+        return submission.status
+    client = client or ProlificClient()
+    status = client.submission_get(submission_id=submission.submission_id)["status"]
+    if status == REVIEWABLE:
+        client.submission_transition(
+            submission_id=submission.submission_id,
+            action="REJECT",
+            message=submission.rejection_message,
+            rejection_category=settings.PROLIFIC_REJECTION_CATEGORY,
+        )
+        status = "REJECTED"
+    else:
+        logger.warning("prolific: %s not rejected: Prolific has it as %s", submission, status)
+    Submission.objects.filter(pk=submission_pk).update(status=status)
+    return status
+
+
+def decisions_waiting(*, now=None) -> tuple[list[int], list[int]]:
+    """(approvals, rejections) sent but that Prolific still has awaiting review after the
+    grace period: their task was lost, or is worth sending again."""
+    cutoff = (now or timezone.now()) - timedelta(seconds=settings.PARABLE_BACKGROUND_GRACE_SECONDS)
+    waiting = Submission.objects.filter(status=REVIEWABLE)
+    return (
+        list(waiting.filter(approval_sent_at__lt=cutoff).values_list("pk", flat=True)),
+        list(waiting.filter(rejection_sent_at__lt=cutoff).values_list("pk", flat=True)),
+    )
+
+
+def webhook_refusal(*, body: bytes, timestamp: str, signature_header: str, now=None) -> str:
+    """Why a delivery is not accepted as Prolific's ("" when it is): it must carry the
+    workspace secret's signature over timestamp + body, and a timestamp (UNIX seconds, or
+    milliseconds) within PROLIFIC_WEBHOOK_MAX_SKEW_SECONDS of our clock either way, so a
+    captured delivery cannot be replayed for ever. Prolific documents no window, and
+    repeats are caught by their X-Event-ID anyway, so the window is wide."""
     secret = settings.PROLIFIC_WEBHOOK_SECRET
-    if not (secret and timestamp and signature_header and timestamp.isdigit()):
-        return False
+    if not secret:
+        return "PROLIFIC_WEBHOOK_SECRET is not set"
+    if not (timestamp and signature_header):
+        return "no signature or timestamp header"
+    try:
+        sent = float(timestamp)
+    except ValueError:
+        return f"timestamp {timestamp[:40]!r} is not a number"
+    if sent > 1e11:  # milliseconds
+        sent /= 1000
     now = time.time() if now is None else now
-    if abs(now - int(timestamp)) > SIGNATURE_MAX_AGE_SECONDS:
-        return False
+    skew = now - sent
+    if not math.isfinite(sent) or abs(skew) > settings.PROLIFIC_WEBHOOK_MAX_SKEW_SECONDS:
+        return f"timestamp {abs(skew):.0f} s {'behind' if skew > 0 else 'ahead of'} our clock"
     expected = signature(secret=secret, timestamp=timestamp, body=body)
-    return hmac.compare_digest(expected.encode(), signature_header.encode())
+    if not hmac.compare_digest(expected.encode(), signature_header.encode()):
+        return "signature does not match the workspace secret"
+    return ""
+
+
+def webhook_refusal_record(*, reason: str, event_id: str, timestamp: str, body: bytes) -> None:
+    """Log a refused delivery and keep it for the admin (Prolific › Refused deliveries)."""
+    logger.warning("prolific: webhook delivery %r refused: %s", event_id[:128], reason)
+    WebhookRefusal.objects.create(
+        reason=reason[:500],
+        event_id=_printable(event_id)[:128],
+        timestamp=_printable(timestamp)[:64],
+        body=body[:2000].decode("utf-8", "replace").replace("\x00", ""),
+    )
+
+
+def _printable(text: str) -> str:
+    return "".join(char for char in text if char.isprintable())
 
 
 class WebhookRejected(ValueError):
-    """A verified delivery that cannot be used (not JSON, no submission id)."""
+    """A verified delivery that cannot be used (not JSON, no or malformed ids): 400."""
 
 
-def webhook_receive(*, body: bytes, timestamp: str, client: ProlificClient | None = None) -> str:
-    """Handle a verified delivery once: "repeat", "ignored" or "recorded".
+STUDY_EVENTS = ("study.status.change", "study.has_high_return_rate")
+EVENTS = ("submission.status.change", *STUDY_EVENTS)
 
-    The delivery only says which submission changed; its state is read from
-    Prolific's API, so a delivery can never make work count on its own.
+
+def webhook_receive(
+    *, body: bytes, event_id: str = "", client: ProlificClient | None = None
+) -> str:
+    """Handle a verified delivery once per X-Event-ID (the same across Prolific's
+    redeliveries): "repeat", "ignored", "unknown" or "recorded".
+
+    A delivery only says which submission or study changed; its state is read from
+    Prolific's API (outside any transaction), so a delivery can never make work count
+    on its own. A resource Prolific does not know is logged and acknowledged.
     """
     try:
         event = json.loads(body)
     except ValueError:
         raise WebhookRejected("The delivery is not JSON.") from None
-    if not isinstance(event, dict) or not event.get("resource_id"):
-        raise WebhookRejected("The delivery names no submission.")
-    event_id = str(event.get("event_id") or hashlib.sha256(timestamp.encode() + body).hexdigest())
+    if not isinstance(event, dict):
+        raise WebhookRejected("The delivery is not a JSON object.")
+    resource_id = event.get("resource_id")
+    if not isinstance(resource_id, str) or not ID.fullmatch(resource_id):
+        raise WebhookRejected("The delivery names no valid resource id.")
+    event_id = event_id or hashlib.sha256(body).hexdigest()
+    if not ID.fullmatch(event_id):
+        raise WebhookRejected("The X-Event-ID header is not a valid id.")
+    event_type = str(event.get("event_type", ""))[:64]
+    if WebhookEvent.objects.filter(event_id=event_id).exists():
+        return "repeat"
     client = client or ProlificClient()
+    study_event = event_type in STUDY_EVENTS
+    try:
+        if study_event:
+            data = client.study_get(study_id=resource_id)
+        else:
+            data = client.submission_get(submission_id=resource_id)
+    except ProlificError as error:
+        if error.status != 404:
+            raise  # not recorded: Prolific delivers again, and polling catches up
+        logger.warning("prolific: webhook %s names unknown %s", event_id, resource_id)
+        data = None
     try:
         with transaction.atomic():
             WebhookEvent.objects.create(
-                event_id=event_id[:128],
-                event_type=str(event.get("event_type", ""))[:64],
-                resource_id=str(event["resource_id"])[:64],
+                event_id=event_id, event_type=event_type, resource_id=resource_id
             )
-            data = client.submission_get(submission_id=str(event["resource_id"]))
-            study = Study.objects.filter(study_id=str(data.get("study_id", ""))).first()
+            if data is None:
+                return "unknown"
+            study_id = resource_id if study_event else str(data.get("study_id", ""))
+            study = Study.objects.filter(study_id=study_id).select_related("batch").first()
             if study is None:
                 return "ignored"
-            submission_record(study=study, data=data)
+            if study_event:
+                study_event_record(study=study, event_type=event_type, data=data)
+            else:
+                submission_record(study=study, data=data)
     except IntegrityError:
         return "repeat"
     return "recorded"
+
+
+def study_event_record(*, study: Study, event_type: str, data: dict) -> None:
+    """Prolific's study changed: its status is kept, a study Prolific completed closes its
+    batch, and a high return rate is flagged for the researcher (who may pause it)."""
+    status = str(data.get("status") or study.status)[:32]
+    fields = {"status": status}
+    if event_type == "study.has_high_return_rate":
+        fields["high_return_rate_at"] = timezone.now()
+    Study.objects.filter(pk=study.pk).update(**fields)
+    if status == "COMPLETED" and study.batch.status == Batch.Status.PUBLISHED:
+        batch_close(batch=study.batch)

@@ -1,52 +1,93 @@
-"""Celery tasks of the Prolific provider: polling (the fallback to webhooks) and bonuses."""
+"""Celery tasks of the Prolific provider: polling (the fallback to webhooks), approvals and
+bonuses.
+
+Tasks are queued through common.task_queue. The bonus task never retries: a pay call
+whose outcome is not known is reconciled from Prolific's records, never sent blind.
+"""
 
 import logging
 
 from celery import shared_task
 
+from common.task_queue import task_send
+from prolific.bonuses import bonus_payment_pay, bonus_payment_reconcile, bonuses_waiting
 from prolific.client import ProlificError
+from prolific.models import Study
+from prolific.submissions import (
+    decisions_waiting,
+    study_sync,
+    submission_approve,
+    submission_reject,
+)
 
 logger = logging.getLogger(__name__)
 
 
 @shared_task(name="prolific.studies_sync")
 def studies_sync_task() -> int:
-    """Poll every study on Prolific that is not finished, and pay bonuses still unpaid
-    (run by beat)."""
-    from prolific.models import BonusPayment, Study
-    from prolific.submissions import study_sync
-
+    """Poll every study on Prolific that is not finished, send bonuses not sent yet and
+    reconcile those whose pay call went unanswered (run by beat)."""
     seen = 0
     for study in Study.objects.exclude(study_id="").exclude(status="COMPLETED"):
-        seen += study_sync(study=study)
-    for bonus_id in BonusPayment.objects.exclude(status=BonusPayment.Status.PAID).values_list(
-        "pk", flat=True
-    ):
-        bonus_pay_task.delay(bonus_id)
+        try:
+            seen += study_sync(study=study)
+        except ProlificError as error:
+            logger.warning("prolific: study %s not synced: %s", study.pk, error)
+    to_send, to_reconcile = bonuses_waiting()
+    for bonus_id in to_send:
+        task_send(bonus_pay_task, bonus_id)
+    for bonus_id in to_reconcile:
+        task_send(bonus_reconcile_task, bonus_id)
+    approvals, rejections = decisions_waiting()
+    for submission_pk in approvals:
+        task_send(submission_approve_task, submission_pk)
+    for submission_pk in rejections:
+        task_send(submission_reject_task, submission_pk)
     return seen
+
+
+@shared_task(name="prolific.submission_approve")
+def submission_approve_task(submission_pk: int) -> str:
+    """Send a submission's approval to Prolific after the review committed; a failure is
+    left to beat, which sends approvals still waiting again."""
+    try:
+        return submission_approve(submission_pk=submission_pk)
+    except ProlificError as error:
+        logger.warning("prolific: approval of %s not sent yet: %s", submission_pk, error)
+        return "waiting"
 
 
 @shared_task(name="prolific.study_sync")
 def study_sync_task(study_id: int) -> int:
-    from prolific.models import Study
-    from prolific.submissions import study_sync
-
     return study_sync(study=Study.objects.get(pk=study_id))
 
 
-@shared_task(name="prolific.bonus_pay", bind=True, max_retries=5)
-def bonus_pay_task(self, bonus_id: int) -> str:
-    """Pay a recorded bonus; idempotent, so a redelivered or retried task pays once.
-
-    A failure is retried with backoff on a worker; without one (tasks run in-process)
-    the bonus stays unpaid and the next beat sync pays it.
-    """
-    from prolific.bonuses import bonus_payment_pay
-
+@shared_task(name="prolific.bonus_pay")
+def bonus_pay_task(bonus_id: int) -> str:
+    """Send a recorded bonus's pay call at most once; a redelivered task finds it sending,
+    unknown or paid and does nothing. A failed set-up is left to the next beat."""
     try:
         return bonus_payment_pay(bonus_id=bonus_id).status
     except ProlificError as error:
-        logger.warning("prolific: bonus %s not paid yet: %s", bonus_id, error)
-        if self.request.is_eager:
-            return "unpaid"
-        raise self.retry(exc=error, countdown=30 * 2**self.request.retries) from error
+        logger.warning("prolific: bonus %s not set up yet: %s", bonus_id, error)
+        return "unpaid"
+
+
+@shared_task(name="prolific.bonus_reconcile")
+def bonus_reconcile_task(bonus_id: int) -> str:
+    """Settle a bonus whose pay call went unanswered, from Prolific's records."""
+    try:
+        return bonus_payment_reconcile(bonus_id=bonus_id).status
+    except ProlificError as error:
+        logger.warning("prolific: bonus %s not reconciled yet: %s", bonus_id, error)
+        return "unknown"
+
+
+@shared_task(name="prolific.submission_reject")
+def submission_reject_task(submission_pk: int) -> str:
+    """Send a submission's rejection to Prolific after the review committed."""
+    try:
+        return submission_reject(submission_pk=submission_pk)
+    except ProlificError as error:
+        logger.warning("prolific: rejection of %s not sent yet: %s", submission_pk, error)
+        return "waiting"

@@ -18,7 +18,12 @@ from frontend.workers import session_worker, session_worker_set
 from prolific.client import ProlificError
 from prolific.models import ParticipantSession
 from prolific.sessions import EntryRefused, session_enter, session_finish, session_next
-from prolific.submissions import WebhookRejected, webhook_receive, webhook_verified
+from prolific.submissions import (
+    WebhookRejected,
+    webhook_receive,
+    webhook_refusal,
+    webhook_refusal_record,
+)
 
 SESSION_KEY = "parable_prolific_session"
 
@@ -68,25 +73,31 @@ def continue_session(request):
         return _refused(request, reason)
     if assignment is not None:
         return redirect("frontend:task", assignment_id=assignment.pk)
-    return redirect(session_finish(session=session))
+    try:
+        return redirect(session_finish(session=session))
+    except EntryRefused as reason:
+        return _refused(request, reason)
 
 
 @csrf_exempt
 @require_POST
 def webhook(request):
-    """Prolific's submission.status.change deliveries: 403 unless signed and recent; 503
-    (not recorded, so a redelivery is handled) when Prolific cannot be asked about it."""
+    """Prolific's deliveries: 403 unless signed within the time window (refusals logged and
+    kept for the admin); 400 when malformed; 503 (not recorded, so a redelivery is handled)
+    when Prolific cannot be asked about it; otherwise 200, once per X-Event-ID."""
     body = request.body
-    if not webhook_verified(
+    timestamp = request.headers.get("X-Prolific-Request-Timestamp", "")
+    event_id = request.headers.get("X-Event-ID", "")
+    refusal = webhook_refusal(
         body=body,
-        timestamp=request.headers.get("X-Prolific-Request-Timestamp", ""),
+        timestamp=timestamp,
         signature_header=request.headers.get("X-Prolific-Request-Signature", ""),
-    ):
+    )
+    if refusal:
+        webhook_refusal_record(reason=refusal, event_id=event_id, timestamp=timestamp, body=body)
         return HttpResponse("Signature not valid.", status=403, content_type="text/plain")
     try:
-        outcome = webhook_receive(
-            body=body, timestamp=request.headers["X-Prolific-Request-Timestamp"]
-        )
+        outcome = webhook_receive(body=body, event_id=event_id)
     except WebhookRejected as error:
         return JsonResponse({"error": str(error)}, status=400)
     except ProlificError as error:

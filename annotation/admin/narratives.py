@@ -73,6 +73,8 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
         "approve_selected",
         "reject_selected",
         "block_workers",
+        "bonus_selected",
+        "exclude_selected",
         "mark_composed",
         "mark_transcribed",
         "clear_pilot_label",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
+from django.db import transaction
 from django.db.models import Count, Q
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404
@@ -25,15 +26,26 @@ from annotation.quality.submissions import submission_counts, submission_next, s
 from crowd import task_types
 from crowd.admin.review import REVIEW_PERMISSION, withdrawal_summary
 from crowd.models import Assignment, Batch, SavedReviewMessage
-from crowd.review import ReviewError, assignment_approve, assignment_reject, worker_block
+from crowd.review import (
+    ReviewError,
+    assignment_approve,
+    assignment_approve_exclude,
+    assignment_bonus,
+    assignment_reject,
+    worker_block,
+)
 from crowd.withdrawals import withdrawal_impact
 
 MAX_SKIPPED = 500
 
 
+DECISIONS = ("approve", "reject", "block", "bonus", "exclude")
+
+
 class DecisionForm(forms.Form):
-    decision = forms.ChoiceField(choices=[(d, d) for d in ("approve", "reject", "block")])
+    decision = forms.ChoiceField(choices=[(d, d) for d in DECISIONS])
     message = forms.CharField(required=False, max_length=5_000)
+    cents = forms.IntegerField(required=False, min_value=1, max_value=100_000)
 
 
 def index_view(request):
@@ -95,7 +107,8 @@ def next_view(request, batch_id: int):
 
 @require_POST
 def decide_view(request, batch_id: int, assignment_id: int):
-    """JSON: approve, reject (with a message) or block the worker (with a reason)."""
+    """JSON: approve, reject (with a message), block the worker (with a reason), approve and
+    pay a bonus (amount and reason), or approve and exclude (with a reason)."""
     require_permission(request, REVIEW_PERMISSION)
     assignment = get_object_or_404(
         Assignment.objects.select_related("item__batch", "worker"),
@@ -104,7 +117,10 @@ def decide_view(request, batch_id: int, assignment_id: int):
     )
     form = DecisionForm(request.POST)
     if not form.is_valid():
-        return JsonResponse({"error": "Choose approve, reject or block."}, status=400)
+        return JsonResponse(
+            {"error": "Choose approve, reject, block, bonus (with an amount) or exclude."},
+            status=400,
+        )
     decision, message = form.cleaned_data["decision"], form.cleaned_data["message"]
     notes = []
     try:
@@ -117,6 +133,11 @@ def decide_view(request, batch_id: int, assignment_id: int):
             done = "Rejected; the worker sees your message."
             if impact.items:
                 notes.append(withdrawal_summary(impact))
+        elif decision == "bonus":
+            done = _approve_and_pay(assignment, cents=form.cleaned_data["cents"], reason=message)
+        elif decision == "exclude":
+            assignment_approve_exclude(assignment=assignment, reason=message)
+            done = "Approved and excluded: paid, kept out of the dataset; its slot reopens."
         else:
             if not message.strip():
                 raise ReviewError("Blocking a worker needs a reason.")
@@ -127,6 +148,18 @@ def decide_view(request, batch_id: int, assignment_id: int):
     except ReviewError as error:
         return JsonResponse({"error": str(error)}, status=409)
     return JsonResponse({"done": " ".join([done, *notes]), "assignment": assignment.pk})
+
+
+def _approve_and_pay(assignment: Assignment, *, cents: int | None, reason: str) -> str:
+    """Approve (if still awaiting review) and pay a bonus through the provider, in one
+    transaction: a refused bonus leaves the submission as it was."""
+    if not cents:
+        raise ReviewError("Give the bonus amount in cents.")
+    with transaction.atomic():
+        if assignment.status == Assignment.Status.SUBMITTED:
+            assignment_approve(assignment=assignment)
+        paid = assignment_bonus(assignment=assignment, cents=cents, reason=reason)
+    return f"Approved; bonus of {cents / 100:.2f} paid to {paid.worker} (reason: {reason.strip()})."
 
 
 urls = (

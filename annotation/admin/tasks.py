@@ -110,7 +110,13 @@ class TaskReviewAdmin(ReviewActions, admin.ModelAdmin):
     """Shared by the three review lists: read-only rows, review actions, worker figures."""
 
     task_type = ""
-    actions = ("approve_selected", "reject_selected", "block_workers")
+    actions = (
+        "approve_selected",
+        "reject_selected",
+        "block_workers",
+        "bonus_selected",
+        "exclude_selected",
+    )
     change_list_template = "admin/annotation/review/change_list.html"
     list_per_page = 50
 

@@ -21,6 +21,7 @@ from annotation.quality.reports import quality_report
 from annotation.text import check_overlap
 from crowd import task_types
 from crowd.models import Assignment, Batch, BatchPledge
+from crowd.providers import get_provider
 
 
 def duration_text(seconds: float) -> str:
@@ -153,6 +154,8 @@ def submission_review(*, assignment: Assignment) -> dict:
         "pledge": pledge_of(assignment=assignment),
         "evidence_message": evidence_message(flags),
         "display": display,
+        # The provider's state of the work (a Prolific session still working...), if any.
+        "provider_state": get_provider(batch.provider).review_state(assignment=assignment),
     }
 
 

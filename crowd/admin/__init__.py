@@ -1,3 +1,3 @@
 """Admin of crowd bookkeeping: batches, items, assignments, workers, shared review actions."""
 
-from crowd.admin import batches, review, workers  # noqa: F401
+from crowd.admin import batches, payments, review, workers  # noqa: F401

@@ -1,4 +1,5 @@
-"""Admin review actions shared by every task type's review list: approve, reject, block.
+"""Admin review actions shared by every task type's review list: approve, reject, block, pay
+a bonus, approve and exclude.
 
 A ModelAdmin for a model with an `assignment` foreign key mixes in ReviewActions;
 the actions need the `review_batch` permission (researchers and reviewers).
@@ -13,7 +14,14 @@ from django.template.response import TemplateResponse
 
 from crowd.models import Assignment, SavedReviewMessage, Worker
 from crowd.providers import ProviderError
-from crowd.review import ReviewError, assignment_approve, assignment_reject, worker_block
+from crowd.review import (
+    ReviewError,
+    assignment_approve,
+    assignment_approve_exclude,
+    assignment_bonus,
+    assignment_reject,
+    worker_block,
+)
 from crowd.withdrawals import withdrawal_impact
 
 REVIEW_PERMISSION = "crowd.review_batch"
@@ -24,6 +32,47 @@ class ReasonForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
         help_text="Shown to the worker.",
     )
+
+
+class BonusForm(forms.Form):
+    cents = forms.IntegerField(
+        min_value=1, max_value=100_000, help_text="Bonus in cents, on each selected submission."
+    )
+    reason = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
+        help_text="Shown to the worker. The same reason and amount is paid once per submission.",
+    )
+
+
+class ExclusionForm(forms.Form):
+    exclusion = forms.CharField(
+        label="Reason",
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        help_text="Kept with the work, not shown to the worker, who is paid as for approved work.",
+    )
+
+
+def action_form_step(
+    model_admin, request, queryset, *, form_class, action: str, title: str, **extra
+):
+    """An admin action's intermediate form (a reason, a bonus, a message), for every app's
+    review actions: returns (cleaned data, None) once the form is sent and valid, else
+    (None, the page that asks for it)."""
+    submitted = any(name in request.POST for name in form_class.base_fields)
+    form = form_class(request.POST if submitted else None)
+    if form.is_valid():
+        return form.cleaned_data, None
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "opts": model_admin.model._meta,
+        "title": title,
+        "form": form,
+        "queryset": queryset,
+        "action": action,
+        "action_checkbox_name": ACTION_CHECKBOX_NAME,
+        **extra,
+    }
+    return None, TemplateResponse(request, "admin/crowd/review_reason.html", context)
 
 
 def withdrawal_summary(impact) -> str:
@@ -83,6 +132,50 @@ class ReviewActions:
             apply=lambda reason: self._block(request, queryset, reason),
         )
 
+    @admin.action(description="Pay a bonus on selected approved work…", permissions=["review"])
+    def bonus_selected(self, request, queryset):
+        data, response = action_form_step(
+            self, request, queryset, form_class=BonusForm, action="bonus_selected", title="Bonus"
+        )
+        if response is not None:
+            return response
+        self._each(request, queryset, lambda a: assignment_bonus(assignment=a, **data), "paid")
+        return None
+
+    @admin.action(
+        description="Approve and exclude selected (paid, kept out of the dataset)…",
+        permissions=["review"],
+    )
+    def exclude_selected(self, request, queryset):
+        data, response = action_form_step(
+            self,
+            request,
+            queryset,
+            form_class=ExclusionForm,
+            action="exclude_selected",
+            title="Approve and exclude",
+        )
+        if response is not None:
+            return response
+        reason = data["exclusion"]
+        self._each(
+            request,
+            queryset,
+            lambda a: assignment_approve_exclude(assignment=a, reason=reason),
+            "approved and excluded; their slots reopened",
+        )
+        return None
+
+    def _each(self, request, queryset, apply, done: str) -> None:
+        count = 0
+        for assignment in self._assignments(queryset):
+            try:
+                apply(assignment)
+                count += 1
+            except (ReviewError, ProviderError) as error:
+                self.message_user(request, str(error), messages.WARNING)
+        self.message_user(request, f"{count} submission(s) {done}.")
+
     def _reject(self, request, queryset, reason: str) -> None:
         assignments = list(self._assignments(queryset).select_related("item__batch"))
         impact = withdrawal_impact(assignments=assignments)
@@ -111,21 +204,18 @@ class ReviewActions:
         self.message_user(request, f"{blocked} worker(s) blocked.")
 
     def _with_reason(self, request, queryset, *, action: str, title: str, apply, impact=None):
-        form = ReasonForm(request.POST if "reason" in request.POST else None)
-        if form.is_valid():
-            apply(form.cleaned_data["reason"])
-            return None
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": title,
-            "form": form,
-            "queryset": queryset,
-            "action": action,
-            "action_checkbox_name": ACTION_CHECKBOX_NAME,
-            "impact": withdrawal_summary(impact) if impact and impact.items else "",
-        }
-        return TemplateResponse(request, "admin/crowd/review_reason.html", context)
+        data, response = action_form_step(
+            self,
+            request,
+            queryset,
+            form_class=ReasonForm,
+            action=action,
+            title=title,
+            impact=withdrawal_summary(impact) if impact and impact.items else "",
+        )
+        if data is not None:
+            apply(data["reason"])
+        return response
 
 
 @admin.register(SavedReviewMessage)

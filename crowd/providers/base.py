@@ -1,11 +1,14 @@
 """The crowd-provider interface: every provider (local, Prolific, MTurk) implements it.
 
 Calls happen after our own records change; a provider's records are the truth
-for payment and for who did the work.
+for payment and for who did the work. The rules that hold for every provider live
+in crowd.review, not here: only work the provider vouches for is approved or paid,
+unvouched work is rejected once its grace is over, and a bonus is paid once.
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -18,6 +21,39 @@ class ProviderError(RuntimeError):
 
 class CrowdProvider:
     key: str = ""
+    # Said to the worker when their unvouched work is rejected after its grace.
+    unvouched_message: str = (
+        "The provider has no record of this work from you, so it cannot be counted or paid."
+    )
+
+    def vouched(self, *, assignment: Assignment) -> bool:
+        """Whether the provider's own records confirm this worker did this work (a
+        Prolific submission for the session, an MTurk assignment with the same ids)."""
+        raise NotImplementedError
+
+    def unvouched_among(self, *, assignments):
+        """The assignments of a queryset the provider has not vouched for; providers
+        answer in one query where they can."""
+        return [answer for answer in assignments if not self.vouched(assignment=answer)]
+
+    def unvouched_grace(self, *, batch: Batch) -> timedelta:
+        """How long after the batch's time allowed an unvouched submission may still
+        be confirmed by the provider before it is rejected."""
+        return timedelta(minutes=10)
+
+    def bonus_state(self, *, bonus) -> str:
+        """The state at the provider of a recorded crowd.Bonus (paid, pending, unknown...)."""
+        return "recorded"
+
+    def review_state(self, *, assignment: Assignment) -> dict | None:
+        """How the provider has this work now, from Parable's own copy of its records (no
+        call): {"label", "approvable"}; None when there is nothing to say."""
+        return None
+
+    def reward_recommendation(self, *, batch: Batch) -> dict | None:
+        """The provider's own hourly rates for the batch ({currency, min_reward_per_hour,
+        recommended_reward_per_hour}, in cents), or None when it gives none."""
+        return None
 
     def publish(self, *, batch: Batch) -> dict:
         """Make the batch's work available; returns provider ids to store on the batch."""

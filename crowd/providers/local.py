@@ -1,7 +1,9 @@
 """The local (in-lab) provider: Parable's own records are the provider's records.
 
 Workers come in through signed invite links; there is no external payment, so
-approve, reject, bonus and block only need our own rows, which the services write.
+approve, reject, bonus and block only need our own rows, which the services write:
+a lab worker's bonus is the crowd.Bonus record, shown on their page and in the
+payments report, for the lab to pay as it pays its workers.
 """
 
 from __future__ import annotations
@@ -15,6 +17,12 @@ logger = logging.getLogger(__name__)
 
 class LocalProvider(CrowdProvider):
     key = "local"
+
+    def vouched(self, *, assignment) -> bool:
+        return True  # an invite link is the lab's own record of who did the work
+
+    def bonus_state(self, *, bonus) -> str:
+        return "recorded (paid by the lab)"
 
     def publish(self, *, batch) -> dict:
         return {"local": f"batch-{batch.pk}"}

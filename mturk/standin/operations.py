@@ -131,6 +131,14 @@ class RequesterOperations:
         status = assignment["AssignmentStatus"]
         if status == "Rejected" and not params.get("OverrideRejection"):
             raise RequestError("This assignment was rejected; set OverrideRejection to approve.")
+        # "This works only on rejected assignments that were submitted within the previous
+        # 30 days" (ApproveAssignment, Requester API 2017-01-17).
+        submitted = assignment.get("SubmitTime")
+        if status == "Rejected" and submitted and submitted < utc_now() - timedelta(days=30):
+            raise RequestError(
+                "This assignment was submitted more than 30 days ago; its rejection cannot "
+                "be overridden."
+            )
         if status not in ("Submitted", "Rejected"):
             raise RequestError(
                 f"This operation can be called with a status of: Submitted (it is {status})."
@@ -219,14 +227,26 @@ class RequesterOperations:
         worker_ids = required(params, "WorkerIds")
         if not 1 <= len(worker_ids) <= 100:
             raise RequestError("WorkerIds must name 1 to 100 workers.")
+        # MTurk notifies only workers who have worked for this requester; the others come
+        # back in NotifyWorkersFailureStatuses with a HardFailure code.
+        known = self.workers_seen
+        failures = [
+            {
+                "NotifyWorkersFailureCode": "HardFailure",
+                "NotifyWorkersFailureMessage": "The worker has not worked for you.",
+                "WorkerId": worker_id,
+            }
+            for worker_id in worker_ids
+            if worker_id not in known
+        ]
         self.notifications.append(
             {
                 "Subject": required(params, "Subject"),
                 "MessageText": required(params, "MessageText"),
-                "WorkerIds": list(worker_ids),
+                "WorkerIds": [w for w in worker_ids if w in known],
             }
         )
-        return {"NotifyWorkersFailureStatuses": []}
+        return {"NotifyWorkersFailureStatuses": failures}
 
     def op_UpdateExpirationForHIT(self, params):
         hit = self._hit(required(params, "HITId"))

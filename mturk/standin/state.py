@@ -32,6 +32,8 @@ class MTurkState(RequesterOperations):
         self.qualification_types: dict[str, dict] = {}
         self.qualification_scores: dict[tuple[str, str], int] = {}
         self.notifications: list[dict] = []
+        # Workers who have worked for this requester (here or before the stand-in started).
+        self.workers_seen: set[str] = set()
         self.tokens: dict[str, str] = {}
         self.failures: list[tuple[str, str]] = []
         self.calls: list[str] = []
@@ -82,6 +84,7 @@ class MTurkState(RequesterOperations):
                 "RequesterFeedback": "",
             }
             self.assignments[assignment["AssignmentId"]] = assignment
+            self.workers_seen.add(worker_id)
             self._refresh_hit(hit)
             return dict(assignment)
 

@@ -8,9 +8,8 @@ from urllib.parse import urlencode
 
 from prolific.standin.state import (
     API,
-    COUNTRIES,
-    LANGUAGES,
     REJECTION_CATEGORIES,
+    REWARD_RATES,
     STUDY_REQUIRED,
     ApiError,
     StandInState,
@@ -43,6 +42,8 @@ class ApiRoutes:
             )
         if route == ("GET", "filters/"):
             return 200, self._filters(), {}
+        if route == ("GET", "reward-recommendations/"):
+            return 200, self._reward_recommendations(query), {}
         if route == ("POST", "study-cost-calculator/"):
             return 200, self._cost(body), {}
         if route == ("POST", "studies/"):
@@ -88,7 +89,9 @@ class ApiRoutes:
         if match:
             study = self._get(state.studies, match.group(1), "study")
             if match.group(2) == "transition/" and method == "POST":
-                return 200, self._study_transition(study, body.get("action")), {}
+                changed = self._study_transition(study, body.get("action"))
+                self.state.study_event(study_id=study["id"])
+                return 200, changed, {}
             if match.group(2) == "submissions/" and method == "GET":
                 return 200, self._submission_page(study, query), {}
             if match.group(2) is None and method == "GET":
@@ -101,7 +104,7 @@ class ApiRoutes:
             if match.group(2) and method == "POST":
                 return 200, self._submission_transition(submission, body), {}
             if method == "GET":
-                return 200, {**submission, "participant": submission["participant_id"]}, {}
+                return 200, self.state.submission_record(submission), {}
         match = re.fullmatch(r"bulk-bonus-payments/(\w+)/pay/", path)
         if match and method == "POST":
             return 202, self._bonus_pay(match.group(1)), {}
@@ -126,30 +129,27 @@ class ApiRoutes:
         return table[key]
 
     def _filters(self) -> dict:
-        return {
-            "results": [
-                {
-                    "filter_id": "current-country-of-residence",
-                    "type": "select",
-                    "title": "Current Country of Residence",
-                    "choices": COUNTRIES,
-                },
-                {
-                    "filter_id": "first-language",
-                    "type": "select",
-                    "title": "First Language",
-                    "choices": LANGUAGES,
-                },
-                {
-                    "filter_id": "approval_rate",
-                    "type": "range",
-                    "title": "Approval Rate",
-                    "min": 0,
-                    "max": 100,
-                },
-            ],
-            "_links": {"next": {"href": None}},
-        }
+        return {"results": list(self.state.filters), "_links": {"next": {"href": None}}}
+
+    @staticmethod
+    def _reward_recommendations(query: dict) -> list[dict]:
+        """workspace_id and currency are required; rates are per hour in the currency's
+        hundredths, the newest first
+        (https://docs.prolific.com/api-reference/reward-recommendations/calculate-reward-recommendations)."""
+        workspace = (query.get("workspace_id") or [""])[0]
+        currency = (query.get("currency") or [""])[0]
+        if not workspace or currency not in REWARD_RATES:
+            raise ApiError(
+                400, {"workspace_id": ["Required."], "currency": ["One of GBP, USD, EUR."]}
+            )
+        minimum, recommended = REWARD_RATES[currency]
+        return [
+            {
+                "currency": currency,
+                "min_reward_per_hour": minimum,
+                "recommended_reward_per_hour": recommended,
+            }
+        ]
 
     @staticmethod
     def _cost(body: dict) -> dict:
@@ -249,22 +249,42 @@ class ApiRoutes:
         return self.state.submission_set_status(submission_id=submission["id"], status=status)
 
     def _bulk_approve(self, body: dict) -> dict:
-        ids = body.get("submission_ids") or []
+        """One of the two documented forms, `{study_id, participant_ids}` or
+        `{submission_ids}`, processed asynchronously: the submissions stay AWAITING REVIEW
+        until the stand-in's next request
+        (https://docs.prolific.com/api-reference/submissions/bulk-approve-submissions)."""
+        by_participant = "study_id" in body or "participant_ids" in body
+        if by_participant == ("submission_ids" in body):
+            raise ApiError(
+                400, "Send either study_id with participant_ids, or submission_ids alone."
+            )
+        ids = body.get("participant_ids" if by_participant else "submission_ids")
         if not isinstance(ids, list) or not ids or len(ids) > 1000:
             raise ApiError(400, {"submission_ids": ["Between 1 and 1,000 ids."]})
-        for submission_id in ids:
-            submission = self._get(self.state.submissions, submission_id, "submission")
-            if submission["status"] == "AWAITING REVIEW":
-                self.state.submission_set_status(submission_id=submission_id, status="APPROVED")
+        chosen = []
+        for key in ids:
+            if by_participant:
+                matches = [
+                    s["id"]
+                    for s in self.state.submissions.values()
+                    if s["study_id"] == body.get("study_id") and s["participant_id"] == key
+                ]
+                if not matches:
+                    raise ApiError(400, {"participant_ids": [f"{key} did not take part."]})
+                chosen += matches
+            else:
+                chosen.append(self._get(self.state.submissions, key, "submission")["id"])
+        with self.state.lock:
+            self.state.approvals_pending.extend(chosen)
         return {"message": "The request to bulk approve has been made successfully."}
 
     def _bonus_set_up(self, body: dict) -> dict:
+        """Lines of `<participant_id>,<amount>` or `<submission_id>,<amount>`, amounts in
+        the study's currency; ids that did not take part in the study: 400."""
         study = self._get(self.state.studies, str(body.get("study_id")), "study")
-        participants = {
-            s["participant_id"]
-            for s in self.state.submissions.values()
-            if s["study_id"] == study["id"]
-        }
+        taking_part = [s for s in self.state.submissions.values() if s["study_id"] == study["id"]]
+        participants = {s["participant_id"]: s["id"] for s in taking_part}
+        participants.update({s["id"]: s["id"] for s in taking_part})
         total, rows = 0, []
         for number, line in enumerate(str(body.get("csv_bonuses", "")).splitlines(), 1):
             if not line.strip():
@@ -276,7 +296,7 @@ class ApiRoutes:
                 raise ApiError(400, {"csv_bonuses": [f"Line {number}: not an amount."]}) from None
             if participant.strip() not in participants or cents <= 0:
                 raise ApiError(400, {"csv_bonuses": [f"Line {number}: no such participant."]})
-            rows.append((participant.strip(), cents))
+            rows.append((participants[participant.strip()], cents))
             total += cents
         if not rows:
             raise ApiError(400, {"csv_bonuses": ["No bonuses given."]})
@@ -288,21 +308,28 @@ class ApiRoutes:
             "vat": 0,
             "total_amount": total + round(total / 3),
             "rows": rows,
-            "paid": False,
         }
         with self.state.lock:
             self.state.bonuses[bonus["id"]] = bonus
-        return {key: value for key, value in bonus.items() if key not in ("rows", "paid")}
+        return {key: value for key, value in bonus.items() if key != "rows"}
 
     def _bonus_pay(self, bulk_id: str) -> dict:
+        """Pays every time it is called, as Prolific documents: "not idempotent. Sending
+        multiple requests with the same bulk bonus payment ID will result in participants
+        being paid multiple times." (Prolific pays in the following minutes; the stand-in
+        at once.)"""
         with self.state.lock:
             bonus = self._get(self.state.bonuses, bulk_id, "bulk bonus payment")
-            if bonus["paid"]:
-                raise ApiError(400, "This bonus payment has already been paid.")
-            bonus["paid"] = True
-            for participant, cents in bonus["rows"]:
+            for submission_id, cents in bonus["rows"]:
+                submission = self.state.submissions[submission_id]
+                submission.setdefault("bonus_payments", []).append(float(cents))
                 self.state.payments.append(
-                    {"bulk_id": bulk_id, "participant_id": participant, "cents": cents}
+                    {
+                        "bulk_id": bulk_id,
+                        "participant_id": submission["participant_id"],
+                        "submission_id": submission_id,
+                        "cents": cents,
+                    }
                 )
             self.state.balance -= bonus["total_amount"]
         return {}

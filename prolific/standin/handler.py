@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from html import escape
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
@@ -41,27 +42,36 @@ class Handler(ApiRoutes, BaseHTTPRequestHandler):
                 return
             with self.state.lock:
                 self.state.requests.append((method, path))
-            self._maybe_fail(path)
+            self.state.approvals_process()
+            failure = self._failure(path)
+            if failure and not failure[3]:
+                self._raise(failure)
             if self.headers.get("Authorization") != f"Token {self.state.token}":
                 raise ApiError(401, "Invalid token.", title="Unauthorized")
             body = self._body()
             status, payload, headers = self._api(method, path[len(API) :], query, body)
+            if failure:  # carried out, then answered late or with an error
+                time.sleep(failure[4])
+                self._raise(failure)
         except ApiError as error:
             self._send_json(error.status, error.body)
             return
         self._send_json(status, payload, headers)
 
-    def _maybe_fail(self, path: str) -> None:
+    def _failure(self, path: str) -> list | None:
         with self.state.lock:
             for failure in self.state.failures:
-                fragment, status, left = failure
-                if left > 0 and fragment in path:
+                if failure[2] > 0 and failure[0] in path:
                     failure[2] -= 1
-                    if status == 429:
-                        raise ApiError(
-                            429, "Expected available in 1 second.", title="Throttled", flat=True
-                        )
-                    raise ApiError(status, "The service is unavailable.", title="Server error")
+                    return failure
+        return None
+
+    @staticmethod
+    def _raise(failure: list) -> None:
+        status = failure[1]
+        if status == 429:
+            raise ApiError(429, "Expected available in 1 second.", title="Throttled", flat=True)
+        raise ApiError(status, "The service is unavailable.", title="Server error")
 
     def _body(self) -> dict:
         length = int(self.headers.get("Content-Length") or 0)

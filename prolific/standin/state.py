@@ -40,6 +40,8 @@ STUDY_REQUIRED = (
 )
 COUNTRIES = {"1": "United Kingdom", "2": "United States", "3": "Ireland", "4": "Canada"}
 LANGUAGES = {"19": "English", "20": "French", "21": "German"}
+# GET /reward-recommendations/: (minimum, recommended) per hour, in hundredths.
+REWARD_RATES = {"GBP": (900, 1200), "USD": (1200, 1500), "EUR": (1000, 1350)}
 
 
 def now_iso() -> str:
@@ -69,6 +71,28 @@ class StandInState:
         self.webhook_secret = webhook_secret
         self.page_size = page_size
         self.balance = 500_000
+        # GET /filters/: what the account may filter on (tests remove or rename entries).
+        self.filters: list[dict] = [
+            {
+                "filter_id": "current-country-of-residence",
+                "type": "select",
+                "title": "Current Country of Residence",
+                "choices": COUNTRIES,
+            },
+            {
+                "filter_id": "first-language",
+                "type": "select",
+                "title": "First Language",
+                "choices": LANGUAGES,
+            },
+            {
+                "filter_id": "approval_rate",
+                "type": "range",
+                "title": "Approval Rate",
+                "min": 0,
+                "max": 100,
+            },
+        ]
         self.studies: dict[str, dict] = {}
         self.submissions: dict[str, dict] = {}
         self.bonuses: dict[str, dict] = {}
@@ -78,13 +102,50 @@ class StandInState:
         self.subscriptions: dict[str, dict] = {}
         self.deliveries: list[dict] = []
         self.requests: list[tuple[str, str]] = []
-        # Failures on demand: [(path substring, status, count left)].
+        # Bulk approvals received and not processed yet (Prolific does them asynchronously).
+        self.approvals_pending: list[str] = []
+        # Failures on demand: [(path substring, status, count left, after, delay)].
         self.failures: list[list] = []
 
-    def fail(self, *, path: str = "", status: int = 429, count: int = 1) -> None:
-        """Answer the next `count` calls whose path contains `path` with `status`."""
+    def fail(
+        self,
+        *,
+        path: str = "",
+        status: int = 429,
+        count: int = 1,
+        after: bool = False,
+        delay: float = 0.0,
+    ) -> None:
+        """Answer the next `count` calls whose path contains `path` with `status`; with
+        `after`, the call is carried out first (a 5xx or a time-out after Prolific acted),
+        and with `delay` the answer comes that many seconds late."""
         with self.lock:
-            self.failures.append([path, status, count])
+            self.failures.append([path, status, count, after, delay])
+
+    def approvals_process(self) -> None:
+        """Carry out the bulk approvals received so far (before each later request)."""
+        with self.lock:
+            pending, self.approvals_pending = self.approvals_pending, []
+        for submission_id in pending:
+            if self.submissions[submission_id]["status"] == "AWAITING REVIEW":
+                self.submission_set_status(submission_id=submission_id, status="APPROVED")
+
+    def submission_record(self, submission: dict) -> dict:
+        """One submission as GET /submissions/{id}/ returns it: `participant` and
+        `entered_code` (the listing says participant_id and study_code), and
+        `bonus_payments`, the bonuses paid on it in cents
+        (https://docs.prolific.com/api-reference/submissions/get-submission)."""
+        with self.lock:
+            return {
+                "id": submission["id"],
+                "started_at": submission["started_at"],
+                "status": submission["status"],
+                "study_id": submission["study_id"],
+                "completed_at": submission["completed_at"],
+                "entered_code": submission["study_code"] or None,
+                "participant": submission["participant_id"],
+                "bonus_payments": list(submission.get("bonus_payments", [])),
+            }
 
     def submission_start(self, *, study_id: str, participant_id: str = "") -> dict:
         """A participant starts the study on Prolific: an ACTIVE submission."""
@@ -132,34 +193,91 @@ class StandInState:
         return submission
 
     def deliver(self, submission: dict) -> None:
-        """Send a signed submission.status.change to every confirmed subscription."""
+        """Send a signed submission.status.change to every confirmed subscription, shaped
+        as Prolific documents it: the body is {resource_id, event_type, participant_id,
+        status}; the event's id is the X-Event-ID header, the same across redeliveries
+        (https://docs.prolific.com/api-reference/webhooks/idempotency-and-the-x-event-id-header);
+        X-Timestamp says when the event happened, and X-Prolific-Request-Timestamp (UNIX
+        seconds of this request) with X-Prolific-Request-Signature (base64 HMAC-SHA256 of
+        timestamp + body with the workspace secret) let the receiver verify it
+        (https://docs.prolific.com/api-reference/webhooks/verifying)."""
+        event = {
+            "resource_id": submission["id"],
+            "event_type": "submission.status.change",
+            "participant_id": submission["participant_id"],
+            "status": submission["status"],
+        }
+        self.send_event(event=event, event_id=new_id(), happened_at=now_iso())
+
+    def send_event(self, *, event: dict, event_id: str, happened_at: str) -> None:
         with self.lock:
             targets = [
                 hook["target_url"]
                 for hook in self.subscriptions.values()
-                if hook["is_enabled"] and hook["event_type"] == "submission.status.change"
+                if hook["is_enabled"] and hook["event_type"] == event["event_type"]
             ]
-        event = {
-            "event_id": new_id(),
-            "event_type": "submission.status.change",
-            "resource_id": submission["id"],
-            "status": submission["status"],
-            "participant_id": submission["participant_id"],
-            "study_id": submission["study_id"],
-        }
-        body = json.dumps(event).encode()
         for target in targets:
-            timestamp = str(int(time.time()))
-            headers = {
-                "Content-Type": "application/json",
-                "X-Prolific-Request-Timestamp": timestamp,
-                "X-Prolific-Request-Signature": signature(
-                    secret=self.webhook_secret, timestamp=timestamp, body=body
-                ),
-            }
+            body, headers = self.signed_delivery(
+                event=event, event_id=event_id, happened_at=happened_at
+            )
             try:
                 status = requests.post(target, data=body, headers=headers, timeout=10).status_code
             except requests.RequestException as error:
                 status = str(error)
             with self.lock:
-                self.deliveries.append({"target": target, "event": event, "status": status})
+                self.deliveries.append(
+                    {
+                        "target": target,
+                        "event": event,
+                        "event_id": event_id,
+                        "happened_at": happened_at,
+                        "status": status,
+                    }
+                )
+
+    def signed_delivery(
+        self, *, event: dict, event_id: str, happened_at: str, sent_at: float | None = None
+    ):
+        """The body and headers of one delivery attempt, signed now (or at `sent_at`)."""
+        body = json.dumps(event).encode()
+        timestamp = str(int(time.time() if sent_at is None else sent_at))
+        headers = {
+            "Content-Type": "application/json",
+            "X-Event-ID": event_id,
+            "X-Timestamp": happened_at,
+            "X-Prolific-Request-Timestamp": timestamp,
+            "X-Prolific-Request-Signature": signature(
+                secret=self.webhook_secret, timestamp=timestamp, body=body
+            ),
+        }
+        return body, headers
+
+    def study_event(self, *, study_id: str, event_type: str = "study.status.change") -> None:
+        """Deliver a study event (study.status.change, study.has_high_return_rate) with the
+        study's id as resource_id and its status."""
+        with self.lock:
+            study = self.studies[study_id]
+            event = {"resource_id": study_id, "event_type": event_type, "status": study["status"]}
+        # Delivered in the background, as Prolific does, not inside the call that caused it.
+        threading.Thread(
+            target=self.send_event,
+            kwargs={"event": event, "event_id": new_id(), "happened_at": now_iso()},
+            daemon=True,
+        ).start()
+
+    def study_complete(self, *, study_id: str) -> None:
+        """Prolific completes the study (every place approved): COMPLETED, and its event."""
+        with self.lock:
+            self.studies[study_id]["status"] = "COMPLETED"
+        self.study_event(study_id=study_id)
+
+    def redeliver(self, index: int = -1) -> None:
+        """Deliver an event again, as Prolific does after a failure: same X-Event-ID and
+        body, a new request timestamp and signature."""
+        with self.lock:
+            delivery = self.deliveries[index]
+        self.send_event(
+            event=delivery["event"],
+            event_id=delivery["event_id"],
+            happened_at=delivery["happened_at"],
+        )

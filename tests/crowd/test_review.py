@@ -8,6 +8,7 @@ from crowd.models import Assignment
 from crowd.review import (
     ReviewError,
     assignment_approve,
+    assignment_approve_exclude,
     assignment_bonus,
     assignment_reject,
     worker_block,
@@ -141,3 +142,34 @@ def test_bonus_only_on_approved_work_and_adds_up(batch):
     assignment_approve(assignment=assignment)
     assignment_bonus(assignment=assignment, cents=10, reason="Great")
     assert assignment_bonus(assignment=assignment, cents=5, reason="More").bonus_cents == 15
+
+
+def test_approve_and_exclude_pays_but_keeps_the_work_out_and_reopens_the_slot(batch):
+    from tests.factories import task_batch_create
+
+    align = task_batch_create(task_type="align", source_batch=batch)
+    assignment = submitted(batch)
+    with pytest.raises(ReviewError, match="needs a reason"):
+        assignment_approve_exclude(assignment=assignment, reason=" ")
+    assignment_approve_exclude(assignment=assignment, reason="Reads like a paraphrase.")
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.EXCLUDED
+    assert assignment.exclusion_reason == "Reads like a paraphrase."
+    assert assignment.review_message == ""  # the reason is not shown to the worker
+    assert Narrative.objects.get(assignment=assignment).status != Narrative.Status.APPROVED
+    assert not align.items.exists()  # not fed to chained batches
+    second = submitted(batch)  # target 1: the slot reopened
+    assert second.status == Assignment.Status.SUBMITTED
+    assignment_bonus(assignment=assignment, cents=20, reason="For your time")
+    assert Assignment.objects.get(pk=assignment.pk).bonus_cents == 20
+
+
+def test_excluding_approved_work_withdraws_what_was_built_on_it(batch):
+    from tests.factories import task_batch_create
+
+    align = task_batch_create(task_type="align", source_batch=batch)
+    assignment = submitted(batch)
+    assignment_approve(assignment=assignment)
+    assert align.items.count() == 1
+    assignment_approve_exclude(assignment=assignment, reason="Found copied later.")
+    assert align.items.filter(withdrawn_at__isnull=True).count() == 0

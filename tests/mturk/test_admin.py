@@ -134,11 +134,10 @@ def test_double_sent_bonus_form_pays_once(client, researcher, standin):
         "answer": answer.pk,
         "cents": "40",
         "reason": "Great",
-        "paid_before": "0",
     }
     client.post(_page(batch), form)
     response = client.post(_page(batch), form, follow=True)
-    assert "reload before paying another" in response.content.decode()
+    assert "it is paid once" in response.content.decode()
     assert len(standin.state.bonuses) == 1
     assert Assignment.objects.get(pk=answer.pk).bonus_cents == 40
 
@@ -189,8 +188,8 @@ def test_researcher_sets_up_a_draft_batch_for_mturk_in_the_admin(client, researc
             "title": "Write a story",
             "description": "Write a short story for a proverb.",
             "keywords": "story",
-            "auto_approval_delay_seconds": 259200,
-            "lifetime_seconds": 604800,
+            "auto_approval_delay_seconds": 4320,  # minutes in the form
+            "lifetime_seconds": 10080,
             "locales": "US",
             "min_approval_rate": 95,
         },
@@ -199,6 +198,12 @@ def test_researcher_sets_up_a_draft_batch_for_mturk_in_the_admin(client, researc
     assert response["Location"] == _page(batch)
     batch.refresh_from_db()
     assert batch.provider == "mturk" and batch.mturk.min_approval_rate == 95
+    assert (batch.mturk.auto_approval_delay_seconds, batch.mturk.lifetime_seconds) == (
+        259200,
+        604800,
+    )
+    form = client.get(f"/admin/mturk/publication/{batch.mturk.pk}/change/").content.decode()
+    assert "Auto-approval delay (minutes)" in form
     page = client.get(_page(batch)).content.decode()
     assert 'data-testid="estimate"' in page
 
@@ -296,3 +301,9 @@ def test_extending_a_hit_by_absurd_or_malformed_hours_is_refused_with_a_message(
     assert standin.state.hits[hit.hit_id]["Expiration"] == expiration
     client.post(_page(batch), {"action": "extend", "hit": hit.pk, "hours": "8760"})
     assert standin.state.hits[hit.hit_id]["Expiration"] > expiration
+
+
+def test_admin_names_follow_the_readme(client, researcher):
+    client.force_login(researcher)
+    index = client.get("/admin/").content.decode()
+    assert "MTurk settings" in index and "MTurk bonuses" in index and "Bonuss" not in index

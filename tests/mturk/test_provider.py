@@ -72,7 +72,7 @@ def test_forged_worker_id_is_never_linked_approved_or_paid(standin):
     standin.state.submit(assignment_id=real["AssignmentId"], answers={"done": "1"})
     batch_sync(batch=batch)
     assert MTurkAssignment.objects.get().answer is None
-    with pytest.raises(ReviewError, match="matches no MTurk assignment"):
+    with pytest.raises(ReviewError, match="mturk has no record confirming"):
         assignment_approve(assignment=forged)
     assert Assignment.objects.get(pk=forged.pk).status == "submitted"
     assert standin.state.assignments[real["AssignmentId"]]["AssignmentStatus"] == "Submitted"
@@ -223,15 +223,41 @@ def test_auto_approval_on_mturk_is_mirrored_into_review(standin):
     assert MTurkAssignment.objects.get().status == "Approved"
 
 
-def test_notify_sends_in_groups_of_a_hundred(standin):
-    from crowd.providers import get_provider
+def test_notify_sends_every_group_of_a_hundred_and_reports_all_failures(standin):
+    from crowd.providers import ProviderError, get_provider
 
     workers = [
         Worker.objects.create(provider="mturk", external_id=f"AW{number:04d}")
         for number in range(250)
     ]
-    get_provider("mturk").notify(workers=workers, subject="New HITs", message="More stories")
-    assert [len(sent["WorkerIds"]) for sent in standin.state.notifications] == [100, 100, 50]
+    standin.state.workers_seen.update(w.external_id for w in workers)
+    standin.state.workers_seen -= {"AW0005", "AW0150"}  # never worked for this requester
+    with pytest.raises(ProviderError) as failure:
+        get_provider("mturk").notify(workers=workers, subject="New HITs", message="More")
+    assert str(failure.value).endswith(
+        "notified 248 of 250 worker(s); it could not notify: AW0005, AW0150."
+    )
+    assert [len(sent["WorkerIds"]) for sent in standin.state.notifications] == [99, 99, 50]
+
+
+def test_approving_a_rejection_past_the_30_day_override_window_is_refused_at_once(standin):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    answer = _work(standin, HIT.objects.get(batch=batch), "A1WORKER")
+    batch_sync(batch=batch)
+    assignment_reject(assignment=answer, message="Off topic")
+    remote = MTurkAssignment.objects.get()
+    old = timezone.now() - timedelta(days=31)
+    standin.state.assignments[remote.assignment_id]["SubmitTime"] = old
+    MTurkAssignment.objects.filter(pk=remote.pk).update(submitted_at=old)
+    standin.state.calls.clear()
+    with pytest.raises(ReviewError, match="only within 30 days of submission"):
+        assignment_approve(assignment=answer)
+    assert "ApproveAssignment" not in standin.state.calls
+    assert Assignment.objects.get(pk=answer.pk).status == "rejected"
 
 
 def test_extend_moves_the_expiry_on_mturk(standin):
@@ -263,5 +289,14 @@ def test_api_refuses_to_approve_a_narrative_mturk_does_not_vouch_for(standin, re
     narrative = Narrative.objects.get(assignment=answer)
     response = researcher_api.post(f"/api/narratives/{narrative.pk}/approve/")
     assert response.status_code == 409
-    assert "matches no MTurk assignment" in response.json()["detail"]
+    assert "mturk has no record confirming" in response.json()["detail"]
     assert Narrative.objects.get(pk=narrative.pk).status == "submitted"
+
+
+def test_mturk_is_off_until_an_endpoint_is_set(settings):
+    from crowd.providers import ProviderError
+    from mturk import client
+
+    settings.MTURK_ENDPOINT = ""
+    with pytest.raises(ProviderError, match="MTurk is off: MTURK_ENDPOINT is not set"):
+        client.call("get_account_balance")

@@ -137,3 +137,47 @@ def test_message_action_sends_through_prolific(client, reviewer, standin):
     )
     assert standin.state.messages[0]["recipient_id"] == "p1"
     assert standin.state.messages[0]["study_id"] == batch.prolific_study.study_id
+
+
+def test_filters_are_found_by_what_they_are_and_a_missing_one_is_said(client, researcher, standin):
+    draft_batch()
+    first_language = standin.state.filters[1]
+    first_language["filter_id"] = "first-language-2026"  # an id Parable does not know
+    standin.state.filters.pop(0)  # the account has no country filter
+    client.force_login(researcher)
+    form = client.get(reverse("admin:prolific_study_add")).context["form"]
+    assert ("19", "English") in form.fields["first_languages"].choices
+    assert form.filter_ids == {"first_languages": "first-language-2026"}
+    countries = form.fields["countries"]
+    assert countries.disabled
+    assert "has no “Current country of residence” filter" in countries.help_text
+
+
+def test_the_study_is_created_in_the_configured_project(standin, settings):
+    settings.PROLIFIC_PROJECT_ID = "project-7"
+    batch = write_study()
+    assert standin.state.studies[batch.prolific_study.study_id]["project"] == "project-7"
+
+
+def test_cost_page_shows_the_currency_and_the_hourly_rate_against_prolifics_minimum(
+    client, researcher, standin, settings
+):
+    settings.PROLIFIC_WORKSPACE_ID = "ws1"
+    batch = draft_batch()  # 40 cents an item
+    client.force_login(researcher)
+    client.post(
+        reverse("admin:prolific_study_add"),
+        {
+            "batch": batch.pk,
+            "items_per_session": 2,
+            "estimated_minutes": 10,
+            "device_compatibility": ["desktop"],
+        },
+    )
+    study = Study.objects.get(batch=batch)
+    page = client.get(reverse("admin:prolific_study_manage", args=[study.pk])).content.decode()
+    assert "(Prolific's own calculation), in GBP." in page
+    # 0.80 for 10 minutes is 4.80 an hour, under the stand-in's GBP minimum of 9.00.
+    assert "<strong>4.80 GBP an hour</strong>" in page
+    assert "Prolific's minimum is 9.00" in page
+    assert "raise the reward or lower the estimated time" in page

@@ -111,3 +111,23 @@ def test_hook_subscription_is_confirmed_with_the_returned_secret(standin):
     )
     assert answer["is_enabled"] is True
     assert [hook["is_enabled"] for hook in standin.state.subscriptions.values()] == [True]
+
+
+def test_bulk_approve_takes_one_documented_form_and_approves_later(standin):
+    study = ProlificClient().study_create(fields=study_fields())
+    ProlificClient().study_transition(study_id=study["id"], action="PUBLISH")
+    submission = standin.state.submission_start(study_id=study["id"], participant_id="p1")
+    standin.state.submission_set_status(
+        submission_id=submission["id"], status="AWAITING REVIEW", code="ABC123"
+    )
+    with pytest.raises(ProlificError) as mixed:
+        ProlificClient().request(
+            "POST",
+            "submissions/bulk-approve/",
+            json={"study_id": study["id"], "submission_ids": [submission["id"]]},
+        )
+    assert mixed.value.status == 400
+    ProlificClient().submissions_bulk_approve(submission_ids=[submission["id"]])
+    assert submission["status"] == "AWAITING REVIEW"  # processed asynchronously
+    one = ProlificClient().submission_get(submission_id=submission["id"])
+    assert one["status"] == "APPROVED" and one["entered_code"] == "ABC123"

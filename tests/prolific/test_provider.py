@@ -13,7 +13,6 @@ from crowd.review import (
     worker_block,
     worker_unblock,
 )
-from prolific.bonuses import bonus_payment_pay
 from prolific.models import BonusPayment
 from prolific.review import sessions_approve
 from prolific.sessions import session_assignments
@@ -54,9 +53,20 @@ def items(session):
     return list(session_assignments(session=session))
 
 
-def test_approving_an_item_approves_the_submission_once(standin, finished):
-    for assignment in items(finished):
-        assignment_approve(assignment=assignment)
+def test_approving_an_item_approves_the_submission_once_after_the_review_commits(
+    standin, finished, django_capture_on_commit_callbacks
+):
+    standin.state.requests.clear()
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        assignment_approve(assignment=items(finished)[0])
+    assert standin.state.requests == []  # nothing sent inside the review's transaction
+    finished.refresh_from_db()
+    assert finished.submission.status_shown == "approval sent"
+    for callback in queued:  # the review commits: its queued work runs
+        callback()
+    for assignment in items(finished)[1:]:
+        with django_capture_on_commit_callbacks(execute=True):
+            assignment_approve(assignment=assignment)
     submission = standin.state.submissions[finished.session_id]
     assert submission["status"] == "APPROVED"
     transitions = [r for r in standin.state.requests if r[1].endswith("/transition/")]
@@ -66,7 +76,7 @@ def test_approving_an_item_approves_the_submission_once(standin, finished):
 def test_unvouched_session_is_never_approved_or_counted(standin, batch):
     fake = enter_unchecked(standin, batch)
     submit_all(fake)
-    with pytest.raises(ReviewError, match="Prolific has no submission"):
+    with pytest.raises(ReviewError, match="prolific has no record confirming"):
         assignment_approve(assignment=items(fake)[0])
     assert Assignment.objects.filter(status=Assignment.Status.APPROVED).count() == 0
     assert [
@@ -74,31 +84,34 @@ def test_unvouched_session_is_never_approved_or_counted(standin, batch):
     ] == []
 
 
-def test_approval_waits_while_prolific_is_still_processing(standin, batch, settings):
-    session, submission = take_part(standin, batch, "p1")
+def test_approval_is_refused_at_once_while_prolific_is_still_processing(standin, batch):
+    session, _ = take_part(standin, batch, "p1")
     submit_all(session)
     study_sync(study=batch.prolific_study)  # linked while still ACTIVE
-    settings.PROLIFIC_RETRIES = 2
     standin.state.requests.clear()
-    with pytest.raises(ReviewError, match="still processing"):
+    with pytest.raises(ReviewError, match="still working or being processed"):
         assignment_approve(assignment=items(session)[0])
     assert items(session)[0].status == Assignment.Status.SUBMITTED
-    gets = [
-        r
-        for r in standin.state.requests
-        if r == ("GET", f"/api/v1/submissions/{submission['id']}/")
-    ]
-    assert len(gets) == 3  # asked, then twice more after backing off
+    assert standin.state.requests == []  # judged from Parable's copy: no call, no wait
 
 
-def test_rejecting_every_item_rejects_on_prolific_with_a_long_message(standin, finished):
+def test_rejecting_every_item_rejects_on_prolific_with_a_long_message_after_commit(
+    standin, finished, django_capture_on_commit_callbacks
+):
     first, second, third = items(finished)
     assignment_reject(assignment=first, message="Too short is fine for one item.")
     assignment_reject(assignment=second, message="Also fine.")
     with pytest.raises(ReviewError, match="at least 100 characters"):
         assignment_reject(assignment=third, message="Copied.")
     assert Assignment.objects.get(pk=third.pk).status == Assignment.Status.SUBMITTED
-    assignment_reject(assignment=third, message=REASON)
+    standin.state.requests.clear()
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        assignment_reject(assignment=third, message=REASON)
+    assert standin.state.requests == []  # nothing sent inside the review's transaction
+    finished.refresh_from_db()
+    assert finished.submission.status_shown == "rejection sent"
+    for callback in queued:
+        callback()
     submission = standin.state.submissions[finished.session_id]
     assert submission["status"] == "REJECTED"
 
@@ -108,8 +121,14 @@ def test_bulk_approval_approves_sessions_and_skips_unvouched(standin, batch, fin
     submit_all(fake)
     outcome = sessions_approve(sessions=[finished, fake])
     assert outcome == {"approved": 3, "unvouched": 1, "refused": []}
-    assert standin.state.submissions[finished.session_id]["status"] == "APPROVED"
+    # Prolific approves asynchronously: "approval sent" until it reports approved.
+    assert standin.state.submissions[finished.session_id]["status"] == "AWAITING REVIEW"
+    finished.refresh_from_db()
+    assert finished.submission.status_shown == "approval sent"
     assert ("POST", "/api/v1/submissions/bulk-approve/") in standin.state.requests
+    study_sync(study=batch.prolific_study)
+    finished.refresh_from_db()
+    assert finished.submission.status_shown == "APPROVED"
     assert {a.status for a in items(fake)} == {"submitted"}
 
 
@@ -121,24 +140,14 @@ def test_bonus_is_paid_in_two_steps_after_commit(
     with django_capture_on_commit_callbacks(execute=True):
         assignment_bonus(assignment=assignment, cents=75, reason="A vivid story")
     assert standin.state.payments == [
-        {"bulk_id": BonusPayment.objects.get().bulk_id, "participant_id": "p1", "cents": 75}
+        {
+            "bulk_id": BonusPayment.objects.get().bulk_id,
+            "participant_id": "p1",
+            "submission_id": finished.session_id,
+            "cents": 75,
+        }
     ]
     assert BonusPayment.objects.get().status == BonusPayment.Status.PAID
-
-
-def test_retried_bonus_is_paid_once(standin, finished, django_capture_on_commit_callbacks):
-    assignment = items(finished)[0]
-    assignment_approve(assignment=assignment)
-    standin.state.fail(path="/pay/", status=503, count=50)
-    with django_capture_on_commit_callbacks(execute=True):
-        assignment_bonus(assignment=assignment, cents=75, reason="A vivid story")
-    bonus = BonusPayment.objects.get()
-    assert bonus.status == BonusPayment.Status.SET_UP and standin.state.payments == []
-    standin.state.failures.clear()
-    bonus_payment_pay(bonus_id=bonus.pk)
-    bonus_payment_pay(bonus_id=bonus.pk)
-    assert len(standin.state.bonuses) == 1
-    assert [p["cents"] for p in standin.state.payments] == [75]
 
 
 def test_bonus_on_unvouched_work_is_refused(standin, batch):
@@ -146,7 +155,7 @@ def test_bonus_on_unvouched_work_is_refused(standin, batch):
     submit_all(fake)
     assignment = items(fake)[0]
     Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.APPROVED)
-    with pytest.raises(ReviewError, match="Prolific has no submission"):
+    with pytest.raises(ReviewError, match="prolific has no record confirming"):
         assignment_bonus(assignment=assignment, cents=50, reason="x")
     assert BonusPayment.objects.count() == 0
 

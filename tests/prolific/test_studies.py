@@ -71,6 +71,7 @@ def test_eligibility_filters_use_prolifics_filter_ids(standin):
         countries=["1"],
         first_languages=["19"],
         min_approval_rate=95,
+        filter_ids={"first_languages": "first-language"},
     )
     confirm_and_publish(batch)
     filters = standin.state.studies[batch.prolific_study.study_id]["filters"]

@@ -85,17 +85,24 @@ def test_write_study_end_to_end_with_webhook(
 
     select_session_and_act(page, live_server, "approve_selected")
     expect(page.locator("ul.messagelist")).to_contain_text("3 item(s) approved")
-    assert standin.state.submissions[session.session_id]["status"] == "APPROVED"
+    expect(page.locator("#result_list")).to_contain_text("approval sent")
     assert Assignment.objects.filter(status=Assignment.Status.APPROVED).count() == 3
 
-    for _ in range(2):  # the second bonus is a separate, deliberate one: two payments
+    def bonus(reason: str):
         select_session_and_act(page, live_server, "bonus_selected")
         page.fill("#id_cents", "100")
-        page.fill("#id_reason", "Three vivid stories")
+        page.fill("#id_reason", reason)
         page.click("input[type=submit]")
-        expect(page.locator("ul.messagelist")).to_contain_text("Bonus recorded for 1")
+
+    bonus("Three vivid stories")
+    expect(page.locator("ul.messagelist")).to_contain_text("Bonus recorded for 1")
+    bonus("Three vivid stories")  # the same form again: paid once
+    expect(page.locator("ul.messagelist")).to_contain_text("it is paid once")
+    bonus("And a kind note")  # a separate, deliberate bonus
+    expect(page.locator("ul.messagelist")).to_contain_text("Bonus recorded for 1")
     assert [p["cents"] for p in standin.state.payments] == [100, 100]
     assert len(standin.state.bonuses) == 2
+    assert standin.state.submissions[session.session_id]["status"] == "APPROVED"
 
 
 def test_polling_links_the_session_without_webhooks(
@@ -113,3 +120,32 @@ def test_polling_links_the_session_without_webhooks(
     expect(page.locator("ul.messagelist")).to_contain_text("1 submission(s) read from Prolific")
     expect(page.locator("[data-testid=awaiting]")).to_have_text("1")
     expect(page.locator("[data-testid=unvouched]")).to_have_text("0")
+
+
+def test_the_review_queue_shows_a_session_still_working_and_offers_approval_once_it_can(
+    live_server, page, researcher, standin
+):
+    from prolific.submissions import study_sync
+    from tests.prolific.helpers import finish_on_prolific, submit_all, take_part, write_study
+
+    batch = write_study()
+    session, submission = take_part(standin, batch, "p1")
+    submit_all(session)  # stored here, but the participant has not finished on Prolific
+    study_sync(study=batch.prolific_study)
+    admin_login(page, live_server, researcher)
+    page.goto(f"{live_server.url}/admin/review/{batch.pk}/")
+    card = page.locator("#submission .provider-state")
+    expect(card).to_have_text("Still working on Prolific (not submitted there yet)")
+    expect(page.locator("[data-decision=approve]")).to_be_disabled()
+    page.keyboard.press("a")
+    expect(page.locator("#queue-status")).to_contain_text("Not approvable yet")
+    assert not Assignment.objects.filter(status=Assignment.Status.APPROVED).exists()
+
+    finish_on_prolific(standin, submission)
+    study_sync(study=batch.prolific_study)
+    page.reload()
+    expect(card).to_have_text("Prolific: AWAITING REVIEW")
+    expect(page.locator("[data-decision=approve]")).to_be_enabled()
+    page.keyboard.press("a")
+    expect(page.locator("#queue-status")).to_have_text("Approved.")
+    assert Assignment.objects.filter(status=Assignment.Status.APPROVED).count() == 1

@@ -14,7 +14,7 @@ from crowd.models import Assignment
 from prolific.models import ParticipantSession, Submission, WebhookEvent
 from prolific.sessions import EntryRefused, session_assignments, session_enter
 from prolific.signatures import signature
-from prolific.submissions import study_sync, webhook_receive, webhook_verified
+from prolific.submissions import study_sync, webhook_receive, webhook_refusal
 from tests.factories import BIRDS_STORY
 from tests.prolific.conftest import WEBHOOK_SECRET
 from tests.prolific.helpers import (
@@ -114,18 +114,27 @@ def signed(body: bytes, *, secret: str = WEBHOOK_SECRET, timestamp: str | None =
     return timestamp, signature(secret=secret, timestamp=timestamp, body=body)
 
 
-def test_signature_is_checked_against_the_secret_and_the_clock(settings):
+def test_signature_is_checked_against_the_secret_and_a_tolerant_clock(settings):
     settings.PROLIFIC_WEBHOOK_SECRET = WEBHOOK_SECRET
+    settings.PROLIFIC_WEBHOOK_MAX_SKEW_SECONDS = 3600
     body = b'{"resource_id": "abc"}'
     timestamp, good = signed(body)
-    assert webhook_verified(body=body, timestamp=timestamp, signature_header=good)
-    assert not webhook_verified(body=body + b" ", timestamp=timestamp, signature_header=good)
+    assert webhook_refusal(body=body, timestamp=timestamp, signature_header=good) == ""
+    assert "signature" in webhook_refusal(
+        body=body + b" ", timestamp=timestamp, signature_header=good
+    )
     _, wrong_key = signed(body, secret="guess")
-    assert not webhook_verified(body=body, timestamp=timestamp, signature_header=wrong_key)
-    old, old_signature = signed(body, timestamp=str(int(time.time()) - 3600))
-    assert not webhook_verified(body=body, timestamp=old, signature_header=old_signature)
+    assert webhook_refusal(body=body, timestamp=timestamp, signature_header=wrong_key)
+    skewed, skewed_signature = signed(body, timestamp=str(int(time.time()) - 600))
+    assert webhook_refusal(body=body, timestamp=skewed, signature_header=skewed_signature) == ""
+    millis, millis_signature = signed(body, timestamp=str(int(time.time() * 1000)))
+    assert webhook_refusal(body=body, timestamp=millis, signature_header=millis_signature) == ""
+    old, old_signature = signed(body, timestamp=str(int(time.time()) - 7200))
+    assert "behind our clock" in webhook_refusal(
+        body=body, timestamp=old, signature_header=old_signature
+    )
     settings.PROLIFIC_WEBHOOK_SECRET = ""
-    assert not webhook_verified(body=body, timestamp=timestamp, signature_header=good)
+    assert webhook_refusal(body=body, timestamp=timestamp, signature_header=good)
 
 
 def test_webhook_reads_the_submission_from_prolific_and_ignores_repeats(standin, batch):
@@ -134,13 +143,14 @@ def test_webhook_reads_the_submission_from_prolific_and_ignores_repeats(standin,
     finish_on_prolific(standin, submission)
     body = json.dumps(
         {
-            "event_id": "ev1",
-            "event_type": "submission.status.change",
             "resource_id": submission["id"],
+            "event_type": "submission.status.change",
+            "participant_id": submission["participant_id"],
+            "status": "AWAITING REVIEW",
         }
     ).encode()
-    assert webhook_receive(body=body, timestamp="1") == "recorded"
-    assert webhook_receive(body=body, timestamp="1") == "repeat"
+    assert webhook_receive(body=body, event_id="ev1") == "recorded"
+    assert webhook_receive(body=body, event_id="ev1") == "repeat"
     assert WebhookEvent.objects.count() == 1
     session.refresh_from_db()
     assert session.submission.status == "AWAITING REVIEW"

@@ -66,7 +66,9 @@ def rate_payload(assignment: Assignment) -> dict:
 @pytest.mark.parametrize(
     ("task_type", "payload"), [("align", align_payload), ("rate", rate_payload)]
 )
-def test_a_session_of_two_items_is_done_vouched_and_approved(standin, source, task_type, payload):
+def test_a_session_of_two_items_is_done_vouched_and_approved(
+    standin, source, task_type, payload, django_capture_on_commit_callbacks
+):
     batch = prolific_batch_create(task_type=task_type, source_batch=source, items_per_session=2)
     session, submission = take_part(standin, batch, "p1")
     assignments = list(session_assignments(session=session))
@@ -77,6 +79,7 @@ def test_a_session_of_two_items_is_done_vouched_and_approved(standin, source, ta
     finish_on_prolific(standin, submission)
     study_sync(study=batch.prolific_study)
     for assignment in assignments:
-        assignment_approve(assignment=assignment)
+        with django_capture_on_commit_callbacks(execute=True):
+            assignment_approve(assignment=assignment)
     assert standin.state.submissions[submission["id"]]["status"] == "APPROVED"
     assert Assignment.objects.filter(item__batch=batch, status="approved").count() == 2

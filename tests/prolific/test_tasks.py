@@ -30,3 +30,22 @@ def test_beat_sync_links_sessions_and_pays_bonuses_left_unpaid(standin):
     studies_sync_task()
     assert BonusPayment.objects.get().status == BonusPayment.Status.PAID
     assert [p["cents"] for p in standin.state.payments] == [30]
+
+
+def test_beat_sends_again_an_approval_whose_task_was_lost(standin, settings):
+    from crowd.models import Assignment
+
+    settings.PARABLE_BACKGROUND_GRACE_SECONDS = 0
+    batch = write_study()
+    session, submission = take_part(standin, batch, "p1")
+    submit_all(session)
+    finish_on_prolific(standin, submission)
+    studies_sync_task()
+    session = ParticipantSession.objects.get()
+    assignment_approve(assignment=session_assignments(session=session).first())  # not committed
+    assert standin.state.submissions[submission["id"]]["status"] == "AWAITING REVIEW"
+    studies_sync_task()
+    assert standin.state.submissions[submission["id"]]["status"] == "APPROVED"
+    session.refresh_from_db()
+    assert session.submission.status_shown == "APPROVED"
+    assert Assignment.objects.filter(status="approved").count() == 1

@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from crowd.models import Assignment
-from prolific.models import ParticipantSession, WebhookEvent
+from prolific.models import ParticipantSession, Submission, WebhookEvent, WebhookRefusal
 from prolific.signatures import signature
 from tests.factories import BIRDS_STORY, invite_path, worker_create
 from tests.prolific.conftest import WEBHOOK_SECRET
@@ -84,13 +84,14 @@ def test_continue_without_a_session_is_refused(client, standin, batch):
     assert client.get(reverse("prolific:continue")).status_code == 403
 
 
-def post_webhook(client, body: bytes, *, secret=WEBHOOK_SECRET, timestamp=None):
+def post_webhook(client, body: bytes, *, secret=WEBHOOK_SECRET, timestamp=None, event_id="e1"):
     timestamp = timestamp or str(int(time.time()))
     return client.post(
         reverse("prolific:webhook"),
         body,
         content_type="application/json",
         headers={
+            "X-Event-ID": event_id,
             "X-Prolific-Request-Timestamp": timestamp,
             "X-Prolific-Request-Signature": signature(
                 secret=secret, timestamp=timestamp, body=body
@@ -104,8 +105,73 @@ def test_webhook_with_a_bad_signature_is_refused(client, standin, batch):
     response = post_webhook(client, body, secret="not-the-secret")
     assert response.status_code == 403
     assert not WebhookEvent.objects.exists()
-    stale = post_webhook(client, body, timestamp=str(int(time.time()) - 3600))
+    stale = post_webhook(client, body, timestamp=str(int(time.time()) - 7200))
     assert stale.status_code == 403
+    refusals = list(WebhookRefusal.objects.order_by("id").values_list("reason", flat=True))
+    assert refusals[0] == "signature does not match the workspace secret"
+    assert refusals[1].startswith("timestamp 720") and refusals[1].endswith("behind our clock")
+
+
+def test_refused_deliveries_are_shown_in_the_admin(client, researcher, standin, batch):
+    body = json.dumps({"resource_id": "abc", "event_type": "x"}).encode()
+    post_webhook(client, body, secret="not-the-secret", event_id="<b>ev</b>")
+    client.force_login(researcher)
+    page = client.get(reverse("admin:prolific_webhookrefusal_changelist")).content.decode()
+    assert "signature does not match the workspace secret" in page
+    assert "&lt;b&gt;ev&lt;/b&gt;" in page and "<b>ev</b>" not in page
+
+
+def post_delivery(client, body: bytes, headers: dict):
+    return client.post(
+        reverse("prolific:webhook"),
+        body,
+        content_type="application/json",
+        headers={name: value for name, value in headers.items() if name != "Content-Type"},
+    )
+
+
+def finished_event(client, standin, batch):
+    """A participant finishes on Prolific: the submission and its documented event body."""
+    _, submission = enter(client, standin, batch)
+    finish_on_prolific(standin, submission)
+    event = {
+        "resource_id": submission["id"],
+        "event_type": "submission.status.change",
+        "participant_id": submission["participant_id"],
+        "status": "AWAITING REVIEW",
+    }
+    return submission, event
+
+
+def test_a_delivery_repeated_with_its_event_id_and_a_new_timestamp_is_processed_once(
+    client, standin, batch
+):
+    _, event = finished_event(client, standin, batch)
+    first = standin.state.signed_delivery(event=event, event_id="ev-7", happened_at="t")
+    again = standin.state.signed_delivery(
+        event=event, event_id="ev-7", happened_at="t", sent_at=time.time() + 30
+    )
+    assert again[1]["X-Prolific-Request-Timestamp"] != first[1]["X-Prolific-Request-Timestamp"]
+    assert post_delivery(client, *first).json() == {"outcome": "recorded"}
+    assert post_delivery(client, *again).json() == {"outcome": "repeat"}
+    assert WebhookEvent.objects.get().event_id == "ev-7"
+
+
+def test_a_submission_that_arrives_by_webhook_has_its_completion_code(client, standin, batch):
+    submission, event = finished_event(client, standin, batch)
+    post_delivery(
+        client, *standin.state.signed_delivery(event=event, event_id="e", happened_at="t")
+    )
+    code = standin.state.studies[submission["study_id"]]["completion_codes"][0]["code"]
+    assert Submission.objects.get().study_code == code
+
+
+def test_a_malformed_or_unknown_delivery_is_answered_without_a_server_error(client, standin):
+    nul = json.dumps({"resource_id": "ab\u0000c", "event_type": "x"}).encode()
+    assert post_webhook(client, nul).status_code == 400
+    unknown = json.dumps({"resource_id": "nosuch", "event_type": "x"}).encode()
+    assert post_webhook(client, unknown, event_id="e2").json() == {"outcome": "unknown"}
+    assert post_webhook(client, unknown, event_id="e2").json() == {"outcome": "repeat"}
 
 
 def test_signed_webhook_links_the_submission(client, standin, batch):
@@ -149,3 +215,90 @@ def test_webhook_is_not_recorded_while_prolific_cannot_be_asked(client, standin,
     assert post_webhook(client, body).status_code == 503
     assert not WebhookEvent.objects.exists()
     assert post_webhook(client, body).json() == {"outcome": "recorded"}
+
+
+def work_through(client, rounds: int):
+    """Submit the items the continue page hands out, `rounds` times."""
+    for _ in range(rounds):
+        task = client.get(reverse("prolific:continue"))
+        client.post(
+            task.url + "submit/",
+            json.dumps({"payload": {"text": BIRDS_STORY}}),
+            content_type="application/json",
+        )
+
+
+def test_an_unconfirmed_session_holds_one_slot_and_gets_no_completion_code(client, standin, batch):
+    standin.state.fail(path="/submissions/", status=503, count=2)  # Prolific down at entry
+    query = {"PROLIFIC_PID": "forged", "STUDY_ID": batch.prolific_study.study_id}
+    client.get(reverse("prolific:enter"), {**query, "SESSION_ID": "madeup"})
+    assert Assignment.objects.count() == 1  # one slot, not a session's three
+    work_through(client, 1)
+    done = client.get(reverse("prolific:continue"))  # Prolific up again: no such session
+    assert done.status_code == 503
+    assert b"has not confirmed your session" in done.content
+    assert batch.prolific_study.completion_code.encode() not in done.content
+    assert Assignment.objects.count() == 1
+    assert ParticipantSession.objects.get().status == ParticipantSession.Status.ACTIVE
+
+
+def test_a_real_session_unchecked_at_entry_gets_its_items_and_code_once_confirmed(
+    client, standin, batch
+):
+    submission = standin.state.submission_start(
+        study_id=batch.prolific_study.study_id, participant_id="p1"
+    )
+    standin.state.fail(path="/submissions/", status=503, count=2)
+    query = {
+        "PROLIFIC_PID": "p1",
+        "STUDY_ID": batch.prolific_study.study_id,
+        "SESSION_ID": submission["id"],
+    }
+    client.get(reverse("prolific:enter"), query)
+    assert Assignment.objects.count() == 1
+    work_through(client, 3)  # confirmed after the first: the other two follow
+    assert Assignment.objects.count() == 3
+    done = client.get(reverse("prolific:continue"))
+    assert done.url.endswith(f"cc={batch.prolific_study.completion_code}")
+
+
+def test_a_study_completed_on_prolific_closes_its_batch(client, standin, batch):
+    study_id = batch.prolific_study.study_id
+    standin.state.studies[study_id]["status"] = "COMPLETED"
+    event = {"resource_id": study_id, "event_type": "study.status.change", "status": "COMPLETED"}
+    delivery = standin.state.signed_delivery(event=event, event_id="s1", happened_at="t")
+    assert post_delivery(client, *delivery).json() == {"outcome": "recorded"}
+    batch.refresh_from_db()
+    assert batch.status == "closed" and batch.prolific_study.status == "COMPLETED"
+
+
+def test_a_high_return_rate_is_flagged_for_the_researcher(client, researcher, standin, batch):
+    study_id = batch.prolific_study.study_id
+    event = {"resource_id": study_id, "event_type": "study.has_high_return_rate"}
+    delivery = standin.state.signed_delivery(event=event, event_id="s2", happened_at="t")
+    post_delivery(client, *delivery)
+    client.force_login(researcher)
+    listing = client.get(reverse("admin:prolific_study_changelist")).content.decode()
+    assert "high return rate" in listing
+    manage = reverse("admin:prolific_study_manage", args=[batch.prolific_study.pk])
+    page = client.get(manage).content.decode()
+    assert 'data-testid="high-return-rate"' in page and 'name="pause"' in page
+
+
+def test_the_studies_list_warns_when_no_verified_delivery_came_for_a_day(
+    client, researcher, standin, batch, settings
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    client.force_login(researcher)
+    listing = reverse("admin:prolific_study_changelist")
+    assert "No verified webhook delivery" in client.get(listing).content.decode()
+    WebhookEvent.objects.create(event_id="e-old", event_type="x", resource_id="r")
+    WebhookEvent.objects.update(received_at=timezone.now() - timedelta(hours=30))
+    assert (
+        "No verified webhook delivery from Prolific since" in client.get(listing).content.decode()
+    )
+    WebhookEvent.objects.create(event_id="e-new", event_type="x", resource_id="r")
+    assert "No verified webhook delivery" not in client.get(listing).content.decode()

@@ -1,19 +1,23 @@
 // The review queue: loads one submission at a time as JSON, posts each decision, and
-// moves on without reloading the page. Keys: A approve, R reject, B block, S skip; in
-// the message box 1-9 pick a saved message, Enter confirms, Escape cancels. Worker text
-// is data: it is only ever written with textContent.
+// moves on without reloading the page. Keys: A approve, R reject, B block, P approve and
+// pay a bonus, X approve and exclude, S skip; in the message box 1-9 pick a saved
+// message, Enter confirms, Escape cancels. Worker text is data: it is only ever written
+// with textContent.
 
 const root = document.getElementById("review-queue");
 const card = document.getElementById("submission");
 const reasonForm = document.getElementById("reason");
 const reasonText = document.getElementById("reason-text");
 const reasonLabel = document.getElementById("reason-label");
+const bonusAmount = document.getElementById("bonus-amount");
+const approveButton = root.querySelector("[data-decision=approve]");
+const bonusCents = document.getElementById("bonus-cents");
 const status = document.getElementById("queue-status");
 const csrf = root.querySelector("input[name=csrfmiddlewaretoken]").value;
 
 const skipped = [];
 let current = null;
-let pending = null; // "reject" or "block" while the message box is open
+let pending = null; // "reject", "block", "bonus" or "exclude" while the message box is open
 let busy = false;
 
 function el(tag, { text, className, style } = {}, children = []) {
@@ -114,6 +118,11 @@ function render(submission) {
   const worker = submission.worker;
   const rate = worker.approval_rate === null ? "not reviewed yet" : `${Math.round(worker.approval_rate * 100)}% approved`;
   const gold = worker.gold_total ? `gold ${worker.gold_correct}/${worker.gold_total}` : "no gold answers";
+  const state = submission.provider_state;
+  if (state) {
+    card.append(el("p", { className: state.approvable ? "provider-state" : "provider-state errornote", text: state.label }));
+  }
+  approveButton.disabled = Boolean(state && !state.approvable);
   if (submission.flags.length) {
     card.append(el("ul", { className: "flags" }, submission.flags.map(flagItem)));
   }
@@ -174,10 +183,15 @@ async function loadNext() {
   card.focus();
 }
 
-async function decide(decision, message = "") {
+async function decide(decision, message = "", cents = "") {
   if (!current || busy) return;
+  if (decision === "approve" && approveButton.disabled) {
+    say(`Not approvable yet: ${current.provider_state.label}. Skip it (S) and come back later.`, { error: true });
+    return;
+  }
   busy = true;
   const body = new URLSearchParams({ decision, message });
+  if (cents) body.set("cents", cents);
   const url = root.dataset.decideUrl.replace("/0/decide/", `/${current.assignment}/decide/`);
   try {
     const response = await fetch(url, {
@@ -204,18 +218,30 @@ async function decide(decision, message = "") {
 function openReason(decision) {
   if (!current) return;
   pending = decision;
-  reasonLabel.textContent = decision === "block" ? "Why this worker is blocked (shown to them)" : "Message to the worker";
+  const labels = {
+    block: "Why this worker is blocked (shown to them)",
+    bonus: "Reason for the bonus (shown to them; paid once per reason and amount)",
+    exclude: "Why this paid work is kept out of the dataset (not shown to them)",
+  };
+  reasonLabel.textContent = labels[decision] || "Message to the worker";
+  bonusAmount.hidden = decision !== "bonus";
   // A rejection starts from a message naming the flags' evidence, to edit or send as is.
   if (decision === "reject" && !reasonText.value) reasonText.value = current.evidence_message;
   reasonForm.hidden = false;
-  reasonText.focus();
-  reasonText.select(); // typing replaces the offered message; Enter sends it
+  if (decision === "bonus") {
+    bonusCents.focus();
+  } else {
+    reasonText.focus();
+    reasonText.select(); // typing replaces the offered message; Enter sends it
+  }
 }
 
 function closeReason() {
   pending = null;
   reasonForm.hidden = true;
   reasonText.value = "";
+  bonusCents.value = "";
+  bonusAmount.hidden = true;
   card.focus();
 }
 
@@ -238,7 +264,12 @@ reasonForm.addEventListener("submit", (event) => {
     say("Write a message, or pick a saved one with its number.", { error: true });
     return;
   }
-  decide(pending, message);
+  if (pending === "bonus" && !(Number(bonusCents.value) >= 1)) {
+    say("Give the bonus amount in cents.", { error: true });
+    bonusCents.focus();
+    return;
+  }
+  decide(pending, message, pending === "bonus" ? bonusCents.value : "");
 });
 
 reasonForm.addEventListener("click", (event) => {
@@ -276,7 +307,14 @@ document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   if (event.target.closest("input, textarea, select")) return;
   if (pending) return;
-  const actions = { a: () => decide("approve"), r: () => openReason("reject"), b: () => openReason("block"), s: skip };
+  const actions = {
+    a: () => decide("approve"),
+    r: () => openReason("reject"),
+    b: () => openReason("block"),
+    p: () => openReason("bonus"),
+    x: () => openReason("exclude"),
+    s: skip,
+  };
   const action = actions[event.key.toLowerCase()];
   if (action) {
     event.preventDefault();

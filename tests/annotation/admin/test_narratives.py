@@ -202,3 +202,32 @@ def test_pilot_labels_then_calibration_from_the_list_and_the_score_on_the_story(
     assert f"cross-validated accuracy {calibration.cv_accuracy:.0%}" in page
     assert "pilot label: Composed on the page" in page
     assert "No pledge asked in this batch." in page
+
+
+def test_bonus_action_pays_each_selected_approved_story_once(client, reviewer, batch):
+    from crowd.models import Bonus
+    from crowd.review import assignment_approve
+
+    assignment_approve(assignment=submit(batch))
+    narrative = Narrative.objects.get()
+    client.force_login(reviewer)
+    selection = {"action": "bonus_selected", "_selected_action": [narrative.pk]}
+    asked = client.post("/admin/annotation/narrative/", selection)
+    assert 'name="cents"' in asked.content.decode()
+    form = {**selection, "cents": "40", "reason": "Lovely"}
+    client.post("/admin/annotation/narrative/", form)
+    again = client.post("/admin/annotation/narrative/", form, follow=True).content.decode()
+    assert "it is paid once" in again
+    assert list(Bonus.objects.values_list("cents", "reason")) == [(40, "Lovely")]
+
+
+def test_exclude_action_pays_and_keeps_the_story_out(client, reviewer, batch):
+    submit(batch)
+    narrative = Narrative.objects.get()
+    client.force_login(reviewer)
+    selection = {"action": "exclude_selected", "_selected_action": [narrative.pk]}
+    client.post("/admin/annotation/narrative/", {**selection, "exclusion": "Odd timing."})
+    narrative.refresh_from_db()
+    assert narrative.assignment.status == Assignment.Status.EXCLUDED
+    assert narrative.assignment.exclusion_reason == "Odd timing."
+    assert narrative.status != Narrative.Status.APPROVED

@@ -143,3 +143,28 @@ def test_queue_page_draws_the_batchs_flags_over_its_submissions(client, reviewer
     assert 'data-testid="drift"' in page
     assert "<svg" in page and "<th>Pasted from outside</th>" in page
     assert "<td>100%</td>" in page
+
+
+def test_bonus_key_approves_and_pays_a_lab_worker_once(client, reviewer, batch):
+    client.force_login(reviewer)
+    assignment = submit(batch)
+    url = f"/admin/review/{batch.pk}/{assignment.pk}/decide/"
+    form = {"decision": "bonus", "message": "A vivid story", "cents": "75"}
+    assert client.post(url, {**form, "cents": ""}).status_code == 409  # an amount is needed
+    assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.SUBMITTED
+    done = client.post(url, form).json()["done"]
+    assert done.startswith("Approved; bonus of 0.75 paid")
+    again = client.post(url, form)
+    assert again.status_code == 409 and "it is paid once" in again.json()["error"]
+    paid = Assignment.objects.get(pk=assignment.pk)
+    assert (paid.status, paid.bonus_cents) == (Assignment.Status.APPROVED, 75)
+
+
+def test_exclude_key_pays_but_keeps_the_story_out(client, reviewer, batch):
+    client.force_login(reviewer)
+    assignment = submit(batch)
+    assert decide(client, assignment, "exclude").status_code == 409  # a reason is needed
+    decide(client, assignment, "exclude", "Reads like a paraphrase of another story.")
+    excluded = Assignment.objects.get(pk=assignment.pk)
+    assert excluded.status == Assignment.Status.EXCLUDED
+    assert Narrative.objects.get(assignment=assignment).status != Narrative.Status.APPROVED

@@ -1,0 +1,169 @@
+"""The provider unit: a provider defined entirely here, registered with crowd, is driven
+through publish, sync, approve, bonus and block by crowd's services alone, and crowd's
+shared rules hold for it: only vouched work is approved or paid, unvouched work is
+rejected after the provider's grace, and a bonus is paid once."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from crowd import providers
+from crowd.assignments import assignment_reserve_next, assignment_submit
+from crowd.batches import batch_close, batch_create, batch_publish
+from crowd.models import Assignment, Bonus
+from crowd.providers import CrowdProvider
+from crowd.review import (
+    BonusAlreadyPaid,
+    ReviewError,
+    assignment_approve,
+    assignment_bonus,
+    unvouched_release,
+    worker_block,
+)
+from tests.factories import BIRDS, BIRDS_STORY, proverb_create, worker_create
+
+pytestmark = pytest.mark.django_db
+
+
+class LedgerProvider(CrowdProvider):
+    """A crowd service whose records are an in-memory ledger: it vouches for work once its
+    worker has checked in (`check_in`), and pays what it is asked to pay."""
+
+    key = "ledger"
+    unvouched_message = "The ledger never saw this work."
+
+    def __init__(self):
+        self.checked_in: set[str] = set()
+        self.vouched_ids: set[int] = set()
+        self.calls: list[tuple] = []
+
+    def check_in(self, worker) -> None:
+        self.checked_in.add(worker.external_id)
+
+    def vouched(self, *, assignment) -> bool:
+        return assignment.pk in self.vouched_ids
+
+    def unvouched_grace(self, *, batch) -> timedelta:
+        return timedelta(minutes=1)
+
+    def publish(self, *, batch) -> dict:
+        self.calls.append(("publish", batch.pk))
+        return {"ledger": f"L-{batch.pk}"}
+
+    def sync(self, *, batch) -> int:
+        seen = Assignment.objects.filter(
+            item__batch=batch,
+            status__in=Assignment.STORED,
+            worker__external_id__in=self.checked_in,
+        ).exclude(pk__in=self.vouched_ids)
+        new = set(seen.values_list("pk", flat=True))
+        self.vouched_ids |= new
+        return len(new) + unvouched_release(batch=batch)
+
+    def approve(self, *, assignment) -> None:
+        self.calls.append(("approve", assignment.pk))
+
+    def reject(self, *, assignment, message: str) -> None:
+        self.calls.append(("reject", assignment.pk, message))
+
+    def pay_bonus(self, *, assignment, cents: int, reason: str) -> None:
+        self.calls.append(("bonus", assignment.pk, cents, reason))
+
+    def block(self, *, worker, reason: str) -> None:
+        self.calls.append(("block", worker.external_id))
+
+    def unblock(self, *, worker) -> None:
+        self.calls.append(("unblock", worker.external_id))
+
+    def notify(self, *, workers, subject: str, message: str) -> None:
+        self.calls.append(("notify", len(workers)))
+
+    def close(self, *, batch) -> None:
+        self.calls.append(("close", batch.pk))
+
+
+@pytest.fixture
+def ledger():
+    provider = providers.register(LedgerProvider())
+    yield provider
+    providers._providers.pop(provider.key)
+
+
+def submitted(batch, external_id: str) -> Assignment:
+    worker = worker_create(provider="ledger", external_id=external_id)
+    assignment = assignment_reserve_next(batch=batch, worker=worker)
+    assignment_submit(assignment=assignment, payload={"text": BIRDS_STORY})
+    return Assignment.objects.select_related("worker").get(pk=assignment.pk)
+
+
+@pytest.fixture
+def batch(ledger):
+    draft = batch_create(
+        name="On the ledger",
+        task_type="write",
+        provider="ledger",
+        target_per_item=2,
+        items=[{"proverb": proverb_create(BIRDS)}],
+    )
+    return batch_publish(batch=draft)
+
+
+def test_publish_and_close_go_through_the_provider(ledger, batch):
+    assert batch.provider_ids == {"ledger": f"L-{batch.pk}"}
+    batch_close(batch=batch)
+    assert ledger.calls == [("publish", batch.pk), ("close", batch.pk)]
+
+
+def test_only_vouched_work_is_approved_or_paid(ledger, batch):
+    answer = submitted(batch, "W1")
+    with pytest.raises(ReviewError, match="ledger has no record confirming"):
+        assignment_approve(assignment=answer)
+    ledger.check_in(answer.worker)
+    assert ledger.sync(batch=batch) == 1
+    assignment_approve(assignment=answer)
+    ledger.vouched_ids.clear()  # the provider withdraws its record
+    with pytest.raises(ReviewError, match="is not paid"):
+        assignment_bonus(assignment=answer, cents=50, reason="Vivid")
+    assert ("approve", answer.pk) in ledger.calls
+    assert not any(call[0] == "bonus" for call in ledger.calls)
+
+
+def test_unvouched_work_is_rejected_after_its_grace_and_its_slot_reopens(ledger, batch):
+    answer = submitted(batch, "W1")
+    vouched = submitted(batch, "W2")
+    ledger.check_in(vouched.worker)
+    ledger.sync(batch=batch)
+    assert unvouched_release(batch=batch) == 0  # within the time allowed
+    later = timezone.now() + timedelta(seconds=batch.time_allowed_seconds + 61)
+    assert unvouched_release(batch=batch, now=later) == 1
+    answer.refresh_from_db()
+    assert answer.status == Assignment.Status.REJECTED
+    assert answer.review_message == "The ledger never saw this work."
+    assert Assignment.objects.get(pk=vouched.pk).status == Assignment.Status.SUBMITTED
+    third = submitted(batch, "W3")  # the reopened slot
+    assert third.status == Assignment.Status.SUBMITTED
+
+
+def test_a_resent_bonus_is_paid_once_and_a_new_reason_pays_again(ledger, batch):
+    answer = submitted(batch, "W1")
+    ledger.check_in(answer.worker)
+    ledger.sync(batch=batch)
+    assignment_approve(assignment=answer)
+    assignment_bonus(assignment=answer, cents=50, reason="Vivid")
+    with pytest.raises(BonusAlreadyPaid, match="it is paid once"):
+        assignment_bonus(assignment=answer, cents=50, reason=" Vivid ")
+    assignment_bonus(assignment=answer, cents=50, reason="Second round")
+    bonuses = [call for call in ledger.calls if call[0] == "bonus"]
+    assert bonuses == [
+        ("bonus", answer.pk, 50, "Vivid"),
+        ("bonus", answer.pk, 50, "Second round"),
+    ]
+    assert Assignment.objects.get(pk=answer.pk).bonus_cents == 100
+    assert list(Bonus.objects.values_list("paid_before_cents", flat=True)) == [0, 50]
+
+
+def test_block_goes_through_the_provider(ledger, batch):
+    answer = submitted(batch, "W1")
+    worker_block(worker=answer.worker, reason="Copied text")
+    assert ("block", "W1") in ledger.calls
