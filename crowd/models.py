@@ -351,7 +351,7 @@ class OpenItem(models.Model):
     (reserved, submitted or approved): what finding the next item reads, in one index in
     serving order, so that it visits a handful of rows whatever the batch holds.
 
-    Kept by database triggers on crowd_batchitem and crowd_assignment (migration 0007),
+    Kept by database triggers on crowd_batchitem and crowd_assignment (migration 0011),
     like ItemDone. A reservation past its time still counts in `held` until it is marked
     expired (assignments_expire, which finding the next item runs for its batch first);
     a reservation recounts the item's live slots under its row lock, so `held` only

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("annotation", "0009_integrity_canary_pilot_label"),
-        ("crowd", "0007_batch_pledge"),
+        ("crowd", "0010_batch_pledge"),
     ]
 
     operations = [

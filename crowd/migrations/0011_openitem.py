@@ -3,9 +3,12 @@
 One row per batch item that is not withdrawn, holding its batch, gold flag and position
 (copied, for one index in serving order) and `held`: its assignments that are reserved,
 submitted or approved. Triggers on crowd_batchitem add, move and remove the rows;
-triggers on crowd_assignment keep `held`. As with 0006, a later migration that rebuilds
-crowd_batchitem or crowd_assignment on SQLite drops their triggers and must run
-`create_triggers` again.
+triggers on crowd_assignment keep `held`.
+
+On SQLite a migration that rebuilds crowd_assignment (as 0008 does) fails while a trigger
+on crowd_batchitem names it, and one that rebuilds either table drops its triggers: such
+a migration must call `drop_triggers` first and `create_triggers` at its end (as 0008
+does for 0006's). This one runs after 0008 for that reason.
 """
 
 from django.db import migrations, models
@@ -116,7 +119,7 @@ def drop_triggers(apps, schema_editor) -> None:
 
 
 class Migration(migrations.Migration):
-    dependencies = [("crowd", "0006_itemdone")]
+    dependencies = [("crowd", "0010_batch_pledge")]
 
     operations = [
         migrations.CreateModel(

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("crowd", "0006_itemdone"),
+        ("crowd", "0008_approve_exclude_target_rate"),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("crowd", "0006_itemdone"),
+        ("crowd", "0009_saved_review_message_text_max_length"),
     ]
 
     operations = [
