@@ -123,7 +123,7 @@ def test_next_item_reads_as_many_rows_at_600_items_as_at_30():
         for item in batch.items.order_by("position")[:10]:
             assignment_create(item=item, worker=worker_create(), status="reserved")
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE crowd_openitem")
+        cursor.execute("ANALYZE crowd_openitem, crowd_batchitem, crowd_assignment")
     read_small, read_large = (
         _rows_read(batch=small, worker=worker),
         _rows_read(batch=large, worker=worker),
