@@ -23,7 +23,14 @@ from django.urls import path, reverse
 
 from modeling.distractors import choose_batch_from_run, run_label
 from modeling.generation_batch import generated_rows, rate_batch_from_run
-from modeling.hyperparameters import GENERATION_FIELDS, PROVERB_TASKS, TASKS, Hyperparameters
+from modeling.hyperparameters import (
+    GENERATION_FIELDS,
+    PROVERB_TASKS,
+    SCHEDULES,
+    TASKS,
+    TRAINING_FIELDS,
+    Hyperparameters,
+)
 from modeling.models import Run, Snapshot
 from modeling.pipeline import pipeline_create
 from modeling.selectors import SPAN_TASKS, result_rows, results_tables, run_record
@@ -63,7 +70,40 @@ class RunLaunchForm(forms.Form):
     )
     epochs = forms.IntegerField(min_value=1, max_value=100, initial=DEFAULTS.epochs)
     batch_size = forms.IntegerField(min_value=2, max_value=1024, initial=DEFAULTS.batch_size)
-    learning_rate = forms.FloatField(min_value=1e-7, max_value=1.0, initial=DEFAULTS.learning_rate)
+    learning_rate = forms.FloatField(
+        min_value=1e-7,
+        max_value=1.0,
+        initial=DEFAULTS.learning_rate,
+        help_text="The checkpoint's own parameters.",
+    )
+    head_learning_rate = forms.FloatField(
+        required=False,
+        min_value=1e-7,
+        max_value=1.0,
+        initial=DEFAULTS.head_learning_rate,
+        help_text="New parameters: the classifier's and span model's head, a warm-started "
+        "decoder's cross-attention.",
+    )
+    warmup_ratio = forms.FloatField(
+        required=False,
+        min_value=0.0,
+        max_value=0.9,
+        initial=DEFAULTS.warmup_ratio,
+        help_text="Share of the steps with a rising learning rate.",
+    )
+    schedule = forms.ChoiceField(
+        required=False,
+        choices=[(name, name) for name in SCHEDULES],
+        initial=DEFAULTS.schedule,
+        help_text="After the warm-up: linear decay to 0, or constant.",
+    )
+    scale = forms.FloatField(
+        required=False,
+        min_value=0.1,
+        max_value=1000.0,
+        initial=DEFAULTS.scale,
+        help_text="Proverb tasks: the scale of the cosine logits (1 / temperature).",
+    )
     max_length = forms.IntegerField(min_value=8, max_value=4096, initial=DEFAULTS.max_length)
     span_max_tokens = forms.IntegerField(
         min_value=1, max_value=512, initial=DEFAULTS.span_max_tokens, **ALIGNMENT
@@ -103,11 +143,13 @@ class RunLaunchForm(forms.Form):
             "epochs",
             "batch_size",
             "learning_rate",
+            *TRAINING_FIELDS,
             "max_length",
             "span_max_tokens",
             *GENERATION_FIELDS,
         )
-        return {key: self.cleaned_data[key] for key in keys if self.cleaned_data[key] is not None}
+        data = self.cleaned_data
+        return {key: data[key] for key in keys if data[key] is not None and data[key] != ""}
 
 
 class DistractorBatchForm(forms.Form):

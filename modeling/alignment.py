@@ -37,6 +37,7 @@ from modeling.examples import SnapshotError
 from modeling.hyperparameters import Hyperparameters
 from modeling.metrics import span_metrics, span_scores
 from modeling.spans import SpanItem, aligned_parts, span_items, token_span
+from modeling.training import Clock, Steps, environment, optimizer_schedule, selection
 
 HEAD_FILE = "span_head.pt"
 
@@ -180,8 +181,6 @@ def alignment_task(
     examples, setting: str, model: str, hyperparameters, seed, reporter, artifact_dir, device
 ) -> dict:
     """Train and score span prediction on the snapshot's aligned narratives (see the module)."""
-    from modeling.baselines import Clock, environment
-
     hp = hyperparameters
     clock = Clock()
     parts = aligned_parts(examples, setting=setting, seed=seed)
@@ -222,14 +221,14 @@ def alignment_task(
 
 
 def _train(model: SpanModel, train, dev, test, hp: Hyperparameters, seed, reporter, clock):
-    from modeling.baselines import Steps, selection
-
     device = model.encoder.device
-    optimizer = torch.optim.AdamW(model.parameters(), lr=hp.learning_rate)
     rng = random.Random(seed)
     history: list[dict] = []
     best: dict | None = None
     steps = Steps(reporter, clock, hp.epochs, total=-(-len(train) // hp.batch_size) * hp.epochs)
+    optimizer, steps.scheduler = optimizer_schedule(
+        model.encoder.parameters(), model.head.parameters(), hp, steps.total
+    )
     evaluate_seconds = 0.0
     for epoch in range(1, hp.epochs + 1):
         shuffled = list(train)

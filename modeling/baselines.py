@@ -29,11 +29,10 @@ epoch, and the best test figure over epochs only under its own label.
 from __future__ import annotations
 
 import copy
-import platform as python_platform
 import random
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -44,90 +43,18 @@ from modeling.encoders import Encoder, autocast, device_default
 from modeling.examples import Example, Parts, SnapshotError, proverbs_of, split_parts
 from modeling.hyperparameters import TASKS, TRAINABLE, Cancelled, Hyperparameters
 from modeling.metrics import MOTIF_DISTANCES, motif_accuracy, ranking_metrics, softmax
+from modeling.training import (
+    Clock,
+    Reporter,
+    Steps,
+    environment,
+    optimizer_schedule,
+    selection,
+)
+
+__all__ = ["Cancelled", "Hyperparameters", "Reporter", "distinct_proverb_batches", "run_task"]
 
 TOP_K = 5
-
-
-@dataclass
-class Reporter:
-    """Callbacks of a run: progress(fields) as it goes, should_stop() polled between steps."""
-
-    progress: Callable[[dict], None] = lambda fields: None
-    should_stop: Callable[[], bool] = lambda: False
-
-
-@dataclass
-class Clock:
-    started: float = field(default_factory=time.monotonic)
-
-    def elapsed(self) -> float:
-        return time.monotonic() - self.started
-
-
-@dataclass
-class Steps:
-    """A training loop's steps: stops between them when asked, reports each with the loss,
-    the last dev figure, the elapsed and the estimated remaining time."""
-
-    reporter: Reporter
-    clock: Clock
-    epochs: int
-    total: int = 0  # steps of the whole run, known once the first epoch's batches are
-    done: int = 0
-    train_seconds: float = 0.0
-
-    def trained(self, epoch: int, started: float) -> float:
-        """The epoch's training seconds (counted in train_seconds); reports its evaluation."""
-        seconds = time.monotonic() - started
-        self.train_seconds += seconds
-        self.reporter.progress({"stage": f"evaluating epoch {epoch}", "epoch": epoch})
-        return seconds
-
-    def check(self, epoch: int, step: int, steps: int) -> None:
-        if self.reporter.should_stop():
-            raise Cancelled(f"Cancelled at epoch {epoch}, step {step} of {steps}.")
-
-    def optimize(self, loss: torch.Tensor, optimizer, epoch: int, step: int, steps: int, dev):
-        """Back-propagate `loss`, step, and report; `dev` is {name: last dev figure}."""
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad()
-        value = loss.item()
-        self.done += 1
-        elapsed = self.clock.elapsed()
-        self.reporter.progress(
-            {
-                "stage": "training",
-                "epoch": epoch,
-                "epochs": self.epochs,
-                "step": step,
-                "steps": steps,
-                "loss": value,
-                **dev,
-                "elapsed": elapsed,
-                "remaining": elapsed / self.done * (self.total - self.done),
-            }
-        )
-        return value
-
-
-def environment(device: torch.device) -> dict:
-    """Library versions and the device, as a run stores them."""
-    import transformers
-
-    if device.type == "cuda":
-        name = torch.cuda.get_device_name(device)
-    else:
-        name = python_platform.processor()
-    return {
-        "python": python_platform.python_version(),
-        "torch": torch.__version__,
-        "transformers": transformers.__version__,
-        "numpy": np.__version__,
-        "device": device.type,
-        "device_name": name or device.type,
-        "threads": torch.get_num_threads(),
-    }
 
 
 def run_task(
@@ -308,13 +235,11 @@ def _fine_tune(task, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, 
     labels = parts.train_proverbs
     label_index = {proverb_id: i for i, (proverb_id, _) in enumerate(labels)}
     head = None
-    parameters = list(encoder.parameters())
     if task == "classifier":
         initial = encoder.embed([text for _, text in labels], max_length=hp.proverb_max_length)
         head = nn.Parameter(initial.clone().to(device))
-        parameters.append(head)
-    optimizer = torch.optim.AdamW(parameters, lr=hp.learning_rate)
     rng = random.Random(seed)
+    optimizer = None
     loss_function = nn.CrossEntropyLoss()
     history: list[dict] = []
     best: dict | None = None
@@ -328,7 +253,12 @@ def _fine_tune(task, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, 
             rng.shuffle(shuffled)
             size = hp.batch_size
             batches = [shuffled[i : i + size] for i in range(0, len(shuffled), size)]
-        steps.total = steps.total or len(batches) * hp.epochs
+        if optimizer is None:  # the schedule's length: the first epoch's batches, each epoch
+            steps.total = len(batches) * hp.epochs
+            new = [head] if head is not None else []
+            optimizer, steps.scheduler = optimizer_schedule(
+                encoder.parameters(), new, hp, steps.total
+            )
         encoder.train()
         epoch_started = time.monotonic()
         losses = []
@@ -373,22 +303,6 @@ def _fine_tune(task, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, 
         "counts": {"train": len(parts.train), "dev": len(parts.dev), "test": len(parts.test)},
         "durations": {"train": steps.train_seconds, "evaluate": evaluate_seconds},
         "head": best["head"],
-    }
-
-
-def selection(history: list[dict], best: dict, measures: tuple[str, str]) -> dict:
-    """The epochs, the epoch chosen on dev with its test figures and test predictions, and
-    the best test epoch by `measures` under its own label (never the result)."""
-    best_test = max(history, key=lambda r: tuple(r["test"][name] for name in measures))
-    return {
-        "epochs": history,
-        "selected_epoch": best["record"]["epoch"],
-        "metrics": {
-            "test": best["record"]["test"],
-            "dev": best["record"]["dev"],
-            "best_test_over_epochs": {**best_test["test"], "epoch": best_test["epoch"]},
-        },
-        "predictions": best["predictions"],
     }
 
 

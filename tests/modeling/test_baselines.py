@@ -146,3 +146,45 @@ def test_minilm_retrieval_beats_random_on_a_small_set():
     assert figures["mrr"] > 0.5  # random: about 0.41
     # 4 stories per proverb: a random neighbour shares the proverb 3 times in 23.
     assert result["metrics"]["motifs"]["embedding_cosine"] > 3 / 23
+
+
+def keyed_examples(proverbs: int = 6, per_proverb: int = 8) -> list[Example]:
+    """Narratives of random words that each hold their proverb's three words once: a
+    classifier that reads them can tell the proverb; chance is 1 in `proverbs`."""
+    rng = random.Random(0)
+    rows = []
+    for p in range(1, proverbs + 1):
+        proverb = WORDS[3 * p : 3 * p + 3]
+        filler = [word for word in WORDS[:2] + WORDS[21:] if word not in proverb]
+        for k in range(per_proverb):
+            words = [rng.choice(filler) for _ in range(6)] + list(proverb)
+            rng.shuffle(words)
+            rows.append(
+                Example(
+                    narrative_id=p * 100 + k,
+                    narrative=" ".join(words),
+                    proverb_id=p,
+                    proverb=" ".join(proverb),
+                    seen="train" if k < 6 else "test",
+                    unseen="test",
+                )
+            )
+    return rows
+
+
+def test_classifier_with_its_own_head_rate_learns_a_learnable_set(tiny_model):
+    hp = Hyperparameters(
+        epochs=6, batch_size=8, max_length=32, learning_rate=1e-3, head_learning_rate=1e-2
+    )
+    result = run_task(
+        task="classifier",
+        examples=keyed_examples(),
+        setting="seen",
+        model=tiny_model,
+        hyperparameters=hp,
+        seed=1,
+    )
+    test = result["metrics"]["test"]
+    assert test["total"] == 12 and test["candidates"] == 6
+    assert test["accuracy"] >= 0.5  # chance: 1/6
+    assert result["hyperparameters"]["head_learning_rate"] == 1e-2

@@ -29,6 +29,14 @@ def test_run_baseline_writes_the_run_as_json(tiny_model, artifacts, tmp_path, ca
         "32",
         "--seed",
         "3",
+        "--head-learning-rate",
+        "0.002",
+        "--warmup-ratio",
+        "0.25",
+        "--schedule",
+        "constant",
+        "--scale",
+        "15",
         "--json",
         str(out),
     )
@@ -37,6 +45,10 @@ def test_run_baseline_writes_the_run_as_json(tiny_model, artifacts, tmp_path, ca
     assert record["run"] == run.pk and record["status"] == "succeeded"
     assert record["setting"] == "unseen" and record["seed"] == 3
     assert record["hyperparameters"]["epochs"] == 2
+    assert {
+        key: record["hyperparameters"][key]
+        for key in ("head_learning_rate", "warmup_ratio", "schedule", "scale")
+    } == {"head_learning_rate": 0.002, "warmup_ratio": 0.25, "schedule": "constant", "scale": 15}
     assert record["snapshot"]["content_hash"] == run.snapshot.content_hash
     assert len(record["predictions"]) == record["metrics"]["test"]["total"]
     err = capsys.readouterr().err
