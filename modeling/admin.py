@@ -34,7 +34,7 @@ from modeling.hyperparameters import (
 from modeling.models import Run, Snapshot
 from modeling.pipeline import pipeline_create
 from modeling.selectors import SPAN_TASKS, result_rows, results_tables, run_record
-from modeling.services import run_cancel, run_create
+from modeling.services import run_cancel, run_create, run_relaunch
 
 DEFAULTS = Hyperparameters()
 GENERATION = {"required": False, "help_text": "Generation only."}
@@ -253,6 +253,7 @@ class RunAdmin(admin.ModelAdmin):
         return [
             path("results/", wrap(self.results_view), name="modeling_run_results"),
             path("<int:run_id>/cancel/", wrap(self.cancel_view), name="modeling_run_cancel"),
+            path("<int:run_id>/relaunch/", wrap(self.relaunch_view), name="modeling_run_relaunch"),
             path("<int:run_id>/json/", wrap(self.json_view), name="modeling_run_json"),
             path("<int:run_id>/rate/", wrap(self.rate_view), name="modeling_run_rate"),
             path(
@@ -311,6 +312,7 @@ class RunAdmin(admin.ModelAdmin):
             generated=generated_rows(run, limit=50) if generation else [],
             motifs=motif_rows(run),
             can_cancel=not run.finished and request.user.has_perm("modeling.change_run"),
+            can_relaunch=run.finished and request.user.has_perm("modeling.add_run"),
             distractor_form=DistractorBatchForm()
             if finished and run.task in PROVERB_TASKS
             else None,
@@ -344,6 +346,20 @@ class RunAdmin(admin.ModelAdmin):
             else:
                 messages.success(request, f"Run {run.pk} is being cancelled.")
         return redirect("admin:modeling_run_change", run.pk)
+
+    def relaunch_view(self, request, run_id: int):
+        """POST: a new run of a finished run's configuration and snapshot. Needs add_run."""
+        _require(request, "modeling.add_run")
+        run = get_object_or_404(Run, pk=run_id)
+        if request.method != "POST":
+            return redirect("admin:modeling_run_change", run.pk)
+        try:
+            new = run_relaunch(run=run, created_by=request.user)
+        except ValueError as error:
+            messages.error(request, str(error))
+            return redirect("admin:modeling_run_change", run.pk)
+        messages.success(request, f"Run {new.pk} relaunches run {run.pk}.")
+        return redirect("admin:modeling_run_change", new.pk)
 
     def json_view(self, request, run_id: int):
         """The run as JSON, predictions included (a download). Needs view_run."""

@@ -10,3 +10,6 @@ class ModelingConfig(AppConfig):
         from modeling.distractors import MODEL_SOURCES
 
         register_source_family(MODEL_SOURCES)
+        # Registers the tasks with Celery in every process: the services queue runs by
+        # the task's name (modeling.queueing), never importing this module.
+        import modeling.tasks  # noqa: F401

@@ -14,10 +14,11 @@ from __future__ import annotations
 import time
 
 from django.db import transaction
+from django.utils import timezone
 
-from config.task_queue import queue_on_commit
 from modeling.hyperparameters import PROVERB_TASKS
 from modeling.models import Run
+from modeling.queueing import run_queue_on_commit
 from modeling.spans import pipeline_combine
 
 
@@ -62,11 +63,11 @@ def pipeline_create(
         seed=alignment_run.seed,
         snapshot=alignment_run.snapshot,
         created_by=created_by,
+        queued_at=timezone.now() if queue else None,
+        sends=int(queue),
     )
     if queue:
-        from modeling.tasks import run_execute_task
-
-        queue_on_commit(run_execute_task, run.pk)
+        run_queue_on_commit(run.pk)
     return run
 
 
