@@ -281,7 +281,7 @@ class RunAdmin(admin.ModelAdmin):
             except ValueError as error:
                 form.add_error(None, str(error))
             else:
-                messages.success(request, f"Run {run.pk} queued.")
+                messages.success(request, f"Run {run.pk} queued: this page follows it.")
                 return redirect("admin:modeling_run_change", run.pk)
         return self._page(request, "admin/modeling/run/launch.html", "Launch a run", form=form)
 

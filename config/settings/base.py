@@ -253,6 +253,9 @@ PARABLE_MODELING_ARTIFACTS = env.str("PARABLE_MODELING_ARTIFACTS", default=str(V
 PARABLE_MODELING_QUEUE = env.str("PARABLE_MODELING_QUEUE", default="modeling")
 PARABLE_MODELING_S3_BUCKET = env.str("PARABLE_MODELING_S3_BUCKET", default="")
 PARABLE_MODELING_S3_ENDPOINT_URL = env.str("PARABLE_MODELING_S3_ENDPOINT_URL", default="")
+# With no broker, a launched run executes in a background thread of the web process
+# ("thread": the admin answers at once) or in the request ("inline").
+PARABLE_MODELING_WITHOUT_BROKER = env.str("PARABLE_MODELING_WITHOUT_BROKER", default="thread")
 # A running run writes a heartbeat this often; silent for three of these, it is dead.
 PARABLE_MODELING_HEARTBEAT_SECONDS = env.float("PARABLE_MODELING_HEARTBEAT_SECONDS", default=10.0)
 # Runs go to their own queue; the beat task that watches them stays on the default one, so

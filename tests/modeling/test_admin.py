@@ -145,3 +145,32 @@ def test_admin_index_links_the_baseline_results(client, researcher):
     page = client.get("/admin/").content.decode()
     assert 'href="/admin/modeling/run/results/"' in page
     assert client.get("/admin/modeling/run/results/").status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_no_broker_a_launch_answers_at_once_and_the_run_trains_behind(
+    client, researcher, tiny_model, artifacts, settings
+):
+    import threading
+
+    from tests.integration.processes import wait_until
+
+    settings.PARABLE_MODELING_WITHOUT_BROKER = "thread"
+    split_dataset_create()
+    client.force_login(researcher)
+    # An epoch of the tiny model takes milliseconds: a run this long cannot end in the request.
+    response = launch(client, tiny_model, epochs=100)
+    run = Run.objects.get()
+    assert response.status_code == 302 and run.status in ("queued", "running")
+    [thread] = [t for t in threading.enumerate() if t.name == f"run-{run.pk}"]
+    wait_until(
+        lambda: Run.objects.get(pk=run.pk).progress.get("stage") == "training",
+        timeout=120,
+        what="the run to train",
+    )
+    page = client.get(f"/admin/modeling/run/{run.pk}/change/").content.decode()
+    assert 'http-equiv="refresh"' in page and "/100 · " in page  # live: epoch n/100
+    client.post(f"/admin/modeling/run/{run.pk}/cancel/")
+    thread.join(timeout=120)
+    run.refresh_from_db()
+    assert run.status == "cancelled" and run.error.startswith("Cancelled at epoch")
