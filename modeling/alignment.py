@@ -6,15 +6,19 @@ No Django. The run's encoder reads one sequence pair per span pair:
     [CLS] proverb span [SEP] proverb [SEP] narrative [SEP]
 
 (the first segment is the proverb span, the tokenizer's own separator, then the whole
-proverb; the narrative is the second segment). The pair is cut at `max_length` from the
-longer segment first: that is the narrative alone unless the proverb side is longer
-than what is left for it, which a short max length and a long proverb can give. A
-linear head gives each token a start and an end logit; training is cross-entropy on
-the gold start and end tokens over the narrative's tokens (the fast tokenizer's
-offset mapping turns the gold characters into tokens, `modeling.spans.token_span`).
-A training pair whose gold span reaches past the truncation is skipped and counted.
-The prediction is the best-scoring valid span: start <= end, both narrative tokens,
-at most `span_max_tokens` tokens, mapped back to characters of the narrative.
+proverb; the narrative is the second segment). Any encoder family with a fast tokenizer
+serves: the tokenizer adds its own special tokens (RoBERTa's and MPNet's <s> ... </s></s>
+... </s>, with no token type ids), the sequence ids say which tokens are the narrative's,
+and a predicted span is trimmed of the white space a byte-level BPE token carries.
+The pair is cut at `max_length` from the longer segment first: that is the narrative
+alone unless the proverb side is longer than what is left for it, which a short max
+length and a long proverb can give. A linear head gives each token a start and an end
+logit; training is cross-entropy on the gold start and end tokens over the narrative's
+tokens (the fast tokenizer's offset mapping turns the gold characters into tokens,
+`modeling.spans.token_span`). A training pair whose gold span reaches past the
+truncation is skipped and counted. The prediction is the best-scoring valid span: start
+<= end, both narrative tokens, at most `span_max_tokens` tokens, mapped back to
+characters of the narrative.
 
 The epoch is chosen on dev span F1 (the aligned narratives' dev slice), test is
 reported at that epoch. Scores are the narrative's word tokens (modeling.metrics).
@@ -117,6 +121,16 @@ def best_spans(
     ]
 
 
+def trimmed(text: str, begin: int, finish: int) -> tuple[int, int]:
+    """[begin, finish) without the white space at its ends: a byte-level BPE token
+    (RoBERTa's) may carry the space before its word in its offsets."""
+    while begin < finish and text[begin].isspace():
+        begin += 1
+    while finish > begin and text[finish - 1].isspace():
+        finish -= 1
+    return begin, finish
+
+
 def _loss(model: SpanModel, encoded: Encoded, rows: list[int]) -> torch.Tensor:
     start, end = model(encoded.inputs)
     mask = encoded.narrative
@@ -144,8 +158,10 @@ def predict(model: SpanModel, items: list[SpanItem], hp: Hyperparameters) -> lis
             start, end = model(encoded.inputs)
             spans = best_spans(start, end, encoded.narrative, hp.span_max_tokens)
             for row, (item, (i, j)) in enumerate(zip(chunk, spans, strict=True)):
-                begin, finish = encoded.offsets[row][i][0], encoded.offsets[row][j][1]
                 text = item.narrative
+                begin, finish = trimmed(
+                    text, encoded.offsets[row][i][0], encoded.offsets[row][j][1]
+                )
                 predictions.append(
                     {
                         "narrative_id": item.narrative_id,
