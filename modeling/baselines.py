@@ -110,9 +110,10 @@ def run_task(
         result = _fine_tune(task, encoder, parts, hyperparameters, seed, reporter, clock)
     if len(parts.test) >= 2:
         reporter.progress({"stage": "similar motifs"})
-        result["metrics"]["motifs"] = _motifs(
-            encoder, parts.test, result["predictions"], hyperparameters
-        )
+        # Retrieval's narratives are embedded already; a trained encoder embeds them anew.
+        embeddings = result.get("embeddings") or Embeddings(encoder, hyperparameters)
+        result["metrics"]["motifs"] = _motifs(embeddings, parts.test, result["predictions"])
+    result.pop("embeddings", None)
     if artifact_dir is not None and task in TRAINABLE:
         _save_artifact(encoder, result.pop("head", None), artifact_dir)
     result.pop("head", None)
@@ -133,6 +134,27 @@ def _scores(encoder: Encoder, narratives: list[str], proverbs, hp: Hyperparamete
             proverbs, batch_size=hp.eval_batch_size, max_length=hp.proverb_max_length
         )
     return (narrative_vectors @ proverb_vectors.T).numpy()
+
+
+class Embeddings:
+    """Each distinct text embedded once in a run that does not train: narratives and
+    proverbs apart (a proverb has its own max length), rows in the order asked."""
+
+    def __init__(self, encoder: Encoder, hp: Hyperparameters):
+        self.encoder, self.hp = encoder, hp
+        self.vectors: dict[tuple[bool, str], torch.Tensor] = {}
+
+    def __call__(self, texts: list[str], *, proverbs: bool = False) -> torch.Tensor:
+        missing = list(dict.fromkeys(t for t in texts if (proverbs, t) not in self.vectors))
+        if missing:
+            length = self.hp.proverb_max_length if proverbs else None
+            vectors = self.encoder.embed(
+                missing, batch_size=self.hp.eval_batch_size, max_length=length
+            )
+            self.vectors.update(zip(((proverbs, text) for text in missing), vectors, strict=True))
+        if not texts:
+            return torch.empty(0, self.encoder.dimension)
+        return torch.stack([self.vectors[(proverbs, text)] for text in texts])
 
 
 def _evaluate(
@@ -167,13 +189,19 @@ def _retrieval(encoder, examples, parts: Parts, setting: str, hp, reporter) -> d
         "unseen_test": (unseen_test, proverbs_of(unseen_test)),
     }
     metrics, predictions = {}, {}
+    embeddings = Embeddings(encoder, hp)
     for done, (scope, (narratives, proverbs)) in enumerate(scopes.items()):
         reporter.progress({"stage": f"scoring {scope}", "step": done, "steps": len(scopes)})
         if not narratives:
             metrics[scope] = ranking_metrics(np.zeros((0, 0)), [])
             continue
-        scores = _scores(encoder, [e.narrative for e in narratives], [p[1] for p in proverbs], hp)
-        metrics[scope], predictions[scope] = _evaluate(scores, narratives, proverbs, hp.scale)
+        scores = (
+            embeddings([e.narrative for e in narratives])
+            @ embeddings([p[1] for p in proverbs], proverbs=True).T
+        )
+        metrics[scope], predictions[scope] = _evaluate(
+            scores.numpy(), narratives, proverbs, hp.scale
+        )
     test_scope = f"{setting}_test"  # its narratives are parts.test, in the same order
     return {
         "epochs": [],
@@ -181,25 +209,26 @@ def _retrieval(encoder, examples, parts: Parts, setting: str, hp, reporter) -> d
         "metrics": {"test": metrics[test_scope], "scopes": metrics},
         "predictions": predictions.get(test_scope, []),
         "candidates": [list(p) for p in parts.test_proverbs],
-        "counts": {"test": len(parts.test)},
+        "counts": {"test": len(parts.test), "texts_encoded": len(embeddings.vectors)},
         "durations": {"evaluate": time.monotonic() - started},
+        "embeddings": embeddings,
     }
 
 
-def _motifs(encoder: Encoder, test: list[Example], predictions: list[dict], hp) -> dict:
+def _motifs(embeddings: Embeddings, test: list[Example], predictions: list[dict]) -> dict:
     """Similar motifs (ePiC Table 13): does each test narrative's nearest other test narrative
     illustrate the same proverb? By the predicted distributions under four distances, and by
     the narrative embeddings alone (cosine)."""
     labels = [example.proverb_id for example in test]
     distributions = np.array([prediction["probabilities"] for prediction in predictions])
-    embeddings = encoder.embed([e.narrative for e in test], batch_size=hp.eval_batch_size)
+    vectors = embeddings([e.narrative for e in test])
     return {
         "narratives": len(test),
         "distribution": {
             distance: motif_accuracy(distributions, labels, distance=distance)
             for distance in MOTIF_DISTANCES
         },
-        "embedding_cosine": motif_accuracy(embeddings.numpy(), labels, distance="cosine"),
+        "embedding_cosine": motif_accuracy(vectors.numpy(), labels, distance="cosine"),
     }
 
 

@@ -188,3 +188,22 @@ def test_classifier_with_its_own_head_rate_learns_a_learnable_set(tiny_model):
     assert test["total"] == 12 and test["candidates"] == 6
     assert test["accuracy"] >= 0.5  # chance: 1/6
     assert result["hyperparameters"]["head_learning_rate"] == 1e-2
+
+
+def test_retrieval_encodes_each_distinct_text_once(tiny_model):
+    examples = word_examples()
+    repeated = examples + [
+        Example(900 + i, e.narrative, e.proverb_id, e.proverb, e.seen, e.unseen)
+        for i, e in enumerate(examples[:5])
+    ]  # five narratives twice, under other ids
+    result = run_task(
+        task="retrieval",
+        examples=repeated,
+        setting="seen",
+        model=tiny_model,
+        hyperparameters=TINY,
+        seed=1,
+    )
+    distinct = len({e.narrative for e in repeated}) + len({e.proverb for e in repeated})
+    assert result["counts"]["texts_encoded"] == distinct == 30 + 6
+    assert result["metrics"]["scopes"]["all"]["total"] == 35

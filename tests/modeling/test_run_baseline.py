@@ -53,6 +53,8 @@ def test_run_baseline_writes_the_run_as_json(tiny_model, artifacts, tmp_path, ca
     assert len(record["predictions"]) == record["metrics"]["test"]["total"]
     err = capsys.readouterr().err
     assert "training epoch 1/2" in err and f"Run {run.pk}: test accuracy" in err
+    dev = run.metrics["dev"]
+    assert f"({dev['total']} narratives, {dev['candidates']} proverbs)" in err
 
 
 def test_run_baseline_on_no_data_fails_with_a_clear_message(tiny_model):

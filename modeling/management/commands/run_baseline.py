@@ -127,6 +127,12 @@ class Command(BaseCommand):
             )
         else:
             summary = f"Run {run.pk}: test accuracy {test.get('accuracy')}, MRR {test.get('mrr')}"
+            dev = run.metrics.get("dev") or {}
+            if dev.get("total"):
+                summary += (
+                    f"; epoch {run.selected_epoch} chosen on dev accuracy {dev['accuracy']} "
+                    f"({dev['total']} narratives, {dev['candidates']} proverbs)"
+                )
         self.stderr.write(summary)
 
     def create(self, options) -> Run:
