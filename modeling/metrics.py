@@ -9,10 +9,11 @@ the narrative's favour, as the ePiC evaluation does). Accuracy is the share of r
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
+
+from annotation.quality.agreement import span_token_scores
 
 
 def gold_ranks(scores: np.ndarray, gold: Sequence[int]) -> np.ndarray:
@@ -110,22 +111,12 @@ def motif_accuracy(vectors: np.ndarray, labels: Sequence[int], *, distance: str)
 
 
 # Span alignment (ePiC Tables 8 and 9). A span is [start, end) in characters of the
-# narrative; it is scored by the narrative's word tokens (runs of letters and digits,
-# punctuation left out) that it overlaps, by position, so a repeated word counts where
-# it stands. Precision, recall and F1 are computed per span pair and averaged over the
-# pairs (each mean on its own, as the paper reports them); exact match is the share of
-# pairs whose predicted words are exactly the gold ones.
-
-WORD = r"\w+"
-
-
-def word_positions(text: str, start: int, end: int) -> set[int]:
-    """Indexes of the words of `text` that overlap the characters [start, end)."""
-    return {
-        index
-        for index, match in enumerate(re.finditer(WORD, text))
-        if match.start() < end and start < match.end()
-    }
+# narrative; it is scored by the narrative's word tokens (\w+ runs) that it overlaps, by
+# position, so a repeated word counts where it stands: annotation.quality.agreement's
+# span_token_scores, the one implementation that crowd agreement uses too. Precision,
+# recall and F1 are computed per span pair and averaged over the pairs (each mean on its
+# own, as the paper reports them); exact match is the share of pairs whose predicted words
+# are exactly the gold ones.
 
 
 def span_scores(text: str, predicted: tuple[int, int], gold: tuple[int, int]) -> dict:
@@ -133,16 +124,7 @@ def span_scores(text: str, predicted: tuple[int, int], gold: tuple[int, int]) ->
 
     Two spans without words agree (1.0); one empty side against words scores 0.
     """
-    guess = word_positions(text, *predicted)
-    truth = word_positions(text, *gold)
-    if not guess or not truth:
-        same = float(guess == truth)
-        return {"precision": same, "recall": same, "f1": same, "exact": same}
-    common = len(guess & truth)
-    precision = common / len(guess)
-    recall = common / len(truth)
-    f1 = 2 * precision * recall / (precision + recall) if common else 0.0
-    return {"precision": precision, "recall": recall, "f1": f1, "exact": float(guess == truth)}
+    return span_token_scores([predicted], [gold], text)
 
 
 SPAN_MEASURES = ("precision", "recall", "f1", "exact")
