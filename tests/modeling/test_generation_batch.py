@@ -244,7 +244,7 @@ def test_run_baseline_generation_writes_its_json(tiny_model, artifacts, tmp_path
 
 
 def test_the_progress_line_shows_the_dev_loss_of_a_generation_run():
-    from modeling.admin import progress_line
+    from modeling.display import progress_line
 
     run = Run(
         status=Run.Status.RUNNING,
