@@ -175,8 +175,8 @@ def result_rows(run: Run) -> list[dict]:
 
 
 def generation_row(run: Run, common: dict) -> dict:
-    """A generation run's line (ePiC Table 11): BLEU, ROUGE-L and keyword recall on test at
-    the epoch of lowest dev loss."""
+    """A generation run's line (ePiC Table 11): BLEU, ROUGE-L and keyword recall (surface
+    forms, the paper's figure; and on lemmas) on test at the epoch of lowest dev loss."""
     metrics = run.metrics or {}
     test = metrics.get("test") or {}
     bleu, recall = test.get("bleu"), test.get("keyword_recall")
@@ -186,6 +186,7 @@ def generation_row(run: Run, common: dict) -> dict:
         "bleu": "—" if bleu is None else f"{bleu:.2f}",
         "rouge_l": _decimal(test.get("rouge_l")),
         "keyword_recall": _percent(recall),
+        "keyword_recall_lemmas": _percent(test.get("keyword_recall_lemmas")),
         "total": test.get("total", 0),
         "without_keywords": (run.environment.get("counts") or {}).get("without_keywords", 0),
         "dev_loss": _decimal((metrics.get("dev") or {}).get("loss")),

@@ -89,7 +89,7 @@ def test_a_generation_run_launched_from_the_admin_stores_and_shows_its_results(
     assert response.status_code == 302 and run.status == "succeeded", run.error
     assert run.hyperparameters["num_beams"] == 2 and run.hyperparameters["max_new_tokens"] == 6
     test = run.metrics["test"]
-    assert set(test) == {"bleu", "rouge_l", "keyword_recall", "total"}
+    assert set(test) == {"bleu", "rouge_l", "keyword_recall", "keyword_recall_lemmas", "total"}
     assert len(run.predictions) == test["total"] == run.environment["counts"]["test"]
     assert {"reference", "generated", "keywords", "proverb"} <= set(run.predictions[0])
     assert (artifacts / f"run-{run.pk}" / "config.json").is_file()
