@@ -36,7 +36,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from modeling.encoders import Encoder, autocast
+from annotation.encoder import Encoder, autocast
 from modeling.examples import SnapshotError
 from modeling.hyperparameters import Hyperparameters
 from modeling.metrics import span_metrics, span_scores

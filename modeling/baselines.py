@@ -39,7 +39,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from modeling.encoders import Encoder, autocast, device_default
+from annotation.encoder import Encoder, autocast, device_default
 from modeling.examples import Example, Parts, SnapshotError, proverbs_of, split_parts
 from modeling.hyperparameters import TASKS, TRAINABLE, Cancelled, Hyperparameters
 from modeling.metrics import MOTIF_DISTANCES, motif_accuracy, ranking_metrics, softmax

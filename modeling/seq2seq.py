@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from modeling.encoders import LOAD_DTYPE, ModelNotFound, autocast, loading, resolve_model
+from annotation.encoder import LOAD_DTYPE, ModelNotFound, autocast, loading, resolve_model
 from modeling.examples import Example
 from modeling.generation import generation_metrics, generation_parts, keywords_found, source_text
 from modeling.hyperparameters import Hyperparameters

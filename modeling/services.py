@@ -295,8 +295,8 @@ def _execute(run: Run, echo) -> Run:
         except ValueError as error:
             return _finish(run, status=Run.Status.FAILED, error=str(error))
     # torch and the models load in the process that runs the baseline, never in a web process.
+    from annotation.encoder import ModelNotFound
     from modeling.baselines import run_task
-    from modeling.encoders import ModelNotFound
 
     folder = artifact_folder(run) if run.task in TRAINABLE else None
     try:

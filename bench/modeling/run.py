@@ -4,7 +4,7 @@ Run from the repository root: `python bench/modeling/run.py [--epic FILE] [--tex
 Prints figures; it is not a test.
 
 1. Embedding: the same N seeded texts (20-150 words) encoded in the same run by
-   sentence-transformers' `encode` (fp32, batch 64), by modeling.encoders.Encoder in
+   sentence-transformers' `encode` (fp32, batch 64), by annotation.encoder.Encoder in
    fp32 and with bf16 autocast on CPU; texts per second and the ratio to
    sentence-transformers (target: at least 1.5x on this machine's CPU).
 2. Retrieval accuracy of fp32 and bf16 on a labelled set (target: within 0.5
@@ -33,8 +33,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
+from annotation.encoder import Encoder, resolve_model  # noqa: E402
 from modeling.baselines import run_task  # noqa: E402
-from modeling.encoders import Encoder, resolve_model  # noqa: E402
 from modeling.examples import Example  # noqa: E402
 from modeling.hyperparameters import Hyperparameters  # noqa: E402
 from modeling.metrics import ranking_metrics  # noqa: E402

@@ -81,7 +81,7 @@ def test_fine_tuned_run_reports_test_at_the_epoch_chosen_on_dev(
 
 
 def test_trained_model_is_saved_and_loads_again(tiny_model, tmp_path):
-    from modeling.encoders import Encoder
+    from annotation.encoder import Encoder
 
     run_task(
         task="classifier",

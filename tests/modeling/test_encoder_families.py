@@ -6,8 +6,8 @@ WordPiece with <s>/</s> and none)."""
 import pytest
 import torch
 
+from annotation.encoder import Encoder, ModelNotFound
 from modeling.baselines import Hyperparameters, run_task
-from modeling.encoders import Encoder, ModelNotFound
 from modeling.seq2seq import Seq2Seq
 from modeling.spans import pipeline_combine
 from tests.modeling.conftest import FAMILIES, aligned_examples, tiny_family_folder

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
+from annotation.encoder import ModelNotFound
 from modeling.baselines import Cancelled, Hyperparameters, Reporter, run_task
-from modeling.encoders import ModelNotFound
 from modeling.examples import Example, SnapshotError
 from modeling.generation import (
     corpus_bleu,
