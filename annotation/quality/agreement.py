@@ -291,7 +291,7 @@ def span_token_scores(
 ) -> dict[str, float]:
     """:func:`span_token_prf`'s precision, recall and F1, and ``exact``: 1.0 when both sides
     cover the same tokens, else 0.0. The one implementation of span scores: agreement
-    here, and the span baselines' figures (modeling.metrics.span_scores)."""
+    here, and the span baselines' figures (modeling.training.metrics.span_scores)."""
     tokens = simple_token_spans(text)
     covered = _covered_tokens(predicted, tokens, len(text))
     truth = _covered_tokens(reference, tokens, len(text))

@@ -21,8 +21,8 @@ from rest_framework.authtoken.models import Token
 from annotation.models import Narrative
 from crowd.assignments import assignment_reserve_next, assignment_submit
 from modeling.models import Run
-from modeling.selectors import run_is_dead
-from modeling.services import run_cancel, run_create, run_relaunch
+from modeling.runs.selectors import run_is_dead
+from modeling.runs.services import run_cancel, run_create, run_relaunch
 from tests.conftest import free_loopback_port
 from tests.factories import (
     BIRDS,
@@ -220,7 +220,7 @@ def test_a_run_created_with_the_broker_down_is_sent_again_and_executed_once(redi
     down = f"redis://127.0.0.1:{free_loopback_port()}/0"
     # A separate process with the production settings and a broker that is down.
     script = (
-        "import django; django.setup(); from modeling.services import run_create; "
+        "import django; django.setup(); from modeling.runs.services import run_create; "
         f"print(run_create(task='biencoder', model_name={model!r}, "
         f"hyperparameters={TINY_HYPERPARAMETERS!r}).pk)"
     )

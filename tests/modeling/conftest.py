@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from modeling.examples import Example
+from modeling.training.examples import Example
 
 WORDS = (
     "the",

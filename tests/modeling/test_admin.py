@@ -4,7 +4,7 @@ import pytest
 
 from crowd.models import Batch
 from modeling.models import Run
-from modeling.services import run_create
+from modeling.runs.services import run_create
 from tests.factories import split_dataset_create
 from tests.modeling.conftest import TINY_HYPERPARAMETERS
 
@@ -89,7 +89,7 @@ def test_cancel_button_cancels_a_queued_run(client, researcher, tiny_model):
 def test_choose_batch_from_a_run_opens_its_agreement_page(
     client, researcher, tiny_model, artifacts
 ):
-    from modeling.services import run_execute
+    from modeling.runs.services import run_execute
 
     split_dataset_create()
     run = run_create(
@@ -125,7 +125,7 @@ def test_anonymous_users_are_sent_to_the_login(client):
 
 
 def test_dataset_text_is_escaped_on_the_run_page(client, researcher, tiny_model, artifacts):
-    from modeling.services import run_execute
+    from modeling.runs.services import run_execute
 
     stories = {
         "Look before you leap": [f"<script>alert({n})</script> a jump story" for n in range(4)],

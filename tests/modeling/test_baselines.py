@@ -4,14 +4,14 @@ import random
 
 import pytest
 
-from modeling.baselines import (
+from modeling.training.baselines import (
     Cancelled,
     Hyperparameters,
     Reporter,
     distinct_proverb_batches,
     run_task,
 )
-from modeling.examples import Example, SnapshotError
+from modeling.training.examples import Example, SnapshotError
 from tests.factories import STORIES
 from tests.modeling.conftest import WORDS, aligned_examples
 

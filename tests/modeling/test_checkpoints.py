@@ -10,7 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.encoder import Encoder
-from modeling.checkpoints import MPNET
+from modeling.training.checkpoints import MPNET
 from tests.modeling.conftest import tiny_family_folder
 
 

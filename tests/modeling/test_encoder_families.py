@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from annotation.encoder import Encoder, ModelNotFound
-from modeling.baselines import Hyperparameters, run_task
-from modeling.seq2seq import Seq2Seq
-from modeling.spans import pipeline_combine
+from modeling.training.baselines import Hyperparameters, run_task
+from modeling.training.seq2seq import Seq2Seq
+from modeling.training.spans import pipeline_combine
 from tests.modeling.conftest import FAMILIES, aligned_examples, tiny_family_folder
 from tests.modeling.test_baselines import keyed_examples
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from modeling.examples import Example, SnapshotError, content_hash, split_parts
+from modeling.training.examples import Example, SnapshotError, content_hash, split_parts
 
 
 def examples(proverbs: int = 10, per_proverb: int = 5) -> list[Example]:

@@ -7,9 +7,9 @@ import random
 import pytest
 
 from annotation.encoder import ModelNotFound
-from modeling.baselines import Cancelled, Hyperparameters, Reporter, run_task
-from modeling.examples import Example, SnapshotError
-from modeling.generation import (
+from modeling.training.baselines import Cancelled, Hyperparameters, Reporter, run_task
+from modeling.training.examples import Example, SnapshotError
+from modeling.training.generation import (
     corpus_bleu,
     generation_metrics,
     generation_parts,
@@ -18,7 +18,7 @@ from modeling.generation import (
     rouge_l,
     source_text,
 )
-from modeling.seq2seq import Seq2Seq, spacy_lemmatizer
+from modeling.training.seq2seq import Seq2Seq, spacy_lemmatizer
 from tests.modeling.conftest import WORDS
 
 

@@ -15,11 +15,11 @@ from annotation.task_types.distractors import get_source
 from crowd.assignments import assignment_reserve_next, assignment_submit
 from crowd.batches import batch_publish
 from crowd.models import Batch
-from modeling.examples import SnapshotError
-from modeling.generation_batch import generation_label, rate_batch_from_run
 from modeling.models import Run
-from modeling.services import run_create
-from modeling.snapshots import snapshot_freeze
+from modeling.runs.generation_batch import generation_label, rate_batch_from_run
+from modeling.runs.services import run_create
+from modeling.runs.snapshots import snapshot_freeze
+from modeling.training.examples import SnapshotError
 from tests.factories import invite_path, split_dataset_create, worker_create
 
 pytestmark = pytest.mark.django_db
@@ -244,7 +244,7 @@ def test_run_baseline_generation_writes_its_json(tiny_model, artifacts, tmp_path
 
 
 def test_the_progress_line_shows_the_dev_loss_of_a_generation_run():
-    from modeling.display import progress_line
+    from modeling.admin.display import progress_line
 
     run = Run(
         status=Run.Status.RUNNING,

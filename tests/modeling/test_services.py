@@ -5,12 +5,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Narrative, SpanPair
-from modeling import services
-from modeling.examples import SnapshotError
 from modeling.models import Run, Snapshot
-from modeling.selectors import runs_to_resend
-from modeling.services import run_cancel, run_create, run_execute
-from modeling.snapshots import snapshot_examples, snapshot_freeze
+from modeling.runs import services
+from modeling.runs.selectors import runs_to_resend
+from modeling.runs.services import run_cancel, run_create, run_execute
+from modeling.runs.snapshots import snapshot_examples, snapshot_freeze
+from modeling.training.examples import SnapshotError
 from tests.factories import (
     alignment_create,
     narrative_create,

@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from modeling.hyperparameters import Hyperparameters
-from modeling.training import optimizer_schedule
+from modeling.training.hyperparameters import Hyperparameters
+from modeling.training.loop import optimizer_schedule
 
 
 def rates(optimizer, scheduler, steps: int) -> list[list[float]]:

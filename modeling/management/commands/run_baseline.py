@@ -8,18 +8,18 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from modeling.hyperparameters import (
+from modeling.models import Run
+from modeling.runs.pipeline import pipeline_create
+from modeling.runs.selectors import SPAN_TASKS, run_record
+from modeling.runs.services import run_create, run_execute
+from modeling.training.hyperparameters import (
     GENERATION_FIELDS,
     SCHEDULES,
     TASKS,
     TRAINING_FIELDS,
     Hyperparameters,
 )
-from modeling.metrics import SPAN_MEASURES
-from modeling.models import Run
-from modeling.pipeline import pipeline_create
-from modeling.selectors import SPAN_TASKS, run_record
-from modeling.services import run_create, run_execute
+from modeling.training.metrics import SPAN_MEASURES
 
 
 class ProgressBar:

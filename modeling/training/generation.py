@@ -1,7 +1,7 @@
 """Narrative generation from a proverb and keywords (ePiC Table 11): inputs, parts, metrics.
 
 No Django and no torch (the web process checks a snapshot with it; training and
-decoding are in modeling.seq2seq). A model reads "proverb [SEP] keyword, keyword,
+decoding are in modeling.training.seq2seq). A model reads "proverb [SEP] keyword, keyword,
 ..." (the narrative's verbs, then its named entities, as extracted on approval)
 and writes the narrative. Narratives without keywords are left out and counted.
 
@@ -11,7 +11,7 @@ share of all input keywords found in the generated text, case-insensitive, on
 word boundaries). That figure, `keyword_recall`, is on surface forms: the verbs are
 stored as lemmas, so "ran" does not count for "run". `keyword_recall_lemmas` counts a
 keyword whose lemmas occur in a row among the generated text's lemmas (given a
-lemmatizer; spaCy's in modeling.seq2seq), which credits inflected verbs.
+lemmatizer; spaCy's in modeling.training.seq2seq), which credits inflected verbs.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from modeling.examples import Example, Parts, SnapshotError, split_parts
+from modeling.training.examples import Example, Parts, SnapshotError, split_parts
 
 SEPARATOR = " [SEP] "
 

@@ -7,21 +7,22 @@ from __future__ import annotations
 import itertools
 
 from modeling.models import Run
-from modeling.selectors import SPAN_TASKS
+from modeling.runs.selectors import SPAN_TASKS
 
 
 def curves_of(runs: list[Run]) -> str:
     """Learning curves of runs that have epochs: loss for generation, span F1 for alignment,
     else accuracy."""
-    from modeling import plots  # matplotlib: loaded by the pages that draw
+    # matplotlib: loaded by the pages that draw
+    from modeling.admin.plots import learning_curves, loss_curves
 
     drawn = [curve_of(run) for run in runs if run.epochs]
     if not drawn:
         return ""
     if all(run.task == "generation" for run in runs):
-        return plots.loss_curves(drawn)
+        return loss_curves(drawn)
     measure = "f1" if all(run.task in SPAN_TASKS for run in runs) else "accuracy"
-    return plots.learning_curves(drawn, measure=measure)
+    return learning_curves(drawn, measure=measure)
 
 
 def progress_line(run: Run) -> str:

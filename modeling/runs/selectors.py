@@ -9,8 +9,8 @@ from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from modeling.hyperparameters import TASKS
 from modeling.models import Run
+from modeling.training.hyperparameters import TASKS
 
 HEARTBEAT_MISSES = 3  # heartbeats missed in a row: the run's process is dead
 

@@ -13,16 +13,16 @@ device). Tasks:
 * ``classifier`` (Table 7, seen): a head over the seen proverbs whose rows start
   from the proverbs' own embeddings, trained with the encoder.
 * ``alignment`` (Table 8): the narrative span aligned with a proverb span, a start/end
-  head over the encoder's tokens (modeling.alignment).
+  head over the encoder's tokens (modeling.training.alignment).
 * ``generation`` (Table 11): a seq2seq model writes the narrative from the proverb
-  and its keywords (modeling/seq2seq.py).
+  and its keywords (modeling/training/seq2seq.py).
 
 A ``pipeline`` run (Table 9) trains nothing: it combines a proverb run's and an
-alignment run's stored predictions (modeling.pipeline).
+alignment run's stored predictions (modeling.runs.pipeline).
 
 Every proverb run also scores similar motifs on its test narratives (Table 13, `_motifs`).
 
-The epoch is chosen on the dev slice (modeling.examples); test is reported at that
+The epoch is chosen on the dev slice (modeling.training.examples); test is reported at that
 epoch, and the best test figure over epochs only under its own label.
 """
 
@@ -40,10 +40,9 @@ import torch
 from torch import nn
 
 from annotation.encoder import Encoder, autocast, device_default
-from modeling.examples import Example, Parts, SnapshotError, proverbs_of, split_parts
-from modeling.hyperparameters import TASKS, TRAINABLE, Cancelled, Hyperparameters
-from modeling.metrics import MOTIF_DISTANCES, motif_accuracy, ranking_metrics, softmax
-from modeling.training import (
+from modeling.training.examples import Example, Parts, SnapshotError, proverbs_of, split_parts
+from modeling.training.hyperparameters import TASKS, TRAINABLE, Cancelled, Hyperparameters
+from modeling.training.loop import (
     Clock,
     Reporter,
     Steps,
@@ -51,6 +50,7 @@ from modeling.training import (
     optimizer_schedule,
     selection,
 )
+from modeling.training.metrics import MOTIF_DISTANCES, motif_accuracy, ranking_metrics, softmax
 
 __all__ = ["Cancelled", "Hyperparameters", "Reporter", "distinct_proverb_batches", "run_task"]
 
@@ -73,13 +73,13 @@ def run_task(
     if task not in TASKS:
         raise ValueError(f"task is one of {', '.join(TASKS)}, not {task!r}")
     if task == "pipeline":
-        raise ValueError("A pipeline run combines two finished runs: see modeling.pipeline.")
+        raise ValueError("A pipeline run combines two finished runs: see modeling.runs.pipeline.")
     if task == "classifier" and setting != "seen":
         raise SnapshotError("The classifier predicts seen proverbs only: use the seen setting.")
     reporter = reporter or Reporter()
     device = device or device_default()
-    if task == "generation":  # a seq2seq model, not an Encoder (modeling/seq2seq.py)
-        from modeling.seq2seq import run_generation
+    if task == "generation":  # a seq2seq model, not an Encoder (modeling/training/seq2seq.py)
+        from modeling.training.seq2seq import run_generation
 
         return run_generation(
             list(examples),
@@ -96,7 +96,7 @@ def run_task(
     np.random.seed(seed)
     torch.manual_seed(seed)
     if task == "alignment":
-        from modeling.alignment import alignment_task
+        from modeling.training.alignment import alignment_task
 
         arguments = (examples, setting, model, hyperparameters, seed, reporter, artifact_dir)
         return alignment_task(*arguments, device)

@@ -20,16 +20,20 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from modeling.display import (
+from modeling.admin.display import (
     curves_of,
     motif_rows,
     prediction_rows,
     progress_line,
     span_prediction_rows,
 )
-from modeling.distractors import choose_batch_from_run, run_label
-from modeling.generation_batch import generated_rows, rate_batch_from_run
-from modeling.hyperparameters import (
+from modeling.models import Run, Snapshot
+from modeling.runs.distractors import choose_batch_from_run, run_label
+from modeling.runs.generation_batch import generated_rows, rate_batch_from_run
+from modeling.runs.pipeline import pipeline_create
+from modeling.runs.selectors import SPAN_TASKS, result_rows, results_tables, run_record
+from modeling.runs.services import run_cancel, run_create, run_relaunch
+from modeling.training.hyperparameters import (
     GENERATION_FIELDS,
     PROVERB_TASKS,
     SCHEDULES,
@@ -37,10 +41,6 @@ from modeling.hyperparameters import (
     TRAINING_FIELDS,
     Hyperparameters,
 )
-from modeling.models import Run, Snapshot
-from modeling.pipeline import pipeline_create
-from modeling.selectors import SPAN_TASKS, result_rows, results_tables, run_record
-from modeling.services import run_cancel, run_create, run_relaunch
 
 DEFAULTS = Hyperparameters()
 GENERATION = {"required": False, "help_text": "Generation only."}

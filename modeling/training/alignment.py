@@ -15,13 +15,13 @@ alone unless the proverb side is longer than what is left for it, which a short 
 length and a long proverb can give. A linear head gives each token a start and an end
 logit; training is cross-entropy on the gold start and end tokens over the narrative's
 tokens (the fast tokenizer's offset mapping turns the gold characters into tokens,
-`modeling.spans.token_span`). A training pair whose gold span reaches past the
+`modeling.training.spans.token_span`). A training pair whose gold span reaches past the
 truncation is skipped and counted. The prediction is the best-scoring valid span: start
 <= end, both narrative tokens, at most `span_max_tokens` tokens, mapped back to
 characters of the narrative.
 
 The epoch is chosen on dev span F1 (the aligned narratives' dev slice), test is
-reported at that epoch. Scores are the narrative's word tokens (modeling.metrics).
+reported at that epoch. Scores are the narrative's word tokens (modeling.training.metrics).
 """
 
 from __future__ import annotations
@@ -37,11 +37,11 @@ import torch
 from torch import nn
 
 from annotation.encoder import Encoder, autocast
-from modeling.examples import SnapshotError
-from modeling.hyperparameters import Hyperparameters
-from modeling.metrics import span_metrics, span_scores
-from modeling.spans import SpanItem, aligned_parts, span_items, token_span
-from modeling.training import Clock, Steps, environment, optimizer_schedule, selection
+from modeling.training.examples import SnapshotError
+from modeling.training.hyperparameters import Hyperparameters
+from modeling.training.loop import Clock, Steps, environment, optimizer_schedule, selection
+from modeling.training.metrics import span_metrics, span_scores
+from modeling.training.spans import SpanItem, aligned_parts, span_items, token_span
 
 HEAD_FILE = "span_head.pt"
 

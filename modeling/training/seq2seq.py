@@ -11,7 +11,7 @@ LM head's transform) are new, randomly initialised parameters. Trained at the
 pretrained parts' small learning rate they hardly move in a few hundred steps, while
 the pretrained self-attention learns a language model at once: the decoder writes
 the same likely text for every input. The new parameters now learn at the head's
-rate (`head_learning_rate`, with warm-up and decay, modeling.training): measured on
+rate (`head_learning_rate`, with warm-up and decay, modeling.training.loop): measured on
 a learnable synthetic set (tests/modeling/test_generation.py), keyword recall went
 from 0.17 (one rate) to 0.77 at the same steps.
 
@@ -20,7 +20,7 @@ tokens), bf16 autocast on CUDA, progress every step, cancel between steps. The
 epoch is the one with the lowest loss on the dev slice (test is never looked at
 before the end); the test narratives are then decoded (greedy, or beam search when
 num_beams > 1, with no_repeat_ngram_size) and scored by BLEU, ROUGE-L and keyword
-recall (modeling.generation).
+recall (modeling.training.generation).
 """
 
 from __future__ import annotations
@@ -37,10 +37,15 @@ import numpy as np
 import torch
 
 from annotation.encoder import LOAD_DTYPE, ModelNotFound, autocast, loading, resolve_model
-from modeling.examples import Example
-from modeling.generation import generation_metrics, generation_parts, keywords_found, source_text
-from modeling.hyperparameters import Hyperparameters
-from modeling.training import Clock, Reporter, Steps, environment, optimizer_schedule
+from modeling.training.examples import Example
+from modeling.training.generation import (
+    generation_metrics,
+    generation_parts,
+    keywords_found,
+    source_text,
+)
+from modeling.training.hyperparameters import Hyperparameters
+from modeling.training.loop import Clock, Reporter, Steps, environment, optimizer_schedule
 
 SELECTION = "lowest dev loss"
 
@@ -97,7 +102,7 @@ class Seq2Seq:
 
     def parameter_groups(self) -> tuple[list, list]:
         """The parameters the checkpoint held, and the new ones (cross-attention, the LM
-        head's transform), which learn at the head's rate (modeling.training)."""
+        head's transform), which learn at the head's rate (modeling.training.loop)."""
         named = list(self.model.named_parameters())
         held = [parameter for name, parameter in named if name not in self.new_parameters]
         new = [parameter for name, parameter in named if name in self.new_parameters]
@@ -253,7 +258,7 @@ def run_generation(
 ) -> dict:
     """Train on the narratives with keywords, choose the epoch on dev, decode and score test.
 
-    The result has the keys of modeling.baselines.run_task's. Raises SnapshotError,
+    The result has the keys of modeling.training.baselines.run_task's. Raises SnapshotError,
     ModelNotFound, Cancelled.
     """
     clock = Clock()

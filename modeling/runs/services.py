@@ -25,15 +25,15 @@ from django.conf import settings
 from django.db import DatabaseError, connections, transaction
 from django.utils import timezone
 
-from modeling.examples import SETTINGS, SnapshotError, split_parts
-from modeling.generation import generation_parts
-from modeling.hyperparameters import TASKS, TRAINABLE, Cancelled, Hyperparameters
 from modeling.models import Run
-from modeling.queueing import run_queue_on_commit, run_send
-from modeling.selectors import run_is_dead, runs_dead, runs_to_resend
-from modeling.snapshots import snapshot_examples, snapshot_freeze
-from modeling.spans import aligned_parts
-from modeling.storage import artifact_upload
+from modeling.runs.queueing import run_queue_on_commit, run_send
+from modeling.runs.selectors import run_is_dead, runs_dead, runs_to_resend
+from modeling.runs.snapshots import snapshot_examples, snapshot_freeze
+from modeling.runs.storage import artifact_upload
+from modeling.training.examples import SETTINGS, SnapshotError, split_parts
+from modeling.training.generation import generation_parts
+from modeling.training.hyperparameters import TASKS, TRAINABLE, Cancelled, Hyperparameters
+from modeling.training.spans import aligned_parts
 
 logger = logging.getLogger(__name__)
 
@@ -124,7 +124,7 @@ def run_relaunch(*, run: Run, created_by=None, queue: bool = True) -> Run:
     if not run.finished:
         raise ValueError(f"Run {run.pk} is {run.status}: only a finished run is relaunched.")
     if run.task == "pipeline":
-        from modeling.pipeline import pipeline_create, source_runs
+        from modeling.runs.pipeline import pipeline_create, source_runs
 
         proverb_run, alignment_run = source_runs(run)
         new = pipeline_create(
@@ -245,7 +245,7 @@ def _heartbeat(run: Run):
 
 
 def _reporter(run: Run, echo=None):
-    from modeling.training import Reporter
+    from modeling.training.loop import Reporter
 
     state = {"written": 0.0, "checked": 0.0, "stage": None, "stop": False}
     latest: dict = {}  # the last value of every field reported (epoch, loss, dev accuracy...)
@@ -288,7 +288,7 @@ def run_execute(*, run_id: int, echo=None) -> Run:
 
 def _execute(run: Run, echo) -> Run:
     if run.task == "pipeline":  # no model: two finished runs' predictions combined
-        from modeling.pipeline import pipeline_result
+        from modeling.runs.pipeline import pipeline_result
 
         try:
             return _finish(run, status=Run.Status.SUCCEEDED, **pipeline_result(run))
@@ -296,7 +296,7 @@ def _execute(run: Run, echo) -> Run:
             return _finish(run, status=Run.Status.FAILED, error=str(error))
     # torch and the models load in the process that runs the baseline, never in a web process.
     from annotation.encoder import ModelNotFound
-    from modeling.baselines import run_task
+    from modeling.training.baselines import run_task
 
     folder = artifact_folder(run) if run.task in TRAINABLE else None
     try:

@@ -33,7 +33,7 @@ class Hyperparameters:
     batch_size: int = 16
     learning_rate: float = 2e-5  # the parameters the checkpoint holds
     # Parameters the checkpoint does not hold: a classifier's or span model's head, a
-    # warm-started decoder's cross-attention (modeling.training).
+    # warm-started decoder's cross-attention (modeling.training.loop).
     head_learning_rate: float = 1e-3
     warmup_ratio: float = 0.1  # share of the steps with a linearly rising learning rate
     schedule: str = "linear"

@@ -1,8 +1,8 @@
 """What every trainer shares: progress and cancel callbacks, the step loop's reporting, the
 optimizer with its learning-rate schedule, epoch selection and the run's environment.
 
-No Django. The trainers (modeling.baselines, modeling.alignment, modeling.seq2seq)
-import this module; it imports none of them.
+No Django. The trainers (baselines, alignment and seq2seq in modeling.training) import
+this module; it imports none of them.
 
 Learning rates: the parameters a checkpoint already holds learn at `learning_rate`;
 those it does not (a classifier's or span model's head, a warm-started decoder's
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from modeling.hyperparameters import Cancelled, Hyperparameters
+from modeling.training.hyperparameters import Cancelled, Hyperparameters
 
 
 @dataclass
