@@ -230,3 +230,16 @@ def test_a_run_whose_message_was_lost_is_sent_again_later_each_time(tiny_model, 
     assert [r.pk for r in runs_to_resend(now + timedelta(seconds=60))] == [run.pk]
     Run.objects.filter(pk=run.pk).update(queued_at=None)
     assert runs_to_resend(now + timedelta(days=1)) == []  # never sent: not queued
+
+
+def test_runs_go_to_the_modeling_queue_and_their_watch_to_the_default_one():
+    from django.conf import settings
+
+    from config.celery_app import app
+
+    queue = {
+        name: app.amqp.router.route({}, name)["queue"].name
+        for name in ("modeling.run_execute", "modeling.runs_watch")
+    }
+    assert queue == {"modeling.run_execute": "modeling", "modeling.runs_watch": "celery"}
+    assert settings.CELERY_BEAT_SCHEDULE["watch-modeling-runs"]["task"] == "modeling.runs_watch"
