@@ -7,6 +7,9 @@ class ModelingConfig(AppConfig):
 
     def ready(self) -> None:
         from annotation.task_types.distractors import register_source_family
-        from modeling.distractors import MODEL_SOURCES
+        from modeling.runs.distractors import MODEL_SOURCES
 
         register_source_family(MODEL_SOURCES)
+        # Registers the tasks with Celery in every process: the services queue runs by
+        # the task's name (modeling.runs.queueing), never importing this module.
+        import modeling.tasks  # noqa: F401

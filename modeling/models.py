@@ -64,9 +64,21 @@ class Run(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # A queued run's last send to the broker; beat sends it again when it is still queued
+    # long after (its message lost), waiting twice as long after each send.
+    queued_at = models.DateTimeField(null=True, blank=True)
+    sends = models.PositiveIntegerField(default=0)
+    # A running run's process writes its heartbeat every PARABLE_MODELING_HEARTBEAT_SECONDS;
+    # one silent for three of those is dead (killed, out of memory, its machine lost).
+    worker = models.CharField(max_length=200, blank=True, help_text="host:pid running it")
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    relaunch_of = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="relaunches"
+    )
 
     class Meta:
         ordering = ["-id"]
+        indexes = [models.Index(fields=["status", "queued_at"], name="modeling_run_waiting")]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(status__in=RUN_STATUSES),

@@ -1,7 +1,7 @@
 #!/usr/bin/env sh
-# Roles: web (migrate, then gunicorn), migrate (migrate only), worker (Celery worker),
-# beat (Celery beat), or any command. PARABLE_WEB_MIGRATE=false: web leaves migrating to
-# the migrate role (several web containers must not migrate at once).
+# Roles: web (migrate, then gunicorn), migrate (migrate only), worker [QUEUES [ARGS]]
+# (Celery worker), beat (Celery beat), or any command. PARABLE_WEB_MIGRATE=false: web
+# leaves migrating to the migrate role (several web containers must not migrate at once).
 set -eu
 case "${1:-web}" in
   web)
@@ -16,7 +16,12 @@ case "${1:-web}" in
     exec python manage.py bootstrap --no-demo
     ;;
   worker)
-    exec celery -A config worker -Q "${CELERY_QUEUES:-celery,modeling}" --loglevel="${LOG_LEVEL:-INFO}"
+    # The queues: the second argument, else CELERY_QUEUES, else both (the modeling queue's
+    # runs then share the CPU with the default queue's tasks); further arguments go to
+    # the worker (--concurrency=1).
+    queues="${2:-${CELERY_QUEUES:-celery,modeling}}"
+    shift $(( $# < 2 ? $# : 2 ))
+    exec celery -A config worker -Q "$queues" --loglevel="${LOG_LEVEL:-INFO}" "$@"
     ;;
   beat)
     exec celery -A config beat --loglevel="${LOG_LEVEL:-INFO}" --schedule /var/lib/parable/celerybeat-schedule

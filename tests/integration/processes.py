@@ -35,6 +35,11 @@ def _environment(broker_url: str, extra: dict[str, str] | None) -> dict[str, str
     }
 
 
+def process_environment(broker_url: str, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a child Django process on the test database and `broker_url`."""
+    return _environment(broker_url, extra)
+
+
 def process_stop(process: subprocess.Popen) -> None:
     """Terminate a child process (if it still runs) and reap it; kill it after 30 s."""
     if process.poll() is None:

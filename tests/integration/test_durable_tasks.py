@@ -1,12 +1,16 @@
 """Background work survives crashes and outages, with real processes on PostgreSQL and Redis:
 a Celery pool process killed mid-task, a whole worker killed, a broker down at approval;
-and the one task that fills many narratives' keywords, run by a real worker."""
+the one task that fills many narratives' keywords, run by a real worker; and the same for
+modeling runs (a run's worker killed mid-training, a run created with the broker down)."""
 
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 
 import psycopg
 import pytest
@@ -17,22 +21,29 @@ from rest_framework.authtoken.models import Token
 
 from annotation.models import Narrative
 from crowd.assignments import assignment_reserve_next, assignment_submit
+from modeling.models import Run
+from modeling.runs.selectors import run_is_dead
+from modeling.runs.services import run_cancel, run_create, run_relaunch
 from tests.conftest import free_loopback_port
 from tests.factories import (
     BIRDS,
     BIRDS_STORY,
     narrative_create,
     proverb_create,
+    split_dataset_create,
     worker_create,
     write_batch_create,
 )
 from tests.integration.processes import (
+    ROOT,
     celery_worker,
     child_pids,
     database_url,
     gunicorn_server,
+    process_environment,
     wait_until,
 )
+from tests.modeling.conftest import TINY_HYPERPARAMETERS, tiny_model_folder
 
 pytestmark = pytest.mark.django_db(transaction=True)
 STORY = "When Maria moved to Chicago in March, she joined a choir and sang every Friday."
@@ -171,3 +182,104 @@ def test_one_worker_task_fills_the_keywords_of_many_imported_narratives(redis_ur
         assert client.send_task("annotation.narratives_keywords_fill", [ids]).get(timeout=120) == 3
         assert all(_keywords_done(pk) for pk in ids)
         assert client.send_task("annotation.narratives_keywords_fill", [ids]).get(timeout=120) == 0
+
+
+# The modeling queue: a run's worker killed mid-training, a run created with the broker down.
+
+RUN_ENV = {"PARABLE_MODELING_HEARTBEAT_SECONDS": "0.5", "PARABLE_BACKGROUND_GRACE_SECONDS": "0"}
+
+
+def _training(run_id: int) -> bool:
+    return Run.objects.get(pk=run_id).progress.get("stage") == "training"
+
+
+def _send(redis_url: str, name: str, *args):
+    return Celery(broker=redis_url, backend=redis_url).send_task(
+        name, args=list(args), queue="celery" if name == "modeling.runs_watch" else "modeling"
+    )
+
+
+@contextmanager
+def _training_run(redis_url: str, tmp_path, queues: str):
+    """A run training in a prefork worker taking `queues`: yields the run and the worker."""
+    split_dataset_create()
+    run = run_create(
+        task="biencoder",
+        model_name=tiny_model_folder(tmp_path / "tiny"),
+        # An epoch of the tiny model takes milliseconds: enough epochs to be killed mid-run.
+        hyperparameters={**TINY_HYPERPARAMETERS, "epochs": 100_000},
+        queue=False,
+    )
+    env = {**RUN_ENV, "PARABLE_MODELING_ARTIFACTS": str(tmp_path / "models")}
+    with celery_worker(redis_url, pool="prefork", queues=queues, env=env) as worker:
+        _send(redis_url, "modeling.run_execute", run.pk)
+        wait_until(lambda: _training(run.pk), timeout=120, what="the run to train")
+        yield run, worker
+
+
+def test_a_run_whose_pool_process_is_killed_is_failed_and_relaunched(redis_url, settings, tmp_path):
+    settings.PARABLE_MODELING_HEARTBEAT_SECONDS = 0.5
+    with _training_run(redis_url, tmp_path, "modeling,celery") as (run, worker):
+        [child] = child_pids(worker.pid)
+        os.kill(child, signal.SIGKILL)  # its message goes back to the queue, redelivered
+        wait_until(lambda: run_is_dead(Run.objects.get(pk=run.pk)), timeout=60, what="a silent run")
+        _send(redis_url, "modeling.runs_watch").get(timeout=120)
+        run.refresh_from_db()
+        assert run.status == "failed" and "stopped answering" in run.error, run.error
+        assert run.worker.endswith(f":{child}")
+        relaunched = run_relaunch(run=run, queue=False)
+        _send(redis_url, "modeling.run_execute", relaunched.pk)
+        wait_until(lambda: _training(relaunched.pk), timeout=120, what="the relaunch to train")
+        run_cancel(run=relaunched)  # alive: it stops at its next step
+        wait_until(
+            lambda: Run.objects.get(pk=relaunched.pk).status == "cancelled",
+            timeout=120,
+            what="the relaunch to stop",
+        )
+    assert Run.objects.get(pk=run.pk).status == "failed"
+
+
+def test_a_run_whose_whole_worker_is_killed_is_cancelled_at_once(redis_url, settings, tmp_path):
+    settings.PARABLE_MODELING_HEARTBEAT_SECONDS = 0.5
+    with _training_run(redis_url, tmp_path, "modeling") as (run, worker):
+        for pid in (*child_pids(worker.pid), worker.pid):
+            os.kill(pid, signal.SIGKILL)
+        worker.wait(timeout=30)
+    assert Run.objects.get(pk=run.pk).status == "running"  # nobody is left to say otherwise
+    wait_until(lambda: run_is_dead(Run.objects.get(pk=run.pk)), timeout=60, what="silence")
+    run_cancel(run=Run.objects.get(pk=run.pk))
+    run.refresh_from_db()
+    assert run.status == "cancelled" and "stopped answering" in run.error
+
+
+def test_a_run_created_with_the_broker_down_is_sent_again_and_executed_once(redis_url, tmp_path):
+    split_dataset_create()
+    model = tiny_model_folder(tmp_path / "tiny")
+    down = f"redis://127.0.0.1:{free_loopback_port()}/0"
+    # A separate process with the production settings and a broker that is down.
+    script = (
+        "import django; django.setup(); from modeling.runs.services import run_create; "
+        f"print(run_create(task='biencoder', model_name={model!r}, "
+        f"hyperparameters={TINY_HYPERPARAMETERS!r}).pk)"
+    )
+    created = subprocess.run(
+        [sys.executable, "-c", script],
+        env=process_environment(down),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert created.returncode == 0, created.stderr
+    run = Run.objects.get(pk=int(created.stdout.split()[-1]))
+    assert run.status == "queued" and run.sends == 1 and run.queued_at is not None
+    env = {**RUN_ENV, "PARABLE_MODELING_ARTIFACTS": str(tmp_path / "models")}
+    with celery_worker(redis_url, queues="modeling,celery", env=env):
+        assert _send(redis_url, "modeling.runs_watch").get(timeout=120) == {"failed": 0, "sent": 1}
+        duplicates = [_send(redis_url, "modeling.run_execute", run.pk) for _ in range(3)]
+        assert {result.get(timeout=300) for result in duplicates} == {"succeeded"}
+    run.refresh_from_db()
+    assert run.status == "succeeded" and run.sends == 2
+    started = run.started_at
+    assert len(run.epochs) == TINY_HYPERPARAMETERS["epochs"]  # one execution's epochs
+    assert Run.objects.get(pk=run.pk).started_at == started

@@ -4,7 +4,7 @@ import pytest
 from celery import Celery
 
 from modeling.models import Run
-from modeling.services import run_cancel, run_create
+from modeling.runs.services import run_cancel, run_create
 from tests.factories import split_dataset_create
 from tests.integration.processes import celery_worker, wait_until
 from tests.modeling.conftest import TINY_HYPERPARAMETERS, tiny_model_folder

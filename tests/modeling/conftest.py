@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from modeling.examples import Example
+from modeling.training.examples import Example
 
 WORDS = (
     "the",
@@ -92,6 +92,127 @@ def tiny_model_folder(folder) -> str:
     BertModel(config).save_pretrained(folder)
     fast.save_pretrained(folder)
     return str(folder)
+
+
+def _byte_level_bpe(folder) -> str:
+    """A RoBERTa tokenizer (byte-level BPE, <s> </s> specials, no token type ids) whose
+    merges make each of WORDS one token, with or without its leading space."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors
+    from transformers import RobertaTokenizerFast
+
+    specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+    vocab = {token: number for number, token in enumerate(specials)}
+    for symbol in pre_tokenizers.ByteLevel.alphabet():
+        vocab.setdefault(symbol, len(vocab))
+    merges = []
+    # Longest words first, so that a shorter word inside a longer one ("the" in "gathers")
+    # does not break it; the merges with the leading space (Ġ) last.
+    for word in sorted(WORDS, key=lambda w: (-len(w), w)):
+        for end in range(2, len(word) + 1):
+            if word[:end] not in vocab:
+                merges.append((word[: end - 1], word[end - 1]))
+                vocab[word[:end]] = len(vocab)
+    for word in WORDS:
+        merges.append(("\u0120", word))
+        vocab[f"\u0120{word}"] = len(vocab)
+    tokenizer = Tokenizer(models.BPE(vocab=vocab, merges=merges, unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    tokenizer.post_processor = processors.RobertaProcessing(
+        ("</s>", vocab["</s>"]), ("<s>", vocab["<s>"]), add_prefix_space=False, trim_offsets=True
+    )
+    fast = RobertaTokenizerFast(
+        tokenizer_object=tokenizer,
+        bos_token="<s>",
+        eos_token="</s>",
+        sep_token="</s>",
+        cls_token="<s>",
+        unk_token="<unk>",
+        pad_token="<pad>",
+        mask_token="<mask>",
+    )
+    fast.save_pretrained(folder)
+    return fast
+
+
+def _mpnet_wordpiece(folder):
+    """An MPNet tokenizer: the tiny WordPiece vocabulary with MPNet's specials and pair
+    template (<s> A </s></s> B </s>), no token type ids."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+    from transformers import MPNetTokenizerFast
+
+    vocabulary = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "<mask>": 4}
+    for token in tiny_vocabulary():
+        if not token.startswith("["):
+            vocabulary[token] = len(vocabulary)
+    tokenizer = Tokenizer(models.WordPiece(vocab=vocabulary, unk_token="<unk>"))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="<s> $A </s>",
+        pair="<s> $A </s> </s> $B </s>",
+        special_tokens=[("<s>", 0), ("</s>", 2)],
+    )
+    fast = MPNetTokenizerFast(
+        tokenizer_object=tokenizer,
+        bos_token="<s>",
+        eos_token="</s>",
+        sep_token="</s>",
+        cls_token="<s>",
+        unk_token="<unk>",
+        pad_token="<pad>",
+        mask_token="<mask>",
+    )
+    fast.model_input_names = ["input_ids", "attention_mask"]
+    fast.save_pretrained(folder)
+    return fast
+
+
+FAMILIES = ("bert", "roberta", "mpnet")
+
+
+def tiny_family_folder(folder, family: str) -> str:
+    """A randomly initialised two-layer model of `family` (BERT, RoBERTa or MPNet) built
+    from its config, with a tokenizer of that family, saved to `folder`."""
+    import torch
+    from transformers import MPNetConfig, MPNetModel, RobertaConfig, RobertaModel
+
+    if family == "bert":
+        return tiny_model_folder(folder)
+    sizes = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2}
+    sizes["intermediate_size"] = 64
+    torch.manual_seed(0)
+    if family == "roberta":
+        fast = _byte_level_bpe(folder)
+        config = RobertaConfig(
+            vocab_size=len(fast), max_position_embeddings=130, pad_token_id=1, **sizes
+        )
+        RobertaModel(config).save_pretrained(folder)
+    else:
+        fast = _mpnet_wordpiece(folder)
+        config = MPNetConfig(
+            vocab_size=len(fast), max_position_embeddings=130, pad_token_id=1, **sizes
+        )
+        MPNetModel(config).save_pretrained(folder)
+    return str(folder)
+
+
+@pytest.fixture(scope="session", params=FAMILIES)
+def family_model(request, tmp_path_factory) -> str:
+    """A tiny model of each encoder family in turn."""
+    return tiny_family_folder(tmp_path_factory.mktemp(f"tiny-{request.param}"), request.param)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_torch_thread():
+    """One thread per test process: the tiny models gain nothing from more, and the
+    machine's cores are shared."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="session")

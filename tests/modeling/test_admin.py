@@ -4,7 +4,7 @@ import pytest
 
 from crowd.models import Batch
 from modeling.models import Run
-from modeling.services import run_create
+from modeling.runs.services import run_create
 from tests.factories import split_dataset_create
 from tests.modeling.conftest import TINY_HYPERPARAMETERS
 
@@ -56,6 +56,18 @@ def test_launched_run_shows_results_curves_and_predictions(
     assert download.json()["metrics"]["test"] == run.metrics["test"]
 
 
+def test_launch_form_takes_the_head_rate_schedule_and_scale(client, researcher, tiny_model):
+    split_dataset_create()
+    client.force_login(researcher)
+    page = client.get("/admin/modeling/run/add/").content.decode()
+    assert 'name="head_learning_rate"' in page and 'name="schedule"' in page
+    fields = {"head_learning_rate": 3e-3, "warmup_ratio": 0.05, "schedule": "constant"}
+    launch(client, tiny_model, task="classifier", scale=12, **fields)
+    stored = Run.objects.get().hyperparameters
+    assert {key: stored[key] for key in fields} == fields and stored["scale"] == 12
+    assert stored["learning_rate"] == 2e-5
+
+
 def test_too_small_data_is_refused_on_the_form(client, researcher, tiny_model):
     client.force_login(researcher)
     response = launch(client, tiny_model)
@@ -77,7 +89,7 @@ def test_cancel_button_cancels_a_queued_run(client, researcher, tiny_model):
 def test_choose_batch_from_a_run_opens_its_agreement_page(
     client, researcher, tiny_model, artifacts
 ):
-    from modeling.services import run_execute
+    from modeling.runs.services import run_execute
 
     split_dataset_create()
     run = run_create(
@@ -113,7 +125,7 @@ def test_anonymous_users_are_sent_to_the_login(client):
 
 
 def test_dataset_text_is_escaped_on_the_run_page(client, researcher, tiny_model, artifacts):
-    from modeling.services import run_execute
+    from modeling.runs.services import run_execute
 
     stories = {
         "Look before you leap": [f"<script>alert({n})</script> a jump story" for n in range(4)],
@@ -133,3 +145,32 @@ def test_admin_index_links_the_baseline_results(client, researcher):
     page = client.get("/admin/").content.decode()
     assert 'href="/admin/modeling/run/results/"' in page
     assert client.get("/admin/modeling/run/results/").status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_no_broker_a_launch_answers_at_once_and_the_run_trains_behind(
+    client, researcher, tiny_model, artifacts, settings
+):
+    import threading
+
+    from tests.integration.processes import wait_until
+
+    settings.PARABLE_MODELING_WITHOUT_BROKER = "thread"
+    split_dataset_create()
+    client.force_login(researcher)
+    # An epoch of the tiny model takes milliseconds: a run this long cannot end in the request.
+    response = launch(client, tiny_model, epochs=100)
+    run = Run.objects.get()
+    assert response.status_code == 302 and run.status in ("queued", "running")
+    [thread] = [t for t in threading.enumerate() if t.name == f"run-{run.pk}"]
+    wait_until(
+        lambda: Run.objects.get(pk=run.pk).progress.get("stage") == "training",
+        timeout=120,
+        what="the run to train",
+    )
+    page = client.get(f"/admin/modeling/run/{run.pk}/change/").content.decode()
+    assert 'http-equiv="refresh"' in page and "/100 · " in page  # live: epoch n/100
+    client.post(f"/admin/modeling/run/{run.pk}/cancel/")
+    thread.join(timeout=120)
+    run.refresh_from_db()
+    assert run.status == "cancelled" and run.error.startswith("Cancelled at epoch")

@@ -4,10 +4,10 @@ Python: span mapping, span choice, a tiny model trained end to end, refusals."""
 import pytest
 import torch
 
-from modeling.alignment import best_spans, encode, load_artifact, predict
-from modeling.baselines import Hyperparameters, Reporter, run_task
-from modeling.examples import Example, SnapshotError
-from modeling.spans import SpanItem, pipeline_combine, span_items, token_span
+from modeling.training.alignment import best_spans, encode, load_artifact, predict
+from modeling.training.baselines import Hyperparameters, Reporter, run_task
+from modeling.training.examples import Example, SnapshotError
+from modeling.training.spans import SpanItem, pipeline_combine, span_items, token_span
 from tests.modeling.conftest import aligned_examples
 
 

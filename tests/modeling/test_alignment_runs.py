@@ -5,11 +5,11 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from modeling.distractors import choose_batch_from_run
-from modeling.examples import SnapshotError
 from modeling.models import Run
-from modeling.pipeline import pipeline_create
-from modeling.services import run_create, run_execute
+from modeling.runs.distractors import choose_batch_from_run
+from modeling.runs.pipeline import pipeline_create
+from modeling.runs.services import run_create, run_execute
+from modeling.training.examples import SnapshotError
 from tests.factories import aligned_dataset_create, finished_run_create, split_dataset_create
 from tests.modeling.conftest import TINY_HYPERPARAMETERS
 
@@ -49,7 +49,7 @@ def test_alignment_run_stores_span_predictions_and_its_model(tiny_model, artifac
 
 def alignment_run_create(pairs: list, **fields) -> Run:
     """A succeeded alignment run on the data now whose predictions have the given span F1."""
-    from modeling.snapshots import snapshot_freeze
+    from modeling.runs.snapshots import snapshot_freeze
 
     predictions = [
         {

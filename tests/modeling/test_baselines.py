@@ -4,14 +4,14 @@ import random
 
 import pytest
 
-from modeling.baselines import (
+from modeling.training.baselines import (
     Cancelled,
     Hyperparameters,
     Reporter,
     distinct_proverb_batches,
     run_task,
 )
-from modeling.examples import Example, SnapshotError
+from modeling.training.examples import Example, SnapshotError
 from tests.factories import STORIES
 from tests.modeling.conftest import WORDS, aligned_examples
 
@@ -81,7 +81,7 @@ def test_fine_tuned_run_reports_test_at_the_epoch_chosen_on_dev(
 
 
 def test_trained_model_is_saved_and_loads_again(tiny_model, tmp_path):
-    from modeling.encoders import Encoder
+    from annotation.encoder import Encoder
 
     run_task(
         task="classifier",
@@ -146,3 +146,64 @@ def test_minilm_retrieval_beats_random_on_a_small_set():
     assert figures["mrr"] > 0.5  # random: about 0.41
     # 4 stories per proverb: a random neighbour shares the proverb 3 times in 23.
     assert result["metrics"]["motifs"]["embedding_cosine"] > 3 / 23
+
+
+def keyed_examples(proverbs: int = 6, per_proverb: int = 8) -> list[Example]:
+    """Narratives of random words that each hold their proverb's three words once: a
+    classifier that reads them can tell the proverb; chance is 1 in `proverbs`."""
+    rng = random.Random(0)
+    rows = []
+    for p in range(1, proverbs + 1):
+        proverb = WORDS[3 * p : 3 * p + 3]
+        filler = [word for word in WORDS[:2] + WORDS[21:] if word not in proverb]
+        for k in range(per_proverb):
+            words = [rng.choice(filler) for _ in range(6)] + list(proverb)
+            rng.shuffle(words)
+            rows.append(
+                Example(
+                    narrative_id=p * 100 + k,
+                    narrative=" ".join(words),
+                    proverb_id=p,
+                    proverb=" ".join(proverb),
+                    seen="train" if k < 6 else "test",
+                    unseen="test",
+                )
+            )
+    return rows
+
+
+def test_classifier_with_its_own_head_rate_learns_a_learnable_set(tiny_model):
+    hp = Hyperparameters(
+        epochs=6, batch_size=8, max_length=32, learning_rate=1e-3, head_learning_rate=1e-2
+    )
+    result = run_task(
+        task="classifier",
+        examples=keyed_examples(),
+        setting="seen",
+        model=tiny_model,
+        hyperparameters=hp,
+        seed=1,
+    )
+    test = result["metrics"]["test"]
+    assert test["total"] == 12 and test["candidates"] == 6
+    assert test["accuracy"] >= 0.5  # chance: 1/6
+    assert result["hyperparameters"]["head_learning_rate"] == 1e-2
+
+
+def test_retrieval_encodes_each_distinct_text_once(tiny_model):
+    examples = word_examples()
+    repeated = examples + [
+        Example(900 + i, e.narrative, e.proverb_id, e.proverb, e.seen, e.unseen)
+        for i, e in enumerate(examples[:5])
+    ]  # five narratives twice, under other ids
+    result = run_task(
+        task="retrieval",
+        examples=repeated,
+        setting="seen",
+        model=tiny_model,
+        hyperparameters=TINY,
+        seed=1,
+    )
+    distinct = len({e.narrative for e in repeated}) + len({e.proverb for e in repeated})
+    assert result["counts"]["texts_encoded"] == distinct == 30 + 6
+    assert result["metrics"]["scopes"]["all"]["total"] == 35

@@ -6,7 +6,7 @@ from annotation.models import Narrative
 from annotation.quality.reports import batch_agreement
 from annotation.task_types.choose import ChooseBatchForm
 from annotation.task_types.distractors import Candidate, get_source
-from modeling.distractors import choose_batch_from_run
+from modeling.runs.distractors import choose_batch_from_run
 from tests.factories import (
     choice_answer_create,
     finished_run_create,

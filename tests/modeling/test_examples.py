@@ -2,7 +2,7 @@
 
 import pytest
 
-from modeling.examples import Example, SnapshotError, content_hash, split_parts
+from modeling.training.examples import Example, SnapshotError, content_hash, split_parts
 
 
 def examples(proverbs: int = 10, per_proverb: int = 5) -> list[Example]:
@@ -31,7 +31,20 @@ def test_seen_dev_holds_one_train_narrative_per_proverb_and_keeps_one_label_set(
     assert len(parts.test_proverbs) == 10
 
 
-def test_unseen_dev_holds_every_narrative_of_a_tenth_of_train_proverbs():
+def test_unseen_dev_holds_every_narrative_of_a_fifth_of_train_proverbs():
+    rows = [
+        Example(
+            p * 100 + k, f"story {p} {k}", p, f"proverb {p}", "", "train" if p <= 15 else "test"
+        )
+        for p in range(1, 21)
+        for k in range(4)
+    ]
+    parts = split_parts(rows, setting="unseen", seed=1)
+    assert len({e.proverb_id for e in parts.dev}) == 3 and len(parts.dev) == 12
+    assert len(parts.dev_proverbs) == 3
+
+
+def test_unseen_dev_holds_at_least_one_proverb():
     parts = split_parts(examples(), setting="unseen", seed=1)
     dev_proverbs = {e.proverb_id for e in parts.dev}
     assert len(dev_proverbs) == 1 and len(parts.dev) == 5

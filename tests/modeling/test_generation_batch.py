@@ -15,11 +15,11 @@ from annotation.task_types.distractors import get_source
 from crowd.assignments import assignment_reserve_next, assignment_submit
 from crowd.batches import batch_publish
 from crowd.models import Batch
-from modeling.examples import SnapshotError
-from modeling.generation_batch import generation_label, rate_batch_from_run
 from modeling.models import Run
-from modeling.services import run_create
-from modeling.snapshots import snapshot_freeze
+from modeling.runs.generation_batch import generation_label, rate_batch_from_run
+from modeling.runs.services import run_create
+from modeling.runs.snapshots import snapshot_freeze
+from modeling.training.examples import SnapshotError
 from tests.factories import invite_path, split_dataset_create, worker_create
 
 pytestmark = pytest.mark.django_db
@@ -89,7 +89,7 @@ def test_a_generation_run_launched_from_the_admin_stores_and_shows_its_results(
     assert response.status_code == 302 and run.status == "succeeded", run.error
     assert run.hyperparameters["num_beams"] == 2 and run.hyperparameters["max_new_tokens"] == 6
     test = run.metrics["test"]
-    assert set(test) == {"bleu", "rouge_l", "keyword_recall", "total"}
+    assert set(test) == {"bleu", "rouge_l", "keyword_recall", "keyword_recall_lemmas", "total"}
     assert len(run.predictions) == test["total"] == run.environment["counts"]["test"]
     assert {"reference", "generated", "keywords", "proverb"} <= set(run.predictions[0])
     assert (artifacts / f"run-{run.pk}" / "config.json").is_file()
@@ -244,7 +244,7 @@ def test_run_baseline_generation_writes_its_json(tiny_model, artifacts, tmp_path
 
 
 def test_the_progress_line_shows_the_dev_loss_of_a_generation_run():
-    from modeling.admin import progress_line
+    from modeling.admin.display import progress_line
 
     run = Run(
         status=Run.Status.RUNNING,

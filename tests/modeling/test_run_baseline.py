@@ -29,6 +29,14 @@ def test_run_baseline_writes_the_run_as_json(tiny_model, artifacts, tmp_path, ca
         "32",
         "--seed",
         "3",
+        "--head-learning-rate",
+        "0.002",
+        "--warmup-ratio",
+        "0.25",
+        "--schedule",
+        "constant",
+        "--scale",
+        "15",
         "--json",
         str(out),
     )
@@ -37,10 +45,16 @@ def test_run_baseline_writes_the_run_as_json(tiny_model, artifacts, tmp_path, ca
     assert record["run"] == run.pk and record["status"] == "succeeded"
     assert record["setting"] == "unseen" and record["seed"] == 3
     assert record["hyperparameters"]["epochs"] == 2
+    assert {
+        key: record["hyperparameters"][key]
+        for key in ("head_learning_rate", "warmup_ratio", "schedule", "scale")
+    } == {"head_learning_rate": 0.002, "warmup_ratio": 0.25, "schedule": "constant", "scale": 15}
     assert record["snapshot"]["content_hash"] == run.snapshot.content_hash
     assert len(record["predictions"]) == record["metrics"]["test"]["total"]
     err = capsys.readouterr().err
     assert "training epoch 1/2" in err and f"Run {run.pk}: test accuracy" in err
+    dev = run.metrics["dev"]
+    assert f"({dev['total']} narratives, {dev['candidates']} proverbs)" in err
 
 
 def test_run_baseline_on_no_data_fails_with_a_clear_message(tiny_model):

@@ -5,11 +5,12 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Narrative, SpanPair
-from modeling import services
-from modeling.examples import SnapshotError
 from modeling.models import Run, Snapshot
-from modeling.services import run_cancel, run_create, run_execute
-from modeling.snapshots import snapshot_examples, snapshot_freeze
+from modeling.runs import services
+from modeling.runs.selectors import runs_to_resend
+from modeling.runs.services import run_cancel, run_create, run_execute
+from modeling.runs.snapshots import snapshot_examples, snapshot_freeze
+from modeling.training.examples import SnapshotError
 from tests.factories import (
     alignment_create,
     narrative_create,
@@ -149,3 +150,96 @@ def test_unloadable_model_fails_with_its_name():
     run = run_create(task="retrieval", model_name="nobody/no-such-model", queue=False)
     run = run_execute(run_id=run.pk)
     assert run.status == Run.Status.FAILED and "nobody/no-such-model" in run.error
+
+
+def _running(tiny_model, *, silent_for: float, worker="gpu-1:4242") -> Run:
+    """A run marked running by a process whose last heartbeat was `silent_for` seconds ago."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    split_dataset_create()
+    run = run_create(task="biencoder", model_name=tiny_model, queue=False)
+    beat = timezone.now() - timedelta(seconds=silent_for)
+    Run.objects.filter(pk=run.pk).update(
+        status="running", started_at=beat, heartbeat_at=beat, worker=worker
+    )
+    return Run.objects.get(pk=run.pk)
+
+
+def test_a_run_silent_for_three_heartbeats_is_failed_with_the_reason(tiny_model, settings):
+    settings.PARABLE_MODELING_HEARTBEAT_SECONDS = 10
+    dead = _running(tiny_model, silent_for=31)
+    assert services.runs_watch() == {"failed": 1, "sent": 0}
+    dead.refresh_from_db()
+    assert dead.status == "failed" and dead.finished_at is not None
+    assert "its worker gpu-1:4242 stopped answering: no heartbeat since" in dead.error
+    assert "Relaunch it" in dead.error
+
+
+def test_a_run_with_a_recent_heartbeat_is_left_running(tiny_model, settings):
+    settings.PARABLE_MODELING_HEARTBEAT_SECONDS = 10
+    live = _running(tiny_model, silent_for=25)
+    assert services.runs_watch() == {"failed": 0, "sent": 0}
+    assert run_execute(run_id=live.pk).status == "running"  # a redelivered message: no-op
+    live.refresh_from_db()
+    assert live.status == "running" and not live.error
+
+
+def test_a_redelivered_message_of_a_dead_run_fails_it(tiny_model, settings):
+    settings.PARABLE_MODELING_HEARTBEAT_SECONDS = 10
+    dead = _running(tiny_model, silent_for=60)
+    assert run_execute(run_id=dead.pk).status == "failed"
+    assert "stopped answering" in Run.objects.get(pk=dead.pk).error
+
+
+def test_cancelling_a_dead_run_ends_it_at_once(tiny_model, settings):
+    settings.PARABLE_MODELING_HEARTBEAT_SECONDS = 10
+    dead = _running(tiny_model, silent_for=60)
+    run_cancel(run=dead)
+    dead.refresh_from_db()
+    assert dead.status == "cancelled" and dead.error.startswith("Cancelled; its worker")
+
+
+def test_a_finished_run_is_relaunched_with_its_configuration_and_snapshot(tiny_model, settings):
+    settings.PARABLE_MODELING_HEARTBEAT_SECONDS = 10
+    dead = _running(tiny_model, silent_for=60)
+    with pytest.raises(ValueError, match="only a finished run is relaunched"):
+        services.run_relaunch(run=Run.objects.create(task="retrieval", snapshot=dead.snapshot))
+    services.runs_watch()
+    dead.refresh_from_db()
+    new = services.run_relaunch(run=dead, queue=False)
+    assert new.status == "queued" and new.relaunch_of == dead
+    fields = ("task", "setting", "model_name", "hyperparameters", "seed", "snapshot_id")
+    assert [getattr(new, f) for f in fields] == [getattr(dead, f) for f in fields]
+
+
+def test_a_run_whose_message_was_lost_is_sent_again_later_each_time(tiny_model, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.PARABLE_BACKGROUND_GRACE_SECONDS = 100
+    split_dataset_create()
+    run = run_create(task="biencoder", model_name=tiny_model, queue=False)
+    now = timezone.now()
+    Run.objects.filter(pk=run.pk).update(queued_at=now - timedelta(seconds=150), sends=1)
+    assert [r.pk for r in runs_to_resend(now)] == [run.pk]  # one grace after 1 send
+    Run.objects.filter(pk=run.pk).update(sends=2)
+    assert runs_to_resend(now) == []  # after 2 sends: two graces
+    assert [r.pk for r in runs_to_resend(now + timedelta(seconds=60))] == [run.pk]
+    Run.objects.filter(pk=run.pk).update(queued_at=None)
+    assert runs_to_resend(now + timedelta(days=1)) == []  # never sent: not queued
+
+
+def test_runs_go_to_the_modeling_queue_and_their_watch_to_the_default_one():
+    from django.conf import settings
+
+    from config.celery_app import app
+
+    queue = {
+        name: app.amqp.router.route({}, name)["queue"].name
+        for name in ("modeling.run_execute", "modeling.runs_watch")
+    }
+    assert queue == {"modeling.run_execute": "modeling", "modeling.runs_watch": "celery"}
+    assert settings.CELERY_BEAT_SCHEDULE["watch-modeling-runs"]["task"] == "modeling.runs_watch"

@@ -5,8 +5,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from modeling.services import run_create, run_execute
-from modeling.storage import artifact_upload
+from modeling.runs.services import run_create, run_execute
+from modeling.runs.storage import artifact_upload
 from tests.factories import split_dataset_create
 from tests.modeling.conftest import TINY_HYPERPARAMETERS
 

@@ -8,12 +8,18 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from modeling.hyperparameters import GENERATION_FIELDS, TASKS, Hyperparameters
-from modeling.metrics import SPAN_MEASURES
 from modeling.models import Run
-from modeling.pipeline import pipeline_create
-from modeling.selectors import SPAN_TASKS, run_record
-from modeling.services import run_create, run_execute
+from modeling.runs.pipeline import pipeline_create
+from modeling.runs.selectors import SPAN_TASKS, run_record
+from modeling.runs.services import run_create, run_execute
+from modeling.training.hyperparameters import (
+    GENERATION_FIELDS,
+    SCHEDULES,
+    TASKS,
+    TRAINING_FIELDS,
+    Hyperparameters,
+)
+from modeling.training.metrics import SPAN_MEASURES
 
 
 class ProgressBar:
@@ -61,7 +67,21 @@ class Command(BaseCommand):
         parser.add_argument("--split", choices=["seen", "unseen"], default="seen")
         parser.add_argument("--epochs", type=int, default=5)
         parser.add_argument("--batch-size", type=int, default=16)
-        parser.add_argument("--learning-rate", type=float, default=2e-5)
+        defaults = Hyperparameters()
+        parser.add_argument(
+            "--learning-rate", type=float, default=defaults.learning_rate, help="the checkpoint's"
+        )
+        parser.add_argument(
+            "--head-learning-rate",
+            type=float,
+            default=defaults.head_learning_rate,
+            help="new parameters: a head, a warm-started decoder's cross-attention",
+        )
+        parser.add_argument("--warmup-ratio", type=float, default=defaults.warmup_ratio)
+        parser.add_argument("--schedule", choices=SCHEDULES, default=defaults.schedule)
+        parser.add_argument(
+            "--scale", type=float, default=defaults.scale, help="proverb tasks: logit scale"
+        )
         parser.add_argument("--max-length", type=int, default=256)
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument(
@@ -69,7 +89,6 @@ class Command(BaseCommand):
         )
         parser.add_argument("--proverb-run", type=int, help="pipeline: the proverb run's id")
         parser.add_argument("--alignment-run", type=int, help="pipeline: the alignment run's id")
-        defaults = Hyperparameters()
         for name in GENERATION_FIELDS:
             parser.add_argument(
                 f"--{name.replace('_', '-')}",
@@ -103,10 +122,17 @@ class Command(BaseCommand):
         elif run.task == "generation":
             summary = (
                 f"Run {run.pk}: test BLEU {test['bleu']:.2f}, ROUGE-L {test['rouge_l']:.4f}, "
-                f"keyword recall {test['keyword_recall']}"
+                f"keyword recall {test['keyword_recall']} (surface), "
+                f"{test.get('keyword_recall_lemmas')} (lemmas)"
             )
         else:
             summary = f"Run {run.pk}: test accuracy {test.get('accuracy')}, MRR {test.get('mrr')}"
+            dev = run.metrics.get("dev") or {}
+            if dev.get("total"):
+                summary += (
+                    f"; epoch {run.selected_epoch} chosen on dev accuracy {dev['accuracy']} "
+                    f"({dev['total']} narratives, {dev['candidates']} proverbs)"
+                )
         self.stderr.write(summary)
 
     def create(self, options) -> Run:
@@ -132,6 +158,7 @@ class Command(BaseCommand):
                 "epochs": options["epochs"],
                 "batch_size": options["batch_size"],
                 "learning_rate": options["learning_rate"],
+                **{name: options[name] for name in TRAINING_FIELDS},
                 "max_length": options["max_length"],
                 "span_max_tokens": options["span_max_tokens"],
                 **{name: options[name] for name in GENERATION_FIELDS},

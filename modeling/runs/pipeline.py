@@ -3,7 +3,7 @@
 A pipeline run trains nothing: it takes a finished proverb-prediction run
 (retrieval, biencoder or classifier) and a finished alignment run on the same
 snapshot and setting, and combines their stored test predictions
-(`modeling.spans.pipeline_combine`): each test span pair keeps its span precision,
+(`modeling.training.spans.pipeline_combine`): each test span pair keeps its span precision,
 recall and F1 only where the proverb run ranked the narrative's proverb first, and
 scores zero elsewhere. Its config names the two runs; it executes as any run does
 (`services.run_execute`), in a moment and without loading a model.
@@ -14,11 +14,12 @@ from __future__ import annotations
 import time
 
 from django.db import transaction
+from django.utils import timezone
 
-from common.task_queue import queue_on_commit
-from modeling.hyperparameters import PROVERB_TASKS
 from modeling.models import Run
-from modeling.spans import pipeline_combine
+from modeling.runs.queueing import run_queue_on_commit
+from modeling.training.hyperparameters import PROVERB_TASKS
+from modeling.training.spans import pipeline_combine
 
 
 def pipeline_check(proverb_run: Run, alignment_run: Run) -> None:
@@ -62,11 +63,11 @@ def pipeline_create(
         seed=alignment_run.seed,
         snapshot=alignment_run.snapshot,
         created_by=created_by,
+        queued_at=timezone.now() if queue else None,
+        sends=int(queue),
     )
     if queue:
-        from modeling.tasks import run_execute_task
-
-        queue_on_commit(run_execute_task, run.pk)
+        run_queue_on_commit(run.pk)
     return run
 
 

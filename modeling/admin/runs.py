@@ -9,7 +9,6 @@ Text from the dataset reaches the pages only through Django's autoescaping.
 
 from __future__ import annotations
 
-import itertools
 import json
 
 from django import forms
@@ -21,13 +20,27 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from modeling.distractors import choose_batch_from_run, run_label
-from modeling.generation_batch import generated_rows, rate_batch_from_run
-from modeling.hyperparameters import GENERATION_FIELDS, PROVERB_TASKS, TASKS, Hyperparameters
+from modeling.admin.display import (
+    curves_of,
+    motif_rows,
+    prediction_rows,
+    progress_line,
+    span_prediction_rows,
+)
 from modeling.models import Run, Snapshot
-from modeling.pipeline import pipeline_create
-from modeling.selectors import SPAN_TASKS, result_rows, results_tables, run_record
-from modeling.services import run_cancel, run_create
+from modeling.runs.distractors import choose_batch_from_run, run_label
+from modeling.runs.generation_batch import generated_rows, rate_batch_from_run
+from modeling.runs.pipeline import pipeline_create
+from modeling.runs.selectors import SPAN_TASKS, result_rows, results_tables, run_record
+from modeling.runs.services import run_cancel, run_create, run_relaunch
+from modeling.training.hyperparameters import (
+    GENERATION_FIELDS,
+    PROVERB_TASKS,
+    SCHEDULES,
+    TASKS,
+    TRAINING_FIELDS,
+    Hyperparameters,
+)
 
 DEFAULTS = Hyperparameters()
 GENERATION = {"required": False, "help_text": "Generation only."}
@@ -63,7 +76,40 @@ class RunLaunchForm(forms.Form):
     )
     epochs = forms.IntegerField(min_value=1, max_value=100, initial=DEFAULTS.epochs)
     batch_size = forms.IntegerField(min_value=2, max_value=1024, initial=DEFAULTS.batch_size)
-    learning_rate = forms.FloatField(min_value=1e-7, max_value=1.0, initial=DEFAULTS.learning_rate)
+    learning_rate = forms.FloatField(
+        min_value=1e-7,
+        max_value=1.0,
+        initial=DEFAULTS.learning_rate,
+        help_text="The checkpoint's own parameters.",
+    )
+    head_learning_rate = forms.FloatField(
+        required=False,
+        min_value=1e-7,
+        max_value=1.0,
+        initial=DEFAULTS.head_learning_rate,
+        help_text="New parameters: the classifier's and span model's head, a warm-started "
+        "decoder's cross-attention.",
+    )
+    warmup_ratio = forms.FloatField(
+        required=False,
+        min_value=0.0,
+        max_value=0.9,
+        initial=DEFAULTS.warmup_ratio,
+        help_text="Share of the steps with a rising learning rate.",
+    )
+    schedule = forms.ChoiceField(
+        required=False,
+        choices=[(name, name) for name in SCHEDULES],
+        initial=DEFAULTS.schedule,
+        help_text="After the warm-up: linear decay to 0, or constant.",
+    )
+    scale = forms.FloatField(
+        required=False,
+        min_value=0.1,
+        max_value=1000.0,
+        initial=DEFAULTS.scale,
+        help_text="Proverb tasks: the scale of the cosine logits (1 / temperature).",
+    )
     max_length = forms.IntegerField(min_value=8, max_value=4096, initial=DEFAULTS.max_length)
     span_max_tokens = forms.IntegerField(
         min_value=1, max_value=512, initial=DEFAULTS.span_max_tokens, **ALIGNMENT
@@ -103,11 +149,13 @@ class RunLaunchForm(forms.Form):
             "epochs",
             "batch_size",
             "learning_rate",
+            *TRAINING_FIELDS,
             "max_length",
             "span_max_tokens",
             *GENERATION_FIELDS,
         )
-        return {key: self.cleaned_data[key] for key in keys if self.cleaned_data[key] is not None}
+        data = self.cleaned_data
+        return {key: data[key] for key in keys if data[key] is not None and data[key] != ""}
 
 
 class DistractorBatchForm(forms.Form):
@@ -211,6 +259,7 @@ class RunAdmin(admin.ModelAdmin):
         return [
             path("results/", wrap(self.results_view), name="modeling_run_results"),
             path("<int:run_id>/cancel/", wrap(self.cancel_view), name="modeling_run_cancel"),
+            path("<int:run_id>/relaunch/", wrap(self.relaunch_view), name="modeling_run_relaunch"),
             path("<int:run_id>/json/", wrap(self.json_view), name="modeling_run_json"),
             path("<int:run_id>/rate/", wrap(self.rate_view), name="modeling_run_rate"),
             path(
@@ -238,7 +287,7 @@ class RunAdmin(admin.ModelAdmin):
             except ValueError as error:
                 form.add_error(None, str(error))
             else:
-                messages.success(request, f"Run {run.pk} queued.")
+                messages.success(request, f"Run {run.pk} queued: this page follows it.")
                 return redirect("admin:modeling_run_change", run.pk)
         return self._page(request, "admin/modeling/run/launch.html", "Launch a run", form=form)
 
@@ -269,6 +318,7 @@ class RunAdmin(admin.ModelAdmin):
             generated=generated_rows(run, limit=50) if generation else [],
             motifs=motif_rows(run),
             can_cancel=not run.finished and request.user.has_perm("modeling.change_run"),
+            can_relaunch=run.finished and request.user.has_perm("modeling.add_run"),
             distractor_form=DistractorBatchForm()
             if finished and run.task in PROVERB_TASKS
             else None,
@@ -302,6 +352,20 @@ class RunAdmin(admin.ModelAdmin):
             else:
                 messages.success(request, f"Run {run.pk} is being cancelled.")
         return redirect("admin:modeling_run_change", run.pk)
+
+    def relaunch_view(self, request, run_id: int):
+        """POST: a new run of a finished run's configuration and snapshot. Needs add_run."""
+        _require(request, "modeling.add_run")
+        run = get_object_or_404(Run, pk=run_id)
+        if request.method != "POST":
+            return redirect("admin:modeling_run_change", run.pk)
+        try:
+            new = run_relaunch(run=run, created_by=request.user)
+        except ValueError as error:
+            messages.error(request, str(error))
+            return redirect("admin:modeling_run_change", run.pk)
+        messages.success(request, f"Run {new.pk} relaunches run {run.pk}.")
+        return redirect("admin:modeling_run_change", new.pk)
 
     def json_view(self, request, run_id: int):
         """The run as JSON, predictions included (a download). Needs view_run."""
@@ -353,121 +417,3 @@ class RunAdmin(admin.ModelAdmin):
 
 
 RATE_PERMISSIONS = ("crowd.add_batch", "annotation.add_narrative")
-
-
-def curves_of(runs: list[Run]) -> str:
-    """Learning curves of runs that have epochs: loss for generation, span F1 for alignment,
-    else accuracy."""
-    from modeling import plots  # matplotlib: loaded by the pages that draw
-
-    drawn = [curve_of(run) for run in runs if run.epochs]
-    if not drawn:
-        return ""
-    if all(run.task == "generation" for run in runs):
-        return plots.loss_curves(drawn)
-    measure = "f1" if all(run.task in SPAN_TASKS for run in runs) else "accuracy"
-    return plots.learning_curves(drawn, measure=measure)
-
-
-def progress_line(run: Run) -> str:
-    """One line of a run's progress: stage, epoch, step, loss, dev accuracy, times."""
-    progress = run.progress or {}
-    if run.finished:
-        return run.get_status_display()
-    parts = [str(progress.get("stage", run.get_status_display()))]
-    if progress.get("epoch"):
-        parts.append(f"epoch {progress['epoch']}/{progress.get('epochs', '?')}")
-    if progress.get("steps"):
-        parts.append(f"step {progress.get('step')}/{progress['steps']}")
-    if progress.get("loss") is not None:
-        parts.append(f"loss {progress['loss']:.4f}")
-    if progress.get("dev_accuracy") is not None:
-        parts.append(f"dev accuracy {100 * progress['dev_accuracy']:.1f}%")
-    if progress.get("dev_f1") is not None:
-        parts.append(f"dev span F1 {progress['dev_f1']:.3f}")
-    if progress.get("dev_loss") is not None:
-        parts.append(f"dev loss {progress['dev_loss']:.4f}")
-    if progress.get("elapsed") is not None:
-        parts.append(f"{progress['elapsed']:.0f} s elapsed")
-    if progress.get("remaining") is not None:
-        parts.append(f"about {progress['remaining']:.0f} s left")
-    return " · ".join(parts)
-
-
-MOTIF_LABELS = {
-    "cosine": "predicted distribution, cosine",
-    "jensen_shannon": "predicted distribution, Jensen-Shannon",
-    "l2": "predicted distribution, L2",
-    "l1": "predicted distribution, L1",
-}
-
-
-def motif_rows(run: Run) -> dict | None:
-    motifs = (run.metrics or {}).get("motifs")
-    if not motifs:
-        return None
-    rows = [
-        (MOTIF_LABELS[key], f"{100 * value:.2f}%") for key, value in motifs["distribution"].items()
-    ]
-    rows.append(("narrative embeddings only, cosine", f"{100 * motifs['embedding_cosine']:.2f}%"))
-    return {"narratives": motifs["narratives"], "rows": rows}
-
-
-def curve_of(run: Run) -> dict:
-    label = f"run {run.pk} (seed {run.seed})"
-    return {"label": label, "epochs": run.epochs, "selected_epoch": run.selected_epoch}
-
-
-def prediction_rows(run: Run, *, limit: int) -> list[dict]:
-    """The first test predictions with their texts (escaped by the template)."""
-    texts = dict(run.candidates)
-    narratives = {e["narrative_id"]: e["narrative"] for e in run.snapshot.examples}
-    return [
-        {
-            "narrative_id": prediction["narrative_id"],
-            "narrative": narratives.get(prediction["narrative_id"], ""),
-            "correct": texts.get(prediction["proverb_id"], ""),
-            "predicted": texts.get(next(iter(prediction["predicted"]), None), ""),
-            "rank": prediction["rank"],
-        }
-        for prediction in run.predictions[:limit]
-    ]
-
-
-def marked_segments(text: str, gold: list[int], predicted: list[int]) -> list[dict]:
-    """The narrative cut where the gold or the predicted span starts or ends, each piece
-    flagged as in the gold span and/or the predicted one (the template marks them)."""
-    cuts = sorted({0, len(text), *(min(max(at, 0), len(text)) for at in (*gold, *predicted))})
-    return [
-        {
-            "text": text[start:end],
-            "gold": gold[0] <= start and end <= gold[1],
-            "predicted": predicted[0] <= start and end <= predicted[1],
-        }
-        for start, end in itertools.pairwise(cuts)
-        if end > start
-    ]
-
-
-def span_prediction_rows(run: Run, *, limit: int) -> list[dict]:
-    """The first test span pairs: the narrative with its gold and predicted spans marked,
-    the proverb and its span, the span F1 (and, for a pipeline, the proverb's outcome)."""
-    examples = {e["narrative_id"]: e for e in run.snapshot.examples}
-    rows = []
-    for prediction in run.predictions[:limit]:
-        example = examples.get(prediction["narrative_id"], {})
-        rows.append(
-            {
-                "narrative_id": prediction["narrative_id"],
-                "segments": marked_segments(
-                    example.get("narrative", ""), prediction["gold"], prediction["predicted"]
-                ),
-                "proverb": example.get("proverb", ""),
-                "proverb_span": prediction["proverb_span"],
-                "gold_text": prediction["gold_text"],
-                "predicted_text": prediction["predicted_text"],
-                "f1": f"{prediction['f1']:.3f}",
-                "proverb_correct": prediction.get("proverb_correct"),
-            }
-        )
-    return rows

@@ -6,18 +6,22 @@ No Django. The run's encoder reads one sequence pair per span pair:
     [CLS] proverb span [SEP] proverb [SEP] narrative [SEP]
 
 (the first segment is the proverb span, the tokenizer's own separator, then the whole
-proverb; the narrative is the second segment). The pair is cut at `max_length` from the
-longer segment first: that is the narrative alone unless the proverb side is longer
-than what is left for it, which a short max length and a long proverb can give. A
-linear head gives each token a start and an end logit; training is cross-entropy on
-the gold start and end tokens over the narrative's tokens (the fast tokenizer's
-offset mapping turns the gold characters into tokens, `modeling.spans.token_span`).
-A training pair whose gold span reaches past the truncation is skipped and counted.
-The prediction is the best-scoring valid span: start <= end, both narrative tokens,
-at most `span_max_tokens` tokens, mapped back to characters of the narrative.
+proverb; the narrative is the second segment). Any encoder family with a fast tokenizer
+serves: the tokenizer adds its own special tokens (RoBERTa's and MPNet's <s> ... </s></s>
+... </s>, with no token type ids), the sequence ids say which tokens are the narrative's,
+and a predicted span is trimmed of the white space a byte-level BPE token carries.
+The pair is cut at `max_length` from the longer segment first: that is the narrative
+alone unless the proverb side is longer than what is left for it, which a short max
+length and a long proverb can give. A linear head gives each token a start and an end
+logit; training is cross-entropy on the gold start and end tokens over the narrative's
+tokens (the fast tokenizer's offset mapping turns the gold characters into tokens,
+`modeling.training.spans.token_span`). A training pair whose gold span reaches past the
+truncation is skipped and counted. The prediction is the best-scoring valid span: start
+<= end, both narrative tokens, at most `span_max_tokens` tokens, mapped back to
+characters of the narrative.
 
 The epoch is chosen on dev span F1 (the aligned narratives' dev slice), test is
-reported at that epoch. Scores are the narrative's word tokens (modeling.metrics).
+reported at that epoch. Scores are the narrative's word tokens (modeling.training.metrics).
 """
 
 from __future__ import annotations
@@ -32,11 +36,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from modeling.encoders import Encoder, autocast
-from modeling.examples import SnapshotError
-from modeling.hyperparameters import Hyperparameters
-from modeling.metrics import span_metrics, span_scores
-from modeling.spans import SpanItem, aligned_parts, span_items, token_span
+from annotation.encoder import Encoder, autocast
+from modeling.training.examples import SnapshotError
+from modeling.training.hyperparameters import Hyperparameters
+from modeling.training.loop import Clock, Steps, environment, optimizer_schedule, selection
+from modeling.training.metrics import span_metrics, span_scores
+from modeling.training.spans import SpanItem, aligned_parts, span_items, token_span
 
 HEAD_FILE = "span_head.pt"
 
@@ -116,6 +121,16 @@ def best_spans(
     ]
 
 
+def trimmed(text: str, begin: int, finish: int) -> tuple[int, int]:
+    """[begin, finish) without the white space at its ends: a byte-level BPE token
+    (RoBERTa's) may carry the space before its word in its offsets."""
+    while begin < finish and text[begin].isspace():
+        begin += 1
+    while finish > begin and text[finish - 1].isspace():
+        finish -= 1
+    return begin, finish
+
+
 def _loss(model: SpanModel, encoded: Encoded, rows: list[int]) -> torch.Tensor:
     start, end = model(encoded.inputs)
     mask = encoded.narrative
@@ -143,8 +158,10 @@ def predict(model: SpanModel, items: list[SpanItem], hp: Hyperparameters) -> lis
             start, end = model(encoded.inputs)
             spans = best_spans(start, end, encoded.narrative, hp.span_max_tokens)
             for row, (item, (i, j)) in enumerate(zip(chunk, spans, strict=True)):
-                begin, finish = encoded.offsets[row][i][0], encoded.offsets[row][j][1]
                 text = item.narrative
+                begin, finish = trimmed(
+                    text, encoded.offsets[row][i][0], encoded.offsets[row][j][1]
+                )
                 predictions.append(
                     {
                         "narrative_id": item.narrative_id,
@@ -180,8 +197,6 @@ def alignment_task(
     examples, setting: str, model: str, hyperparameters, seed, reporter, artifact_dir, device
 ) -> dict:
     """Train and score span prediction on the snapshot's aligned narratives (see the module)."""
-    from modeling.baselines import Clock, environment
-
     hp = hyperparameters
     clock = Clock()
     parts = aligned_parts(examples, setting=setting, seed=seed)
@@ -222,14 +237,14 @@ def alignment_task(
 
 
 def _train(model: SpanModel, train, dev, test, hp: Hyperparameters, seed, reporter, clock):
-    from modeling.baselines import Steps, selection
-
     device = model.encoder.device
-    optimizer = torch.optim.AdamW(model.parameters(), lr=hp.learning_rate)
     rng = random.Random(seed)
     history: list[dict] = []
     best: dict | None = None
     steps = Steps(reporter, clock, hp.epochs, total=-(-len(train) // hp.batch_size) * hp.epochs)
+    optimizer, steps.scheduler = optimizer_schedule(
+        model.encoder.parameters(), model.head.parameters(), hp, steps.total
+    )
     evaluate_seconds = 0.0
     for epoch in range(1, hp.epochs + 1):
         shuffled = list(train)

@@ -1,23 +1,39 @@
-"""Services of the modeling app: create, execute and cancel runs of the baselines."""
+"""Services of the modeling app: create, execute, cancel, relaunch and watch runs.
+
+A running run's process writes a heartbeat (`heartbeat_at`, with its `worker`
+host:pid) from a thread of its own every PARABLE_MODELING_HEARTBEAT_SECONDS,
+whatever the training step is doing. A run silent for three heartbeats is dead: the
+beat task `modeling.runs_watch` marks it failed with the reason, a redelivered
+message for it does the same, cancelling it ends it at once, and it can be
+relaunched (a new run of the same configuration on the same snapshot). The same beat
+task sends again a queued run whose message was lost (a broker down when it was
+created); a run executes once whatever the number of its messages (`_start` takes
+it under a row lock, only while queued).
+"""
 
 from __future__ import annotations
 
 import logging
+import os
+import socket
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, connections, transaction
 from django.utils import timezone
 
-from common.task_queue import queue_on_commit
-from modeling.examples import SETTINGS, SnapshotError, split_parts
-from modeling.generation import generation_parts
-from modeling.hyperparameters import TASKS, TRAINABLE, Cancelled, Hyperparameters
 from modeling.models import Run
-from modeling.snapshots import snapshot_examples, snapshot_freeze
-from modeling.spans import aligned_parts
-from modeling.storage import artifact_upload
+from modeling.runs.queueing import run_queue_on_commit, run_send
+from modeling.runs.selectors import run_is_dead, runs_dead, runs_to_resend
+from modeling.runs.snapshots import snapshot_examples, snapshot_freeze
+from modeling.runs.storage import artifact_upload
+from modeling.training.examples import SETTINGS, SnapshotError, split_parts
+from modeling.training.generation import generation_parts
+from modeling.training.hyperparameters import TASKS, TRAINABLE, Cancelled, Hyperparameters
+from modeling.training.spans import aligned_parts
 
 logger = logging.getLogger(__name__)
 
@@ -72,20 +88,99 @@ def run_create(
         seed=seed,
         snapshot=snapshot,
         created_by=created_by,
+        queued_at=timezone.now() if queue else None,
+        sends=int(queue),
     )
     if queue:
-        from modeling.tasks import run_execute_task
+        run_queue_on_commit(run.pk)
+    return run
 
-        queue_on_commit(run_execute_task, run.pk)
+
+def _dead_reason(run: Run) -> str:
+    last = run.heartbeat_at or run.started_at
+    return (
+        f"its worker {run.worker or '(unknown)'} stopped answering: no heartbeat since "
+        f"{last:%Y-%m-%d %H:%M:%S} UTC (killed, out of memory, or its machine lost)"
+    )
+
+
+def _end_dead(run: Run, status: str) -> Run:
+    """End a locked dead run as failed (or cancelled), saying why."""
+    reason = _dead_reason(run)
+    if status == Run.Status.CANCELLED:
+        run.error = f"Cancelled; {reason}."
+    else:
+        run.error = f"Failed: {reason}. Relaunch it to run it again."
+    run.status = status
+    run.finished_at = timezone.now()
+    run.progress = {**run.progress, "stage": status}
+    run.save(update_fields=["status", "error", "finished_at", "progress"])
     return run
 
 
 @transaction.atomic
+def run_relaunch(*, run: Run, created_by=None, queue: bool = True) -> Run:
+    """A new queued run of a finished run's configuration, on the same snapshot."""
+    if not run.finished:
+        raise ValueError(f"Run {run.pk} is {run.status}: only a finished run is relaunched.")
+    if run.task == "pipeline":
+        from modeling.runs.pipeline import pipeline_create, source_runs
+
+        proverb_run, alignment_run = source_runs(run)
+        new = pipeline_create(
+            proverb_run=proverb_run, alignment_run=alignment_run, created_by=created_by, queue=queue
+        )
+    else:
+        new = Run.objects.create(
+            task=run.task,
+            setting=run.setting,
+            model_name=run.model_name,
+            hyperparameters=run.hyperparameters,
+            seed=run.seed,
+            snapshot=run.snapshot,
+            created_by=created_by,
+            queued_at=timezone.now() if queue else None,
+            sends=int(queue),
+        )
+        if queue:
+            run_queue_on_commit(new.pk)
+    new.relaunch_of = run
+    new.save(update_fields=["relaunch_of"])
+    return new
+
+
+def runs_watch(*, now=None) -> dict:
+    """Fail the dead running runs and send again the queued runs whose message was lost
+    (see the module). Returns {"failed": n, "sent": n}."""
+    failed = 0
+    for run_id in runs_dead(now).values_list("pk", flat=True)[:200]:
+        with transaction.atomic():
+            run = Run.objects.select_for_update().get(pk=run_id)
+            if run_is_dead(run, now):
+                _end_dead(run, Run.Status.FAILED)
+                failed += 1
+    sent = 0
+    for run in runs_to_resend(now):
+        if not run_send(run.pk):
+            break  # the broker is down: the next beat tries again
+        Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).update(
+            queued_at=timezone.now(), sends=run.sends + 1
+        )
+        sent += 1
+    return {"failed": failed, "sent": sent}
+
+
+@transaction.atomic
 def run_cancel(*, run: Run) -> Run:
-    """Stop a run: a queued one is cancelled now, a running one at its next step."""
+    """Stop a run: a queued one is cancelled now, a running one at its next step, a dead one
+    (its process silent, see the module) now."""
     run = Run.objects.select_for_update().get(pk=run.pk)
     if run.finished:
         raise ValueError(f"Run {run.pk} has already {run.status}.")
+    if run_is_dead(run):
+        run.cancel_requested = True
+        run.save(update_fields=["cancel_requested"])
+        return _end_dead(run, Run.Status.CANCELLED)
     if run.status == Run.Status.QUEUED:
         run.status = Run.Status.CANCELLED
         run.error = "Cancelled before it started."
@@ -95,20 +190,62 @@ def run_cancel(*, run: Run) -> Run:
     return run
 
 
+def worker_identity() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"[:200]
+
+
 def _start(run_id: int) -> Run | None:
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run_id)
+        if run_is_dead(run):  # a message redelivered after its worker was killed
+            _end_dead(run, Run.Status.FAILED)
+            return None
         if run.status != Run.Status.QUEUED:
             return None  # done, cancelled or taken already: executing again changes nothing
+        now = timezone.now()
         run.status = Run.Status.RUNNING
-        run.started_at = timezone.now()
+        run.started_at = run.heartbeat_at = now
+        run.worker = worker_identity()
         run.progress = {"stage": "starting"}
-        run.save(update_fields=["status", "started_at", "progress"])
+        run.save(update_fields=["status", "started_at", "heartbeat_at", "worker", "progress"])
     return run
 
 
+@contextmanager
+def _heartbeat(run: Run):
+    """Write the run's heartbeat from a thread of its own while the block runs.
+
+    Not inside an atomic block (a test's transaction): the thread's own connection
+    would wait on the row lock the block holds.
+    """
+    if transaction.get_connection().in_atomic_block:
+        yield
+        return
+    stop = threading.Event()
+
+    def beat() -> None:
+        try:
+            while not stop.wait(settings.PARABLE_MODELING_HEARTBEAT_SECONDS):
+                try:
+                    Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).update(
+                        heartbeat_at=timezone.now()
+                    )
+                except DatabaseError:
+                    logger.warning("Run %s: heartbeat not written", run.pk, exc_info=True)
+        finally:
+            connections.close_all()  # this thread's connections
+
+    thread = threading.Thread(target=beat, name=f"run-{run.pk}-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
 def _reporter(run: Run, echo=None):
-    from modeling.baselines import Reporter
+    from modeling.training.loop import Reporter
 
     state = {"written": 0.0, "checked": 0.0, "stage": None, "stop": False}
     latest: dict = {}  # the last value of every field reported (epoch, loss, dev accuracy...)
@@ -145,16 +282,21 @@ def run_execute(*, run_id: int, echo=None) -> Run:
     run = _start(run_id)
     if run is None:
         return Run.objects.get(pk=run_id)
+    with _heartbeat(run):
+        return _execute(run, echo)
+
+
+def _execute(run: Run, echo) -> Run:
     if run.task == "pipeline":  # no model: two finished runs' predictions combined
-        from modeling.pipeline import pipeline_result
+        from modeling.runs.pipeline import pipeline_result
 
         try:
             return _finish(run, status=Run.Status.SUCCEEDED, **pipeline_result(run))
         except ValueError as error:
             return _finish(run, status=Run.Status.FAILED, error=str(error))
     # torch and the models load in the process that runs the baseline, never in a web process.
-    from modeling.baselines import run_task
-    from modeling.encoders import ModelNotFound
+    from annotation.encoder import ModelNotFound
+    from modeling.training.baselines import run_task
 
     folder = artifact_folder(run) if run.task in TRAINABLE else None
     try:

@@ -19,8 +19,8 @@ from annotation.models import Narrative
 from annotation.task_types.choose import choice_question_create
 from annotation.task_types.distractors import DistractorSource, SourceFamily
 from crowd.batches import batch_create, batch_items_add
-from modeling.hyperparameters import PROVERB_TASKS
 from modeling.models import Run
+from modeling.training.hyperparameters import PROVERB_TASKS
 
 PREFIX = "model"
 

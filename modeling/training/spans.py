@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from modeling.examples import Example, Parts, SnapshotError, split_parts
+from modeling.training.examples import Example, Parts, SnapshotError, split_parts
 
 # Aligned narratives an alignment run needs in the setting's train part (the dev slice
 # takes one of a proverb with two, and training needs two proverbs) and in its test part.
@@ -104,7 +104,7 @@ def pipeline_combine(proverb_predictions: list[dict], span_predictions: list[dic
     zero elsewhere. Raises ValueError when a span pair's narrative has no proverb
     prediction (the runs were not scored on the same test narratives)."""
     # numpy loads with the metrics, in the process that scores, never in a web process.
-    from modeling.metrics import SPAN_MEASURES, span_metrics
+    from modeling.training.metrics import SPAN_MEASURES, span_metrics
 
     rank = {p["narrative_id"]: p["rank"] for p in proverb_predictions}
     missing = sorted({s["narrative_id"] for s in span_predictions} - rank.keys())

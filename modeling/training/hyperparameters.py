@@ -18,6 +18,9 @@ TRAINABLE = ("biencoder", "classifier", "alignment", "generation")
 PROVERB_TASKS = ("retrieval", "biencoder", "classifier")
 # The hyperparameters only the generation task reads.
 GENERATION_FIELDS = ("target_max_length", "max_new_tokens", "num_beams", "no_repeat_ngram_size")
+SCHEDULES = ("linear", "constant")  # after the warm-up: linear decay to 0, or constant
+# The training hyperparameters every fine-tuned task reads beside the learning rate.
+TRAINING_FIELDS = ("head_learning_rate", "warmup_ratio", "schedule", "scale")
 
 
 class Cancelled(Exception):
@@ -28,10 +31,15 @@ class Cancelled(Exception):
 class Hyperparameters:
     epochs: int = 5
     batch_size: int = 16
-    learning_rate: float = 2e-5
+    learning_rate: float = 2e-5  # the parameters the checkpoint holds
+    # Parameters the checkpoint does not hold: a classifier's or span model's head, a
+    # warm-started decoder's cross-attention (modeling.training.loop).
+    head_learning_rate: float = 1e-3
+    warmup_ratio: float = 0.1  # share of the steps with a linearly rising learning rate
+    schedule: str = "linear"
     max_length: int = 256
     proverb_max_length: int = 64
-    scale: float = 20.0
+    scale: float = 20.0  # the logits' scale over cosine similarities (temperature 1/scale)
     eval_batch_size: int = 64
     span_max_tokens: int = 64  # alignment: longest narrative span predicted, in tokens
     # Generation: input and target lengths in tokens, and decoding (num_beams 1: greedy).
@@ -47,6 +55,14 @@ class Hyperparameters:
         hyperparameters = cls(**known)
         if hyperparameters.epochs < 1 or hyperparameters.batch_size < 2:
             raise ValueError("epochs must be at least 1 and batch size at least 2")
+        if min(hyperparameters.learning_rate, hyperparameters.head_learning_rate) <= 0:
+            raise ValueError("learning rates must be above 0")
+        if not 0 <= hyperparameters.warmup_ratio < 1:
+            raise ValueError("the warm-up share is at least 0 and below 1")
+        if hyperparameters.schedule not in SCHEDULES:
+            raise ValueError(f"the schedule is one of {', '.join(SCHEDULES)}")
+        if hyperparameters.scale <= 0:
+            raise ValueError("the scale must be above 0")
         if hyperparameters.span_max_tokens < 1:
             raise ValueError("the longest span must be at least 1 token")
         if min(hyperparameters.max_new_tokens, hyperparameters.num_beams) < 1:

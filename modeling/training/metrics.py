@@ -9,10 +9,11 @@ the narrative's favour, as the ePiC evaluation does). Accuracy is the share of r
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
+
+from annotation.quality.agreement import span_token_scores
 
 
 def gold_ranks(scores: np.ndarray, gold: Sequence[int]) -> np.ndarray:
@@ -59,16 +60,47 @@ def nearest_neighbours(vectors: np.ndarray, *, distance: str) -> np.ndarray:
     """Index of each row's nearest other row under `distance` (a MOTIF_DISTANCES key).
 
     Ties go to the lowest index. Jensen-Shannon is scipy's (base e, the square root of
-    the divergence), meant for rows that are probability distributions.
+    the divergence), meant for rows that are probability distributions, computed over
+    whole arrays (`jensen_shannon_distances`) instead of scipy's pair-by-pair loop.
     """
     from scipy.spatial.distance import cdist
 
     vectors = np.asarray(vectors, dtype=np.float64)
     if len(vectors) < 2:
         raise ValueError("nearest neighbours need two rows at least")
-    distances = cdist(vectors, vectors, metric=MOTIF_DISTANCES[distance])
+    if distance == "jensen_shannon":
+        distances = jensen_shannon_distances(vectors)
+    else:
+        distances = cdist(vectors, vectors, metric=MOTIF_DISTANCES[distance])
     np.fill_diagonal(distances, np.inf)
     return distances.argmin(axis=1)
+
+
+def jensen_shannon_distances(rows: np.ndarray, *, chunk_elements: int = 1 << 22) -> np.ndarray:
+    """All pairs' Jensen-Shannon distances of the rows (each normalised to sum to 1), as
+    scipy's `jensenshannon` gives them (base e), in whole-array operations.
+
+    JSD(p, q) = H((p + q) / 2) - (H(p) + H(q)) / 2, H the entropy; the distance is its
+    square root. The mixtures are built a block of rows at a time (`chunk_elements`
+    numbers at most), so memory stays bounded for thousands of rows.
+    """
+    from scipy.special import xlogy
+
+    rows = np.asarray(rows, dtype=np.float64)
+    rows = rows / rows.sum(axis=1, keepdims=True)
+    count, width = rows.shape
+    entropy = -xlogy(rows, rows).sum(axis=1)
+    divergence = np.empty((count, count))
+    block = max(1, chunk_elements // max(1, count * width))
+    for start in range(0, count, block):
+        # The matrix is symmetric: each block against itself and the rows after it.
+        stop = min(count, start + block)
+        mixture = (rows[start:stop, None, :] + rows[None, start:, :]) / 2
+        mixed = -xlogy(mixture, mixture).sum(axis=2)
+        values = mixed - (entropy[start:stop, None] + entropy[None, start:]) / 2
+        divergence[start:stop, start:] = values
+        divergence[start:, start:stop] = values.T
+    return np.sqrt(np.maximum(divergence, 0.0))
 
 
 def motif_accuracy(vectors: np.ndarray, labels: Sequence[int], *, distance: str) -> float:
@@ -79,22 +111,12 @@ def motif_accuracy(vectors: np.ndarray, labels: Sequence[int], *, distance: str)
 
 
 # Span alignment (ePiC Tables 8 and 9). A span is [start, end) in characters of the
-# narrative; it is scored by the narrative's word tokens (runs of letters and digits,
-# punctuation left out) that it overlaps, by position, so a repeated word counts where
-# it stands. Precision, recall and F1 are computed per span pair and averaged over the
-# pairs (each mean on its own, as the paper reports them); exact match is the share of
-# pairs whose predicted words are exactly the gold ones.
-
-WORD = r"\w+"
-
-
-def word_positions(text: str, start: int, end: int) -> set[int]:
-    """Indexes of the words of `text` that overlap the characters [start, end)."""
-    return {
-        index
-        for index, match in enumerate(re.finditer(WORD, text))
-        if match.start() < end and start < match.end()
-    }
+# narrative; it is scored by the narrative's word tokens (\w+ runs) that it overlaps, by
+# position, so a repeated word counts where it stands: annotation.quality.agreement's
+# span_token_scores, the one implementation that crowd agreement uses too. Precision,
+# recall and F1 are computed per span pair and averaged over the pairs (each mean on its
+# own, as the paper reports them); exact match is the share of pairs whose predicted words
+# are exactly the gold ones.
 
 
 def span_scores(text: str, predicted: tuple[int, int], gold: tuple[int, int]) -> dict:
@@ -102,16 +124,7 @@ def span_scores(text: str, predicted: tuple[int, int], gold: tuple[int, int]) ->
 
     Two spans without words agree (1.0); one empty side against words scores 0.
     """
-    guess = word_positions(text, *predicted)
-    truth = word_positions(text, *gold)
-    if not guess or not truth:
-        same = float(guess == truth)
-        return {"precision": same, "recall": same, "f1": same, "exact": same}
-    common = len(guess & truth)
-    precision = common / len(guess)
-    recall = common / len(truth)
-    f1 = 2 * precision * recall / (precision + recall) if common else 0.0
-    return {"precision": precision, "recall": recall, "f1": f1, "exact": float(guess == truth)}
+    return span_token_scores([predicted], [gold], text)
 
 
 SPAN_MEASURES = ("precision", "recall", "f1", "exact")

@@ -11,8 +11,8 @@ from django.db.models import Q
 from annotation.datasets.records import dataset_narratives
 from annotation.models import SpanPair
 from crowd.models import Assignment
-from modeling.examples import Example, content_hash
 from modeling.models import Snapshot
+from modeling.training.examples import Example, content_hash
 
 
 def keyword_list(keywords: dict) -> tuple[str, ...]:

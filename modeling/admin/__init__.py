@@ -1,0 +1,3 @@
+"""The modeling admin: run pages (runs.py), what they display (display.py, plots.py)."""
+
+from modeling.admin import runs  # noqa: F401  (registers the admin classes)

@@ -1,0 +1,55 @@
+"""Sending runs to the modeling queue by the task's name.
+
+The services and the pipeline queue runs through Celery's registry of tasks instead of
+importing modeling.tasks, whose tasks call the services: no import circle.
+
+With no broker (the embedded default) a run executes in a background thread of the
+process that launched it (PARABLE_MODELING_WITHOUT_BROKER="thread"), so the admin
+answers at once and the run's page follows its progress; "inline" executes it in the
+request, as every other task runs there.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from django.conf import settings
+from django.db import connections, transaction
+
+from common.task_queue import queue_on_commit, task_send
+
+RUN_EXECUTE = "modeling.run_execute"
+
+
+def run_execute_task():
+    from celery import current_app
+
+    return current_app.tasks[RUN_EXECUTE]
+
+
+def run_queue_on_commit(run_id: int) -> None:
+    """Send the run to the modeling queue once the current transaction commits (with no
+    broker: start it in a background thread then, see the module)."""
+    if settings.CELERY_TASK_ALWAYS_EAGER and settings.PARABLE_MODELING_WITHOUT_BROKER == "thread":
+        transaction.on_commit(lambda: run_in_thread(run_id))
+    else:
+        queue_on_commit(run_execute_task(), run_id)
+
+
+def run_in_thread(run_id: int) -> threading.Thread:
+    """Execute the run in a daemon thread of this process, named run-<id>."""
+
+    def execute() -> None:
+        try:
+            run_execute_task().apply(args=[run_id])
+        finally:
+            connections.close_all()  # this thread's connections
+
+    thread = threading.Thread(target=execute, name=f"run-{run_id}", daemon=True)
+    thread.start()
+    return thread
+
+
+def run_send(run_id: int) -> bool:
+    """Send the run now; False when the broker could not take it (logged)."""
+    return task_send(run_execute_task(), run_id)
