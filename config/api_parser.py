@@ -1,9 +1,12 @@
 """The API's JSON parser: DRF's, reading through json_loads_checked (see
-config/request_input.py)."""
+config/request_input.py), and the strict reading of request serializers."""
 
 from __future__ import annotations
 
-from rest_framework.exceptions import ParseError
+from collections.abc import Mapping
+
+from rest_framework import serializers, status
+from rest_framework.exceptions import APIException, ParseError
 from rest_framework.parsers import JSONParser
 
 from annotation.intake.checked_input import InputError, json_loads_checked
@@ -19,3 +22,37 @@ class CheckedJSONParser(JSONParser):
             )
         except InputError as error:
             raise ParseError(str(error)) from error
+
+
+class StrictInput:
+    """A request serializer that takes what its schema says and nothing else: a field it
+    does not write is refused (the schema says additionalProperties: false), and in a JSON
+    body a boolean field takes only true/false and a text field only a string (no 0 for
+    "0"). Mixed in before the DRF serializer class."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, Mapping):
+            writable = {name: field for name, field in self.fields.items() if not field.read_only}
+            errors = {
+                name: ["This operation has no such field."] for name in data if name not in writable
+            }
+            if type(data) is dict:  # JSON; form data (a QueryDict) is text by nature
+                for name, field in writable.items():
+                    value = data.get(name)
+                    if value is None:
+                        continue
+                    if isinstance(field, serializers.BooleanField) and not isinstance(value, bool):
+                        errors[name] = ["Must be true or false."]
+                    elif isinstance(field, serializers.CharField) and not isinstance(value, str):
+                        errors[name] = ["Must be a string."]
+            if errors:
+                raise serializers.ValidationError(errors)
+        return super().to_internal_value(data)
+
+
+class Conflict(APIException):
+    """409: the request is well formed, but what it asks clashes with what is stored (a
+    duplicate), so no change to the request alone can make it go through as it is."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "conflict"

@@ -12,6 +12,8 @@ from __future__ import annotations
 from drf_spectacular.openapi import AutoSchema
 from rest_framework import serializers
 
+from config.api_parser import StrictInput
+
 
 class ErrorSerializer(serializers.Serializer):
     """An error: `detail`, or each invalid field with its messages."""
@@ -29,7 +31,24 @@ _ERRORS = {
 }
 
 
+# What the JSON parser refuses in any text (json_loads_checked): NUL and lone surrogates.
+CLEAN_TEXT = "^[^\\x00\\ud800-\\udfff]*$"
+
+
 class ParableAutoSchema(AutoSchema):
+    def _map_serializer(self, serializer, direction, bypass_extensions=False):
+        """A request serializer's schema with the rules its reading applies: no fields
+        but its own (StrictInput), and texts without what the parser refuses."""
+        schema = super()._map_serializer(serializer, direction, bypass_extensions)
+        if direction != "request":
+            return schema
+        if isinstance(serializer, StrictInput):
+            schema["additionalProperties"] = False
+        for field in schema.get("properties", {}).values():
+            if field.get("type") == "string" and not ({"format", "enum", "pattern"} & set(field)):
+                field["pattern"] = CLEAN_TEXT
+        return schema
+
     def _error_codes(self) -> list[str]:
         codes = ["400", "401", "403"]
         if "{" in self.path:

@@ -9,6 +9,7 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from config.api_parser import StrictInput
 from config.request_input import MAX_INT
 from crowd import task_types
 from crowd.batches import batch_close, batch_create, batch_progress, batch_publish
@@ -22,7 +23,7 @@ def _subject_field(name: str) -> serializers.PrimaryKeyRelatedField:
     return serializers.PrimaryKeyRelatedField(queryset=model.objects.all(), required=False)
 
 
-class BatchItemInputSerializer(serializers.Serializer):
+class BatchItemInputSerializer(StrictInput, serializers.Serializer):
     """One item: the id of its subject (a proverb for write batches)."""
 
     proverb = _subject_field("proverb")
@@ -36,7 +37,7 @@ class BatchItemInputSerializer(serializers.Serializer):
         return attrs
 
 
-class BatchCreateSerializer(serializers.Serializer):
+class BatchCreateSerializer(StrictInput, serializers.Serializer):
     name = serializers.CharField(max_length=200)
     task_type = serializers.ChoiceField(choices=[])
     provider = serializers.ChoiceField(choices=Provider.choices, default=Provider.LOCAL)
@@ -111,7 +112,7 @@ ProgressSerializer = inline_serializer(
 )
 
 
-class InvitesSerializer(serializers.Serializer):
+class InvitesSerializer(StrictInput, serializers.Serializer):
     count = serializers.IntegerField(min_value=1, max_value=200, default=1)
     name_prefix = serializers.CharField(max_length=150, default="Worker")
 

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from annotation.models import Narrative
 from annotation.quality.gold import gold_items_add
 from annotation.quality.reports import batch_agreement
+from config.api_parser import StrictInput
 from config.request_input import MAX_INT
 from crowd import task_types
 from crowd.api import BatchSerializer
@@ -59,7 +60,7 @@ class AgreementViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(batch_agreement(batch=self.get_object()))
 
 
-class ChainedBatchCreateSerializer(serializers.Serializer):
+class ChainedBatchCreateSerializer(StrictInput, serializers.Serializer):
     name = serializers.CharField(max_length=200)
     task_type = serializers.ChoiceField(choices=DRAWN_TYPES)
     source_batch = serializers.PrimaryKeyRelatedField(
@@ -88,7 +89,7 @@ class ChainedBatchCreateSerializer(serializers.Serializer):
         return attrs
 
 
-class GoldSerializer(serializers.Serializer):
+class GoldSerializer(StrictInput, serializers.Serializer):
     narratives = serializers.PrimaryKeyRelatedField(
         queryset=Narrative.objects.select_related("proverb"), many=True
     )
