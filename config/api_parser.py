@@ -25,10 +25,13 @@ class CheckedJSONParser(JSONParser):
 
 
 class StrictInput:
-    """A request serializer that takes what its schema says and nothing else: a field it
-    does not write is refused (the schema says additionalProperties: false), and in a JSON
-    body a boolean field takes only true/false and a text field only a string (no 0 for
-    "0"). Mixed in before the DRF serializer class."""
+    # A request serializer that takes what its schema says and nothing else: a field it
+    # does not write is refused (the schema says additionalProperties: false), and in a
+    # JSON body a boolean field takes only true/false and a text field only a string (no 0
+    # for "0"). Mixed in before the DRF serializer class. `schema_rules`: JSON Schema
+    # keywords for the rules across fields that its validation applies (e.g. anyOf).
+    # (Comments, not a docstring: the schema would show it as each serializer's text.)
+    schema_rules: dict = {}
 
     def to_internal_value(self, data):
         if isinstance(data, Mapping):

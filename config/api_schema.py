@@ -31,8 +31,10 @@ _ERRORS = {
 }
 
 
-# What the JSON parser refuses in any text (json_loads_checked): NUL and lone surrogates.
-CLEAN_TEXT = "^[^\\x00\\ud800-\\udfff]*$"
+# What the JSON parser refuses in any text (json_loads_checked): NUL. (Lone surrogates too,
+# but a pattern naming them is no regular expression for Rust-based validators, which then
+# ignore it: JSON text a client encodes from valid Unicode never has them.)
+CLEAN_TEXT = "^[^\\x00]*$"
 
 
 class ParableAutoSchema(AutoSchema):
@@ -44,6 +46,7 @@ class ParableAutoSchema(AutoSchema):
             return schema
         if isinstance(serializer, StrictInput):
             schema["additionalProperties"] = False
+            schema.update(getattr(serializer, "schema_rules", {}))
         for field in schema.get("properties", {}).values():
             if field.get("type") == "string" and not ({"format", "enum", "pattern"} & set(field)):
                 field["pattern"] = CLEAN_TEXT

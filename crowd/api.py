@@ -51,6 +51,13 @@ class BatchCreateSerializer(StrictInput, serializers.Serializer):
     settings = serializers.DictField(required=False, default=dict)
     items = BatchItemInputSerializer(many=True)
     publish = serializers.BooleanField(default=False)
+    # batch_publish refuses a batch without items: publishing needs at least one.
+    schema_rules = {
+        "anyOf": [
+            {"properties": {"publish": {"enum": [False]}}},
+            {"required": ["items"], "properties": {"items": {"minItems": 1}}},
+        ]
+    }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

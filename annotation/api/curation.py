@@ -23,10 +23,10 @@ from config.request_input import MAX_ID
 
 
 class ProverbSerializer(StrictInput, serializers.ModelSerializer):
-    # At least one letter or digit (the duplicate key keeps those), nothing the parser
-    # refuses: the rule is in the schema as the field's pattern.
+    # At least one word character (the duplicate key keeps those) and no NUL (the parser
+    # refuses it): the rule is in the schema as the field's pattern.
     text = serializers.RegexField(
-        r"^[^\x00\ud800-\udfff]*\w[^\x00\ud800-\udfff]*$",
+        r"^[^\x00]*\w[^\x00]*$",
         max_length=Proverb._meta.get_field("text").max_length,
         error_messages={"invalid": "A proverb needs at least one word."},
     )

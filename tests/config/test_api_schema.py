@@ -47,6 +47,9 @@ def test_request_bodies_take_only_their_fields_and_clean_text(schema):
     assert "\x00" not in "".join(re.findall(meaning["pattern"], "a\x00b"))
     text = re.compile(components["ProverbRequest"]["properties"]["text"]["pattern"])
     assert text.match("Haste makes waste") and not text.match("?!") and not text.match("a\x00")
+    assert "description" not in components["RejectRequest"]  # no mixin's comment as text
+    publishing = components["BatchCreateRequest"]["anyOf"]
+    assert {"required": ["items"], "properties": {"items": {"minItems": 1}}} in publishing
 
 
 def test_the_api_refuses_fields_and_types_its_schema_does_not_allow(researcher_api):
