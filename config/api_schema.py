@@ -12,7 +12,7 @@ from __future__ import annotations
 from drf_spectacular.openapi import AutoSchema
 from rest_framework import serializers
 
-from config.api_parser import StrictInput
+from config.api_parser import CLEAN_TEXT, StrictInput
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -29,12 +29,6 @@ _ERRORS = {
     "409": "The object's state forbids this change now (e.g. already reviewed).",
     "415": "The request body's content type is not one this operation reads.",
 }
-
-
-# What the JSON parser refuses in any text (json_loads_checked): NUL. (Lone surrogates too,
-# but a pattern naming them is no regular expression for Rust-based validators, which then
-# ignore it: JSON text a client encodes from valid Unicode never has them.)
-CLEAN_TEXT = "^[^\\x00]*$"
 
 
 class ParableAutoSchema(AutoSchema):

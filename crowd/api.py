@@ -30,6 +30,7 @@ class BatchItemInputSerializer(StrictInput, serializers.Serializer):
     narrative = _subject_field("narrative")
     source_assignment = _subject_field("source_assignment")
     choice_question = _subject_field("choice_question")
+    schema_rules = {"minProperties": 1}  # a subject, as `validate` requires
 
     def validate(self, attrs):
         if not attrs:

@@ -16,7 +16,8 @@ from rest_framework.response import Response
 from annotation.models import Narrative
 from annotation.quality.gold import gold_items_add
 from annotation.quality.reports import batch_agreement
-from config.api_parser import StrictInput
+from annotation.task_types.sources import DRAW_SOURCES
+from config.api_parser import CLEAN_TEXT, StrictInput
 from config.request_input import MAX_INT
 from crowd import task_types
 from crowd.api import BatchSerializer
@@ -60,6 +61,22 @@ class AgreementViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(batch_agreement(batch=self.get_object()))
 
 
+# Draws as annotation.task_types.sources.clean_draw_settings takes them.
+DRAWS = {
+    "type": "array",
+    "minItems": 1,
+    "items": {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "source": {"enum": list(DRAW_SOURCES)},
+            "source_label": {"type": "string", "pattern": CLEAN_TEXT},
+            "sample": {"type": "integer", "minimum": 1, "nullable": True},
+        },
+    },
+}
+
+
 class ChainedBatchCreateSerializer(StrictInput, serializers.Serializer):
     name = serializers.CharField(max_length=200)
     task_type = serializers.ChoiceField(choices=DRAWN_TYPES)
@@ -76,6 +93,29 @@ class ChainedBatchCreateSerializer(StrictInput, serializers.Serializer):
     instructions = serializers.CharField(required=False, allow_blank=True, default="")
     settings = serializers.DictField(required=False, default=dict)
     publish = serializers.BooleanField(default=False)
+    # The rule `validate` applies, in the schema: a source batch, or draws or imported pairs.
+    schema_rules = {
+        "anyOf": [
+            {"required": ["source_batch"], "properties": {"source_batch": {"type": "integer"}}},
+            {
+                "required": ["settings"],
+                "properties": {
+                    "settings": {
+                        "anyOf": [
+                            {
+                                "required": ["draw"],
+                                "properties": {"draw": DRAWS},
+                            },
+                            {
+                                "required": ["imported"],
+                                "properties": {"imported": {"type": "object", "minProperties": 1}},
+                            },
+                        ]
+                    }
+                },
+            },
+        ]
+    }
 
     def validate(self, attrs):
         settings = attrs["settings"]

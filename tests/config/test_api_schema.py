@@ -50,6 +50,11 @@ def test_request_bodies_take_only_their_fields_and_clean_text(schema):
     assert "description" not in components["RejectRequest"]  # no mixin's comment as text
     publishing = components["BatchCreateRequest"]["anyOf"]
     assert {"required": ["items"], "properties": {"items": {"minItems": 1}}} in publishing
+    assert components["BatchItemInputRequest"]["minProperties"] == 1
+    source, drawn = components["ChainedBatchCreateRequest"]["anyOf"]
+    assert source["required"] == ["source_batch"]
+    draws = drawn["properties"]["settings"]["anyOf"][0]["properties"]["draw"]
+    assert draws["minItems"] == 1 and draws["items"]["properties"]["source"]["enum"][0] == "any"
 
 
 def test_the_api_refuses_fields_and_types_its_schema_does_not_allow(researcher_api):
