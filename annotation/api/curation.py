@@ -1,6 +1,6 @@
 """Requester API for proverbs and curation (staff with model permissions only)."""
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiRequest, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import MultiPartParser
@@ -97,7 +97,10 @@ class ProverbViewSet(
         return queryset.filter(status=wanted) if wanted else queryset
 
     @extend_schema(
-        request=ProverbImportSerializer,
+        # The file is text (one proverb a line, or CSV): a binary file is refused.
+        request=OpenApiRequest(
+            ProverbImportSerializer, encoding={"file": {"contentType": "text/plain, text/csv"}}
+        ),
         responses={201: ImportReportSerializer, 202: ImportJobStartedSerializer},
     )
     @action(
