@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, ParseError
+from rest_framework.exceptions import APIException, NotFound, ParseError
 from rest_framework.parsers import JSONParser
 
 from annotation.intake.checked_input import InputError, json_loads_checked
@@ -38,6 +38,18 @@ class StrictInput:
     # (Comments, not a docstring: the schema would show it as each serializer's text.)
     schema_rules: dict = {}
 
+    def is_valid(self, *, raise_exception=False):
+        """As DRF's; but when every error is an id that names nothing (a body's reference
+        to a row that does not exist), raise_exception answers 404, as a path's id does:
+        the request is well formed, no schema can know which ids exist."""
+        valid = super().is_valid()
+        if not valid and raise_exception:
+            codes = _leaf_codes(self.errors)
+            if codes and codes <= {"does_not_exist"}:
+                raise NotFound(self.errors)
+            raise serializers.ValidationError(self.errors)
+        return valid
+
     def to_internal_value(self, data):
         if isinstance(data, Mapping):
             writable = {name: field for name, field in self.fields.items() if not field.read_only}
@@ -56,6 +68,15 @@ class StrictInput:
             if errors:
                 raise serializers.ValidationError(errors)
         return super().to_internal_value(data)
+
+
+def _leaf_codes(errors) -> set[str]:
+    """The codes of every error in DRF's nested errors (dicts and lists of ErrorDetail)."""
+    if isinstance(errors, dict):
+        return set().union(*(_leaf_codes(value) for value in errors.values()))
+    if isinstance(errors, list):
+        return set().union(*(_leaf_codes(value) for value in errors))
+    return {getattr(errors, "code", "")}
 
 
 class Conflict(APIException):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.db import transaction
 from django.db.models import Count
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -136,6 +137,31 @@ InviteLinkSerializer = inline_serializer(
 )
 
 
+class _PublishRefused(Exception):
+    pass
+
+
+def batch_create_response(request, data: dict) -> Response:
+    """Create a batch from a create form's validated `data` and publish it when asked: 201
+    with the batch; 400 when it cannot be made as asked; 409 when it cannot be published
+    now (no items yet, the provider refuses), as the publish action answers. Nothing is
+    kept from a refused request."""
+    publish = data.pop("publish")
+    try:
+        with transaction.atomic():
+            batch = batch_create(created_by=request.user, **data)
+            if publish:
+                try:
+                    batch = batch_publish(batch=batch)
+                except (ValueError, ProviderError) as error:
+                    raise _PublishRefused(str(error)) from error
+    except _PublishRefused as error:
+        return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+    except (ValueError, ProviderError) as error:
+        return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+    return Response(BatchSerializer(batch).data, status=status.HTTP_201_CREATED)
+
+
 class BatchViewSet(
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
@@ -160,15 +186,7 @@ class BatchViewSet(
         """Create a batch with its items (and publish it with "publish": true)."""
         form = BatchCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        data = dict(form.validated_data)
-        publish = data.pop("publish")
-        try:
-            batch = batch_create(created_by=request.user, **data)
-            if publish:
-                batch = batch_publish(batch=batch)
-        except (ValueError, ProviderError) as error:
-            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        return Response(BatchSerializer(batch).data, status=status.HTTP_201_CREATED)
+        return batch_create_response(request, dict(form.validated_data))
 
     @extend_schema(responses={200: ProgressSerializer})
     @action(detail=True, methods=["get"])

@@ -20,11 +20,9 @@ from annotation.task_types.sources import DRAW_SOURCES
 from config.api_parser import CLEAN_TEXT, StrictInput
 from config.request_input import MAX_INT
 from crowd import task_types
-from crowd.api import BatchSerializer
-from crowd.batches import batch_create, batch_publish
+from crowd.api import BatchSerializer, batch_create_response
 from crowd.chaining import batch_items_refresh
 from crowd.models import Batch, Provider
-from crowd.providers import ProviderError
 
 TASK_TYPES = ("align", "rate", "choose", "continue", "continue_choice", "cloze")
 # Types whose items are drawn from a source batch, the dataset or imported option pairs.
@@ -162,17 +160,10 @@ class ChainedBatchViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
         form = ChainedBatchCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = dict(form.validated_data)
-        publish = data.pop("publish")
         kind = task_types.get(data["task_type"])
         if not data["instructions"].strip() and hasattr(kind, "instructions_for"):
             data["instructions"] = kind.instructions_for(data["settings"])
-        try:
-            batch = batch_create(created_by=request.user, **data)
-            if publish:
-                batch = batch_publish(batch=batch)
-        except (ValueError, ProviderError) as error:
-            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        return Response(BatchSerializer(batch).data, status=status.HTTP_201_CREATED)
+        return batch_create_response(request, data)
 
     def _require_change(self, request) -> None:
         if not request.user.has_perm("crowd.change_batch"):

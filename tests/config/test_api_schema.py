@@ -91,3 +91,23 @@ def test_wrong_credentials_for_a_token_are_unauthenticated(api_client, researche
         "/api/auth/token/", {"username": "researcher", "password": "researcher-pass"}
     )
     assert right.status_code == 200 and right.json()["token"]
+
+
+def test_a_reference_to_nothing_is_404_and_an_unpublishable_batch_409_keeping_nothing(
+    researcher_api,
+):
+    from crowd.models import Batch
+
+    batch = {"name": "B", "task_type": "write", "items": [{"proverb": 999_999}]}
+    missing = researcher_api.post("/api/batches/", batch, format="json")
+    assert missing.status_code == 404
+    assert "999999" in str(missing.json()["items"])
+    empty = researcher_api.post(
+        "/api/batches/", {**batch, "items": [], "publish": True}, format="json"
+    )
+    assert empty.status_code == 409
+    assert empty.json() == {"detail": "A batch needs at least one item before it is published."}
+    drawn = {"name": "R", "task_type": "rate", "settings": {"draw": [{}]}, "publish": True}
+    nothing_drawn = researcher_api.post("/api/chained-batches/", drawn, format="json")
+    assert nothing_drawn.status_code == 409
+    assert not Batch.objects.exists()
