@@ -32,9 +32,10 @@ class CheckedJSONParser(JSONParser):
 class StrictInput:
     # A request serializer that takes what its schema says and nothing else: a field it
     # does not write is refused (the schema says additionalProperties: false), and in a
-    # JSON body a boolean field takes only true/false and a text field only a string (no 0
-    # for "0"). Mixed in before the DRF serializer class. `schema_rules`: JSON Schema
-    # keywords for the rules across fields that its validation applies (e.g. anyOf).
+    # JSON body a boolean field takes only true/false, a text field only a string (no 0
+    # for "0") and a number or id field only a whole number (no "12", 2.5 or true). Mixed
+    # in before the DRF serializer class. `schema_rules`: JSON Schema keywords for the
+    # rules across fields that its validation applies (e.g. anyOf).
     # (Comments, not a docstring: the schema would show it as each serializer's text.)
     schema_rules: dict = {}
 
@@ -65,9 +66,18 @@ class StrictInput:
                         errors[name] = ["Must be true or false."]
                     elif isinstance(field, serializers.CharField) and not isinstance(value, str):
                         errors[name] = ["Must be a string."]
+                    elif isinstance(field, _WHOLE_NUMBERS) and not _is_whole_number(value):
+                        errors[name] = ["Must be a whole number."]
             if errors:
                 raise serializers.ValidationError(errors)
         return super().to_internal_value(data)
+
+
+_WHOLE_NUMBERS = (serializers.IntegerField, serializers.PrimaryKeyRelatedField)
+
+
+def _is_whole_number(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _leaf_codes(errors) -> set[str]:

@@ -25,7 +25,7 @@ _ERRORS = {
     "400": "The input is invalid; the body says what and why.",
     "401": "No valid credentials (token or session).",
     "403": "The user lacks the permission this operation needs.",
-    "404": "No such object.",
+    "404": "No such object (the path's id, or an id in the body).",
     "409": "The object's state forbids this change now (e.g. already reviewed).",
     "415": "The request body's content type is not one this operation reads.",
 }
@@ -48,9 +48,10 @@ class ParableAutoSchema(AutoSchema):
 
     def _error_codes(self) -> list[str]:
         codes = ["400", "401", "403"]
-        if "{" in self.path:
+        writes = self.method in ("POST", "PUT", "PATCH")
+        if "{" in self.path or writes:  # a body's id, too, may name nothing
             codes.append("404")
-        if self.method in ("POST", "PUT", "PATCH"):
+        if writes:
             codes += ["409", "415"]
         return codes
 
