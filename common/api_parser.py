@@ -1,12 +1,20 @@
 """The API's JSON parser: DRF's, reading through json_loads_checked (see
-common/request_input.py)."""
+common/request_input.py), and the strict reading of request serializers."""
 
 from __future__ import annotations
 
-from rest_framework.exceptions import ParseError
+from collections.abc import Mapping
+
+from rest_framework import serializers, status
+from rest_framework.exceptions import APIException, NotFound, ParseError
 from rest_framework.parsers import JSONParser
 
 from common.checked_input import InputError, json_loads_checked
+
+# What the JSON parser refuses in any text (json_loads_checked): NUL. (Lone surrogates too,
+# but a pattern naming them is no regular expression for Rust-based validators, which then
+# ignore it: JSON text a client encodes from valid Unicode never has them.)
+CLEAN_TEXT = "^[^\\x00]*$"
 
 
 class CheckedJSONParser(JSONParser):
@@ -19,3 +27,71 @@ class CheckedJSONParser(JSONParser):
             )
         except InputError as error:
             raise ParseError(str(error)) from error
+
+
+class StrictInput:
+    # A request serializer that takes what its schema says and nothing else: a field it
+    # does not write is refused (the schema says additionalProperties: false), and in a
+    # JSON body a boolean field takes only true/false, a text field only a string (no 0
+    # for "0") and a number or id field only a whole number (no "12", 2.5 or true). Mixed
+    # in before the DRF serializer class. `schema_rules`: JSON Schema keywords for the
+    # rules across fields that its validation applies (e.g. anyOf).
+    # (Comments, not a docstring: the schema would show it as each serializer's text.)
+    schema_rules: dict = {}
+
+    def is_valid(self, *, raise_exception=False):
+        """As DRF's; but when every error is an id that names nothing (a body's reference
+        to a row that does not exist), raise_exception answers 404, as a path's id does:
+        the request is well formed, no schema can know which ids exist."""
+        valid = super().is_valid()
+        if not valid and raise_exception:
+            codes = _leaf_codes(self.errors)
+            if codes and codes <= {"does_not_exist"}:
+                raise NotFound(self.errors)
+            raise serializers.ValidationError(self.errors)
+        return valid
+
+    def to_internal_value(self, data):
+        if isinstance(data, Mapping):
+            writable = {name: field for name, field in self.fields.items() if not field.read_only}
+            errors = {
+                name: ["This operation has no such field."] for name in data if name not in writable
+            }
+            if type(data) is dict:  # JSON; form data (a QueryDict) is text by nature
+                for name, field in writable.items():
+                    value = data.get(name)
+                    if value is None:
+                        continue
+                    if isinstance(field, serializers.BooleanField) and not isinstance(value, bool):
+                        errors[name] = ["Must be true or false."]
+                    elif isinstance(field, serializers.CharField) and not isinstance(value, str):
+                        errors[name] = ["Must be a string."]
+                    elif isinstance(field, _WHOLE_NUMBERS) and not _is_whole_number(value):
+                        errors[name] = ["Must be a whole number."]
+            if errors:
+                raise serializers.ValidationError(errors)
+        return super().to_internal_value(data)
+
+
+_WHOLE_NUMBERS = (serializers.IntegerField, serializers.PrimaryKeyRelatedField)
+
+
+def _is_whole_number(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _leaf_codes(errors) -> set[str]:
+    """The codes of every error in DRF's nested errors (dicts and lists of ErrorDetail)."""
+    if isinstance(errors, dict):
+        return set().union(*(_leaf_codes(value) for value in errors.values()))
+    if isinstance(errors, list):
+        return set().union(*(_leaf_codes(value) for value in errors))
+    return {getattr(errors, "code", "")}
+
+
+class Conflict(APIException):
+    """409: the request is well formed, but what it asks clashes with what is stored (a
+    duplicate), so no change to the request alone can make it go through as it is."""
+
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "conflict"

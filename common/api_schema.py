@@ -12,6 +12,8 @@ from __future__ import annotations
 from drf_spectacular.openapi import AutoSchema
 from rest_framework import serializers
 
+from common.api_parser import CLEAN_TEXT, StrictInput
+
 
 class ErrorSerializer(serializers.Serializer):
     """An error: `detail`, or each invalid field with its messages."""
@@ -23,18 +25,33 @@ _ERRORS = {
     "400": "The input is invalid; the body says what and why.",
     "401": "No valid credentials (token or session).",
     "403": "The user lacks the permission this operation needs.",
-    "404": "No such object.",
+    "404": "No such object (the path's id, or an id in the body).",
     "409": "The object's state forbids this change now (e.g. already reviewed).",
     "415": "The request body's content type is not one this operation reads.",
 }
 
 
 class ParableAutoSchema(AutoSchema):
+    def _map_serializer(self, serializer, direction, bypass_extensions=False):
+        """A request serializer's schema with the rules its reading applies: no fields
+        but its own (StrictInput), and texts without what the parser refuses."""
+        schema = super()._map_serializer(serializer, direction, bypass_extensions)
+        if direction != "request":
+            return schema
+        if isinstance(serializer, StrictInput):
+            schema["additionalProperties"] = False
+            schema.update(getattr(serializer, "schema_rules", {}))
+        for field in schema.get("properties", {}).values():
+            if field.get("type") == "string" and not ({"format", "enum", "pattern"} & set(field)):
+                field["pattern"] = CLEAN_TEXT
+        return schema
+
     def _error_codes(self) -> list[str]:
         codes = ["400", "401", "403"]
-        if "{" in self.path:
+        writes = self.method in ("POST", "PUT", "PATCH")
+        if "{" in self.path or writes:  # a body's id, too, may name nothing
             codes.append("404")
-        if self.method in ("POST", "PUT", "PATCH"):
+        if writes:
             codes += ["409", "415"]
         return codes
 

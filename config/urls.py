@@ -3,7 +3,6 @@
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
-from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
 from annotation.admin import agreement as admin_agreement
@@ -13,6 +12,7 @@ from annotation.api.agreement import AgreementViewSet, ChainedBatchViewSet
 from annotation.api.curation import ProverbViewSet, VariantGroupViewSet
 from annotation.api.import_jobs import ImportJobViewSet
 from annotation.api.narratives import NarrativeViewSet
+from annotation.api.tokens import token_obtain
 from common.health import healthz
 from crowd.api import BatchViewSet
 
@@ -36,7 +36,7 @@ urlpatterns = [
     path("admin/review/", include(review_queue.urls)),
     path("admin/", admin.site.urls),
     path("api/", include(router.urls)),
-    path("api/auth/token/", obtain_auth_token, name="api-token"),
+    path("api/auth/token/", token_obtain, name="api-token"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # Swagger UI's start-up script from its own same-origin URL (?script), not inline: the
     # Content-Security-Policy allows scripts from this site only.

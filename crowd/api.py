@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.db import transaction
 from django.db.models import Count
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -9,6 +10,7 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from common.api_parser import StrictInput
 from common.request_input import MAX_INT
 from crowd import task_types
 from crowd.batches import batch_close, batch_create, batch_progress, batch_publish
@@ -22,13 +24,14 @@ def _subject_field(name: str) -> serializers.PrimaryKeyRelatedField:
     return serializers.PrimaryKeyRelatedField(queryset=model.objects.all(), required=False)
 
 
-class BatchItemInputSerializer(serializers.Serializer):
+class BatchItemInputSerializer(StrictInput, serializers.Serializer):
     """One item: the id of its subject (a proverb for write batches)."""
 
     proverb = _subject_field("proverb")
     narrative = _subject_field("narrative")
     source_assignment = _subject_field("source_assignment")
     choice_question = _subject_field("choice_question")
+    schema_rules = {"minProperties": 1}  # a subject, as `validate` requires
 
     def validate(self, attrs):
         if not attrs:
@@ -36,7 +39,7 @@ class BatchItemInputSerializer(serializers.Serializer):
         return attrs
 
 
-class BatchCreateSerializer(serializers.Serializer):
+class BatchCreateSerializer(StrictInput, serializers.Serializer):
     name = serializers.CharField(max_length=200)
     task_type = serializers.ChoiceField(choices=[])
     provider = serializers.ChoiceField(choices=Provider.choices, default=Provider.LOCAL)
@@ -50,6 +53,13 @@ class BatchCreateSerializer(serializers.Serializer):
     settings = serializers.DictField(required=False, default=dict)
     items = BatchItemInputSerializer(many=True)
     publish = serializers.BooleanField(default=False)
+    # batch_publish refuses a batch without items: publishing needs at least one.
+    schema_rules = {
+        "anyOf": [
+            {"properties": {"publish": {"enum": [False]}}},
+            {"required": ["items"], "properties": {"items": {"minItems": 1}}},
+        ]
+    }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -111,7 +121,7 @@ ProgressSerializer = inline_serializer(
 )
 
 
-class InvitesSerializer(serializers.Serializer):
+class InvitesSerializer(StrictInput, serializers.Serializer):
     count = serializers.IntegerField(min_value=1, max_value=200, default=1)
     name_prefix = serializers.CharField(max_length=150, default="Worker")
 
@@ -125,6 +135,31 @@ InviteLinkSerializer = inline_serializer(
     },
     many=True,
 )
+
+
+class _PublishRefused(Exception):
+    pass
+
+
+def batch_create_response(request, data: dict) -> Response:
+    """Create a batch from a create form's validated `data` and publish it when asked: 201
+    with the batch; 400 when it cannot be made as asked; 409 when it cannot be published
+    now (no items yet, the provider refuses), as the publish action answers. Nothing is
+    kept from a refused request."""
+    publish = data.pop("publish")
+    try:
+        with transaction.atomic():
+            batch = batch_create(created_by=request.user, **data)
+            if publish:
+                try:
+                    batch = batch_publish(batch=batch)
+                except (ValueError, ProviderError) as error:
+                    raise _PublishRefused(str(error)) from error
+    except _PublishRefused as error:
+        return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+    except (ValueError, ProviderError) as error:
+        return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+    return Response(BatchSerializer(batch).data, status=status.HTTP_201_CREATED)
 
 
 class BatchViewSet(
@@ -151,15 +186,7 @@ class BatchViewSet(
         """Create a batch with its items (and publish it with "publish": true)."""
         form = BatchCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        data = dict(form.validated_data)
-        publish = data.pop("publish")
-        try:
-            batch = batch_create(created_by=request.user, **data)
-            if publish:
-                batch = batch_publish(batch=batch)
-        except (ValueError, ProviderError) as error:
-            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        return Response(BatchSerializer(batch).data, status=status.HTTP_201_CREATED)
+        return batch_create_response(request, dict(form.validated_data))
 
     @extend_schema(responses={200: ProgressSerializer})
     @action(detail=True, methods=["get"])

@@ -16,13 +16,13 @@ from rest_framework.response import Response
 from annotation.models import Narrative
 from annotation.quality.gold import gold_items_add
 from annotation.quality.reports import batch_agreement
+from annotation.task_types.sources import DRAW_SOURCES
+from common.api_parser import CLEAN_TEXT, StrictInput
 from common.request_input import MAX_INT
 from crowd import task_types
-from crowd.api import BatchSerializer
-from crowd.batches import batch_create, batch_publish
+from crowd.api import BatchSerializer, batch_create_response
 from crowd.chaining import batch_items_refresh
 from crowd.models import Batch, Provider
-from crowd.providers import ProviderError
 
 
 class AgreementViewSet(viewsets.ReadOnlyModelViewSet):
@@ -55,7 +55,23 @@ class AgreementViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(batch_agreement(batch=self.get_object()))
 
 
-class ChainedBatchCreateSerializer(serializers.Serializer):
+# Draws as annotation.task_types.sources.clean_draw_settings takes them.
+DRAWS = {
+    "type": "array",
+    "minItems": 1,
+    "items": {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "source": {"enum": list(DRAW_SOURCES)},
+            "source_label": {"type": "string", "pattern": CLEAN_TEXT},
+            "sample": {"type": "integer", "minimum": 1, "nullable": True},
+        },
+    },
+}
+
+
+class ChainedBatchCreateSerializer(StrictInput, serializers.Serializer):
     name = serializers.CharField(max_length=200)
     task_type = serializers.ChoiceField(choices=[])  # the types with drawn items
     source_batch = serializers.PrimaryKeyRelatedField(
@@ -71,6 +87,29 @@ class ChainedBatchCreateSerializer(serializers.Serializer):
     instructions = serializers.CharField(required=False, allow_blank=True, default="")
     settings = serializers.DictField(required=False, default=dict)
     publish = serializers.BooleanField(default=False)
+    # The rule `validate` applies, in the schema: a source batch, or draws or imported pairs.
+    schema_rules = {
+        "anyOf": [
+            {"required": ["source_batch"], "properties": {"source_batch": {"type": "integer"}}},
+            {
+                "required": ["settings"],
+                "properties": {
+                    "settings": {
+                        "anyOf": [
+                            {
+                                "required": ["draw"],
+                                "properties": {"draw": DRAWS},
+                            },
+                            {
+                                "required": ["imported"],
+                                "properties": {"imported": {"type": "object", "minProperties": 1}},
+                            },
+                        ]
+                    }
+                },
+            },
+        ]
+    }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -88,7 +127,7 @@ class ChainedBatchCreateSerializer(serializers.Serializer):
         return attrs
 
 
-class GoldSerializer(serializers.Serializer):
+class GoldSerializer(StrictInput, serializers.Serializer):
     narratives = serializers.PrimaryKeyRelatedField(
         queryset=Narrative.objects.select_related("proverb"), many=True
     )
@@ -124,17 +163,10 @@ class ChainedBatchViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
         form = ChainedBatchCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = dict(form.validated_data)
-        publish = data.pop("publish")
         kind = task_types.get(data["task_type"])
         if not data["instructions"].strip():
             data["instructions"] = kind.instructions_for(data["settings"])
-        try:
-            batch = batch_create(created_by=request.user, **data)
-            if publish:
-                batch = batch_publish(batch=batch)
-        except (ValueError, ProviderError) as error:
-            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        return Response(BatchSerializer(batch).data, status=status.HTTP_201_CREATED)
+        return batch_create_response(request, data)
 
     def _require_change(self, request) -> None:
         if not request.user.has_perm("crowd.change_batch"):

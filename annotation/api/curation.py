@@ -1,6 +1,6 @@
 """Requester API for proverbs and curation (staff with model permissions only)."""
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiRequest, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import MultiPartParser
@@ -18,10 +18,19 @@ from annotation.intake.import_jobs import import_job_create, import_runs_in_back
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import Proverb, VariantGroup
 from annotation.text import normalize_text
+from common.api_parser import Conflict, StrictInput
 from common.request_input import MAX_ID
 
 
-class ProverbSerializer(serializers.ModelSerializer):
+class ProverbSerializer(StrictInput, serializers.ModelSerializer):
+    # At least one word character (the duplicate key keeps those) and no NUL (the parser
+    # refuses it): the rule is in the schema as the field's pattern.
+    text = serializers.RegexField(
+        r"^[^\x00]*\w[^\x00]*$",
+        max_length=Proverb._meta.get_field("text").max_length,
+        error_messages={"invalid": "A proverb needs at least one word."},
+    )
+
     class Meta:
         model = Proverb
         fields = ["id", "text", "normalized_text", "source", "meaning", "status", "variant_of"]
@@ -35,7 +44,7 @@ class ProverbSerializer(serializers.ModelSerializer):
         if self.instance is not None:
             duplicate = duplicate.exclude(pk=self.instance.pk)
         if duplicate.exists():
-            raise serializers.ValidationError("This proverb is already in the list.")
+            raise Conflict("This proverb is already in the list.")
         return text.strip()
 
     def save(self, **kwargs):
@@ -44,7 +53,7 @@ class ProverbSerializer(serializers.ModelSerializer):
         return super().save(**kwargs)
 
 
-class ProverbImportSerializer(serializers.Serializer):
+class ProverbImportSerializer(StrictInput, serializers.Serializer):
     file = serializers.FileField()
     source = serializers.CharField(required=False, allow_blank=True, default="")
 
@@ -66,7 +75,7 @@ class ImportJobStartedSerializer(serializers.Serializer):
     status_url = serializers.URLField(help_text="GET it for the job's progress and report.")
 
 
-class CurateSerializer(serializers.Serializer):
+class CurateSerializer(StrictInput, serializers.Serializer):
     status = serializers.ChoiceField(choices=Proverb.Status.choices)
 
 
@@ -88,7 +97,10 @@ class ProverbViewSet(
         return queryset.filter(status=wanted) if wanted else queryset
 
     @extend_schema(
-        request=ProverbImportSerializer,
+        # The file is text (one proverb a line, or CSV): a binary file is refused.
+        request=OpenApiRequest(
+            ProverbImportSerializer, encoding={"file": {"contentType": "text/plain, text/csv"}}
+        ),
         responses={201: ImportReportSerializer, 202: ImportJobStartedSerializer},
     )
     @action(
@@ -162,7 +174,7 @@ class VariantGroupSerializer(serializers.ModelSerializer):
         fields = ["id", "proverbs", "score", "status", "canonical", "created_at", "decided_at"]
 
 
-class MergeSerializer(serializers.Serializer):
+class MergeSerializer(StrictInput, serializers.Serializer):
     canonical = serializers.IntegerField(
         min_value=1, max_value=MAX_ID, help_text="The id of one of the group's proverbs."
     )

@@ -9,6 +9,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 
 from annotation.models import Narrative
+from common.api_parser import StrictInput
 from common.request_input import MAX_ID
 from crowd.providers import ProviderError
 from crowd.review import ReviewError, assignment_approve, assignment_reject, worker_block
@@ -68,11 +69,11 @@ class NarrativeSerializer(serializers.ModelSerializer):
         return round((assignment.submitted_at - assignment.started_at).total_seconds(), 1)
 
 
-class RejectSerializer(serializers.Serializer):
+class RejectSerializer(StrictInput, serializers.Serializer):
     message = serializers.CharField(help_text="Shown to the worker.")
 
 
-class BlockSerializer(serializers.Serializer):
+class BlockSerializer(StrictInput, serializers.Serializer):
     reason = serializers.CharField(help_text="Recorded, and sent to the provider.")
 
 

@@ -1,5 +1,7 @@
 """The OpenAPI schema documents the error answers and the invite list as it is returned."""
 
+import re
+
 import pytest
 
 pytestmark = pytest.mark.django_db
@@ -15,7 +17,7 @@ def test_every_operation_documents_its_error_answers(schema):
         for method, operation in operations.items():
             codes = set(operation["responses"])
             assert {"400", "401", "403"} <= codes, (method, path)
-            if "{" in path:
+            if "{" in path or method in ("post", "put", "patch"):
                 assert "404" in codes, (method, path)
             if method in ("post", "put", "patch"):
                 assert {"409", "415"} <= codes, (method, path)
@@ -35,3 +37,80 @@ def test_invites_are_documented_as_the_plain_list_returned(schema, researcher_ap
 def test_chained_batch_results_are_documented_as_the_list_returned(schema):
     results = schema["paths"]["/api/chained-batches/{id}/results/"]["get"]["responses"]["200"]
     assert results["content"]["application/json"]["schema"]["type"] == "array"
+
+
+def test_request_bodies_take_only_their_fields_and_clean_text(schema):
+    components = schema["components"]["schemas"]
+    for name in ("ProverbRequest", "BatchCreateRequest", "RejectRequest", "InvitesRequest"):
+        assert components[name]["additionalProperties"] is False, name
+    meaning = components["ProverbRequest"]["properties"]["meaning"]
+    assert "\x00" not in "".join(re.findall(meaning["pattern"], "a\x00b"))
+    text = re.compile(components["ProverbRequest"]["properties"]["text"]["pattern"])
+    assert text.match("Haste makes waste") and not text.match("?!") and not text.match("a\x00")
+    assert "description" not in components["RejectRequest"]  # no mixin's comment as text
+    publishing = components["BatchCreateRequest"]["anyOf"]
+    assert {"required": ["items"], "properties": {"items": {"minItems": 1}}} in publishing
+    assert components["BatchItemInputRequest"]["minProperties"] == 1
+    source, drawn = components["ChainedBatchCreateRequest"]["anyOf"]
+    assert source["required"] == ["source_batch"]
+    draws = drawn["properties"]["settings"]["anyOf"][0]["properties"]["draw"]
+    assert draws["minItems"] == 1 and draws["items"]["properties"]["source"]["enum"][0] == "any"
+
+
+def test_the_api_refuses_fields_and_types_its_schema_does_not_allow(researcher_api):
+    from tests.factories import proverb_create
+
+    response = researcher_api.post(
+        "/api/proverbs/", {"text": "Haste makes waste", "colour": "red"}, format="json"
+    )
+    assert response.status_code == 400 and "colour" in response.json()
+    response = researcher_api.post(
+        "/api/proverbs/", {"text": "Haste makes waste", "meaning": 0}, format="json"
+    )
+    assert response.status_code == 400 and response.json()["meaning"] == ["Must be a string."]
+    response = researcher_api.post(
+        "/api/batches/",
+        {"name": "B", "task_type": "write", "items": [], "publish": 0},
+        format="json",
+    )
+    assert response.status_code == 400 and response.json()["publish"] == ["Must be true or false."]
+    proverb_create("Haste makes waste")
+    duplicate = researcher_api.post(
+        "/api/proverbs/", {"text": "Haste  makes waste!"}, format="json"
+    )
+    assert duplicate.status_code == 409
+    assert duplicate.json() == {"detail": "This proverb is already in the list."}
+
+
+def test_wrong_credentials_for_a_token_are_unauthenticated(api_client, researcher):
+    wrong = api_client.post(
+        "/api/auth/token/", {"username": "researcher", "password": "nope"}, format="json"
+    )
+    assert wrong.status_code == 401
+    right = api_client.post(
+        "/api/auth/token/", {"username": "researcher", "password": "researcher-pass"}
+    )
+    assert right.status_code == 200 and right.json()["token"]
+
+
+def test_a_reference_to_nothing_is_404_and_an_unpublishable_batch_409_keeping_nothing(
+    researcher_api,
+):
+    from crowd.models import Batch
+
+    batch = {"name": "B", "task_type": "write", "items": [{"proverb": 999_999}]}
+    missing = researcher_api.post("/api/batches/", batch, format="json")
+    assert missing.status_code == 404
+    floated = {**batch, "items": [{"proverb": 2.5}], "target_per_item": "3"}
+    refused = researcher_api.post("/api/batches/", floated, format="json").json()
+    assert refused["target_per_item"] == ["Must be a whole number."]
+    assert "999999" in str(missing.json()["items"])
+    empty = researcher_api.post(
+        "/api/batches/", {**batch, "items": [], "publish": True}, format="json"
+    )
+    assert empty.status_code == 409
+    assert empty.json() == {"detail": "A batch needs at least one item before it is published."}
+    drawn = {"name": "R", "task_type": "rate", "settings": {"draw": [{}]}, "publish": True}
+    nothing_drawn = researcher_api.post("/api/chained-batches/", drawn, format="json")
+    assert nothing_drawn.status_code == 409
+    assert not Batch.objects.exists()

@@ -2,12 +2,14 @@
 every operation, every check, a fixed seed and a bounded number of examples. Any server
 error or answer that breaks the OpenAPI schema fails the test.
 
-Every check runs except the two that judge request validation rather than answers:
-positive_data_acceptance counts a refusal no schema can foresee (a wrong password, an id
-that names nothing, a proverb without words) as a failure, and negative_data_rejection
-counts DRF's coercions (the number 0 accepted as the text "0") as one; the ranges that
-matter (ids, counts, limit and offset) have their own tests. bench/api_fuzz/run.py runs
-all checks at 10,000+ cases and reports each.
+Every check runs, those that judge request validation too: the schema states the rules
+the API applies (no fields but its own, no NUL in texts, cross-field rules), and a
+well-formed request the stored data refuses is a 404 or 409, not a 400. The positive-data
+check is left out where the schema cannot yet say what the server refuses: the proverb
+import refuses a binary file (no schema rules that out for a multipart file part), and
+the two batch-create operations take a free-form `settings` object whose keys each task
+type checks on its own. bench/api_fuzz/run.py runs all checks at 10,000+ cases and
+reports each.
 """
 
 import json
@@ -18,12 +20,14 @@ from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.renderers import OpenApiJsonRenderer
 from hypothesis import HealthCheck, seed, settings
 from rest_framework.authtoken.models import Token
-from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
+from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from annotation.curation.demo import demo_proverbs_load
 
 pytestmark = pytest.mark.django_db(transaction=True)
 EXAMPLES_PER_OPERATION = 6
+# Operations whose refusals the schema cannot state yet (see the module's docstring).
+UNSTATED_REFUSALS = ("/api/proverbs/import/", "/api/batches/", "/api/chained-batches/")
 
 
 def _api_schema():
@@ -49,8 +53,9 @@ def staff_token(live_server, researcher):
     suppress_health_check=list(HealthCheck),
 )
 def test_api_gives_no_server_error_and_keeps_to_its_schema(case, live_server, staff_token):
+    unstated = case.operation.path in UNSTATED_REFUSALS
     case.call_and_validate(
         base_url=live_server.url,
         headers={"Authorization": f"Token {staff_token}"},
-        excluded_checks=[positive_data_acceptance, negative_data_rejection],
+        excluded_checks=[positive_data_acceptance] if unstated else [],
     )

@@ -38,6 +38,7 @@ def test_page_is_framed_by_the_mturk_site_only_under_the_site_policy(hit, standi
     policy = response["Content-Security-Policy"]
     directives = dict(part.split(" ", 1) for part in policy.split("; "))
     assert directives["frame-ancestors"] == f"'self' {standin.url}"
+    assert directives["form-action"] == f"'self' {standin.url}"  # externalSubmit
     assert directives["script-src"] == "'self'"
     assert directives["object-src"] == "'none'"
     assert "X-Frame-Options" not in response

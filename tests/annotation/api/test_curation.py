@@ -45,8 +45,8 @@ def test_create_normalizes_and_refuses_duplicates(researcher_api):
     assert response.status_code == 201
     assert response.json()["normalized_text"] == "time is money"
     again = researcher_api.post("/api/proverbs/", {"text": "TIME is money"}, format="json")
-    assert again.status_code == 400
-    assert "already" in again.json()["text"][0]
+    assert again.status_code == 409  # well formed, but clashes with a stored proverb
+    assert "already" in again.json()["detail"]
 
 
 def test_list_filters_by_status(researcher_api):
