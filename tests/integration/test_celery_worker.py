@@ -26,7 +26,7 @@ def celery_worker_process(redis_url, django_db_setup):
 def test_task_runs_in_worker_and_writes_to_database(celery_worker_process, redis_url):
     proverb_create("Birds of a feather flock together", status="candidate")
     proverb_create("Birds of a feather", status="candidate")
-    client = Celery(broker=redis_url, backend=redis_url)
+    client = Celery(broker=redis_url, backend=redis_url, set_as_current=False)
     result = client.send_task("annotation.variant_groups_refresh")
     try:
         created = result.get(timeout=90)
@@ -48,7 +48,7 @@ def test_similarity_check_embeds_in_the_worker_and_finds_the_copy(celery_worker_
     original = crowd_narrative_create(proverb=proverb, text=BIRDS_STORY)
     copy = crowd_narrative_create(proverb=proverb, text=BIRDS_STORY.replace("spicy", "hot"))
     NarrativeIntegrity.objects.create(narrative=copy, telemetry=writing_record())
-    client = Celery(broker=redis_url, backend=redis_url)
+    client = Celery(broker=redis_url, backend=redis_url, set_as_current=False)
     result = client.send_task("annotation.narrative_similarity_check", args=[copy.pk])
     try:
         assert result.get(timeout=180) == copy.pk
@@ -74,7 +74,7 @@ def test_dashboard_analysis_job_runs_in_a_worker_with_progress(celery_worker_pro
         status=DatasetAnalysis.Status.QUEUED,
         job_state=dataset_state_key(),
     )
-    client = Celery(broker=redis_url, backend=redis_url)
+    client = Celery(broker=redis_url, backend=redis_url, set_as_current=False)
     result = client.send_task("annotation.dataset_analysis_compute", args=[analysis.pk])
     try:
         assert result.get(timeout=120) == analysis.pk

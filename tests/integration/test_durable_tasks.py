@@ -76,7 +76,9 @@ def _task_blocked_on_the_narrative(worker, narrative: Narrative, redis_url: str)
     inside the task waiting on that lock; yields the lock's connection to release it."""
     lock = psycopg.connect(database_url())
     lock.execute("SELECT id FROM annotation_narrative WHERE id = %s FOR UPDATE", [narrative.pk])
-    Celery(broker=redis_url).send_task("annotation.narrative_keywords_extract", [narrative.pk])
+    Celery(broker=redis_url, set_as_current=False).send_task(
+        "annotation.narrative_keywords_extract", [narrative.pk]
+    )
     monitor = psycopg.connect(database_url(), autocommit=True)
     try:
         wait_until(lambda: _waiting_on_row_lock(monitor), timeout=120, what="the task to start")
@@ -109,7 +111,7 @@ def test_task_of_a_killed_worker_is_requeued_by_beat_and_done(redis_url):
     assert Narrative.objects.get(pk=narrative.pk).keywords_pending_since is not None
     env = {"PARABLE_BACKGROUND_GRACE_SECONDS": "0"}
     with celery_worker(redis_url, env=env):
-        client = Celery(broker=redis_url, backend=redis_url)
+        client = Celery(broker=redis_url, backend=redis_url, set_as_current=False)
         assert client.send_task("annotation.keywords_requeue").get(timeout=120) >= 1
         wait_until(lambda: _keywords_done(narrative.pk), timeout=120, what="the keywords")
 
@@ -142,7 +144,7 @@ def test_approval_with_the_broker_down_succeeds_and_keywords_follow(redis_url, r
     assert narrative.status == "approved" and narrative.keywords == {}
     assert narrative.keywords_pending_since is not None
     with celery_worker(redis_url, env={"PARABLE_BACKGROUND_GRACE_SECONDS": "0"}):
-        client = Celery(broker=redis_url, backend=redis_url)
+        client = Celery(broker=redis_url, backend=redis_url, set_as_current=False)
         assert client.send_task("annotation.keywords_requeue").get(timeout=120) == 1
         wait_until(lambda: _keywords_done(narrative.pk), timeout=120, what="the keywords")
 
@@ -156,7 +158,7 @@ def test_beat_requeues_only_work_whose_message_is_lost(redis_url):
     # in the "celery" queue as a backlog older than the grace period.
     try:
         with celery_worker(redis_url, queues="beat", env=env):
-            client = Celery(broker=redis_url, backend=redis_url)
+            client = Celery(broker=redis_url, backend=redis_url, set_as_current=False)
 
             def requeue() -> int:
                 task = client.send_task("annotation.keywords_requeue", queue="beat")
@@ -177,7 +179,7 @@ def test_one_worker_task_fills_the_keywords_of_many_imported_narratives(redis_ur
     """The task an upload or the admin's backfill queues: one task for many narratives."""
     narratives = [_pending_narrative() for _ in range(3)]
     with celery_worker(redis_url):
-        client = Celery(broker=redis_url, backend=redis_url)
+        client = Celery(broker=redis_url, backend=redis_url, set_as_current=False)
         ids = [narrative.pk for narrative in narratives]
         assert client.send_task("annotation.narratives_keywords_fill", [ids]).get(timeout=120) == 3
         assert all(_keywords_done(pk) for pk in ids)
@@ -194,7 +196,7 @@ def _training(run_id: int) -> bool:
 
 
 def _send(redis_url: str, name: str, *args):
-    return Celery(broker=redis_url, backend=redis_url).send_task(
+    return Celery(broker=redis_url, backend=redis_url, set_as_current=False).send_task(
         name, args=list(args), queue="celery" if name == "modeling.runs_watch" else "modeling"
     )
 

@@ -38,7 +38,7 @@ def test_worker_runs_a_queued_run_and_stores_progress_and_results(
     run = run_create(
         task="biencoder", model_name=tiny_model, hyperparameters=TINY_HYPERPARAMETERS, queue=False
     )
-    client = Celery(broker=redis_url, backend=redis_url)
+    client = Celery(broker=redis_url, backend=redis_url, set_as_current=False)
     result = client.send_task("modeling.run_execute", args=[run.pk], queue="modeling")
     try:
         outcome = result.get(timeout=180)
@@ -64,7 +64,7 @@ def test_cancelled_run_stops_in_the_worker_and_says_so(modeling_worker, redis_ur
         hyperparameters={**TINY_HYPERPARAMETERS, "epochs": 100_000},
         queue=False,
     )
-    client = Celery(broker=redis_url, backend=redis_url)
+    client = Celery(broker=redis_url, backend=redis_url, set_as_current=False)
     result = client.send_task("modeling.run_execute", args=[run.pk], queue="modeling")
     wait_until(
         lambda: Run.objects.get(pk=run.pk).progress.get("stage") == "training",

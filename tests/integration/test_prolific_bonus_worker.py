@@ -53,7 +53,7 @@ def test_a_worker_killed_during_a_pay_leaves_the_bonus_unknown_never_paid_twice(
     standin.state.fail(path="/pay/", status=200, after=True, delay=300)
     env = {"PROLIFIC_API_URL": standin.api_url, "PROLIFIC_API_TOKEN": TOKEN}
     with celery_worker(redis_url, pool="prefork", env=env) as worker:
-        Celery(broker=redis_url).send_task("prolific.bonus_pay", [bonus.pk])
+        Celery(broker=redis_url, set_as_current=False).send_task("prolific.bonus_pay", [bonus.pk])
         wait_until(lambda: standin.state.payments, timeout=120, what="Prolific to pay")
         for pid in (*child_pids(worker.pid), worker.pid):
             os.kill(pid, signal.SIGKILL)
