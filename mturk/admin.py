@@ -120,6 +120,25 @@ class PublicationAdmin(admin.ModelAdmin):
             return False
         return super().has_change_permission(request, obj)
 
+    def get_fields(self, request, obj=None):
+        """Read only (published), the durations show in minutes as the form takes them."""
+        fields = super().get_fields(request, obj)
+        if obj is None or self.has_change_permission(request, obj):
+            return fields
+        shown = {
+            "auto_approval_delay_seconds": "auto_approval_delay",
+            "lifetime_seconds": "lifetime",
+        }
+        return [shown.get(name, name) for name in fields]
+
+    @admin.display(description="Auto-approval delay (minutes)")
+    def auto_approval_delay(self, publication):
+        return publication.auto_approval_delay_seconds // 60
+
+    @admin.display(description="HIT lifetime (minutes)")
+    def lifetime(self, publication):
+        return publication.lifetime_seconds // 60
+
     @admin.display(description="Confirmed cost")
     def confirmed_cost(self, publication):
         return f"${publication.confirmed_cost_cents / 100:.2f}"
