@@ -1,5 +1,6 @@
 """The admin's names that README.md's walkthrough gives (Admin → Proverbs, *Prolific ›
-Participant sessions*, ...) are the names of the admin's links, so a reader finds each."""
+Participant sessions*, ...) are the names of the admin's links, and the commands, their
+options and the make targets it gives exist, so a reader finds each."""
 
 import re
 from html import unescape
@@ -29,3 +30,39 @@ def test_readme_names_the_admin_as_it_shows_itself(admin_client):
     index = admin_client.get("/admin/").content.decode()
     shown = {unescape(text).strip() for text in re.findall(r"<a [^>]*>([^<]+)</a>", index)}
     assert sorted(names - shown) == []
+
+
+def readme_commands() -> list[tuple[str, list[str]]]:
+    """Each `manage.py <command> ...` the README gives, with the options on its line (a
+    backslash continues a line)."""
+    text = README.read_text().replace("\\\n", " ")
+    found = []
+    for match in re.finditer(r"manage\.py ([a-z_]+)([^`\n&;]*)", text):
+        found.append((match.group(1), re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", match.group(2))))
+    return found
+
+
+def test_readme_commands_and_their_options_exist():
+    from django.core.management import get_commands, load_command_class
+
+    commands = get_commands()
+    found = readme_commands()
+    assert ("mturk_standin", ["--port"]) in found
+    unknown = []
+    for name, options in found:
+        if name not in commands:
+            unknown.append(name)
+            continue
+        parser = load_command_class(commands[name], name).create_parser("manage.py", name)
+        known = {option for action in parser._actions for option in action.option_strings}
+        unknown.extend(f"{name} {option}" for option in options if option not in known)
+    assert unknown == []
+
+
+def test_readme_make_targets_exist():
+    text = " ".join(README.read_text().split())
+    named = set(re.findall(r"`(?:[A-Z_]+=\S+ )*make ([a-z][a-z-]*)", text))
+    makefile = (README.parent / "Makefile").read_text()
+    targets = set(re.findall(r"^([a-z][a-z-]*):", makefile, flags=re.MULTILINE))
+    assert {"run", "test", "prolific-standin"} <= named
+    assert sorted(named - targets) == []
