@@ -66,3 +66,18 @@ def test_readme_make_targets_exist():
     targets = set(re.findall(r"^([a-z][a-z-]*):", makefile, flags=re.MULTILINE))
     assert {"run", "test", "prolific-standin"} <= named
     assert sorted(named - targets) == []
+
+
+def test_readme_settings_are_read_somewhere():
+    """Each PARABLE_*, PROLIFIC_* and MTURK_* name the README gives is read by the code,
+    the Makefile, the test scripts, the container files or the benchmarks."""
+    root = README.parent
+    names = set(re.findall(r"\b((?:PARABLE|PROLIFIC|MTURK)_[A-Z_]*[A-Z])\b", README.read_text()))
+    sources = [root / "Makefile", root / "docker-compose.yml", *(root / "tests").glob("*.sh")]
+    for folder in ("config", "common", "annotation", "crowd", "frontend", "prolific", "mturk"):
+        sources += (root / folder).rglob("*.py")
+    sources += [*(root / "modeling").rglob("*.py"), *(root / "bench").rglob("*.py")]
+    sources += (root / "platform").iterdir()
+    code = "\n".join(path.read_text() for path in sources if path.is_file())
+    assert len(names) > 20
+    assert sorted(name for name in names if name not in code) == []
