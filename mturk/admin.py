@@ -106,8 +106,31 @@ class ResultsImportForm(forms.Form):
         self.fields["mapping"].help_text = mapping_help()
 
 
+class DurationsInMinutes:
+    """Read only (a published batch's settings, a HIT), the durations kept in seconds show
+    in minutes, as the settings form takes them."""
+
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        if obj is None or self.has_change_permission(request, obj):
+            return fields
+        shown = {
+            "auto_approval_delay_seconds": "auto_approval_delay",
+            "lifetime_seconds": "lifetime",
+        }
+        return [shown.get(name, name) for name in fields]
+
+    @admin.display(description="Auto-approval delay (minutes)")
+    def auto_approval_delay(self, record):
+        return record.auto_approval_delay_seconds // 60
+
+    @admin.display(description="HIT lifetime (minutes)")
+    def lifetime(self, publication):
+        return publication.lifetime_seconds // 60
+
+
 @admin.register(Publication)
-class PublicationAdmin(admin.ModelAdmin):
+class PublicationAdmin(DurationsInMinutes, admin.ModelAdmin):
     """A batch's MTurk settings; its MTurk page is where everything else happens."""
 
     form = PublicationForm
@@ -329,7 +352,7 @@ def _whole_number(request, name: str, label: str) -> int:
 
 
 @admin.register(HIT)
-class HITAdmin(ReadOnlyAdmin):
+class HITAdmin(DurationsInMinutes, ReadOnlyAdmin):
     list_display = ("hit_id", "batch", "item", "status", "max_assignments", "expires_at")
     list_filter = ("status", "batch")
 

@@ -21,7 +21,7 @@ def _choices(entry: dict) -> list[tuple[str, str]]:
 class StudyForm(forms.Form):
     batch = forms.ModelChoiceField(
         queryset=Batch.objects.filter(status=Batch.Status.DRAFT, prolific_study__isnull=True),
-        help_text="A draft batch (create it under Crowd › Batches first); it becomes a study.",
+        help_text="A draft batch (create it under Crowd work › Batches first); it becomes a study.",
     )
     items_per_session = forms.IntegerField(
         min_value=1,

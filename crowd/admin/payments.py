@@ -31,7 +31,7 @@ def _money(cents) -> str:
 
 @admin.register(Bonus)
 class PaymentsAdmin(ReadOnlyAdmin):
-    """Crowd › Bonuses is the payments report: rewards and bonuses per worker and batch."""
+    """Crowd work › Bonuses is the payments report: rewards and bonuses per worker and batch."""
 
     def get_urls(self):
         return [

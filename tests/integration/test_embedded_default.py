@@ -19,6 +19,9 @@ import threading
 import urllib.request
 from pathlib import Path
 
+import pytest
+from playwright.sync_api import expect
+
 from tests.processes import ROOT, python_run
 
 CYCLE = """
@@ -110,9 +113,11 @@ def _demo_batch(env: dict) -> int:
     return int(result.stdout.strip().splitlines()[-1])
 
 
-def test_make_run_on_another_port_sends_every_link_to_that_port(tmp_path):
+@pytest.mark.browser
+def test_make_run_on_another_port_sends_every_link_to_that_port(tmp_path, page):
     """`make run PORT=N HOST=H`: the printed links and the server's PARABLE_PUBLIC_URL (what
-    Prolific and MTurk are sent to) name H:N, unless PARABLE_PUBLIC_URL is set."""
+    Prolific and MTurk are sent to) name H:N, unless PARABLE_PUBLIC_URL is set; a printed
+    worker link opens its task in Chromium."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -144,6 +149,11 @@ def test_make_run_on_another_port_sends_every_link_to_that_port(tmp_path):
                 break
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=30) as response:
             assert response.status == 200
+        links = re.findall(r"Demo worker \d: (\S+)", "".join(output))
+        assert links and all(link.startswith(f"http://127.0.0.1:{port}/w/") for link in links)
+        page.goto(links[0])
+        expect(page.locator("[data-testid=proverb]")).not_to_be_empty()
+        assert page.url.startswith(f"http://127.0.0.1:{port}/")
         servers = [
             environ
             for environ in _descendant_environments(make.pid)
@@ -153,9 +163,6 @@ def test_make_run_on_another_port_sends_every_link_to_that_port(tmp_path):
         watchdog.cancel()
         os.killpg(make.pid, signal.SIGTERM)
         make.wait(timeout=60)
-    printed = "".join(output)
-    links = re.findall(r"Demo worker \d: (\S+)", printed)
-    assert links and all(link.startswith(f"http://127.0.0.1:{port}/w/") for link in links)
     assert servers
     for server in servers:
         setting = python_run(

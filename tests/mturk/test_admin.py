@@ -307,3 +307,21 @@ def test_admin_names_follow_the_readme(client, researcher):
     client.force_login(researcher)
     index = client.get("/admin/").content.decode()
     assert "MTurk settings" in index and "MTurk bonuses" in index and "Bonuss" not in index
+
+
+def test_a_published_batchs_settings_show_durations_in_minutes(client, researcher, standin):
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)])  # 3 days, 7 days by default
+    client.force_login(researcher)
+    page = client.get(f"/admin/mturk/publication/{batch.mturk.pk}/change/").content.decode()
+    assert "Auto-approval delay (minutes)" in page and "HIT lifetime (minutes)" in page
+    assert ">4320<" in page.replace(" ", "") and ">10080<" in page.replace(" ", "")
+    assert "259200" not in page and "604800" not in page
+
+
+def test_a_hits_page_shows_its_auto_approval_delay_in_minutes(client, researcher, standin):
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)])
+    client.force_login(researcher)
+    page = client.get(f"/admin/mturk/hit/{HIT.objects.get(batch=batch).pk}/change/")
+    text = page.content.decode()
+    assert "Auto-approval delay (minutes)" in text and ">4320<" in text.replace(" ", "")
+    assert "259200" not in text
