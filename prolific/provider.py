@@ -135,8 +135,9 @@ class ProlificProvider(CrowdProvider):
             return  # Nothing on Prolific to reject: the work was never vouched for.
         if session.submission.status != REVIEWABLE:
             return
-        if session_assignments(session=session).exclude(status=Assignment.Status.REJECTED).exists():
-            return
+        others = session_assignments(session=session).exclude(pk=assignment.pk)
+        if others.exclude(status=Assignment.Status.REJECTED).exists():
+            return  # (this item is rejected once Prolific has been told)
         if len(message) < MIN_REJECTION_MESSAGE:
             raise ProviderError(
                 f"Prolific needs a rejection message of at least {MIN_REJECTION_MESSAGE} "
