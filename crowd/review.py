@@ -287,7 +287,7 @@ def assignment_bonus(*, assignment: Assignment, cents: int, reason: str) -> Assi
             get_provider(locked.item.batch.provider).pay_bonus(
                 assignment=locked, cents=cents, reason=reason
             )
-    except ReviewError:
+    except Exception:  # refused or unsent: taken back (sent again, the same MTurk token)
         with transaction.atomic():
             bonus.delete()
             Assignment.objects.filter(pk=locked.pk).update(bonus_cents=F("bonus_cents") - cents)
