@@ -100,38 +100,52 @@ def batch_items_add(*, batch: Batch, items: list[dict]) -> int:
     return len(new)
 
 
-@transaction.atomic
-def batch_publish(*, batch: Batch) -> Batch:
-    batch = Batch.objects.select_for_update().get(pk=batch.pk)
-    if batch.status == Batch.Status.PUBLISHED:
-        return batch
+def _publish_check(batch: Batch) -> None:
     if batch.status == Batch.Status.CLOSED:
         raise ValueError("A closed batch cannot be published again.")
     if not batch.items.exists() and batch.source_batch_id is None:
         raise ValueError("A batch needs at least one item before it is published.")
-    batch.provider_ids = {
-        **batch.provider_ids,
-        **get_provider(batch.provider).publish(batch=batch),
-    }
-    batch.status = Batch.Status.PUBLISHED
-    batch.published_at = timezone.now()
-    batch.save(update_fields=["provider_ids", "status", "published_at"])
+
+
+def batch_publish(*, batch: Batch) -> Batch:
+    """Publish the batch on its provider. The provider is asked outside any transaction
+    (publishing can take many calls; each provider's publish is safe to repeat: a retry
+    reuses what an earlier try created); the batch is marked published after it answers."""
+    batch = Batch.objects.get(pk=batch.pk)
+    if batch.status == Batch.Status.PUBLISHED:
+        return batch
+    _publish_check(batch)
+    provider_ids = get_provider(batch.provider).publish(batch=batch)
+    with transaction.atomic():
+        batch = Batch.objects.select_for_update().get(pk=batch.pk)
+        if batch.status == Batch.Status.PUBLISHED:
+            return batch
+        _publish_check(batch)
+        batch.provider_ids = {**batch.provider_ids, **provider_ids}
+        batch.status = Batch.Status.PUBLISHED
+        batch.published_at = timezone.now()
+        batch.save(update_fields=["provider_ids", "status", "published_at"])
     return batch
 
 
-@transaction.atomic
 def batch_close(*, batch: Batch) -> Batch:
-    batch = Batch.objects.select_for_update().get(pk=batch.pk)
+    """Close the batch: the provider is told first, outside any transaction (a refusal
+    closes nothing), then the batch is closed and its reservations returned."""
+    batch = Batch.objects.get(pk=batch.pk)
     if batch.status == Batch.Status.CLOSED:
         return batch
     get_provider(batch.provider).close(batch=batch)
-    batch.status = Batch.Status.CLOSED
-    batch.closed_at = timezone.now()
-    batch.save(update_fields=["status", "closed_at"])
-    batch_reservations = Assignment.objects.filter(
-        item__batch=batch, status=Assignment.Status.RESERVED
-    )
-    batch_reservations.update(status=Assignment.Status.RETURNED)
+    with transaction.atomic():
+        batch = Batch.objects.select_for_update().get(pk=batch.pk)
+        if batch.status == Batch.Status.CLOSED:
+            return batch
+        batch.status = Batch.Status.CLOSED
+        batch.closed_at = timezone.now()
+        batch.save(update_fields=["status", "closed_at"])
+        batch_reservations = Assignment.objects.filter(
+            item__batch=batch, status=Assignment.Status.RESERVED
+        )
+        batch_reservations.update(status=Assignment.Status.RETURNED)
     return batch
 
 

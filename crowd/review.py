@@ -1,7 +1,9 @@
 """Review services: approve, reject (the slot reopens), block a worker, pay a bonus.
 
-A provider that refuses (ProviderError) rolls the review back: it surfaces as a
-ReviewError with the provider's reason, so nothing is approved or paid that the
+No provider call runs inside a database transaction: a review checks its rules in
+one short transaction, tells the provider outside any, and writes its outcome in a
+second. A provider that refuses (ProviderError) surfaces as a ReviewError with the
+provider's reason, and nothing is approved, rejected, paid or blocked that the
 provider did not accept.
 
 The rules every provider shares are stated here once:
@@ -19,6 +21,7 @@ from contextlib import contextmanager
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from crowd import task_types
@@ -75,29 +78,80 @@ def _ensure_slot_free(assignment: Assignment) -> None:
         )
 
 
-@transaction.atomic
-def assignment_approve(*, assignment: Assignment, message: str = "") -> Assignment:
-    """Approve a submission (idempotent), with optional feedback the provider passes on;
-    the task type reacts, the provider is told."""
-    locked = _locked_submission(assignment)
-    if locked.status == Assignment.Status.APPROVED:
-        return locked
-    _ensure_vouched(locked, "approved")
-    if locked.status == Assignment.Status.REJECTED:
-        _ensure_slot_free(locked)
-        batch_items_restore(assignment=locked)
-    locked.status = Assignment.Status.APPROVED
-    locked.reviewed_at = timezone.now()
-    locked.review_message = message.strip()
-    locked.save(update_fields=["status", "reviewed_at", "review_message"])
-    task_types.get(locked.item.batch.task_type).on_reviewed(assignment=locked, approved=True)
-    batches_feed(assignment=locked)  # chained batches take the newly approved output
+def _reviewed(assignment: Assignment, *, done: str, check, tell, apply, what: str) -> Assignment:
+    """The shape of every review, so that no provider call runs inside a transaction
+    (a call can take seconds; meanwhile the row locks, and on SQLite the whole database,
+    would be held): lock and `check` in one short transaction; `tell` the provider
+    outside any, where its refusal is a ReviewError and nothing here changes; then lock
+    again and `apply`, unless another review changed the assignment meanwhile."""
+    with transaction.atomic():
+        locked = _locked_submission(assignment)
+        if locked.status == done:
+            return locked
+        check(locked)
+    seen = locked.status
     with _provider_refusal():
-        get_provider(locked.item.batch.provider).approve(assignment=locked)
+        tell(locked)
+    with transaction.atomic():
+        locked = _locked_submission(assignment)
+        if locked.status == done:
+            return locked
+        if locked.status != seen:
+            raise ReviewError(
+                f"Assignment {locked.pk} was reviewed by someone else while {what} was sent "
+                f"(it is now {locked.get_status_display().lower()}): reload it and review it again."
+            )
+        apply(locked)
     return locked
 
 
-@transaction.atomic
+def _reviewed_save(
+    locked: Assignment, status: str, *, withdrawn_because: str = "", **fields
+) -> None:
+    """Write the review's outcome; the task type reacts (approved work counts). Approved
+    work reviewed otherwise withdraws the items built on it (crowd.withdrawals)."""
+    if locked.status == Assignment.Status.APPROVED and status != locked.status:
+        batch_items_withdraw(assignment=locked, reason=withdrawn_because)
+    locked.status = status
+    locked.reviewed_at = timezone.now()
+    for name, value in fields.items():
+        setattr(locked, name, value)
+    locked.save(update_fields=["status", "reviewed_at", *fields])
+    approved = status == Assignment.Status.APPROVED
+    task_types.get(locked.item.batch.task_type).on_reviewed(assignment=locked, approved=approved)
+
+
+def assignment_approve(*, assignment: Assignment, message: str = "") -> Assignment:
+    """Approve a submission (idempotent), with optional feedback the provider passes on;
+    the provider is told first (a refusal approves nothing), then the task type reacts."""
+    message = message.strip()
+
+    def check(locked: Assignment) -> None:
+        _ensure_vouched(locked, "approved")
+        if locked.status == Assignment.Status.REJECTED:
+            _ensure_slot_free(locked)
+
+    def tell(locked: Assignment) -> None:
+        locked.review_message = message  # the feedback the provider passes on
+        get_provider(locked.item.batch.provider).approve(assignment=locked)
+
+    def apply(locked: Assignment) -> None:
+        if locked.status == Assignment.Status.REJECTED:
+            _ensure_slot_free(locked)
+            batch_items_restore(assignment=locked)
+        _reviewed_save(locked, Assignment.Status.APPROVED, review_message=message)
+        batches_feed(assignment=locked)  # chained batches take the newly approved output
+
+    return _reviewed(
+        assignment,
+        done=Assignment.Status.APPROVED,
+        check=check,
+        tell=tell,
+        apply=apply,
+        what="the approval",
+    )
+
+
 def assignment_approve_exclude(*, assignment: Assignment, reason: str) -> Assignment:
     """Pay the worker as for approved work, but keep the work out of the dataset,
     agreement, chained batches and exports, with a reason (kept, not shown to the
@@ -106,25 +160,27 @@ def assignment_approve_exclude(*, assignment: Assignment, reason: str) -> Assign
     reason = reason.strip()
     if not reason:
         raise ReviewError("Approving and excluding needs a reason (kept with the work).")
-    locked = _locked_submission(assignment)
-    if locked.status == Assignment.Status.EXCLUDED:
-        return locked
-    _ensure_vouched(locked, "approved")
-    was_approved = locked.status == Assignment.Status.APPROVED
-    if was_approved:
-        batch_items_withdraw(assignment=locked, reason=f"Assignment {locked.pk} excluded: {reason}")
-    locked.status = Assignment.Status.EXCLUDED
-    locked.reviewed_at = timezone.now()
-    locked.exclusion_reason = reason
-    locked.save(update_fields=["status", "reviewed_at", "exclusion_reason"])
-    task_types.get(locked.item.batch.task_type).on_reviewed(assignment=locked, approved=False)
-    if not was_approved:
-        with _provider_refusal():
+
+    def tell(locked: Assignment) -> None:
+        if locked.status != Assignment.Status.APPROVED:  # approved work was paid already
             get_provider(locked.item.batch.provider).approve(assignment=locked)
-    return locked
+
+    def apply(locked: Assignment) -> None:
+        why = f"Assignment {locked.pk} excluded: {reason}"
+        _reviewed_save(
+            locked, Assignment.Status.EXCLUDED, withdrawn_because=why, exclusion_reason=reason
+        )
+
+    return _reviewed(
+        assignment,
+        done=Assignment.Status.EXCLUDED,
+        check=lambda locked: _ensure_vouched(locked, "approved"),
+        tell=tell,
+        apply=apply,
+        what="the approval",
+    )
 
 
-@transaction.atomic
 def assignment_reject(*, assignment: Assignment, message: str) -> Assignment:
     """Reject a submission with a message to the worker; its slot reopens for others.
 
@@ -133,52 +189,59 @@ def assignment_reject(*, assignment: Assignment, message: str) -> Assignment:
     message = message.strip()
     if not message:
         raise ReviewError("A rejection needs a message telling the worker why.")
-    locked = _locked_submission(assignment)
-    if locked.status == Assignment.Status.REJECTED:
-        return locked
-    if locked.status == Assignment.Status.APPROVED:
-        batch_items_withdraw(
-            assignment=locked, reason=f"Assignment {locked.pk} rejected: {message}"
-        )
-    locked.status = Assignment.Status.REJECTED
-    locked.reviewed_at = timezone.now()
-    locked.review_message = message
-    locked.save(update_fields=["status", "reviewed_at", "review_message"])
-    task_types.get(locked.item.batch.task_type).on_reviewed(assignment=locked, approved=False)
-    with _provider_refusal():
+
+    def tell(locked: Assignment) -> None:
         get_provider(locked.item.batch.provider).reject(assignment=locked, message=message)
-    return locked
+
+    def apply(locked: Assignment) -> None:
+        why = f"Assignment {locked.pk} rejected: {message}"
+        _reviewed_save(
+            locked, Assignment.Status.REJECTED, withdrawn_because=why, review_message=message
+        )
+
+    return _reviewed(
+        assignment,
+        done=Assignment.Status.REJECTED,
+        check=lambda locked: None,
+        tell=tell,
+        apply=apply,
+        what="the rejection",
+    )
 
 
-@transaction.atomic
 def worker_block(*, worker: Worker, reason: str) -> Worker:
-    """Block a worker: no new tasks, no further submissions; the provider is told."""
+    """Block a worker: no new tasks, no further submissions. The provider is told first,
+    outside any transaction; a refusal blocks nothing."""
     reason = reason.strip()
     if not reason:
         raise ReviewError("Blocking a worker needs a reason.")
-    worker = Worker.objects.select_for_update().get(pk=worker.pk)
-    worker.blocked = True
-    worker.blocked_reason = reason
-    worker.save(update_fields=["blocked", "blocked_reason"])
-    Assignment.objects.filter(worker=worker, status=Assignment.Status.RESERVED).update(
-        status=Assignment.Status.RETURNED
-    )
+    worker = Worker.objects.get(pk=worker.pk)
     with _provider_refusal():
         get_provider(worker.provider).block(worker=worker, reason=reason)
+    with transaction.atomic():
+        worker = Worker.objects.select_for_update().get(pk=worker.pk)
+        worker.blocked = True
+        worker.blocked_reason = reason
+        worker.save(update_fields=["blocked", "blocked_reason"])
+        Assignment.objects.filter(worker=worker, status=Assignment.Status.RESERVED).update(
+            status=Assignment.Status.RETURNED
+        )
     return worker
 
 
-@transaction.atomic
 def worker_unblock(*, worker: Worker) -> Worker:
-    """Let a blocked worker take work again; the provider is told."""
-    worker = Worker.objects.select_for_update().get(pk=worker.pk)
+    """Let a blocked worker take work again; the provider is told first, outside any
+    transaction; a refusal unblocks nothing."""
+    worker = Worker.objects.get(pk=worker.pk)
     if not worker.blocked:
         return worker
-    worker.blocked = False
-    worker.blocked_reason = ""
-    worker.save(update_fields=["blocked", "blocked_reason"])
     with _provider_refusal():
         get_provider(worker.provider).unblock(worker=worker)
+    with transaction.atomic():
+        worker = Worker.objects.select_for_update().get(pk=worker.pk)
+        worker.blocked = False
+        worker.blocked_reason = ""
+        worker.save(update_fields=["blocked", "blocked_reason"])
     return worker
 
 
@@ -186,40 +249,50 @@ def reason_digest(reason: str) -> str:
     return hashlib.sha256(reason.encode()).hexdigest()
 
 
-@transaction.atomic
 def assignment_bonus(*, assignment: Assignment, cents: int, reason: str) -> Assignment:
     """Pay a bonus on approved, vouched work (added to what was paid before), once for
-    this assignment, reason and amount: a resent form raises BonusAlreadyPaid."""
+    this assignment, reason and amount: a resent form raises BonusAlreadyPaid.
+
+    The bonus is recorded (and its amount counted) in one short transaction, the
+    provider is told outside any, and a refusal takes the record back."""
     reason = reason.strip()
     if cents <= 0:
         raise ReviewError("A bonus must be a positive amount.")
     if not reason:
         raise ReviewError("A bonus needs a reason; the worker sees it.")
-    locked = _locked_submission(assignment)
-    if locked.status not in Assignment.PAID:
-        raise ReviewError("Bonuses are paid on approved work only.")
-    _ensure_vouched(locked, "paid")
-    digest = reason_digest(reason)
-    earlier = Bonus.objects.filter(assignment=locked, cents=cents, reason_digest=digest).first()
-    if earlier is not None:
-        raise BonusAlreadyPaid(
-            f"Assignment {locked.pk} was already paid a bonus of {cents}¢ with this reason "
-            f"({earlier.created_at:%Y-%m-%d %H:%M} UTC): it is paid once. To pay another "
-            "bonus, give it its own reason."
+    with transaction.atomic():
+        locked = _locked_submission(assignment)
+        if locked.status not in Assignment.PAID:
+            raise ReviewError("Bonuses are paid on approved work only.")
+        _ensure_vouched(locked, "paid")
+        digest = reason_digest(reason)
+        earlier = Bonus.objects.filter(assignment=locked, cents=cents, reason_digest=digest).first()
+        if earlier is not None:
+            raise BonusAlreadyPaid(
+                f"Assignment {locked.pk} was already paid a bonus of {cents}¢ with this reason "
+                f"({earlier.created_at:%Y-%m-%d %H:%M} UTC): it is paid once. To pay another "
+                "bonus, give it its own reason."
+            )
+        # Counted at once, so that a bonus sent meanwhile has its own `paid_before_cents`.
+        bonus = Bonus.objects.create(
+            assignment=locked,
+            cents=cents,
+            reason=reason,
+            reason_digest=digest,
+            paid_before_cents=locked.bonus_cents,
         )
-    Bonus.objects.create(
-        assignment=locked,
-        cents=cents,
-        reason=reason,
-        reason_digest=digest,
-        paid_before_cents=locked.bonus_cents,
-    )
-    with _provider_refusal():
-        get_provider(locked.item.batch.provider).pay_bonus(
-            assignment=locked, cents=cents, reason=reason
-        )
-    locked.bonus_cents += cents
-    locked.save(update_fields=["bonus_cents"])
+        Assignment.objects.filter(pk=locked.pk).update(bonus_cents=F("bonus_cents") + cents)
+    try:
+        with _provider_refusal():  # the provider sees what was paid before this bonus
+            get_provider(locked.item.batch.provider).pay_bonus(
+                assignment=locked, cents=cents, reason=reason
+            )
+    except Exception:  # refused or unsent: taken back (sent again, the same MTurk token)
+        with transaction.atomic():
+            bonus.delete()
+            Assignment.objects.filter(pk=locked.pk).update(bonus_cents=F("bonus_cents") - cents)
+        raise
+    locked.refresh_from_db(fields=["bonus_cents"])
     return locked
 
 

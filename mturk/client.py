@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from botocore.exceptions import BotoCoreError, ClientError
 from django.conf import settings
 
+from common.outside_transaction import ensure_outside_transaction
 from crowd.providers import ProviderError
 
 ENDPOINTS = {
@@ -106,7 +107,9 @@ def _client(api_url: str, region: str, max_attempts: int):
 
 
 def call(operation: str, **params) -> dict:
-    """Call one API operation; errors become MTurkError with MTurk's message."""
+    """Call one API operation (never inside a database transaction); errors become
+    MTurkError with MTurk's message."""
+    ensure_outside_transaction(f"MTurk {operation}")
     client = mturk_client()
     try:
         return getattr(client, operation)(**params)

@@ -99,16 +99,18 @@ def publication_set(*, batch: Batch, **fields) -> Publication:
     return publication
 
 
-@transaction.atomic
 def mturk_batch_publish(*, batch: Batch, confirmed_cost_cents: int) -> Batch:
-    """Publish after the researcher confirmed the cost; a changed cost must be confirmed again."""
-    batch = Batch.objects.select_for_update().get(pk=batch.pk)
-    estimate = cost_estimate(batch=batch)
-    if estimate.total_cents != confirmed_cost_cents:
-        raise ProviderError(
-            f"The cost is now ${estimate.total_cents / 100:.2f}; confirm that amount to publish."
-        )
-    Publication.objects.filter(batch=batch).update(confirmed_cost_cents=confirmed_cost_cents)
+    """Publish after the researcher confirmed the cost; a changed cost must be confirmed again.
+    The confirmation commits first: MTurk is called outside any transaction."""
+    with transaction.atomic():
+        batch = Batch.objects.select_for_update().get(pk=batch.pk)
+        estimate = cost_estimate(batch=batch)
+        if estimate.total_cents != confirmed_cost_cents:
+            raise ProviderError(
+                f"The cost is now ${estimate.total_cents / 100:.2f}; "
+                "confirm that amount to publish."
+            )
+        Publication.objects.filter(batch=batch).update(confirmed_cost_cents=confirmed_cost_cents)
     return batch_publish(batch=batch)
 
 
@@ -187,8 +189,10 @@ def _requirements(publication: Publication) -> list[dict]:
 
 
 def hits_create(*, batch: Batch) -> dict:
-    """The provider's publish: qualifications, HIT type, one HIT per item without one."""
-    publication = Publication.objects.select_for_update().filter(batch=batch).first()
+    """The provider's publish: qualifications, HIT type, one HIT per item without one.
+    Run outside any transaction (crowd.batches.batch_publish); each call is safe to repeat
+    (qualifications found by name, HITs by their UniqueRequestToken)."""
+    publication = Publication.objects.filter(batch=batch).first()
     if publication is None:
         raise ProviderError("Set up this batch for MTurk (title, description, reward) first.")
     if publication.confirmed_cost_cents != cost_estimate(batch=batch).total_cents:

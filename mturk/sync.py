@@ -45,26 +45,28 @@ def open_batches_sync() -> int:
     return sum(batch_sync(batch=batch) for batch in batches)
 
 
-@transaction.atomic
 def hit_sync(*, hit: HIT) -> int:
-    """One HIT: its status and deadline, then every assignment page by page (all statuses)."""
-    hit = HIT.objects.select_for_update().select_related("item", "batch").get(pk=hit.pk)
+    """One HIT: its status and deadline, then every assignment page by page (all statuses).
+    MTurk is read first, outside any transaction; what it said is written in one short
+    transaction after."""
     remote = client.call("get_hit", HITId=hit.hit_id)["HIT"]
-    hit.status = remote["HITStatus"]
-    hit.max_assignments = remote["MaxAssignments"]
-    hit.expires_at = as_datetime(remote["Expiration"])
-    hit.synced_at = timezone.now()
-    hit.save(update_fields=["status", "max_assignments", "expires_at", "synced_at"])
-    changed = 0
-    for row in client.pages(
-        "list_assignments_for_hit",
-        "Assignments",
-        HITId=hit.hit_id,
-        MaxResults=100,
-        AssignmentStatuses=STATUSES,
-    ):
-        changed += _assignment_upsert(hit=hit, row=row)
-    return changed
+    rows = list(
+        client.pages(
+            "list_assignments_for_hit",
+            "Assignments",
+            HITId=hit.hit_id,
+            MaxResults=100,
+            AssignmentStatuses=STATUSES,
+        )
+    )
+    with transaction.atomic():
+        hit = HIT.objects.select_for_update().select_related("item", "batch").get(pk=hit.pk)
+        hit.status = remote["HITStatus"]
+        hit.max_assignments = remote["MaxAssignments"]
+        hit.expires_at = as_datetime(remote["Expiration"])
+        hit.synced_at = timezone.now()
+        hit.save(update_fields=["status", "max_assignments", "expires_at", "synced_at"])
+        return sum(_assignment_upsert(hit=hit, row=row) for row in rows)
 
 
 def _assignment_upsert(*, hit: HIT, row: dict) -> int:

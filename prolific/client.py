@@ -16,6 +16,7 @@ from urllib.parse import urljoin
 import requests
 from django.conf import settings
 
+from common.outside_transaction import ensure_outside_transaction
 from crowd.providers import ProviderError
 
 RETRY_STATUSES = {429, 500, 502, 503, 504}
@@ -78,6 +79,7 @@ class ProlificClient:
     ) -> requests.Response:
         """One call with exponential backoff on 429 and 5xx (Retry-After honoured);
         `retry=False` sends it exactly once."""
+        ensure_outside_transaction(f"Prolific {method} {path}")
         if not self.token:
             raise ProlificError("PROLIFIC_API_TOKEN is not set: Parable cannot reach Prolific.")
         url = path if path.startswith("http") else urljoin(self.base_url, path.lstrip("/"))

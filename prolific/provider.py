@@ -108,9 +108,9 @@ class ProlificProvider(CrowdProvider):
 
     def approve(self, *, assignment) -> None:
         """Approve the session's submission on Prolific once (it pays the session's reward):
-        judged from Parable's copy of Prolific's status and sent after the review commits
-        (prolific.submissions.submission_approve), so the review answers at once and no
-        call runs inside its transaction. Not awaiting review yet: refused at once."""
+        judged from Parable's copy of Prolific's status, recorded ("approval sent") and sent
+        by a task (prolific.submissions.submission_approve), so the review answers at once
+        and no call runs inside a transaction. Not awaiting review yet: refused at once."""
         submission = vouched_submission(assignment)
         if submission.status == "APPROVED" or submission.approval_sent_at:
             return  # approved, or its approval is on its way
@@ -135,21 +135,22 @@ class ProlificProvider(CrowdProvider):
             return  # Nothing on Prolific to reject: the work was never vouched for.
         if session.submission.status != REVIEWABLE:
             return
-        if session_assignments(session=session).exclude(status=Assignment.Status.REJECTED).exists():
-            return
+        others = session_assignments(session=session).exclude(pk=assignment.pk)
+        if others.exclude(status=Assignment.Status.REJECTED).exists():
+            return  # (this item is rejected once Prolific has been told)
         if len(message) < MIN_REJECTION_MESSAGE:
             raise ProviderError(
                 f"Prolific needs a rejection message of at least {MIN_REJECTION_MESSAGE} "
                 f"characters (this one has {len(message)}): say what was wrong and why."
             )
-        # Sent after the review commits, as approvals are: no call inside its transaction.
+        # Recorded and sent by a task, as approvals are: the review answers at once.
         Submission.objects.filter(pk=session.submission.pk).update(
             rejection_sent_at=timezone.now(), rejection_message=message
         )
         queue_on_commit(submission_reject_task, session.submission.pk)
 
     def pay_bonus(self, *, assignment, cents: int, reason: str) -> None:
-        """Record the bonus, then pay it in Prolific's two steps after the review commits."""
+        """Record the bonus, then pay it in Prolific's two steps in a task (after commit)."""
         vouched_submission(assignment)
         bonus, _ = BonusPayment.objects.get_or_create(
             assignment=assignment,

@@ -159,24 +159,38 @@ def study_fields(*, study: Study) -> dict:
     }
 
 
-@transaction.atomic
 def study_draft_create(*, study: Study, client: ProlificClient | None = None) -> Study:
     """Create the study on Prolific as a draft, once; the admin commits it before publishing,
-    so a failed publish is retried on the same draft."""
+    so a failed publish is retried on the same draft.
+
+    Prolific is called outside any transaction: the study is read, the blocklist group
+    and the draft are made, and their ids are written after, only where no other
+    publish wrote one meanwhile (a draft made twice at once stays an unpublished draft
+    on Prolific, which costs nothing)."""
     client = client or ProlificClient()
-    study = Study.objects.select_for_update().select_related("batch").get(pk=study.pk)
+    study = Study.objects.select_related("batch").get(pk=study.pk)
     if study.study_id:
         return study
     if study_reward_cents(study=study) < 1:
         raise ProlificError("Set the batch's reward per item: Prolific studies pay participants.")
     if not study.blocklist_group_id:
         study.blocklist_group_id = blocklist_group(client=client)
+        Study.objects.filter(pk=study.pk, blocklist_group_id="").update(
+            blocklist_group_id=study.blocklist_group_id
+        )
     created = client.study_create(fields=study_fields(study=study))
-    study.study_id = created["id"]
-    study.status = created.get("status", "UNPUBLISHED")
-    study.total_available_places = created["total_available_places"]
-    study.save(update_fields=["study_id", "status", "blocklist_group_id", "total_available_places"])
-    return study
+    with transaction.atomic():
+        locked = Study.objects.select_for_update().select_related("batch").get(pk=study.pk)
+        if locked.study_id:
+            return locked
+        locked.study_id = created["id"]
+        locked.status = created.get("status", "UNPUBLISHED")
+        locked.blocklist_group_id = locked.blocklist_group_id or study.blocklist_group_id
+        locked.total_available_places = created["total_available_places"]
+        locked.save(
+            update_fields=["study_id", "status", "blocklist_group_id", "total_available_places"]
+        )
+    return locked
 
 
 def study_publish_confirmed(
@@ -238,9 +252,9 @@ def blocklist_group(*, client: ProlificClient) -> str:
     return group["id"]
 
 
-@transaction.atomic
 def study_transition(*, study: Study, action: str, client: ProlificClient | None = None) -> Study:
-    """Pause, resume or stop the study on Prolific."""
+    """Pause, resume or stop the study on Prolific (called outside any transaction; its
+    answer is written after)."""
     if action not in TRANSITIONS:
         raise ValueError(f"Unknown study action {action!r}.")
     if not study.study_id:
@@ -248,23 +262,23 @@ def study_transition(*, study: Study, action: str, client: ProlificClient | None
     client = client or ProlificClient()
     answer = client.study_transition(study_id=study.study_id, action=TRANSITIONS[action][0])
     study.status = answer.get("status") or TRANSITIONS[action][1]
-    study.save(update_fields=["status"])
+    Study.objects.filter(pk=study.pk).update(status=study.status)
     return study
 
 
-@transaction.atomic
 def study_places_add(*, study: Study, places: int, client: ProlificClient | None = None) -> Study:
-    """Open more places (e.g. to refill rejected work); Prolific's places only grow."""
+    """Open more places (e.g. to refill rejected work); Prolific's places only grow.
+    Prolific is called outside any transaction; its count is written after."""
     if places < 1:
         raise ValueError("Add at least one place.")
     if not study.study_id:
         raise ValueError("The study is not on Prolific yet: publish its batch first.")
     client = client or ProlificClient()
-    study = Study.objects.select_for_update().get(pk=study.pk)
+    study = Study.objects.get(pk=study.pk)
     answer = client.study_update(
         study_id=study.study_id,
         fields={"total_available_places": study.total_available_places + places},
     )
     study.total_available_places = answer["total_available_places"]
-    study.save(update_fields=["total_available_places"])
+    Study.objects.filter(pk=study.pk).update(total_available_places=study.total_available_places)
     return study

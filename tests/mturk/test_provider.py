@@ -300,3 +300,18 @@ def test_mturk_is_off_until_an_endpoint_is_set(settings):
     settings.MTURK_ENDPOINT = ""
     with pytest.raises(ProviderError, match="MTurk is off: MTURK_ENDPOINT is not set"):
         client.call("get_account_balance")
+
+
+def test_a_bonus_mturk_refuses_is_not_recorded_and_can_be_sent_again(standin):
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    answer = _work(standin, HIT.objects.get(batch=batch), "A1WORKER")
+    batch_sync(batch=batch)
+    assignment_approve(assignment=answer)
+    standin.state.fail_next("SendBonus", "RequestError")
+    with pytest.raises(ReviewError, match="SendBonus was refused"):
+        assignment_bonus(assignment=answer, cents=40, reason="Thanks")
+    assert Assignment.objects.get(pk=answer.pk).bonus_cents == 0
+    assert not answer.bonuses.exists() and standin.state.bonuses == []
+    assignment_bonus(assignment=answer, cents=40, reason="Thanks")  # not "paid before"
+    assert [b["BonusAmount"] for b in standin.state.bonuses] == ["0.40"]
+    assert Assignment.objects.get(pk=answer.pk).bonus_cents == 40
