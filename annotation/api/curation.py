@@ -54,7 +54,9 @@ class ProverbSerializer(StrictInput, serializers.ModelSerializer):
 
 
 class ProverbImportSerializer(StrictInput, serializers.Serializer):
-    file = serializers.FileField()
+    file = serializers.FileField(
+        help_text="UTF-8 text: one proverb a line, or a CSV with columns text, source, meaning."
+    )
     source = serializers.CharField(required=False, allow_blank=True, default="")
 
 
