@@ -138,3 +138,9 @@ def test_the_proverb_import_states_its_file_is_text(schema):
     body = schema["paths"]["/api/proverbs/import/"]["post"]["requestBody"]["content"]
     encoding = body["multipart/form-data"]["encoding"]["file"]
     assert encoding["contentType"] == "text/plain, text/csv"
+
+
+def test_answers_state_no_pattern_only_request_bodies_do(schema):
+    components = schema["components"]["schemas"]
+    assert "pattern" not in components["Proverb"]["properties"]["text"]
+    assert components["ProverbRequest"]["properties"]["text"]["pattern"]

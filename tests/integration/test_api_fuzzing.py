@@ -9,9 +9,10 @@ type's settings), and a well-formed request the stored data refuses is a 404 or 
 a 400. The proverb import's file part is text/plain or text/csv, whose content
 tests/integration/fuzz_media.py describes to schemathesis. The positive-data check is
 left out for one operation only: /api/batches/ takes write and continue batches, whose
-settings have rules across keys no JSON Schema can state (min_words <= max_words over
-any integers, qualification pairs that must exist and be labelled). bench/api_fuzz/run.py
-runs all checks at 5,000+ cases per role and reports each.
+settings have rules across keys no JSON Schema can state (min_words <= max_words,
+a qualification's min_correct <= its pairs); bench/api_fuzz/schemathesis.toml leaves
+the same check out there. bench/api_fuzz/run.py runs all checks at 5,000+ cases per
+role and reports each.
 """
 
 import json
