@@ -18,7 +18,7 @@ from annotation.intake.import_jobs import import_job_create, import_runs_in_back
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import Proverb, VariantGroup
 from annotation.text import normalize_text
-from common.api_parser import Conflict, StrictInput
+from common.api_parser import CLEAN_TEXT, Conflict, StrictInput
 from common.request_input import MAX_ID
 
 
@@ -58,6 +58,23 @@ class ProverbImportSerializer(StrictInput, serializers.Serializer):
         help_text="UTF-8 text: one proverb a line, or a CSV with columns text, source, meaning."
     )
     source = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+# ProverbImportSerializer's body as the schema states it: in multipart every part but the
+# file is text whatever it spells ("true", "12"), so `source` names no JSON type.
+PROVERB_IMPORT_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["file"],
+    "properties": {
+        "file": {
+            "type": "string",
+            "format": "binary",
+            "description": ProverbImportSerializer().fields["file"].help_text,
+        },
+        "source": {"pattern": CLEAN_TEXT, "description": "Where the proverbs come from."},
+    },
+}
 
 
 class ImportReportSerializer(serializers.Serializer):
@@ -101,7 +118,7 @@ class ProverbViewSet(
     @extend_schema(
         # The file is text (one proverb a line, or CSV): a binary file is refused.
         request=OpenApiRequest(
-            ProverbImportSerializer, encoding={"file": {"contentType": "text/plain, text/csv"}}
+            PROVERB_IMPORT_SCHEMA, encoding={"file": {"contentType": "text/plain, text/csv"}}
         ),
         responses={201: ImportReportSerializer, 202: ImportJobStartedSerializer},
     )
