@@ -1,6 +1,11 @@
 """Requester API for proverbs and curation (staff with model permissions only)."""
 
-from drf_spectacular.utils import OpenApiRequest, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiRequest,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import MultiPartParser
@@ -53,28 +58,17 @@ class ProverbSerializer(StrictInput, serializers.ModelSerializer):
         return super().save(**kwargs)
 
 
+@extend_schema_field({"pattern": CLEAN_TEXT})
+class FormTextField(serializers.CharField):
+    """A multipart part other than a file: text whatever it spells ("true", "12"), so
+    its schema names no JSON type."""
+
+
 class ProverbImportSerializer(StrictInput, serializers.Serializer):
     file = serializers.FileField(
         help_text="UTF-8 text: one proverb a line, or a CSV with columns text, source, meaning."
     )
-    source = serializers.CharField(required=False, allow_blank=True, default="")
-
-
-# ProverbImportSerializer's body as the schema states it: in multipart every part but the
-# file is text whatever it spells ("true", "12"), so `source` names no JSON type.
-PROVERB_IMPORT_SCHEMA = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["file"],
-    "properties": {
-        "file": {
-            "type": "string",
-            "format": "binary",
-            "description": ProverbImportSerializer().fields["file"].help_text,
-        },
-        "source": {"pattern": CLEAN_TEXT, "description": "Where the proverbs come from."},
-    },
-}
+    source = FormTextField(required=False, allow_blank=True, default="")
 
 
 class ImportReportSerializer(serializers.Serializer):
@@ -118,7 +112,7 @@ class ProverbViewSet(
     @extend_schema(
         # The file is text (one proverb a line, or CSV): a binary file is refused.
         request=OpenApiRequest(
-            PROVERB_IMPORT_SCHEMA, encoding={"file": {"contentType": "text/plain, text/csv"}}
+            ProverbImportSerializer, encoding={"file": {"contentType": "text/plain, text/csv"}}
         ),
         responses={201: ImportReportSerializer, 202: ImportJobStartedSerializer},
     )
