@@ -68,7 +68,12 @@ class ProverbImportSerializer(StrictInput, serializers.Serializer):
     file = serializers.FileField(
         help_text="UTF-8 text: one proverb a line, or a CSV with columns text, source, meaning."
     )
-    source = FormTextField(required=False, allow_blank=True, default="")
+    source = FormTextField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=Proverb._meta.get_field("source").max_length,
+    )
 
 
 class ImportReportSerializer(serializers.Serializer):
