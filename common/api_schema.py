@@ -37,6 +37,11 @@ class ParableAutoSchema(AutoSchema):
         but its own (StrictInput), and texts without what the parser refuses."""
         schema = super()._map_serializer(serializer, direction, bypass_extensions)
         if direction != "request":
+            # A pattern is a rule input is held to, written for Python's re: an answer's
+            # schema states none, as a validator with other regex semantics (ECMA-262's
+            # ASCII-only \w) would read it otherwise and refuse stored text such as "ñ".
+            for field in schema.get("properties", {}).values():
+                field.pop("pattern", None)
             return schema
         if isinstance(serializer, StrictInput):
             schema["additionalProperties"] = False

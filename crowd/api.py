@@ -53,13 +53,18 @@ class BatchCreateSerializer(StrictInput, serializers.Serializer):
     settings = serializers.DictField(required=False, default=dict)
     items = BatchItemInputSerializer(many=True)
     publish = serializers.BooleanField(default=False)
-    # batch_publish refuses a batch without items: publishing needs at least one.
-    schema_rules = {
-        "anyOf": [
-            {"properties": {"publish": {"enum": [False]}}},
-            {"required": ["items"], "properties": {"items": {"minItems": 1}}},
-        ]
-    }
+
+    @property
+    def schema_rules(self) -> dict:
+        """batch_publish refuses a batch without items: publishing needs at least one; and
+        the settings are those the task type takes."""
+        publish = {
+            "anyOf": [
+                {"properties": {"publish": {"enum": [False]}}},
+                {"required": ["items"], "properties": {"items": {"minItems": 1}}},
+            ]
+        }
+        return {"allOf": [publish, task_types.settings_schemas(sorted(task_types.registered()))]}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -157,6 +162,8 @@ def batch_create_response(request, data: dict) -> Response:
                     raise _PublishRefused(str(error)) from error
     except _PublishRefused as error:
         return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+    except task_types.SettingNotFound as error:
+        return Response({"detail": str(error)}, status=status.HTTP_404_NOT_FOUND)
     except (ValueError, ProviderError) as error:
         return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
     return Response(BatchSerializer(batch).data, status=status.HTTP_201_CREATED)

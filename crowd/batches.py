@@ -43,7 +43,7 @@ def batch_create(
         time_allowed_seconds=time_allowed_seconds,
         instructions=instructions.strip() or kind.default_instructions(),
         pledge=pledge.strip(),
-        settings=kind.clean_settings(settings or {}),
+        settings=kind.checked_settings(settings or {}),
         source_batch=source_batch,
         created_by=created_by,
     )

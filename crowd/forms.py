@@ -126,6 +126,6 @@ class BatchAdminForm(forms.ModelForm):
         settings = self.cleaned_data.get("settings") or {}
         task_type = self.cleaned_data.get("task_type") or self.instance.task_type
         try:
-            return task_types.get(task_type).clean_settings(settings)
+            return task_types.get(task_type).checked_settings(settings)
         except (LookupError, ValueError) as error:
             raise forms.ValidationError(str(error)) from error

@@ -38,6 +38,11 @@ class SubmissionConflict(SubmissionError):
     """The assignment is already stored from another submission (another window or tab)."""
 
 
+class SettingNotFound(ValueError):
+    """A batch setting naming something that does not exist (e.g. a model run): the API
+    answers 404, as for an id in a body that names nothing."""
+
+
 class TaskType:
     """Base class for task types; subclasses set `key`, `label`, `template`."""
 
@@ -85,6 +90,17 @@ class TaskType:
     def clean_settings(self, settings: dict) -> dict:
         """Validate a batch's settings (raise ValueError with a clear message)."""
         return {**self.default_settings(), **settings}
+
+    def settings_schema(self) -> dict:
+        """The settings `clean_settings` accepts, as an OpenAPI 3.0 schema: what the API's
+        schema states for this type, and what `checked_settings` holds settings to."""
+        return {"type": "object"}
+
+    def checked_settings(self, settings) -> dict:
+        """The settings held to `settings_schema`, then cleaned; ValueError naming the
+        first setting that breaks it."""
+        settings_schema_check(self.settings_schema(), settings)
+        return self.clean_settings(settings)
 
     def page_context(self, *, assignment: Assignment) -> dict:
         """Context for the worker's page (beyond the common assignment/batch/item)."""
@@ -275,6 +291,48 @@ def keys_with_agreement() -> list[str]:
 def keys_importable() -> list[str]:
     """Keys of the types whose answers can be imported from a provider's results file."""
     return sorted(key for key, kind in _registry.items() if kind.import_fields)
+
+
+def _json_schema(schema):
+    """An OpenAPI 3.0 schema as JSON Schema: `nullable` becomes an alternative null."""
+    if isinstance(schema, list):
+        return [_json_schema(part) for part in schema]
+    if not isinstance(schema, dict):
+        return schema
+    converted = {
+        name: value if name == "enum" else _json_schema(value)
+        for name, value in schema.items()
+        if name != "nullable"
+    }
+    return {"anyOf": [converted, {"type": "null"}]} if schema.get("nullable") else converted
+
+
+def settings_schema_check(schema: dict, settings) -> None:
+    """Raise ValueError when `settings` break the OpenAPI 3.0 `schema` (jsonschema)."""
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft4Validator(_json_schema(schema)).iter_errors(settings)
+    )
+    if error is not None:
+        where = ".".join(["settings", *map(str, error.absolute_path)])
+        raise ValueError(f"{where}: {error.message}")
+
+
+def settings_schemas(keys) -> dict:
+    """JSON Schema keywords for a create body: its `settings` as its `task_type` takes them."""
+    return {
+        "anyOf": [
+            {
+                "properties": {
+                    # (in allOf: drf-spectacular would make each one-key enum a component)
+                    "task_type": {"allOf": [{"enum": [key]}]},
+                    "settings": _registry[key].settings_schema(),
+                }
+            }
+            for key in keys
+        ]
+    }
 
 
 def keys_drawn() -> list[str]:

@@ -16,8 +16,7 @@ from rest_framework.response import Response
 from annotation.models import Narrative
 from annotation.quality.gold import gold_items_add
 from annotation.quality.reports import batch_agreement
-from annotation.task_types.sources import DRAW_SOURCES
-from common.api_parser import CLEAN_TEXT, StrictInput
+from common.api_parser import StrictInput
 from common.request_input import MAX_INT
 from crowd import task_types
 from crowd.api import BatchSerializer, batch_create_response
@@ -55,22 +54,6 @@ class AgreementViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(batch_agreement(batch=self.get_object()))
 
 
-# Draws as annotation.task_types.sources.clean_draw_settings takes them.
-DRAWS = {
-    "type": "array",
-    "minItems": 1,
-    "items": {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": {
-            "source": {"enum": list(DRAW_SOURCES)},
-            "source_label": {"type": "string", "pattern": CLEAN_TEXT},
-            "sample": {"type": "integer", "minimum": 1, "nullable": True},
-        },
-    },
-}
-
-
 class ChainedBatchCreateSerializer(StrictInput, serializers.Serializer):
     name = serializers.CharField(max_length=200)
     task_type = serializers.ChoiceField(choices=[])  # the types with drawn items
@@ -88,7 +71,7 @@ class ChainedBatchCreateSerializer(StrictInput, serializers.Serializer):
     settings = serializers.DictField(required=False, default=dict)
     publish = serializers.BooleanField(default=False)
     # The rule `validate` applies, in the schema: a source batch, or draws or imported pairs.
-    schema_rules = {
+    source_rule = {
         "anyOf": [
             {"required": ["source_batch"], "properties": {"source_batch": {"type": "integer"}}},
             {
@@ -98,7 +81,7 @@ class ChainedBatchCreateSerializer(StrictInput, serializers.Serializer):
                         "anyOf": [
                             {
                                 "required": ["draw"],
-                                "properties": {"draw": DRAWS},
+                                "properties": {"draw": {"type": "array", "minItems": 1}},
                             },
                             {
                                 "required": ["imported"],
@@ -114,6 +97,11 @@ class ChainedBatchCreateSerializer(StrictInput, serializers.Serializer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["task_type"].choices = task_types.keys_drawn()
+
+    @property
+    def schema_rules(self) -> dict:
+        """The source rule, and the settings the task type takes."""
+        return {"allOf": [self.source_rule, task_types.settings_schemas(task_types.keys_drawn())]}
 
     def validate(self, attrs):
         settings = attrs["settings"]

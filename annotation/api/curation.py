@@ -1,6 +1,11 @@
 """Requester API for proverbs and curation (staff with model permissions only)."""
 
-from drf_spectacular.utils import OpenApiRequest, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiRequest,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import MultiPartParser
@@ -18,7 +23,7 @@ from annotation.intake.import_jobs import import_job_create, import_runs_in_back
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import Proverb, VariantGroup
 from annotation.text import normalize_text
-from common.api_parser import Conflict, StrictInput
+from common.api_parser import CLEAN_TEXT, Conflict, StrictInput
 from common.request_input import MAX_ID
 
 
@@ -53,9 +58,22 @@ class ProverbSerializer(StrictInput, serializers.ModelSerializer):
         return super().save(**kwargs)
 
 
+@extend_schema_field({"pattern": CLEAN_TEXT})
+class FormTextField(serializers.CharField):
+    """A multipart part other than a file: text whatever it spells ("true", "12"), so
+    its schema names no JSON type."""
+
+
 class ProverbImportSerializer(StrictInput, serializers.Serializer):
-    file = serializers.FileField()
-    source = serializers.CharField(required=False, allow_blank=True, default="")
+    file = serializers.FileField(
+        help_text="UTF-8 text: one proverb a line, or a CSV with columns text, source, meaning."
+    )
+    source = FormTextField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=Proverb._meta.get_field("source").max_length,
+    )
 
 
 class ImportReportSerializer(serializers.Serializer):

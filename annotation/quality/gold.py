@@ -16,11 +16,17 @@ from django.db import transaction
 
 from annotation.models import Narrative
 from annotation.quality.agreement import worker_gold_accuracy
+from common.request_input import MAX_INT
 from crowd import task_types
 from crowd.batches import batch_items_add
 from crowd.models import Assignment, Batch
 
 GOLD_DEFAULTS = {"gold_min_accuracy": 0.75, "gold_min_answers": 3}
+# The keys clean_gold_settings takes, as a settings schema's properties.
+GOLD_SETTINGS_SCHEMA = {
+    "gold_min_accuracy": {"type": "number", "minimum": 0, "maximum": 1},
+    "gold_min_answers": {"type": "integer", "minimum": 1, "maximum": MAX_INT},
+}
 
 
 class GoldSettingsForm(forms.Form):

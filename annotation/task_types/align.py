@@ -20,10 +20,12 @@ from annotation.quality.reports import counted
 from annotation.quality.submissions import alignment_drawing
 from annotation.task_types.imported import imported_narrative, imported_span
 from annotation.task_types.sources import (
+    DRAW_SETTINGS_SCHEMA,
     DrawnBatchForm,
     batch_lock,
     clean_draw_settings,
     narratives_to_add,
+    settings_object,
     source_batch_check,
 )
 from crowd.batches import batch_items_add
@@ -80,6 +82,17 @@ class AlignTask(TaskType):
 
     def default_instructions(self) -> str:
         return INSTRUCTIONS
+
+    def settings_schema(self) -> dict:
+        pairs = {"type": "integer", "minimum": 1, "maximum": spans.MAX_PAIRS}
+        return {
+            **settings_object({"min_pairs": pairs, "max_pairs": pairs, **DRAW_SETTINGS_SCHEMA}),
+            # min_pairs <= max_pairs (max_pairs defaults to the most, min_pairs to 1)
+            "anyOf": [
+                {"properties": {"min_pairs": {"enum": [low]}, "max_pairs": {"minimum": low}}}
+                for low in range(1, spans.MAX_PAIRS + 1)
+            ],
+        }
 
     def clean_settings(self, settings: dict) -> dict:
         cleaned = clean_draw_settings({**self.default_settings(), **settings})

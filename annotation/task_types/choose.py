@@ -25,19 +25,27 @@ from annotation.quality.agreement import (
     majority_vote_ties,
     pairwise_label_agreement,
 )
-from annotation.quality.gold import GoldSettingsForm, clean_gold_settings
+from annotation.quality.gold import GOLD_SETTINGS_SCHEMA, GoldSettingsForm, clean_gold_settings
 from annotation.quality.reports import counted
-from annotation.task_types.distractors import distractors_for, get_source, source_choices
+from annotation.task_types.distractors import (
+    SourceNotFound,
+    distractors_for,
+    get_source,
+    source_choices,
+    source_schema,
+)
 from annotation.task_types.sources import (
+    DRAW_SETTINGS_SCHEMA,
     DrawnBatchForm,
     batch_lock,
     clean_draw_settings,
     narratives_to_add,
+    settings_object,
     source_batch_check,
 )
 from crowd.batches import batch_items_add
 from crowd.models import Assignment, Batch, BatchItem
-from crowd.task_types import SubmissionError, TaskType, figure_text, register
+from crowd.task_types import SettingNotFound, SubmissionError, TaskType, figure_text, register
 
 INSTRUCTIONS = """Read the story, then choose the proverb it illustrates. Only one of the \
 proverbs is the one the story was written for; the others may look related. Think about the \
@@ -117,10 +125,22 @@ class ChooseTask(TaskType):
     def default_instructions(self) -> str:
         return INSTRUCTIONS
 
+    def settings_schema(self) -> dict:
+        return settings_object(
+            {
+                "distractors": source_schema(),
+                "options": {"type": "integer", "minimum": 2, "maximum": 10},
+                **GOLD_SETTINGS_SCHEMA,
+                **DRAW_SETTINGS_SCHEMA,
+            }
+        )
+
     def clean_settings(self, settings: dict) -> dict:
         cleaned = {**self.default_settings(), **settings}
         try:
             get_source(cleaned["distractors"])
+        except SourceNotFound as error:
+            raise SettingNotFound(str(error)) from None
         except (LookupError, TypeError) as error:
             raise ValueError(str(error)) from None
         options = cleaned["options"]

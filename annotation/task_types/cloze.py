@@ -29,11 +29,13 @@ from annotation.task_types.cloze_parsing import (
     story_shown,
 )
 from annotation.task_types.sources import (
+    DRAW_SETTINGS_SCHEMA,
     DrawnBatchForm,
     batch_lock,
     clean_draw_settings,
     narrative_selections,
     narratives_to_add,
+    settings_object,
     source_batch_check,
 )
 from crowd.batches import batch_items_add
@@ -172,6 +174,15 @@ class ClozeTask(TaskType):
 
     def default_instructions(self) -> str:
         return INSTRUCTIONS
+
+    def settings_schema(self) -> dict:
+        return settings_object(
+            {
+                "condition": {"enum": list(CONDITIONS)},
+                "blank": {"enum": list(BLANKS)},
+                **DRAW_SETTINGS_SCHEMA,
+            }
+        )
 
     def clean_settings(self, settings: dict) -> dict:
         cleaned = {**self.default_settings(), **settings}

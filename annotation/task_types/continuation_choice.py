@@ -23,7 +23,14 @@ from annotation.quality.agreement import (
     pairwise_label_agreement,
 )
 from annotation.quality.reports import counted
-from annotation.task_types.sources import batch_lock, seeded_order, source_batch_check
+from annotation.task_types.sources import (
+    SAMPLE_SCHEMA,
+    SEED_SCHEMA,
+    batch_lock,
+    seeded_order,
+    settings_object,
+    source_batch_check,
+)
 from crowd.batches import batch_items_add
 from crowd.forms import BatchForm
 from crowd.models import Assignment, Batch
@@ -152,6 +159,19 @@ class ContinuationChoiceTask(TaskType):
 
     def default_instructions(self) -> str:
         return INSTRUCTIONS
+
+    def settings_schema(self) -> dict:
+        imported = {
+            "kind": {"enum": ["", *FigurativeNarrative.Kind.values]},
+            "split": {"enum": [value for value, _ in IMPORTED_CHOICES]},
+        }
+        return settings_object(
+            {
+                "imported": settings_object(imported),
+                "sample": SAMPLE_SCHEMA,
+                "seed": SEED_SCHEMA,
+            }
+        )
 
     def clean_settings(self, settings: dict) -> dict:
         return clean_choice_settings(settings)

@@ -117,12 +117,18 @@ class SourceFamily:
     """Sources named "<prefix>:<name>", made on demand (e.g. one per trained model run).
 
     `load(name)` returns the source or raises LookupError; `choices()` lists the
-    (key, label) pairs a batch form offers now.
+    (key, label) pairs a batch form offers now; `name_pattern` (a regular expression)
+    the names it may take, as the settings schema states them.
     """
 
     prefix: str
     load: Callable[[str], DistractorSource]
     choices: Callable[[], list[tuple[str, str]]]
+    name_pattern: str = ".+"
+
+
+class SourceNotFound(LookupError):
+    """A family's source name that names nothing (e.g. no such finished run)."""
 
 
 _families: dict[str, SourceFamily] = {}
@@ -143,9 +149,21 @@ def get_source(key: str) -> DistractorSource:
         return _sources[key]
     prefix, _, name = key.partition(":") if isinstance(key, str) else ("", "", "")
     if prefix in _families and name:
-        return _families[prefix].load(name)
+        try:
+            return _families[prefix].load(name)
+        except LookupError as error:
+            raise SourceNotFound(str(error)) from None
     known = ", ".join([*sorted(_sources), *(f"{prefix}:<name>" for prefix in sorted(_families))])
     raise LookupError(f"No distractor source {key!r}; known: {known}.")
+
+
+def source_schema() -> dict:
+    """The source keys get_source takes, as a settings schema states them."""
+    families = [
+        {"type": "string", "pattern": f"^{prefix}:{family.name_pattern}$"}
+        for prefix, family in sorted(_families.items())
+    ]
+    return {"anyOf": [{"enum": sorted(_sources)}, *families]}
 
 
 def source_choices() -> list[tuple[str, str]]:

@@ -18,12 +18,13 @@ from django.db import transaction
 from annotation import spans
 from annotation.models import Narrative, Rating, SpanPair
 from annotation.quality.agreement import rating_summary
-from annotation.quality.gold import GoldSettingsForm, clean_gold_settings
+from annotation.quality.gold import GOLD_SETTINGS_SCHEMA, GoldSettingsForm, clean_gold_settings
 from annotation.quality.reports import counted
 from annotation.quality.submissions import alignment_drawing
 from annotation.task_types.imported import imported_narrative
 from annotation.task_types.rating_criteria import (
     ALIGNMENT_CRITERIA,
+    CRITERIA_SCHEMA,
     NARRATIVE_CRITERIA,
     SCALE,
     SCALE_NOTE,
@@ -32,13 +33,16 @@ from annotation.task_types.rating_criteria import (
     gold_passes,
 )
 from annotation.task_types.sources import (
+    DRAW_SETTINGS_SCHEMA,
     DrawnBatchForm,
     alignments_to_add,
     batch_lock,
     clean_draw_settings,
     narratives_to_add,
+    settings_object,
     source_batch_check,
 )
+from common.api_parser import CLEAN_TEXT
 from crowd.batches import batch_items_add
 from crowd.models import Assignment, Batch, BatchItem
 from crowd.task_types import SubmissionError, TaskType, figure_text, register
@@ -220,6 +224,25 @@ class RateTask(TaskType):
     def instructions_for(self, settings: dict) -> str:
         """The default instructions for these settings (alignments are rated differently)."""
         return ALIGNMENT_INSTRUCTIONS if settings.get("target") == "alignments" else INSTRUCTIONS
+
+    def settings_schema(self) -> dict:
+        properties = {
+            "target": {"enum": list(TARGETS)},
+            "criteria": CRITERIA_SCHEMA,
+            "scale_note": {"type": "string", "pattern": CLEAN_TEXT},
+            # the model run whose generated narratives the batch rates (a record only)
+            "generation_run": {"type": "integer", "minimum": 1, "maximum": 2**63 - 1},
+            **GOLD_SETTINGS_SCHEMA,
+            **DRAW_SETTINGS_SCHEMA,
+        }
+        return {
+            **settings_object(properties),
+            # alignments are rated from a source align batch, not drawn
+            "anyOf": [
+                {"properties": {"target": {"enum": ["narratives"]}}},
+                {"properties": {"draw": {"maxItems": 0}}},
+            ],
+        }
 
     def clean_settings(self, settings: dict) -> dict:
         cleaned = {**self.default_settings(), **settings}

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from common.api_parser import CLEAN_TEXT
+
 SCALE = (1, 2, 3, 4, 5)
 
 NARRATIVE_CRITERIA = [
@@ -83,6 +85,29 @@ SCALE_NOTE = (
 )
 
 _KEY = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+
+_TEXT = {"type": "string", "pattern": CLEAN_TEXT}
+# The criteria clean_criteria takes (but for a key used twice, which no schema can say).
+CRITERIA_SCHEMA = {
+    "type": "array",
+    "minItems": 1,
+    "items": {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["key"],
+        "properties": {
+            "key": {"type": "string", "pattern": _KEY.pattern},
+            "label": _TEXT,
+            "question": _TEXT,
+            "anchors": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {str(value): _TEXT for value in SCALE},
+            },
+        },
+    },
+}
 
 
 def clean_criteria(criteria) -> list[dict]:

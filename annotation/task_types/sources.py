@@ -24,10 +24,34 @@ from django import forms
 from django.db.models import Q, QuerySet
 
 from annotation.models import Narrative
+from common.api_parser import CLEAN_TEXT
+from common.request_input import MAX_INT
 from crowd.forms import BatchForm
 from crowd.models import Assignment, Batch
 
 DRAW_SOURCES = ("any", *Narrative.Source.values)
+# The keys clean_draw_settings takes, as a settings schema's properties.
+SAMPLE_SCHEMA = {"type": "integer", "minimum": 1, "maximum": MAX_INT, "nullable": True}
+SEED_SCHEMA = {"type": "integer", "minimum": -MAX_INT - 1, "maximum": MAX_INT}
+DRAW_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "source": {"enum": list(DRAW_SOURCES)},
+        "source_label": {"type": "string", "pattern": CLEAN_TEXT},
+        "sample": SAMPLE_SCHEMA,
+    },
+}
+DRAW_SETTINGS_SCHEMA = {
+    "sample": SAMPLE_SCHEMA,
+    "seed": SEED_SCHEMA,
+    "draw": {"type": "array", "items": DRAW_SCHEMA, "nullable": True},
+}
+
+
+def settings_object(properties: dict) -> dict:
+    """A settings schema: an object with these properties (each optional) and no other."""
+    return {"type": "object", "additionalProperties": False, "properties": properties}
 
 
 def seeded_order(ids: Iterable[int], seed: int | str) -> list[int]:

@@ -1,16 +1,20 @@
 """Fuzz the requester API with schemathesis: every operation, all checks, on PostgreSQL.
 
 Starts PostgreSQL and Redis (tests/services.sh) in a temporary folder, migrates, loads
-the demo data, makes a staff researcher with an API token, serves the application with
-gunicorn on a free loopback port (27000-27199), and runs `st run` over the OpenAPI
-schema with a fixed seed. Prints the number of cases, server errors and schema
-violations (any failed check), the time taken and the load average, and exits
-non-zero when a check failed.
+the demo data, makes a staff researcher and a crowd worker with API tokens, serves the
+application with gunicorn on a free loopback port (27000-27199), and runs `st run` over
+the OpenAPI schema with a fixed seed once per role: the researcher, the worker and
+anonymous (no credentials); schemathesis.toml beside this script leaves out the one
+check the test suite leaves out too. The proverb import's text file parts are generated as
+tests/integration/fuzz_media.py describes (the hooks module of `st run`). Prints per
+role and in total the number of cases, server errors and schema violations (any failed
+check), the time taken and the load average, and exits non-zero when a check failed.
 
     .venv/bin/python bench/api_fuzz/run.py [--max-examples 600] [--seed 20260] [--workers 2]
+        [--roles researcher,worker,anonymous]
 
-The default reaches 10,000+ generated cases over the API's operations; the test suite
-runs a bounded version of the same fuzzing (tests/integration/test_api_fuzzing.py).
+--max-examples 100 gives about 5,000 cases over the three roles; the test suite runs a
+bounded version of the same fuzzing (tests/integration/test_api_fuzzing.py).
 """
 
 from __future__ import annotations
@@ -69,8 +73,10 @@ from rest_framework.authtoken.models import Token
 from annotation.access import RESEARCHERS
 user = User.objects.create_user("fuzzer", password="fuzzer-pass-1234", is_staff=True)
 user.groups.add(Group.objects.get(name=RESEARCHERS))
-print(Token.objects.create(user=user).key)
+worker = User.objects.create_user("fuzz-worker", password="fuzz-worker-pass-1234")
+print(Token.objects.create(user=user).key, Token.objects.create(user=worker).key)
 """
+ROLES = ("researcher", "worker", "anonymous")
 
 
 def main() -> int:
@@ -78,8 +84,14 @@ def main() -> int:
     parser.add_argument("--max-examples", type=int, default=600)
     parser.add_argument("--seed", type=int, default=20260)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--max-time", type=int, default=0, help="seconds; 0: no limit")
+    parser.add_argument("--max-time", type=int, default=0, help="seconds per role; 0: no limit")
+    parser.add_argument(
+        "--roles", default=",".join(ROLES), help="comma-separated: " + ", ".join(ROLES)
+    )
     args = parser.parse_args()
+    roles = [role for role in args.roles.split(",") if role]
+    if set(roles) - set(ROLES):
+        parser.error(f"--roles: choose among {', '.join(ROLES)}")
 
     work = Path(tempfile.mkdtemp(prefix="parable-fuzz-"))
     work.chmod(0o755)  # PostgreSQL runs as its own user under root
@@ -103,44 +115,64 @@ def main() -> int:
     try:
         _manage(env, "migrate", "--no-input")
         _manage(env, "bootstrap", "--username", "fuzz-admin")
-        token = _manage(env, "shell", "-c", TOKEN_SCRIPT).strip().splitlines()[-1]
+        researcher, worker = _manage(env, "shell", "-c", TOKEN_SCRIPT).split()[-2:]
+        tokens = {"researcher": researcher, "worker": worker, "anonymous": ""}
         server_args = ("--workers", "2", "--threads", "2", "--timeout", "120")
         with gunicorn_process(env, args=(*server_args, "--access-logfile", "/dev/null")) as (
             url,
             _,
         ):
-            run, elapsed = _fuzz(url, token=token, work=work, env=env, args=args)
+            schema = _schema(url, token=researcher, work=work)
+            runs = {
+                role: _fuzz(url, schema=schema, token=tokens[role], work=work, env=env, args=args)
+                for role in roles
+            }
     finally:
         _services("stop", services_dir, base_env)
-    (work / "schemathesis.txt").write_text(run.stdout + run.stderr)
-    print(f"schemathesis output: {work / 'schemathesis.txt'}")
-    cases, failures = _figures(run.stdout)
-    server_errors = sum(n for name, n in failures.items() if "Server error" in name)
-    print(f"cases: {cases}  (target: at least 10,000)")
+    total_cases, total_failures, total_time, failed = 0, Counter(), 0.0, False
+    for role, (run, elapsed) in runs.items():
+        output = work / f"schemathesis-{role}.txt"
+        output.write_text(run.stdout + run.stderr)
+        cases, failures = _figures(run.stdout)
+        server_errors = sum(n for name, n in failures.items() if "Server error" in name)
+        print(
+            f"{role}: cases {cases}  server errors {server_errors}  "
+            f"failed checks {dict(failures) or 0}  time {elapsed:.0f} s  ({output})"
+        )
+        total_cases += cases
+        total_failures += failures
+        total_time += elapsed
+        failed = failed or run.returncode != 0 or bool(failures)
+    server_errors = sum(n for name, n in total_failures.items() if "Server error" in name)
+    print(f"cases: {total_cases}  (target: at least 5,000)")
     print(f"server errors: {server_errors}")
-    print(f"failed checks: {dict(failures) or 0}")
-    print(f"time: {elapsed:.0f} s  load average: {os.getloadavg()}")
-    return 0 if run.returncode == 0 and not failures else 1
+    print(f"failed checks: {dict(total_failures) or 0}")
+    print(f"time: {total_time:.0f} s  load average: {os.getloadavg()}")
+    return 1 if failed else 0
 
 
-def _fuzz(url: str, *, token: str, work: Path, env: dict, args) -> tuple:
-    """Fetch the schema (slow to build under load), then run schemathesis against `url`."""
+def _schema(url: str, *, token: str, work: Path) -> Path:
+    """Fetch the schema (slow to build under load) as the researcher sees it."""
     schema = work / "openapi.json"
     request = urllib.request.Request(
         f"{url}/api/schema/?format=json", headers={"Authorization": f"Token {token}"}
     )
     with urllib.request.urlopen(request, timeout=300) as response:
         schema.write_bytes(response.read())
+    return schema
+
+
+def _fuzz(url: str, *, schema: Path, token: str, work: Path, env: dict, args) -> tuple:
+    """Run schemathesis against `url` with the token (none: anonymous)."""
     command = [
         str(Path(PYTHON).with_name("st")),
+        "--config-file",
+        str(Path(__file__).with_name("schemathesis.toml")),
         "run",
         str(schema),
         "--url",
         url,
-        "-H",
-        f"Authorization: Token {token}",
-        "--checks",
-        "all",
+        *(["-H", f"Authorization: Token {token}"] if token else []),
         "--max-examples",
         str(args.max_examples),
         "--seed",
@@ -153,8 +185,9 @@ def _fuzz(url: str, *, token: str, work: Path, env: dict, args) -> tuple:
     ]
     if args.max_time:
         command += ["--max-time", str(args.max_time)]
+    hooks = {"SCHEMATHESIS_HOOKS": "tests.integration.fuzz_media", "PYTHONPATH": str(ROOT)}
     started = time.monotonic()
-    run = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
+    run = subprocess.run(command, cwd=work, env={**env, **hooks}, capture_output=True, text=True)
     return run, time.monotonic() - started
 
 

@@ -92,7 +92,10 @@ def _choices() -> list[tuple[str, str]]:
 
 
 MODEL_SOURCES = SourceFamily(
-    prefix=PREFIX, load=lambda name: ModelSource(_finished_run(name)), choices=_choices
+    prefix=PREFIX,
+    load=lambda name: ModelSource(_finished_run(name)),
+    choices=_choices,
+    name_pattern="[1-9][0-9]{0,17}",  # a run's id
 )
 
 

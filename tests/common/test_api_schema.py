@@ -48,13 +48,13 @@ def test_request_bodies_take_only_their_fields_and_clean_text(schema):
     text = re.compile(components["ProverbRequest"]["properties"]["text"]["pattern"])
     assert text.match("Haste makes waste") and not text.match("?!") and not text.match("a\x00")
     assert "description" not in components["RejectRequest"]  # no mixin's comment as text
-    publishing = components["BatchCreateRequest"]["anyOf"]
+    publishing = components["BatchCreateRequest"]["allOf"][0]["anyOf"]
     assert {"required": ["items"], "properties": {"items": {"minItems": 1}}} in publishing
     assert components["BatchItemInputRequest"]["minProperties"] == 1
-    source, drawn = components["ChainedBatchCreateRequest"]["anyOf"]
+    source, drawn = components["ChainedBatchCreateRequest"]["allOf"][0]["anyOf"]
     assert source["required"] == ["source_batch"]
     draws = drawn["properties"]["settings"]["anyOf"][0]["properties"]["draw"]
-    assert draws["minItems"] == 1 and draws["items"]["properties"]["source"]["enum"][0] == "any"
+    assert draws == {"type": "array", "minItems": 1}
 
 
 def test_the_api_refuses_fields_and_types_its_schema_does_not_allow(researcher_api):
@@ -114,3 +114,33 @@ def test_a_reference_to_nothing_is_404_and_an_unpublishable_batch_409_keeping_no
     nothing_drawn = researcher_api.post("/api/chained-batches/", drawn, format="json")
     assert nothing_drawn.status_code == 409
     assert not Batch.objects.exists()
+
+
+def test_each_task_types_settings_are_stated_in_the_create_bodies(schema):
+    """The chained-batch body takes, for each task type, the settings that type declares."""
+    rules = schema["components"]["schemas"]["ChainedBatchCreateRequest"]["allOf"][1]["anyOf"]
+    by_type = {rule["properties"]["task_type"]["allOf"][0]["enum"][0]: rule for rule in rules}
+    assert set(by_type) == {"align", "choose", "cloze", "continue_choice", "rate"}
+    cloze = by_type["cloze"]["properties"]["settings"]
+    assert cloze["additionalProperties"] is False
+    assert cloze["properties"]["condition"]["enum"] == ["full", "arguments", "subject_verb"]
+    draw = by_type["rate"]["properties"]["settings"]["properties"]["draw"]
+    assert draw["items"]["properties"]["source"]["enum"][0] == "any"
+    batch_rules = schema["components"]["schemas"]["BatchCreateRequest"]["allOf"][1]["anyOf"]
+    assert {rule["properties"]["task_type"]["allOf"][0]["enum"][0] for rule in batch_rules} >= {
+        "write",
+        "continue",
+        "cloze",
+    }
+
+
+def test_the_proverb_import_states_its_file_is_text(schema):
+    body = schema["paths"]["/api/proverbs/import/"]["post"]["requestBody"]["content"]
+    encoding = body["multipart/form-data"]["encoding"]["file"]
+    assert encoding["contentType"] == "text/plain, text/csv"
+
+
+def test_answers_state_no_pattern_only_request_bodies_do(schema):
+    components = schema["components"]["schemas"]
+    assert "pattern" not in components["Proverb"]["properties"]["text"]
+    assert components["ProverbRequest"]["properties"]["text"]["pattern"]

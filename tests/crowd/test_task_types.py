@@ -153,3 +153,18 @@ def test_a_type_without_agreement_or_gold_is_refused_both(gloss_type, researcher
         assert batch.items.count() == 1
     finally:
         task_types.unregister("test_plain")
+
+
+def test_settings_are_held_to_the_types_schema_with_null_where_it_allows():
+    class Sized(GlossTask):
+        def settings_schema(self):
+            size = {"type": "integer", "minimum": 1, "nullable": True}
+            return {"type": "object", "additionalProperties": False, "properties": {"size": size}}
+
+    kind = Sized()
+    assert kind.checked_settings({"size": None})["size"] is None
+    with pytest.raises(ValueError, match=r"settings\.size: 0 is less than the minimum of 1"):
+        kind.checked_settings({"size": 0})
+    with pytest.raises(ValueError, match="'colour' was unexpected"):
+        kind.checked_settings({"colour": "red"})
+    assert task_types.TaskType().settings_schema() == {"type": "object"}

@@ -153,3 +153,44 @@ def test_a_batch_rating_alignments_gets_the_alignment_instructions(researcher_ap
     assert response.status_code == 201
     assert "matching colours" in response.json()["instructions"]
     assert [c["key"] for c in response.json()["settings"]["criteria"]] == ["alignment"]
+
+
+def test_a_setting_the_task_type_does_not_take_is_a_400_naming_it(researcher_api, write):
+    response = researcher_api.post(
+        "/api/chained-batches/",
+        {"name": "x", "task_type": "cloze", "source_batch": write.pk, "settings": {"options": 4}},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "'options' was unexpected" in response.json()["detail"]
+
+
+def test_min_pairs_over_max_pairs_is_refused_as_the_schema_says(researcher_api, write):
+    body = {"name": "x", "task_type": "align", "source_batch": write.pk}
+    refused = researcher_api.post(
+        "/api/chained-batches/",
+        {**body, "settings": {"min_pairs": 4, "max_pairs": 3}},
+        format="json",
+    )
+    taken = researcher_api.post(
+        "/api/chained-batches/",
+        {**body, "settings": {"min_pairs": 3, "max_pairs": 3}},
+        format="json",
+    )
+    assert (refused.status_code, taken.status_code) == (400, 201)
+
+
+def test_distractors_from_a_model_run_that_does_not_exist_are_a_404(researcher_api):
+    proverb = proverb_create("Time is money")
+    narrative_create(proverb=proverb, text="Imported", source_label="Tan et al. 2015")
+    response = researcher_api.post(
+        "/api/chained-batches/",
+        {
+            "name": "Choose",
+            "task_type": "choose",
+            "settings": {"distractors": "model:987654", "draw": [{"source": "imported"}]},
+        },
+        format="json",
+    )
+    assert response.status_code == 404
+    assert "987654" in response.json()["detail"]

@@ -157,3 +157,13 @@ def test_import_over_the_size_limit_is_refused(researcher_api, settings):
     assert response.status_code == 400
     assert "larger than 1,000 bytes" in response.json()["errors"][0]["message"]
     assert not Proverb.objects.exists()
+
+
+def test_an_import_source_longer_than_its_column_is_a_400_keeping_nothing(researcher_api):
+    upload = SimpleUploadedFile("p.txt", b"Haste makes waste\n", content_type="text/plain")
+    response = researcher_api.post(
+        "/api/proverbs/import/", {"file": upload, "source": "x" * 201}, format="multipart"
+    )
+    assert response.status_code == 400
+    assert "source" in response.json()
+    assert not Proverb.objects.exists()
