@@ -12,6 +12,26 @@ from annotation.management.commands.export_dataset import batch_ids, source_argu
 from annotation.management.progress import progress_printer
 
 
+def scope_arguments(parser) -> None:
+    """The analysis scope's options: --batch, --approved-only, --source, --seed."""
+    parser.add_argument("--batch", type=int, action="append", metavar="ID")
+    parser.add_argument("--approved-only", action="store_true")
+    source_argument(parser)
+    parser.add_argument("--seed", type=int, default=0)
+
+
+def scope_analysis(options: dict, *, batches: list[int] | None, stderr) -> dict:
+    """The analysis of the scope the options name (`batches`: their checked --batch ids),
+    its progress on `stderr`."""
+    return dataset_analysis(
+        batches=batches,
+        approved_only=options["approved_only"],
+        sources=options["source"],
+        seed=options["seed"],
+        progress=progress_printer(stderr),
+    )
+
+
 class Command(BaseCommand):
     # Reads the database and writes files: the system checks (which load the whole URLconf,
     # the API schema views included) would cost more start-up than they are worth here.
@@ -24,20 +44,11 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--batch", type=int, action="append", metavar="ID")
-        parser.add_argument("--approved-only", action="store_true")
-        source_argument(parser)
-        parser.add_argument("--seed", type=int, default=0)
+        scope_arguments(parser)
         parser.add_argument("--json", type=Path, metavar="OUT", dest="json_out")
 
     def handle(self, *args, **options):
-        result = dataset_analysis(
-            batches=batch_ids(options["batch"]),
-            approved_only=options["approved_only"],
-            sources=options["source"],
-            seed=options["seed"],
-            progress=progress_printer(self.stderr),
-        )
+        result = scope_analysis(options, batches=batch_ids(options["batch"]), stderr=self.stderr)
         out = options["json_out"]
         if out is not None:
             text = json.dumps(result, ensure_ascii=False, indent=2)

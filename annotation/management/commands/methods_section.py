@@ -7,9 +7,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.analysis.methods import methods_document, methods_latex, methods_markdown
-from annotation.analysis.selectors import dataset_analysis
-from annotation.management.commands.export_dataset import batch_ids, source_argument
-from annotation.management.progress import progress_printer
+from annotation.management.commands.analyze import scope_analysis, scope_arguments
+from annotation.management.commands.export_dataset import batch_ids
 
 
 class Command(BaseCommand):
@@ -24,29 +23,21 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--batch", type=int, action="append", metavar="ID")
-        parser.add_argument("--approved-only", action="store_true")
-        source_argument(parser)
-        parser.add_argument("--seed", type=int, default=0)
+        scope_arguments(parser)
         parser.add_argument("--analysis", type=Path, metavar="FILE")
         parser.add_argument("--latex", action="store_true")
         parser.add_argument("--out", type=Path, metavar="FILE")
 
     def handle(self, *args, **options):
+        batches = batch_ids(options["batch"])
         if options["analysis"]:
             try:
                 analysis = json.loads(options["analysis"].read_text(encoding="utf-8"))
             except (OSError, ValueError) as error:
                 raise CommandError(f"Cannot read the analysis: {error}") from error
         else:
-            analysis = dataset_analysis(
-                batches=batch_ids(options["batch"]),
-                approved_only=options["approved_only"],
-                sources=options["source"],
-                seed=options["seed"],
-                progress=progress_printer(self.stderr),
-            )
-        document = methods_document(analysis=analysis, batches=batch_ids(options["batch"]))
+            analysis = scope_analysis(options, batches=batches, stderr=self.stderr)
+        document = methods_document(analysis=analysis, batches=batches)
         text = (methods_latex if options["latex"] else methods_markdown)(document)
         if options["out"]:
             options["out"].write_text(text, encoding="utf-8")
