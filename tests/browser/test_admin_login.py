@@ -1,6 +1,7 @@
 """In Chromium: a researcher logs into the admin and sees the proverb list."""
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.factories import proverb_create
 
@@ -15,7 +16,6 @@ def test_researcher_logs_in_and_sees_proverbs(live_server, page, researcher):
     page.fill("#id_password", "researcher-pass")
     page.click("input[type=submit]")
     page.wait_for_selector("#result_list")
-    rows = page.locator("#result_list tbody tr")
-    assert rows.count() == 2
+    expect(page.locator("#result_list tbody tr")).to_have_count(2)
     assert "A rolling stone gathers no moss" in page.inner_text("#result_list")
     assert page.inner_text("[data-testid=curated-count]") == "1"

@@ -5,6 +5,7 @@ import csv
 import io
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.test_write_task import admin_login
 from tests.factories import proverb_create, write_batch_create
@@ -21,7 +22,7 @@ def test_links_can_be_copied_one_by_one_and_downloaded_as_csv(live_server, page,
     page.fill("#id_name_prefix", "Lab")
     page.click("input[type=submit]")
     links = page.locator("[data-testid=invite-link]")
-    assert links.count() == 2
+    expect(links).to_have_count(2)  # the click returns once the next page starts loading
 
     page.locator("[data-testid=copy-link]").nth(1).click()
     page.wait_for_selector("[data-testid=copy-link]:text('Copied')")

@@ -258,8 +258,9 @@ def test_researcher_runs_a_write_batch_end_to_end(live_server, page, browser, re
     page.get_by_role("link", name="Create worker links").click()
     page.fill("#id_count", "3")
     page.click("input[type=submit]")
-    links = [element.input_value() for element in page.locator("[data-testid=invite-link]").all()]
-    assert len(links) == 3
+    invite_links = page.locator("[data-testid=invite-link]")
+    expect(invite_links).to_have_count(3)  # the click returns once the next page starts loading
+    links = [element.input_value() for element in invite_links.all()]
     workers = []
     for number, link in enumerate(links):
         worker_page = browser.new_context().new_page()
