@@ -281,7 +281,7 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
         except ProviderError as error:
             self.message_user(request, str(error), messages.ERROR)
         else:
-            self.message_user(request, f"Message sent to {len(workers)} participant(s).")
+            self.message_user(request, f"Message queued for {len(workers)} participant(s).")
         return None
 
     @admin.action(description="Block selected participants…", permissions=["review"])

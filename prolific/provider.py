@@ -26,7 +26,12 @@ from prolific.models import (
 from prolific.sessions import session_assignments
 from prolific.studies import study_publish, study_transition
 from prolific.submissions import study_sync
-from prolific.tasks import bonus_pay_task, submission_approve_task, submission_reject_task
+from prolific.tasks import (
+    bonus_pay_task,
+    message_send_task,
+    submission_approve_task,
+    submission_reject_task,
+)
 from prolific.vouching import session_of, unvouched, vouched_submission
 
 MIN_REJECTION_MESSAGE = 100
@@ -179,7 +184,12 @@ class ProlificProvider(CrowdProvider):
             change(group_id=group_id, participant_ids=[worker.external_id])
 
     def notify(self, *, workers, subject: str, message: str) -> None:
-        client = self.client_factory()
+        """Queue a message to each worker (Prolific's POST /messages/, one per participant,
+        about their latest study), sent after the caller's transaction commits: a review
+        inside a transaction may notify, and a reviewer's click never waits for the calls.
+        A worker with no Prolific study is refused before anything is queued."""
+        body = f"{subject}\n\n{message}" if subject else message
+        sends = []
         for worker in workers:
             session = (
                 ParticipantSession.objects.filter(worker=worker)
@@ -190,11 +200,9 @@ class ProlificProvider(CrowdProvider):
             )
             if session is None:
                 raise ProviderError(f"{worker} has taken no Prolific study to message them about.")
-            client.message_send(
-                recipient_id=worker.external_id,
-                study_id=session.study.study_id,
-                body=f"{subject}\n\n{message}" if subject else message,
-            )
+            sends.append((worker.external_id, session.study.study_id))
+        for recipient_id, study_id in sends:
+            queue_on_commit(message_send_task, recipient_id, study_id, body)
 
     def close(self, *, batch) -> None:
         study = _study(batch)

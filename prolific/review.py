@@ -5,18 +5,21 @@ from __future__ import annotations
 
 from django.utils import timezone
 
+from common.task_queue import queue_on_commit
 from crowd.models import Assignment
 from crowd.review import ReviewError, assignment_approve, assignment_bonus
-from prolific.client import ProlificClient
 from prolific.models import ParticipantSession, Submission
 from prolific.sessions import session_assignments
+from prolific.tasks import submissions_bulk_approve_task
 
 
-def sessions_approve(*, sessions, client: ProlificClient | None = None) -> dict:
-    """Ask Prolific to approve the vouched sessions' submissions in bulk calls (at most 1,000
-    ids each; shown as "approval sent" until Prolific reports them approved), then approve
-    their submitted items. Sessions without a Prolific submission are skipped and counted."""
-    client = client or ProlificClient()
+def sessions_approve(*, sessions) -> dict:
+    """Approve the vouched sessions' submitted items, and queue Prolific's bulk approval of
+    their submissions (one task per study, sent after commit: no call to Prolific holds
+    the reviewer's request; shown as "approval sent" until Prolific reports them
+    approved, and sent again one by one by beat if Prolific still has them awaiting
+    review after the grace period). Sessions without a Prolific submission are skipped
+    and counted."""
     sessions = list(
         ParticipantSession.objects.filter(pk__in=[s.pk for s in sessions]).select_related(
             "submission", "study"
@@ -28,11 +31,11 @@ def sessions_approve(*, sessions, client: ProlificClient | None = None) -> dict:
         if session.submission.status == "AWAITING REVIEW":
             by_study.setdefault(session.study.study_id, []).append(session.submission.submission_id)
     for submission_ids in by_study.values():
-        client.submissions_bulk_approve(submission_ids=submission_ids)
         # Prolific approves asynchronously: "approval sent" until its status says approved.
         Submission.objects.filter(submission_id__in=submission_ids).update(
             approval_sent_at=timezone.now()
         )
+        queue_on_commit(submissions_bulk_approve_task, submission_ids)
     approved, refused = 0, []
     for session in vouched:
         for assignment in session_assignments(session=session).filter(

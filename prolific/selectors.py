@@ -45,10 +45,16 @@ def study_counts(*, study: Study) -> dict:
     }
 
 
+# The studies list shows the balance: one try, briefly, so that a slow Prolific never holds
+# the page (the line then says the account was not reachable).
+ACCOUNT_TIMEOUT_SECONDS = 3.0
+
+
 def account_summary(*, client: ProlificClient | None = None) -> str:
-    """One line about the Prolific account (GET /users/me/), or why it could not be read."""
+    """One line about the Prolific account (GET /users/me/), or why it could not be read:
+    one attempt of at most ACCOUNT_TIMEOUT_SECONDS."""
     try:
-        me = (client or ProlificClient()).me()
+        me = (client or ProlificClient(timeout=ACCOUNT_TIMEOUT_SECONDS, retries=0)).me()
     except ProlificError as error:
         return f"Prolific account not reachable: {error}"
     balance = me.get("available_balance", me.get("balance", 0)) or 0

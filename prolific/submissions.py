@@ -72,6 +72,24 @@ def submission_approve(*, submission_pk: int, client: ProlificClient | None = No
     return status
 
 
+def submissions_bulk_approve(
+    *, submission_ids: list[str], client: ProlificClient | None = None
+) -> int:
+    """Ask Prolific, outside any transaction, to approve those of these submissions it
+    still has awaiting review here (Prolific approves asynchronously; study_sync and the
+    webhook bring the outcome). How many were asked; 0 when none is left to ask. Safe to
+    repeat: the approved are not asked again, and whatever Prolific still has awaiting
+    review after the grace period is sent again one by one (decisions_waiting)."""
+    waiting = list(
+        Submission.objects.filter(submission_id__in=submission_ids, status=REVIEWABLE)
+        .order_by("pk")
+        .values_list("submission_id", flat=True)
+    )
+    if waiting:
+        (client or ProlificClient()).submissions_bulk_approve(submission_ids=waiting)
+    return len(waiting)
+
+
 def submission_reject(*, submission_pk: int, client: ProlificClient | None = None) -> str:
     """Send a submission's rejection (its stored message, PROLIFIC_REJECTION_CATEGORY) to
     Prolific, outside any transaction; safe to repeat, like submission_approve."""

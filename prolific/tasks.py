@@ -11,13 +11,14 @@ from celery import shared_task
 
 from common.task_queue import task_send
 from prolific.bonuses import bonus_payment_pay, bonus_payment_reconcile, bonuses_waiting
-from prolific.client import ProlificError
+from prolific.client import ProlificClient, ProlificError
 from prolific.models import Study
 from prolific.submissions import (
     decisions_waiting,
     study_sync,
     submission_approve,
     submission_reject,
+    submissions_bulk_approve,
 )
 
 logger = logging.getLogger(__name__)
@@ -55,6 +56,30 @@ def submission_approve_task(submission_pk: int) -> str:
     except ProlificError as error:
         logger.warning("prolific: approval of %s not sent yet: %s", submission_pk, error)
         return "waiting"
+
+
+@shared_task(name="prolific.submissions_bulk_approve")
+def submissions_bulk_approve_task(submission_ids: list[str]) -> int:
+    """Send a bulk approval after the review committed; a failure is left to beat, which
+    sends the approvals still waiting again, one by one."""
+    try:
+        return submissions_bulk_approve(submission_ids=submission_ids)
+    except ProlificError as error:
+        logger.warning("prolific: bulk approval of %d not sent yet: %s", len(submission_ids), error)
+        return 0
+
+
+@shared_task(name="prolific.message_send")
+def message_send_task(recipient_id: str, study_id: str, body: str) -> bool:
+    """Send one message to a participant after the caller's transaction committed.
+    Prolific's POST /messages/ is not idempotent, so a failed send is logged, not
+    retried."""
+    try:
+        ProlificClient().message_send(recipient_id=recipient_id, study_id=study_id, body=body)
+    except ProlificError as error:
+        logger.warning("prolific: message to %s not sent: %s", recipient_id, error)
+        return False
+    return True
 
 
 @shared_task(name="prolific.study_sync")

@@ -122,19 +122,24 @@ def test_block_and_unblock_actions_use_the_blocklist_group(client, reviewer, sta
     assert group["participants"] == []
 
 
-def test_message_action_sends_through_prolific(client, reviewer, standin):
+def test_message_action_sends_through_prolific(
+    client, reviewer, standin, django_capture_on_commit_callbacks
+):
     batch = write_study()
     session, _ = take_part(standin, batch, "p1")
     client.force_login(reviewer)
-    client.post(
-        reverse("admin:prolific_participantsession_changelist"),
-        {
-            "action": "message_selected",
-            "_selected_action": [session.pk],
-            "subject": "Thank you",
-            "message": "Your stories were lovely.",
-        },
-    )
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            reverse("admin:prolific_participantsession_changelist"),
+            {
+                "action": "message_selected",
+                "_selected_action": [session.pk],
+                "subject": "Thank you",
+                "message": "Your stories were lovely.",
+            },
+            follow=True,
+        )
+    assert "Message queued for 1 participant(s)." in response.content.decode()
     assert standin.state.messages[0]["recipient_id"] == "p1"
     assert standin.state.messages[0]["study_id"] == batch.prolific_study.study_id
 

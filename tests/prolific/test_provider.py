@@ -2,6 +2,7 @@
 bonuses paid once, block and unblock, messages."""
 
 import pytest
+from django.db import transaction
 
 from crowd.models import Assignment
 from crowd.providers import get_provider
@@ -16,7 +17,8 @@ from crowd.review import (
 from prolific.models import BonusPayment
 from prolific.review import sessions_approve
 from prolific.sessions import session_assignments
-from prolific.submissions import study_sync
+from prolific.submissions import decisions_waiting, study_sync
+from prolific.tasks import studies_sync_task
 from tests.prolific.helpers import (
     enter_unchecked,
     finish_on_prolific,
@@ -116,16 +118,24 @@ def test_rejecting_every_item_rejects_on_prolific_with_a_long_message_after_comm
     assert submission["status"] == "REJECTED"
 
 
-def test_bulk_approval_approves_sessions_and_skips_unvouched(standin, batch, finished):
+def test_bulk_approval_approves_sessions_and_skips_unvouched(
+    standin, batch, finished, django_capture_on_commit_callbacks
+):
     fake = enter_unchecked(standin, batch)
     submit_all(fake)
-    outcome = sessions_approve(sessions=[finished, fake])
+    standin.state.requests.clear()
+    with django_capture_on_commit_callbacks(execute=False) as queued, transaction.atomic():
+        outcome = sessions_approve(sessions=[finished, fake])
     assert outcome == {"approved": 3, "unvouched": 1, "refused": []}
-    # Prolific approves asynchronously: "approval sent" until it reports approved.
-    assert standin.state.submissions[finished.session_id]["status"] == "AWAITING REVIEW"
+    # The reviewer's request holds no call to Prolific: the bulk approval is queued.
+    assert ("POST", "/api/v1/submissions/bulk-approve/") not in standin.state.requests
     finished.refresh_from_db()
     assert finished.submission.status_shown == "approval sent"
+    for callback in queued:
+        callback()
     assert ("POST", "/api/v1/submissions/bulk-approve/") in standin.state.requests
+    # Prolific approves asynchronously: "approval sent" until it reports approved.
+    assert standin.state.submissions[finished.session_id]["status"] == "AWAITING REVIEW"
     study_sync(study=batch.prolific_study)
     finished.refresh_from_db()
     assert finished.submission.status_shown == "APPROVED"
@@ -176,9 +186,30 @@ def test_failed_block_on_prolific_blocks_nothing(standin, batch, finished):
     assert not finished.worker.blocked
 
 
-def test_notify_sends_prolific_messages(standin, finished):
-    get_provider("prolific").notify(
-        workers=[finished.worker], subject="Thanks", message="Bonus soon"
-    )
+def test_a_failed_bulk_approval_is_sent_again_one_by_one_by_beat(
+    standin, batch, finished, django_capture_on_commit_callbacks, settings
+):
+    standin.state.fail(path="bulk-approve", status=500, count=50)
+    with django_capture_on_commit_callbacks(execute=True):
+        sessions_approve(sessions=[finished])
+    assert standin.state.submissions[finished.session_id]["status"] == "AWAITING REVIEW"
+    settings.PARABLE_BACKGROUND_GRACE_SECONDS = 0
+    approvals, _ = decisions_waiting()
+    assert approvals == [finished.submission.pk]
+    studies_sync_task()  # beat: each approval still waiting is sent on its own
+    assert standin.state.submissions[finished.session_id]["status"] == "APPROVED"
+
+
+def test_notify_inside_a_transaction_sends_after_commit(
+    standin, finished, django_capture_on_commit_callbacks
+):
+    # inside a transaction, as a withdrawal notifies while holding its row locks
+    with django_capture_on_commit_callbacks(execute=False) as queued, transaction.atomic():
+        get_provider("prolific").notify(
+            workers=[finished.worker], subject="Thanks", message="Bonus soon"
+        )
+    assert standin.state.messages == []
+    for callback in queued:
+        callback()
     assert standin.state.messages[0]["recipient_id"] == "p1"
     assert standin.state.messages[0]["body"] == "Thanks\n\nBonus soon"
