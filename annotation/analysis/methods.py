@@ -161,7 +161,9 @@ def _workers_and_review(doc: Methods, batches: list[Batch]) -> None:
     per_worker = list(
         stored.values("worker_id").annotate(n=Count("id")).values_list("n", flat=True)
     )
-    outcomes = Counter(stored.values_list("status", flat=True))
+    outcomes = Counter(
+        dict(stored.order_by().values("status").annotate(n=Count("id")).values_list("status", "n"))
+    )
     reasons = Counter(
         message.strip() or "(no message)"
         for message in stored.filter(status=Assignment.Status.REJECTED).values_list(
