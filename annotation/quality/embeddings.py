@@ -33,8 +33,9 @@ def sentence_model(path: str):
     return shared_encoder(path)
 
 
-def embed(texts: list[str], *, batch_size: int = 64) -> np.ndarray:
-    """Unit-length embeddings of `texts`, one row each (float32)."""
+def embed(texts: list[str], *, batch_size: int | None = None) -> np.ndarray:
+    """Unit-length embeddings of `texts`, one row each (float32); the encoder's batch
+    size for its device unless `batch_size`."""
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
     model = sentence_model(embedding_model_path())
