@@ -164,6 +164,8 @@ def batch_create_response(request, data: dict) -> Response:
         return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
     except task_types.SettingNotFound as error:
         return Response({"detail": str(error)}, status=status.HTTP_404_NOT_FOUND)
+    except task_types.SettingConflict as error:
+        return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
     except (ValueError, ProviderError) as error:
         return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
     return Response(BatchSerializer(batch).data, status=status.HTTP_201_CREATED)

@@ -43,6 +43,11 @@ class SettingNotFound(ValueError):
     answers 404, as for an id in a body that names nothing."""
 
 
+class SettingConflict(ValueError):
+    """A batch setting naming something that exists but cannot serve as asked (e.g. an
+    option pair whose answer is withheld): the API answers 409."""
+
+
 class TaskType:
     """Base class for task types; subclasses set `key`, `label`, `template`."""
 
@@ -98,8 +103,18 @@ class TaskType:
 
     def checked_settings(self, settings) -> dict:
         """The settings held to `settings_schema`, then cleaned; ValueError naming the
-        first setting that breaks it."""
-        settings_schema_check(self.settings_schema(), settings)
+        first setting that breaks it, in `clean_settings`' own words where it refuses
+        them too (a schema's words for a rule across keys are a pattern, not a reason)."""
+        try:
+            settings_schema_check(self.settings_schema(), settings)
+        except ValueError as schema_error:
+            try:
+                self.clean_settings(settings)
+            except ValueError as error:
+                raise error from None
+            except Exception:  # settings of a shape clean_settings never sees
+                pass
+            raise schema_error from None
         return self.clean_settings(settings)
 
     def page_context(self, *, assignment: Assignment) -> dict:

@@ -12,7 +12,7 @@ from django.db import transaction
 from annotation.datasets.figurative import option_text, segments, shown_order
 from annotation.models import ContinuationPair, QualificationAttempt
 from crowd.models import Batch
-from crowd.task_types import SubmissionError
+from crowd.task_types import SettingConflict, SettingNotFound, SubmissionError
 
 
 def clean_qualification(qualification) -> dict:
@@ -26,14 +26,16 @@ def clean_qualification(qualification) -> dict:
     found = set(ContinuationPair.objects.filter(pk__in=pairs).values_list("pk", flat=True))
     missing = sorted(set(pairs) - found)
     if missing:
-        raise ValueError(f"No option pair {', '.join(map(str, missing))} for the qualification.")
+        raise SettingNotFound(
+            f"No option pair {', '.join(map(str, missing))} for the qualification."
+        )
     unlabelled = sorted(
         ContinuationPair.objects.filter(pk__in=pairs, correct__isnull=True).values_list(
             "pk", flat=True
         )
     )
     if unlabelled:
-        raise ValueError(
+        raise SettingConflict(
             f"Option pair(s) {', '.join(map(str, unlabelled))} have no known answer (labels "
             "withheld): they cannot test workers."
         )

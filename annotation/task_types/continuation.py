@@ -34,8 +34,10 @@ from annotation.quality.qualification import (
     qualification_questions,
 )
 from annotation.quality.reports import counted
-from annotation.task_types.write import batch_rules
+from annotation.task_types.sources import settings_object
+from annotation.task_types.write import batch_rules, rules_schema
 from annotation.text import OverlapRules, check_overlap, load_stopwords, overlap_tokens
+from common.request_input import MAX_INT
 from crowd import task_types
 from crowd.forms import BatchForm
 from crowd.models import Assignment, Batch, BatchItem
@@ -219,6 +221,17 @@ class ContinuationTask(task_types.TaskType):
 
     def default_instructions(self) -> str:
         return INSTRUCTIONS
+
+    def settings_schema(self) -> dict:
+        """Rules as a write batch's, and a qualification test of distinct option pairs.
+        What no schema states: min_words <= max_words, min_correct <= the pairs (a 400);
+        a pair that does not exist (404) or has no known answer (409)."""
+        whole = {"type": "integer", "minimum": 0, "maximum": MAX_INT}
+        pair = {"type": "integer", "minimum": 1, "maximum": MAX_INT}
+        qualification = settings_object(
+            {"pairs": {"type": "array", "items": pair, "uniqueItems": True}, "min_correct": whole}
+        )
+        return settings_object({"rules": rules_schema(), "qualification": qualification})
 
     def clean_settings(self, settings: dict) -> dict:
         """{"rules": {max_shared_ngram, max_shared_content_words, min_words, max_words},

@@ -8,6 +8,7 @@ the page accepts is accepted here and a refusal carries the page's own message.
 from __future__ import annotations
 
 import re
+from dataclasses import fields
 from typing import TYPE_CHECKING
 
 from django import forms
@@ -16,9 +17,14 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotation.models import Narrative, Proverb
-from annotation.quality.integrity import DEFAULT_CANARY_INSTRUCTION, IntegritySettings
+from annotation.quality.integrity import (
+    DEFAULT_CANARY_INSTRUCTION,
+    MAX_CANARY_CHARACTERS,
+    IntegritySettings,
+)
 from annotation.quality.submissions import marked_pieces, overlap_lines
 from annotation.task_types.imported import imported_proverb
+from annotation.task_types.sources import settings_object
 from annotation.task_types.writing_record import (
     batch_integrity,
     canary_context,
@@ -27,6 +33,8 @@ from annotation.task_types.writing_record import (
     writing_record_store,
 )
 from annotation.text import OverlapRules, check_overlap, load_stopwords
+from common.api_parser import CLEAN_TEXT
+from common.request_input import MAX_INT
 from common.task_queue import queue_on_commit
 from crowd import task_types
 from crowd.forms import BatchForm
@@ -59,6 +67,44 @@ PERMISSIVE_RULES = {
     "min_words": 1,
     "max_words": 100_000,
 }
+
+
+# The largest number an integrity setting takes (times, counts): a bound the API states.
+MAX_SETTING_NUMBER = 1e9
+
+
+def rules_schema() -> dict:
+    """The overlap rules a free-text batch takes, as an OpenAPI schema: OverlapRules'
+    fields, whole numbers from 0. That min_words <= max_words (a missing one taking its
+    default) OverlapRules checks itself: no JSON Schema compares two values."""
+    number = {"type": "integer", "minimum": 0, "maximum": MAX_INT}
+    return settings_object({field.name: number for field in fields(OverlapRules)})
+
+
+def integrity_schema() -> dict:
+    """The writing-integrity settings (IntegritySettings' fields), as an OpenAPI schema:
+    switches, texts of at most MAX_CANARY_CHARACTERS, numbers from 0 (shares and
+    similarities up to 1); and a canary instruction only with its canary word."""
+    properties = {}
+    for field in fields(IntegritySettings):
+        if field.type == "bool":
+            properties[field.name] = {"type": "boolean"}
+        elif field.type == "str":
+            properties[field.name] = {
+                "type": "string",
+                "maxLength": MAX_CANARY_CHARACTERS,
+                "pattern": CLEAN_TEXT,
+            }
+        else:
+            high = 1 if field.name.endswith(("_share", "_similarity")) else MAX_SETTING_NUMBER
+            properties[field.name] = {"type": "number", "minimum": 0, "maximum": high}
+    return {
+        **settings_object(properties),
+        "anyOf": [
+            {"properties": {"canary_instruction": {"pattern": "^\\s*$"}}},
+            {"required": ["canary_word"], "properties": {"canary_word": {"pattern": "\\S"}}},
+        ],
+    }
 
 
 def batch_rules(settings: dict) -> OverlapRules:
@@ -183,6 +229,9 @@ class WriteTask(task_types.TaskType):
 
     def default_instructions(self) -> str:
         return DEFAULT_INSTRUCTIONS
+
+    def settings_schema(self) -> dict:
+        return settings_object({"rules": rules_schema(), "integrity": integrity_schema()})
 
     def clean_settings(self, settings: dict) -> dict:
         """{"rules": {max_shared_ngram, ...}, "integrity": IntegritySettings' fields}."""

@@ -4,9 +4,10 @@ Starts PostgreSQL and Redis (tests/services.sh) in a temporary folder, migrates,
 the demo data, makes a staff researcher and a crowd worker with API tokens, serves the
 application with gunicorn on a free loopback port (27000-27199), and runs `st run` over
 the OpenAPI schema with a fixed seed once per role: the researcher, the worker and
-anonymous (no credentials); schemathesis.toml beside this script leaves out the one
-check the test suite leaves out too. The proverb import's text file parts are generated as
-tests/integration/fuzz_media.py describes (the hooks module of `st run`). Prints per
+anonymous (no credentials), with every check (schemathesis.toml beside this script). The
+proverb import's text file parts, and batch settings that keep the rules across keys no
+JSON Schema states, are generated as tests/integration/fuzz_media.py describes (the hooks
+module of `st run`). Prints per
 role and in total the number of cases, server errors and schema violations (any failed
 check), the time taken and the load average, and exits non-zero when a check failed.
 

@@ -1,4 +1,5 @@
-"""What the text media types of the API's file parts mean, for schemathesis.
+"""What the text media types of the API's file parts mean, and the batch settings' rules
+across keys, for schemathesis.
 
 The proverb import's schema gives its `file` part the media types text/plain and text/csv
 (UTF-8 text: one proverb a line, or a CSV with a `text` column). schemathesis knows no
@@ -7,6 +8,13 @@ which the import refuses as binary. Registering these strategies makes the cases
 calls valid carry files of those types: UTF-8 lines, at least one not blank, and CSV
 files with a header naming `text`. Lines the import may still report (too long, a
 duplicate, a broken CSV row) are reported per line in a 201, as in real files.
+
+A batch's settings have two rules that compare values, which no JSON Schema states
+(the settings schemas of annotation/task_types/write.py and continuation.py say so):
+a write or continue batch's min_words <= max_words, and a qualification's
+min_correct <= its pairs. The API refuses a body breaking them with a 400 naming the
+rule; `filter_body` keeps schemathesis from generating such bodies for /api/batches/,
+so that every check, positive data accepted included, runs on every operation.
 
 The fuzzing test imports this module; bench/api_fuzz/run.py hands it to `st run` as its
 hooks module (SCHEMATHESIS_HOOKS).
@@ -57,3 +65,24 @@ def _csv_file(draw) -> bytes:
 
 schemathesis.openapi.media_type("text/plain", _text_file())
 schemathesis.openapi.media_type("text/csv", _csv_file())
+
+
+@schemathesis.hook.apply_to(path="/api/batches/", method="POST")
+def filter_body(context, body) -> bool:
+    """False for a body whose settings break a rule across keys (see the docstring):
+    min_words and max_words are given together, min_words first; min_correct is at most
+    the qualification's pairs."""
+    settings = body.get("settings") if isinstance(body, dict) else None
+    if not isinstance(settings, dict):
+        return True
+    rules = settings.get("rules")
+    if isinstance(rules, dict) and {"min_words", "max_words"} & set(rules):
+        low, high = rules.get("min_words"), rules.get("max_words")
+        if not (type(low) is int and type(high) is int and low <= high):
+            return False
+    qualification = settings.get("qualification")
+    if isinstance(qualification, dict) and "min_correct" in qualification:
+        pairs, needed = qualification.get("pairs") or [], qualification["min_correct"]
+        if isinstance(pairs, list) and type(needed) is int and needed > len(pairs):
+            return False
+    return True

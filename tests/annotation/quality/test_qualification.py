@@ -6,6 +6,7 @@ from annotation.models import ContinuationPair, QualificationAttempt
 from annotation.quality.qualification import clean_qualification, qualification_attempt_create
 from annotation.quality.reports import batch_agreement
 from crowd.assignments import NoWorkAvailable, assignment_reserve_next
+from crowd.models import Batch
 from tests.factories import (
     continuation_batch_create,
     figurative_import_fixture,
@@ -88,3 +89,36 @@ def test_the_report_counts_attempts_and_passes(batch, pairs):
     qualification_attempt_create(batch=batch, worker=worker_create(), answers=answers(pairs, 0))
     report = batch_agreement(batch=batch)["continue"]
     assert (report["qualification_passed"], report["qualification_attempts"]) == (1, 2)
+
+
+def test_the_api_answers_a_qualification_as_the_stored_pairs_allow(researcher_api, pairs):
+    """A pair that does not exist is a 404 and one whose answer is withheld a 409 (the
+    request is well formed; the stored data refuses it); a minimum above the pairs, or a
+    pair given twice, is a 400; nothing is created on any refusal."""
+    withheld = pairs[1]
+    ContinuationPair.objects.filter(pk=withheld.pk).update(correct=None)
+
+    def create(qualification):
+        return researcher_api.post(
+            "/api/batches/",
+            {
+                "name": "Qualified",
+                "task_type": "continue",
+                "items": [],  # a draft; its narratives are added from the admin
+                "settings": {"qualification": qualification},
+            },
+            format="json",
+        )
+
+    missing = create({"pairs": [pairs[0].pk, 2_000_000]})
+    assert missing.status_code == 404 and "No option pair 2000000" in missing.json()["detail"]
+    unlabelled = create({"pairs": [withheld.pk]})
+    assert unlabelled.status_code == 409 and "no known answer" in unlabelled.json()["detail"]
+    too_many = create({"pairs": [pairs[0].pk], "min_correct": 2})
+    assert too_many.status_code == 400 and "from 0 to 1" in too_many.json()["detail"]
+    twice = create({"pairs": [pairs[0].pk, pairs[0].pk]})
+    assert twice.status_code == 400 and "non-unique" in twice.json()["detail"]
+    assert not Batch.objects.exists()
+    created = create({"pairs": [pairs[0].pk], "min_correct": 1})
+    assert created.status_code == 201, created.json()
+    assert created.json()["settings"]["qualification"] == {"pairs": [pairs[0].pk], "min_correct": 1}
