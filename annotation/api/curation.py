@@ -58,21 +58,22 @@ class ProverbSerializer(StrictInput, serializers.ModelSerializer):
         return super().save(**kwargs)
 
 
-@extend_schema_field({"pattern": CLEAN_TEXT})
-class FormTextField(serializers.CharField):
-    """A multipart part other than a file: text whatever it spells ("true", "12"), so
-    its schema names no JSON type."""
+SOURCE_MAX_LENGTH = Proverb._meta.get_field("source").max_length
+
+
+@extend_schema_field({"pattern": CLEAN_TEXT, "maxLength": SOURCE_MAX_LENGTH})
+class SourcePartField(serializers.CharField):
+    """The import's `source` part: in multipart every part but the file is text whatever
+    it spells ("true", "12"), so its schema names no JSON type; at most the column's
+    length, without NUL."""
 
 
 class ProverbImportSerializer(StrictInput, serializers.Serializer):
     file = serializers.FileField(
         help_text="UTF-8 text: one proverb a line, or a CSV with columns text, source, meaning."
     )
-    source = FormTextField(
-        required=False,
-        allow_blank=True,
-        default="",
-        max_length=Proverb._meta.get_field("source").max_length,
+    source = SourcePartField(
+        required=False, allow_blank=True, default="", max_length=SOURCE_MAX_LENGTH
     )
 
 

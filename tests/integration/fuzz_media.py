@@ -13,8 +13,12 @@ A batch's settings have two rules that compare values, which no JSON Schema stat
 (the settings schemas of annotation/task_types/write.py and continuation.py say so):
 a write or continue batch's min_words <= max_words, and a qualification's
 min_correct <= its pairs. The API refuses a body breaking them with a 400 naming the
-rule; `filter_body` keeps schemathesis from generating such bodies for /api/batches/,
+rule; a `filter_body` hook keeps schemathesis from generating such bodies for /api/batches/,
 so that every check, positive data accepted included, runs on every operation.
+
+The import's `source` part is text in any case, so its schema names no JSON type, and
+a generator would fill it with any JSON value; a `filter_body` hook keeps it to strings, the
+only values whose maxLength a schema can state (an object's JSON text may be longer).
 
 The fuzzing test imports this module; bench/api_fuzz/run.py hands it to `st run` as its
 hooks module (SCHEMATHESIS_HOOKS).
@@ -67,8 +71,8 @@ schemathesis.openapi.media_type("text/plain", _text_file())
 schemathesis.openapi.media_type("text/csv", _csv_file())
 
 
-@schemathesis.hook.apply_to(path="/api/batches/", method="POST")
-def filter_body(context, body) -> bool:
+@schemathesis.hook("filter_body").apply_to(path="/api/batches/", method="POST")
+def settings_keep_their_rules(context, body) -> bool:
     """False for a body whose settings break a rule across keys (see the docstring):
     min_words and max_words are given together, min_words first; min_correct is at most
     the qualification's pairs."""
@@ -86,3 +90,10 @@ def filter_body(context, body) -> bool:
         if isinstance(pairs, list) and type(needed) is int and needed > len(pairs):
             return False
     return True
+
+
+@schemathesis.hook("filter_body").apply_to(path="/api/proverbs/import/", method="POST")
+def source_part_is_text(context, body) -> bool:
+    """False for an import whose `source` part is generated as something other than a
+    string (see the docstring)."""
+    return not isinstance(body, dict) or isinstance(body.get("source", ""), str)
