@@ -8,6 +8,7 @@ from annotation.intake.import_jobs import import_job_run_task, import_jobs_waiti
 from annotation.keywords import narratives_keywords_fill_task  # noqa: F401 (defined where it is queued)
 from annotation.quality.similarity_scan import (  # noqa: F401 (registered with Celery)
     figurative_similarity_check_task,
+    figurative_similarity_requeue,
     imported_similarity_check_task,
 )
 from common.task_queue import tasks_requeue_lost
@@ -49,11 +50,13 @@ def narrative_similarity_check_task(narrative_id: int) -> int:
 
 @shared_task(name="annotation.similarity_requeue")
 def similarity_requeue_task() -> int:
-    """Queue the dataset check again for stories not checked after the grace period whose
-    message is lost (beat, every minute); returns how many were queued."""
+    """Queue the dataset check again for stories, and for imported idiom and simile
+    narratives, not checked after the grace period whose message is lost (beat, every
+    minute); returns how many were queued."""
     from annotation.quality.similarity import narratives_similarity_pending
 
-    return tasks_requeue_lost(narrative_similarity_check_task, narratives_similarity_pending())
+    stories = tasks_requeue_lost(narrative_similarity_check_task, narratives_similarity_pending())
+    return stories + figurative_similarity_requeue()
 
 
 @shared_task(name="annotation.analyses_requeue")

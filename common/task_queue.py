@@ -107,8 +107,15 @@ def _waiting_first_args(task) -> set:
             body = base64.b64decode(body)
         args = json.loads(body)[0]
         if args:
-            waiting.add(args[0])
+            first = args[0]
+            waiting.add(tuple(first) if isinstance(first, list) else first)
     return waiting
+
+
+def task_waiting(task) -> bool:
+    """Whether a message of `task` waits in its queue on a Redis broker (False when the
+    broker is not Redis, tasks run in-process, or the queue cannot be read)."""
+    return bool(_waiting_first_args(task))
 
 
 def queue_on_commit(task, *args) -> None:

@@ -26,7 +26,7 @@ from django.utils import timezone
 from annotation.models import FigurativeNarrative, Narrative, NarrativeIntegrity
 from annotation.quality.integrity import IntegritySettings
 from annotation.text import copy_shingles
-from common.task_queue import queue_on_commit
+from common.task_queue import queue_on_commit, task_send, task_waiting, waiting_past_grace
 
 if TYPE_CHECKING:
     import numpy as np
@@ -273,3 +273,20 @@ def figurative_similarity_check(*, narrative_ids: list[int]) -> int:
 def figurative_similarity_check_task(narrative_ids: list[int]) -> int:
     """The dataset check of imported idiom and simile narratives; idempotent."""
     return figurative_similarity_check(narrative_ids=narrative_ids)
+
+
+def figurative_similarity_pending(*, now=None, limit: int = 200) -> list[int]:
+    """Ids of imported idiom and simile narratives whose dataset check has not run though
+    they were imported longer than the grace period ago (PARABLE_BACKGROUND_GRACE_SECONDS),
+    oldest first: the import's task was lost (a broker outage, a worker killed)."""
+    unchecked = FigurativeNarrative.objects.filter(similarity__isnull=True)
+    return waiting_past_grace(unchecked, since="created_at", limit=limit, now=now)
+
+
+def figurative_similarity_requeue() -> int:
+    """Queue one check of the oldest unchecked imported narratives (beat, with the story
+    checks), unless a figurative check already waits in the queue; how many were queued."""
+    pending = figurative_similarity_pending()
+    if not pending or task_waiting(figurative_similarity_check_task):
+        return 0
+    return len(pending) if task_send(figurative_similarity_check_task, pending) else 0

@@ -28,6 +28,7 @@ from tests.conftest import free_loopback_port
 from tests.factories import (
     BIRDS,
     BIRDS_STORY,
+    figurative_narrative_create,
     narrative_create,
     proverb_create,
     split_dataset_create,
@@ -173,6 +174,36 @@ def test_beat_requeues_only_work_whose_message_is_lost(redis_url):
     finally:
         broker.delete("celery")
     assert all(Narrative.objects.get(pk=n.pk).keywords_pending_since for n in narratives)
+
+
+def test_beat_requeues_a_lost_figurative_check_once_while_it_waits(redis_url):
+    """Imported idiom narratives whose check never ran: beat queues one check of them all
+    (its argument is the list of ids), and not another while that one waits."""
+    from datetime import timedelta
+
+    from annotation.models import FigurativeNarrative
+
+    for text in ("On Friday she decided to call it a day.", "At noon they call it a day."):
+        figurative_narrative_create(text=text)
+    FigurativeNarrative.objects.update(created_at=timezone.now() - timedelta(hours=1))
+    broker = redis.Redis.from_url(redis_url)
+    broker.delete("celery")
+    try:
+        with celery_worker(redis_url, queues="beat"):
+            client = Celery(broker=redis_url, backend=redis_url, set_as_current=False)
+
+            def requeue() -> int:
+                task = client.send_task("annotation.similarity_requeue", queue="beat")
+                return task.get(timeout=120)
+
+            assert requeue() == 2
+            assert requeue() == 0  # the check still waits: no second one
+            assert broker.llen("celery") == 1
+            broker.lpop("celery")  # the broker lost it
+            assert requeue() == 2
+            assert broker.llen("celery") == 1
+    finally:
+        broker.delete("celery")
 
 
 def test_one_worker_task_fills_the_keywords_of_many_imported_narratives(redis_url):

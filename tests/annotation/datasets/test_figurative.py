@@ -2,6 +2,7 @@
 exporting them (and approved crowd continuations) back to the same lines."""
 
 import json
+from datetime import timedelta
 
 import pytest
 
@@ -12,6 +13,8 @@ from annotation.datasets.figurative import (
 )
 from annotation.datasets.figurative_files import FigurativeFileError
 from annotation.models import ContinuationPair, FigurativeNarrative
+from annotation.quality.similarity_scan import figurative_similarity_pending
+from annotation.tasks import similarity_requeue_task
 from tests.factories import (
     FIGURATIVE_FILES,
     FIGURATIVE_RELEASE,
@@ -205,3 +208,26 @@ def test_imported_narratives_get_the_dataset_check_against_their_expressions_sto
     [flag] = similarity_flags(copy.similarity, settings=IntegritySettings())
     assert flag.code == "near_duplicate" and flag.details["narrative"] == first.pk
     assert similarity_flags(other.similarity, settings=IntegritySettings()) == []
+
+
+def test_an_import_whose_check_was_lost_is_checked_by_beat_after_the_grace(settings):
+    """The import's check is queued after commit; here it never runs (as when the broker
+    was down), and beat's re-queue checks the narratives once the grace has passed."""
+    from django.utils import timezone
+
+    settings.PARABLE_BACKGROUND_GRACE_SECONDS = 300
+    story = "When the rain would not stop, the team agreed to <b>call it a day</b> at noon."
+    lines = [
+        {"narrative": text, "idiom": "call it a day", "meaning": "to stop working"}
+        for text in (story, story.replace("team", "crew"))
+    ]
+    figurative_import(content="\n".join(map(json.dumps, lines)).encode(), kind="idiom")
+    assert FigurativeNarrative.objects.filter(similarity__isnull=True).count() == 2
+    assert figurative_similarity_pending() == []  # within the grace: its task may yet run
+    assert similarity_requeue_task.delay().get() == 0
+
+    FigurativeNarrative.objects.update(created_at=timezone.now() - timedelta(hours=1))
+    assert similarity_requeue_task.delay().get() == 2
+    first, copy = FigurativeNarrative.objects.order_by("id")
+    assert copy.similarity["proverb"]["narrative"] == first.pk
+    assert figurative_similarity_pending() == []
