@@ -124,6 +124,7 @@ def worker_stats(*, batch: Batch | None = None) -> list[dict]:
                 "rejected": row["rejected"],
                 "approval_rate": round(row["approved"] / reviewed, 3) if reviewed else None,
                 "median_seconds": round(median(durations[row["worker_id"]]), 1),
+                "median_minutes": round(median(durations[row["worker_id"]]) / 60, 1),
             }
         )
     return rows

@@ -95,6 +95,7 @@ def test_stats_per_worker_count_reviews_and_median_time():
         "rejected": 1,
         "approval_rate": 0.667,
         "median_seconds": 120.0,
+        "median_minutes": 2.0,
     }
     assert rows["Slow"]["approval_rate"] is None
 

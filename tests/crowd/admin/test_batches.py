@@ -1,6 +1,7 @@
 """The crowd admin: new write batch from its form, progress per proverb, worker links, stats."""
 
 import json
+import re
 
 import pytest
 
@@ -172,3 +173,4 @@ def test_worker_stats_page(client, reviewer):
     assert "<i>Ann</i>" not in page
     row = page.split("&lt;i&gt;Ann&lt;/i&gt;")[1].split("</tr>")[0]
     assert "<td>1</td><td>0</td><td>0</td>" in row
+    assert re.search(r'<td title="[\d.]+ s">[\d.]+ min</td>', row)  # the median, in minutes
