@@ -14,10 +14,9 @@ from __future__ import annotations
 import time
 
 from django.db import transaction
-from django.utils import timezone
 
 from modeling.models import Run
-from modeling.runs.queueing import run_queue_on_commit
+from modeling.runs.queueing import run_create_queued
 from modeling.training.hyperparameters import PROVERB_TASKS
 from modeling.training.spans import pipeline_combine
 
@@ -55,7 +54,8 @@ def pipeline_create(
 ) -> Run:
     """A queued pipeline run of the two runs (queued on commit unless queue=False)."""
     pipeline_check(proverb_run, alignment_run)
-    run = Run.objects.create(
+    return run_create_queued(
+        queue=queue,
         task="pipeline",
         setting=alignment_run.setting,
         model_name=f"{proverb_run.model_name} → {alignment_run.model_name}"[:500],
@@ -63,12 +63,7 @@ def pipeline_create(
         seed=alignment_run.seed,
         snapshot=alignment_run.snapshot,
         created_by=created_by,
-        queued_at=timezone.now() if queue else None,
-        sends=int(queue),
     )
-    if queue:
-        run_queue_on_commit(run.pk)
-    return run
 
 
 def source_runs(run: Run) -> tuple[Run, Run]:

@@ -15,8 +15,10 @@ import threading
 
 from django.conf import settings
 from django.db import connections, transaction
+from django.utils import timezone
 
 from common.task_queue import queue_on_commit, task_send
+from modeling.models import Run
 
 RUN_EXECUTE = "modeling.run_execute"
 
@@ -34,6 +36,17 @@ def run_queue_on_commit(run_id: int) -> None:
         transaction.on_commit(lambda: run_in_thread(run_id))
     else:
         queue_on_commit(run_execute_task(), run_id)
+
+
+def run_create_queued(*, queue: bool = True, **fields) -> Run:
+    """A new Run with these fields, queued (sent once the transaction commits, counted in
+    `sends`) unless queue=False; what launching, a pipeline and a relaunch share."""
+    run = Run.objects.create(
+        **fields, queued_at=timezone.now() if queue else None, sends=int(queue)
+    )
+    if queue:
+        run_queue_on_commit(run.pk)
+    return run
 
 
 def run_in_thread(run_id: int) -> threading.Thread:

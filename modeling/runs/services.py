@@ -26,7 +26,7 @@ from django.db import DatabaseError, connections, transaction
 from django.utils import timezone
 
 from modeling.models import Run
-from modeling.runs.queueing import run_queue_on_commit, run_send
+from modeling.runs.queueing import run_create_queued, run_send
 from modeling.runs.selectors import run_is_dead, runs_dead, runs_to_resend
 from modeling.runs.snapshots import snapshot_examples, snapshot_freeze
 from modeling.runs.storage import artifact_upload
@@ -80,7 +80,8 @@ def run_create(
         generation_parts(examples, setting=setting, seed=seed)  # narratives with keywords
     else:
         split_parts(examples, setting=setting, seed=seed, dev=task in TRAINABLE)
-    run = Run.objects.create(
+    return run_create_queued(
+        queue=queue,
         task=task,
         setting=setting,
         model_name=model_name or settings.PARABLE_MODELING_MODEL,
@@ -88,12 +89,7 @@ def run_create(
         seed=seed,
         snapshot=snapshot,
         created_by=created_by,
-        queued_at=timezone.now() if queue else None,
-        sends=int(queue),
     )
-    if queue:
-        run_queue_on_commit(run.pk)
-    return run
 
 
 def _dead_reason(run: Run) -> str:
@@ -131,7 +127,8 @@ def run_relaunch(*, run: Run, created_by=None, queue: bool = True) -> Run:
             proverb_run=proverb_run, alignment_run=alignment_run, created_by=created_by, queue=queue
         )
     else:
-        new = Run.objects.create(
+        new = run_create_queued(
+            queue=queue,
             task=run.task,
             setting=run.setting,
             model_name=run.model_name,
@@ -139,11 +136,7 @@ def run_relaunch(*, run: Run, created_by=None, queue: bool = True) -> Run:
             seed=run.seed,
             snapshot=run.snapshot,
             created_by=created_by,
-            queued_at=timezone.now() if queue else None,
-            sends=int(queue),
         )
-        if queue:
-            run_queue_on_commit(new.pk)
     new.relaunch_of = run
     new.save(update_fields=["relaunch_of"])
     return new
