@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 
 from django.db import transaction
 from django.db.models import Q, QuerySet
@@ -81,13 +82,16 @@ def batch_items_withdraw(*, assignment: Assignment, reason: str) -> WithdrawalIm
         .select_related("worker", "item__batch")
         .filter(item_id__in=item_ids, status=Assignment.Status.RESERVED)
     )
+    released: dict[str, list] = {}
     for reservation in reservations:
         reservation.status = Assignment.Status.RETURNED
         reservation.review_message = RELEASE_MESSAGE
         reservation.save(update_fields=["status", "review_message"])
-        get_provider(reservation.item.batch.provider).notify(
-            workers=[reservation.worker], subject="Task withdrawn", message=RELEASE_MESSAGE
-        )
+        released.setdefault(reservation.item.batch.provider, []).append(reservation.worker)
+    for provider, workers in released.items():
+        # After commit: a provider's call never runs while these rows are locked, and a
+        # notice it fails to send is logged without undoing the withdrawal.
+        transaction.on_commit(partial(_notify_released, provider, workers), robust=True)
     logger.info(
         "Assignment %s rejected after approval: %d downstream item(s) withdrawn "
         "(ids %s), %d reservation(s) released, %d finished answer(s) marked",
@@ -110,3 +114,9 @@ def batch_items_restore(*, assignment: Assignment) -> int:
     if restored:
         logger.info("Assignment %s approved again: %d item(s) restored", assignment.pk, restored)
     return restored
+
+
+def _notify_released(provider: str, workers: list) -> None:
+    get_provider(provider).notify(
+        workers=workers, subject="Task withdrawn", message=RELEASE_MESSAGE
+    )

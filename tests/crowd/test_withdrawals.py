@@ -99,3 +99,18 @@ def test_approving_again_restores_the_items(chained):
     assignment_approve(assignment=chained["write"])
     assert not chained["align"].items.filter(withdrawn_at__isnull=False).exists()
     assert assignment_reserve_next(batch=chained["align"], worker=worker_create())
+
+
+def test_released_workers_are_told_after_the_withdrawal_commits(
+    chained, caplog, django_capture_on_commit_callbacks
+):
+    """The notice goes to the provider once the withdrawal's row locks are released: a
+    provider's call (Prolific's, MTurk's) never runs inside the transaction."""
+    assignment_reserve_next(batch=chained["rate"], worker=worker_create())
+    caplog.set_level(logging.INFO)
+    with django_capture_on_commit_callbacks(execute=False) as after_commit:
+        assignment_reject(assignment=chained["write"], message="Copied from a website.")
+    assert "Task withdrawn" not in caplog.text
+    for callback in after_commit:
+        callback()
+    assert "notification 'Task withdrawn' for 1 worker(s)" in caplog.text
