@@ -63,6 +63,7 @@ def batch_realised_pay(*, batch: Batch) -> dict:
     for row in per_worker.values():
         paid = row["reward"] + row["bonuses"]
         row["paid"] = paid
+        row["minutes"] = round(row["seconds"] / 60, 1)
         row["hourly"] = hourly_cents(paid, row["seconds"])
         owed = math.ceil(target * row["seconds"] / 3600) - paid if target else 0
         row["top_up"] = max(owed, 0)

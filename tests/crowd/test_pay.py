@@ -47,6 +47,7 @@ def test_realised_pay_is_reward_plus_bonuses_over_the_time_taken(batch):
     by_name = {row["worker"].display_name: row for row in pay["workers"]}
     assert by_name["Fast"]["hourly"] == pytest.approx(1800, abs=20)  # 300 cents in 10 min
     assert by_name["Slow"]["hourly"] == pytest.approx(300, abs=5)
+    assert by_name["Slow"]["minutes"] == pytest.approx(20, abs=0.2)  # shown in minutes
     assert pay["hourly"] == pytest.approx(400 * 60 / 30, abs=10)
     assert pay["top_up"] == 0  # no target yet
 
