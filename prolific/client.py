@@ -227,10 +227,14 @@ class ProlificClient:
         )
 
     def message_send(self, *, recipient_id: str, study_id: str, body: str) -> dict:
+        """One message, sent once: the call takes no id that would make a repeat safe
+        (https://docs.prolific.com/api-reference/messages/send-message; only broadcasts
+        take one), so a time-out or 5xx is not sent again to deliver it twice."""
         return self._json(
             "POST",
             "messages/",
             json={"recipient_id": recipient_id, "study_id": study_id, "body": body},
+            retry=False,
         )
 
     # Webhooks

@@ -18,7 +18,7 @@ from prolific.models import BonusPayment
 from prolific.review import sessions_approve
 from prolific.sessions import session_assignments
 from prolific.submissions import decisions_waiting, study_sync
-from prolific.tasks import studies_sync_task
+from prolific.tasks import message_send_task, studies_sync_task
 from tests.prolific.helpers import (
     enter_unchecked,
     finish_on_prolific,
@@ -213,3 +213,10 @@ def test_notify_inside_a_transaction_sends_after_commit(
         callback()
     assert standin.state.messages[0]["recipient_id"] == "p1"
     assert standin.state.messages[0]["body"] == "Thanks\n\nBonus soon"
+
+
+def test_a_message_whose_answer_is_lost_is_not_sent_again(standin, finished):
+    """Prolific delivered it, then answered 500: the participant gets it once."""
+    standin.state.fail(path="messages", status=500, count=5, after=True)
+    assert message_send_task("p1", finished.study.study_id, "Thanks") is False
+    assert [message["body"] for message in standin.state.messages] == ["Thanks"]
