@@ -28,7 +28,7 @@ from annotation.quality.submissions import (
 )
 from annotation.quality.writing_score import CalibrationError
 from common.request_input import query_int
-from crowd.admin.review import ReviewActions
+from crowd.admin.review import REVIEW_ACTIONS, ReviewActions
 
 EXCERPT_CHARACTERS = 160
 
@@ -70,11 +70,7 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
     search_fields = ("text", "proverb__text", "worker__display_name", "worker__external_id")
     list_select_related = ("proverb", "worker", "assignment__item__batch", "integrity")
     actions = (
-        "approve_selected",
-        "reject_selected",
-        "block_workers",
-        "bonus_selected",
-        "exclude_selected",
+        *REVIEW_ACTIONS,
         "mark_composed",
         "mark_transcribed",
         "clear_pilot_label",

@@ -17,7 +17,7 @@ from annotation import spans
 from annotation.models import ChoiceAnswer, Proverb, Rating, SpanPair
 from annotation.quality.reports import quality_report
 from common.request_input import query_int
-from crowd.admin.review import ReviewActions
+from crowd.admin.review import REVIEW_ACTIONS, ReviewActions
 from crowd.models import Batch
 
 EXCERPT_CHARACTERS = 140
@@ -110,13 +110,7 @@ class TaskReviewAdmin(ReviewActions, admin.ModelAdmin):
     """Shared by the three review lists: read-only rows, review actions, worker figures."""
 
     task_type = ""
-    actions = (
-        "approve_selected",
-        "reject_selected",
-        "block_workers",
-        "bonus_selected",
-        "exclude_selected",
-    )
+    actions = REVIEW_ACTIONS
     change_list_template = "admin/annotation/review/change_list.html"
     list_per_page = 50
 

@@ -84,6 +84,16 @@ def withdrawal_summary(impact) -> str:
     )
 
 
+# The actions ReviewActions defines, for a review list's `actions`.
+REVIEW_ACTIONS = (
+    "approve_selected",
+    "reject_selected",
+    "block_workers",
+    "bonus_selected",
+    "exclude_selected",
+)
+
+
 class ReviewActions:
     """Mixin for ModelAdmins whose rows point at a crowd assignment (`assignment`)."""
 
