@@ -86,10 +86,10 @@ def integrity_schema() -> dict:
     switches, texts of at most MAX_CANARY_CHARACTERS, numbers from 0 (shares and
     similarities up to 1); and a canary instruction only with its canary word."""
     properties = {}
-    for field in fields(IntegritySettings):
-        if field.type == "bool":
+    for field in fields(IntegritySettings):  # typed by their defaults, as from_dict reads them
+        if isinstance(field.default, bool):
             properties[field.name] = {"type": "boolean"}
-        elif field.type == "str":
+        elif isinstance(field.default, str):
             properties[field.name] = {
                 "type": "string",
                 "maxLength": MAX_CANARY_CHARACTERS,
