@@ -5,7 +5,7 @@ import pytest
 from crowd.models import Batch
 from modeling.models import Run
 from modeling.runs.services import run_create
-from tests.factories import split_dataset_create
+from tests.factories import STORIES, split_dataset_create
 from tests.modeling.conftest import TINY_HYPERPARAMETERS
 
 pytestmark = pytest.mark.django_db
@@ -156,10 +156,17 @@ def test_with_no_broker_a_launch_answers_at_once_and_the_run_trains_behind(
     from tests.integration.processes import wait_until
 
     settings.PARABLE_MODELING_WITHOUT_BROKER = "thread"
-    split_dataset_create()
+    # Each story ten times over, so that an epoch is many steps: the run trains for long
+    # enough to be seen training and cancelled (on the four stories alone it ran its 100
+    # epochs in about 2 s, mostly between training steps, and could finish unseen).
+    split_dataset_create(
+        stories={
+            proverb: [f"{text} ({copy})" for text in texts for copy in range(10)]
+            for proverb, texts in STORIES.items()
+        }
+    )
     client.force_login(researcher)
-    # An epoch of the tiny model takes milliseconds: a run this long cannot end in the request.
-    response = launch(client, tiny_model, epochs=100)
+    response = launch(client, tiny_model, epochs=100, batch_size=2)
     run = Run.objects.get()
     assert response.status_code == 302 and run.status in ("queued", "running")
     [thread] = [t for t in threading.enumerate() if t.name == f"run-{run.pk}"]
