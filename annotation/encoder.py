@@ -5,8 +5,10 @@ No Django. The one encoder of the project: the integrity check's narrative embed
 load their checkpoints here. The checkpoint's own sentence-transformers pooling is
 used when it has one (`1_Pooling/config.json`), otherwise mean pooling (`cls` on
 request). CUDA is used when present, with bf16 autocast where the GPU supports it; on
-a CPU, bf16 autocast on request (`cpu_bf16`), which the integrity embeddings ask for
-where the CPU computes bf16 natively (`cpu_has_bf16`).
+a CPU, bf16 autocast on request (`cpu_bf16`). The integrity embeddings' shared encoder
+(never trained) holds its weights in bf16 where the CPU computes bf16 natively
+(`cpu_has_bf16`). On a CPU, the batches of one embedding call are shared out among
+single-threaded lanes (`embedding_lanes`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import importlib
 import json
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -24,10 +27,16 @@ from torch import nn
 
 POOLINGS = ("mean", "cls")
 # Texts per forward pass when embedding. On a CPU, attention over a large padded batch
-# is bound by memory: ePiC-length stories (about 150 tokens) embed with 16-20% less CPU
-# in batches of 16 than of 64 (bench/integrity/report.py); a GPU wants large batches.
+# is bound by memory: bench/integrity's stories (about 150 wordpieces) embed with 16-20%
+# less CPU in batches of 16 than of 64 (bench/integrity/report.py); a GPU wants large batches.
 CPU_BATCH_SIZE = 16
 GPU_BATCH_SIZE = 64
+# On a CPU, the batches of one `embed` call are shared out among as many threads as torch
+# has intra-op threads, each running its batches single-threaded: a small model's
+# operators are too short to keep several threads busy, and the threads of one operator
+# spin at its barrier. Two such lanes embed bench/integrity's stories with 18-20% less
+# CPU and wall time than one two-threaded lane on a 2-core machine, with identical
+# vectors: each batch is computed as before.
 # Checkpoints stored in fp16 or bf16 are loaded as fp32: training runs in fp32 (with bf16
 # autocast where the device has it), never in the checkpoint's half precision.
 LOAD_DTYPE = torch.float32
@@ -69,6 +78,21 @@ def loading(**options) -> dict:
 
 
 @functools.cache
+def _openmp_threads() -> bool:
+    """Whether torch's intra-op threads come from OpenMP, where torch.set_num_threads sets
+    the calling thread's own count (a native pool's count is the whole process's)."""
+    return "parallel backend: OpenMP" in torch.__config__.parallel_info()
+
+
+def embedding_lanes(device: torch.device, batches: int) -> int:
+    """Threads that share out `batches` batches of one embedding call: torch's intra-op
+    threads on a CPU with OpenMP, one (the caller itself) on a GPU or for a single batch."""
+    if device.type != "cpu" or batches < 2 or not _openmp_threads():
+        return 1
+    return max(1, min(torch.get_num_threads(), batches))
+
+
+@functools.cache
 def cpu_has_bf16() -> bool:
     """Whether this CPU computes bf16 natively (AVX512-BF16 or AMX): there bf16 autocast
     embeds 1.5-2.3x faster than fp32 for a change in the fourth decimal of cosines."""
@@ -84,12 +108,18 @@ _shared_loading = threading.Lock()
 
 @functools.cache
 def _shared(model_name: str, cpu_bf16: bool) -> Encoder:
-    return Encoder(model_name, cpu_bf16=cpu_bf16).eval()
+    encoder = Encoder(model_name, cpu_bf16=cpu_bf16).eval().requires_grad_(False)
+    if cpu_bf16 and encoder.device.type == "cpu":
+        # Never trained, so its weights can be bf16 themselves: autocast would cast each
+        # weight on every call and run the layer norms in fp32, for 7% more CPU here and
+        # a change in the fifth decimal of cosines.
+        encoder.transformer.to(torch.bfloat16)
+    return encoder
 
 
 def shared_encoder(model_name: str) -> Encoder:
-    """One encoder of `model_name` per process for embedding only (never trained), with
-    bf16 autocast where the CPU has it; a caller that arrives while another loads it
+    """One encoder of `model_name` per process for embedding only (never trained), in
+    bf16 where the CPU computes it natively; a caller that arrives while another loads it
     waits for that load instead of loading a second copy."""
     with _shared_loading:
         return _shared(model_name, cpu_has_bf16())
@@ -169,8 +199,11 @@ class Encoder(nn.Module):
         return {key: value.to(self.device) for key, value in batch.items()}
 
     def forward(self, texts: list[str], max_length: int | None = None) -> torch.Tensor:
-        batch = self.tokenize(texts, max_length)
-        hidden = self.transformer(**batch).last_hidden_state
+        return self.pooled(self.tokenize(texts, max_length))
+
+    def pooled(self, batch: dict) -> torch.Tensor:
+        """Pooled embeddings (not normalised) of a tokenized batch."""
+        hidden = self.transformer(**batch).last_hidden_state.float()  # pooled in fp32
         if self.pooling == "cls":
             return hidden[:, 0]
         mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
@@ -182,19 +215,53 @@ class Encoder(nn.Module):
     ) -> torch.Tensor:
         """L2-normalised embeddings (float32, on CPU) in the order of `texts`.
 
-        Texts are encoded longest first so that each batch pads to similar lengths. The
-        default batch is CPU_BATCH_SIZE on a CPU and GPU_BATCH_SIZE on a GPU.
+        Texts are encoded longest first (in wordpieces) so that each batch pads little. The
+        default batch is CPU_BATCH_SIZE on a CPU and GPU_BATCH_SIZE on a GPU. On a CPU the
+        batches are shared out among `embedding_lanes` threads, each single-threaded;
+        every batch is tokenized first, here, since a fast tokenizer is not to be used
+        from two threads at once.
         """
         if batch_size is None:
             batch_size = GPU_BATCH_SIZE if self.device.type == "cuda" else CPU_BATCH_SIZE
         was_training = self.training
         self.eval()
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        # Longest first by wordpieces, so that each batch pads as little as it can (sorted
+        # by characters, the bench's stories took 7-10% more CPU).
+        limit = max_length or self.max_length
+        ids = self.tokenizer(texts, truncation=True, max_length=limit)["input_ids"] if texts else []
+        order = sorted(range(len(texts)), key=lambda i: -len(ids[i]))
+        batches = [
+            (chunk, self.tokenize([texts[i] for i in chunk], max_length))
+            for chunk in (
+                order[start : start + batch_size] for start in range(0, len(order), batch_size)
+            )
+        ]
         out = torch.empty(len(texts), self.dimension)
-        with autocast(self.device, cpu_bf16=self.cpu_bf16):
-            for start in range(0, len(order), batch_size):
-                chunk = order[start : start + batch_size]
-                vectors = self([texts[i] for i in chunk], max_length).float()
-                out[chunk] = nn.functional.normalize(vectors, dim=-1).cpu()
-        self.train(was_training)
+        lanes = embedding_lanes(self.device, len(batches))
+        threads = torch.get_num_threads()
+        # bf16 weights (the shared encoder's) need no autocast.
+        cpu_bf16 = self.cpu_bf16 and next(self.parameters()).dtype == torch.float32
+
+        def run(lane: int) -> None:
+            if lanes > 1:
+                torch.set_num_threads(1)  # this thread's own count (OpenMP)
+            try:
+                with torch.inference_mode(), autocast(self.device, cpu_bf16=cpu_bf16):
+                    for chunk, batch in batches[lane::lanes]:
+                        vectors = self.pooled(batch)
+                        out[chunk] = nn.functional.normalize(vectors, dim=-1).cpu()
+            finally:
+                if lanes > 1:
+                    # torch also keeps the last count set as the one a new thread starts
+                    # with: give back the caller's.
+                    torch.set_num_threads(threads)
+
+        try:
+            if lanes == 1:
+                run(0)
+            else:
+                with ThreadPoolExecutor(lanes, thread_name_prefix="embed") as pool:
+                    list(pool.map(run, range(lanes)))
+        finally:
+            self.train(was_training)
         return out

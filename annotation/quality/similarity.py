@@ -23,7 +23,7 @@ from annotation.quality.embeddings import embed, embedding_model_path, from_byte
 from annotation.text import copy_shingles, jaccard
 from common.task_queue import waiting_past_grace
 
-EMBED_CHUNK = 256
+EMBED_CHUNK = 1024
 
 
 def narratives_embed(

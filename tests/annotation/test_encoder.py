@@ -67,8 +67,55 @@ def test_the_shared_encoder_is_loaded_once_and_uses_bf16_where_the_cpu_has_it():
     first = shared_encoder(MINILM)
     assert shared_encoder(MINILM) is first and not first.training
     assert first.cpu_bf16 == cpu_has_bf16()
+    import torch
+
+    weights = {parameter.dtype for parameter in first.parameters()}
+    assert weights == ({torch.bfloat16} if cpu_has_bf16() else {torch.float32})
     texts = ["The early bird catches the worm.", "Too many cooks spoil the broth."]
     fp32 = Encoder(MINILM).embed(texts).numpy()
     shared = first.embed(texts).numpy()
-    # bf16 autocast (where the CPU has it) moves cosines in the third decimal at most.
+    # bf16 weights (where the CPU has it) move cosines in the third decimal at most.
     assert (fp32 * shared).sum(axis=1).min() > 0.995
+
+
+def test_a_cpu_embedding_shares_its_batches_out_among_single_threaded_lanes(tiny_model):
+    """Each lane runs its batches with one intra-op thread; the vectors are those of one
+    lane with every thread, in the texts' order, and the caller's thread count, and the
+    count a new thread starts with, are as they were."""
+    import threading
+
+    import torch
+
+    from annotation.encoder import _openmp_threads
+
+    encoder = Encoder(tiny_model)
+    texts = [f"story {i}: " + "the slow steady dog wins the race " * (i % 9 + 1) for i in range(45)]
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    seen = []
+    hook = encoder.transformer.register_forward_hook(
+        lambda *_: seen.append((threading.current_thread().name, torch.get_num_threads()))
+    )
+    try:
+        torch.set_num_threads(1)
+        one_lane = encoder.embed(texts, batch_size=4).numpy()
+        assert {count for _, count in seen} == {1} and len(seen) == 12
+        torch.set_num_threads(2)
+        seen.clear()
+        lanes = encoder.embed(texts, batch_size=4).numpy()
+        started_after = []
+        later = threading.Thread(target=lambda: started_after.append(torch.get_num_threads()))
+        later.start()
+        later.join()
+        assert torch.get_num_threads() == 2 and started_after == [2]
+    finally:
+        hook.remove()
+        torch.set_num_threads(threads)
+    assert np.abs(lanes - one_lane).max() < 1e-6
+    assert np.abs(lanes[7] - encoder.embed([texts[7]]).numpy()[0]).max() < 1e-5
+    if _openmp_threads():
+        names = {name for name, _ in seen}
+        assert len(names) == 2 and all(name.startswith("embed") for name in names)
+        assert {count for _, count in seen} == {1} and len(seen) == 12
+    else:  # a native thread pool's count is the process's: one lane, every thread
+        assert {name for name, _ in seen} == {threading.current_thread().name}
