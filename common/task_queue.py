@@ -8,7 +8,8 @@ beat task re-queues whatever is still pending after the grace period
 (PARABLE_BACKGROUND_GRACE_SECONDS) and has no message waiting in the broker
 (`tasks_requeue_lost`), so that a long backlog does not grow itself. Sending tries
 the broker once and waits for no result, so a dead broker costs a request a refused
-connection, not Celery's retries (about 19 s with a Redis result backend).
+connection, not Celery's retries (about 19 s with a Redis result backend). Each thread
+keeps its connection to the broker from one send to the next.
 
 With no broker (the embedded default) tasks run in-process; under a web server
 (config/wsgi.py calls `tasks_after_response`) the tasks a request queues run in a
@@ -21,6 +22,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import os
 import threading
 from datetime import timedelta
 
@@ -33,16 +35,20 @@ logger = logging.getLogger(__name__)
 # The tasks the current request has queued, while tasks wait for its response; else None.
 _this_request = threading.local()
 _after_response: set[threading.Thread] = set()
-_ONE_ATTEMPT = {"max_retries": 0}
+# One connection attempt, and a reply awaited at most 5 s on a connection kept open.
+_ONE_ATTEMPT = {"max_retries": 0, "socket_timeout": 5}
+# Per thread, the connection each Celery app last sent on: {id(app): (app, pid, connection)}.
+_senders = threading.local()
 
 
 def task_send(task, *args) -> bool:
     """Send `task(*args)` to the broker (or run it in-process when eager); False when the
     broker could not take it (logged), so the caller can leave it to the re-queue.
 
-    One connection attempt (max_retries 0) on a connection of its own, no publish retry,
-    and no result: the work's state is in the database, so nobody waits on the result
-    backend (whose subscription retries for ~19 s when Redis is down).
+    One connection attempt (max_retries 0), no publish retry, and no result: the work's
+    state is in the database, so nobody waits on the result backend (whose subscription
+    retries for ~19 s when Redis is down). The thread keeps its connection for the next
+    send (`_publish`).
 
     In a request whose tasks wait for its response (`tasks_after_response`), it is only
     noted: it runs once the response is sent."""
@@ -51,14 +57,46 @@ def task_send(task, *args) -> bool:
         waiting.append((task, args))
         return True
     try:
-        with task.app.connection_for_write(transport_options=_ONE_ATTEMPT) as connection:
-            task.apply_async(args=args, retry=False, ignore_result=True, connection=connection)
+        _publish(task, args)
     except Exception:
         logger.exception(
             "Could not queue %s%r; it stays pending and is re-queued later.", task.name, args
         )
         return False
     return True
+
+
+def _publish(task, args) -> None:
+    """Publish on this thread's kept connection to the task's broker, else on a new one,
+    which is then kept. A connection per send cost a sixth of a web worker's CPU in
+    bench/serving (connecting, opening a channel, declaring the queue). A kept connection
+    that fails (the broker restarted, an idle socket closed) is dropped and the message
+    sent once on a new one, with one connection attempt: tasks are idempotent. A
+    connection is never shared across threads nor inherited through a fork."""
+    app = task.app
+    options = {"args": args, "retry": False, "ignore_result": True}
+    if app.conf.task_always_eager:
+        task.apply_async(**options)
+        return
+    kept = getattr(_senders, "connections", None)
+    if kept is None:
+        kept = _senders.connections = {}
+    entry = kept.pop(id(app), None)
+    if entry is not None and entry[1] == os.getpid():
+        try:
+            task.apply_async(connection=entry[2], **options)
+        except Exception:
+            entry[2].release()
+        else:
+            kept[id(app)] = entry
+            return
+    connection = app.connection_for_write(transport_options=_ONE_ATTEMPT)
+    try:
+        task.apply_async(connection=connection, **options)
+    except Exception:
+        connection.release()
+        raise
+    kept[id(app)] = (app, os.getpid(), connection)
 
 
 def waiting_past_grace(queryset, *, since: str, limit: int, now=None, id_field: str = "id"):

@@ -76,3 +76,62 @@ def test_tasks_queued_outside_a_request_still_run_at_once(web_server_hooks):
         queue_on_commit(narrative_keywords_extract_task, narrative.pk)
     narrative.refresh_from_db()
     assert narrative.keywords["verbs"]
+
+
+@pytest.fixture
+def redis_task(redis_url):
+    """A task of an app of its own on the test Redis, sending to a queue of its own."""
+    import redis
+
+    app = Celery(broker=redis_url, set_as_current=False)
+    app.conf.task_default_queue = "tests.kept_connection"
+
+    @app.task(name="tests.kept")
+    def kept(value):
+        return value
+
+    client = redis.Redis.from_url(redis_url)
+    client.delete("tests.kept_connection")
+    yield kept, client
+    client.delete("tests.kept_connection")
+    client.close()
+
+
+def _connections_received(client) -> int:
+    return client.info("stats")["total_connections_received"]
+
+
+def test_a_thread_sends_on_one_kept_connection_and_a_lost_one_is_replaced(redis_task):
+    task, client = redis_task
+    assert task_send(task, 0) is True
+    before = _connections_received(client)
+    for value in range(1, 11):
+        assert task_send(task, value) is True
+    assert _connections_received(client) == before  # ten sends, no new connection
+    assert client.llen("tests.kept_connection") == 11
+    # The broker drops every connection but this test's (as a restart would): the next
+    # message goes out once, on a new connection, and the one after reuses that.
+    client.client_kill_filter(_type="normal", skipme=True)
+    assert task_send(task, 11) is True
+    reconnected = _connections_received(client)
+    assert reconnected > before
+    assert task_send(task, 12) is True
+    assert _connections_received(client) == reconnected
+    assert client.llen("tests.kept_connection") == 13
+
+
+def test_another_thread_opens_its_own_connection(redis_task):
+    import threading
+
+    task, client = redis_task
+    assert task_send(task, 0) is True
+    before = _connections_received(client)
+    sent = []
+    other = threading.Thread(target=lambda: sent.append(task_send(task, 1)))
+    other.start()
+    other.join()
+    after_other = _connections_received(client)
+    assert sent == [True] and after_other > before
+    assert task_send(task, 2) is True  # this thread's connection is still its own
+    assert _connections_received(client) == after_other
+    assert client.llen("tests.kept_connection") == 3
