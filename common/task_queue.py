@@ -37,7 +37,8 @@ _this_request = threading.local()
 _after_response: set[threading.Thread] = set()
 # One connection attempt, and a reply awaited at most 5 s on a connection kept open.
 _ONE_ATTEMPT = {"max_retries": 0, "socket_timeout": 5}
-# Per thread, the connection each Celery app last sent on: {id(app): (app, pid, connection)}.
+# Per thread, the connection each Celery app last sent on:
+# {id(app): (app, pid, broker URL, connection)}.
 _senders = threading.local()
 
 
@@ -81,12 +82,13 @@ def _publish(task, args) -> None:
     kept = getattr(_senders, "connections", None)
     if kept is None:
         kept = _senders.connections = {}
+    url = app.conf.broker_write_url or app.conf.broker_url
     entry = kept.pop(id(app), None)
-    if entry is not None and entry[1] == os.getpid():
+    if entry is not None and entry[1:3] == (os.getpid(), url):
         try:
-            task.apply_async(connection=entry[2], **options)
+            task.apply_async(connection=entry[3], **options)
         except Exception:
-            entry[2].release()
+            entry[3].release()
         else:
             kept[id(app)] = entry
             return
@@ -96,7 +98,7 @@ def _publish(task, args) -> None:
     except Exception:
         connection.release()
         raise
-    kept[id(app)] = (app, os.getpid(), connection)
+    kept[id(app)] = (app, os.getpid(), url, connection)
 
 
 def waiting_past_grace(queryset, *, since: str, limit: int, now=None, id_field: str = "id"):
