@@ -102,14 +102,20 @@ async def http(
 
 
 class Worker:
-    """One signed-in crowd worker: a cookie jar and the stories it may write."""
+    """One signed-in crowd worker: a cookie jar and the stories it may write.
+
+    A worker takes each item once, so a few workers can run through a small batch: one
+    whose `next` finds nothing left for them signs in as the next of `spare_tokens` (a
+    new worker, as a study's next participant), if any, and carries on."""
 
     def __init__(self, host: str, port: int, stories: dict[str, list[str]]):
         self.host, self.port, self.stories = host, port, stories
         self.cookies: dict[str, str] = {}
         self.written = 0
+        self.spare_tokens: list[str] = []
 
     async def sign_in(self, token: str) -> None:
+        self.cookies = {}
         response = await self._call("GET", f"/w/{token}/")
         if response.status != 302:
             raise RuntimeError(f"invite link answered {response.status}")
@@ -134,15 +140,21 @@ class Worker:
         return response if ok else None
 
     async def cycle(self, log: PhaseLog, batch_id: int) -> None:
-        """next (302 to the task) → task page (200) → submit a story (200)."""
-        response = await self._timed(
-            log,
-            "next",
-            "GET",
-            f"/tasks/{batch_id}/next/",
-            lambda r: r.status == 302 and TASK_PATH.match(r.header("location")) is not None,
-        )
+        """next (302 to the task) → task page (200) → submit a story (200). A `next` that
+        finds nothing left for this worker (200, its message) is answered as it should
+        be: the worker signs in as a spare one, if any is left."""
+
+        def reserved(r: Response) -> bool:
+            return r.status == 302 and TASK_PATH.match(r.header("location")) is not None
+
+        def expected(r: Response) -> bool:
+            return reserved(r) or (r.status == 200 and bool(self.spare_tokens))
+
+        response = await self._timed(log, "next", "GET", f"/tasks/{batch_id}/next/", expected)
         if response is None:
+            return
+        if not reserved(response):
+            await self.sign_in(self.spare_tokens.pop())
             return
         task = response.header("location")
         page = await self._timed(log, "page", "GET", task, lambda r: r.status == 200)

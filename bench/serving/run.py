@@ -287,7 +287,11 @@ def start_gunicorn(env: dict, workdir: Path, port: int) -> tuple[subprocess.Pope
     raise SystemExit("gunicorn did not answer /healthz within 120 s.")
 
 
-async def signed_in_workers(count, *, batch_id, port, stories) -> list[load.Worker]:
+async def signed_in_workers(
+    count, *, batch_id, port, stories, cycles: int = 0
+) -> list[load.Worker]:
+    """`count` signed-in workers, with enough spare identities among them for `cycles`
+    cycles on the batch (each worker takes each item once)."""
     from asgiref.sync import sync_to_async
 
     from crowd.models import Batch
@@ -295,21 +299,29 @@ async def signed_in_workers(count, *, batch_id, port, stories) -> list[load.Work
 
     def tokens():
         batch = Batch.objects.get(pk=batch_id)
+        identities = max(1, -(-cycles // (count * batch.items.count())))
         return [
             invite_token(worker=worker, batch=batch)
-            for worker in local_workers_create(count=count, name_prefix="Bench")
+            for worker in local_workers_create(count=count * identities, name_prefix="Bench")
         ]
 
     workers = [load.Worker("127.0.0.1", port, stories) for _ in range(count)]
     made = await sync_to_async(tokens)()
-    await asyncio.gather(*(w.sign_in(token) for w, token in zip(workers, made, strict=True)))
+    for index, worker in enumerate(workers):
+        worker.spare_tokens = made[count + index :: count]
+    await asyncio.gather(*(w.sign_in(token) for w, token in zip(workers, made, strict=False)))
     return workers
 
 
 def run_phase(
     count: int, args, *, batch_id, port, stories, gunicorn_pid, postgres_pid, redis_pid
 ) -> dict:
-    workers = asyncio.run(signed_in_workers(count, batch_id=batch_id, port=port, stories=stories))
+    # Warm-up and phase each take at most max_cycles.
+    workers = asyncio.run(
+        signed_in_workers(
+            count, batch_id=batch_id, port=port, stories=stories, cycles=2 * args.max_cycles
+        )
+    )
     bounds = {"batch_id": batch_id, "max_cycles": args.max_cycles}
     warmup = asyncio.run(load.run_phase(workers, seconds=args.warmup, **bounds))
     pids = (gunicorn_pid, postgres_pid, redis_pid)
