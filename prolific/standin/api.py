@@ -58,6 +58,8 @@ class ApiRoutes:
                 state.groups[group["id"]] = group
             return 201, {"id": group["id"], "name": group["name"], "participant_count": 0}, {}
         if route == ("POST", "messages/"):
+            # Every call sends a message: it takes no id that would make a repeat safe
+            # (https://docs.prolific.com/api-reference/messages/send-message).
             for field in ("recipient_id", "body"):
                 if not body.get(field):
                     raise ApiError(400, {field: ["This field is required."]})
@@ -317,7 +319,7 @@ class ApiRoutes:
         """Pays every time it is called, as Prolific documents: "not idempotent. Sending
         multiple requests with the same bulk bonus payment ID will result in participants
         being paid multiple times." (Prolific pays in the following minutes; the stand-in
-        at once.)"""
+        at once; https://docs.prolific.com/api-reference/bonuses/pay-bonus-payments.)"""
         with self.state.lock:
             bonus = self._get(self.state.bonuses, bulk_id, "bulk bonus payment")
             for submission_id, cents in bonus["rows"]:
