@@ -89,7 +89,7 @@ def embedding_lanes(device: torch.device, batches: int) -> int:
     threads on a CPU with OpenMP, one (the caller itself) on a GPU or for a single batch."""
     if device.type != "cpu" or batches < 2 or not _openmp_threads():
         return 1
-    return max(1, min(torch.get_num_threads(), batches))
+    return min(torch.get_num_threads(), batches)
 
 
 @functools.cache

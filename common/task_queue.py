@@ -25,6 +25,7 @@ import logging
 import os
 import threading
 from datetime import timedelta
+from typing import NamedTuple
 
 from django.conf import settings
 from django.core.signals import request_finished, request_started
@@ -37,9 +38,15 @@ _this_request = threading.local()
 _after_response: set[threading.Thread] = set()
 # One connection attempt, and a reply awaited at most 5 s on a connection kept open.
 _ONE_ATTEMPT = {"max_retries": 0, "socket_timeout": 5}
-# Per thread, the connection each Celery app last sent on:
-# {id(app): (app, pid, broker URL, connection)}.
+# Per thread, the connection each Celery app last sent on, by id(app).
 _senders = threading.local()
+
+
+class _Kept(NamedTuple):
+    app: object  # held, so that its id names no other app
+    pid: int
+    url: str
+    connection: object
 
 
 def task_send(task, *args) -> bool:
@@ -84,11 +91,11 @@ def _publish(task, args) -> None:
         kept = _senders.connections = {}
     url = app.conf.broker_write_url or app.conf.broker_url
     entry = kept.pop(id(app), None)
-    if entry is not None and entry[1:3] == (os.getpid(), url):
+    if entry is not None and (entry.pid, entry.url) == (os.getpid(), url):
         try:
-            task.apply_async(connection=entry[3], **options)
+            task.apply_async(connection=entry.connection, **options)
         except Exception:
-            entry[3].release()
+            entry.connection.release()
         else:
             kept[id(app)] = entry
             return
@@ -98,7 +105,7 @@ def _publish(task, args) -> None:
     except Exception:
         connection.release()
         raise
-    kept[id(app)] = (app, os.getpid(), url, connection)
+    kept[id(app)] = _Kept(app, os.getpid(), url, connection)
 
 
 def waiting_past_grace(queryset, *, since: str, limit: int, now=None, id_field: str = "id"):
