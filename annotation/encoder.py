@@ -241,10 +241,17 @@ class Encoder(nn.Module):
         threads = torch.get_num_threads()
         # bf16 weights (the shared encoder's) need no autocast.
         cpu_bf16 = self.cpu_bf16 and next(self.parameters()).dtype == torch.float32
+        # Every lane waits for the others to start: a pool thread that finished its lane
+        # would otherwise take the next one too, and run it after its own.
+        started = threading.Barrier(lanes)
 
         def run(lane: int) -> None:
             if lanes > 1:
-                torch.set_num_threads(1)  # this thread's own count (OpenMP)
+                started.wait()
+                # This thread's own count (OpenMP), once torch has given the thread its
+                # starting count, which it does lazily from the last count any thread set.
+                torch.get_num_threads()
+                torch.set_num_threads(1)
             try:
                 with torch.inference_mode(), autocast(self.device, cpu_bf16=cpu_bf16):
                     for chunk, batch in batches[lane::lanes]:
