@@ -47,6 +47,11 @@ def test_an_account_set_up_as_prolific_needs_passes_every_check(account):
 @pytest.mark.parametrize(
     ("setting", "value", "said"),
     [
+        (
+            "PROLIFIC_API_URL",
+            "http://127.0.0.1:9/api/v1/",
+            "could not be asked at PROLIFIC_API_URL",
+        ),
         ("PROLIFIC_API_TOKEN", "", "Set PROLIFIC_API_TOKEN"),
         ("PROLIFIC_API_TOKEN", "revoked", "Prolific refuses PROLIFIC_API_TOKEN (401)"),
         ("PROLIFIC_WORKSPACE_ID", "", "Set PROLIFIC_WORKSPACE_ID"),
