@@ -51,13 +51,17 @@ def demo_workers():
 
 
 def worker_offered(*, worker: Worker, batch: Batch) -> bool:
-    """Whether the batch is for this worker at all: a demo batch is for demo workers only,
-    so that study workers never see or take it."""
+    """Whether the batch is for this worker at all: only batches of the worker's own
+    provider (a Prolific participant never sees a local batch), and a demo batch only for
+    demo workers, so that study workers never see or take it."""
+    if batch.provider != worker.provider:
+        return False
     return not batch.is_demo or demo_workers().filter(pk=worker.pk).exists()
 
 
 def worker_open_batches(*, worker: Worker) -> list[Batch]:
-    """The published local batches a local worker's page offers (`worker_offered`)."""
+    """The published local batches a worker's page offers (`worker_offered`): none to a
+    Prolific or MTurk worker."""
     batches = Batch.objects.filter(status=Batch.Status.PUBLISHED, provider="local")
     return [batch for batch in batches.order_by("id") if worker_offered(worker=worker, batch=batch)]
 

@@ -128,7 +128,7 @@ def next_task(request, batch_id: int):
             worker = session_worker(request, lock=True)
             if worker is None:
                 return _no_worker(request)
-            if batch.provider != worker.provider or not worker_offered(worker=worker, batch=batch):
+            if not worker_offered(worker=worker, batch=batch):
                 raise Http404  # a provider's workers only take that provider's batches
             session_url = get_provider(batch.provider).session_url(batch=batch, worker=worker)
             if session_url is not None:
@@ -148,12 +148,15 @@ def next_task(request, batch_id: int):
 def qualify(request, batch_id: int):
     """The batch's qualification test: GET shows it (or the outcome), POST scores it once.
 
-    The worker comes from the session only; answers are radio fields named q<pair id>.
+    The worker comes from the session only, and only a batch offered to them is shown (404
+    otherwise, its name included); answers are radio fields named q<pair id>.
     """
     worker = session_worker(request)
     if worker is None:
         return _no_worker(request)
     batch = get_object_or_404(Batch, pk=batch_id, status=Batch.Status.PUBLISHED)
+    if not worker_offered(worker=worker, batch=batch):
+        raise Http404  # another provider's (or the demo's) batch: not even its name
     task_type = task_types.get(batch.task_type)
     error = ""
     if request.method == "POST":

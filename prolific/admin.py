@@ -26,21 +26,17 @@ from prolific.models import (
     WebhookEvent,
     WebhookRefusal,
 )
+from prolific.preflight import preflight, study_publish_confirmed
 from prolific.review import sessions_approve, sessions_bonus
 from prolific.selectors import (
     account_summary,
+    polling,
     studies_with_counts,
     study_counts,
     study_rates,
     webhook_silence,
 )
-from prolific.studies import (
-    study_cost,
-    study_places_add,
-    study_prepare,
-    study_publish_confirmed,
-    study_transition,
-)
+from prolific.studies import study_cost, study_places_add, study_prepare, study_transition
 from prolific.submissions import study_sync
 
 FAILURES = (ValueError, ProviderError)
@@ -98,6 +94,8 @@ class StudyAdmin(admin.ModelAdmin):
 
     def changelist_view(self, request, extra_context=None):
         self.message_user(request, account_summary(), messages.INFO)
+        _, syncing = polling()
+        self.message_user(request, f"{syncing[:1].upper()}{syncing[1:]}.", messages.INFO)
         silence = webhook_silence()
         if silence:
             self.message_user(request, silence, messages.WARNING)
@@ -151,8 +149,9 @@ class StudyAdmin(admin.ModelAdmin):
             places_form = PlacesForm(request.POST if "places" in request.POST else None)
             if self._act(request, study, places_form):
                 return redirect("admin:prolific_study_manage", study_pk=study.pk)
-        cost, cost_error, rates = None, "", None
+        cost, cost_error, rates, checks = None, "", None, []
         if not study.study_id or study.status in ("", "UNPUBLISHED"):
+            checks = preflight(study=study)
             try:
                 cost = study_cost(study=study)
                 rates = study_rates(study=study)
@@ -168,6 +167,8 @@ class StudyAdmin(admin.ModelAdmin):
             cost=cost,
             cost_error=cost_error,
             rates=rates,
+            checks=checks,
+            publish_refused=any(check.blocking and not check.ok for check in checks),
             places_form=places_form,
             can_change=request.user.has_perm("crowd.change_batch"),
         )
@@ -182,8 +183,10 @@ class StudyAdmin(admin.ModelAdmin):
             elif "places" in post:
                 if not places_form.is_valid():
                     return False
-                study_places_add(study=study, places=places_form.cleaned_data["places"])
-                self.message_user(request, "Places added on Prolific.")
+                added = study_places_add(study=study, places=places_form.cleaned_data["places"])
+                self.message_user(
+                    request, f"Places added on Prolific; the study is {added.status}."
+                )
             elif "stop" in post:
                 batch_close(batch=study.batch)
                 self.message_user(request, "The study is stopped and the batch closed.")

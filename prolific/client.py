@@ -11,7 +11,7 @@ failure is reported with its status (0: no answer) for prolific.bonuses to judge
 from __future__ import annotations
 
 import time
-from urllib.parse import urljoin
+from urllib.parse import quote, urljoin
 
 import requests
 from django.conf import settings
@@ -131,9 +131,23 @@ class ProlificClient:
             url = ((page.get("_links") or {}).get("next") or {}).get("href")
         return results
 
-    # Account and eligibility
+    # Account, workspace and eligibility
     def me(self) -> dict:
+        """The researcher; its balance is the personal one, not a workspace's."""
         return self._json("GET", "users/me/")
+
+    def workspace_get(self, *, workspace_id: str) -> dict:
+        return self._json("GET", f"workspaces/{workspace_id}/")
+
+    def workspace_balance(self, *, workspace_id: str) -> dict:
+        """The workspace's wallet: `available_balance` (what is left after funds locked by
+        active studies) and `currency_code`, in the currency's hundredths
+        (https://docs.prolific.com/api-reference/workspaces/get-workspace-balance)."""
+        return self._json("GET", f"workspaces/{workspace_id}/balance/")
+
+    def project_get(self, *, project_id: str) -> dict:
+        """A project, with the id of the workspace it is in (`workspace`)."""
+        return self._json("GET", f"projects/{project_id}/")
 
     def filters(self) -> list[dict]:
         return self._all_pages("filters/")
@@ -148,6 +162,8 @@ class ProlificClient:
 
     # Studies
     def study_cost(self, *, reward: int, total_available_places: int) -> dict:
+        """{"total_cost"}: rewards, fees and VAT together, in the account's hundredths; Prolific
+        gives no breakdown (https://docs.prolific.com/api-reference/studies/calculate-study-cost)."""
         return self._json(
             "POST",
             "study-cost-calculator/",
@@ -206,11 +222,11 @@ class ProlificClient:
         return self._json("POST", f"bulk-bonus-payments/{bulk_id}/pay/", retry=False)
 
     # Participants
-    def participant_group_create(self, *, name: str, workspace_id: str = "") -> dict:
-        body = {"name": name}
-        if workspace_id:
-            body["workspace_id"] = workspace_id
-        return self._json("POST", "participant-groups/", json=body)
+    def participant_group_create(self, *, name: str, workspace_id: str) -> dict:
+        """A group in the workspace (Prolific needs a workspace or organisation id)."""
+        return self._json(
+            "POST", "participant-groups/", json={"name": name, "workspace_id": workspace_id}
+        )
 
     def participant_group_add(self, *, group_id: str, participant_ids: list[str]) -> dict:
         return self._json(
@@ -238,18 +254,40 @@ class ProlificClient:
         )
 
     # Webhooks
+    def hook_subscriptions(self, *, workspace_id: str) -> list[dict]:
+        return self._all_pages(f"hooks/subscriptions/?workspace_id={quote(workspace_id)}")
+
+    def hook_secrets(self, *, workspace_id: str) -> list[dict]:
+        """The workspace's secret ({id, value, workspace_id}), if it has one."""
+        return self._all_pages(f"hooks/secrets/?workspace_id={quote(workspace_id)}")
+
     def hook_subscribe(self, *, event_type: str, target_url: str, workspace_id: str) -> dict:
-        """Subscribe, then confirm with the X-Hook-Secret Prolific returns."""
+        """Subscribe, then confirm with the X-Hook-Secret Prolific returns. The answer is
+        documented as 201 {"results": [subscription]}
+        (https://docs.prolific.com/api-reference/webhooks/create-subscription) and described
+        as the subscription itself with its `id` (Prolific's monitoring guide, which its CLI
+        follows): either is read."""
         response = self.request(
             "POST",
             "hooks/subscriptions/",
             json={"event_type": event_type, "target_url": target_url, "workspace_id": workspace_id},
+            retry=False,  # a repeat would make a second subscription
         )
-        subscription = response.json()
-        hook_secret = response.headers.get("X-Hook-Secret", "")
+        answer = response.json() if response.content else {}
+        results = answer.get("results") if isinstance(answer, dict) else None
+        subscription = results[0] if isinstance(results, list) and results else answer
+        subscription_id = subscription.get("id") if isinstance(subscription, dict) else None
+        if not subscription_id:
+            raise ProlificError(
+                f"Prolific answered {response.status_code} to the subscription to {event_type} "
+                f"with no subscription id, so it cannot be confirmed: {str(answer)[:200]}",
+                status=response.status_code,
+            )
         return self._json(
-            "POST", f"hooks/subscriptions/{subscription['id']}/", json={"secret": hook_secret}
+            "POST",
+            f"hooks/subscriptions/{subscription_id}/",
+            json={"secret": response.headers.get("X-Hook-Secret", "")},
         )
 
-    def hook_secret_create(self, *, workspace_id: str) -> dict:
-        return self._json("POST", "hooks/secrets/", json={"workspace_id": workspace_id})
+    def hook_unsubscribe(self, *, subscription_id: str) -> None:
+        self.request("DELETE", f"hooks/subscriptions/{subscription_id}/")

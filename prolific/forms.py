@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.db.models import Q
 
 from crowd.models import Batch
 from prolific.client import ProlificClient, ProlificError
@@ -20,7 +21,10 @@ def _choices(entry: dict) -> list[tuple[str, str]]:
 
 class StudyForm(forms.Form):
     batch = forms.ModelChoiceField(
-        queryset=Batch.objects.filter(status=Batch.Status.DRAFT, prolific_study__isnull=True),
+        # A draft batch, or one prepared already and not on Prolific yet (prepared again).
+        queryset=Batch.objects.filter(status=Batch.Status.DRAFT).filter(
+            Q(prolific_study__isnull=True) | Q(prolific_study__study_id="")
+        ),
         help_text="A draft batch (create it under Crowd work › Batches first); it becomes a study.",
     )
     items_per_session = forms.IntegerField(

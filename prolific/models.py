@@ -46,6 +46,11 @@ class Study(models.Model):
     high_return_rate_at = models.DateTimeField(
         null=True, blank=True, help_text="When Prolific said many participants return it."
     )
+    pause_requested_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When Parable asked Prolific to pause it (cleared once it runs again).",
+    )
     synced_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -63,6 +68,12 @@ class Study(models.Model):
 
     def __str__(self) -> str:
         return f"{self.batch.name} ({self.study_id or 'not on Prolific yet'})"
+
+    @property
+    def paused_on_prolific(self) -> bool:
+        """Paused, and not at Parable's request: Prolific paused it on its own (a full study
+        pauses when a submission is rejected or returned) or someone did on Prolific's site."""
+        return self.status == "PAUSED" and self.pause_requested_at is None
 
 
 class ParticipantSession(models.Model):

@@ -23,8 +23,9 @@ from prolific.models import (
     Study,
     Submission,
 )
+from prolific.selectors import workspace_currency
 from prolific.sessions import session_assignments
-from prolific.studies import study_publish, study_transition
+from prolific.studies import study_publish, study_stop
 from prolific.submissions import study_sync
 from prolific.tasks import (
     bonus_pay_task,
@@ -93,7 +94,7 @@ class ProlificProvider(CrowdProvider):
         if not settings.PROLIFIC_WORKSPACE_ID:
             raise ProviderError("Set PROLIFIC_WORKSPACE_ID to ask Prolific for its reward rates.")
         client = self.client_factory()
-        currency = client.me().get("currency_code") or "GBP"
+        currency = workspace_currency(client=client) or "GBP"
         rates = client.reward_recommendations(
             workspace_id=settings.PROLIFIC_WORKSPACE_ID, currency=currency
         )
@@ -205,9 +206,9 @@ class ProlificProvider(CrowdProvider):
             queue_on_commit(message_send_task, recipient_id, study_id, body)
 
     def close(self, *, batch) -> None:
-        study = _study(batch)
-        if study.study_id and study.status in ("ACTIVE", "PAUSED"):
-            study_transition(study=study, action="stop", client=self.client_factory())
+        """Stop the study if Prolific still has it recruiting: read from Prolific, since it
+        may be PUBLISHING still, or paused by Prolific on its own."""
+        study_stop(study=_study(batch), client=self.client_factory())
 
     def session_url(self, *, batch, worker) -> str:
         return reverse("prolific:continue")

@@ -1,4 +1,5 @@
-"""Reads for the admin: each study's session and submission counts, the account."""
+"""Reads for the admin: each study's session and submission counts, the workspace's balance,
+and how studies are kept in sync."""
 
 from __future__ import annotations
 
@@ -51,16 +52,29 @@ ACCOUNT_TIMEOUT_SECONDS = 3.0
 
 
 def account_summary(*, client: ProlificClient | None = None) -> str:
-    """One line about the Prolific account (GET /users/me/), or why it could not be read:
-    one attempt of at most ACCOUNT_TIMEOUT_SECONDS."""
+    """One line about the workspace whose funds pay for studies (GET
+    /workspaces/{id}/balance/; the researcher's personal balance is not what studies in it
+    spend), or why it could not be read: one attempt of at most ACCOUNT_TIMEOUT_SECONDS."""
+    workspace_id = settings.PROLIFIC_WORKSPACE_ID
+    if not workspace_id:
+        return "Set PROLIFIC_WORKSPACE_ID: studies are paid from that workspace's balance."
+    client = client or ProlificClient(timeout=ACCOUNT_TIMEOUT_SECONDS, retries=0)
     try:
-        me = (client or ProlificClient(timeout=ACCOUNT_TIMEOUT_SECONDS, retries=0)).me()
+        balance = client.workspace_balance(workspace_id=workspace_id)
     except ProlificError as error:
-        return f"Prolific account not reachable: {error}"
-    balance = me.get("available_balance", me.get("balance", 0)) or 0
-    currency = me.get("currency_code", "")
-    name = me.get("name") or me.get("email") or me.get("id", "")
-    return f"Prolific account {name}: balance {balance / 100:.2f} {currency}".strip()
+        return f"Prolific workspace {workspace_id} not reachable: {error}"
+    available = balance.get("available_balance")
+    currency = balance.get("currency_code") or ""
+    shown = "unknown" if available is None else f"{available / 100:.2f} {currency}".strip()
+    return f"Prolific workspace {workspace_id}: {shown} available to spend"
+
+
+def workspace_currency(*, client: ProlificClient) -> str:
+    """The currency of PROLIFIC_WORKSPACE_ID's wallet ("" without a workspace)."""
+    if not settings.PROLIFIC_WORKSPACE_ID:
+        return ""
+    balance = client.workspace_balance(workspace_id=settings.PROLIFIC_WORKSPACE_ID)
+    return balance.get("currency_code") or ""
 
 
 def study_rates(*, study: Study, client: ProlificClient | None = None) -> dict:
@@ -68,7 +82,7 @@ def study_rates(*, study: Study, client: ProlificClient | None = None) -> dict:
     currency, beside Prolific's minimum and recommended rates (when PROLIFIC_WORKSPACE_ID
     lets Parable ask for them)."""
     client = client or ProlificClient()
-    currency = client.me().get("currency_code") or ""
+    currency = workspace_currency(client=client)
     reward = study.batch.reward_cents * study.items_per_session
     rates = {
         "currency": currency,
@@ -88,13 +102,42 @@ def study_rates(*, study: Study, client: ProlificClient | None = None) -> dict:
     return rates
 
 
+def polling() -> tuple[bool, str]:
+    """Whether Celery beat polls Prolific here, and a sentence that says so, or says what
+    will bring submissions in instead. Under the embedded default there is no broker and
+    so no beat: nothing polls."""
+    if not settings.CELERY_BROKER_URL:
+        return False, (
+            "nothing polls Prolific here (no CELERY_BROKER_URL, so no Celery beat, as under "
+            "the embedded default): submissions arrive by webhook when subscribed, and "
+            "otherwise only when someone presses Sync from Prolific on a study's page"
+        )
+    every = settings.PROLIFIC_SYNC_SECONDS
+    late = timezone.now() - timedelta(seconds=3 * every)
+    stale = (
+        Study.objects.filter(status__in=["PUBLISHING", "ACTIVE", "PAUSED"])
+        .exclude(study_id="")
+        .filter(created_at__lt=late)
+        .exclude(synced_at__gt=late)
+        .select_related("batch")
+        .first()
+    )
+    if stale is not None:
+        synced = f"{stale.synced_at:%Y-%m-%d %H:%M} UTC" if stale.synced_at else "never"
+        return False, (
+            f"Celery beat should poll Prolific every {every} s, but “{stale.batch.name}” was "
+            f"last synced {synced}: start Celery beat"
+        )
+    return True, f"Celery beat polls every study on Prolific every {every} s"
+
+
 def webhook_silence(*, now=None) -> str:
     """A warning when studies run, webhooks are set up, and no verified delivery has come
     for PROLIFIC_WEBHOOK_SILENCE_HOURS: Prolific disables a subscription whose deliveries
-    keep failing, and polling alone is slower. "" when all is well."""
+    keep failing. "" when all is well."""
     if not settings.PROLIFIC_WEBHOOK_SECRET:
         return ""
-    if not Study.objects.filter(status="ACTIVE").exists():
+    if not Study.objects.filter(status__in=["PUBLISHING", "ACTIVE"]).exists():
         return ""
     now = now or timezone.now()
     hours = settings.PROLIFIC_WEBHOOK_SILENCE_HOURS
@@ -104,9 +147,10 @@ def webhook_silence(*, now=None) -> str:
         return ""
     refused = WebhookRefusal.objects.filter(received_at__gt=now - timedelta(hours=hours)).count()
     since = f"since {last:%Y-%m-%d %H:%M} UTC" if last else "ever"
+    _, polled = polling()
     return (
         f"No verified webhook delivery from Prolific {since} while studies are active "
         f"({refused} refused in the last {hours} h: see Webhook refusals). Prolific disables "
         "failing subscriptions after some days: check PARABLE_PUBLIC_URL and the secret, "
-        "and run manage.py prolific_subscribe again. Polling keeps studies in sync meanwhile."
+        f"and run manage.py prolific_subscribe again. Meanwhile {polled}."
     )

@@ -1,5 +1,11 @@
 """Study services and selectors: prepare a batch as a study, price it, publish it, move it
 through Prolific's states, add places.
+
+A study is always created in PROLIFIC_PROJECT_ID (a project of PROLIFIC_WORKSPACE_ID), so
+that it spends the workspace's funds: one created without a project bills the researcher's
+personal balance. Prolific may pause a study on its own (a full study pauses when a
+submission is rejected or returned); `Study.paused_on_prolific` says so, adding places
+resumes such a study, and closing stops it.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from django.utils import timezone
 from crowd.models import Batch, Provider, Worker
 from prolific.client import ProlificClient, ProlificError
 from prolific.models import Study
+from prolific.timing import maximum_allowed_floor
 
 ENTRY_QUERY = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
 # Eligibility filters by what they are: Prolific's filter id, or its title when the id
@@ -37,6 +44,9 @@ def filter_find(filters: list[dict], *, filter_id: str, title: str) -> dict | No
 
 
 TRANSITIONS = {"pause": ("PAUSE", "PAUSED"), "resume": ("START", "ACTIVE"), "stop": ("STOP", "")}
+# Prolific's study statuses from which STOP ends recruiting (PUBLISHING is transient).
+RECRUITING = {"PUBLISHING", "SCHEDULED", "ACTIVE", "PAUSED"}
+STOPPED = {"AWAITING REVIEW", "COMPLETED"}
 
 
 @transaction.atomic
@@ -63,7 +73,11 @@ def study_prepare(
     if min_approval_rate is not None and not 0 <= min_approval_rate <= 100:
         raise ValueError("The approval rate is a percentage from 0 to 100.")
     batch.provider = Provider.PROLIFIC
-    batch.save(update_fields=["provider"])
+    # Parable's reservations last at least as long as Prolific lets a participant work.
+    batch.time_allowed_seconds = max(
+        batch.time_allowed_seconds, 60 * maximum_allowed_floor(estimated_minutes)
+    )
+    batch.save(update_fields=["provider", "time_allowed_seconds"])
     study, _ = Study.objects.update_or_create(
         batch=batch,
         defaults={
@@ -95,19 +109,47 @@ def study_reward_cents(*, study: Study) -> int:
     return study.batch.reward_cents * study.items_per_session
 
 
+def study_maximum_minutes(*, study: Study) -> int:
+    """The maximum allowed time Prolific gets: the batch's time allowed, raised to Prolific's
+    floor for the estimate."""
+    floor = maximum_allowed_floor(study.estimated_minutes)
+    return max(math.ceil(study.batch.time_allowed_seconds / 60), floor)
+
+
+def study_quote(*, study: Study, client: ProlificClient) -> dict:
+    """Prolific's price for the study, read only: `total_cost` is Prolific's (rewards, fees and
+    VAT together: its calculator gives no breakdown); `rewards` is places × reward, which is
+    what a reward means ("the total reward you pay a participant":
+    https://docs.prolific.com/api-reference/studies/the-study-object); `fees_and_vat` is
+    the rest of Prolific's total."""
+    places, reward = study_places(study=study), study_reward_cents(study=study)
+    total = client.study_cost(reward=reward, total_available_places=places)["total_cost"]
+    return {
+        "total_cost": total,
+        "rewards": reward * places,
+        "fees_and_vat": total - reward * places,
+        "total_available_places": places,
+        "reward": reward,
+    }
+
+
 def study_cost(*, study: Study, client: ProlificClient | None = None) -> dict:
-    """Prolific's own price for the study (rewards, fees and VAT), stored on the study."""
-    client = client or ProlificClient()
-    places = study_places(study=study)
-    cost = client.study_cost(reward=study_reward_cents(study=study), total_available_places=places)
+    """Prolific's price for the study (`study_quote`), stored on the study."""
+    quote = study_quote(study=study, client=client or ProlificClient())
     Study.objects.filter(pk=study.pk).update(
-        cost_cents=round(cost["total_cost"]), total_available_places=places
+        cost_cents=round(quote["total_cost"]),
+        total_available_places=quote["total_available_places"],
     )
-    return {**cost, "total_available_places": places, "reward": study_reward_cents(study=study)}
+    return quote
 
 
 def study_fields(*, study: Study) -> dict:
-    """The body of POST /studies/ for the study (a draft on Prolific)."""
+    """The body of POST /studies/ for the study (a draft on Prolific), in PROLIFIC_PROJECT_ID."""
+    if not settings.PROLIFIC_PROJECT_ID:
+        raise ProlificError(
+            "Set PROLIFIC_PROJECT_ID: a study created without a project bills the personal "
+            "balance, not the workspace's."
+        )
     batch = study.batch
     entry = settings.PARABLE_PUBLIC_URL.rstrip("/") + reverse("prolific:enter")
     filters = []
@@ -148,14 +190,12 @@ def study_fields(*, study: Study) -> dict:
         ],
         "total_available_places": study_places(study=study),
         "estimated_completion_time": study.estimated_minutes,
-        "maximum_allowed_time": math.ceil(batch.time_allowed_seconds / 60),
+        "maximum_allowed_time": study_maximum_minutes(study=study),
         "reward": study_reward_cents(study=study),
         "device_compatibility": study.device_compatibility or ["desktop"],
         "submissions_config": {"max_submissions_per_participant": 1},
         "filters": filters,
-        # The project (of the workspace the blocklist group is made in); the account's
-        # default project when unset.
-        **({"project": settings.PROLIFIC_PROJECT_ID} if settings.PROLIFIC_PROJECT_ID else {}),
+        "project": settings.PROLIFIC_PROJECT_ID,
     }
 
 
@@ -193,25 +233,6 @@ def study_draft_create(*, study: Study, client: ProlificClient | None = None) ->
     return locked
 
 
-def study_publish_confirmed(
-    *, study: Study, cost_cents: int, client: ProlificClient | None = None
-) -> Batch:
-    """The researcher saw `cost_cents` and confirmed: create the draft on Prolific (committed
-    on its own, so a failed publish is retried on it), then publish the batch."""
-    from crowd.batches import batch_publish
-
-    client = client or ProlificClient()
-    quoted = study_cost(study=study, client=client)["total_cost"]
-    if round(quoted) != cost_cents:
-        raise ValueError(
-            f"Prolific now quotes {round(quoted)} cents, not the {cost_cents} you confirmed: "
-            "check the new cost and confirm again."
-        )
-    Study.objects.filter(pk=study.pk).update(cost_confirmed_at=timezone.now())
-    study_draft_create(study=study, client=client)
-    return batch_publish(batch=study.batch)
-
-
 def study_publish(*, study: Study, client: ProlificClient | None = None) -> str:
     """Publish the study on Prolific (creating its draft first if needed); returns its id.
 
@@ -224,7 +245,7 @@ def study_publish(*, study: Study, client: ProlificClient | None = None) -> str:
     study = study_draft_create(study=study, client=client)
     if study.status in ("", "UNPUBLISHED"):
         published = client.study_transition(study_id=study.study_id, action="PUBLISH")
-        study.status = published.get("status", "ACTIVE")
+        study.status = published.get("status") or "PUBLISHING"
         study.save(update_fields=["status"])
     return study.study_id
 
@@ -239,6 +260,10 @@ def blocklist_group(*, client: ProlificClient) -> str:
     )
     if existing:
         return existing
+    if not settings.PROLIFIC_WORKSPACE_ID:
+        raise ProlificError(
+            "Set PROLIFIC_WORKSPACE_ID: Prolific makes the blocklist group in a workspace."
+        )
     group = client.participant_group_create(
         name="Parable blocklist", workspace_id=settings.PROLIFIC_WORKSPACE_ID
     )
@@ -254,31 +279,69 @@ def blocklist_group(*, client: ProlificClient) -> str:
 
 def study_transition(*, study: Study, action: str, client: ProlificClient | None = None) -> Study:
     """Pause, resume or stop the study on Prolific (called outside any transaction; its
-    answer is written after)."""
+    answer is written after). A pause is recorded as Parable's before it is asked for, so
+    that a study Prolific pauses on its own is told apart (`Study.paused_on_prolific`)."""
     if action not in TRANSITIONS:
         raise ValueError(f"Unknown study action {action!r}.")
     if not study.study_id:
         raise ValueError("The study is not on Prolific yet: publish its batch first.")
     client = client or ProlificClient()
+    if action == "pause":
+        Study.objects.filter(pk=study.pk).update(pause_requested_at=timezone.now())
     answer = client.study_transition(study_id=study.study_id, action=TRANSITIONS[action][0])
     study.status = answer.get("status") or TRANSITIONS[action][1]
-    Study.objects.filter(pk=study.pk).update(status=study.status)
+    fields = {"status": study.status}
+    if action != "pause":
+        fields["pause_requested_at"] = None
+    Study.objects.filter(pk=study.pk).update(**fields)
+    study.refresh_from_db()
     return study
 
 
+def study_stop(*, study: Study, client: ProlificClient | None = None) -> Study:
+    """Stop the study if Prolific still has it recruiting (as Prolific has it now, which may
+    be PUBLISHING, or PAUSED by Prolific on its own); a study Parable knows has stopped
+    (awaiting review or completed, as Prolific last said) is left alone."""
+    if not study.study_id or study.status in STOPPED:
+        return study
+    client = client or ProlificClient()
+    status = client.study_get(study_id=study.study_id).get("status", "")
+    if status not in RECRUITING:
+        study_status_record(study=study, status=status)
+        return study
+    return study_transition(study=study, action="stop", client=client)
+
+
+def study_status_record(*, study: Study, status: str) -> None:
+    """Keep Prolific's status of the study, as a sync or a webhook read it."""
+    if status:
+        fields = {"status": status[:32]}
+        if status != "PAUSED":
+            fields["pause_requested_at"] = None
+        Study.objects.filter(pk=study.pk).update(**fields)
+
+
 def study_places_add(*, study: Study, places: int, client: ProlificClient | None = None) -> Study:
-    """Open more places (e.g. to refill rejected work); Prolific's places only grow.
-    Prolific is called outside any transaction; its count is written after."""
+    """Open more places (e.g. to refill rejected work); Prolific's places only grow. A study
+    that Prolific paused on its own (it pauses a full study when a submission is rejected or
+    returned) is resumed, so that the places recruit; one the researcher paused stays
+    paused. Prolific is called outside any transaction; its answers are written after."""
     if places < 1:
         raise ValueError("Add at least one place.")
     if not study.study_id:
         raise ValueError("The study is not on Prolific yet: publish its batch first.")
     client = client or ProlificClient()
     study = Study.objects.get(pk=study.pk)
+    study_status_record(
+        study=study, status=client.study_get(study_id=study.study_id).get("status", "")
+    )
+    study.refresh_from_db()
     answer = client.study_update(
         study_id=study.study_id,
         fields={"total_available_places": study.total_available_places + places},
     )
     study.total_available_places = answer["total_available_places"]
     Study.objects.filter(pk=study.pk).update(total_available_places=study.total_available_places)
+    if study.paused_on_prolific:
+        return study_transition(study=study, action="resume", client=client)
     return study

@@ -28,8 +28,12 @@ from prolific.client import ProlificClient, ProlificError
 from prolific.models import REVIEWABLE, Study, Submission, WebhookEvent, WebhookRefusal
 from prolific.sessions import submission_record
 from prolific.signatures import signature
+from prolific.studies import study_status_record
 
 ID = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+EVENT_TYPE = re.compile(r"[a-z][a-z0-9_.]{0,63}")
+# Refused deliveries kept for the admin: the newest this many (anyone can post refusals).
+REFUSALS_KEPT = 200
 logger = logging.getLogger(__name__)
 
 
@@ -47,9 +51,8 @@ def study_sync(*, study: Study, client: ProlificClient | None = None, now=None) 
     rows = client.study_submissions(study_id=study.study_id)
     for data in rows:
         submission_record(study=study, data=data)
-    Study.objects.filter(pk=study.pk).update(
-        status=remote.get("status", study.status), synced_at=now
-    )
+    study_status_record(study=study, status=str(remote.get("status") or ""))
+    Study.objects.filter(pk=study.pk).update(synced_at=now)
     unvouched_release(batch=study.batch, now=now)
     return len(rows)
 
@@ -151,7 +154,8 @@ def webhook_refusal(*, body: bytes, timestamp: str, signature_header: str, now=N
 
 
 def webhook_refusal_record(*, reason: str, event_id: str, timestamp: str, body: bytes) -> None:
-    """Log a refused delivery and keep it for the admin (Prolific › Refused deliveries)."""
+    """Log a refused delivery and keep it for the admin (Prolific › Webhook refusals): the
+    newest REFUSALS_KEPT only, since anyone can post one."""
     logger.warning("prolific: webhook delivery %r refused: %s", event_id[:128], reason)
     WebhookRefusal.objects.create(
         reason=reason[:500],
@@ -159,6 +163,10 @@ def webhook_refusal_record(*, reason: str, event_id: str, timestamp: str, body: 
         timestamp=_printable(timestamp)[:64],
         body=body[:2000].decode("utf-8", "replace").replace("\x00", ""),
     )
+    kept = WebhookRefusal.objects.order_by("-id").values_list("id", flat=True)
+    oldest_kept = list(kept[REFUSALS_KEPT - 1 : REFUSALS_KEPT])
+    if oldest_kept:
+        WebhookRefusal.objects.filter(id__lt=oldest_kept[0]).delete()
 
 
 def _printable(text: str) -> str:
@@ -195,7 +203,11 @@ def webhook_receive(
     event_id = event_id or hashlib.sha256(body).hexdigest()
     if not ID.fullmatch(event_id):
         raise WebhookRejected("The X-Event-ID header is not a valid id.")
-    event_type = str(event.get("event_type", ""))[:64]
+    event_type = event.get("event_type", "")
+    if not isinstance(event_type, str) or not (
+        event_type == "" or EVENT_TYPE.fullmatch(event_type)
+    ):
+        raise WebhookRejected("The delivery's event_type is not an event type.")
     if WebhookEvent.objects.filter(event_id=event_id).exists():
         return "repeat"
     client = client or ProlificClient()
@@ -233,10 +245,9 @@ def webhook_receive(
 def study_event_record(*, study: Study, event_type: str, data: dict) -> None:
     """Prolific's study changed: its status is kept, a study Prolific completed closes its
     batch, and a high return rate is flagged for the researcher (who may pause it)."""
-    status = str(data.get("status") or study.status)[:32]
-    fields = {"status": status}
+    status = str(data.get("status") or study.status)
+    study_status_record(study=study, status=status)
     if event_type == "study.has_high_return_rate":
-        fields["high_return_rate_at"] = timezone.now()
-    Study.objects.filter(pk=study.pk).update(**fields)
+        Study.objects.filter(pk=study.pk).update(high_return_rate_at=timezone.now())
     if status == "COMPLETED" and study.batch.status == Batch.Status.PUBLISHED:
         batch_close(batch=study.batch)

@@ -238,7 +238,8 @@ def prolific_batch_create(
     """A batch run as a Prolific study (prepared, and published unless told otherwise);
     write batches take `proverbs`, align/rate/choose batches a `source_batch`."""
     from crowd.batches import batch_create as batch_create_service
-    from prolific.studies import study_cost, study_prepare, study_publish_confirmed
+    from prolific.preflight import study_publish_confirmed
+    from prolific.studies import study_cost, study_prepare
 
     proverbs = fields.pop("proverbs", [])
     fields.setdefault("name", f"Prolific batch {next(_sequence)}")

@@ -1,7 +1,8 @@
 """A local stand-in of Prolific's API for tests and for trying Parable without an account.
 
 It answers the endpoints Parable uses with Prolific's documented request and
-response shapes and status codes, keeps its state in memory, answers 429 on
+response shapes and status codes, keeps its state in memory (one workspace with a
+project and a wallet, and the researcher's personal balance), answers 429 on
 demand and delivers signed `submission.status.change` webhooks. A few pages
 outside the API play the participant's side: `/` lists published studies,
 `/_standin/take/<study>/` starts a submission and sends the participant to the
@@ -30,8 +31,17 @@ class StandIn:
         token: str = "standin-token",
         webhook_secret: str = "standin-webhook-secret",
         page_size: int = 50,
+        workspace_id: str = "standin-workspace",
+        project_id: str = "standin-project",
     ):
-        self.state = StandInState(token=token, webhook_secret=webhook_secret, page_size=page_size)
+        self.state = StandInState(
+            token=token,
+            webhook_secret=webhook_secret,
+            page_size=page_size,
+            workspace_id=workspace_id,
+            project_id=project_id,
+        )
+        self.workspace_id, self.project_id = workspace_id, project_id
         handler = type("BoundHandler", (Handler,), {"state": self.state})
         self.server = ThreadingHTTPServer((host, port), handler)
         self.server.daemon_threads = True

@@ -1,9 +1,16 @@
 """The stand-in's HTTP handler: dispatch, failures on demand, auth, and the participant's
-pages (study list, start, completion) that are not part of Prolific's API."""
+pages (study list, start, completion) that are not part of Prolific's API.
+
+A path is answered with or without its trailing slash, as the real API answers the
+clients that leave it out (Prolific's own CLI calls `/api/v1/users/me` and
+`/api/v1/hooks/subscriptions?workspace_id=...`: prolific-oss/cli client/client.go).
+Every call is answered, malformed ones in Prolific's error shape: a handler that fails
+answers 500 in that shape rather than dropping the connection."""
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 import time
 from html import escape
@@ -12,6 +19,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from prolific.standin.api import ApiRoutes
 from prolific.standin.state import API, ApiError, StandInState
+
+logger = logging.getLogger(__name__)
 
 
 class Handler(ApiRoutes, BaseHTTPRequestHandler):
@@ -40,9 +49,10 @@ class Handler(ApiRoutes, BaseHTTPRequestHandler):
             if not path.startswith(API):
                 self._pages(method, path, query)
                 return
+            path = path if path.endswith("/") else f"{path}/"
             with self.state.lock:
                 self.state.requests.append((method, path))
-            self.state.approvals_process()
+            self.state.background_process()
             failure = self._failure(path)
             if failure and not failure[3]:
                 self._raise(failure)
@@ -55,6 +65,10 @@ class Handler(ApiRoutes, BaseHTTPRequestHandler):
                 self._raise(failure)
         except ApiError as error:
             self._send_json(error.status, error.body)
+            return
+        except Exception:
+            logger.exception("prolific stand-in: %s %s failed", method, path)
+            self._send_json(500, ApiError(500, "Server error.", title="Server error").body)
             return
         self._send_json(status, payload, headers)
 
@@ -86,7 +100,7 @@ class Handler(ApiRoutes, BaseHTTPRequestHandler):
         return data
 
     def _send_json(self, status: int, payload, headers: dict | None = None) -> None:
-        data = json.dumps(payload).encode()
+        data = b"" if payload is None else json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))

@@ -1,5 +1,15 @@
-"""The stand-in's state: studies, submissions, bonuses, groups, messages, hooks, in memory;
-failures on demand and signed webhook deliveries."""
+"""The stand-in's state: workspaces and their wallets, projects, studies, submissions,
+bonuses, groups, messages, hooks, in memory; failures on demand and signed webhook
+deliveries.
+
+Money sits in wallets as Prolific keeps it: each workspace has its own balance
+(https://docs.prolific.com/api-reference/workspaces/get-workspace-balance), and the
+researcher's personal balance (GET /users/me/) is another. A study created in a
+project spends its workspace's wallet; one created without a project spends the
+personal balance. Publishing checks the wallet holds the study's cost and locks it
+("Checking if your account has sufficient balance to pay participants; Locking the
+amount required": https://docs.prolific.com/api-reference/studies).
+"""
 
 from __future__ import annotations
 
@@ -42,6 +52,17 @@ COUNTRIES = {"1": "United Kingdom", "2": "United States", "3": "Ireland", "4": "
 LANGUAGES = {"19": "English", "20": "French", "21": "German"}
 # GET /reward-recommendations/: (minimum, recommended) per hour, in hundredths.
 REWARD_RATES = {"GBP": (900, 1200), "USD": (1200, 1500), "EUR": (1000, 1350)}
+# Submissions that have used up a place of the study (done, and not rejected or returned).
+DONE = {"AWAITING REVIEW", "APPROVED"}
+
+
+def study_cost_cents(*, reward: float, places: float) -> float:
+    """The stand-in account's price of a study: the rewards, a third on top as Prolific's
+    fee, and VAT of a fifth on that fee. Prolific's calculator returns only the total
+    (https://docs.prolific.com/api-reference/studies/calculate-study-cost)."""
+    rewards = reward * places
+    fees = round(rewards / 3)
+    return float(rewards + fees + round(fees * 0.2))
 
 
 def now_iso() -> str:
@@ -65,12 +86,44 @@ class ApiError(Exception):
 class StandInState:
     """Everything the stand-in knows; one lock guards it."""
 
-    def __init__(self, *, token: str, webhook_secret: str, page_size: int):
+    def __init__(
+        self,
+        *,
+        token: str,
+        webhook_secret: str,
+        page_size: int,
+        workspace_id: str = "standin-workspace",
+        project_id: str = "standin-project",
+    ):
         self.lock = threading.RLock()
         self.token = token
-        self.webhook_secret = webhook_secret
         self.page_size = page_size
-        self.balance = 500_000
+        # The researcher's personal balance (GET /users/me/), apart from any workspace's.
+        self.personal = {"currency_code": "GBP", "available_balance": 500_000}
+        # A workspace's wallet: GET /workspaces/{id}/balance/ in the currency's hundredths.
+        self.workspaces: dict[str, dict] = {
+            workspace_id: {
+                "id": workspace_id,
+                "title": "Stand-in workspace",
+                "currency_code": "GBP",
+                "available_balance": 500_000,
+            }
+        }
+        self.projects: dict[str, dict] = {
+            project_id: {"id": project_id, "title": "Stand-in project", "workspace": workspace_id}
+        }
+        # One hook secret per workspace ("you can only have one active secret per workspace
+        # at a time": https://docs.prolific.com/documentation/core-concepts/
+        # monitoring-study-progress).
+        self.secrets: dict[str, str] = {workspace_id: webhook_secret}
+        self.default_workspace = workspace_id
+        # Studies published and still being processed by Prolific (PUBLISHING); they
+        # become ACTIVE at the next request unless this is set.
+        self.publishing_held = False
+        # How POST /hooks/subscriptions/ answers: "results", as the API reference documents
+        # it; "object", the subscription itself, as Prolific's monitoring guide describes
+        # it; "empty", a fault on demand (no subscription in the answer).
+        self.subscription_shape = "results"
         # GET /filters/: what the account may filter on (tests remove or rename entries).
         self.filters: list[dict] = [
             {
@@ -122,13 +175,44 @@ class StandInState:
         with self.lock:
             self.failures.append([path, status, count, after, delay])
 
-    def approvals_process(self) -> None:
-        """Carry out the bulk approvals received so far (before each later request)."""
+    def background_process(self) -> None:
+        """What Prolific does on its own between calls (before each later request): carry
+        out the bulk approvals received so far, and finish publishing studies."""
         with self.lock:
             pending, self.approvals_pending = self.approvals_pending, []
         for submission_id in pending:
             if self.submissions[submission_id]["status"] == "AWAITING REVIEW":
                 self.submission_set_status(submission_id=submission_id, status="APPROVED")
+        self.publishing_process()
+
+    def publishing_process(self) -> None:
+        """PUBLISHING is transient: "Study publish has been triggered and is being
+        processed" (https://docs.prolific.com/api-reference/studies/the-study-object); the
+        study is ACTIVE once processed, unless `publishing_held` keeps it publishing."""
+        with self.lock:
+            if self.publishing_held:
+                return
+            published = [s["id"] for s in self.studies.values() if s["status"] == "PUBLISHING"]
+            for study_id in published:
+                self.studies[study_id]["status"] = "ACTIVE"
+        for study_id in published:
+            self.study_event(study_id=study_id)
+
+    def wallet(self, study: dict) -> dict:
+        """The wallet a study spends: its project's workspace, else the personal balance."""
+        project = self.projects.get(study.get("project") or "")
+        if project is not None:
+            return self.workspaces[project["workspace"]]
+        return self.personal
+
+    @property
+    def balance(self) -> int:
+        """The personal balance, in hundredths."""
+        return self.personal["available_balance"]
+
+    @balance.setter
+    def balance(self, value: int) -> None:
+        self.personal["available_balance"] = value
 
     def submission_record(self, submission: dict) -> dict:
         """One submission as GET /submissions/{id}/ returns it: `participant` and
@@ -149,6 +233,7 @@ class StandInState:
 
     def submission_start(self, *, study_id: str, participant_id: str = "") -> dict:
         """A participant starts the study on Prolific: an ACTIVE submission."""
+        self.publishing_process()
         with self.lock:
             study = self.studies[study_id]
             if study["status"] != "ACTIVE":
@@ -182,15 +267,44 @@ class StandInState:
         )
 
     def submission_set_status(self, *, submission_id: str, status: str, code: str = "") -> dict:
+        """Move a submission on (the participant completes, returns or times out; the
+        researcher approves or rejects). A full study whose done submissions await review
+        is paused when one of them is rejected or returned: "If a study has reached the
+        total number of submissions and these show as 'Awaiting review', it will be
+        automatically paused when either of these occurs: You reject one of those
+        submissions; A participant decides to return their submission"
+        (https://researcher-help.prolific.com/hc/en-gb/articles/360010963354-Pausing-stopping-a-study)."""
+        paused = False
         with self.lock:
             submission = self.submissions[submission_id]
+            study = self.studies[submission["study_id"]]
+            was_full = self.places_done(study["id"]) >= study["total_available_places"]
+            before = submission["status"]
             submission["status"] = status
             if code:
                 submission["study_code"] = code
             if status == "AWAITING REVIEW":
                 submission["completed_at"] = now_iso()
+            if (
+                before == "AWAITING REVIEW"
+                and status in ("REJECTED", "RETURNED")
+                and was_full
+                and study["status"] in ("ACTIVE", "AWAITING REVIEW")
+            ):
+                study["status"] = "PAUSED"
+                paused = True
         self.deliver(submission)
+        if paused:
+            self.study_event(study_id=study["id"])
         return submission
+
+    def places_done(self, study_id: str) -> int:
+        with self.lock:
+            return sum(
+                1
+                for submission in self.submissions.values()
+                if submission["study_id"] == study_id and submission["status"] in DONE
+            )
 
     def deliver(self, submission: dict) -> None:
         """Send a signed submission.status.change to every confirmed subscription, shaped
@@ -212,13 +326,13 @@ class StandInState:
     def send_event(self, *, event: dict, event_id: str, happened_at: str) -> None:
         with self.lock:
             targets = [
-                hook["target_url"]
+                (hook["target_url"], hook["workspace_id"])
                 for hook in self.subscriptions.values()
                 if hook["is_enabled"] and hook["event_type"] == event["event_type"]
             ]
-        for target in targets:
+        for target, workspace_id in targets:
             body, headers = self.signed_delivery(
-                event=event, event_id=event_id, happened_at=happened_at
+                event=event, event_id=event_id, happened_at=happened_at, workspace_id=workspace_id
             )
             try:
                 status = requests.post(target, data=body, headers=headers, timeout=10).status_code
@@ -236,9 +350,16 @@ class StandInState:
                 )
 
     def signed_delivery(
-        self, *, event: dict, event_id: str, happened_at: str, sent_at: float | None = None
+        self,
+        *,
+        event: dict,
+        event_id: str,
+        happened_at: str,
+        sent_at: float | None = None,
+        workspace_id: str = "",
     ):
-        """The body and headers of one delivery attempt, signed now (or at `sent_at`)."""
+        """The body and headers of one delivery attempt, signed now (or at `sent_at`) with
+        the workspace's secret (the default workspace's unless named)."""
         body = json.dumps(event).encode()
         timestamp = str(int(time.time() if sent_at is None else sent_at))
         headers = {
@@ -247,7 +368,9 @@ class StandInState:
             "X-Timestamp": happened_at,
             "X-Prolific-Request-Timestamp": timestamp,
             "X-Prolific-Request-Signature": signature(
-                secret=self.webhook_secret, timestamp=timestamp, body=body
+                secret=self.secrets[workspace_id or self.default_workspace],
+                timestamp=timestamp,
+                body=body,
             ),
         }
         return body, headers

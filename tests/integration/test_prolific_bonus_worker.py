@@ -17,7 +17,7 @@ from prolific.sessions import session_assignments
 from prolific.submissions import study_sync
 from prolific.tasks import bonus_pay_task, studies_sync_task
 from tests.integration.processes import celery_worker, child_pids, wait_until
-from tests.prolific.conftest import TOKEN, WEBHOOK_SECRET, standin_start
+from tests.prolific.conftest import TOKEN, standin_settings, standin_start
 from tests.prolific.helpers import finish_on_prolific, submit_all, take_part, write_study
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -26,10 +26,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def standin(settings):
     server = standin_start()
-    settings.PROLIFIC_API_URL = server.api_url
-    settings.PROLIFIC_API_TOKEN = TOKEN
-    settings.PROLIFIC_WEBHOOK_SECRET = WEBHOOK_SECRET
-    settings.PROLIFIC_COMPLETION_URL = f"{server.url}/submissions/complete"
+    standin_settings(settings, server)
     yield server
     server.stop()
 

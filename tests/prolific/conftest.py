@@ -22,12 +22,23 @@ def standin_start(**options) -> StandIn:
     raise RuntimeError("No free port in 27200-27399 for the Prolific stand-in.")
 
 
+def standin_settings(settings, server: StandIn) -> None:
+    """Point Parable at the stand-in as at a real account: token, workspace, project,
+    webhook secret and completion URL."""
+    settings.PROLIFIC_API_URL = server.api_url
+    settings.PROLIFIC_API_TOKEN = TOKEN
+    settings.PROLIFIC_WORKSPACE_ID = server.workspace_id
+    settings.PROLIFIC_PROJECT_ID = server.project_id
+    settings.PROLIFIC_WEBHOOK_SECRET = WEBHOOK_SECRET
+    settings.PROLIFIC_COMPLETION_URL = f"{server.url}/submissions/complete"
+    # Nothing listens there: a test that needs Parable's public URL to answer sets the
+    # live server's (the pre-flight check asks it, never anything off this machine).
+    settings.PARABLE_PUBLIC_URL = "http://127.0.0.1:9"
+
+
 @pytest.fixture
 def standin(settings):
     server = standin_start(page_size=2)
-    settings.PROLIFIC_API_URL = server.api_url
-    settings.PROLIFIC_API_TOKEN = TOKEN
-    settings.PROLIFIC_WEBHOOK_SECRET = WEBHOOK_SECRET
-    settings.PROLIFIC_COMPLETION_URL = f"{server.url}/submissions/complete"
+    standin_settings(settings, server)
     yield server
     server.stop()

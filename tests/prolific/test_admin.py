@@ -50,12 +50,12 @@ def test_researcher_prepares_sees_the_cost_then_publishes(client, researcher, st
     assert page.context["cost"]["total_available_places"] == 3  # 2 items x 3 / 2 per session
     assert standin.state.studies == {}  # nothing on Prolific before confirming
     total = page.context["cost"]["total_cost"]
-    assert f'data-testid="total-cost">{total}<' in page.content.decode()
-    client.post(response.url, {"confirm_publish": "1", "cost_cents": str(total)})
+    assert f'data-testid="total-cost">{round(total)}<' in page.content.decode()
+    client.post(response.url, {"confirm_publish": "1", "cost_cents": str(round(total))})
     batch.refresh_from_db()
     assert batch.status == Batch.Status.PUBLISHED
     remote = standin.state.studies[Study.objects.get(batch=batch).study_id]
-    assert remote["status"] == "ACTIVE" and remote["reward"] == 80
+    assert remote["status"] == "PUBLISHING" and remote["reward"] == 80
 
 
 def test_reviewer_cannot_prepare_or_publish(client, reviewer, standin):
@@ -81,7 +81,8 @@ def test_study_list_shows_status_counts_and_balance(client, researcher, standin)
     row = listing.context["cl"].result_list[0]
     assert (row.session_count, row.awaiting_count, row.unvouched_count) == (1, 1, 0)
     shown = [str(message) for message in listing.context["messages"]]
-    assert any("balance 5000.00 GBP" in message for message in shown)
+    # The workspace's funds, less the 6.30 GBP the published study locked.
+    assert "Prolific workspace standin-workspace: 4993.70 GBP available to spend" in shown
 
 
 def test_manage_page_pauses_and_adds_places(client, researcher, standin):
@@ -158,16 +159,9 @@ def test_filters_are_found_by_what_they_are_and_a_missing_one_is_said(client, re
     assert "has no “Current country of residence” filter" in countries.help_text
 
 
-def test_the_study_is_created_in_the_configured_project(standin, settings):
-    settings.PROLIFIC_PROJECT_ID = "project-7"
-    batch = write_study()
-    assert standin.state.studies[batch.prolific_study.study_id]["project"] == "project-7"
-
-
 def test_cost_page_shows_the_currency_and_the_hourly_rate_against_prolifics_minimum(
-    client, researcher, standin, settings
+    client, researcher, standin
 ):
-    settings.PROLIFIC_WORKSPACE_ID = "ws1"
     batch = draft_batch()  # 40 cents an item
     client.force_login(researcher)
     client.post(
@@ -186,3 +180,47 @@ def test_cost_page_shows_the_currency_and_the_hourly_rate_against_prolifics_mini
     assert "<strong>4.80 GBP an hour</strong>" in page
     assert "Prolific's minimum is 9.00" in page
     assert "raise the reward or lower the estimated time" in page
+
+
+def test_the_manage_page_shows_the_preflight_and_refuses_a_publish_that_would_fail(
+    client, researcher, standin
+):
+    standin.state.workspaces[standin.workspace_id]["available_balance"] = 100
+    study = write_study(publish=False).prolific_study
+    client.force_login(researcher)
+    manage = reverse("admin:prolific_study_manage", args=[study.pk])
+    page = client.get(manage)
+    checks = {check.name: check for check in page.context["checks"]}
+    assert not checks["Balance"].ok and checks["Token"].ok and checks["Project"].ok
+    html = page.content.decode()
+    assert "1.00 GBP available in the workspace, and this study costs 6.30 GBP" in html
+    assert (
+        'name="confirm_publish" value="Confirm cost and publish" class="default" disabled' in html
+    )
+    refused = client.post(manage, {"confirm_publish": "1", "cost_cents": "630"}, follow=True)
+    assert "Publishing is refused until this is fixed: Balance:" in refused.content.decode()
+    assert standin.state.studies == {}
+    assert Batch.objects.get(pk=study.batch_id).status == Batch.Status.DRAFT
+
+
+def test_a_study_prolific_paused_on_its_own_is_said_on_its_page(client, researcher, standin):
+    study = write_study().prolific_study
+    Study.objects.filter(pk=study.pk).update(status="PAUSED")  # as a sync read it
+    client.force_login(researcher)
+    page = client.get(reverse("admin:prolific_study_manage", args=[study.pk])).content.decode()
+    assert 'data-testid="paused-on-prolific"' in page
+    Study.objects.filter(pk=study.pk).update(pause_requested_at=study.created_at)
+    page = client.get(reverse("admin:prolific_study_manage", args=[study.pk])).content.decode()
+    assert 'data-testid="paused-on-prolific"' not in page
+
+
+def test_a_prepared_batch_not_on_prolific_yet_can_be_prepared_again(client, researcher, standin):
+    prepared = write_study(publish=False)
+    published = batch_create(
+        name="Published elsewhere", task_type="write", items=[{"proverb": proverb_create()}]
+    )
+    Batch.objects.filter(pk=published.pk).update(status=Batch.Status.PUBLISHED)
+    client.force_login(researcher)
+    form = client.get(reverse("admin:prolific_study_add")).context["form"]
+    offered = set(form.fields["batch"].queryset)
+    assert prepared in offered and published not in offered

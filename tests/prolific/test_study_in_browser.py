@@ -38,7 +38,8 @@ def publish_write_study(page, live_server) -> Batch:
     expect(total).to_have_text("210")  # 150 rewards, 50 fees, 10 VAT: Prolific's calculation
     expect(page.locator("[data-testid=study-status]")).to_have_text("not on Prolific")
     page.click("input[name=confirm_publish]")
-    expect(page.locator("[data-testid=study-status]")).to_have_text("ACTIVE")
+    # Prolific's answer: publishing, until it has processed the study.
+    expect(page.locator("[data-testid=study-status]")).to_have_text("PUBLISHING")
     batch.refresh_from_db()
     assert batch.status == Batch.Status.PUBLISHED
     return batch
@@ -75,7 +76,7 @@ def test_write_study_end_to_end_with_webhook(
     settings.PARABLE_PUBLIC_URL = live_server.url
     admin_login(page, live_server, researcher)
     batch = publish_write_study(page, live_server)
-    call_command("prolific_subscribe", workspace="ws1")
+    call_command("prolific_subscribe")
 
     complete_session(browser, standin, batch, "participant1")
     session = ParticipantSession.objects.get()

@@ -6,9 +6,16 @@ import time
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from crowd.models import Assignment
-from prolific.models import ParticipantSession, Submission, WebhookEvent, WebhookRefusal
+from prolific.models import (
+    ParticipantSession,
+    Study,
+    Submission,
+    WebhookEvent,
+    WebhookRefusal,
+)
 from prolific.signatures import signature
 from tests.factories import BIRDS_STORY, invite_path, worker_create
 from tests.prolific.conftest import WEBHOOK_SECRET
@@ -80,6 +87,32 @@ def test_entry_without_parameters_is_refused(client, standin, batch):
     assert not Assignment.objects.exists()
 
 
+def test_a_prolific_participant_sees_no_local_batch_nor_its_name(client, standin, batch):
+    from annotation.models import ContinuationPair
+    from tests.factories import (
+        continuation_batch_create,
+        figurative_import_fixture,
+        figurative_narrative_create,
+        proverb_create,
+        write_batch_create,
+    )
+
+    local = write_batch_create(proverbs=[proverb_create()], name="Lab stories, secret title")
+    figurative_import_fixture("idiom")
+    pairs = [pair.pk for pair in ContinuationPair.objects.order_by("id")]
+    gated = continuation_batch_create(
+        narratives=[figurative_narrative_create()],
+        name="Lab idioms, secret title",
+        settings={"qualification": {"pairs": pairs, "min_correct": 1}},
+    )
+    enter(client, standin, batch)
+    home = client.get("/tasks/")
+    assert home.status_code == 200
+    assert "secret title" not in home.content.decode()
+    assert client.get(f"/tasks/{gated.pk}/qualify/").status_code == 404
+    assert client.get(f"/tasks/{local.pk}/next/").status_code == 404
+
+
 def test_continue_without_a_session_is_refused(client, standin, batch):
     assert client.get(reverse("prolific:continue")).status_code == 403
 
@@ -119,6 +152,27 @@ def test_refused_deliveries_are_shown_in_the_admin(client, researcher, standin, 
     page = client.get(reverse("admin:prolific_webhookrefusal_changelist")).content.decode()
     assert "signature does not match the workspace secret" in page
     assert "&lt;b&gt;ev&lt;/b&gt;" in page and "<b>ev</b>" not in page
+
+
+def test_a_signed_delivery_with_a_nul_in_its_event_type_is_a_400(client, standin, batch):
+    body = json.dumps({"resource_id": "abc", "event_type": "submission.status\u0000"}).encode()
+    response = post_webhook(client, body)
+    assert response.status_code == 400
+    assert response.json() == {"error": "The delivery's event_type is not an event type."}
+    assert not WebhookEvent.objects.exists()
+
+
+def test_refused_deliveries_are_kept_to_the_newest_two_hundred(client, standin):
+    for number in range(230):
+        client.post(
+            reverse("prolific:webhook"),
+            b"{}",
+            content_type="application/json",
+            headers={"X-Event-ID": f"flood-{number}"},
+        )
+    kept = list(WebhookRefusal.objects.order_by("id").values_list("event_id", flat=True))
+    assert len(kept) == 200
+    assert kept[0] == "flood-30" and kept[-1] == "flood-229"
 
 
 def post_delivery(client, body: bytes, headers: dict):
@@ -285,12 +339,25 @@ def test_a_high_return_rate_is_flagged_for_the_researcher(client, researcher, st
     assert 'data-testid="high-return-rate"' in page and 'name="pause"' in page
 
 
+def test_the_studies_list_says_nothing_polls_under_the_embedded_default(
+    client, researcher, standin, batch, settings
+):
+    settings.CELERY_BROKER_URL = ""
+    client.force_login(researcher)
+    listing = client.get(reverse("admin:prolific_study_changelist")).content.decode()
+    assert "Polling keeps studies in sync" not in listing
+    assert "Nothing polls Prolific here" in listing
+    assert "only when someone presses Sync from Prolific" in listing
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/0"
+    Study.objects.update(synced_at=timezone.now())
+    listing = client.get(reverse("admin:prolific_study_changelist")).content.decode()
+    assert "Celery beat polls every study on Prolific every 120 s." in listing
+
+
 def test_the_studies_list_warns_when_no_verified_delivery_came_for_a_day(
     client, researcher, standin, batch, settings
 ):
     from datetime import timedelta
-
-    from django.utils import timezone
 
     client.force_login(researcher)
     listing = reverse("admin:prolific_study_changelist")

@@ -26,6 +26,8 @@ class Command(BaseCommand):
             "Prolific stand-in serving. Put these in .env (or the environment) and `make run`:\n\n"
             f"PROLIFIC_API_URL={standin.api_url}\n"
             f"PROLIFIC_API_TOKEN={token}\n"
+            f"PROLIFIC_WORKSPACE_ID={standin.workspace_id}\n"
+            f"PROLIFIC_PROJECT_ID={standin.project_id}\n"
             f"PROLIFIC_WEBHOOK_SECRET={webhook_secret}\n"
             f"PROLIFIC_COMPLETION_URL={standin.url}/submissions/complete\n\n"
             f"Participants start studies from {standin.url}/ . Stop with Ctrl-C."
