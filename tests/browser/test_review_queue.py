@@ -3,6 +3,7 @@
 import pytest
 
 from annotation.models import Narrative
+from annotation.text import word_count
 from crowd.models import Assignment, SavedReviewMessage
 from tests.browser.helpers import guide_picture
 from tests.factories import (
@@ -112,7 +113,11 @@ def test_flagged_story_shows_its_score_and_a_rejection_names_the_evidence(
 
     batch = batch_create(task_type="write", status="published", name="Pilot")
     narrative = crowd_narrative_create(
-        proverb=proverb_create(BIRDS), batch=batch, status="submitted", text=BIRDS_STORY
+        proverb=proverb_create(BIRDS),
+        batch=batch,
+        status="submitted",
+        text=BIRDS_STORY,
+        word_count=word_count(BIRDS_STORY),  # as a submit stores it; the guide shows it
     )
     NarrativeIntegrity.objects.create(
         narrative=narrative, telemetry=writing_record(typed=0, keys=0, pasted=160)
