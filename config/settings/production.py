@@ -22,7 +22,7 @@ if env.bool("DEBUG", default=False):
     raise ImproperlyConfigured("DEBUG must be off in production.")
 DEBUG = False
 
-# Keep database connections open between requests (see README, "Serving many workers").
+# Keep database connections open between requests (see docs/deploying.md, "Serving many workers").
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=600)  # noqa: F405
 
 # Static files served by the app itself behind gunicorn.

@@ -5,6 +5,7 @@ import pytest
 from annotation.models import ChoiceAnswer, Proverb, Rating, SpanPair
 from annotation.spans import PALETTE
 from crowd.models import Assignment
+from tests.browser.helpers import guide_picture
 from tests.factories import (
     crowd_narrative_create,
     invite_path,
@@ -86,6 +87,7 @@ def test_drag_selects_spans_in_both_texts_and_pairs_them_in_one_colour(align_pag
     page.click("[data-testid=pair]")
     second = token(page, "narrative", 9).evaluate("el => getComputedStyle(el).backgroundColor")
     assert second == rgb(PALETTE[1])
+    guide_picture(page, "align-task", element=page.locator("#task"))
     page.click("[data-testid=submit]")
     page.wait_for_selector("[data-testid=next-link]")
     rows = list(SpanPair.objects.order_by("position"))
@@ -222,6 +224,7 @@ def test_number_keys_rate_each_criterion_in_turn_and_enter_submits(page, live_se
     page.click("[data-testid=criterion-fluency] legend")  # a click picks a criterion
     page.keyboard.press("1")
     assert page.is_checked("[data-testid=criterion-fluency] input[value='1']")
+    guide_picture(page, "rate-task", element=page.locator("#task"))
     page.keyboard.press("Enter")
     page.wait_for_selector("[data-testid=next-link]")
     stored = dict(Rating.objects.values_list("criterion", "value"))
@@ -244,6 +247,7 @@ def test_number_keys_choose_an_option_and_enter_submits(page, live_server):
     page.keyboard.press("3")
     third = page.locator(".option-text").nth(2).inner_text()
     assert page.locator("[data-testid=option]").nth(2).is_checked()
+    guide_picture(page, "choose-task", element=page.locator("#task"))
     page.keyboard.press("Enter")
     page.wait_for_selector("[data-testid=next-link]")
     assert ChoiceAnswer.objects.get().chosen.text == third

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.browser.helpers import admin_login, csp_violations
+from tests.browser.helpers import admin_login, csp_violations, guide_picture
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -15,4 +15,5 @@ def test_api_docs_list_the_operations(live_server, page, researcher):
     paths = page.locator(".opblock-summary-path").all_inner_texts()
     assert "/api/proverbs/" in [path.replace("\u200b", "") for path in paths]
     assert len(paths) > 10
+    guide_picture(page, "api-docs")
     assert violations == []

@@ -6,6 +6,7 @@ from playwright.sync_api import expect
 
 from annotation.models import ClozeResponse
 from crowd.workers import invite_token
+from tests.browser.helpers import guide_picture
 from tests.factories import (
     crowd_narrative_create,
     proverb_create,
@@ -48,6 +49,8 @@ def test_a_fragment_is_refused_with_its_reason_and_a_full_sentence_accepted(
     expect(check).to_have_attribute("data-missing", "verb subject")
     submit = page.locator("#submit")
     expect(submit).to_be_disabled()
+    if condition == "arguments":
+        guide_picture(page, "cloze-task", element=page.locator("#task"))
 
     answer.fill("")
     answer.press_sequentially("Her dog found them under the sofa.")

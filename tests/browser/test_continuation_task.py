@@ -13,7 +13,7 @@ from annotation.models import (
 )
 from crowd.models import Assignment
 from crowd.workers import invite_token
-from tests.browser.test_write_task import admin_login
+from tests.browser.helpers import admin_login, guide_picture
 from tests.factories import (
     FIGURATIVE_FILES,
     continuation_batch_create,
@@ -55,6 +55,7 @@ def test_words_of_the_meaning_block_submit_live_until_rephrased(live_server, pag
     )
     expect(page.locator("#plausible-shared")).to_have_text("stop, working")
     assert page.locator("#plausible-backdrop mark").all_inner_texts() == ["to", "stop", "working"]
+    guide_picture(page, "continuation-task", element=page.locator("#task"))
 
     page.locator("#implausible").fill(PLAUSIBLE)
     page.locator("#plausible").fill(PLAUSIBLE)

@@ -2,6 +2,7 @@
 
 import pytest
 
+from tests.browser.helpers import guide_picture
 from tests.factories import proverb_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -26,6 +27,7 @@ def test_banner_links_are_clear_of_the_list_buttons_at_1280px(live_server, brows
     page.click("input[type=submit]")
     page.wait_for_selector("#curation-progress")
     page.wait_for_load_state()  # the whole page parsed and its stylesheets applied
+    guide_picture(page, "proverb-list", element=page.locator("#content"))
     buttons = [b.bounding_box() for b in page.locator(".object-tools a").all()]
     links = [link.bounding_box() for link in page.locator("#curation-progress a").all()]
     assert buttons and links

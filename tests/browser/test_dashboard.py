@@ -5,6 +5,7 @@ from playwright.sync_api import expect
 
 from annotation.analysis.jobs import analysis_compute, analysis_scope, dataset_state_key, scope_key
 from annotation.models import DatasetAnalysis
+from tests.browser.helpers import guide_picture
 from tests.factories import crowd_narrative_create, proverb_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -37,3 +38,4 @@ def test_progress_of_a_running_analysis_then_its_result(live_server, page, resea
     expect(page.locator("h2", has_text="Collection")).to_be_visible()
     expect(page.locator("[data-testid=computed-at]")).to_be_visible()
     expect(page.locator("[data-job-progress]")).to_be_hidden()
+    guide_picture(page, "dataset-dashboard", element=page.locator(".dataset-section").first)

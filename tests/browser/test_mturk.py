@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from crowd.models import Assignment
 from mturk.models import HIT
-from tests.browser.test_write_task import admin_login
+from tests.browser.helpers import admin_login, guide_picture
 from tests.factories import BIRDS, BIRDS_STORY, mturk_batch_create, proverb_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -19,7 +19,9 @@ def test_publish_work_sync_approve_and_bonus_end_to_end(
 ):
     settings.PARABLE_PUBLIC_URL = live_server.url
     proverbs = [proverb_create(BIRDS)] + [proverb_create() for _ in range(4)]
-    batch = mturk_batch_create(proverbs=proverbs, target_per_item=2, publish=False)
+    batch = mturk_batch_create(
+        proverbs=proverbs, target_per_item=2, publish=False, name="Pilot on MTurk"
+    )
 
     admin_login(page, live_server, researcher)
     page.goto(f"{live_server.url}/admin/mturk/publication/batch/{batch.pk}/")
@@ -40,6 +42,8 @@ def test_publish_work_sync_approve_and_bonus_end_to_end(
         expect(frame.locator("#proverb")).to_have_text(BIRDS)
         frame.locator("body[data-ready=true]").wait_for(state="attached")
         frame.get_by_test_id("narrative").fill(BIRDS_STORY)
+        if worker_id == "A1WORKERX":
+            guide_picture(worker_page, "mturk-worker-site")
         frame.get_by_test_id("submit").click()
         expect(frame.get_by_test_id("mturk-submitted")).to_be_visible()
     remote, other = sorted(standin.state.assignments.values(), key=lambda a: a["AcceptTime"])
@@ -76,6 +80,7 @@ def test_publish_work_sync_approve_and_bonus_end_to_end(
     other_hit = HIT.objects.exclude(pk=hit.pk).first()
     page.locator(f"[data-hit='{other_hit.hit_id}']").get_by_test_id("expire").click()
     expect(page.locator(f"[data-hit='{other_hit.hit_id}']")).to_contain_text("(expired)")
+    guide_picture(page, "mturk-batch", element=page.locator("#content"))
     assert standin.state.hits[hit.hit_id]["MaxAssignments"] == 3
     assert standin.state.hits[other_hit.hit_id]["HITStatus"] == "Reviewable"
     assert len(standin.state.bonuses) == 1

@@ -11,6 +11,7 @@ from crowd.assignments import assignment_reserve_next, assignment_submit
 from crowd.models import Assignment, Bonus
 from crowd.review import assignment_approve
 from crowd.workers import invite_token
+from tests.browser.helpers import guide_picture
 from tests.browser.test_review_queue import log_in, shown, wait_for_next
 from tests.factories import BIRDS, BIRDS_STORY, proverb_create, worker_create, write_batch_create
 
@@ -41,12 +42,15 @@ def test_a_lab_worker_paid_a_bonus_in_the_queue_sees_it_on_their_page(
     expect(bonus.locator("[data-testid=bonus-amount]")).to_have_text("0.75")
     expect(bonus.locator("[data-testid=bonus-reason]")).to_have_text("A vivid <b>story</b>")
     expect(worker_page.locator("[data-testid=earnings-total]")).to_have_text("1.75")
+    guide_picture(worker_page, "worker-page")
     worker_page.context.close()
 
 
 def test_a_batch_is_topped_up_to_its_target_hourly_rate(live_server, page, researcher):
     batch = write_batch_create(
-        proverbs=[proverb_create(BIRDS), proverb_create("Time is money")], reward_cents=100
+        proverbs=[proverb_create(BIRDS), proverb_create("Time is money")],
+        reward_cents=100,
+        name="Pilot",
     )
     for name, minutes in (("Slow", 30), ("Quick", 4)):
         assignment = assignment_reserve_next(batch=batch, worker=worker_create(display_name=name))
@@ -68,5 +72,6 @@ def test_a_batch_is_topped_up_to_its_target_hourly_rate(live_server, page, resea
     expect(page.locator(".messagelist")).to_contain_text("Topped up 1 worker(s) with 4.00")
     expect(page.locator("[data-testid=below-target]")).to_contain_text("0,")
     expect(page.locator("[data-testid=top-up]")).to_have_count(0)
+    guide_picture(page, "realised-pay", element=page.locator("#content"))
     bonus = Bonus.objects.get()
     assert bonus.assignment.worker.display_name == "Slow" and bonus.cents == 400

@@ -13,6 +13,7 @@ from annotation.quality.flags import narrative_flags
 from crowd.models import Assignment, BatchPledge
 from crowd.pledges import DEFAULT_PLEDGE
 from crowd.workers import invite_token
+from tests.browser.helpers import guide_picture
 from tests.browser.test_write_task import open_task
 from tests.factories import BIRDS, BIRDS_STORY, proverb_create, worker_create, write_batch_create
 
@@ -35,6 +36,7 @@ def test_pledge_is_shown_once_before_the_first_task_and_recorded(live_server, pa
     page.goto(f"{live_server.url}/w/{invite_token(worker=worker, batch=batch)}/")
     expect(page.locator("[data-testid=pledge-text]")).to_contain_text("without AI tools")
     assert not BatchPledge.objects.exists()
+    guide_picture(page, "pledge", element=page.locator("[data-testid=pledge]"))
     page.click("[data-testid=pledge-agree]")
     page.wait_for_selector("body[data-ready=true]", state="attached")
     pledge = BatchPledge.objects.get()

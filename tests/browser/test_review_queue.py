@@ -3,7 +3,9 @@
 import pytest
 
 from annotation.models import Narrative
+from annotation.text import word_count
 from crowd.models import Assignment, SavedReviewMessage
+from tests.browser.helpers import guide_picture
 from tests.factories import (
     BIRDS,
     BIRDS_STORY,
@@ -109,9 +111,13 @@ def test_flagged_story_shows_its_score_and_a_rejection_names_the_evidence(
     from annotation.models import NarrativeIntegrity
     from tests.factories import writing_record
 
-    batch = batch_create(task_type="write", status="published")
+    batch = batch_create(task_type="write", status="published", name="Pilot")
     narrative = crowd_narrative_create(
-        proverb=proverb_create(BIRDS), batch=batch, status="submitted", text=BIRDS_STORY
+        proverb=proverb_create(BIRDS),
+        batch=batch,
+        status="submitted",
+        text=BIRDS_STORY,
+        word_count=word_count(BIRDS_STORY),  # as a submit stores it; the guide shows it
     )
     NarrativeIntegrity.objects.create(
         narrative=narrative, telemetry=writing_record(typed=0, keys=0, pasted=160)
@@ -122,6 +128,7 @@ def test_flagged_story_shows_its_score_and_a_rejection_names_the_evidence(
     assert "Writing-process score 0." in score.inner_text()
     assert "Default weights" in score.inner_text()
     assert "No pledge asked" in page.inner_text("#submission")
+    guide_picture(page, "review-queue", element=page.locator("#content"))
     page.keyboard.press("r")
     assert "Pasted from outside" in page.input_value("#reason-text")
     page.keyboard.press("Enter")

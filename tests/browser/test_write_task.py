@@ -10,7 +10,7 @@ from annotation.models import Narrative
 from annotation.text import word_count
 from crowd.models import Assignment, Batch
 from crowd.workers import invite_token
-from tests.browser.helpers import admin_login
+from tests.browser.helpers import admin_login, guide_picture
 from tests.factories import BIRDS, BIRDS_STORY, proverb_create, worker_create, write_batch_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -66,6 +66,7 @@ def test_echoed_proverb_blocks_submit_with_the_reason_then_the_edit_goes_through
     expect(page.locator("#overlap-3")).to_have_text("2 of 4")
     marks = page.locator("#backdrop mark").all_inner_texts()
     assert marks == ["birds", "of", "a", "feather", "a", "flock"]
+    guide_picture(page, "write-task", element=page.locator("#task"))
 
     page.fill("#narrative", BIRDS_STORY)
     expect(violations).to_have_count(0)
@@ -249,6 +250,7 @@ def test_researcher_runs_a_write_batch_end_to_end(live_server, page, browser, re
     page.click("#id_proverbs_add_all")
     page.fill("#id_target_per_item", "3")
     page.fill("#id_per_worker_cap", "5")
+    guide_picture(page, "write-batch-form", element=page.locator("#content"))
     page.click("input[type=submit]")
     expect(page.locator("[data-testid=target-total]")).to_have_text("15")
     batch = Batch.objects.get()
@@ -260,6 +262,7 @@ def test_researcher_runs_a_write_batch_end_to_end(live_server, page, browser, re
     page.click("input[type=submit]")
     invite_links = page.locator("[data-testid=invite-link]")
     expect(invite_links).to_have_count(3)  # the click returns once the next page starts loading
+    guide_picture(page, "worker-links", element=page.locator("#content"))
     links = [element.input_value() for element in invite_links.all()]
     workers = []
     for number, link in enumerate(links):
@@ -294,10 +297,12 @@ def test_researcher_runs_a_write_batch_end_to_end(live_server, page, browser, re
     page.fill("#id_reason", "Please tell a story with people in it.")
     page.click("input[type=submit]")
     expect(page.locator(".messagelist")).to_contain_text("1 submission(s) rejected")
+    guide_picture(page, "narrative-review-list", element=page.locator("#content"))
 
     # Progress and keywords.
     page.goto(f"{live_server.url}/admin/crowd/batch/{batch.pk}/progress/")
     expect(page.locator("[data-testid=approved-total]")).to_have_text("2")
+    guide_picture(page, "batch-progress", element=page.locator("#content"))
     approved = Narrative.objects.filter(status="approved").first()
     page.goto(f"{live_server.url}/admin/annotation/narrative/{approved.pk}/change/")
     expect(page.locator(".field-keyword_list")).to_contain_text("verbs: meet, discover, love")

@@ -11,7 +11,8 @@ from playwright.sync_api import expect
 
 from annotation.models import Narrative
 from annotation.quality.flags import narrative_flags
-from tests.browser.test_write_task import admin_login, open_task
+from tests.browser.helpers import admin_login, guide_picture
+from tests.browser.test_write_task import open_task
 from tests.factories import BIRDS, BIRDS_STORY, proverb_create, worker_create, write_batch_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -157,6 +158,9 @@ def test_review_shows_which_story_was_typed_pasted_or_copied_and_why(
     expect(duplicate.locator(".integrity-match th").nth(1)).to_contain_text("Typist")
     expect(reviewer.locator(".integrity-flag[data-flag=pasted]")).to_contain_text(
         f"{len(NEAR_COPY)} of the story's {len(NEAR_COPY)} characters were pasted"
+    )
+    guide_picture(
+        reviewer, "integrity-flags", element=reviewer.locator(".field-integrity_explained")
     )
 
 

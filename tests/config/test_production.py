@@ -77,7 +77,7 @@ def test_check_deploy_warns_only_about_the_hsts_choices_left_to_the_site():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     warnings = set(re.findall(r"security\.W\d+", result.stdout + result.stderr))
-    # Subdomains and the preload list are the site's to decide (README, settings).
+    # Subdomains and the preload list are the site's to decide (docs/settings.md).
     assert warnings <= {"security.W005", "security.W021"}
 
 

@@ -1,17 +1,29 @@
-"""The admin's names that README.md's walkthrough gives (Admin → Proverbs, *Prolific ›
-Participant sessions*, ...) are the names of the admin's links, and the commands, their
-options and the make targets it gives exist, so a reader finds each."""
+"""The admin's names that README.md and the user's guide (docs/*.md) give (Admin → Proverbs,
+*Prolific › Participant sessions*, ...) are the names of the admin's links, and the
+commands, their options, the make targets and the settings they give exist, so a reader
+finds each."""
 
 import re
 from html import unescape
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
 OUTSIDE = {"Settings"}  # *Settings › API token* is Prolific's own site
 
 
+def guide_pages() -> list[Path]:
+    """README.md and every page of the user's guide."""
+    return [README, *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def guide_text() -> str:
+    """The README and the guide's pages, one after the other."""
+    return "\n\n".join(page.read_text() for page in guide_pages())
+
+
 def readme_admin_names() -> set[str]:
-    text = " ".join(README.read_text().split())
+    text = " ".join(guide_text().split())
     names = set()
     for match in re.finditer(r"Admin → \*{1,2}([^*]+?)\*{1,2}", text):
         names.update(match.group(1).split(" › "))
@@ -33,9 +45,9 @@ def test_readme_names_the_admin_as_it_shows_itself(admin_client):
 
 
 def readme_commands() -> list[tuple[str, list[str]]]:
-    """Each `manage.py <command> ...` the README gives, with the options on its line (a
-    backslash continues a line)."""
-    text = README.read_text().replace("\\\n", " ")
+    """Each `manage.py <command> ...` the README and the guide give, with the options on its
+    line (a backslash continues a line)."""
+    text = guide_text().replace("\\\n", " ")
     found = []
     for match in re.finditer(r"manage\.py ([a-z_]+)([^`\n&;]*)", text):
         found.append((match.group(1), re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", match.group(2))))
@@ -60,24 +72,23 @@ def test_readme_commands_and_their_options_exist():
 
 
 def test_readme_make_targets_exist():
-    text = " ".join(README.read_text().split())
+    text = " ".join(guide_text().split())
     named = set(re.findall(r"`(?:[A-Z_]+=\S+ )*make ([a-z][a-z-]*)", text))
-    makefile = (README.parent / "Makefile").read_text()
+    makefile = (ROOT / "Makefile").read_text()
     targets = set(re.findall(r"^([a-z][a-z-]*):", makefile, flags=re.MULTILINE))
     assert {"run", "test", "prolific-standin"} <= named
     assert sorted(named - targets) == []
 
 
 def test_readme_settings_are_read_somewhere():
-    """Each PARABLE_*, PROLIFIC_* and MTURK_* name the README gives is read by the code,
-    the Makefile, the test scripts, the container files or the benchmarks."""
-    root = README.parent
-    names = set(re.findall(r"\b((?:PARABLE|PROLIFIC|MTURK)_[A-Z_]*[A-Z])\b", README.read_text()))
-    sources = [root / "Makefile", root / "docker-compose.yml", *(root / "tests").glob("*.sh")]
+    """Each PARABLE_*, PROLIFIC_* and MTURK_* name the README and the guide give is read by
+    the code, the Makefile, the test scripts, the container files or the benchmarks."""
+    names = set(re.findall(r"\b((?:PARABLE|PROLIFIC|MTURK)_[A-Z_]*[A-Z])\b", guide_text()))
+    sources = [ROOT / "Makefile", ROOT / "docker-compose.yml", *(ROOT / "tests").glob("*.sh")]
     for folder in ("config", "common", "annotation", "crowd", "frontend", "prolific", "mturk"):
-        sources += (root / folder).rglob("*.py")
-    sources += [*(root / "modeling").rglob("*.py"), *(root / "bench").rglob("*.py")]
-    sources += (root / "platform").iterdir()
+        sources += (ROOT / folder).rglob("*.py")
+    sources += [*(ROOT / "modeling").rglob("*.py"), *(ROOT / "bench").rglob("*.py")]
+    sources += (ROOT / "platform").iterdir()
     code = "\n".join(path.read_text() for path in sources if path.is_file())
     assert len(names) > 20
     assert sorted(name for name in names if name not in code) == []
