@@ -29,10 +29,10 @@ from annotation.analysis.cards import dataset_card
 from annotation.analysis.common import ProgressCallback
 from annotation.analysis.methods import methods_document, methods_latex, methods_markdown
 from annotation.analysis.selectors import ScopeAnalysis
-from annotation.datasets.csv_cells import SafeCsvWriter
 from annotation.datasets.epic_files import write_epic
 from annotation.datasets.records import DATASET_SOURCES, dataset_narratives, export_rows
 from annotation.models import Narrative
+from common.csv_cells import SafeCsvWriter
 
 logger = logging.getLogger(__name__)
 
