@@ -13,7 +13,7 @@ from django import forms
 
 from common.request_input import MAX_INT
 from crowd.models import Batch
-from crowd.money import MAX_AMOUNT
+from crowd.money import MAX_AMOUNT, money_text
 from crowd.pledges import DEFAULT_PLEDGE
 
 
@@ -149,8 +149,8 @@ class BatchAdminForm(forms.ModelForm):
         self.fields["time_allowed_minutes"].initial = max(1, round(seconds / 60))
         if self.instance.target_hourly_cents:
             self.fields["target_hourly_rate"].initial = Decimal(
-                self.instance.target_hourly_cents
-            ) / Decimal(100)
+                money_text(self.instance.target_hourly_cents)
+            )
 
     def save(self, commit=True):
         self.instance.time_allowed_seconds = self.cleaned_data["time_allowed_minutes"] * 60
