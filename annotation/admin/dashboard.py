@@ -245,7 +245,10 @@ def import_view(request):
                 messages.info(request, "The file is large: it is imported in the background.")
                 return redirect("admin:annotation_importjob_progress", job.pk)
             report = dataset_import_epic(
-                content=content, splits=splits or None, source_label=source_label
+                content=content,
+                splits=splits or None,
+                source_label=source_label,
+                filename=upload.name,
             )
             # Keywords (for the generation baseline) are extracted by a task, not here.
             narratives_keywords_queue(narrative_ids=report.keyword_narratives)
@@ -295,7 +298,7 @@ def splits_view(request):
                 chosen, set_aside = split_files_select(uploads)
                 if set_aside:
                     messages.info(request, f"Not split files, left aside: {', '.join(set_aside)}.")
-                result = narrative_splits_apply(parts=parse_split_files(chosen))
+                result = narrative_splits_apply(parts=parse_split_files(chosen), files=chosen)
         except (SplitFileError, UploadTooLarge) as error:
             messages.error(request, f"Nothing was changed: {error}")
         else:
