@@ -21,7 +21,8 @@ from django.views.decorators.http import require_POST
 from annotation.admin.pages import admin_page, require_permission
 from annotation.analysis.cards import analysis_sections
 from annotation.analysis.jobs import analysis_progress, analysis_request, analysis_scope
-from annotation.analysis.methods import methods_document, methods_latex, methods_markdown
+from annotation.analysis.methods import methods_document
+from annotation.analysis.methods_render import methods_latex, methods_markdown
 from annotation.datasets.epic import dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.exports import FORMATS, dataset_export

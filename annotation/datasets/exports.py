@@ -27,7 +27,8 @@ from django.conf import settings
 
 from annotation.analysis.cards import dataset_card
 from annotation.analysis.common import ProgressCallback
-from annotation.analysis.methods import methods_document, methods_latex, methods_markdown
+from annotation.analysis.methods import methods_document
+from annotation.analysis.methods_render import methods_latex, methods_markdown
 from annotation.analysis.selectors import ScopeAnalysis
 from annotation.datasets.epic_files import write_epic
 from annotation.datasets.imported_files import (

@@ -161,7 +161,7 @@ def test_every_section_lists_definitions_for_its_statistics():
     collection = sections[0]
     assert collection.title == "Collection"
     first_row = collection.tables[0].rows[0]
-    assert first_row[:2] == ["collection.submitted", "3"]
+    assert first_row[:2] == ["Narratives submitted or imported", "3"]
     assert first_row[2].startswith("Number of narratives ever submitted")
 
 
@@ -207,10 +207,10 @@ def test_export_card_takes_statistics_from_a_given_analysis(tmp_path):
     analysis = {"narratives": 2500, "collection": {"distinct_workers": 166}}
     dataset_export(format="parquet", directory=tmp_path, analysis=analysis)
     card = (tmp_path / "README.md").read_text()
-    assert "| narratives | 2500 | Number of approved narratives" in card
-    assert "| collection.distinct_workers | 166 |" in card
+    assert "| Narratives (approved) | 2500 | Number of approved narratives" in card
+    assert "| Distinct workers | 166 |" in card
     methods = (tmp_path / "methods.md").read_text()
-    assert "| collection.distinct_workers | 166 |" in methods and methods in card
+    assert "| Distinct workers | 166 |" in methods and methods in card
     assert "\\subsection*{Integrity controls}" in (tmp_path / "methods.tex").read_text()
 
 
