@@ -57,7 +57,7 @@ def test_publish_work_sync_approve_and_bonus_end_to_end(
     row.get_by_test_id("bonus-cents").fill("25")
     row.get_by_test_id("bonus-reason").fill("A vivid story")
     row.get_by_test_id("bonus").click()
-    expect(row.get_by_test_id("bonus-total")).to_have_text("25¢")
+    expect(row.get_by_test_id("bonus-total")).to_have_text("0.25 USD")
     assert remote["AssignmentStatus"] == "Approved"
     assert [bonus["BonusAmount"] for bonus in standin.state.bonuses] == ["0.25"]
 
