@@ -428,7 +428,7 @@ class Bonus(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Bonus of {self.cents} cents on assignment {self.assignment_id}"
+        return f"Bonus of {money_text(self.cents)} on assignment {self.assignment_id}"
 
     @property
     def amount(self) -> str:
