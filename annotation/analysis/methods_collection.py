@@ -220,9 +220,10 @@ def imported_part(doc: Methods, scope: MethodsScope) -> None:
         if file:
             origin += f" on {file.imported_at:%Y-%m-%d}"
         fields = _field_names(file.fields if file else [])
+        were = "was" if source.narratives == 1 else "were"
         text = (
             f"{count} {noun_for(source.narratives, 'narrative')} of "
-            f"{plural(source.proverbs, 'proverb')} were imported {origin} under the source "
+            f"{plural(source.proverbs, 'proverb')} {were} imported {origin} under the source "
             f"label “{source.label}”"
         )
         text += f", its records holding the fields {fields}." if fields else "."
@@ -237,6 +238,8 @@ def imported_part(doc: Methods, scope: MethodsScope) -> None:
                 if matched
                 else "."
             )
+        else:
+            text += " The import created no proverb: each record's quote matched one already here."
         if source.span_pairs:
             text += (
                 f" {plural(source.span_pairs, 'aligned span pair')} came with "

@@ -172,6 +172,20 @@ def test_an_imported_release_is_described_as_imported_and_no_more():
     )
 
 
+def test_an_import_of_proverbs_already_here_says_it_created_none():
+    for text in (
+        "Actions speak louder than words",
+        "A stitch in time saves nine",
+        "Don’t count your chickens before they hatch",
+    ):
+        proverb_create(text)
+    import_release()
+    markdown = statement()
+    assert "The import created no proverb: each record's quote matched one already here." in (
+        markdown
+    )
+
+
 def test_a_study_beside_an_import_describes_each_with_its_own_sentences(study):
     import_release()
     markdown = statement()
