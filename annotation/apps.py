@@ -13,8 +13,11 @@ class AnnotationConfig(AppConfig):
     verbose_name = "Dataset"
 
     def ready(self) -> None:
+        from annotation.analysis.methods_findings import dataset_parts_register
         from annotation.task_types import register_all
 
         register_all()
+        # The methods statement's own parts; apps above annotation add theirs the same way.
+        dataset_parts_register()
         # After the last Parable app migrates, every permission row exists.
         post_migrate.connect(_ensure_groups, dispatch_uid="annotation.groups_ensure")

@@ -365,7 +365,19 @@ class FigurativeNarrative(models.Model):
     content_key = models.CharField(
         max_length=64,
         unique=True,
-        help_text="Hash of kind, text, expression and meaning: re-imports find the same row.",
+        help_text="Hash of kind, text and expression: re-imports find the same row, and a "
+        "narrative published with two glosses is one row.",
+    )
+    source_line = models.TextField(
+        blank=True,
+        help_text="The line that brought it without an option pair, as published (option "
+        "pairs keep their own lines).",
+    )
+    source_state = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="Digest of what the export rebuilds the line from, when it was imported: "
+        "while it still matches, the export writes the line as published.",
     )
     literal_use_confirmed = models.BooleanField(
         default=False,
@@ -445,6 +457,17 @@ class ContinuationPair(models.Model):
     withdrawn = models.BooleanField(
         default=False,
         help_text="Its continuation was rejected after approval: no new items, not exported.",
+    )
+    source_line = models.TextField(
+        blank=True,
+        help_text="The imported line this pair came from, as published (its escapes, its "
+        "gloss, its spacing): the export writes it while `source_state` still matches.",
+    )
+    source_state = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="Digest of what the export rebuilds the line from (narrative and pair), "
+        "when it was imported.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -752,3 +775,46 @@ class ImportJob(models.Model):
 
     def __str__(self) -> str:
         return f"Import job {self.pk} ({self.kind}, {self.filename or 'no name'})"
+
+
+class ImportedFile(models.Model):
+    """A dataset file as it was imported: its name and fields, for the methods section
+    (which file, with which fields), and its layout, for the export to give it back byte
+    for byte (annotation.datasets.layouts).
+
+    One row per file an export writes back: an ePiC dataset by source label, an ePiC split
+    file by setting and part, a figurative file by kind and split. Importing a file again
+    under the same key replaces the row.
+    """
+
+    class Kind(models.TextChoices):
+        EPIC = "epic", "ePiC dataset"
+        EPIC_SPLIT = "epic_split", "ePiC split file"
+        FIGURATIVE = "figurative", "Figurative narratives"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    key = models.CharField(
+        max_length=300,
+        unique=True,
+        help_text="What the export writes back: epic:<source label>, "
+        "epic_split:<setting>:<part>, figurative:<kind>:<split>.",
+    )
+    filename = models.CharField(max_length=255, blank=True)
+    fields = models.JSONField(
+        default=list, blank=True, help_text="The fields the file's records hold, in order."
+    )
+    records = models.PositiveIntegerField(default=0, help_text="Records or lines read.")
+    layout = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="How the file was written (indent, escapes, key order, final newline); "
+        "empty when no json.dumps layout writes it: its export gives the values back, not "
+        "the bytes.",
+    )
+    imported_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["kind", "key"]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.filename or self.key}"

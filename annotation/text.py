@@ -304,6 +304,13 @@ def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
+def _in_shared_run(norms: list[str], index: int, pairs: frozenset[str]) -> bool:
+    """Whether the token at `index` begins or ends a pair of consecutive proverb words: it
+    is then in a shared n-gram of 2 or more words, which the phrase rule measures."""
+    before = index > 0 and _NGRAM_KEY_SEPARATOR.join(norms[index - 1 : index + 1]) in pairs
+    return before or _NGRAM_KEY_SEPARATOR.join(norms[index : index + 2]) in pairs
+
+
 def check_overlap(
     proverb: str,
     narrative: str,
@@ -314,7 +321,9 @@ def check_overlap(
 
     Keys: word_count, shared_words and shared_content_words (distinct norms in
     order of first appearance in the narrative), highlights ([start, end]
-    code-point offsets of every narrative token whose norm is in the proverb),
+    code-point offsets of every narrative token that a rule counts: a shared
+    content word, or a word of a run of two or more proverb words in the
+    proverb's order; a lone small word such as "the" counts toward neither),
     overlap (per n in 1..3: distinct shared n-grams, distinct proverb n-grams,
     their ratio), longest_shared_ngram (earliest of the longest), violations
     (ngram, content_words, too_short, too_long, in that order) and ok.
@@ -328,13 +337,19 @@ def check_overlap(
     profile = _proverb_profile(proverb)
     proverb_words = profile.norms
     norms = []
-    highlights = []
+    found = []  # (token index, start, end) of the tokens whose norm is in the proverb
     for match in _token_matches(narrative):  # overlap_tokens, without Token objects
         start, end = match.span()
         norm = _norm(narrative[start:end])
-        norms.append(norm)
         if norm in proverb_words:
-            highlights.append([start, end])
+            found.append((len(norms), start, end))
+        norms.append(norm)
+    pairs = profile.ngrams_by_length[2] if len(profile.ngrams_by_length) > 2 else frozenset()
+    highlights = [
+        [start, end]
+        for index, start, end in found
+        if norms[index] not in stopwords or _in_shared_run(norms, index, pairs)
+    ]
 
     shared_words = list(dict.fromkeys(norm for norm in norms if norm in proverb_words))
     shared_content_words = [word for word in shared_words if word not in stopwords]

@@ -7,10 +7,33 @@ crowd/admin/batches.py shows it as "New <label> batch".
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django import forms
 
+from common.request_input import MAX_INT
 from crowd.models import Batch
+from crowd.money import MAX_AMOUNT, money_text
 from crowd.pledges import DEFAULT_PLEDGE
+
+
+def target_rate_field() -> forms.DecimalField:
+    """The target pay per hour, typed as an amount (the payments page takes the same)."""
+    return forms.DecimalField(
+        required=False,
+        min_value=Decimal("0.01"),
+        max_value=MAX_AMOUNT,
+        max_digits=8,
+        decimal_places=2,
+        label="Target pay per hour",
+        help_text="The hourly pay this batch aims at, reward plus bonuses, as an amount in "
+        "the study's currency (12.00). Payments → the batch's realised pay compares each "
+        "worker with it and offers to top up whoever is below. Empty: no target.",
+    )
+
+
+def target_cents(amount: Decimal | None) -> int | None:
+    return None if amount is None else int(amount * 100)
 
 
 class BatchForm(forms.Form):
@@ -31,7 +54,14 @@ class BatchForm(forms.Form):
         help_text="Most items one worker may do in this batch (empty: no limit), "
         "so no one worker dominates the dataset.",
     )
-    reward_cents = forms.IntegerField(min_value=0, initial=50, label="Reward (cents per task)")
+    reward_cents = forms.IntegerField(
+        min_value=0,
+        max_value=MAX_INT,
+        initial=50,
+        label="Reward per task, in cents",
+        help_text="In hundredths of the study's currency: 50 is 0.50.",
+    )
+    target_hourly_rate = target_rate_field()
     time_allowed_minutes = forms.IntegerField(
         min_value=1,
         initial=30,
@@ -81,6 +111,7 @@ class BatchForm(forms.Form):
             "target_per_item": data["target_per_item"],
             "per_worker_cap": data["per_worker_cap"],
             "reward_cents": data["reward_cents"],
+            "target_hourly_cents": target_cents(data["target_hourly_rate"]),
             "time_allowed_seconds": data["time_allowed_minutes"] * 60,
             "instructions": data["instructions"],
             "pledge": (data["pledge"] or DEFAULT_PLEDGE) if data["ask_pledge"] else "",
@@ -98,6 +129,7 @@ class BatchAdminForm(forms.ModelForm):
         label="Time allowed (minutes)",
         help_text="A reservation expires after this and its slot returns to the pool.",
     )
+    target_hourly_rate = target_rate_field()
 
     class Meta:
         model = Batch
@@ -115,9 +147,14 @@ class BatchAdminForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         seconds = self.instance.time_allowed_seconds or 1800
         self.fields["time_allowed_minutes"].initial = max(1, round(seconds / 60))
+        if self.instance.target_hourly_cents:
+            self.fields["target_hourly_rate"].initial = Decimal(
+                money_text(self.instance.target_hourly_cents)
+            )
 
     def save(self, commit=True):
         self.instance.time_allowed_seconds = self.cleaned_data["time_allowed_minutes"] * 60
+        self.instance.target_hourly_cents = target_cents(self.cleaned_data["target_hourly_rate"])
         return super().save(commit=commit)
 
     def clean_settings(self):

@@ -8,6 +8,8 @@ from django.conf import settings as django_settings
 from django.db import models
 from django.db.models import F, Q
 
+from crowd.money import money_text
+
 
 class Provider(models.TextChoices):
     LOCAL = "local", "Local (in-lab)"
@@ -426,9 +428,9 @@ class Bonus(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"Bonus of {self.cents} cents on assignment {self.assignment_id}"
+        return f"Bonus of {money_text(self.cents)} on assignment {self.assignment_id}"
 
     @property
     def amount(self) -> str:
         """In the study's currency, as the worker page and the payments report show it."""
-        return f"{self.cents / 100:.2f}"
+        return money_text(self.cents)

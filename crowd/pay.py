@@ -19,7 +19,9 @@ from collections import defaultdict
 
 from django.db import transaction
 
+from common.request_input import MAX_INT
 from crowd.models import Assignment, Batch, Bonus, Worker
+from crowd.money import money_text
 from crowd.providers import get_provider
 from crowd.review import ReviewError, assignment_bonus
 
@@ -83,8 +85,10 @@ def batch_realised_pay(*, batch: Batch) -> dict:
 
 @transaction.atomic
 def batch_target_rate_set(*, batch: Batch, target_hourly_cents: int | None) -> Batch:
-    if target_hourly_cents is not None and target_hourly_cents < 1:
-        raise ValueError("The target hourly rate is a positive amount.")
+    if target_hourly_cents is not None and not 1 <= target_hourly_cents <= MAX_INT:
+        raise ValueError(
+            f"The target hourly rate is a positive amount of at most {money_text(MAX_INT)}."
+        )
     batch = Batch.objects.select_for_update().get(pk=batch.pk)
     batch.target_hourly_cents = target_hourly_cents
     batch.save(update_fields=["target_hourly_cents"])
@@ -93,7 +97,7 @@ def batch_target_rate_set(*, batch: Batch, target_hourly_cents: int | None) -> B
 
 def top_up_reason(batch: Batch) -> str:
     return (
-        f"Top-up of your pay for “{batch.name}” to {batch.target_hourly_cents / 100:.2f} "
+        f"Top-up of your pay for “{batch.name}” to {money_text(batch.target_hourly_cents)} "
         "an hour, the rate this study aims to pay."
     )
 
@@ -116,6 +120,12 @@ def batch_top_up(*, batch: Batch) -> dict:
         paid += 1
         cents += row["top_up"]
     return {"paid": paid, "cents": cents, "refused": refused}
+
+
+def bonus_state_text(bonus: Bonus) -> str:
+    """What happened to a bonus, in the provider's own words ("recorded (paid by the lab)"
+    for lab workers): the one wording of the review queue, the worker's page and the report."""
+    return get_provider(bonus.assignment.item.batch.provider).bonus_state(bonus=bonus)
 
 
 def payments_report(*, batch: Batch | None = None) -> list[dict]:
@@ -143,7 +153,7 @@ def payments_report(*, batch: Batch | None = None) -> list[dict]:
     states = defaultdict(str)
     for bonus in bonuses:
         of = bonus.assignment.item.batch
-        states[bonus.pk] = get_provider(of.provider).bonus_state(bonus=bonus)
+        states[bonus.pk] = bonus_state_text(bonus)
         row_for(bonus.assignment.worker, of)["bonuses"].append((bonus, states[bonus.pk]))
     report = []
     for row in rows.values():

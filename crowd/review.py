@@ -28,6 +28,7 @@ from crowd import task_types
 from crowd.assignments import item_slot_free
 from crowd.chaining import batches_feed
 from crowd.models import Assignment, Batch, Bonus, Worker
+from crowd.money import money_text
 from crowd.providers import ProviderError, get_provider
 from crowd.withdrawals import batch_items_restore, batch_items_withdraw
 
@@ -269,7 +270,8 @@ def assignment_bonus(*, assignment: Assignment, cents: int, reason: str) -> Assi
         earlier = Bonus.objects.filter(assignment=locked, cents=cents, reason_digest=digest).first()
         if earlier is not None:
             raise BonusAlreadyPaid(
-                f"Assignment {locked.pk} was already paid a bonus of {cents}¢ with this reason "
+                f"Assignment {locked.pk} was already paid a bonus of {money_text(cents)} with "
+                "this reason "
                 f"({earlier.created_at:%Y-%m-%d %H:%M} UTC): it is paid once. To pay another "
                 "bonus, give it its own reason."
             )

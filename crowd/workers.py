@@ -17,6 +17,8 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from crowd.models import Assignment, Batch, Bonus, Worker
+from crowd.money import money_text
+from crowd.pay import bonus_state_text
 
 INVITE_SALT = "parable.crowd.invite"
 
@@ -136,7 +138,8 @@ def worker_stats(*, batch: Batch | None = None) -> list[dict]:
 
 def worker_overview(*, worker: Worker, now=None) -> dict:
     """What a worker sees of their own work: open tasks, submissions with the reviewer's
-    message, and earnings (rewards of approved work and bonuses, in cents)."""
+    message, and earnings (rewards of approved work and bonuses, as amounts); each bonus
+    comes with its state at the provider, in the provider's words."""
     now = now or timezone.now()
     assignments = Assignment.objects.filter(worker=worker).select_related("item__batch")
     open_tasks = list(
@@ -155,7 +158,7 @@ def worker_overview(*, worker: Worker, now=None) -> dict:
         bonuses=Sum("bonus_cents"),
     )
     rewards, bonuses = figures["rewards"] or 0, figures["bonuses"] or 0
-    bonuses_paid = list(
+    bonuses_given = list(
         Bonus.objects.filter(assignment__worker=worker)
         .select_related("assignment__item__batch")
         .order_by("-created_at")[:200]
@@ -163,11 +166,11 @@ def worker_overview(*, worker: Worker, now=None) -> dict:
     return {
         "open_tasks": open_tasks,
         "submissions": submissions,
-        "bonuses": bonuses_paid,
+        "bonuses": [(bonus, bonus_state_text(bonus)) for bonus in bonuses_given],
         "earnings": {
-            "rewards": f"{rewards / 100:.2f}",
-            "bonuses": f"{bonuses / 100:.2f}",
-            "total": f"{(rewards + bonuses) / 100:.2f}",
+            "rewards": money_text(rewards),
+            "bonuses": money_text(bonuses),
+            "total": money_text(rewards + bonuses),
             "approved": figures["approved"],
             "awaiting_review": figures["awaiting"],
         },

@@ -21,6 +21,7 @@ from annotation.intake.uploads import UploadTooLarge, upload_read
 from crowd import task_types
 from crowd.admin.read_only import ReadOnlyAdmin
 from crowd.models import Assignment, Batch, Worker
+from crowd.money import money_text
 from crowd.providers import ProviderError
 from crowd.review import (
     ReviewError,
@@ -145,7 +146,7 @@ class PublicationAdmin(DurationsInMinutes, admin.ModelAdmin):
 
     @admin.display(description="Confirmed cost")
     def confirmed_cost(self, publication):
-        return f"${publication.confirmed_cost_cents / 100:.2f}"
+        return money_text(publication.confirmed_cost_cents, "USD")
 
     @admin.display(description="MTurk page")
     def batch_page(self, publication):
@@ -309,7 +310,10 @@ class PublicationAdmin(DurationsInMinutes, admin.ModelAdmin):
             cents=int(request.POST.get("cents", 0)),
             reason=request.POST.get("reason", ""),
         )
-        return f"Bonus paid; assignment {answer.pk} has {answer.bonus_cents}¢ in bonuses."
+        return (
+            f"Bonus paid; assignment {answer.pk} has {money_text(answer.bonus_cents, 'USD')} "
+            "in bonuses."
+        )
 
     def _do_block(self, request, batch):
         worker = worker_block(worker=self._worker(request), reason=request.POST.get("reason", ""))

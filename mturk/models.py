@@ -8,6 +8,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from crowd.money import money_text
+
 
 class Publication(models.Model):
     """A batch's MTurk settings: the HIT type and the qualification requirements."""
@@ -145,4 +147,4 @@ class Bonus(models.Model):
         constraints = [models.CheckConstraint(condition=Q(cents__gte=1), name="mturk_bonus_min_1")]
 
     def __str__(self) -> str:
-        return f"${self.cents / 100:.2f} to {self.worker_id}"
+        return f"{money_text(self.cents, 'USD')} to {self.worker_id}"

@@ -19,6 +19,7 @@ from django.urls import reverse
 
 from crowd.batches import batch_publish
 from crowd.models import Batch, Worker
+from crowd.money import money_text
 from crowd.providers import ProviderError
 from mturk import client
 from mturk.models import HIT, Publication
@@ -50,9 +51,9 @@ class CostEstimate:
         return int(self.commission_rate * 100)
 
     def as_dollars(self) -> dict:
-        """Rewards, commission and total as "$12.34" strings, for pages."""
+        """Rewards, commission and total as "12.34 USD" strings (crowd.money), for pages."""
         return {
-            name: f"${Decimal(getattr(self, f'{name}_cents')) / 100:.2f}"
+            name: money_text(getattr(self, f"{name}_cents"), "USD")
             for name in ("rewards", "commission", "total")
         }
 
@@ -107,7 +108,7 @@ def mturk_batch_publish(*, batch: Batch, confirmed_cost_cents: int) -> Batch:
         estimate = cost_estimate(batch=batch)
         if estimate.total_cents != confirmed_cost_cents:
             raise ProviderError(
-                f"The cost is now ${estimate.total_cents / 100:.2f}; "
+                f"The cost is now {money_text(estimate.total_cents, 'USD')}; "
                 "confirm that amount to publish."
             )
         Publication.objects.filter(batch=batch).update(confirmed_cost_cents=confirmed_cost_cents)

@@ -387,6 +387,11 @@ FIGURATIVE_FILES = {
 # Lines shaped like the benchmark's release: its key order, idioms marked twice or not at
 # all, a simile property false, a narrative in train and dev, a test split's placeholders.
 FIGURATIVE_RELEASE = FIXTURES / "figurative" / "release"
+# Files written as the release writes them, to come back byte for byte: most lines with raw
+# UTF-8, one escaped (caf\u00e9, \u2019), one narrative with two glosses, repeated texts,
+# near-copies across train and dev, a trailing space, a property false, a stray </b>, final
+# newlines present and absent.
+FIGURATIVE_PUBLISHED = FIXTURES / "figurative" / "published"
 
 
 def figurative_release_import(name: str, **options):
@@ -422,7 +427,7 @@ def figurative_narrative_create(**fields):
         expression_start=start if start >= 0 else None,
         expression_end=start + len(expression) if start >= 0 else None,
         meaning=meaning,
-        content_key=content_key(kind=kind, text=text, expression=expression, meaning=meaning),
+        content_key=content_key(kind=kind, text=text, expression=expression),
         **fields,
     )
 

@@ -17,14 +17,23 @@ command -v redis-server >/dev/null || need+=(redis-server)
 command -v chromium >/dev/null || need+=(chromium)
 command -v chromedriver >/dev/null || need+=(chromium-driver)
 command -v node >/dev/null || need+=(nodejs)
-if [ ${#need[@]} -gt 0 ]; then
+# pdflatex sets the methods section in a test (overfull boxes): LaTeX's base alone, about
+# 120 MB with its fonts, without the recommended extras.
+latex=()
+command -v pdflatex >/dev/null || latex+=(texlive-latex-base)
+if [ $(( ${#need[@]} + ${#latex[@]} )) -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
-    echo "Missing system packages: ${need[*]}. Install them (as root: apt-get install ${need[*]})." >&2
+    echo "Missing system packages: ${need[*]} ${latex[*]}. Install them (as root: apt-get install ${need[*]} ${latex[*]})." >&2
     exit 1
   fi
-  echo "Installing ${need[*]} from Debian's packages"
+  echo "Installing ${need[*]} ${latex[*]} from Debian's packages"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  if [ ${#need[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  fi
+  if [ ${#latex[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${latex[@]}" >/dev/null
+  fi
 fi
 
 echo "== ruff"

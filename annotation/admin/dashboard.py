@@ -21,7 +21,8 @@ from django.views.decorators.http import require_POST
 from annotation.admin.pages import admin_page, require_permission
 from annotation.analysis.cards import analysis_sections
 from annotation.analysis.jobs import analysis_progress, analysis_request, analysis_scope
-from annotation.analysis.methods import methods_document, methods_latex, methods_markdown
+from annotation.analysis.methods import methods_document
+from annotation.analysis.methods_render import methods_latex, methods_markdown
 from annotation.datasets.epic import dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.exports import FORMATS, dataset_export
@@ -245,7 +246,10 @@ def import_view(request):
                 messages.info(request, "The file is large: it is imported in the background.")
                 return redirect("admin:annotation_importjob_progress", job.pk)
             report = dataset_import_epic(
-                content=content, splits=splits or None, source_label=source_label
+                content=content,
+                splits=splits or None,
+                source_label=source_label,
+                filename=upload.name,
             )
             # Keywords (for the generation baseline) are extracted by a task, not here.
             narratives_keywords_queue(narrative_ids=report.keyword_narratives)
@@ -295,7 +299,7 @@ def splits_view(request):
                 chosen, set_aside = split_files_select(uploads)
                 if set_aside:
                     messages.info(request, f"Not split files, left aside: {', '.join(set_aside)}.")
-                result = narrative_splits_apply(parts=parse_split_files(chosen))
+                result = narrative_splits_apply(parts=parse_split_files(chosen), files=chosen)
         except (SplitFileError, UploadTooLarge) as error:
             messages.error(request, f"Nothing was changed: {error}")
         else:

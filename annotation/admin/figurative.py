@@ -13,12 +13,13 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.template.response import TemplateResponse
-from django.urls import path
+from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from annotation.admin.tasks import TaskReviewAdmin, _excerpt
 from annotation.datasets.figurative import (
-    figurative_export_lines,
+    figurative_copy_groups,
+    figurative_export_text,
     figurative_import,
     figurative_report_summary,
     option_text,
@@ -89,6 +90,30 @@ class LiteralUseFilter(admin.SimpleListFilter):
         return queryset
 
 
+class CopyGroupFilter(admin.SimpleListFilter):
+    """Narratives that are one text published several times (figurative_copy_groups)."""
+
+    title = "near copies"
+    parameter_name = "copies"
+
+    def lookups(self, request, model_admin):
+        return [
+            ("grouped", "In a near-copy group"),
+            ("across", "In a group spanning splits"),
+            ("alone", "One of a kind"),
+        ]
+
+    def queryset(self, request, queryset):
+        if not self.value():
+            return queryset
+        groups = figurative_copy_groups()
+        chosen = groups if self.value() != "across" else [g for g in groups if g.across_splits]
+        ids = [pk for group in chosen for pk in group.narrative_ids]
+        if self.value() == "alone":
+            return queryset.exclude(pk__in=ids)
+        return queryset.filter(pk__in=ids)
+
+
 @admin.register(FigurativeNarrative)
 class FigurativeNarrativeAdmin(admin.ModelAdmin):
     list_display = (
@@ -100,7 +125,7 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
         "literal_use_confirmed",
         "similarity_flags",
     )
-    list_filter = ("kind", "split", "literal_use_confirmed")
+    list_filter = ("kind", "split", "literal_use_confirmed", CopyGroupFilter)
     search_fields = ("expression", "text", "meaning")
     readonly_fields = (
         "shown",
@@ -131,6 +156,31 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
         flags = similarity_flags(narrative.similarity, settings=IntegritySettings())
         return " ".join(f"⚑ {flag.explanation}" for flag in flags) or "No flag"
 
+    def get_list_display(self, request):
+        """The list shows a narrative of a near-copy group as one of its group (with the
+        splits the group spans) instead of flagging each copy as a near-duplicate of the
+        next: the release publishes many texts several times."""
+        groups = {pk: group for group in figurative_copy_groups() for pk in group.narrative_ids}
+        url = reverse("admin:annotation_figurativenarrative_copies")
+
+        @admin.display(description="Similarity")
+        def similarity(narrative):
+            group = groups.get(narrative.pk)
+            if group is None:
+                return self.similarity_flags(narrative)
+            return format_html(
+                '<a href="{}#group-{}" data-testid="copy-group">Near-copy group {}</a>: one of '
+                "{} copies of one text ({}){}",
+                url,
+                group.number,
+                group.number,
+                len(group.narrative_ids),
+                ", ".join(group.splits) or "no split",
+                " ⚑ spans splits" if group.across_splits else "",
+            )
+
+        return [similarity if name == "similarity_flags" else name for name in self.list_display]
+
     @admin.display(description="Option pairs")
     def pairs(self, narrative) -> int:
         return narrative.option_pairs.count()
@@ -145,6 +195,11 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
                 "import/",
                 self.admin_site.admin_view(self.import_view),
                 name="annotation_figurativenarrative_import",
+            ),
+            path(
+                "copies/",
+                self.admin_site.admin_view(self.copies_view),
+                name="annotation_figurativenarrative_copies",
             ),
             path(
                 "export/<str:kind>/",
@@ -167,6 +222,7 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
                     kind=form.cleaned_data["kind"],
                     split=form.cleaned_data["split"],
                     labels=form.cleaned_data["labels"] or "auto",
+                    filename=form.cleaned_data["file"].name,
                 )
             except UploadTooLarge as error:
                 messages.error(request, str(error))
@@ -187,13 +243,44 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
             request, "admin/annotation/figurativenarrative/import.html", context
         )
 
+    def copies_view(self, request):
+        """The near-copy groups: one row per text published several times, with its
+        narratives, expressions and the splits it spans. Needs the view permission."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        kind = request.GET.get("kind") or None
+        if kind not in (None, *FigurativeNarrative.Kind.values):
+            return HttpResponse("kind is idiom or simile.", status=400)
+        groups = figurative_copy_groups(kind=kind)
+        changelist = reverse("admin:annotation_figurativenarrative_changelist")
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Near-copy groups",
+            "groups": [
+                (group, f"{changelist}?id__in={','.join(map(str, group.narrative_ids))}")
+                for group in groups
+            ],
+            "narratives": sum(len(group.narrative_ids) for group in groups),
+            "across": sum(group.across_splits for group in groups),
+            "kind": kind,
+        }
+        return TemplateResponse(
+            request, "admin/annotation/figurativenarrative/copies.html", context
+        )
+
     def export_view(self, request, kind: str):
-        """The kind's narratives and option pairs as JSONL. Needs the view permission."""
+        """The kind's narratives and option pairs as JSONL (?split=train|dev|test: that
+        split's, as its imported file was written). Needs the view permission."""
         if not self.has_view_permission(request) or kind not in FigurativeNarrative.Kind.values:
             raise PermissionDenied
-        lines = figurative_export_lines(kind=kind)
-        response = HttpResponse("".join(f"{line}\n" for line in lines), content_type="text/plain")
-        response["Content-Disposition"] = f'attachment; filename="{kind}s.jsonl"'
+        split = request.GET.get("split") or None
+        if split not in (None, *FigurativeNarrative.Split.values[1:]):
+            return HttpResponse("split is train, dev or test.", status=400)
+        text = figurative_export_text(kind=kind, split=split)
+        response = HttpResponse(text.encode("utf-8"), content_type="text/plain; charset=utf-8")
+        name = f"{kind}_{split}" if split else f"{kind}s"
+        response["Content-Disposition"] = f'attachment; filename="{name}.jsonl"'
         return response
 
 

@@ -7,6 +7,7 @@ highlighted view builds its HTML with format_html, which escapes every piece.
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.db.models import Q
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
@@ -14,6 +15,7 @@ from annotation.admin.tasks import batch_filter
 from annotation.keywords import narratives_keywords_missing, narratives_keywords_queue
 from annotation.models import Narrative, PilotLabel
 from annotation.quality.calibration import (
+    accuracy_text,
     pilot_label_set,
     writing_calibration_fit,
     writing_scores,
@@ -26,9 +28,10 @@ from annotation.quality.submissions import (
     overlap_lines,
     pledge_of,
 )
-from annotation.quality.writing_score import CalibrationError
+from annotation.quality.writing_score import Calibration, CalibrationError
 from common.request_input import query_int
 from crowd.admin.review import REVIEW_ACTIONS, ReviewActions
+from crowd.models import Assignment
 
 EXCERPT_CHARACTERS = 160
 
@@ -51,13 +54,41 @@ def _side_by_side(narrative, flag: dict):
     )
 
 
+def review_status(narrative: Narrative) -> str:
+    """What review did with the story, as the worker and the payments report have it: an
+    approved-and-excluded story was approved (paid) and kept out, not rejected."""
+    assignment = narrative.assignment
+    if assignment is not None and assignment.status == Assignment.Status.EXCLUDED:
+        return f"Approved, excluded: {assignment.exclusion_reason}"
+    return narrative.get_status_display()
+
+
+class ReviewStatusFilter(admin.SimpleListFilter):
+    """The narrative's status, with approved-and-excluded stories apart from rejected ones."""
+
+    title = "status"
+    parameter_name = "status"
+    EXCLUDED = "excluded"
+
+    def lookups(self, request, model_admin):
+        return [*Narrative.Status.choices, (self.EXCLUDED, "Approved, excluded")]
+
+    def queryset(self, request, queryset):
+        excluded = Q(assignment__status=Assignment.Status.EXCLUDED)
+        if self.value() == self.EXCLUDED:
+            return queryset.filter(excluded)
+        if self.value() in Narrative.Status.values:
+            return queryset.filter(status=self.value()).exclude(excluded)
+        return queryset
+
+
 @admin.register(Narrative)
 class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
     list_display = (
         "id",
         "proverb",
         "excerpt",
-        "status",
+        "status_shown",
         "word_count",
         "overlap_summary",
         "time_taken",
@@ -66,7 +97,7 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
         "source",
     )
     list_display_links = ("id", "excerpt")
-    list_filter = ("status", "source", batch_filter("write"))
+    list_filter = (ReviewStatusFilter, "source", batch_filter("write"))
     search_fields = ("text", "proverb__text", "worker__display_name", "worker__external_id")
     list_select_related = ("proverb", "worker", "assignment__item__batch", "integrity")
     actions = (
@@ -84,7 +115,7 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
         "integrity_explained",
         "writing_process",
         "pledge",
-        "status",
+        "status_shown",
         "review_message",
         "reviewed_at",
         "word_count",
@@ -129,6 +160,10 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
         actions = super().get_actions(request)
         actions.pop("delete_selected", None)
         return actions
+
+    @admin.display(description="Status", ordering="status")
+    def status_shown(self, narrative) -> str:
+        return review_status(narrative)
 
     @admin.display(description="Narrative")
     def excerpt(self, narrative) -> str:
@@ -234,11 +269,11 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
             except CalibrationError as error:
                 self.message_user(request, f"{batch}: {error}", messages.ERROR)
                 continue
+            fitted = Calibration.from_dict(calibration.fitted)
             self.message_user(
                 request,
-                f"{batch}: calibrated; cross-validated accuracy {calibration.cv_accuracy:.0%} "
-                f"over {calibration.fitted['folds']} folds. The batch's stories are now scored "
-                "with it.",
+                f"{batch}: calibrated; {accuracy_text(fitted)}. The batch's stories are now "
+                "scored with it.",
             )
 
     @admin.display(description="Narrative (words shared with the proverb marked)")

@@ -25,18 +25,22 @@ from annotation.quality.integrity import FLAG_TITLES
 from annotation.quality.submissions import submission_counts, submission_next, submission_review
 from crowd import task_types
 from crowd.admin.review import REVIEW_PERMISSION, withdrawal_summary
-from crowd.models import Assignment, Batch, SavedReviewMessage
+from crowd.models import Assignment, Batch, Bonus, SavedReviewMessage
+from crowd.money import money_text
+from crowd.pay import bonus_state_text
 from crowd.review import (
     ReviewError,
     assignment_approve,
     assignment_approve_exclude,
     assignment_bonus,
     assignment_reject,
+    reason_digest,
     worker_block,
 )
 from crowd.withdrawals import withdrawal_impact
 
 MAX_SKIPPED = 500
+SAVED_SHOWN = 9  # picked with the keys 1-9
 
 
 DECISIONS = ("approve", "reject", "block", "bonus", "exclude")
@@ -72,7 +76,8 @@ def queue_view(request, batch_id: int):
         f"Review: {batch.name}",
         batch=batch,
         counts=submission_counts(batch=batch),
-        saved_messages=SavedReviewMessage.objects.all(),
+        saved_messages=SavedReviewMessage.objects.all()[:SAVED_SHOWN],
+        bonus_reasons=bonus_reasons_used(batch=batch),
         list_url=f"{review_url}&status=submitted" if review_url else "",
         next_url=reverse("review_queue:next", args=[batch.pk]),
         decide_url=reverse("review_queue:decide", args=[batch.pk, 0]),
@@ -85,6 +90,13 @@ def queue_view(request, batch_id: int):
         ],
         drift_svg=integrity_drift(drift) if drift["codes"] else "",
     )
+
+
+def bonus_reasons_used(*, batch: Batch) -> list[str]:
+    """The reasons of the batch's bonuses so far, latest first: what the bonus dialog offers
+    (saved review messages are rejection messages, never bonus reasons)."""
+    reasons = Bonus.objects.filter(assignment__item__batch=batch).order_by("-id")
+    return list(dict.fromkeys(reasons.values_list("reason", flat=True)[:200]))[:SAVED_SHOWN]
 
 
 def _skipped(raw: str) -> list[int]:
@@ -158,8 +170,14 @@ def _approve_and_pay(assignment: Assignment, *, cents: int | None, reason: str) 
     with transaction.atomic():
         if assignment.status == Assignment.Status.SUBMITTED:
             assignment_approve(assignment=assignment)
-        paid = assignment_bonus(assignment=assignment, cents=cents, reason=reason)
-    return f"Approved; bonus of {cents / 100:.2f} paid to {paid.worker} (reason: {reason.strip()})."
+        given = assignment_bonus(assignment=assignment, cents=cents, reason=reason)
+    bonus = Bonus.objects.get(
+        assignment=given, cents=cents, reason_digest=reason_digest(reason.strip())
+    )
+    return (
+        f"Approved; bonus of {money_text(cents)} for {given.worker}: {bonus_state_text(bonus)} "
+        f"(reason: {reason.strip()})."
+    )
 
 
 urls = (

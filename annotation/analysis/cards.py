@@ -9,9 +9,11 @@ templates for HTML.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from annotation.analysis.definitions import LABELS
 from annotation.analysis.selectors import definitions
 from annotation.quality.integrity import FLAG_TITLES
 
@@ -24,6 +26,7 @@ class Table:
     rows: list[list]
     notes: list[tuple[str, str]] = field(default_factory=list)  # (key, definition)
     caption: str = ""
+    keys: list[str] = field(default_factory=list)  # a statistics table's key of each row
 
 
 @dataclass
@@ -35,8 +38,19 @@ class Section:
     plots: list[str] = field(default_factory=list)  # names of annotation.analysis.plots functions
 
 
+def significant(value: float, digits: int = 4) -> str:
+    """A float to `digits` significant digits, written out (0.00002998, never 2.998e-05),
+    trailing zeros dropped."""
+    if value == 0 or not math.isfinite(value):
+        return "0" if value == 0 else str(value)
+    decimals = max(digits - 1 - math.floor(math.log10(abs(value))), 0)
+    text = f"{value:.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def format_value(value) -> str:
-    """A statistic as text: '—' for none, integers whole, floats to 4 significant digits."""
+    """A statistic as text: '—' for none, integers whole, floats to 4 significant digits
+    written out (two decimals from 100 up)."""
     if value is None:
         return "—"
     if isinstance(value, bool):
@@ -44,21 +58,42 @@ def format_value(value) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return f"{value:.2f}" if abs(value) >= 100 else f"{value:.4g}"
+        return f"{value:.2f}" if abs(value) >= 100 else significant(value)
     if isinstance(value, list):
         return ", ".join(format_value(item) for item in value) or "—"
     return str(value)
 
 
+def statistic_label(key: str) -> str:
+    """What a statistic is called where people read it (definitions.LABELS; a flag's share
+    by the flag's title)."""
+    if key in LABELS:
+        return LABELS[key]
+    if key.startswith("integrity.shares."):
+        return f"Share flagged: {FLAG_TITLES.get(key.rsplit('.', 1)[1], key)}"
+    return key.rsplit(".", 1)[-1].replace("_", " ").capitalize()
+
+
+def statistic_value(analysis: dict, key: str):
+    """The value at a dotted key of the analysis (None where there is none)."""
+    value = analysis
+    for part in key.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
 def _statistics(analysis: dict, keys: list[str], meaning: dict[str, str]) -> Table:
-    """Key-value rows: statistic, value, definition (dotted keys into the analysis)."""
-    rows = []
-    for key in keys:
-        value = analysis
-        for part in key.split("."):
-            value = value.get(part) if isinstance(value, dict) else None
-        rows.append([key, format_value(value), meaning.get(key, "")])
-    return Table(["Statistic", "Value", "Definition"], rows)
+    """Statistic rows: its label, value and definition (with the key that `analyze --json`
+    gives it), and the keys kept on the table."""
+    rows = [
+        [
+            statistic_label(key),
+            format_value(statistic_value(analysis, key)),
+            f"{meaning.get(key, '')} (key: {key})".lstrip(),
+        ]
+        for key in keys
+    ]
+    return Table(["Statistic", "Value", "Definition"], rows, keys=list(keys))
 
 
 def _notes(meaning: dict[str, str], keys: list[str]) -> list[tuple[str, str]]:
@@ -70,20 +105,25 @@ def _keys(prefix: str, names: str) -> list[str]:
     return [prefix + name for name in names.split()]
 
 
+# ePiC's Table 1 (collection) and Table 2 (dataset statistics), as the analysis keys them.
+COLLECTION_KEYS = _keys(
+    "collection.",
+    "submitted approved distinct_workers approved_per_worker_mean approved_per_worker_max "
+    "unknown_writer",
+)
+TABLE_2_KEYS = _keys(
+    "",
+    "proverbs narratives vocabulary_size tokens_per_narrative sentences_per_narrative "
+    "span_pairs_per_narrative words_per_proverb_span words_per_narrative_span "
+    "unique_bigrams unique_trigrams",
+)
+
+
 def analysis_sections(analysis: dict) -> list[Section]:
     """The dashboard's and the card's sections, in the order of the ePiC paper."""
     meaning = definitions()
 
-    collection = _keys(
-        "collection.",
-        "submitted approved distinct_workers approved_per_worker_mean approved_per_worker_max",
-    )
-    table_2 = _keys(
-        "",
-        "proverbs narratives vocabulary_size tokens_per_narrative sentences_per_narrative "
-        "span_pairs_per_narrative words_per_proverb_span words_per_narrative_span "
-        "unique_bigrams unique_trigrams",
-    )
+    collection, table_2 = COLLECTION_KEYS, TABLE_2_KEYS
     diversity = _keys(
         "diversity.",
         "same_proverb different_proverbs same_proverb_pairs different_proverb_pairs "
@@ -215,8 +255,7 @@ def _other_definitions(sections: list[Section], meaning: dict[str, str]) -> Sect
     for section in sections:
         for table in section.tables:
             shown.update(key for key, _ in table.notes)
-            if table.columns[-1] == "Definition":
-                shown.update(row[0] for row in table.rows)
+            shown.update(table.keys)
     rows = [[key, text] for key, text in meaning.items() if key not in shown]
     return Section(
         "definitions",
@@ -302,6 +341,15 @@ def _histogram_table(analysis: dict, meaning: dict[str, str]) -> Table:
     )
 
 
+CHOICE_LABELS = {
+    "human": "Accuracy of workers",
+    "model": "Accuracy of the model",
+    "questions": "Questions answered by workers",
+    "responses": "Worker answers",
+    "model_questions": "Model answers",
+}
+
+
 def _human_tables(human: dict, meaning: dict[str, str]) -> list[Table]:
     ratings = [
         [criterion, source, format_value(v["mean"]), v["n"], format_value(v["std"])]
@@ -318,7 +366,7 @@ def _human_tables(human: dict, meaning: dict[str, str]) -> list[Table]:
         for criterion, value in human.get("pairwise_agreement", {}).items()
     ]
     choice = human.get("choice_accuracy", {})
-    accuracy = [[key, format_value(choice.get(key))] for key in choice]
+    accuracy = [[CHOICE_LABELS.get(key, key), format_value(choice.get(key))] for key in choice]
     return [
         Table(
             ["Criterion", "Source", "Mean", "n", "Std"],

@@ -23,7 +23,8 @@ nothing is 0):
     Distinct proverbs among approved narratives; number of approved narratives.
 ``collection``
     ``submitted``, ``approved``, ``distinct_workers``, ``approved_per_worker_mean``,
-    ``approved_per_worker_max`` (ePiC Table 1). Uses every narrative, whatever its status.
+    ``approved_per_worker_max`` (ePiC Table 1), ``unknown_writer``. Uses every narrative,
+    whatever its status; worker figures are None when no narrative's writer is known.
 ``vocabulary_size``, ``tokens_per_narrative``, ``sentences_per_narrative``,
 ``span_pairs_per_narrative``, ``words_per_proverb_span``, ``words_per_narrative_span``,
 ``unique_bigrams``, ``unique_trigrams``
@@ -122,7 +123,7 @@ from annotation.analysis.sentiment import (
     sentiment_statistics,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: worker figures unknown (None) without a known writer; unknown_writer
 DIVERSITY_MAX_PAIRS = 200_000
 PARALLEL_THRESHOLD = 20_000
 _CHUNK = 4_000
@@ -421,15 +422,18 @@ def _planned(
 
 
 def _collection(records: list[NarrativeRecord]) -> dict[str, Any]:
+    """Table 1. Worker figures cover the narratives whose writer is known; with none known
+    (an imported release names no worker) they are unknown (None), never 0."""
     workers = {r.worker for r in records if r.worker is not None}
     per_worker = Counter(r.worker for r in records if r.status == "approved" and r.worker)
     by_workers = sum(per_worker.values())
     return {
         "submitted": len(records),
         "approved": sum(1 for r in records if r.status == "approved"),
-        "distinct_workers": len(workers),
+        "distinct_workers": len(workers) if workers else None,
         "approved_per_worker_mean": mean_or_none(by_workers, len(workers)),
-        "approved_per_worker_max": max(per_worker.values(), default=0),
+        "approved_per_worker_max": max(per_worker.values(), default=0) if workers else None,
+        "unknown_writer": sum(1 for r in records if r.worker is None),
     }
 
 

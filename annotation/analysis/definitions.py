@@ -29,16 +29,21 @@ DEFINITIONS: dict[str, str] = {
     ),
     "collection.approved": "Number of narratives whose status is 'approved'.",
     "collection.distinct_workers": (
-        "Number of distinct workers who submitted at least one narrative (any status); "
-        "imported and model narratives (no worker) are not counted."
+        "Number of distinct workers who submitted at least one narrative (any status), over "
+        "the narratives whose writer is known (collected here); None (unknown, not 0) when "
+        "no narrative's writer is known, as for an imported release, which names none."
     ),
     "collection.approved_per_worker_mean": (
         "Approved narratives written by workers divided by collection.distinct_workers "
         "(workers with no approved narrative count as 0, as in ePiC's 2500 / 166 = 15.06); "
-        "None when there is no worker."
+        "None when no writer is known."
     ),
     "collection.approved_per_worker_max": (
-        "Largest number of approved narratives written by one worker (0 when none)."
+        "Largest number of approved narratives written by one worker; None when no writer is known."
+    ),
+    "collection.unknown_writer": (
+        "Number of narratives whose writer Parable does not know (imported or model "
+        "narratives): the worker figures leave them out."
     ),
     "vocabulary_size": (
         "Number of distinct tokens over all approved narratives, tokens being the "
@@ -295,4 +300,69 @@ DEFINITIONS: dict[str, str] = {
         "Cosine similarity with the same worker's earlier story for another proverb at or above "
         "homogeneity_similarity (default 0.8)."
     ),
+}
+
+# What each statistic is called where people read it (the dashboard, the dataset card, the
+# methods section), in a paper's words; the key stays beside its definition.
+LABELS: dict[str, str] = {
+    "proverbs": "Proverbs",
+    "narratives": "Narratives (approved)",
+    "collection.submitted": "Narratives submitted or imported",
+    "collection.approved": "Narratives approved",
+    "collection.distinct_workers": "Distinct workers",
+    "collection.approved_per_worker_mean": "Approved narratives per worker, mean",
+    "collection.approved_per_worker_max": "Approved narratives per worker, maximum",
+    "collection.unknown_writer": "Narratives whose writer is unknown",
+    "vocabulary_size": "Vocabulary size",
+    "tokens_per_narrative": "Tokens per narrative",
+    "sentences_per_narrative": "Sentences per narrative",
+    "span_pairs_per_narrative": "Aligned span pairs per narrative",
+    "words_per_proverb_span": "Words per proverb span",
+    "words_per_narrative_span": "Words per narrative span",
+    "unique_bigrams": "Unique bigrams",
+    "unique_trigrams": "Unique trigrams",
+    "diversity.same_proverb": "Unigram Jaccard of two narratives, same proverb",
+    "diversity.different_proverbs": "Unigram Jaccard of two narratives, different proverbs",
+    "diversity.same_proverb_pairs": "Narrative pairs of the same proverb",
+    "diversity.different_proverb_pairs": "Narrative pairs of different proverbs",
+    "diversity.same_proverb_sampled": "Same-proverb pairs averaged",
+    "diversity.different_proverbs_sampled": "Different-proverb pairs averaged",
+    "sentiment.pearson_r": "Pearson r, proverb sentiment against its narratives' mean",
+    "sentiment.p_value": "p-value of that correlation",
+    "sentiment.slope": "Slope of the least-squares line",
+    "sentiment.intercept": "Intercept of the least-squares line",
+    "sentiment.narrative_compound_mean": "Mean VADER compound of narratives",
+    "sentiment.positive": "Positive narratives",
+    "sentiment.negative": "Negative narratives",
+    "sentiment.neutral": "Neutral narratives",
+    "readability.flesch_mean": "Flesch reading ease, mean",
+    "readability.flesch_median": "Flesch reading ease, median",
+    "readability.flesch_min": "Flesch reading ease, lowest",
+    "readability.flesch_max": "Flesch reading ease, highest",
+    "readability.flesch_std": "Flesch reading ease, standard deviation",
+    "readability.flesch_rules": "Flesch rules",
+    "readability.syllable_source": "Syllables counted with",
+    "readability.newer_flesch_mean": "Flesch reading ease, mean (textstat 0.7.13)",
+    "readability.newer_flesch_median": "Flesch reading ease, median (textstat 0.7.13)",
+    "readability.newer_flesch_min": "Flesch reading ease, lowest (textstat 0.7.13)",
+    "readability.newer_flesch_max": "Flesch reading ease, highest (textstat 0.7.13)",
+    "readability.newer_flesch_std": "Flesch reading ease, standard deviation (textstat 0.7.13)",
+    "readability.newer_flesch_rules": "Newer Flesch rules",
+    "readability.newer_syllable_source": "Syllables counted with (newer rules)",
+    "integrity.narratives": "Narratives in scope",
+    "integrity.with_record": "Narratives with a writing record",
+    "integrity.checked": "Narratives compared by the similarity check",
+    "integrity.flagged": "Share of narratives with a flag",
+    "scope.batches": "Batches",
+    "scope.approved_only": "Approved narratives only",
+    "scope.sources": "Sources",
+    "scope.narratives_loaded": "Narratives read",
+    "parameters.seed": "Seed",
+    "parameters.sentence_splitter": "Sentence splitter",
+    "parameters.syllable_source": "Syllables counted with",
+    "parameters.sentiment_positive_threshold": "Positive from VADER compound",
+    "parameters.sentiment_negative_threshold": "Negative up to VADER compound",
+    "parameters.agreement_threshold": "Rating counted as good from",
+    "parameters.diversity_max_pairs": "Most pairs averaged for diversity",
+    "parameters.processes": "Processes that scored the narratives",
 }

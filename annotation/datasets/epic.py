@@ -21,16 +21,19 @@ from django.utils import timezone
 
 from annotation.analysis.common import ProgressCallback, progress_noop
 from annotation.datasets.epic_files import (
+    EPIC_FIELDS,
     EpicFileError,
     EpicRecord,
     RecordProblem,
     ResolvedSpanPair,
+    epic_layout,
     parse_epic_file,
     resolve_record_spans,
 )
+from annotation.datasets.imported_files import epic_file_key, imported_file_record
 from annotation.datasets.records import narratives_for_generated_pks
 from annotation.datasets.splits import SplitFileError, narrative_splits_apply, parse_split_files
-from annotation.models import Narrative, Proverb, SpanPair
+from annotation.models import ImportedFile, Narrative, Proverb, SpanPair
 from annotation.quality.similarity_scan import imported_similarity_check_queue
 from annotation.text import normalize_text, word_count
 
@@ -92,6 +95,9 @@ class EpicPrepared:
     records: list[EpicRecord]
     spans: list[tuple[list[ResolvedSpanPair], list[RecordProblem]]]  # one per record
     split_parts: dict | None
+    filename: str = ""
+    layout: dict | None = None  # how the file was written (epic_layout)
+    split_files: Mapping[str, bytes] | None = None
 
 
 def epic_prepare(
@@ -99,6 +105,7 @@ def epic_prepare(
     content: bytes,
     splits: Mapping[str, bytes] | None = None,
     progress: ProgressCallback | None = None,
+    filename: str = "",
 ) -> EpicPrepared:
     """Read and check an ePiC file and its split files and resolve every record's spans.
 
@@ -108,6 +115,7 @@ def epic_prepare(
     progress = progress or progress_noop
     progress(0, 1, "Reading the file")
     records = parse_epic_file(content, max_records=settings.PARABLE_IMPORT_MAX_RECORDS)
+    layout = epic_layout(content)
     try:
         split_parts = parse_split_files(splits) if splits else None
     except SplitFileError as error:
@@ -120,7 +128,14 @@ def epic_prepare(
         spans.append(resolve_record_spans(record))
         if done % _PROGRESS_RECORDS == 0 or done == len(records):
             progress(done, len(records), "Resolving spans")
-    return EpicPrepared(records=records, spans=spans, split_parts=split_parts)
+    return EpicPrepared(
+        records=records,
+        spans=spans,
+        split_parts=split_parts,
+        filename=filename,
+        layout=layout,
+        split_files=splits or None,
+    )
 
 
 @transaction.atomic
@@ -155,9 +170,17 @@ def epic_write(
     report.narratives_created, report.narratives_updated = len(new), len(changed)
     report.keyword_narratives = [narrative.pk for narrative, _ in new + changed]
     imported_similarity_check_queue(narratives=[narrative for narrative, _ in new + changed])
+    imported_file_record(
+        kind=ImportedFile.Kind.EPIC,
+        key=epic_file_key(source_label=source_label),
+        filename=prepared.filename,
+        fields=prepared.layout["keys"][1] if prepared.layout else list(EPIC_FIELDS),
+        records=len(records),
+        layout=prepared.layout,
+    )
     progress(len(records), len(records), "Writing narratives")
     if prepared.split_parts is not None:
-        applied = narrative_splits_apply(parts=prepared.split_parts)
+        applied = narrative_splits_apply(parts=prepared.split_parts, files=prepared.split_files)
         report.splits = applied.counts
         report.errors.extend(
             RecordProblem(0, pk, f"Split files name {pk}, which is not in the dataset.")
@@ -172,11 +195,12 @@ def dataset_import_epic(
     splits: Mapping[str, bytes] | None = None,
     source_label: str = "ePiC",
     progress: ProgressCallback | None = None,
+    filename: str = "",
 ) -> EpicImportReport:
     """Import an ePiC file (and optional split files): `epic_prepare`, then `epic_write`.
     Nothing is written when either refuses the file. `progress(done, total, stage)` is
     called as records are resolved and written."""
-    prepared = epic_prepare(content=content, splits=splits, progress=progress)
+    prepared = epic_prepare(content=content, splits=splits, progress=progress, filename=filename)
     return epic_write(prepared, source_label=source_label, progress=progress)
 
 

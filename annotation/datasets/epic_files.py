@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import TextIO
 
+from annotation.datasets.layouts import json_array_layout, json_item, ordered, write_json_array
 from annotation.text import normalize_text
 from common.checked_input import InputError, json_loads_checked, text_problem
 
@@ -291,25 +292,38 @@ def resolve_record_spans(record: EpicRecord) -> tuple[list[ResolvedSpanPair], li
     return pairs, problems
 
 
-def epic_record(row: Mapping) -> dict:
-    """The ePiC record of an export row (annotation.datasets.records.export_rows)."""
+def epic_record(row: Mapping, keys: list | None = None) -> dict:
+    """The ePiC record of an export row (annotation.datasets.records.export_rows), its keys
+    and its fields' keys in the order `keys` gives ([record keys, field keys], from the
+    imported file's layout), else pk, fields; quote, narrative, the span slots."""
     fields = {"quote": row["proverb_quote"] or row["proverb"], "narrative": row["narrative"]}
     fields.update(dict.fromkeys(SPAN_FIELDS, ""))
     for pair in row["span_pairs"]:
         if pair["alignment"] == 1:
             fields[f"span_quote_{pair['position']}"] = pair["proverb_span"]
             fields[f"span_narrative_{pair['position']}"] = pair["narrative_span"]
-    return {"pk": row["pk"], "fields": fields}
+    record_keys, field_keys = keys or (None, None)
+    return ordered({"pk": row["pk"], "fields": ordered(fields, field_keys)}, record_keys)
 
 
-def write_epic(chunks: Iterable[list[dict]], stream: TextIO) -> int:
-    """Write export rows as an ePiC JSON array, one record a line; returns the count."""
-    count = 0
-    stream.write("[")
-    for chunk in chunks:
-        for row in chunk:
-            stream.write(",\n" if count else "\n")
-            stream.write(json.dumps(epic_record(row), ensure_ascii=False))
-            count += 1
-    stream.write("\n]\n")
-    return count
+def epic_layout(content: bytes) -> dict | None:
+    """The layout of an ePiC file that `parse_epic_file` read (indent, escapes, separators,
+    key order, final newline: annotation.datasets.layouts), or None when its records are
+    not written as json.dumps writes them or hold more than pk and fields (then its export
+    gives back the values, not the bytes)."""
+    text = content.decode("utf-8")
+    records = json.loads(text)
+    if any(set(record) != {"pk", "fields"} for record in records):
+        return None
+    return json_array_layout(
+        text, records, item_keys=lambda record: [list(record), list(record["fields"])]
+    )
+
+
+def write_epic(chunks: Iterable[list[dict]], stream: TextIO, layout: dict | None = None) -> int:
+    """Write export rows as an ePiC JSON array; returns the count. In `layout` (an imported
+    file's, epic_layout) the export of that file's records is that file, byte for byte;
+    without one, one record a line."""
+    keys = layout["keys"] if layout else None
+    records = (json_item(epic_record(row, keys), layout) for chunk in chunks for row in chunk)
+    return write_json_array(records, stream, layout)

@@ -27,12 +27,19 @@ from django.conf import settings
 
 from annotation.analysis.cards import dataset_card
 from annotation.analysis.common import ProgressCallback
-from annotation.analysis.methods import methods_document, methods_latex, methods_markdown
+from annotation.analysis.methods import methods_document
+from annotation.analysis.methods_render import methods_latex, methods_markdown
 from annotation.analysis.selectors import ScopeAnalysis
-from annotation.datasets.csv_cells import SafeCsvWriter
 from annotation.datasets.epic_files import write_epic
+from annotation.datasets.imported_files import (
+    epic_file_key,
+    epic_split_file_key,
+    imported_file_layout,
+)
+from annotation.datasets.layouts import json_array_text
 from annotation.datasets.records import DATASET_SOURCES, dataset_narratives, export_rows
 from annotation.models import Narrative
+from common.csv_cells import SafeCsvWriter
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +71,15 @@ COLUMNS = (
     "writing",
 )
 NESTED = COLUMNS[-5:]  # keywords, span_pairs, ratings, integrity_flags, writing: JSON in CSV
+# Split files written by Parable: ["Q1N1", "Q1N2"] and a newline.
+ONE_LINE = {
+    "indent": None,
+    "ensure_ascii": False,
+    "separators": [", ", ": "],
+    "final_newline": "\n",
+    "bom": False,
+    "keys": None,
+}
 
 
 @functools.cache
@@ -310,11 +326,13 @@ def dataset_export(
         chunks = _reporting(summary.count(chunks), total, progress)
         data_path = directory / DATA_FILES[format]
         split_pks = _SplitPks(directory)
+        layout = None
         if format == "epic":
             chunks = split_pks.collect(chunks)
+            layout = epic_export_layout(**scope)
         complete = False
         try:
-            _write_data(format, chunks, data_path)
+            _write_data(format, chunks, data_path, layout)
             complete = True
         finally:
             files = [data_path, *split_pks.finish(complete=complete and format == "epic")]
@@ -350,13 +368,36 @@ def dataset_export(
     return ExportResult(format, directory, files, summary.rows, card_path, methods_files)
 
 
-def _write_data(format: str, chunks: Iterable[list[dict]], path: Path) -> None:
+def epic_export_layout(
+    *, batches: Sequence[int] | None, approved_only: bool, sources: Sequence[str] | None
+) -> dict | None:
+    """The layout of the ePiC file whose records the export holds: when every narrative in
+    scope was imported under one source label and that file's layout is known, the export
+    is written as the file was (an export of what the file brought is the file, byte for
+    byte); else None (one record a line)."""
+    origins = list(
+        dataset_narratives(batches=batches, approved_only=approved_only, sources=sources)
+        .order_by()
+        .values_list("source", "source_label")
+        .distinct()[:2]
+    )
+    if len(origins) != 1 or origins[0][0] != Narrative.Source.IMPORTED:
+        return None
+    return imported_file_layout(epic_file_key(source_label=origins[0][1]))
+
+
+def _write_data(
+    format: str, chunks: Iterable[list[dict]], path: Path, layout: dict | None = None
+) -> None:
     with _replacing(path) as partial:
         if format == "parquet":
             write_parquet(chunks, partial)
             return
         with open(partial, "w", encoding="utf-8", newline="") as stream:
-            {"epic": write_epic, "jsonl": write_jsonl, "csv": write_csv}[format](chunks, stream)
+            if format == "epic":
+                write_epic(chunks, stream, layout)
+                return
+            {"jsonl": write_jsonl, "csv": write_csv}[format](chunks, stream)
 
 
 def _reporting(chunks: Iterable[list[dict]], total: int, progress: ProgressCallback | None):
@@ -414,10 +455,12 @@ class _SplitPks:
                     self._path(setting, part).unlink(missing_ok=True)
         for setting, part in sorted(self.pks):
             pks = self._ordered(setting, self.pks[(setting, part)])
+            # As the imported split file was written (then its export is that file), else
+            # one line.
+            layout = imported_file_layout(epic_split_file_key(setting=setting, part=part))
             with _replacing(self._path(setting, part)) as partial:
                 partial.write_text(
-                    "[" + ", ".join(json.dumps(pk, ensure_ascii=False) for pk in pks) + "]\n",
-                    encoding="utf-8",
+                    json_array_text(pks, layout or ONE_LINE), encoding="utf-8", newline=""
                 )
             paths.append(self._path(setting, part))
         return paths

@@ -10,7 +10,8 @@ the labels are given; unlabelled pairs count in no accuracy. Irregular lines are
 with a note each (annotation/datasets/figurative_files.py); a file with an unusable line is
 refused whole, every such line listed. `figurative_export_lines` writes the narratives and
 their option pairs (imported, and those made from approved crowd continuations) back in
-the same layout, each imported line's values as published.
+the same layout, each imported line as published; `figurative_copy_groups` gathers the
+narratives that are one text published several times.
 """
 
 from __future__ import annotations
@@ -23,9 +24,20 @@ from dataclasses import asdict, dataclass, field
 from django.db import transaction
 from django.db.models import Q
 
-from annotation.datasets.figurative_files import figurative_line, parse_figurative_file
-from annotation.models import ContinuationPair, FigurativeNarrative
+from annotation.datasets.figurative_files import (
+    figurative_line,
+    jsonl_layout,
+    jsonl_text,
+    parse_figurative_file,
+)
+from annotation.datasets.imported_files import (
+    figurative_file_key,
+    imported_file_layout,
+    imported_file_record,
+)
+from annotation.models import ContinuationPair, FigurativeNarrative, ImportedFile
 from annotation.quality.similarity_scan import figurative_similarity_check_task
+from annotation.text import normalize_text
 from common.task_queue import queue_on_commit
 
 
@@ -39,6 +51,7 @@ class FigurativeImportReport:
     labelled: bool = True
     labels_added: int = 0
     pairs_in_other_split: int = 0
+    other_glosses: int = 0  # lines whose narrative was stored with another line's gloss
     irregular_lines: int = 0
     notes: list[dict] = field(default_factory=list)
     errors: list[dict] = field(default_factory=list)
@@ -53,15 +66,30 @@ LABELS = ("auto", "given", "withheld")
 PLACEHOLDER_MIN_PAIRS = 20
 
 
-def content_key(
-    *, kind: str, text: str, expression: str, meaning: str, source_values: dict | None = None
-) -> str:
-    """The identity of a figurative narrative across imports (with its fields as published,
-    where those were kept)."""
-    parts = [kind, text, expression, meaning]
-    if source_values is not None:
-        parts.append(json.dumps(source_values, sort_keys=True, ensure_ascii=False))
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+def content_key(*, kind: str, text: str, expression: str) -> str:
+    """The identity of a figurative narrative across lines and imports: its kind, text and
+    expression. A gloss is not part of it: the same narrative published with two meanings
+    is one narrative (each line keeps its own gloss, as published)."""
+    return hashlib.sha256("\x1f".join([kind, text, expression]).encode()).hexdigest()
+
+
+def line_state(narrative: FigurativeNarrative, pair: ContinuationPair | None = None) -> str:
+    """A digest of everything the export rebuilds a line from: while a line's stored digest
+    still matches, nothing it says has changed since import and the line is written back
+    as published."""
+    values = [
+        narrative.kind,
+        narrative.text,
+        narrative.expression,
+        narrative.expression_start,
+        narrative.expression_end,
+        narrative.meaning,
+        narrative.source_values,
+    ]
+    if pair is not None:
+        values += [pair.option1, pair.option2, pair.correct, pair.published_answer]
+    encoded = json.dumps(values, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(encoded.encode()).hexdigest()
 
 
 def shown_first_for(pair_id: int) -> int:
@@ -131,14 +159,16 @@ def labels_given(*, labels: str, split: str, answers: list[str]) -> bool:
 
 @transaction.atomic
 def figurative_import(
-    *, content: bytes, kind: str, split: str = "", labels: str = "auto"
+    *, content: bytes, kind: str, split: str = "", labels: str = "auto", filename: str = ""
 ) -> FigurativeImportReport:
     """Import a JSONL file of idiom or simile narratives; raises FigurativeFileError.
 
     `labels`: "given" stores correctanswer as each pair's answer, "withheld" stores the
     pairs unlabelled (the file's value is kept for the export only), "auto" withholds them
     for a test split or a placeholder (labels_given). Re-importing with labels given labels
-    the pairs stored unlabelled.
+    the pairs stored unlabelled. Each line is kept as published with what it brought, and
+    the file's name, fields and line endings (ImportedFile), so that the export of the
+    split gives the file back byte for byte.
     """
     if split not in FigurativeNarrative.Split.values:
         raise ValueError(f"split must be one of train, dev, test, not {split!r}.")
@@ -147,15 +177,10 @@ def figurative_import(
     labelled = labels_given(labels=labels, split=split, answers=answers)
     report = FigurativeImportReport(lines=len(lines), labelled=labelled)
     narratives: dict[str, FigurativeNarrative] = {}
+    brought: dict[int, int] = {}  # pair id -> the line of this file that brought it
     for line in lines:
         notes = list(line.notes)
-        key = content_key(
-            kind=kind,
-            text=line.text,
-            expression=line.expression,
-            meaning=line.meaning,
-            source_values=line.source_values,
-        )
+        key = content_key(kind=kind, text=line.text, expression=line.expression)
         if key not in narratives:
             start, end = line.span if line.span else (None, None)
             narrative, created = FigurativeNarrative.objects.get_or_create(
@@ -173,10 +198,22 @@ def figurative_import(
             )
             narratives[key] = narrative
             report.narratives_created += created
-        if line.options is not None:
+        narrative = narratives[key]
+        if line.meaning != narrative.meaning:
+            report.other_glosses += 1
+            notes.append(
+                f"the narrative of line {line.line} is stored once, with its first gloss "
+                f"{narrative.meaning!r}; this line's gloss {line.meaning!r} stays with the line"
+            )
+        if line.options is None:
+            if not narrative.source_line and line.meaning == narrative.meaning:
+                narrative.source_line = line.raw
+                narrative.source_state = line_state(narrative)
+                narrative.save(update_fields=["source_line", "source_state"])
+        else:
             option1, option2, correct = line.options
             pair, created = continuation_pair_create(
-                narrative=narratives[key],
+                narrative=narrative,
                 option1=option1,
                 option2=option2,
                 correct=correct if labelled else None,
@@ -185,7 +222,12 @@ def figurative_import(
             )
             report.pairs += 1
             report.pairs_created += created
-            if not created and pair.split != split:
+            if pair.pk in brought:
+                notes.append(
+                    f"the same narrative and options as line {brought[pair.pk]}: stored once "
+                    "(the export writes the line once)"
+                )
+            elif not created and pair.split != split:
                 report.pairs_in_other_split += 1
                 notes.append(
                     f"this option pair is already in the {pair.split or 'no'} split: left there"
@@ -194,10 +236,24 @@ def figurative_import(
                 pair.correct = correct
                 pair.save(update_fields=["correct"])
                 report.labels_added += 1
+            brought.setdefault(pair.pk, line.line)
+            if created or (not pair.source_line and pair.published_answer == line.answer):
+                # The line describes the pair as stored: keep it as published.
+                pair.source_line = line.raw
+                pair.source_state = line_state(narrative, pair)
+                pair.save(update_fields=["source_line", "source_state"])
         if notes:
             report.irregular_lines += 1
             report.notes.extend({"line": line.line, "note": note} for note in notes)
     report.narratives = len(narratives)
+    imported_file_record(
+        kind=ImportedFile.Kind.FIGURATIVE,
+        key=figurative_file_key(kind=kind, split=split),
+        filename=filename,
+        fields=list(dict.fromkeys(name for line in lines for name in line.fields)),
+        records=len(lines),
+        layout=jsonl_layout(content),
+    )
     # The dataset check of what this file brought, once the import commits.
     queue_on_commit(figurative_similarity_check_task, [n.pk for n in narratives.values()])
     return report
@@ -211,7 +267,9 @@ def figurative_export_lines(*, kind: str, split: str | None = None) -> list[str]
     narratives of that split without pairs). A narrative a reviewer confirmed as literal
     use keeps only its imported pairs (the benchmark's own), and is left out when it has
     none; option pairs of crowd continuations appear once their continuation is approved
-    (the pair exists then).
+    (the pair exists then). An imported line whose narrative and pair are as imported is
+    written as published (its escapes, its gloss, its spacing); a changed one is rebuilt
+    from what is stored.
     """
     narratives = FigurativeNarrative.objects.filter(kind=kind)
     if split is not None:
@@ -244,11 +302,14 @@ def figurative_export_lines(*, kind: str, split: str | None = None) -> list[str]
             and not narrative.literal_use_confirmed
             and (split is None or narrative.split == split)
         ):
-            alone.append(figurative_line(**common))
+            as_published = narrative.source_state == line_state(narrative)
+            alone.append(narrative.source_line if as_published else figurative_line(**common))
         paired.extend(
             (
                 pair.pk,
-                figurative_line(
+                pair.source_line
+                if pair.source_line and pair.source_state == line_state(narrative, pair)
+                else figurative_line(
                     **common,
                     options=(pair.option1, pair.option2, pair.correct),
                     answer=pair.published_answer,
@@ -258,6 +319,17 @@ def figurative_export_lines(*, kind: str, split: str | None = None) -> list[str]
             if split is None or pair.split == split
         )
     return [line for _, line in sorted(paired)] + alone
+
+
+def figurative_export_text(*, kind: str, split: str | None = None) -> str:
+    """The export as a file: `figurative_export_lines` with the line endings, final newline
+    and byte-order mark of the file imported as that split, so that exporting what a file
+    brought gives the file back byte for byte (one line a narrative or pair, each ending
+    with a newline, when no file of that split was imported)."""
+    layout = None
+    if split is not None:
+        layout = imported_file_layout(figurative_file_key(kind=kind, split=split))
+    return jsonl_text(figurative_export_lines(kind=kind, split=split), layout)
 
 
 def segments(narrative: FigurativeNarrative) -> list[dict]:
@@ -280,3 +352,58 @@ def shown_order(pair: ContinuationPair) -> list[int]:
 
 def option_text(pair: ContinuationPair, option: int) -> str:
     return pair.option1 if option == 1 else pair.option2
+
+
+@dataclass
+class CopyGroup:
+    """Figurative narratives whose texts are one text up to case, punctuation and spacing
+    (annotation.text.normalize_text): one story published several times, as the release
+    does. `splits` are those of the narratives and of their option pairs: a group in more
+    than one split may leak a test story into training."""
+
+    number: int
+    kind: str
+    text: str  # the first narrative's
+    narrative_ids: list[int]
+    expressions: list[str]
+    splits: list[str]
+
+    @property
+    def across_splits(self) -> bool:
+        return len(self.splits) > 1
+
+
+def figurative_copy_groups(*, kind: str | None = None) -> list[CopyGroup]:
+    """The near-copy groups (two or more narratives of one text), the largest first."""
+    narratives = FigurativeNarrative.objects.order_by("id")
+    if kind is not None:
+        narratives = narratives.filter(kind=kind)
+    by_text: dict[tuple[str, str], list[tuple]] = {}
+    for row in narratives.values_list("id", "kind", "text", "expression", "split"):
+        by_text.setdefault((row[1], normalize_text(row[2])), []).append(row)
+    members = [rows for rows in by_text.values() if len(rows) > 1]
+    ids = [row[0] for rows in members for row in rows]
+    pair_splits: dict[int, set[str]] = {}
+    for narrative_id, split in (
+        ContinuationPair.objects.filter(narrative_id__in=ids)
+        .exclude(split="")
+        .values_list("narrative_id", "split")
+        .distinct()
+    ):
+        pair_splits.setdefault(narrative_id, set()).add(split)
+    groups = []
+    for rows in sorted(members, key=lambda rows: (-len(rows), rows[0][0])):
+        splits = {row[4] for row in rows if row[4]}
+        for row in rows:
+            splits |= pair_splits.get(row[0], set())
+        groups.append(
+            CopyGroup(
+                number=len(groups) + 1,
+                kind=rows[0][1],
+                text=rows[0][2],
+                narrative_ids=[row[0] for row in rows],
+                expressions=list(dict.fromkeys(row[3] for row in rows)),
+                splits=[split for split in FigurativeNarrative.Split.values if split in splits],
+            )
+        )
+    return groups

@@ -65,6 +65,8 @@ class FigurativeLine:
     answer: str = ""
     source_values: dict | None = None
     notes: tuple[str, ...] = ()
+    raw: str = ""  # the line as published, without its line ending
+    fields: tuple[str, ...] = ()  # the line's keys, in its order
 
 
 def _markup(narrative: str) -> tuple[str, list[tuple[int, int]], int]:
@@ -228,7 +230,31 @@ def _parse_line(number: int, raw: str, kind: str) -> FigurativeLine:
         answer=answer,
         source_values=None if as_published == rebuilt else as_published,
         notes=tuple(notes),
+        raw=raw,
+        fields=tuple(record),
     )
+
+
+def jsonl_layout(content: bytes) -> dict:
+    """How a JSONL file ends its lines: {"newline", "final_newline", "bom"} (the lines
+    themselves are kept as published, one by one)."""
+    text = content.decode("utf-8", errors="replace")
+    return {
+        "newline": "\r\n" if "\r\n" in text else "\n",
+        "final_newline": text.endswith("\n"),
+        "bom": text.startswith("\ufeff"),
+    }
+
+
+def jsonl_text(lines: list[str], layout: dict | None) -> str:
+    """Lines joined as the file `layout` describes (jsonl_layout); without one, each line
+    ends with a newline."""
+    if layout is None:
+        return "".join(f"{line}\n" for line in lines)
+    text = layout["newline"].join(lines)
+    if lines and layout["final_newline"]:
+        text += layout["newline"]
+    return ("\ufeff" if layout["bom"] else "") + text
 
 
 def parse_figurative_file(content: bytes, *, kind: str) -> list[FigurativeLine]:
@@ -240,7 +266,10 @@ def parse_figurative_file(content: bytes, *, kind: str) -> list[FigurativeLine]:
     except UnicodeDecodeError as error:
         raise FigurativeFileError([(1, f"the file is not UTF-8 ({error.reason})")]) from None
     lines, errors = [], []
-    for number, raw in enumerate(decoded.splitlines(), start=1):
+    # Lines end at a newline only: JSON text may hold U+2028 and other characters that
+    # str.splitlines would end a line at.
+    for number, raw in enumerate(decoded.split("\n"), start=1):
+        raw = raw.removesuffix("\r")
         if not raw.strip():
             continue
         try:

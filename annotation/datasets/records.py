@@ -21,6 +21,7 @@ from django.db.models.functions import Cast
 
 from annotation.models import Narrative, Rating, SpanPair
 from annotation.quality.flags import flags_by_narrative
+from crowd.models import Batch
 
 DATASET_SOURCES = (Narrative.Source.CROWD, Narrative.Source.IMPORTED)
 COUNTED_ASSIGNMENTS = ("submitted", "approved")
@@ -36,8 +37,12 @@ def dataset_narratives(
     sources: Sequence[str] | None = None,
 ) -> QuerySet[Narrative]:
     """The narratives in scope: of `sources` (default crowd and imported: model output is
-    not part of the dataset unless asked for), written in `batches`, approved only."""
+    not part of the dataset unless asked for), written in `batches`, approved only. The
+    demo batch's narratives are never part of the dataset: demo data counts nowhere."""
     narratives = Narrative.objects.filter(source__in=sources or DATASET_SOURCES)
+    demo = list(Batch.objects.filter(is_demo=True).values_list("pk", flat=True))
+    if demo:  # none once the demo data is removed: no join for the usual dataset
+        narratives = narratives.exclude(assignment__item__batch__in=demo)
     if batches:
         narratives = narratives.filter(assignment__item__batch__in=batches)
     if approved_only:

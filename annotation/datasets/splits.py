@@ -25,8 +25,10 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.db.models import Count
 
+from annotation.datasets.imported_files import epic_split_file_key, imported_file_record
+from annotation.datasets.layouts import json_array_layout
 from annotation.datasets.records import DATASET_SOURCES, narratives_for_pks
-from annotation.models import Narrative
+from annotation.models import ImportedFile, Narrative
 
 SETTINGS = ("seen", "unseen")
 PARTS = ("train", "test")
@@ -162,10 +164,33 @@ def _read_pks(name: str, content: bytes, problems: list[str]) -> list[str]:
     return pks
 
 
+def split_files_record(files: Mapping[str, bytes]) -> None:
+    """Keep each split file's name and layout (ImportedFile), so that exported split files
+    are written as the imported ones were: the export of the files' narratives gives the
+    files back byte for byte. Files `parse_split_files` read."""
+    for name, content in files.items():
+        setting, part = split_file_part(name)
+        text = content.decode("utf-8")
+        pks = json.loads(text)
+        imported_file_record(
+            kind=ImportedFile.Kind.EPIC_SPLIT,
+            key=epic_split_file_key(setting=setting, part=part),
+            filename=name,
+            fields=[],
+            records=len(pks),
+            layout=json_array_layout(text, pks),
+        )
+
+
 @transaction.atomic
-def narrative_splits_apply(*, parts: Mapping[str, Mapping[str, str]]) -> SplitResult:
+def narrative_splits_apply(
+    *, parts: Mapping[str, Mapping[str, str]], files: Mapping[str, bytes] | None = None
+) -> SplitResult:
     """Set the splits that split files name, with each narrative's place in its file (the
-    export writes the files in that order); narratives they don't name keep theirs."""
+    export writes the files in that order); narratives they don't name keep theirs. With
+    the `files` themselves, their names and layouts are kept too (split_files_record)."""
+    if files:
+        split_files_record(files)
     result = SplitResult()
     for setting, by_pk in parts.items():
         found = narratives_for_pks(list(by_pk))

@@ -100,7 +100,12 @@ def _prepare(job: ImportJob, progress) -> EpicPrepared | None:
     if job.kind == ImportJob.Kind.PROVERBS:
         return None
     splits = {name: base64.b64decode(data) for name, data in job.split_files.items()}
-    return epic_prepare(content=bytes(job.content), splits=splits or None, progress=progress)
+    return epic_prepare(
+        content=bytes(job.content),
+        splits=splits or None,
+        progress=progress,
+        filename=job.filename,
+    )
 
 
 def _write(job: ImportJob, prepared: EpicPrepared | None) -> tuple[dict, list[int]]:

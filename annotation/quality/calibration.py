@@ -48,7 +48,8 @@ def pilot_label_set(*, narrative_ids: list[int], label: str) -> int:
 def writing_calibration_fit(*, batch: Batch) -> WritingCalibration:
     """Fit the batch's writing-process score on its labelled stories and keep it.
 
-    Raises writing_score.CalibrationError when too few stories of a kind are labelled.
+    Raises writing_score.CalibrationError (nothing kept, an earlier calibration stays) when
+    too few stories of a kind are labelled or the accuracy is not clearly above chance.
     """
     rows = (
         NarrativeIntegrity.objects.filter(
@@ -68,14 +69,25 @@ def writing_calibration_fit(*, batch: Batch) -> WritingCalibration:
     return calibration
 
 
+def accuracy_text(fitted: Calibration) -> str:
+    """A calibration's cross-validated accuracy with its uncertainty, in words."""
+    text = f"cross-validated accuracy {fitted.cv_accuracy:.0%}"
+    if fitted.accuracy_low is None:
+        return f"{text} over {fitted.folds} folds (no interval recorded)"
+    return (
+        f"{text} ({fitted.correct} of {fitted.composed + fitted.transcribed} stories over "
+        f"{fitted.folds} folds; 95% interval {fitted.accuracy_low:.0%} to "
+        f"{fitted.accuracy_high:.0%})"
+    )
+
+
 def calibration_text(calibration: WritingCalibration) -> str:
     """The source of a calibrated score, in words."""
     fitted = Calibration.from_dict(calibration.fitted)
     return (
         f"Calibrated on this batch's pilot ({fitted.composed} stories marked composed, "
-        f"{fitted.transcribed} transcribed; logistic regression, cross-validated accuracy "
-        f"{fitted.cv_accuracy:.0%} over {fitted.folds} folds; fitted "
-        f"{calibration.fitted_at:%Y-%m-%d %H:%M})."
+        f"{fitted.transcribed} transcribed; logistic regression, {accuracy_text(fitted)}; "
+        f"fitted {calibration.fitted_at:%Y-%m-%d %H:%M})."
     )
 
 

@@ -160,7 +160,8 @@ def submission_review(*, assignment: Assignment) -> dict:
 
 
 def marked_pieces(proverb: str, text: str) -> list[dict]:
-    """The text in pieces, those it shares with the proverb marked ({"text", "mark"})."""
+    """The text in pieces, the words a rule counts marked ({"text", "mark"}), as the task
+    page marks them."""
     pieces, position = [], 0
     for start, end in check_overlap(proverb, text, {"min_words": 0})["highlights"]:
         pieces.append({"text": text[position:start], "mark": False})
@@ -177,8 +178,20 @@ def overlap_lines(overlap: dict) -> list[str]:
         for n in (1, 2, 3)
         if isinstance(overlap.get(str(n)), dict)
     ]
+    if "shared_content_words" in overlap:
+        counted = overlap["shared_content_words"]
+        lines.append(
+            f"Proverb words used (the rule's count, small words left out): {len(counted)}"
+            + (f" ({', '.join(counted)})" if counted else "")
+        )
+    if overlap.get("longest_shared_ngram"):
+        lines.append(
+            "Longest phrase from the proverb: " + " ".join(overlap["longest_shared_ngram"])
+        )
     if overlap.get("shared_words"):
-        lines.append("Shared words: " + ", ".join(overlap["shared_words"]))
+        lines.append(
+            "All words in common, small ones included: " + ", ".join(overlap["shared_words"])
+        )
     return lines
 
 

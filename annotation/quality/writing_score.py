@@ -69,7 +69,10 @@ MEANING = (
     "keystrokes and time away from the page. It reads no text. It informs review; it "
     "decides nothing."
 )
-MIN_PER_LABEL = 3  # labelled stories of each kind a calibration needs
+# Labelled stories of each kind a calibration needs: with fewer, even a perfect pilot's
+# accuracy has a 95% interval reaching down to chance.
+MIN_PER_LABEL = 10
+CHANCE = 0.5  # a calibration whose accuracy interval reaches down to it is refused
 
 
 def _share(part: float, whole: float) -> float:
@@ -155,6 +158,11 @@ class Calibration:
     folds: int
     composed: int
     transcribed: int
+    # The cross-validated predictions: how many were right, and the accuracy's 95% Wilson
+    # interval (None for a calibration kept before they were recorded).
+    correct: int | None = None
+    accuracy_low: float | None = None
+    accuracy_high: float | None = None
 
     def score(self, features: dict) -> float:
         """The fitted probability that the story was composed on the page."""
@@ -175,17 +183,23 @@ class Calibration:
 
 
 class CalibrationError(ValueError):
-    """The labelled stories cannot calibrate the score (too few of a kind)."""
+    """The labelled stories cannot calibrate the score: too few of a kind, or an accuracy
+    no better than chance; the score keeps what it had."""
 
 
 def calibration_fit(features: list[dict], composed: list[bool]) -> Calibration:
     """Fit the score on labelled stories (True: composed on the page, False: transcribed).
 
     A standardised logistic regression (scikit-learn), its accuracy cross-validated over
-    stratified folds (up to 5; at least MIN_PER_LABEL stories of each kind are needed).
+    stratified folds (up to 5): the share of the pilot's stories that a model fitted
+    without them labelled right, with its 95% Wilson interval (scipy). Refused
+    (CalibrationError) with fewer than MIN_PER_LABEL stories of a kind, or when the
+    interval reaches down to chance: such a fit would replace the default weights with
+    a guess.
     """
+    from scipy.stats import binomtest
     from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
@@ -201,13 +215,22 @@ def calibration_fit(features: list[dict], composed: list[bool]) -> Calibration:
     labels = [int(value) for value in composed]
     folds = min(5, n_composed, n_transcribed)
     pipeline = make_pipeline(StandardScaler(), LogisticRegression(class_weight="balanced"))
-    accuracy = cross_val_score(
+    predicted = cross_val_predict(
         pipeline,
         matrix,
         labels,
         cv=StratifiedKFold(n_splits=folds, shuffle=True, random_state=0),
-        scoring="accuracy",
-    ).mean()
+    )
+    correct = int(sum(int(guess) == label for guess, label in zip(predicted, labels, strict=True)))
+    interval = binomtest(correct, len(labels)).proportion_ci(confidence_level=0.95, method="wilson")
+    accuracy = correct / len(labels)
+    if interval.low <= CHANCE:
+        raise CalibrationError(
+            f"The pilot's cross-validated accuracy is {accuracy:.0%} ({correct} of "
+            f"{len(labels)} stories; 95% interval {interval.low:.0%} to {interval.high:.0%}), "
+            "which is not clearly better than chance (50%): the score keeps its weights. "
+            "Label more pilot stories, or check the labels."
+        )
     pipeline.fit(matrix, labels)
     scaler, model = pipeline[0], pipeline[1]
     return Calibration(
@@ -215,8 +238,11 @@ def calibration_fit(features: list[dict], composed: list[bool]) -> Calibration:
         scale=[float(value) for value in scaler.scale_],
         coef=[float(value) for value in model.coef_[0]],
         intercept=float(model.intercept_[0]),
-        cv_accuracy=round(float(accuracy), 3),
+        cv_accuracy=round(accuracy, 3),
         folds=folds,
         composed=n_composed,
         transcribed=n_transcribed,
+        correct=correct,
+        accuracy_low=round(float(interval.low), 3),
+        accuracy_high=round(float(interval.high), 3),
     )

@@ -259,6 +259,9 @@ class WriteTask(task_types.TaskType):
                 if assignment.status in assignment.STORED
                 else None  # nothing stored yet: no query
             ),
+            # Approved, or approved and excluded (paid, kept out of the dataset): the
+            # worker's story was approved either way.
+            "approved": assignment.status in assignment.PAID,
             "task_config": {
                 "proverb": proverb.text,
                 "rules": rules.to_dict(),

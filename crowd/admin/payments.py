@@ -1,14 +1,16 @@
 """Payments: the report (page and CSV) per worker and batch, and each batch's realised pay
 with its target rate, the provider's reward recommendation and the one-action top-up.
 
-Viewing needs the view-bonus permission; setting a target and topping up need
-review_batch (researchers and reviewers), as every bonus does.
+Viewing needs the view-bonus permission. Setting the target rate is a batch setting: it
+needs change_batch (researchers; reviewers cannot change settings). Topping up pays
+bonuses: it needs review_batch (researchers and reviewers), as every bonus does, and asks
+for a confirmation that lists whom it pays and how much. Every amount is written by
+crowd.money; the CSV goes through common.csv_cells, which neutralises formula cells.
 """
 
 from __future__ import annotations
 
-import csv
-
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
@@ -16,17 +18,41 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path
 
+from common.csv_cells import SafeCsvWriter
 from crowd.admin.read_only import ReadOnlyAdmin
 from crowd.admin.review import REVIEW_PERMISSION
 from crowd.models import Batch, Bonus
+from crowd.money import cents_from_amount, money_text
 from crowd.pay import batch_realised_pay, batch_target_rate_set, batch_top_up, payments_report
 from crowd.providers import ProviderError, get_provider
 
-CSV_FIELDS = ("batch", "worker", "provider", "paid_tasks", "rewards", "bonuses", "bonus_states")
+# worker: the name every page shows ("Lab 4"); worker_id: the provider's id for that worker.
+CSV_FIELDS = (
+    "batch",
+    "worker",
+    "worker_id",
+    "provider",
+    "paid_tasks",
+    "rewards",
+    "bonuses",
+    "bonus_states",
+)
+SETTINGS_PERMISSION = "crowd.change_batch"
 
 
-def _money(cents) -> str:
-    return "" if cents is None else f"{cents / 100:.2f}"
+class TargetRateForm(forms.Form):
+    """The target hourly rate as typed (an amount such as 12.50; empty: no target)."""
+
+    target = forms.CharField(required=False, max_length=40)
+
+    def clean_target(self) -> int | None:
+        raw = self.cleaned_data["target"].strip()
+        if not raw:
+            return None
+        try:
+            return cents_from_amount(raw)
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from error
 
 
 @admin.register(Bonus)
@@ -71,9 +97,16 @@ class PaymentsAdmin(ReadOnlyAdmin):
         if not self.has_view_permission(request):
             raise PermissionDenied
         if request.method == "POST":
-            if not request.user.has_perm(REVIEW_PERMISSION):
-                raise PermissionDenied
-            self._act(request, batch)
+            if "top_up" in request.POST or "top_up_confirmed" in request.POST:
+                if not request.user.has_perm(REVIEW_PERMISSION):
+                    raise PermissionDenied
+                if "top_up" in request.POST:
+                    return self._top_up_confirmation(request, batch)
+                self._top_up(request, batch)
+            else:
+                if not request.user.has_perm(SETTINGS_PERMISSION):
+                    raise PermissionDenied
+                self._target_set(request, batch)
             return redirect("admin:crowd_batch_pay", batch_id=batch.pk)
         recommendation, recommendation_error = None, ""
         try:
@@ -87,49 +120,65 @@ class PaymentsAdmin(ReadOnlyAdmin):
             batch=batch,
             pay=pay,
             median_minutes=pay["median_seconds"] / 60 if pay["median_seconds"] else None,
-            hourly=_money(pay["hourly"]),
-            target=_money(pay["target"]),
-            top_up=_money(pay["top_up"]),
+            target_amount=money_text(pay["target"]) if pay["target"] else "",
             recommendation=recommendation,
             recommendation_error=recommendation_error,
             can_pay=request.user.has_perm(REVIEW_PERMISSION),
+            can_set_target=request.user.has_perm(SETTINGS_PERMISSION),
         )
         return TemplateResponse(request, "admin/crowd/payments/batch.html", context)
 
-    def _act(self, request, batch: Batch) -> None:
+    def _top_up_confirmation(self, request, batch: Batch):
+        """What *Top up* would pay, worker by worker, with a button that pays it."""
+        pay = batch_realised_pay(batch=batch)
+        context = self._context(
+            request,
+            title=f"Top up to the target rate: {batch.name}",
+            batch=batch,
+            pay=pay,
+            owed=[row for row in pay["workers"] if row["top_up"] > 0],
+        )
+        return TemplateResponse(request, "admin/crowd/payments/top_up.html", context)
+
+    def _top_up(self, request, batch: Batch) -> None:
         try:
-            if "top_up" in request.POST:
-                outcome = batch_top_up(batch=batch)
-                self.message_user(
-                    request,
-                    f"Topped up {outcome['paid']} worker(s) with "
-                    f"{outcome['cents'] / 100:.2f} in bonuses to the target rate.",
-                )
-                for reason in outcome["refused"]:
-                    self.message_user(request, reason, messages.WARNING)
-            else:
-                raw = request.POST.get("target", "").strip()
-                cents = round(float(raw) * 100) if raw else None
-                batch_target_rate_set(batch=batch, target_hourly_cents=cents)
-                self.message_user(request, "Target hourly rate saved.")
-        except (ValueError, OverflowError) as error:
-            self.message_user(request, str(error) or "Not an amount.", messages.ERROR)
+            outcome = batch_top_up(batch=batch)
+        except ValueError as error:
+            self.message_user(request, str(error), messages.ERROR)
+            return
+        self.message_user(
+            request,
+            f"Topped up {outcome['paid']} worker(s) with {money_text(outcome['cents'])} in "
+            "bonuses to the target rate.",
+        )
+        for reason in outcome["refused"]:
+            self.message_user(request, reason, messages.WARNING)
+
+    def _target_set(self, request, batch: Batch) -> None:
+        form = TargetRateForm(request.POST)
+        if not form.is_valid():
+            self.message_user(request, " ".join(form.errors["target"]), messages.ERROR)
+            return
+        batch_target_rate_set(batch=batch, target_hourly_cents=form.cleaned_data["target"])
+        self.message_user(request, "Target hourly rate saved.")
 
 
 def _report_csv(rows) -> HttpResponse:
+    """The report as CSV: amounts as on the page, formula cells neutralised."""
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="payments.csv"'
-    writer = csv.writer(response)
+    writer = SafeCsvWriter(response)
     writer.writerow(CSV_FIELDS)
     for row in rows:
         writer.writerow(
             [
                 row["batch"].name,
+                str(row["worker"]),
                 row["worker"].external_id,
                 row["worker"].provider,
                 row["tasks"],
-                _money(row["rewards"]),
-                _money(row["bonus_cents"]),
+                money_text(row["rewards"]),
+                money_text(row["bonus_cents"]),
                 "; ".join(f"{bonus.amount} {state}" for bonus, state in row["bonuses"]),
             ]
         )

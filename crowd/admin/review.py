@@ -149,7 +149,13 @@ class ReviewActions:
         )
         if response is not None:
             return response
-        self._each(request, queryset, lambda a: assignment_bonus(assignment=a, **data), "paid")
+        self._each(
+            request,
+            queryset,
+            lambda a: assignment_bonus(assignment=a, **data),
+            "given the bonus (Payments shows its state at the provider: paid, or recorded "
+            "for the lab to pay)",
+        )
         return None
 
     @admin.action(

@@ -26,10 +26,11 @@ def curves_of(runs: list[Run]) -> str:
 
 
 def progress_line(run: Run) -> str:
-    """One line of a run's progress: stage, epoch, step, loss, dev accuracy, times."""
+    """One line of a run's progress: stage, epoch, step, loss, dev accuracy, times ("—" once
+    it has finished: its status says how)."""
     progress = run.progress or {}
     if run.finished:
-        return run.get_status_display()
+        return "—"
     parts = [str(progress.get("stage", run.get_status_display()))]
     if progress.get("epoch"):
         parts.append(f"epoch {progress['epoch']}/{progress.get('epochs', '?')}")

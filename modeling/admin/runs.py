@@ -34,12 +34,14 @@ from modeling.runs.pipeline import pipeline_create
 from modeling.runs.selectors import SPAN_TASKS, result_rows, results_tables, run_record
 from modeling.runs.services import run_cancel, run_create, run_relaunch
 from modeling.training.hyperparameters import (
+    ALIGNMENT_FIELDS,
     GENERATION_FIELDS,
     PROVERB_TASKS,
     SCHEDULES,
     TASKS,
     TRAINING_FIELDS,
     Hyperparameters,
+    fields_of,
 )
 
 DEFAULTS = Hyperparameters()
@@ -151,7 +153,7 @@ class RunLaunchForm(forms.Form):
             "learning_rate",
             *TRAINING_FIELDS,
             "max_length",
-            "span_max_tokens",
+            *ALIGNMENT_FIELDS,
             *GENERATION_FIELDS,
         )
         data = self.cleaned_data
@@ -325,7 +327,11 @@ class RunAdmin(admin.ModelAdmin):
             rate_form=GeneratedRateBatchForm() if finished and generation else None,
             can_rate=request.user.has_perms(RATE_PERMISSIONS),
             can_batch=finished and request.user.has_perm("crowd.add_batch"),
-            hyperparameters=json.dumps(run.hyperparameters, sort_keys=True),
+            # The settings this task reads: the stored record holds every default.
+            hyperparameters=json.dumps(
+                {key: run.hyperparameters[key] for key in fields_of(run.task, run.hyperparameters)},
+                sort_keys=True,
+            ),
             environment=json.dumps(run.environment, sort_keys=True),
             durations={key: f"{value:.1f} s" for key, value in run.durations.items()},
         )

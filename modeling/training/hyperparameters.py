@@ -18,6 +18,21 @@ TRAINABLE = ("biencoder", "classifier", "alignment", "generation")
 PROVERB_TASKS = ("retrieval", "biencoder", "classifier")
 # The hyperparameters only the generation task reads.
 GENERATION_FIELDS = ("target_max_length", "max_new_tokens", "num_beams", "no_repeat_ngram_size")
+# The hyperparameters only the alignment task reads.
+ALIGNMENT_FIELDS = ("span_max_tokens",)
+
+
+def fields_of(task: str, names) -> list[str]:
+    """The hyperparameter names among `names` that `task` reads: another task's own
+    settings (generation's decoding, alignment's span length) left out."""
+    others = {
+        "generation": GENERATION_FIELDS,
+        "alignment": ALIGNMENT_FIELDS,
+    }
+    unread = {name for owner, own in others.items() if owner != task for name in own}
+    return [name for name in names if name not in unread]
+
+
 SCHEDULES = ("linear", "constant")  # after the warm-up: linear decay to 0, or constant
 # The training hyperparameters every fine-tuned task reads beside the learning rate.
 TRAINING_FIELDS = ("head_learning_rate", "warmup_ratio", "schedule", "scale")

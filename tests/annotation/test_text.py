@@ -1,5 +1,6 @@
 """Tests of annotation/text.py: the shared overlap cases and hand-computed checks."""
 
+import itertools
 import json
 import random
 from pathlib import Path
@@ -41,16 +42,34 @@ def test_shared_case(case):
 
 
 @pytest.mark.parametrize("case", CASES["cases"], ids=[case["name"] for case in CASES["cases"]])
-def test_highlights_cover_exactly_the_shared_words(case):
-    narrative = case_narrative(case)
+def test_highlights_mark_what_the_rules_count(case):
+    """Every shared content word is marked; a marked small word is in a run of proverb
+    words (what the phrase rule measures); nothing else is marked."""
+    tokens = overlap_tokens(case_narrative(case))
     expected = case["expected"]
-    marked = {
-        token.norm
-        for token in overlap_tokens(narrative)
-        if [token.start, token.end] in expected["highlights"]
-    }
-    assert marked == set(expected["shared_words"])
+    marked = [index for index, t in enumerate(tokens) if [t.start, t.end] in expected["highlights"]]
+    assert len(marked) == len(expected["highlights"])
+    proverb = [token.norm for token in overlap_tokens(case["proverb"])]
+    pairs = set(itertools.pairwise(proverb))
+    shared = set(expected["shared_words"])
+    content = set(expected["shared_content_words"])
+    for index, token in enumerate(tokens):
+        in_run = (index > 0 and (tokens[index - 1].norm, token.norm) in pairs) or (
+            index + 1 < len(tokens) and (token.norm, tokens[index + 1].norm) in pairs
+        )
+        counted = token.norm in shared and (token.norm in content or in_run)
+        assert (index in marked) == counted, (index, token)
     assert expected["highlights"] == sorted(expected["highlights"])
+
+
+def test_a_lone_small_word_of_the_proverb_is_not_highlighted():
+    text = "The flock slept, and the birds of a feather sang."
+    result = check_overlap("The birds of a feather flock together", text, OverlapRules(min_words=1))
+    marked = [text[start:end] for start, end in result["highlights"]]
+    # The first "The" begins no run of proverb words ("the flock" is not the proverb's);
+    # "the birds" is one, so that "the" counts toward the phrase rule.
+    assert marked == ["flock", "the", "birds", "of", "a", "feather"]
+    assert result["shared_content_words"] == ["flock", "birds", "feather"]
 
 
 def test_cases_file_has_enough_cases_and_default_rules():

@@ -26,8 +26,8 @@ def test_publish_work_sync_approve_and_bonus_end_to_end(
     admin_login(page, live_server, researcher)
     page.goto(f"{live_server.url}/admin/mturk/publication/batch/{batch.pk}/")
     page.get_by_test_id("estimate").click()
-    # 5 HITs × 2 assignments × $0.50 = $5.00, plus 20% commission (fewer than 10 per HIT).
-    expect(page.get_by_test_id("total")).to_have_text("$6.00")
+    # 5 HITs × 2 assignments × 0.50 = 5.00 USD, plus 20% commission (fewer than 10 per HIT).
+    expect(page.get_by_test_id("total")).to_have_text("6.00 USD")
     page.get_by_test_id("confirm-publish").click()
     expect(page.get_by_test_id("batch-status")).to_have_text("Published")
     expect(page.get_by_test_id("hit")).to_have_count(5)
@@ -61,7 +61,7 @@ def test_publish_work_sync_approve_and_bonus_end_to_end(
     row.get_by_test_id("bonus-cents").fill("25")
     row.get_by_test_id("bonus-reason").fill("A vivid story")
     row.get_by_test_id("bonus").click()
-    expect(row.get_by_test_id("bonus-total")).to_have_text("25¢")
+    expect(row.get_by_test_id("bonus-total")).to_have_text("0.25 USD")
     assert remote["AssignmentStatus"] == "Approved"
     assert [bonus["BonusAmount"] for bonus in standin.state.bonuses] == ["0.25"]
 

@@ -1,5 +1,5 @@
 """In Chromium: a lab worker paid a bonus from the review queue sees it on their page, and a
-researcher tops a batch up to its target hourly rate in one action."""
+researcher tops a batch up to its target hourly rate once they have seen whom it pays."""
 
 from datetime import timedelta
 
@@ -33,7 +33,9 @@ def test_a_lab_worker_paid_a_bonus_in_the_queue_sees_it_on_their_page(
     page.fill("#reason-text", "A vivid <b>story</b>")
     page.locator("#reason-text").press("Enter")
     assert wait_for_next(page, current) == 0
-    expect(page.locator("#queue-status")).to_contain_text("bonus of 0.75 paid")
+    expect(page.locator("#queue-status")).to_contain_text(
+        "bonus of 0.75 for Ana: recorded (paid by the lab)"
+    )
 
     worker_page = browser.new_context().new_page()
     worker_page.goto(f"{live_server.url}/w/{invite_token(worker=worker)}/")
@@ -41,6 +43,7 @@ def test_a_lab_worker_paid_a_bonus_in_the_queue_sees_it_on_their_page(
     expect(bonus).to_have_count(1)
     expect(bonus.locator("[data-testid=bonus-amount]")).to_have_text("0.75")
     expect(bonus.locator("[data-testid=bonus-reason]")).to_have_text("A vivid <b>story</b>")
+    expect(bonus.locator("[data-testid=bonus-state]")).to_have_text("recorded (paid by the lab)")
     expect(worker_page.locator("[data-testid=earnings-total]")).to_have_text("1.75")
     guide_picture(worker_page, "worker-page")
     worker_page.context.close()
@@ -69,6 +72,10 @@ def test_a_batch_is_topped_up_to_its_target_hourly_rate(live_server, page, resea
     expect(page.locator("[data-testid=target-rate]")).to_have_text("10.00")
     expect(page.locator("[data-testid=below-target]")).to_contain_text("1,")
     page.click("[data-testid=top-up]")
+    expect(page.locator("[data-testid=top-up-row]")).to_have_count(1)
+    expect(page.locator("[data-testid=top-up-row]")).to_contain_text("Slow")
+    assert not Bonus.objects.exists()  # nothing is paid before the confirmation
+    page.click("[data-testid=top-up-confirm]")
     expect(page.locator(".messagelist")).to_contain_text("Topped up 1 worker(s) with 4.00")
     expect(page.locator("[data-testid=below-target]")).to_contain_text("0,")
     expect(page.locator("[data-testid=top-up]")).to_have_count(0)

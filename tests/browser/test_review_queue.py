@@ -135,3 +135,33 @@ def test_flagged_story_shows_its_score_and_a_rejection_names_the_evidence(
     wait_for_next(page, narrative.assignment_id)
     message = Narrative.objects.get(pk=narrative.pk).review_message
     assert message.startswith("Your work was not accepted") and "160 of the story's" in message
+
+
+def test_bonus_dialog_offers_earlier_bonus_reasons_and_says_what_was_done(
+    live_server, page, reviewer
+):
+    from crowd.review import assignment_bonus
+
+    SavedReviewMessage.objects.all().delete()
+    SavedReviewMessage.objects.create(text="Your story does not fit the proverb.", position=1)
+    batch = batch_create(task_type="write", status="published")
+    proverb = proverb_create(BIRDS)
+    earlier = crowd_narrative_create(proverb=proverb, batch=batch, text=BIRDS_STORY)
+    assignment_bonus(assignment=earlier.assignment, cents=40, reason="A vivid, careful story")
+    waiting = crowd_narrative_create(
+        proverb=proverb, batch=batch, status="submitted", text=f"{BIRDS_STORY} (2)"
+    )
+    log_in(page, live_server, f"/admin/review/{batch.pk}/")
+    assert shown(page) == waiting.assignment_id
+    page.keyboard.press("p")
+    assert page.is_hidden("[data-testid=saved-rejections]")
+    assert page.inner_text("[data-testid=bonus-reasons]").strip() == "1 A vivid, careful story"
+    page.fill("#bonus-cents", "25")
+    page.focus("#reason-text")
+    page.keyboard.press("1")  # the first offered reason: the earlier bonus's
+    assert page.input_value("#reason-text") == "A vivid, careful story"
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#queue-status:has-text('recorded (paid by the lab)')")
+    assert "bonus of 0.25" in page.inner_text("#queue-status")
+    waiting.assignment.refresh_from_db()
+    assert waiting.assignment.bonus_cents == 25

@@ -249,6 +249,17 @@ def test_a_rejected_story_shows_the_message_as_its_own_sentence(client, batch):
     assert ".." not in page.replace("...", "")
 
 
+def test_an_approved_and_excluded_story_reads_approved_to_its_worker(client, batch):
+    from crowd.review import assignment_approve_exclude
+
+    assignment = enter(client, batch)
+    post_submit(client, assignment, BIRDS_STORY)
+    assignment_approve_exclude(assignment=assignment, reason="Reads like another story.")
+    page = client.get(f"/tasks/a/{assignment.pk}/").content.decode()
+    assert "it was approved. Thank you!" in page
+    assert "not accepted" not in page and "Reads like another story" not in page
+
+
 @pytest.fixture
 def busy_batch():
     """Three proverbs, two narratives already in on the first: the next worker has a choice."""

@@ -134,7 +134,7 @@ function fakeElement() {
 const shape = (element) => element.childNodes.map((node) => [node.nodeName, node.textContent]);
 
 test("renderHighlighted wraps highlights in <mark> as text only", () => {
-  const text = "<b>Birds</b> & a flock";
+  const text = "<b>Birds</b> & of a flock";
   const { highlights } = checkOverlap(BIRDS, text, { min_words: 1 }, STOPWORDS);
   const element = fakeElement();
   renderHighlighted(element, text, highlights);
@@ -142,6 +142,8 @@ test("renderHighlighted wraps highlights in <mark> as text only", () => {
     ["#text", "<b>"],
     ["MARK", "Birds"],
     ["#text", "</b> & "],
+    ["MARK", "of"],
+    ["#text", " "],
     ["MARK", "a"],
     ["#text", " "],
     ["MARK", "flock"],
@@ -149,26 +151,35 @@ test("renderHighlighted wraps highlights in <mark> as text only", () => {
   assert.equal(element.textContent, text);
 });
 
+test("a lone small word of the proverb is not marked: no rule counts it", () => {
+  const text = "A flock of gulls and birds of a feather";
+  const { highlights } = checkOverlap(BIRDS, text, { min_words: 1 }, STOPWORDS);
+  const marked = highlights.map(([start, end]) => text.slice(start, end));
+  assert.deepEqual(marked, ["flock", "birds", "of", "a", "feather"]);
+});
+
 test("renderHighlighted keeps unchanged children and drops extra ones", () => {
   const element = fakeElement();
-  let text = "A flock of gulls";
+  let text = "Birds flock of a gulls";
   renderHighlighted(element, text, checkOverlap(BIRDS, text, {}, STOPWORDS).highlights);
   const [firstMark, , flock] = element.childNodes;
-  text = "A flock of gul";
+  text = "Birds flock of a gul";
   renderHighlighted(element, text, checkOverlap(BIRDS, text, {}, STOPWORDS).highlights);
   assert.equal(element.childNodes[0], firstMark);
   assert.equal(element.childNodes[2], flock);
   assert.deepEqual(shape(element), [
-    ["MARK", "A"],
+    ["MARK", "Birds"],
     ["#text", " "],
     ["MARK", "flock"],
     ["#text", " "],
     ["MARK", "of"],
+    ["#text", " "],
+    ["MARK", "a"],
     ["#text", " gul"],
   ]);
-  text = "A";
+  text = "Birds";
   renderHighlighted(element, text, checkOverlap(BIRDS, text, {}, STOPWORDS).highlights);
-  assert.deepEqual(shape(element), [["MARK", "A"]]);
+  assert.deepEqual(shape(element), [["MARK", "Birds"]]);
   assert.equal(element.childNodes[0], firstMark);
   text = "Plain";
   renderHighlighted(element, text, []);

@@ -181,3 +181,21 @@ def test_with_no_broker_a_launch_answers_at_once_and_the_run_trains_behind(
     thread.join(timeout=120)
     run.refresh_from_db()
     assert run.status == "cancelled" and run.error.startswith("Cancelled at epoch")
+
+
+def test_a_classifier_run_page_says_its_status_once_and_only_the_settings_it_reads(
+    client, researcher, tiny_model, artifacts, django_capture_on_commit_callbacks
+):
+    split_dataset_create()
+    client.force_login(researcher)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = launch(client, tiny_model, task="classifier")
+    run = Run.objects.get()
+    assert run.status == "succeeded", run.error
+    page = client.get(response.url).content.decode()
+    assert page.count("Succeeded") == 1 and 'data-testid="run-progress"' not in page
+    shown = page.split('data-testid="run-hyperparameters">')[1].split("</code>")[0]
+    assert "max_new_tokens" not in shown and "num_beams" not in shown
+    assert "span_max_tokens" not in shown and "learning_rate" in shown
+    listing = client.get("/admin/modeling/run/").content.decode()
+    assert listing.count("Succeeded") == 2  # the status column and its filter, not the progress

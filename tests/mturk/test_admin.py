@@ -28,10 +28,10 @@ def test_cost_has_forty_percent_commission_from_ten_assignments(client, research
     )
     client.force_login(researcher)
     page = client.get(_page(batch) + "publish/").content.decode()
-    # 2 HITs × 10 × $0.50 = $10.00 rewards, 40% = $4.00 commission.
-    assert "$10.00" in page and "$4.00" in page and "$14.00" in page
+    # 2 HITs × 10 × 0.50 = 10.00 USD rewards, 40% = 4.00 USD commission.
+    assert "10.00 USD" in page and "4.00 USD" in page and "14.00 USD" in page
     assert "40%" in page
-    assert "$10000.00" in page  # the stand-in's balance
+    assert "10000.00 USD" in page  # the stand-in's balance
 
 
 def test_publish_needs_the_current_cost_confirmed(client, researcher, standin):
@@ -155,7 +155,7 @@ def _results_upload(client, upload):
 
 def test_balance_is_shown_and_results_upload_reports_bad_lines(client, researcher, standin):
     client.force_login(researcher)
-    assert "$10000.00" in client.get("/admin/mturk/publication/").content.decode()
+    assert "10000.00 USD" in client.get("/admin/mturk/publication/").content.decode()
     with RESULTS.open("rb") as upload:
         response = _results_upload(client, upload)
     page = response.content.decode()

@@ -5,6 +5,7 @@ from django.urls import reverse
 
 from crowd.batches import batch_create
 from crowd.models import Batch
+from crowd.money import money_text
 from prolific.models import Study
 from tests.factories import proverb_create
 from tests.prolific.helpers import (
@@ -50,7 +51,7 @@ def test_researcher_prepares_sees_the_cost_then_publishes(client, researcher, st
     assert page.context["cost"]["total_available_places"] == 3  # 2 items x 3 / 2 per session
     assert standin.state.studies == {}  # nothing on Prolific before confirming
     total = page.context["cost"]["total_cost"]
-    assert f'data-testid="total-cost">{round(total)}<' in page.content.decode()
+    assert f'data-testid="total-cost">{money_text(total)}<' in page.content.decode()
     client.post(response.url, {"confirm_publish": "1", "cost_cents": str(round(total))})
     batch.refresh_from_db()
     assert batch.status == Batch.Status.PUBLISHED
@@ -159,6 +160,11 @@ def test_filters_are_found_by_what_they_are_and_a_missing_one_is_said(client, re
     assert "has no “Current country of residence” filter" in countries.help_text
 
 
+def study_total(page: str) -> int:
+    """The total cost in cents that the page asks to confirm (its hidden field)."""
+    return int(page.split('name="cost_cents" value="')[1].split('"')[0])
+
+
 def test_cost_page_shows_the_currency_and_the_hourly_rate_against_prolifics_minimum(
     client, researcher, standin
 ):
@@ -175,7 +181,10 @@ def test_cost_page_shows_the_currency_and_the_hourly_rate_against_prolifics_mini
     )
     study = Study.objects.get(batch=batch)
     page = client.get(reverse("admin:prolific_study_manage", args=[study.pk])).content.decode()
-    assert "(Prolific's own calculation), in GBP." in page
+    # Every amount of the cost in one format, with the account's currency.
+    shown = page.split('data-testid="cost"')[1].split("<form")[0]
+    assert "× 0.80 GBP reward" in shown and "cents" not in shown
+    assert f'data-testid="total-cost">{money_text(study_total(page))}</span> GBP' in page
     # 0.80 for 10 minutes is 4.80 an hour, under the stand-in's GBP minimum of 9.00.
     assert "<strong>4.80 GBP an hour</strong>" in page
     assert "Prolific's minimum is 9.00" in page

@@ -35,7 +35,7 @@ def publish_write_study(page, live_server) -> Batch:
     page.fill("#id_estimated_minutes", "6")
     page.click("input[type=submit]")
     total = page.locator("[data-testid=total-cost]")
-    expect(total).to_have_text("210")  # 150 rewards, 50 fees, 10 VAT: Prolific's calculation
+    expect(total).to_have_text("2.10")  # 1.50 rewards, 0.50 fees, 0.10 VAT: Prolific's figures
     expect(page.locator("[data-testid=study-status]")).to_have_text("not on Prolific")
     page.click("input[name=confirm_publish]")
     # Prolific's answer: publishing, until it has processed the study.

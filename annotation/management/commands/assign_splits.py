@@ -39,11 +39,12 @@ class Command(BaseCommand):
         if options["directory"] is None:
             result = narrative_splits_assign(seed=options["seed"])
         else:
+            files = _split_files(options["directory"])
             try:
-                parts = parse_split_files(_split_files(options["directory"]))
+                parts = parse_split_files(files)
             except SplitFileError as error:
                 raise CommandError(f"Nothing was changed: {error}") from error
-            result = narrative_splits_apply(parts=parts)
+            result = narrative_splits_apply(parts=parts, files=files)
         if options["json"]:
             self.stdout.write(json.dumps(result.as_dict()))
         else:

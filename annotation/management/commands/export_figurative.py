@@ -4,14 +4,16 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.datasets.figurative import figurative_export_lines
+from annotation.datasets.figurative import figurative_export_text
 
 
 class Command(BaseCommand):
     help = (
         "Write idiom or simile narratives with their option pairs (imported ones and approved "
         "crowd continuations) as JSONL in the benchmark's layout, keys in the release's "
-        "order, each imported line's values as published; with --split, that split's pairs."
+        "order, each imported line as published; with --split, that split's pairs, in the "
+        "imported file's line endings (a file exported as it was imported comes back byte "
+        "for byte)."
     )
 
     def add_arguments(self, parser):
@@ -20,13 +22,13 @@ class Command(BaseCommand):
         parser.add_argument("--output", type=Path, help="A file to write (default: stdout).")
 
     def handle(self, *args, **options):
-        lines = figurative_export_lines(kind=options["kind"], split=options["split"])
-        text = "".join(f"{line}\n" for line in lines)
+        text = figurative_export_text(kind=options["kind"], split=options["split"])
         if options["output"] is None:
             self.stdout.write(text, ending="")
             return
         try:
-            options["output"].write_text(text, encoding="utf-8")
+            options["output"].write_bytes(text.encode("utf-8"))
         except OSError as error:
             raise CommandError(f"Cannot write {options['output']}: {error.strerror}.") from error
-        self.stderr.write(f"{len(lines)} line(s) written to {options['output']}.")
+        lines = text.count("\n") + (not text.endswith("\n") and bool(text))
+        self.stderr.write(f"{lines} line(s) written to {options['output']}.")

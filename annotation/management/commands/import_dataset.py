@@ -58,6 +58,7 @@ class Command(BaseCommand):
                 splits=splits,
                 source_label=options["source_label"],
                 progress=progress_printer(self.stderr),
+                filename=options["file"].name,
             )
         except EpicFileError as error:
             if options["json"]:

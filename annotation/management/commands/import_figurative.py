@@ -50,6 +50,7 @@ class Command(BaseCommand):
                 kind=options["kind"],
                 split=options["split"],
                 labels=options["labels"],
+                filename=path.name,
             )
         except FigurativeFileError as error:
             errors = [{"line": line, "message": message} for line, message in error.errors]

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.analysis.methods import methods_document, methods_latex, methods_markdown
+from annotation.analysis.methods import methods_document
+from annotation.analysis.methods_render import methods_latex, methods_markdown
 from annotation.management.commands.analyze import scope_analysis, scope_arguments
 from annotation.management.commands.export_dataset import batch_ids
 

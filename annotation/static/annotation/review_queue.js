@@ -1,8 +1,8 @@
 // The review queue: loads one submission at a time as JSON, posts each decision, and
 // moves on without reloading the page. Keys: A approve, R reject, B block, P approve and
-// pay a bonus, X approve and exclude, S skip; in the message box 1-9 pick a saved
-// message, Enter confirms, Escape cancels. Worker text is data: it is only ever written
-// with textContent.
+// pay a bonus, X approve and exclude, S skip; in the message box 1-9 pick an offered text
+// (a rejection's saved messages, a bonus's earlier reasons), Enter confirms, Escape cancels.
+// Worker text is data: it is only ever written with textContent.
 
 const root = document.getElementById("review-queue");
 const card = document.getElementById("submission");
@@ -225,6 +225,11 @@ function openReason(decision) {
   };
   reasonLabel.textContent = labels[decision] || "Message to the worker";
   bonusAmount.hidden = decision !== "bonus";
+  // Each decision is offered its own texts: rejections the saved review messages, bonuses
+  // the batch's earlier bonus reasons, blocks and exclusions none.
+  for (const offered of reasonForm.querySelectorAll("[data-offered], [data-offered-note]")) {
+    offered.hidden = (offered.dataset.offered ?? offered.dataset.offeredNote) !== decision;
+  }
   // A rejection starts from a message naming the flags' evidence, to edit or send as is.
   if (decision === "reject" && !reasonText.value) reasonText.value = current.evidence_message;
   reasonForm.hidden = false;
@@ -253,7 +258,8 @@ function skip() {
 }
 
 function pickSaved(number) {
-  const button = reasonForm.querySelector(`[data-saved="${number}"] span`);
+  const list = reasonForm.querySelector(`[data-offered="${pending}"]`);
+  const button = list && list.querySelector(`[data-saved="${number}"] span`);
   if (button) reasonText.value = button.textContent;
 }
 
@@ -261,7 +267,7 @@ reasonForm.addEventListener("submit", (event) => {
   event.preventDefault();
   const message = reasonText.value.trim();
   if (!message) {
-    say("Write a message, or pick a saved one with its number.", { error: true });
+    say("Write a message, or pick an offered one with its number.", { error: true });
     return;
   }
   if (pending === "bonus" && !(Number(bonusCents.value) >= 1)) {

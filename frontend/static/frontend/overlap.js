@@ -153,18 +153,27 @@ export function checkOverlap(proverb, narrative, rules, stopwords) {
   const profile = proverbProfile(proverb);
   const proverbWords = profile.words;
   const norms = [];
-  const highlights = [];
+  const found = []; // [token index, start, end] of the tokens whose norm is in the proverb
   const sharedSet = new Set();
   scanTokens(narrative, (written, start, end) => {
     const word = norm(written);
-    norms.push(word);
     if (proverbWords.has(word)) {
       sharedSet.add(word);
-      highlights.push([start, end]);
+      found.push([norms.length, start, end]);
     }
+    norms.push(word);
   });
   const sharedWords = [...sharedSet];
   const sharedContentWords = sharedWords.filter((word) => !stop.has(word));
+  // Highlighted: what a rule counts. A shared content word, or a word of a run of two or
+  // more proverb words (the phrase rule's); a lone small word ("the") counts for neither.
+  const pairs = profile.byLength[2] ?? new Set();
+  const inSharedRun = (index) =>
+    (index > 0 && pairs.has(ngramKey(norms, index - 1, 2))) ||
+    (index + 1 < norms.length && pairs.has(ngramKey(norms, index, 2)));
+  const highlights = found
+    .filter(([index]) => !stop.has(norms[index]) || inSharedRun(index))
+    .map(([, start, end]) => [start, end]);
 
   // An n-gram shared with the proverb starts with a proverb word: only those
   // starts are looked at, for the counts and for the longest shared n-gram.

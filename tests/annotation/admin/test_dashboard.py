@@ -126,8 +126,20 @@ def test_dashboard_limits_the_analysis_to_chosen_batches(client, researcher, ana
     crowd_narrative_create(proverb=proverb)
     client.force_login(researcher)
     page = analysed(f"/admin/dataset/?batch={batch.pk}&approved_only=on")
-    assert f"<td>scope.batches</td><td>{batch.pk}</td>" in page
-    assert "<td>scope.narratives_loaded</td><td>1</td>" in page
+    assert f"<td>Batches</td><td>{batch.pk}</td>" in page
+    assert "<td>Narratives read</td><td>1</td>" in page
+
+
+def test_dashboard_rows_are_labelled_in_words_with_their_key_beside_the_definition(
+    client, researcher, analysed
+):
+    narrative_create(proverb=proverb_create("Time is money"), status="approved")
+    client.force_login(researcher)
+    page = analysed()
+    assert "<td>Distinct workers</td><td>—</td>" in page  # imported only: unknown, not 0
+    assert "(key: collection.distinct_workers)</td>" in page
+    assert "<td>collection.distinct_workers</td>" not in page
+    assert "<td>Accuracy of workers</td>" in page and "<td>human</td>" not in page
 
 
 def test_dashboard_limits_the_analysis_to_chosen_sources(client, researcher, analysed):
@@ -136,12 +148,12 @@ def test_dashboard_limits_the_analysis_to_chosen_sources(client, researcher, ana
     narrative_create(proverb=proverb, source="model", status="approved")
     narrative_create(proverb=proverb, source="imported", status="approved")
     client.force_login(researcher)
-    assert "<td>scope.narratives_loaded</td><td>2</td>" in analysed()
+    assert "<td>Narratives read</td><td>2</td>" in analysed()
     page = analysed("/admin/dataset/?source=model&source=crowd")
-    assert "<td>scope.sources</td><td>crowd, model</td>" in page
-    assert "<td>scope.narratives_loaded</td><td>2</td>" in page
+    assert "<td>Sources</td><td>crowd, model</td>" in page
+    assert "<td>Narratives read</td><td>2</td>" in page
     page = analysed("/admin/dataset/?source=model")
-    assert "<td>scope.narratives_loaded</td><td>1</td>" in page
+    assert "<td>Narratives read</td><td>1</td>" in page
 
 
 def test_first_visit_queues_the_analysis_and_shows_its_progress(
@@ -307,7 +319,7 @@ def test_export_downloads_data_and_card_as_a_zip(client, researcher):
     rows = archive.read("dataset.jsonl").decode().splitlines()
     assert len(rows) == 2
     card = archive.read("README.md").decode()
-    assert "| narratives | 2 |" in card
+    assert "| Narratives (approved) | 2 |" in card
     assert "## Methods and data statement" in card
     assert archive.read("methods.md").decode() in card
     assert "\\subsection*{Dataset}" in archive.read("methods.tex").decode()
@@ -322,9 +334,9 @@ def test_methods_statement_of_the_dashboards_scope_downloads_in_both_formats(
     assert 'data-testid="methods-md"' in page
     markdown = client.get("/admin/dataset/methods/?format=md")
     assert markdown["Content-Disposition"] == 'attachment; filename="methods.md"'
-    assert "| narratives | 2 |" in markdown.content.decode()
+    assert "| Narratives (approved) | 2 |" in markdown.content.decode()
     latex = client.get("/admin/dataset/methods/?format=tex").content.decode()
-    assert latex.startswith("\\section*{Methods and data statement}")
+    assert "\n\\section*{Methods and data statement}" in latex
     client.logout()
     assert client.get("/admin/dataset/methods/?format=md").status_code == 302
 

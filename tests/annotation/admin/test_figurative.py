@@ -6,12 +6,14 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from annotation.datasets.figurative import figurative_import
 from annotation.datasets.figurative_files import parse_figurative_file
 from annotation.models import ContinuationPair, FigurativeNarrative
 from crowd.assignments import assignment_reserve_next, assignment_submit
 from crowd.models import Batch
 from tests.factories import (
     FIGURATIVE_FILES,
+    FIGURATIVE_PUBLISHED,
     FIGURATIVE_RELEASE,
     continuation_batch_create,
     crowd_narrative_create,
@@ -190,10 +192,33 @@ def test_import_upload_lists_each_irregular_line_and_can_withhold_labels(client,
 
 def test_narrative_list_shows_the_dataset_checks_flag_in_words(client, researcher):
     checked = figurative_narrative_create()
-    copy = figurative_narrative_create(text=checked.text + " ")
+    copy = figurative_narrative_create(text=checked.text.replace("Maria", "Mia"))
     copy.similarity = {"proverb": {"narrative": checked.pk, "similarity": 0.97}, "own": None}
     copy.save()
     client.force_login(researcher)
     page = client.get("/admin/annotation/figurativenarrative/").content.decode()
     assert f"Nearly the same as another story #{checked.pk}" in page
     assert "not checked yet" in page
+
+
+def test_near_copies_are_shown_as_groups_with_the_splits_they_span(client, reviewer):
+    for name in ("idiom_train", "idiom_dev"):
+        kind, split = name.split("_")
+        content = (FIGURATIVE_PUBLISHED / f"{name}.jsonl").read_bytes()
+        figurative_import(content=content, kind=kind, split=split)
+    # Flagged as near-duplicates of each other by the dataset check, copy by copy.
+    FigurativeNarrative.objects.update(
+        similarity={"proverb": {"narrative": 1, "similarity": 0.99}, "own": None, "copy": None}
+    )
+    client.force_login(reviewer)
+    listing = client.get("/admin/annotation/figurativenarrative/").content.decode()
+    assert listing.count('data-testid="copy-group"') == 4  # two texts, two copies each
+    assert "one of 2 copies of one text (train)" in listing  # "call it a day", train only
+    assert "one of 2 copies of one text (train, dev) ⚑ spans splits" in listing
+    assert listing.count("Nearly the same as another story") == 3  # the others keep the flag
+    page = client.get("/admin/annotation/figurativenarrative/copies/").content.decode()
+    assert page.count('data-testid="copy-group-row"') == 2
+    assert "<strong>1</strong> group(s) span more than one split" in page
+    assert "train, dev <strong>⚑ across splits</strong>" in page
+    leaking = client.get("/admin/annotation/figurativenarrative/", {"copies": "across"})
+    assert leaking.content.decode().count('data-testid="copy-group"') == 2

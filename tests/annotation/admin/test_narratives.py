@@ -165,22 +165,34 @@ def test_extract_keywords_action_fills_the_selected_approved_narratives_without_
     assert pending.keywords == {}
 
 
-def test_pilot_labels_then_calibration_from_the_list_and_the_score_on_the_story(client, reviewer):
+def pilot_stories(*, each: int, seed: int, labelled: bool) -> dict[str, list[int]]:
+    """A write batch's stories with writing records, `each` composed and `each` copied;
+    their ids by kind (labelled as such when `labelled`)."""
     import random
 
-    from annotation.models import NarrativeIntegrity, WritingCalibration
+    from annotation.models import NarrativeIntegrity
     from annotation.quality.integrity import telemetry_clean
     from tests.factories import batch_create, crowd_narrative_create, writing_record_of
 
-    rng = random.Random(8)
+    rng = random.Random(seed)
     batch, proverb = batch_create(task_type="write"), proverb_create(BIRDS)
     ids = {"composed": [], "transcribed": []}
-    for kind in ["composed", "transcribed"] * 6:
+    for kind in ["composed", "transcribed"] * each:
         narrative = crowd_narrative_create(proverb=proverb, batch=batch, text="x" * 500)
         NarrativeIntegrity.objects.create(
-            narrative=narrative, telemetry=telemetry_clean(writing_record_of(kind, rng))
+            narrative=narrative,
+            telemetry=telemetry_clean(writing_record_of(kind, rng)),
+            pilot_label=kind if labelled else "",
         )
         ids[kind].append(narrative.pk)
+    return ids
+
+
+def test_pilot_labels_then_calibration_from_the_list_and_the_score_on_the_story(client, reviewer):
+    from annotation.models import WritingCalibration
+
+    ids = pilot_stories(each=12, seed=8, labelled=False)
+    batch = Narrative.objects.get(pk=ids["composed"][0]).assignment.item.batch
     client.force_login(reviewer)
     for kind, action in (("composed", "mark_composed"), ("transcribed", "mark_transcribed")):
         response = client.post(
@@ -188,13 +200,14 @@ def test_pilot_labels_then_calibration_from_the_list_and_the_score_on_the_story(
             {"action": action, "_selected_action": ids[kind]},
             follow=True,
         )
-        assert f"6 marked {kind}." in response.content.decode()
+        assert f"12 marked {kind}." in response.content.decode()
     response = client.post(
         "/admin/annotation/narrative/",
         {"action": "calibrate_writing_score", "_selected_action": ids["composed"][:1]},
         follow=True,
     )
     assert "cross-validated accuracy" in response.content.decode()
+    assert "95% interval" in response.content.decode()
     calibration = WritingCalibration.objects.get(batch=batch)
     page = client.get(f"/admin/annotation/narrative/{ids['composed'][0]}/change/").content
     page = page.decode()
@@ -202,6 +215,24 @@ def test_pilot_labels_then_calibration_from_the_list_and_the_score_on_the_story(
     assert f"cross-validated accuracy {calibration.cv_accuracy:.0%}" in page
     assert "pilot label: Composed on the page" in page
     assert "No pledge asked in this batch." in page
+
+
+def test_calibrating_on_a_pilot_of_three_and_three_is_refused_and_keeps_the_defaults(
+    client, reviewer
+):
+    from annotation.models import WritingCalibration
+
+    ids = pilot_stories(each=3, seed=3, labelled=True)
+    client.force_login(reviewer)
+    response = client.post(
+        "/admin/annotation/narrative/",
+        {"action": "calibrate_writing_score", "_selected_action": ids["composed"][:1]},
+        follow=True,
+    )
+    assert "needs at least 10 stories marked composed" in response.content.decode()
+    assert not WritingCalibration.objects.exists()
+    page = client.get(f"/admin/annotation/narrative/{ids['composed'][0]}/change/").content
+    assert "Default weights" in page.decode()
 
 
 def test_bonus_action_pays_each_selected_approved_story_once(client, reviewer, batch):
@@ -231,3 +262,21 @@ def test_exclude_action_pays_and_keeps_the_story_out(client, reviewer, batch):
     assert narrative.assignment.status == Assignment.Status.EXCLUDED
     assert narrative.assignment.exclusion_reason == "Odd timing."
     assert narrative.status != Narrative.Status.APPROVED
+
+
+def test_approved_and_excluded_story_says_so_in_the_list_and_on_its_page(client, reviewer, batch):
+    from crowd.review import assignment_approve_exclude, assignment_reject
+
+    assignment_approve_exclude(assignment=submit(batch), reason="Reads like <i>a paraphrase</i>")
+    assignment_reject(assignment=submit(batch), message="Off topic.")
+    excluded = Narrative.objects.get(assignment__status=Assignment.Status.EXCLUDED)
+    client.force_login(reviewer)
+    listing = client.get("/admin/annotation/narrative/").content.decode()
+    assert "Approved, excluded: Reads like &lt;i&gt;a paraphrase&lt;/i&gt;" in listing
+    assert listing.count('<td class="field-status_shown">Rejected</td>') == 1
+    page = client.get(f"/admin/annotation/narrative/{excluded.pk}/change/").content.decode()
+    assert "Approved, excluded: Reads like &lt;i&gt;a paraphrase&lt;/i&gt;" in page
+    filtered = client.get("/admin/annotation/narrative/", {"status": "excluded"}).content
+    assert "Reads like" in filtered.decode() and "Off topic" not in filtered.decode()
+    rejected = client.get("/admin/annotation/narrative/", {"status": "rejected"}).content
+    assert "Reads like" not in rejected.decode()

@@ -103,6 +103,22 @@ def test_queue_page_offers_saved_messages_escaped(client, reviewer, batch):
     assert "review_queue.js" in page
 
 
+def test_bonus_dialog_offers_the_batchs_bonus_reasons_not_rejection_messages(
+    client, reviewer, batch
+):
+    from crowd.review import assignment_approve, assignment_bonus
+
+    SavedReviewMessage.objects.create(text="Off topic: please reread the proverb.", position=0)
+    earlier = assignment_approve(assignment=submit(batch))
+    assignment_bonus(assignment=earlier, cents=20, reason="An <em>unusual</em> angle")
+    client.force_login(reviewer)
+    page = client.get(f"/admin/review/{batch.pk}/").content.decode()
+    rejections = page.split('data-testid="saved-rejections"')[1].split("</ol>")[0]
+    bonuses = page.split('data-testid="bonus-reasons"')[1].split("</ol>")[0]
+    assert "Off topic" in rejections and "Off topic" not in bonuses
+    assert "An &lt;em&gt;unusual&lt;/em&gt; angle" in bonuses and "unusual" not in rejections
+
+
 def test_queue_needs_the_review_permission(client, worker_user, django_user_model, batch):
     assignment = submit(batch)
     staff = django_user_model.objects.create_user(username="staff", password="x", is_staff=True)
@@ -153,7 +169,9 @@ def test_bonus_key_approves_and_pays_a_lab_worker_once(client, reviewer, batch):
     assert client.post(url, {**form, "cents": ""}).status_code == 409  # an amount is needed
     assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.SUBMITTED
     done = client.post(url, form).json()["done"]
-    assert done.startswith("Approved; bonus of 0.75 paid")
+    # A lab worker's bonus is recorded: the lab pays it, as the payments report says.
+    assert done.startswith("Approved; bonus of 0.75 for ")
+    assert "recorded (paid by the lab)" in done and "paid to" not in done
     again = client.post(url, form)
     assert again.status_code == 409 and "it is paid once" in again.json()["error"]
     paid = Assignment.objects.get(pk=assignment.pk)

@@ -156,7 +156,20 @@ def test_counts_and_collection(result):
         "distinct_workers": 4,
         "approved_per_worker_mean": 0.75,
         "approved_per_worker_max": 2,
+        "unknown_writer": 1,  # N4's writer: not known, not counted as a worker
     }
+
+
+def test_worker_figures_of_narratives_with_no_known_writer_are_unknown_not_zero():
+    imported = [
+        NarrativeRecord(n, 1, "Time is money", "Raj lost customers.", "approved", None)
+        for n in (1, 2)
+    ]
+    collection = analyze(imported)["collection"]
+    assert collection["distinct_workers"] is None
+    assert collection["approved_per_worker_mean"] is None
+    assert collection["approved_per_worker_max"] is None
+    assert collection["unknown_writer"] == 2
 
 
 def test_table_2_statistics(result):

@@ -1,26 +1,37 @@
-"""The generated methods and data statement: the demo study's, in Markdown and LaTeX, every
-dataset figure the dashboard's own."""
+"""The generated methods and data statement: what a study collected here, an imported release
+and an empty study each show, and no more; paper-style figures; LaTeX that pdflatex sets
+within the text width."""
 
 import re
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
-from annotation.analysis.cards import analysis_sections, format_value
-from annotation.analysis.methods import (
-    latex_escape,
-    methods_document,
-    methods_latex,
-    methods_markdown,
-)
+from annotation.analysis import methods
+from annotation.analysis.methods import MethodsPart, methods_document, paper_number
+from annotation.analysis.methods_render import latex_escape, methods_latex, methods_markdown
 from annotation.analysis.selectors import dataset_analysis
 from annotation.curation.demo import demo_proverbs_load, demo_write_batch_ensure
+from annotation.datasets.epic import dataset_import_epic
 from annotation.models import NarrativeIntegrity
 from crowd.pledges import pledge_record
-from tests.factories import crowd_narrative_create, writing_record
+from tests.factories import (
+    crowd_narrative_create,
+    proverb_create,
+    rating_create,
+    worker_create,
+    write_batch_create,
+    writing_record,
+)
 
 pytestmark = pytest.mark.django_db
 
+RELEASE = Path(__file__).resolve().parents[2] / "fixtures" / "epic_release"
+# Of different sentiment (VADER): a proverb's score and its stories' then correlate.
+PROVERBS = ("A friend in need is a friend indeed", "Misery loves company", "Time is money")
 STORIES = (
     "Ana kept her umbrella by the door all spring, and when the storm came she was dry.",
     "Ben fixed the small leak in the roof at once; his neighbour waited and lost a wall.",
@@ -30,21 +41,24 @@ STORIES = (
 
 
 @pytest.fixture
-def demo_study():
-    """The demo batch with a pledge and a canary, three workers' stories reviewed."""
-    demo_proverbs_load()
-    batch, workers = demo_write_batch_ensure()
-    batch.pledge = "Please write without AI tools."
-    batch.settings = {**batch.settings, "integrity": {"canary_word": "quixotic"}}
-    batch.save()
-    proverbs = [item.proverb for item in batch.items.order_by("id")]
+def study():
+    """A write batch with a pledge and a canary; three workers' stories reviewed, one
+    rejected, each with its writing record."""
+    proverbs = [proverb_create(text) for text in PROVERBS]
+    batch = write_batch_create(
+        proverbs=proverbs,
+        name="Stories_about_proverbs_for_the_main_study_round_one",
+        reward_cents=50,
+        pledge="Please write without AI tools.",
+        settings={"integrity": {"canary_word": "quixotic"}},
+    )
+    workers = [worker_create(display_name=f"Lab {n}") for n in range(3)]
     for number, text in enumerate(STORIES):
-        worker = workers[number % len(workers)]
         status = "rejected" if number == 3 else "approved"
         narrative = crowd_narrative_create(
-            proverb=proverbs[number % len(proverbs)],
+            proverb=proverbs[(0, 1, 2, 1)[number]],
             batch=batch,
-            worker=worker,
+            worker=workers[number % len(workers)],
             text=text,
             status=status,
         )
@@ -60,59 +74,226 @@ def demo_study():
     return batch
 
 
-def test_demo_study_methods_render_in_markdown_with_the_dashboards_figures(demo_study):
-    analysis = dataset_analysis(batches=[demo_study.pk])
-    markdown = methods_markdown(methods_document(analysis=analysis))
+def statement(**scope) -> str:
+    return methods_markdown(methods_document(analysis=dataset_analysis(**scope)))
+
+
+def import_release():
+    splits = {path.name: path.read_bytes() for path in RELEASE.glob("*_pks.json")}
+    dataset_import_epic(
+        content=(RELEASE / "epic.json").read_bytes(), splits=splits, filename="epic.json"
+    )
+
+
+def test_a_study_collected_here_is_described_with_its_design_workers_pay_and_review(study):
+    markdown = statement(batches=[study.pk])
     for heading in (
-        "Items and curation",
+        "Data",
+        "Items",
         "Task design and providers",
         "Workers, pay and review",
         "Integrity controls",
-        "Agreement and human evaluation",
         "Dataset",
         "Where each figure comes from",
     ):
         assert f"### {heading}" in markdown
-    assert "3 workers submitted 4 tasks" in markdown
-    assert "Reviewers approved 3, rejected 1" in markdown
+    assert "4 narratives collected here in batch #" in markdown
+    assert "The batches collected here asked about 3 curated proverbs." in markdown
+    assert "3 workers submitted 4 tasks (median 1, at most 2 per worker)." in markdown
+    assert "Reviewers approved 3 and rejected 1." in markdown
+    assert "for a reward of 0.50 per task" in markdown
     assert "Please write without AI tools." in markdown and "“quixotic”" in markdown
     assert "Pasted &amp; off topic" in markdown  # a cell is escaped for Markdown
-    assert "Realised pay" in markdown and "Median minutes per task" in markdown
-    # ePiC's Tables 1-3 are the dashboard's tables, figure for figure.
-    sections = {section.key: section for section in analysis_sections(analysis)}
-    for key in ("collection", "dataset"):
-        for statistic, value, _ in sections[key].tables[0].rows:
-            assert f"| {statistic} | {value} |" in markdown
-            assert f"({statistic})" in markdown  # named in the sources table
-    approved = format_value(analysis["collection"]["approved"])
-    assert f"| collection.approved | {approved} |" in markdown
-    pasted = format_value(analysis["integrity"]["shares"]["pasted"])
-    assert f"| Pasted from outside | {pasted} |" in markdown
-    assert "Dashboard → Writing integrity (integrity.shares.pasted)" in markdown
+    assert "writing record (" in markdown and "for 1 of the 4 narratives collected here" in markdown
+    assert "### Imported data" not in markdown  # nothing was imported
 
 
-def test_demo_study_methods_render_in_latex_with_every_special_character_escaped(demo_study):
-    latex = methods_latex(methods_document(analysis=dataset_analysis(batches=[demo_study.pk])))
-    assert latex.startswith(r"\section*{Methods and data statement}")
-    assert latex.count(r"\begin{tabular}") == latex.count(r"\end{tabular}") >= 6
-    assert latex.count(r"\begin{quote}") == latex.count(r"\end{quote}") == 1
-    assert r"Pasted \& off topic: 100\% copied\_text." in latex
-    assert r"collection.approved & 3 \\" in latex
-    # Nothing unescaped outside commands: no bare & % $ # _ in running text.
-    text = re.sub(r"\\[a-zA-Z]+\*?(\{[^}]*\})?|\\[&%$#_{}]| & |\\\\", "", latex)
-    assert not re.search(r"[&%$#_]", text)
+def test_figures_are_written_as_a_paper_writes_them(study):
+    markdown = statement(batches=[study.pk])
+    # Paper-style labels, never the analysis' keys, in the tables.
+    assert "| Narratives approved | 3 |" in markdown
+    assert "| Distinct workers | 3 |" in markdown
+    assert "collection.approved |" not in markdown
+    assert "Dashboard → Collection (collection.approved)" in markdown  # keys name sources
+    assert not re.search(r"\d\.?\d*e-\d", markdown)  # no 2.998e-05
+    assert "Table 1:" not in markdown
+    assert [paper_number(v) for v in (2.998e-05, 15.0625, 2500, 66.512, None)] == [
+        "0.00003",
+        "15.1",
+        "2,500",
+        "66.5",
+        "unknown",
+    ]
 
 
-def test_latex_escape_covers_the_special_characters():
-    assert latex_escape("a_b & 50% #1 {x} ~ ^ $") == (
-        r"a\_b \& 50\% \#1 \{x\} \textasciitilde{} \textasciicircum{} \$"
+def test_one_worker_one_task_is_singular():
+    batch = write_batch_create(proverbs=[proverb_create(PROVERBS[0])])
+    crowd_narrative_create(proverb=batch.items.get().proverb, batch=batch, text=STORIES[0])
+    assert "1 worker submitted 1 task (median 1, at most 1 per worker)." in statement()
+
+
+def test_sentiment_correlation_and_reading_ease_are_reported(study):
+    markdown = statement(batches=[study.pk])
+    assert "Sentiment (VADER compound score of the whole text" in markdown
+    assert "correlate with Pearson r = " in markdown
+    assert "Readability: the Flesch reading ease of the narratives (textstat 0.7.2's rules" in (
+        markdown
+    )
+    assert "Dashboard → Readability (readability.flesch_mean)" in markdown
+
+
+def test_an_imported_release_is_described_as_imported_and_no_more():
+    import_release()
+    markdown = statement()
+    assert "8 narratives imported as “ePiC” from epic.json" in markdown
+    assert "8 narratives of 3 proverbs were imported from the file epic.json on " in markdown
+    assert (
+        "its records holding the fields quote, narrative, span_quote_1 to span_quote_5 and "
+        "span_narrative_1 to span_narrative_5." in markdown
+    )
+    assert "The import created 3 proverbs from the records' quotes" in markdown
+    assert "12 aligned span pairs came with 7 narratives" in markdown
+    assert (
+        "Their splits place 4 in train and 4 in test in the seen-proverbs setting and 5 in "
+        "train and 3 in test in the unseen-proverbs setting." in markdown
+    )
+    assert (
+        "who wrote these narratives, how many workers did and what they were paid are unknown"
+        in (markdown)
+    )
+    # What did not happen is not said: no writing record, no workers, no curation.
+    assert "writing record" not in markdown
+    assert "### Workers, pay and review" not in markdown and "### Items" not in markdown
+    assert "curated for the study" not in markdown
+    assert "| Distinct workers | unknown |" in markdown
+    assert "| Distinct workers | 0 |" not in markdown
+    assert "The writers of the 8 narratives are unknown (imported), and so are the worker" in (
+        markdown
     )
 
 
-def test_methods_section_command_writes_markdown_and_latex(demo_study, tmp_path):
-    call_command("methods_section", "--batch", str(demo_study.pk), "--out", tmp_path / "m.md")
+def test_an_import_of_proverbs_already_here_says_it_created_none():
+    for text in (
+        "Actions speak louder than words",
+        "A stitch in time saves nine",
+        "Don’t count your chickens before they hatch",
+    ):
+        proverb_create(text)
+    import_release()
+    markdown = statement()
+    assert "The import created no proverb: each record's quote matched one already here." in (
+        markdown
+    )
+
+
+def test_a_study_beside_an_import_describes_each_with_its_own_sentences(study):
+    import_release()
+    markdown = statement()
+    assert "4 narratives collected here in batch #" in markdown
+    assert "8 narratives imported as “ePiC”" in markdown
+    assert "3 workers submitted 4 tasks" in markdown
+    assert "### Imported data" in markdown
+    assert "for 1 of the 4 narratives collected here" in markdown
+
+
+def test_an_empty_study_says_it_holds_nothing():
+    markdown = statement()
+    assert "holds no narrative." in markdown
+    assert "### Workers, pay and review" not in markdown
+    assert "| Distinct workers | unknown |" in markdown
+
+
+def test_demo_data_counts_nowhere():
+    demo_proverbs_load()
+    demo_batch, demo_workers = demo_write_batch_ensure()
+    for item in demo_batch.items.all()[:2]:
+        crowd_narrative_create(proverb=item.proverb, batch=demo_batch, worker=demo_workers[0])
+    batch = write_batch_create(proverbs=[proverb_create("Fortune favours the patient gardener")])
+    crowd_narrative_create(proverb=batch.items.get().proverb, batch=batch, text=STORIES[0])
+    markdown = statement()
+    assert "1 narrative collected here in batch #" in markdown
+    assert "asked about 1 curated proverb." in markdown
+    assert "Demo" not in markdown
+    assert "| Narratives submitted or imported | 1 |" in markdown
+
+
+def test_a_part_registered_by_another_app_is_written_in_its_place(study, monkeypatch):
+    def baselines(doc, scope):
+        doc.heading("Baselines")
+        doc.paragraph(f"Trained on {scope.collected} narratives.")
+
+    monkeypatch.setitem(methods._parts, "baselines", MethodsPart("baselines", 850, baselines))
+    markdown = statement(batches=[study.pk])
+    assert "### Baselines\n\nTrained on 4 narratives." in markdown
+    assert markdown.index("### Dataset") < markdown.index("### Baselines")
+    assert markdown.index("### Baselines") < markdown.index("### Where each figure comes from")
+
+
+def test_latex_escapes_every_special_character(study):
+    latex = methods_latex(methods_document(analysis=dataset_analysis(batches=[study.pk])))
+    assert r"\section*{Methods and data statement}" in latex
+    assert latex.count(r"\begin{longtable}") == latex.count(r"\end{longtable}") >= 5
+    assert r"Pasted \& off topic: 100\% copied\_text." in latex
+    assert r"\caption{Table" not in latex  # longtable numbers its tables itself
+    text = re.sub(r"\$\\[a-zA-Z]+\$|\\[a-zA-Z]+\*?(\{[^}]*\})?|\\[&%$#_{}]| & |\\\\", "", latex)
+    text = "\n".join(line for line in text.splitlines() if not line.startswith("%"))
+    assert not re.search(r"[&%$#_]", text)
+
+
+def test_latex_escape_covers_the_special_characters_and_typography():
+    assert latex_escape("a_b & 50% #1 {x} ~ ^ $") == (
+        r"a\_b \& 50\% \#1 \{x\} \textasciitilde{} \textasciicircum{} \$"
+    )
+    assert latex_escape("“quoted” – Dashboard → x") == r"``quoted'' -- Dashboard $\rightarrow$ x"
+    assert latex_escape("epic_seen_train_pks.json") == (
+        r"epic\_see\allowbreak{}n\_train\_\allowbreak{}pks.json"
+    )
+
+
+def compiled(latex: str, tmp_path) -> str:
+    """pdflatex's log of the fragment in an article; fails when pdflatex is missing."""
+    pdflatex = shutil.which("pdflatex")
+    assert pdflatex, (
+        "pdflatex is not installed, so the methods section cannot be checked for overfull "
+        "boxes: tests/run.sh installs it (apt-get install --no-install-recommends "
+        "texlive-latex-base)."
+    )
+    (tmp_path / "methods.tex").write_text(latex, encoding="utf-8")
+    (tmp_path / "paper.tex").write_text(
+        "\\documentclass{article}\n\\usepackage[utf8]{inputenc}\n"
+        "\\usepackage{longtable,array}\n\\begin{document}\n\\input{methods}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    for _ in range(2):  # longtable settles its column widths on the second run
+        done = subprocess.run(
+            [pdflatex, "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stdout[-3000:]
+    return (tmp_path / "paper.log").read_text(encoding="latin-1")
+
+
+def test_the_latex_section_compiles_with_tables_within_the_text_width(study, tmp_path):
+    import_release()
+    study.instructions = "Write a story (see https://example.org/a_very_long_path_of_the_guide)."
+    study.save()
+    rating_create(
+        narrative=study.items.first().proverb.narratives.first(), criterion="overall", value=4
+    )
+    latex = methods_latex(methods_document(analysis=dataset_analysis()))
+    log = compiled(latex, tmp_path)
+    overfull = [line for line in log.splitlines() if line.startswith("Overfull")]
+    assert overfull == [], overfull
+    assert "Table 1: Table 1" not in log
+
+
+def test_methods_section_command_writes_markdown_and_latex(study, tmp_path):
+    call_command("methods_section", "--batch", str(study.pk), "--out", tmp_path / "m.md")
     call_command(
-        "methods_section", "--batch", str(demo_study.pk), "--latex", "--out", tmp_path / "m.tex"
+        "methods_section", "--batch", str(study.pk), "--latex", "--out", tmp_path / "m.tex"
     )
     assert "### Integrity controls" in (tmp_path / "m.md").read_text()
     assert r"\subsection*{Integrity controls}" in (tmp_path / "m.tex").read_text()

@@ -326,7 +326,7 @@ def test_export_card_holds_the_statistics_and_every_definition(tmp_path):
     _import_json(FIXTURE / "dataset.json")
     _call("export_dataset", "--format", "jsonl", str(tmp_path))
     card = (tmp_path / "README.md").read_text()
-    assert "| narratives | 6 |" in card
+    assert "| Narratives (approved) | 6 |" in card
     for key, text in definitions().items():
         assert markdown_cell(text) in card, key
 
@@ -388,13 +388,14 @@ def test_analyze_json_has_every_documented_key_and_hand_counted_values(tmp_path)
     result = json.loads((tmp_path / "analysis.json").read_text())
     documented = {key.split(".")[0] for key in {**DEFINITIONS, **DATASET_DEFINITIONS}}
     assert set(result) == documented
-    assert (result["schema_version"], result["proverbs"], result["narratives"]) == (1, 2, 3)
+    assert (result["schema_version"], result["proverbs"], result["narratives"]) == (2, 2, 3)
     assert result["collection"] == {
         "submitted": 4,
         "approved": 3,
         "distinct_workers": 3,
         "approved_per_worker_mean": 1.0,
         "approved_per_worker_max": 2,
+        "unknown_writer": 0,
     }
     assert result["tokens_per_narrative"] == pytest.approx(10 / 3)
     assert result["vocabulary_size"] == 10
@@ -433,7 +434,7 @@ def test_analyze_to_standard_output_and_progress_to_standard_error():
 
 def test_analyze_without_json_prints_the_statistics():
     _tiny_dataset()
-    assert "  narratives: 3" in _call("analyze")
+    assert "  Narratives (approved): 3" in _call("analyze")
 
 
 # --------------------------------------------------------------------------- assign_splits

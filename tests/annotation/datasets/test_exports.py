@@ -5,12 +5,14 @@ import hashlib
 import hmac
 import io
 import json
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 from django.test import override_settings
 
 from annotation.analysis.cards import analysis_sections, format_value, markdown_table
+from annotation.datasets.epic import dataset_import_epic
 from annotation.datasets.exports import (
     COLUMNS,
     WorkerPseudonyms,
@@ -21,6 +23,7 @@ from annotation.datasets.exports import (
     write_jsonl,
     write_parquet,
 )
+from annotation.models import ImportedFile
 from tests.factories import alignment_create, crowd_narrative_create, proverb_create
 
 PROVERB = "Time is money"
@@ -158,7 +161,7 @@ def test_every_section_lists_definitions_for_its_statistics():
     collection = sections[0]
     assert collection.title == "Collection"
     first_row = collection.tables[0].rows[0]
-    assert first_row[:2] == ["collection.submitted", "3"]
+    assert first_row[:2] == ["Narratives submitted or imported", "3"]
     assert first_row[2].startswith("Number of narratives ever submitted")
 
 
@@ -204,10 +207,10 @@ def test_export_card_takes_statistics_from_a_given_analysis(tmp_path):
     analysis = {"narratives": 2500, "collection": {"distinct_workers": 166}}
     dataset_export(format="parquet", directory=tmp_path, analysis=analysis)
     card = (tmp_path / "README.md").read_text()
-    assert "| narratives | 2500 | Number of approved narratives" in card
-    assert "| collection.distinct_workers | 166 |" in card
+    assert "| Narratives (approved) | 2500 | Number of approved narratives" in card
+    assert "| Distinct workers | 166 |" in card
     methods = (tmp_path / "methods.md").read_text()
-    assert "| collection.distinct_workers | 166 |" in methods and methods in card
+    assert "| Distinct workers | 166 |" in methods and methods in card
     assert "\\subsection*{Integrity controls}" in (tmp_path / "methods.tex").read_text()
 
 
@@ -244,3 +247,50 @@ def test_csv_export_neutralises_formulas_while_jsonl_keeps_the_text(tmp_path):
     assert (exact["narrative"], exact["proverb"]) == (story, proverb)
     assert "added single quote" in (tmp_path / "csv" / "README.md").read_text()
     assert "added single quote" not in (tmp_path / "jsonl" / "README.md").read_text()
+
+
+RELEASE = Path(__file__).resolve().parents[2] / "fixtures" / "epic_release"
+
+
+def _release_splits() -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in RELEASE.glob("*_pks.json")}
+
+
+@pytest.mark.django_db
+def test_an_imported_epic_release_exports_byte_for_byte(tmp_path):
+    """The release's layout (4-space indent, ASCII escapes such as caf\\u00e9, no final
+    newline) and its split files' come back, with irregular records: a quote that differs
+    from its proverb's, a span with spaces around it, a repeated text, a record without
+    spans, a newline and a tab inside a narrative."""
+    dataset_import_epic(
+        content=(RELEASE / "epic.json").read_bytes(),
+        splits=_release_splits(),
+        filename="epic.json",
+    )
+    result = dataset_export(format="epic", directory=tmp_path, statistics=False)
+    assert result.rows == 8
+    assert (tmp_path / "epic.json").read_bytes() == (RELEASE / "epic.json").read_bytes()
+    for name, content in _release_splits().items():
+        assert (tmp_path / name).read_bytes() == content, name
+
+
+@pytest.mark.django_db
+def test_an_epic_file_in_no_json_dumps_layout_exports_its_values(tmp_path):
+    text = (RELEASE / "epic.json").read_text(encoding="utf-8")
+    hand_edited = text.replace('"pk": "Q1N2",', '"pk":   "Q1N2",', 1)
+    dataset_import_epic(content=hand_edited.encode(), filename="edited.json")
+    dataset_export(format="epic", directory=tmp_path, statistics=False)
+    exported = (tmp_path / "epic.json").read_text(encoding="utf-8")
+    assert exported != hand_edited  # one record a line: the bytes are not kept
+    assert json.loads(exported) == json.loads(hand_edited)  # the values are
+    assert ImportedFile.objects.get(key="epic:ePiC").layout is None
+
+
+@pytest.mark.django_db
+def test_crowd_narratives_beside_an_import_are_exported_one_record_a_line(tmp_path):
+    dataset_import_epic(content=(RELEASE / "epic.json").read_bytes())
+    crowd_narrative_create(proverb=proverb_create(PROVERB), text=STORY)
+    dataset_export(format="epic", directory=tmp_path, statistics=False)
+    exported = (tmp_path / "epic.json").read_text(encoding="utf-8")
+    assert exported.startswith('[\n{"pk": "Q1N1", "fields": {')
+    assert len(json.loads(exported)) == 9

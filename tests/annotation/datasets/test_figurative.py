@@ -9,6 +9,7 @@ import pytest
 from annotation.datasets.figurative import (
     continuation_pair_create,
     figurative_export_lines,
+    figurative_export_text,
     figurative_import,
 )
 from annotation.datasets.figurative_files import FigurativeFileError
@@ -17,6 +18,7 @@ from annotation.quality.similarity_scan import figurative_similarity_pending
 from annotation.tasks import similarity_requeue_task
 from tests.factories import (
     FIGURATIVE_FILES,
+    FIGURATIVE_PUBLISHED,
     FIGURATIVE_RELEASE,
     figurative_import_fixture,
     figurative_narrative_create,
@@ -231,3 +233,53 @@ def test_an_import_whose_check_was_lost_is_checked_by_beat_after_the_grace(setti
     first, copy = FigurativeNarrative.objects.order_by("id")
     assert copy.similarity["proverb"]["narrative"] == first.pk
     assert figurative_similarity_pending() == []
+
+
+PUBLISHED = ("idiom_train", "idiom_dev", "simile_train")
+
+
+def published_import(name: str):
+    kind, split = name.split("_")
+    path = FIGURATIVE_PUBLISHED / f"{name}.jsonl"
+    return figurative_import(content=path.read_bytes(), kind=kind, split=split, filename=path.name)
+
+
+def test_imported_figurative_files_export_byte_for_byte():
+    for name in PUBLISHED:
+        published_import(name)
+    for name in PUBLISHED:
+        kind, split = name.split("_")
+        exported = figurative_export_text(kind=kind, split=split).encode("utf-8")
+        assert exported == (FIGURATIVE_PUBLISHED / f"{name}.jsonl").read_bytes(), name
+
+
+def test_a_narrative_published_with_two_glosses_is_stored_once_and_each_line_keeps_its_own():
+    report = published_import("idiom_train")
+    narrative = FigurativeNarrative.objects.get(text__contains=". After the last winter")
+    assert narrative.meaning == "to stop working on something"  # the first line's gloss
+    assert narrative.option_pairs.count() == 3
+    assert report.other_glosses == 1
+    assert any("stored once, with its first gloss" in note["note"] for note in report.notes)
+    second = json.loads(figurative_export_lines(kind="idiom", split="train")[1])
+    assert second["meaning"] == "to decide to stop doing something for now"
+
+
+def test_a_narrative_edited_after_import_exports_its_lines_rebuilt():
+    published_import("simile_train")
+    narrative = FigurativeNarrative.objects.get(text__contains="beehive")
+    narrative.meaning = "full of people"
+    narrative.save()
+    lines = figurative_export_lines(kind="simile", split="train")
+    edited = next(line for line in lines if "beehive" in line)
+    assert json.loads(edited)["property"] == "full of people"
+    assert "café" in edited  # rebuilt: written as Parable writes, not as the line was
+    assert lines[0] == (FIGURATIVE_PUBLISHED / "simile_train.jsonl").read_text().split("\n")[0]
+
+
+def test_a_repeated_line_is_stored_once_and_said():
+    content = (FIGURATIVE_PUBLISHED / "idiom_train.jsonl").read_bytes()
+    first = content.split(b"\n")[0]
+    report = figurative_import(content=content + first + b"\n", kind="idiom", split="train")
+    assert ContinuationPair.objects.count() == 7
+    assert {"line": 8, "note": report.notes[-1]["note"]} == report.notes[-1]
+    assert "the same narrative and options as line 1" in report.notes[-1]["note"]

@@ -35,21 +35,21 @@ def written(batch, proverb, kind, rng, *, status="submitted"):
 
 @pytest.fixture
 def pilot():
-    """A write batch whose first 16 stories are a labelled pilot: 8 composed, 8 copied."""
+    """A write batch whose first 24 stories are a labelled pilot: 12 composed, 12 copied."""
     rng = random.Random(21)
     batch, proverb = batch_create(task_type="write"), proverb_create("Time is money")
     labelled = {"composed": [], "transcribed": []}
-    for kind in ["composed", "transcribed"] * 8:
+    for kind in ["composed", "transcribed"] * 12:
         labelled[kind].append(written(batch, proverb, kind, rng).pk)
     for kind, ids in labelled.items():
-        assert pilot_label_set(narrative_ids=ids, label=kind) == 8
+        assert pilot_label_set(narrative_ids=ids, label=kind) == 12
     return batch, proverb, rng
 
 
 @pytest.mark.usefixtures("pilot")
 def test_uncalibrated_scores_come_from_the_default_weights_with_their_meaning():
     scores = writing_scores(Narrative.objects.all())
-    assert len(scores) == 16
+    assert len(scores) == 24
     row = next(iter(scores.values()))
     assert row["source"] == "default" and "Default weights" in row["source_text"]
     assert "decides nothing" in row["meaning"]
@@ -59,7 +59,7 @@ def test_calibration_fits_reports_its_accuracy_and_scores_the_batchs_later_stori
     batch, proverb, rng = pilot
     calibration = writing_calibration_fit(batch=batch)
     assert calibration.cv_accuracy >= 0.8
-    assert WritingCalibration.objects.get(batch=batch).fitted["composed"] == 8
+    assert WritingCalibration.objects.get(batch=batch).fitted["composed"] == 12
     later_composed = written(batch, proverb, "composed", rng)
     later_copied = written(batch, proverb, "transcribed", rng)
     other_batch = batch_create(task_type="write")
@@ -68,6 +68,7 @@ def test_calibration_fits_reports_its_accuracy_and_scores_the_batchs_later_stori
     assert scores[later_composed.pk]["source"] == "calibrated"
     assert "cross-validated accuracy" in scores[later_composed.pk]["source_text"]
     assert f"{calibration.cv_accuracy:.0%}" in scores[later_composed.pk]["source_text"]
+    assert "95% interval" in scores[later_composed.pk]["source_text"]
     assert scores[later_composed.pk]["value"] > 0.5 > scores[later_copied.pk]["value"]
     assert scores[later_copied.pk]["pilot_label"] == ""
     assert scores[elsewhere.pk]["source"] == "default"  # another batch keeps the default

@@ -64,21 +64,26 @@ def test_calibration_fits_a_learnable_pilot_above_chance_and_scores_new_stories(
     calibration = calibration_fit(pilot, [kind == "composed" for kind in kinds])
     assert calibration.folds == 5 and calibration.composed == calibration.transcribed == 10
     assert calibration.cv_accuracy >= 0.8
+    # The uncertainty of 20 stories: the Wilson interval around the pooled accuracy.
+    assert calibration.cv_accuracy == calibration.correct / 20
+    assert 0.5 < calibration.accuracy_low < calibration.cv_accuracy <= calibration.accuracy_high
     later = [(kind, features(writing_record_of(kind, rng))) for kind in kinds]
     composed = [calibration.score(row) for kind, row in later if kind == "composed"]
     transcribed = [calibration.score(row) for kind, row in later if kind == "transcribed"]
     assert sum(composed) / 10 > 0.7 > 0.3 > sum(transcribed) / 10
 
 
-def test_calibration_with_labels_unrelated_to_writing_is_near_chance():
+def test_calibration_with_labels_unrelated_to_writing_is_refused_with_its_interval():
     rng = random.Random(13)
     pilot = [features(writing_record_of("composed", rng)) for _ in range(30)]
-    labels = [rng.random() < 0.5 for _ in pilot]
-    assert calibration_fit(pilot, labels).cv_accuracy < 0.75
+    labels = [number % 2 == 0 for number in range(30)]
+    with pytest.raises(CalibrationError, match=r"95% interval \d+% to \d+%.*not clearly better"):
+        calibration_fit(pilot, labels)
 
 
 def test_calibration_needs_enough_stories_of_each_kind():
     rng = random.Random(2)
-    pilot = [features(writing_record_of("composed", rng)) for _ in range(5)]
-    with pytest.raises(CalibrationError, match="at least 3 stories marked composed"):
-        calibration_fit(pilot, [True, True, True, True, False])
+    kinds = ["composed", "transcribed"] * 3  # a pilot of 3 + 3: chance cannot be ruled out
+    pilot = [features(writing_record_of(kind, rng)) for kind in kinds]
+    with pytest.raises(CalibrationError, match="at least 10 stories marked composed"):
+        calibration_fit(pilot, [kind == "composed" for kind in kinds])

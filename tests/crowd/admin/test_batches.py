@@ -56,6 +56,31 @@ def test_researcher_creates_a_write_batch_for_chosen_proverbs(client, researcher
     assert batch.items.count() == 5
 
 
+def test_the_target_hourly_rate_is_set_on_the_batch_form_and_shown_as_money(client, researcher):
+    proverb = proverb_create()
+    client.force_login(researcher)
+    fields = {
+        "name": "Paid fairly",
+        "proverbs": [proverb.pk],
+        "target_per_item": 3,
+        "reward_cents": 25,
+        "time_allowed_minutes": 30,
+        "min_words": 20,
+        "max_words": 150,
+        "max_shared_ngram": 2,
+        "max_shared_content_words": 2,
+    }
+    refused = client.post("/admin/crowd/batch/new/write/", {**fields, "target_hourly_rate": "1e30"})
+    assert refused.status_code == 200 and not Batch.objects.exists()
+    client.post("/admin/crowd/batch/new/write/", {**fields, "target_hourly_rate": "12.50"})
+    batch = Batch.objects.get()
+    assert batch.target_hourly_cents == 1250
+    progress = client.get(f"/admin/crowd/batch/{batch.pk}/progress/").content.decode()
+    assert "reward 0.25 a task · target pay 12.50 an hour" in progress and "¢" not in progress
+    change = client.get(f"/admin/crowd/batch/{batch.pk}/change/").content.decode()
+    assert 'name="target_hourly_rate" value="12.50"' in change
+
+
 def test_form_errors_are_shown_and_nothing_is_created(client, researcher):
     client.force_login(researcher)
     page = client.post(

@@ -25,7 +25,8 @@ const violationsList = document.getElementById("violations");
 const draftState = document.getElementById("draft-state");
 const wordCount = document.getElementById("word-count");
 const sharedWords = document.getElementById("shared-words");
-const overlapCells = [1, 2, 3].map((n) => document.getElementById(`overlap-${n}`));
+const sharedCount = document.getElementById("shared-count");
+const phraseLength = document.getElementById("phrase-length");
 const autoGrow = !CSS.supports("field-sizing", "content");
 
 let result = null;
@@ -61,14 +62,14 @@ function update() {
   const failed = new Set(result.violations.map((violation) => violation.rule));
   setText(wordCount, String(result.word_count));
   wordCount.classList.toggle("bad", failed.has("too_short") || failed.has("too_long"));
-  overlapCells.forEach((cell, index) => {
-    const figures = result.overlap[String(index + 1)];
-    setText(cell, `${figures.shared} of ${figures.proverb}`);
-    const tooLong = failed.has("ngram") && index + 1 > rules.max_shared_ngram;
-    const tooMany = index === 0 && failed.has("content_words");
-    cell.classList.toggle("bad", tooMany || (tooLong && figures.shared > 0));
-  });
-  setText(sharedWords, result.shared_words.length ? result.shared_words.join(", ") : "none");
+  // The meter shows what each rule counts: proverb words without the small ones, and the
+  // longest run of proverb words (small ones included), beside the rule's limit.
+  setText(sharedCount, String(result.shared_content_words.length));
+  sharedCount.classList.toggle("bad", failed.has("content_words"));
+  setText(phraseLength, String(result.longest_shared_ngram.length));
+  phraseLength.classList.toggle("bad", failed.has("ngram"));
+  const content = result.shared_content_words;
+  setText(sharedWords, content.length ? content.join(", ") : "none");
   // An empty box is not an error yet: say nothing until the worker starts.
   showViolations(text.trim() === "" ? [] : result.violations);
   button.disabled = done || submitter.busy || !result.ok;

