@@ -130,6 +130,25 @@ def start_services(workdir: Path, env: dict) -> dict[str, str]:
     )
 
 
+def stop_services(workdir: Path, env: dict) -> None:
+    """Stop what start_services started (the database connections of this process first)
+    and remove `workdir`."""
+    from django.apps import apps
+
+    if apps.ready:
+        from django.db import connections
+
+        connections.close_all()
+    subprocess.run(
+        ["bash", "tests/services.sh", "stop", str(workdir / "services")],
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
 def narratives_per_item(size: int, phases: int, max_cycles: int) -> int:
     """Narratives asked per proverb: 10, as in ePiC, or more where a small batch would run
     out of open slots before its phases end (each phase can submit up to max_cycles)."""
@@ -557,20 +576,7 @@ def main() -> None:
     finally:
         if gunicorn is not None:
             process_stop(gunicorn)
-        from django.apps import apps
-
-        if apps.ready:
-            from django.db import connections
-
-            connections.close_all()
-        subprocess.run(
-            ["bash", "tests/services.sh", "stop", str(workdir / "services")],
-            cwd=ROOT,
-            env=services_env,
-            timeout=120,
-            check=False,
-        )
-        shutil.rmtree(workdir, ignore_errors=True)
+        stop_services(workdir, services_env)
 
 
 if __name__ == "__main__":
