@@ -134,7 +134,12 @@ def _shared(model_name: str, cpu_bf16: bool) -> Encoder:
 def shared_encoder(model_name: str) -> Encoder:
     """One encoder of `model_name` per process for embedding only (never trained), in
     bf16 where the CPU computes it natively; a caller that arrives while another loads it
-    waits for that load instead of loading a second copy."""
+    waits for that load instead of loading a second copy.
+
+    The warm path for request-sized work in a long-lived process (a story's integrity
+    check; a check of a story against a finished run's encoder): the model loads once,
+    and `shared_encoder(name).embed(texts)` then costs the texts' forward passes, each
+    batch on one thread."""
     with _shared_loading:
         return _shared(model_name, cpu_has_bf16())
 
