@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from annotation.text import normalize_text
 
+
 @lru_cache(maxsize=1)
 def _fuzz():
     """rapidfuzz's fuzz, imported on first use: web workers import this module (the
