@@ -2,8 +2,9 @@
 a start without a broker load any model.
 
 crowd-kit (with scipy, nltk and pandas), numpy, pyarrow, matplotlib, spaCy and torch
-cost a web worker seconds of start-up and over a hundred MiB each; the admin and API
-modules that use them import them where they are used.
+cost a web worker seconds of start-up and over a hundred MiB each, rapidfuzz a few MiB
+for the curation pages only; the admin and API modules that use them import them where
+they are used.
 """
 
 import json
@@ -22,6 +23,7 @@ HEAVY = [
     "numpy",
     "pandas",
     "pyarrow",
+    "rapidfuzz",
     "rouge_score",
     "sacrebleu",
     "scipy",
