@@ -15,6 +15,7 @@ stories at once, by matrix operations) is annotation/quality/similarity_scan.py;
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 
 import numpy as np
@@ -174,21 +175,23 @@ def _similarity_store(rows: list[NarrativeIntegrity]) -> dict[int, dict]:
     scope = Narrative.objects.filter(proverb_id__in=proverbs)
     if workers:
         scope = scope | Narrative.objects.filter(worker_id__in=workers)
-    dataset = sorted(scope.values_list("pk", "proverb_id", "worker_id", "text"))
+    texts, by_proverb, by_worker = {}, defaultdict(list), defaultdict(list)
+    for pk, proverb_id, worker_id, text in sorted(
+        scope.values_list("pk", "proverb_id", "worker_id", "text")
+    ):
+        texts[pk] = text
+        by_proverb[proverb_id].append(pk)
+        by_worker[worker_id].append((pk, proverb_id))
     compared = {}
     for pk, proverb_id, worker_id in stories:
-        same_proverb = [row[0] for row in dataset if row[1] == proverb_id and row[0] != pk]
+        same_proverb = [other for other in by_proverb[proverb_id] if other != pk]
         own_earlier = [
-            row[0]
-            for row in dataset
-            if worker_id is not None
-            and row[2] == worker_id
-            and row[0] < pk
-            and row[1] != proverb_id
+            other
+            for other, other_proverb in (by_worker[worker_id] if worker_id is not None else ())
+            if other < pk and other_proverb != proverb_id
         ]
         compared[pk] = (same_proverb, own_earlier)
     needed = sorted(held.union(*(set(ids) for pair in compared.values() for ids in pair)))
-    texts = {pk: text for pk, _, _, text in dataset}
     vectors, new = _vectors(needed, texts, held=held)
     shingles = {pk: copy_shingles(texts[pk]) for pk in needed}
     figures = {
@@ -227,7 +230,7 @@ def narrative_similarity_check(*, narrative_id: int) -> NarrativeIntegrity:
     """Check one story against its proverb's other stories and its worker's earlier
     stories, checked before or not (what is stored: `_similarity_store`). Idempotent: run
     again, it recomputes the same figures (and picks up stories written since)."""
-    Narrative.objects.filter(pk=narrative_id).get()  # a story that does not exist raises
+    Narrative.objects.get(pk=narrative_id)  # a story that does not exist raises
     integrity, _ = NarrativeIntegrity.objects.select_for_update().get_or_create(
         narrative_id=narrative_id
     )
@@ -254,16 +257,16 @@ def narratives_similarity_check_waiting(*, narrative_id: int) -> list[int] | Non
     )
     if not first:
         return None if waiting.filter(narrative_id=narrative_id).exists() else []
-    proverbs, room = [first[0]], CHECK_BATCH
+    proverbs = [first[0]]
+    room = CHECK_BATCH - waiting.filter(narrative__proverb_id=first[0]).count()
     groups = (
-        waiting.values("narrative__proverb_id")
+        waiting.exclude(narrative__proverb_id=first[0])
+        .values("narrative__proverb_id")
         .annotate(oldest=Min("narrative_id"), stories=Count("narrative_id"))
         .order_by("oldest")
         .values_list("narrative__proverb_id", "stories")
     )
-    sizes = dict(groups.filter(narrative__proverb_id=first[0]))
-    room -= sizes[first[0]]
-    for proverb_id, stories in groups.exclude(narrative__proverb_id=first[0])[:CHECK_BATCH]:
+    for proverb_id, stories in groups[:CHECK_BATCH]:
         if stories > room:
             break
         proverbs.append(proverb_id)
