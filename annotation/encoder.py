@@ -8,7 +8,11 @@ request). CUDA is used when present, with bf16 autocast where the GPU supports i
 a CPU, bf16 autocast on request (`cpu_bf16`). The integrity embeddings' shared encoder
 (never trained) holds its weights in bf16 where the CPU computes bf16 natively
 (`cpu_has_bf16`). On a CPU, the batches of one embedding call are shared out among
-single-threaded lanes (`embedding_lanes`).
+single-threaded lanes (`embedding_lanes`), a call of one batch included.
+
+`shared_encoder(name).embed(texts)` is the warm path for any request-sized embedding in a
+long-lived process (a Celery worker, a web process without a broker): the model is loaded
+once per process, and a few texts cost their forward passes on one thread, nothing more.
 """
 
 from __future__ import annotations
@@ -36,7 +40,10 @@ GPU_BATCH_SIZE = 64
 # operators are too short to keep several threads busy, and the threads of one operator
 # spin at its barrier. Two such lanes embed bench/integrity's stories with 18-20% less
 # CPU and wall time than one two-threaded lane on a 2-core machine, with identical
-# vectors: each batch is computed as before.
+# vectors: each batch is computed as before. A call of one batch (a story's check) runs
+# single-threaded too: with two intra-op threads on a loaded machine (or two Celery worker
+# processes on two cores), a thread descheduled mid-operator left the other spinning, and
+# one story took 470-600 ms of CPU instead of 35 (bench/integrity/checks.py).
 # Checkpoints stored in fp16 or bf16 are loaded as fp32: training runs in fp32 (with bf16
 # autocast where the device has it), never in the checkpoint's half precision.
 LOAD_DTYPE = torch.float32
@@ -84,10 +91,17 @@ def _openmp_threads() -> bool:
     return "parallel backend: OpenMP" in torch.__config__.parallel_info()
 
 
+def single_threaded_lanes(device: torch.device) -> bool:
+    """Whether an embedding call's lanes each run with one intra-op thread: on a CPU whose
+    torch threads come from OpenMP (a native pool's count is the whole process's, which
+    other threads may be using)."""
+    return device.type == "cpu" and _openmp_threads()
+
+
 def embedding_lanes(device: torch.device, batches: int) -> int:
-    """Threads that share out `batches` batches of one embedding call: torch's intra-op
-    threads on a CPU with OpenMP, one (the caller itself) on a GPU or for a single batch."""
-    if device.type != "cpu" or batches < 2 or not _openmp_threads():
+    """Threads that share out `batches` batches of one embedding call: up to torch's
+    intra-op threads where lanes are single-threaded, else one (the caller itself)."""
+    if batches < 2 or not single_threaded_lanes(device):
         return 1
     return min(torch.get_num_threads(), batches)
 
@@ -120,7 +134,12 @@ def _shared(model_name: str, cpu_bf16: bool) -> Encoder:
 def shared_encoder(model_name: str) -> Encoder:
     """One encoder of `model_name` per process for embedding only (never trained), in
     bf16 where the CPU computes it natively; a caller that arrives while another loads it
-    waits for that load instead of loading a second copy."""
+    waits for that load instead of loading a second copy.
+
+    The warm path for request-sized work in a long-lived process (a story's integrity
+    check; a check of a story against a finished run's encoder): the model loads once,
+    and `shared_encoder(name).embed(texts)` then costs the texts' forward passes, each
+    batch on one thread."""
     with _shared_loading:
         return _shared(model_name, cpu_has_bf16())
 
@@ -217,7 +236,8 @@ class Encoder(nn.Module):
 
         Texts are encoded longest first (in wordpieces) so that each batch pads little. The
         default batch is CPU_BATCH_SIZE on a CPU and GPU_BATCH_SIZE on a GPU. On a CPU the
-        batches are shared out among `embedding_lanes` threads, each single-threaded;
+        batches are shared out among `embedding_lanes` threads, each single-threaded (a
+        lone lane runs on the caller's thread, with one intra-op thread too);
         every batch is tokenized first, here, since a fast tokenizer is not to be used
         from two threads at once.
         """
@@ -238,6 +258,7 @@ class Encoder(nn.Module):
         ]
         out = torch.empty(len(texts), self.dimension)
         lanes = embedding_lanes(self.device, len(batches))
+        single = single_threaded_lanes(self.device)
         threads = torch.get_num_threads()
         # bf16 weights (the shared encoder's) need no autocast.
         cpu_bf16 = self.cpu_bf16 and next(self.parameters()).dtype == torch.float32
@@ -248,6 +269,7 @@ class Encoder(nn.Module):
         def run(lane: int) -> None:
             if lanes > 1:
                 started.wait()
+            if single:
                 # This thread's own count (OpenMP), once torch has given the thread its
                 # starting count, which it does lazily from the last count any thread set.
                 torch.get_num_threads()
@@ -258,9 +280,9 @@ class Encoder(nn.Module):
                         vectors = self.pooled(batch)
                         out[chunk] = nn.functional.normalize(vectors, dim=-1).cpu()
             finally:
-                if lanes > 1:
+                if single:
                     # torch also keeps the last count set as the one a new thread starts
-                    # with: give back the caller's.
+                    # with (and the caller's own thread runs a lone lane): give it back.
                     torch.set_num_threads(threads)
 
         try:

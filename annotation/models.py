@@ -702,6 +702,15 @@ class NarrativeIntegrity(models.Model):
     class Meta:
         verbose_name = "narrative integrity"
         verbose_name_plural = "narrative integrity"
+        indexes = [
+            # The stories waiting for their check: a check's pass and beat's re-queue read
+            # these few rows, not the whole table.
+            models.Index(
+                fields=["narrative"],
+                condition=Q(checked_at__isnull=True),
+                name="integrity_waiting",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"Integrity of narrative {self.narrative_id}"

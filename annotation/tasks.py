@@ -38,14 +38,18 @@ def keywords_requeue_task() -> int:
     return tasks_requeue_lost(narrative_keywords_extract_task, narratives_keywords_pending())
 
 
-@shared_task(name="annotation.narrative_similarity_check")
-def narrative_similarity_check_task(narrative_id: int) -> int:
-    """Embed a story and compare it with its proverb's and its worker's other stories;
-    idempotent."""
-    from annotation.quality.similarity import narrative_similarity_check
+@shared_task(bind=True, name="annotation.narrative_similarity_check", max_retries=5)
+def narrative_similarity_check_task(self, narrative_id: int) -> int:
+    """Check a submitted story against its proverb's and its worker's other stories, with
+    the other stories waiting for their check (annotation.quality.similarity); returns how
+    many were checked. Idempotent: a story checked already is left as it is. A story
+    another pass holds is tried again a few seconds later (beat's re-queue after that)."""
+    from annotation.quality.similarity import narratives_similarity_check_waiting
 
-    narrative_similarity_check(narrative_id=narrative_id)
-    return narrative_id
+    checked = narratives_similarity_check_waiting(narrative_id=narrative_id)
+    if checked is None:
+        raise self.retry(countdown=5)
+    return len(checked)
 
 
 @shared_task(name="annotation.similarity_requeue")

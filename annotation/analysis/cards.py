@@ -135,10 +135,14 @@ def analysis_sections(analysis: dict) -> list[Section]:
     )
     readability = _keys(
         "readability.",
-        "flesch_mean flesch_median flesch_min flesch_max flesch_std flesch_rules "
-        "syllable_source newer_flesch_mean newer_flesch_median newer_flesch_min "
-        "newer_flesch_max newer_flesch_std newer_flesch_rules newer_syllable_source",
+        "flesch_mean flesch_median flesch_min flesch_max flesch_std flesch_rules syllable_source",
     )
+    if "newer_flesch_rules" in analysis.get("readability", {}):  # asked for (--newer-flesch)
+        readability += _keys(
+            "readability.",
+            "newer_flesch_mean newer_flesch_median newer_flesch_min newer_flesch_max "
+            "newer_flesch_std newer_flesch_rules newer_syllable_source",
+        )
     parameters = _keys("scope.", "batches approved_only sources narratives_loaded")
     parameters += _keys("parameters.", " ".join(analysis.get("parameters", {})))
     sections = [

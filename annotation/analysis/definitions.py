@@ -146,10 +146,10 @@ DEFINITIONS: dict[str, str] = {
         "0.7.2's rules (ASCII punctuation removed, words split on whitespace, syllables "
         "from pyphen hyphenation, sentences split at . ? ! before a capital letter, those "
         "of at most two words left out, words per sentence and syllables per word each "
-        "rounded to one decimal, the score to two). Beside it (newer_*), the same formula "
-        "under textstat 0.7.13's rules (from textstat 0.7.3 on: no rounding, other word "
-        "and sentence rules, syllables from the CMU pronouncing dictionary where it is "
-        "installed), which give higher scores on the same texts."
+        "rounded to one decimal, the score to two). On request (--newer-flesch), beside it "
+        "(newer_*), the same formula under textstat 0.7.13's rules (from textstat 0.7.3 on: "
+        "no rounding, other word and sentence rules, syllables from the CMU pronouncing "
+        "dictionary where it is installed), which give higher scores on the same texts."
     ),
     "readability.flesch_mean": (
         "Mean Flesch reading ease over approved narratives, textstat 0.7.2's rules (ePiC: 66.5)."

@@ -70,7 +70,7 @@ def start_workers(processes: int | None = None, *, sentence_splitter: str = "sen
             pool = spawn_pool(processes, sentence_splitter)
             # Each worker loads its models in its initializer; tiny tasks wait for them.
             sample = ["Warm up. Twice."]
-            warm_up = (sample, sentence_splitter, sample, sample)
+            warm_up = (sample, sentence_splitter, sample, sample, False)
             pool.map(work_chunk, [warm_up] * (2 * processes), chunksize=1)
             _POOL, _POOL_SIZE = pool, processes
             atexit.register(stop_workers)
@@ -87,29 +87,33 @@ def stop_workers() -> None:
         _POOL, _POOL_SIZE = None, 0
 
 
-def score_texts(texts: Sequence[str]) -> tuple[list[float], list[tuple[float, float]]]:
-    """VADER compound and Flesch reading ease (the paper's rules, the newer) of each text."""
+def score_texts(
+    texts: Sequence[str], *, newer_flesch: bool = False
+) -> tuple[list[float], list[float], list[float] | None]:
+    """VADER compound and Flesch reading ease (the paper's rules; the newer rules' too, or
+    None, as ``newer_flesch`` asks) of each text."""
     analyzer = sentiment_analyzer()
     scorer = readability_scorer()
     compounds = [float(analyzer.compound(t)) for t in texts]
-    flesch = scorer.flesch_both(texts)
-    return compounds, flesch
+    newer = scorer.flesch_many(texts) if newer_flesch else None
+    return compounds, scorer.flesch_paper_many(texts), newer
 
 
 def work_chunk(
-    task: tuple[list[str], str | None, list[str] | None, list[str] | None],
+    task: tuple[list[str], str | None, list[str] | None, list[str] | None, bool],
 ) -> tuple[Any, ...]:
     """A pool worker's task on a part of the approved narratives.
 
     ``task`` is (texts, built-in splitter name or None, proverbs, the random baseline's
-    proverbs). Returns (compounds, flesch, sentence counts or None without a splitter
-    name, lexical.LexicalPart or None without proverbs).
+    proverbs, whether the newer Flesch is asked for). Returns (compounds, the paper's
+    Flesch, the newer Flesch or None, sentence counts or None without a splitter name,
+    lexical.LexicalPart or None without proverbs).
     """
-    texts, splitter_name, proverbs, others = task
-    compounds, flesch = score_texts(texts)
+    texts, splitter_name, proverbs, others, newer_flesch = task
+    compounds, flesch, newer = score_texts(texts, newer_flesch=newer_flesch)
     counts = get_sentence_splitter(splitter_name)(texts) if splitter_name else None
     lexical = lexical_part(texts, proverbs, others) if proverbs is not None else None
-    return compounds, flesch, counts, lexical
+    return compounds, flesch, newer, counts, lexical
 
 
 def lexical_task(task: tuple[list[str], list[str], list[str]]) -> LexicalPart:

@@ -9,7 +9,8 @@ brackets) and a space or newline come before a capital letter, sentences of at m
 words left out, words per sentence and syllables per word each rounded half away from
 zero to one decimal before the formula, the score to two. textstat 0.7.3 changed those
 rules (the same texts give a higher mean and a narrower range); the newer figure
-(textstat 0.7.13's rules, CMU dictionary syllables where installed) is reported beside it.
+(textstat 0.7.13's rules, CMU dictionary syllables where installed) is reported beside it
+on request (it costs as much again as the paper's).
 """
 
 from __future__ import annotations
@@ -311,10 +312,6 @@ class ReadabilityScorer:
             if word not in cache:
                 cache[word] = self._count_pyphen(word)
 
-    def flesch_both(self, texts: Sequence[str]) -> list[tuple[float, float]]:
-        """(PAPER_RULES, NEWER_RULES) Flesch reading ease of each text."""
-        return list(zip(self.flesch_paper_many(texts), self.flesch_many(texts), strict=True))
-
     def flesch_paper_many(self, texts: Sequence[str]) -> list[float]:
         """Flesch reading ease of each text under textstat 0.7.2's rules (PAPER_RULES)."""
         cache = self._pyphen_cache
@@ -400,20 +397,23 @@ def _summary(scores: list[float], prefix: str = "") -> dict[str, float | None]:
     return {f"{prefix}flesch_{name}": value for name, value in zip(names, values, strict=True)}
 
 
-def readability_statistics(scores: list[tuple[float, float]]) -> dict[str, Any]:
-    """The output's ``readability`` from each narrative's (paper, newer) Flesch scores: the
-    paper's rules' summary and histogram, and the newer rules' summary beside them."""
-    paper = [pair[0] for pair in scores]
-    newer = [pair[1] for pair in scores]
-    return {
+def readability_statistics(paper: list[float], newer: list[float] | None = None) -> dict[str, Any]:
+    """The output's ``readability`` from each narrative's Flesch score under the paper's
+    rules: their summary and histogram; and, when the newer rules' scores were asked
+    for (``newer``), their summary beside them."""
+    statistics = {
         **_summary(paper),
         "flesch_histogram": _histogram(paper),
         "flesch_rules": PAPER_RULES,
         "syllable_source": "pyphen",
-        **_summary(newer, "newer_"),
-        "newer_flesch_rules": NEWER_RULES,
-        "newer_syllable_source": readability_scorer().source,
     }
+    if newer is not None:
+        statistics |= {
+            **_summary(newer, "newer_"),
+            "newer_flesch_rules": NEWER_RULES,
+            "newer_syllable_source": readability_scorer().source,
+        }
+    return statistics
 
 
 def _histogram(flesch: list[float]) -> dict[str, list]:

@@ -289,9 +289,10 @@ class ScopeAnalysis:
         sources: Sequence[str] | None = None,
         seed: int = 0,
         progress: ProgressCallback | None = None,
+        newer_flesch: bool = False,
     ) -> None:
         self.batches, self.approved_only, self.sources = batches, approved_only, sources
-        self.seed, self.progress = seed, progress
+        self.seed, self.progress, self.newer_flesch = seed, progress, newer_flesch
         self.integrity: list[IntegrityRecord] = []
         self._gc = long_read_gc()
 
@@ -302,7 +303,11 @@ class ScopeAnalysis:
         try:
             plan = analysis_plan(batches=self.batches, sources=self.sources)
             self.analysis = Analysis(
-                expected=len(plan), plan=plan, seed=self.seed, progress=self.progress
+                expected=len(plan),
+                plan=plan,
+                seed=self.seed,
+                progress=self.progress,
+                newer_flesch=self.newer_flesch,
             )
         except BaseException:
             self._gc.__exit__(None, None, None)
@@ -358,14 +363,16 @@ def dataset_analysis(
     sources: Sequence[str] | None = None,
     seed: int = 0,
     progress: ProgressCallback | None = None,
+    newer_flesch: bool = False,
 ) -> dict:
     """The analysis of the dataset in scope: annotation.analysis.core.analyze plus scope,
-    splits and integrity shares.
+    splits and integrity shares (the newer rules' Flesch too with `newer_flesch`).
 
     Model accuracy is over the questions humans answered that a model answered too.
     """
     scope = {"batches": batches, "approved_only": approved_only, "sources": sources}
-    with ScopeAnalysis(**scope, seed=seed, progress=progress) as analysis:
+    options = {"seed": seed, "progress": progress, "newer_flesch": newer_flesch}
+    with ScopeAnalysis(**scope, **options) as analysis:
         for chunk in narrative_record_chunks(**scope):
             analysis.add(chunk, [])
         analysis.integrity.extend(integrity_records(**scope))

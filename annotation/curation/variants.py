@@ -13,9 +13,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from rapidfuzz import fuzz
-
 from annotation.text import normalize_text
+
+
+@lru_cache(maxsize=1)
+def _fuzz():
+    """rapidfuzz's fuzz, imported on first use: web workers import this module (the
+    admin's curation pages) and seldom compare proverbs."""
+    from rapidfuzz import fuzz
+
+    return fuzz
+
 
 DEFAULT_THRESHOLD = 0.70
 """Tuned on tests/fixtures: every listed variant scores >= 0.72 with its original,
@@ -128,7 +136,7 @@ def _similarity(first: _Profile, second: _Profile, cutoff: float = 0.0) -> float
     # similarity alone when it is very high ("glistens" / "glitters"). The ratio
     # either needs to reach `cutoff` lets rapidfuzz stop early on hopeless pairs.
     needed = 100 * min(2 * cutoff - overlap, (cutoff + 1) / 2) - 1e-6
-    ratio = fuzz.ratio(
+    ratio = _fuzz().ratio(
         first.normalized, second.normalized, score_cutoff=needed if needed > 0 else 0
     )
     if not ratio:

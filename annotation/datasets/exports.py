@@ -284,6 +284,7 @@ def dataset_export(
     statistics: bool = True,
     analysis: dict | None = None,
     seed: int = 0,
+    newer_flesch: bool = False,
     progress: ProgressCallback | None = None,
 ) -> ExportResult:
     """Write the dataset in `format` into `directory` with README.md and, for ePiC, split files.
@@ -296,7 +297,8 @@ def dataset_export(
     `analyze --json` output) when given, else from running the analysis when
     `statistics`; without either the card has the counts gathered during the export only.
     With statistics, the methods and data statement (annotation/analysis/methods.py) is
-    written as methods.md and methods.tex and included in the card.
+    written as methods.md and methods.tex and included in the card; `newer_flesch` adds the
+    newer rules' Flesch to the analysis run here.
     """
     if format not in FORMATS:
         raise ValueError(f"Unknown format {format!r}; use one of {', '.join(FORMATS)}.")
@@ -316,7 +318,9 @@ def dataset_export(
         if analysis is None and statistics:
             # The analysis takes its narratives from the export's own rows, and its
             # workers score them while the rest are read and written.
-            streamed = stack.enter_context(ScopeAnalysis(**scope, seed=seed, progress=progress))
+            streamed = stack.enter_context(
+                ScopeAnalysis(**scope, seed=seed, progress=progress, newer_flesch=newer_flesch)
+            )
         summary = ExportSummary()
         chunks = export_rows(**scope, flag_rows=streamed is not None)
         if streamed is not None:

@@ -1,21 +1,26 @@
 """The dataset check of writing integrity: each story against its proverb's other stories
-and its worker's earlier stories, by sentence-embedding cosine similarity.
+and its worker's earlier stories, by sentence-embedding cosine similarity and name-blind
+word trigrams.
 
-`narrative_similarity_check` runs in a Celery task queued when a story is submitted (a
-story still unchecked after the grace period is queued again by beat's
-`annotation.similarity_requeue`);
-`narratives_embed` fills missing embeddings in chunks (imported datasets, the report
-command); the dataset-wide scan (all stories at once, by matrix operations) is
-annotation/quality/similarity_scan.py; `similarity_distribution` summarises what a
-researcher checks thresholds against.
+`narratives_similarity_check_waiting` runs in the Celery task queued when a story is
+submitted: it checks that story and, in the same pass, the other stories still waiting
+for their check (whole proverbs at a time, up to CHECK_BATCH), so that checks that arrive
+together are embedded in one call and read the dataset once (a story still unchecked
+after the grace period is queued again by beat's `annotation.similarity_requeue`);
+`narrative_similarity_check` checks one story again. `narratives_embed` fills missing
+embeddings in chunks (imported datasets, the report command); the dataset-wide scan (all
+stories at once, by matrix operations) is annotation/quality/similarity_scan.py;
+`similarity_distribution` summarises what a researcher checks thresholds against.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 
 import numpy as np
 from django.db import transaction
+from django.db.models import Count, Min
 from django.utils import timezone
 
 from annotation.models import Narrative, NarrativeIntegrity
@@ -24,6 +29,10 @@ from annotation.text import copy_shingles, jaccard
 from common.task_queue import waiting_past_grace
 
 EMBED_CHUNK = 1024
+# Stories checked in one pass at most, counted in whole proverbs (a proverb with more
+# waiting stories is taken alone). A pass costs its stories' forward passes and a few
+# statements, whatever its size: 32 keeps a pass near a second of one core.
+CHECK_BATCH = 32
 
 
 def narratives_embed(
@@ -74,27 +83,136 @@ def embeddings_of(narrative_ids: Iterable[int]) -> dict[int, np.ndarray]:
     return {narrative_id: from_bytes(data) for narrative_id, data in rows}
 
 
-def _nearest(vector: np.ndarray, others: dict[int, np.ndarray]) -> tuple[int, float] | None:
-    if not others:
+def _nearest(vector: np.ndarray, ids: list[int], vectors: dict[int, np.ndarray]) -> dict | None:
+    """{"narrative": id, "similarity": cosine} of the story among `ids` nearest to
+    `vector` (the first of equals), or None."""
+    if not ids:
         return None
-    ids = list(others)
-    scores = np.stack([others[narrative_id] for narrative_id in ids]) @ vector
+    scores = np.stack([vectors[narrative_id] for narrative_id in ids]) @ vector
     best = int(np.argmax(scores))
-    return ids[best], float(scores[best])
+    return {"narrative": ids[best], "similarity": round(float(scores[best]), 4)}
 
 
-def _nearest_copy(narrative: Narrative, same_proverb: list[int], own_earlier: list[int]):
-    """The story sharing most word trigrams with this one once names and pronouns are set
-    aside (a renamed copy embeds differently, but reads the same), or None."""
-    shingles = copy_shingles(narrative.text)
-    own = set(own_earlier)
+def _nearest_copy(mine: set, ids: list[int], shingles: dict[int, set], own: set[int]):
+    """The story among `ids` sharing most word trigrams with a story whose name-blind
+    trigrams are `mine` (a renamed copy embeds differently, but reads the same), or None."""
     best = None
-    texts = Narrative.objects.filter(pk__in=[*same_proverb, *own_earlier]).values_list("pk", "text")
-    for pk, text in texts.iterator(chunk_size=500):
-        overlap = jaccard(shingles, copy_shingles(text))
+    for narrative_id in ids:
+        overlap = jaccard(mine, shingles[narrative_id])
         if best is None or overlap > best["overlap"]:
-            best = {"narrative": pk, "overlap": round(overlap, 4), "own": pk in own}
+            best = {
+                "narrative": narrative_id,
+                "overlap": round(overlap, 4),
+                "own": narrative_id in own,
+            }
     return best
+
+
+def _vectors(ids: list[int], texts: dict[int, str], *, held: set[int]):
+    """Every embedding of `ids` by id, and the ids among `held` that had none.
+
+    Stored embeddings are read; the stories without one are embedded in one call, and
+    kept as stored ones are (float16), so that a check reads the same figures whenever it
+    runs. The caller stores the new ones of `held` (the integrity rows it holds and
+    writes); the others are stored here where their row can be locked without waiting
+    (a story with no integrity row at all, model-written or kept from before the check,
+    gets one, unchecked, so that beat gives it the check too). A story whose row another
+    pass holds is embedded for this comparison only: that pass stores its own."""
+    vectors = embeddings_of(ids)
+    missing = [narrative_id for narrative_id in ids if narrative_id not in vectors]
+    if not missing:
+        return vectors, set()
+    for narrative_id, vector in zip(
+        missing, embed([texts[narrative_id] for narrative_id in missing]), strict=True
+    ):
+        vectors[narrative_id] = from_bytes(to_bytes(vector))
+    others = sorted(set(missing) - held)
+    if others:
+        model = embedding_model_path()
+        rows = list(
+            NarrativeIntegrity.objects.select_for_update(skip_locked=True)
+            .filter(narrative_id__in=others)
+            .only("narrative_id")
+        )
+        for row in rows:
+            row.embedding, row.embedding_model = to_bytes(vectors[row.narrative_id]), model
+        NarrativeIntegrity.objects.bulk_update(rows, ["embedding", "embedding_model"])
+        rowless = set(others) - set(
+            NarrativeIntegrity.objects.filter(narrative_id__in=others).values_list(
+                "narrative_id", flat=True
+            )
+        )
+        NarrativeIntegrity.objects.bulk_create(
+            [
+                NarrativeIntegrity(
+                    narrative_id=narrative_id,
+                    embedding=to_bytes(vectors[narrative_id]),
+                    embedding_model=model,
+                )
+                for narrative_id in sorted(rowless)
+            ],
+            ignore_conflicts=True,
+        )
+    return vectors, set(missing) & held
+
+
+def _similarity_store(rows: list[NarrativeIntegrity]) -> dict[int, dict]:
+    """Check the stories of the integrity `rows` (held by this transaction) against the
+    dataset as it stands, in one pass, and store what the check finds; returns it by id.
+
+    Stored per story, {"proverb": match | None, "own": match | None, "copy": copy |
+    None}: a match is the nearest other story of its proverb, or of its worker's earlier
+    stories for other proverbs, {"narrative": id, "similarity": cosine}; the copy the story
+    of either kind with the most word trigrams in common once names and pronouns are set
+    aside, {"narrative": id, "overlap": Jaccard, "own": bool}. Every story the pass
+    compares is read once, and those without an embedding are embedded in one call."""
+    held = {row.narrative_id for row in rows}
+    stories = list(
+        Narrative.objects.filter(pk__in=held).values_list("pk", "proverb_id", "worker_id")
+    )
+    proverbs = {proverb_id for _, proverb_id, _ in stories}
+    workers = {worker_id for _, _, worker_id in stories if worker_id is not None}
+    scope = Narrative.objects.filter(proverb_id__in=proverbs)
+    if workers:
+        scope = scope | Narrative.objects.filter(worker_id__in=workers)
+    texts, by_proverb, by_worker = {}, defaultdict(list), defaultdict(list)
+    for pk, proverb_id, worker_id, text in sorted(
+        scope.values_list("pk", "proverb_id", "worker_id", "text")
+    ):
+        texts[pk] = text
+        by_proverb[proverb_id].append(pk)
+        by_worker[worker_id].append((pk, proverb_id))
+    compared = {}
+    for pk, proverb_id, worker_id in stories:
+        same_proverb = [other for other in by_proverb[proverb_id] if other != pk]
+        own_earlier = [
+            other
+            for other, other_proverb in (by_worker[worker_id] if worker_id is not None else ())
+            if other < pk and other_proverb != proverb_id
+        ]
+        compared[pk] = (same_proverb, own_earlier)
+    needed = sorted(held.union(*(set(ids) for pair in compared.values() for ids in pair)))
+    vectors, new = _vectors(needed, texts, held=held)
+    shingles = {pk: copy_shingles(texts[pk]) for pk in needed}
+    figures = {
+        pk: {
+            "proverb": _nearest(vectors[pk], same_proverb, vectors),
+            "own": _nearest(vectors[pk], own_earlier, vectors),
+            "copy": _nearest_copy(
+                shingles[pk], same_proverb + own_earlier, shingles, set(own_earlier)
+            ),
+        }
+        for pk, (same_proverb, own_earlier) in compared.items()
+    }
+    now, model = timezone.now(), embedding_model_path()
+    for row in rows:
+        row.similarity, row.checked_at = figures[row.narrative_id], now
+        if row.narrative_id in new:
+            row.embedding = to_bytes(vectors[row.narrative_id])
+            row.embedding_model = model
+    fields = ["similarity", "checked_at"] + (["embedding", "embedding_model"] if new else [])
+    NarrativeIntegrity.objects.bulk_update(rows, fields, batch_size=500)
+    return figures
 
 
 def narratives_similarity_pending(*, now=None, limit: int = 200) -> list[int]:
@@ -109,42 +227,56 @@ def narratives_similarity_pending(*, now=None, limit: int = 200) -> list[int]:
 
 @transaction.atomic
 def narrative_similarity_check(*, narrative_id: int) -> NarrativeIntegrity:
-    """Compare a story with its proverb's other stories and its worker's earlier stories.
-
-    Stores in NarrativeIntegrity.similarity {"proverb": match | None, "own": match | None,
-    "copy": copy | None}, a match being {"narrative": id, "similarity": cosine} and the copy
-    the story of either kind with the most word trigrams in common once names and pronouns
-    are set aside: {"narrative": id, "overlap": Jaccard, "own": bool}. Idempotent: run again, it
-    recomputes the same figures (and picks up stories embedded since).
-    """
-    narrative = Narrative.objects.get(pk=narrative_id)
-    same_proverb = list(
-        Narrative.objects.filter(proverb_id=narrative.proverb_id)
-        .exclude(pk=narrative.pk)
-        .values_list("pk", flat=True)
+    """Check one story against its proverb's other stories and its worker's earlier
+    stories, checked before or not (what is stored: `_similarity_store`). Idempotent: run
+    again, it recomputes the same figures (and picks up stories written since)."""
+    Narrative.objects.get(pk=narrative_id)  # a story that does not exist raises
+    integrity, _ = NarrativeIntegrity.objects.select_for_update().get_or_create(
+        narrative_id=narrative_id
     )
-    own_earlier = []
-    if narrative.worker_id is not None:
-        own_earlier = list(
-            Narrative.objects.filter(worker_id=narrative.worker_id, pk__lt=narrative.pk)
-            .exclude(proverb_id=narrative.proverb_id)
-            .values_list("pk", flat=True)
-        )
-    narratives_embed([narrative.pk, *same_proverb, *own_earlier])
-    vectors = embeddings_of([narrative.pk, *same_proverb, *own_earlier])
-    vector = vectors.pop(narrative.pk)
-    similarity = {}
-    for key, ids in (("proverb", same_proverb), ("own", own_earlier)):
-        nearest = _nearest(vector, {pk: vectors[pk] for pk in ids if pk in vectors})
-        similarity[key] = (
-            {"narrative": nearest[0], "similarity": round(nearest[1], 4)} if nearest else None
-        )
-    similarity["copy"] = _nearest_copy(narrative, same_proverb, own_earlier)
-    integrity = NarrativeIntegrity.objects.select_for_update().get(narrative_id=narrative.pk)
-    integrity.similarity = similarity
-    integrity.checked_at = timezone.now()
-    integrity.save(update_fields=["similarity", "checked_at"])
+    _similarity_store([integrity])
     return integrity
+
+
+@transaction.atomic
+def narratives_similarity_check_waiting(*, narrative_id: int) -> list[int] | None:
+    """Check a submitted story and, in the same pass, other stories waiting for their
+    check; returns the ids checked: none when the story is checked already (or gone), and
+    None when another pass holds its row (checking it, or storing its embedding: the
+    caller tries again later).
+
+    The pass takes whole proverbs: this story's, then those of the oldest waiting stories
+    while they fit in CHECK_BATCH, since a story's waiting proverb-mates are what its
+    check embeds anyway. Rows another pass holds are skipped (SKIP LOCKED), so passes in
+    several worker processes never wait for each other."""
+    waiting = NarrativeIntegrity.objects.filter(checked_at__isnull=True)
+    first = list(
+        waiting.filter(narrative_id=narrative_id)
+        .select_for_update(skip_locked=True, of=("self",))
+        .values_list("narrative__proverb_id", flat=True)
+    )
+    if not first:
+        return None if waiting.filter(narrative_id=narrative_id).exists() else []
+    proverbs = [first[0]]
+    room = CHECK_BATCH - waiting.filter(narrative__proverb_id=first[0]).count()
+    groups = (
+        waiting.exclude(narrative__proverb_id=first[0])
+        .values("narrative__proverb_id")
+        .annotate(oldest=Min("narrative_id"), stories=Count("narrative_id"))
+        .order_by("oldest")
+        .values_list("narrative__proverb_id", "stories")
+    )
+    for proverb_id, stories in groups[:CHECK_BATCH]:
+        if stories > room:
+            break
+        proverbs.append(proverb_id)
+        room -= stories
+    rows = list(
+        waiting.filter(narrative__proverb_id__in=proverbs).select_for_update(
+            skip_locked=True, of=("self",)
+        )
+    )
+    return sorted(_similarity_store(rows))
 
 
 QUANTILES = (0.5, 0.9, 0.95, 0.99, 0.995)

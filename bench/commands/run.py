@@ -6,7 +6,9 @@ Run from the repository root: `.venv/bin/python bench/commands/run.py [--small 2
 ePiC-shaped data (bench/export/run.py's `populate`: 10 narratives per proverb, 2 span
 pairs each, 1 in 40 rejected): one of `--small` narratives, the size of the ePiC release,
 and one of `--narratives`. Then it runs, each in a fresh process, `analyze --json OUT` on
-the small one and the default `export_dataset` (with statistics) on the large one, and
+the small one and the default `export_dataset` (with statistics) on the large one,
+interleaved with the same export with `--newer-flesch` (the statistics it gave before the
+newer rules' Flesch was made optional), and
 prints seconds (wall and CPU, the process and its children) and the peak resident memory
 of the process tree (summed over its processes, sampled every 50 ms from /proc) beside
 the targets and the figures measured before the start-up and model-loading work.
@@ -153,14 +155,25 @@ def main() -> None:
         runs = [timed([*manage, "analyze", "--json", str(out)], small) for _ in range(args.runs)]
         report("analyze", f"analyze --json on {args.small:,} narratives", runs)
         large = database(workdir, args.narratives)
-        runs = []
-        for _ in range(args.runs):
+        runs: dict[bool, list[dict]] = {False: [], True: []}
+        # Interleaved A B B A: the default statistics, and with the newer rules' Flesch
+        # beside the paper's (what the default computed before it was made optional).
+        for newer in [False, True, True, False] * -(-args.runs // 2):
+            if len(runs[newer]) == args.runs:
+                continue
             folder = workdir / "export"
             shutil.rmtree(folder, ignore_errors=True)
             command = [*manage, "export_dataset", "--format", args.format, str(folder)]
-            runs.append(timed(command, large))
+            runs[newer].append(timed(command + ["--newer-flesch"] * newer, large))
         what = f"export_dataset --format {args.format} (with statistics)"
-        report("export", f"{what} of {args.narratives:,} narratives", runs)
+        report("export", f"{what} of {args.narratives:,} narratives", runs[False])
+        report("export", "the same with --newer-flesch (the statistics before)", runs[True])
+        cpu = [min(run["cpu"] for run in runs[newer]) for newer in (False, True)]
+        wall = [min(run["seconds"] for run in runs[newer]) for newer in (False, True)]
+        print(
+            f"paper's Flesch only / with the newer beside it, side by side: CPU "
+            f"{cpu[0] / cpu[1]:.2f}x, wall {wall[0] / wall[1]:.2f}x"
+        )
     finally:
         if not kept:
             shutil.rmtree(workdir, ignore_errors=True)

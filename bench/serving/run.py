@@ -2,16 +2,24 @@
 
 Run from the repository root: `.venv/bin/python bench/serving/run.py [--workers 10,50,100]
 [--batch-sizes 250,2500,25000] [--seconds 20] [--warmup 3] [--gunicorn-workers 4]
-[--threads 1] [--conn-max-age N] [--memory-after 1000]`.
+[--threads 1] [--conn-max-age N] [--rounds 1] [--memory-after 1000]`.
 
 It starts PostgreSQL and Redis (tests/services.sh, with pg_stat_statements) and gunicorn
 with config.settings.production (platform/gunicorn.conf.py) on free ports in 28200-28999,
 requests arriving as from the TLS-terminating proxy (load.py) and background tasks going
 to Redis (no Celery worker takes them: the web workers pay for queueing them). It creates
-one write batch (10 narratives per proverb) for each batch size, then for each batch and
-worker count signs in that many new local workers through their invite links and drives
-them (bench/serving/load.py) for a warm-up and a measured window, bounded in time, cycles
-and requests. It prints, beside the targets and the figures measured before:
+one write batch (10 narratives per proverb, more where a small batch would run out) for
+each batch size, then for each worker count runs the batch sizes side by side in mirrored
+order (A B B A, `--rounds` times): each phase signs in that many new local workers through
+their invite links and drives them (bench/serving/load.py) for a warm-up and a measured
+window, bounded in time, cycles and requests. It prints, beside the targets and the
+figures measured before:
+
+- a web worker's import of the application (CPU and resident memory, five fresh
+  processes, the project's bytecode compiled first as the image does);
+- per worker count, the smallest batch's cycles a second against the largest's, phase by
+  phase and as the ratio of their means (target: within 10%);
+- how often a statement waited on a row lock (pg_stat_activity sampled every 50 ms);
 
 - per batch size, the median time of finding the next item in process (the service, in a
   transaction rolled back, for new workers after the load), and the ratio of the largest
@@ -67,7 +75,9 @@ TARGETS = {
     "cpu_ms": 20.0,
     "cycles_at_100": 50.0,
     "p99_ms": 1000.0,
-    "rss_mib": 120.0,
+    "rss_mib": 90.0,
+    "import_s": 0.5,
+    "small_batch_ratio": 0.9,
     "next_ratio": 1.5,
 }
 # Turkle 2.x on this machine (same PostgreSQL, gunicorn -w 4), measured earlier by hand:
@@ -128,6 +138,25 @@ def start_services(workdir: Path, env: dict) -> dict[str, str]:
         for line in started.stdout.splitlines()
         if line.startswith("export ")
     )
+
+
+def stop_services(workdir: Path, env: dict) -> None:
+    """Stop what start_services started (the database connections of this process first)
+    and remove `workdir`."""
+    from django.apps import apps
+
+    if apps.ready:
+        from django.db import connections
+
+        connections.close_all()
+    subprocess.run(
+        ["bash", "tests/services.sh", "stop", str(workdir / "services")],
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    shutil.rmtree(workdir, ignore_errors=True)
 
 
 def narratives_per_item(size: int, phases: int, max_cycles: int) -> int:
@@ -260,6 +289,47 @@ def slowest(before: dict, after: dict, cycles: int, top: int = 3) -> list[tuple[
     return sorted(spent, key=lambda item: -item[1])[:top]
 
 
+IMPORT_SCRIPT = """
+import time
+started = time.process_time()
+import config.wsgi
+from django.urls import get_resolver
+get_resolver().url_patterns
+cpu = time.process_time() - started
+with open("/proc/self/status") as status:
+    rss = next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+print(cpu, rss / 1024)
+"""
+
+
+def compile_bytecode() -> None:
+    """Compile the project's bytecode as the image does (platform/Dockerfile): with
+    PYTHONDONTWRITEBYTECODE set, as here and in the image, nothing else writes it."""
+    packages = sorted(path.parent.name for path in ROOT.glob("*/__init__.py"))
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", *packages], cwd=ROOT, check=True, timeout=600
+    )
+
+
+def import_figures(env: dict, runs: int = 5) -> list[tuple[float, float]]:
+    """(CPU seconds, resident MiB) of a web worker's import of the application and its
+    URL map, each in a fresh process: what every gunicorn worker spends before serving."""
+    figures = []
+    for _ in range(runs):
+        done = subprocess.run(
+            [sys.executable, "-c", IMPORT_SCRIPT],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        )
+        cpu, rss = done.stdout.split()
+        figures.append((float(cpu), float(rss)))
+    return figures
+
+
 def start_gunicorn(env: dict, workdir: Path, port: int) -> tuple[subprocess.Popen, float]:
     """gunicorn as platform/gunicorn.conf.py runs it; returns it and its seconds to ready."""
     log = open(workdir / "gunicorn.log", "w")  # noqa: SIM115 (closed with the process)
@@ -330,7 +400,8 @@ def run_phase(
     times = statement_times()
     profiler = profile(args, gunicorn_pid) if args.profile else None
     load_before, start = load_average(), time.perf_counter()
-    log = asyncio.run(load.run_phase(workers, seconds=args.seconds, **bounds))
+    with LockWaits() as waits:
+        log = asyncio.run(load.run_phase(workers, seconds=args.seconds, **bounds))
     elapsed = time.perf_counter() - start
     after = (*map(tree_cpu, pids), time.process_time())
     if profiler is not None:
@@ -362,7 +433,60 @@ def run_phase(
         "slowest": slow,
         "latency": {k: [percentile(v, q) for q in (0.5, 0.95, 0.99)] for k, v in latency.items()},
         "load": f"{load_before} → {load_average()}",
+        "lock_waits": waits.report(),
     }
+
+
+class LockWaits:
+    """Samples PostgreSQL's active backends (pg_stat_activity) every 50 ms through the
+    measured window from a thread of its own: how often a request's statement was waiting
+    for a lock held by another transaction, and on which statements. A wait is time, not
+    work: it lowers cycles a second at the same CPU per cycle."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.samples = 0
+        self.waiting: dict[str, int] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> LockWaits:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        from django.db import connection
+
+        try:
+            with connection.cursor() as cursor:
+                while not self._stop.wait(0.05):
+                    cursor.execute(
+                        "SELECT wait_event_type, query FROM pg_stat_activity "
+                        "WHERE datname = current_database() AND state = 'active' "
+                        "AND pid <> pg_backend_pid()"
+                    )
+                    self.samples += 1
+                    for kind, query in cursor.fetchall():
+                        if kind == "Lock":
+                            words = " ".join(query.split())[:60]
+                            self.waiting[words] = self.waiting.get(words, 0) + 1
+        finally:
+            connection.close()
+
+    def report(self) -> str:
+        """Waiting statements per sample (a backend waiting in every sample counts 1)."""
+        if not self.samples:
+            return "no samples"
+        total = sum(self.waiting.values()) / self.samples
+        top = sorted(self.waiting.items(), key=lambda item: -item[1])[:3]
+        return f"{total:.2f} statements waiting on a lock per sample" + "".join(
+            f"; {count / self.samples:.2f} {query}" for query, count in top
+        )
 
 
 def profile(args, gunicorn_pid: int) -> subprocess.Popen:
@@ -420,8 +544,30 @@ def report_phase(figures: dict, size: int) -> None:
         )
         + p99_target
     )
+    print(f"    lock waits (pg_stat_activity every 50 ms): {figures['lock_waits']}")
     for failure in figures["failures"]:
         print(f"    e.g. {failure}")
+
+
+def report_side_by_side(rates: dict[int, dict[int, list[float]]]) -> None:
+    """Per worker count, the smallest batch's cycles a second against the largest's, from
+    phases run side by side (each run's figure, and the ratio of their means)."""
+    from statistics import fmean
+
+    print("batch sizes side by side (cycles a second of each phase; ratio of the means):")
+    for count, by_size in rates.items():
+        smallest, largest = min(by_size), max(by_size)
+        ratio = fmean(by_size[smallest]) / fmean(by_size[largest])
+        runs = "; ".join(
+            f"{size:,} items " + ", ".join(f"{rate:.1f}" for rate in by_size[size])
+            for size in (smallest, largest)
+        )
+        low = min(by_size[smallest]) / max(by_size[largest])
+        high = max(by_size[smallest]) / min(by_size[largest])
+        print(
+            f"  {count:>3} workers: {smallest:,} / {largest:,} items {ratio:.2f}× (phase by "
+            f"phase {low:.2f}-{high:.2f}×; target ≥ {TARGETS['small_batch_ratio']}): {runs}"
+        )
 
 
 def report_sizes(summary: dict[int, tuple[float, dict]]) -> None:
@@ -464,6 +610,9 @@ def main() -> None:
         "--batch-sizes", default="250,2500,25000", help="items per write batch, one batch each"
     )
     parser.add_argument(
+        "--rounds", type=int, default=1, help="A B B A rounds of the batch sizes per count"
+    )
+    parser.add_argument(
         "--memory-after",
         type=int,
         default=1_000,
@@ -491,9 +640,20 @@ def main() -> None:
             "Turkle side by side: not run (it cannot be installed on this machine offline); "
             "its figures below were measured earlier on this machine, not by this run"
         )
-        batches = prepare_database(sizes, len(counts), args.max_cycles)
+        phases = 2 * len(counts) * args.rounds  # phases per batch
+        batches = prepare_database(sizes, phases, args.max_cycles)
         stories = PassingStories()
         counted = statements_per_request(batches[sizes[0]], stories)
+        compile_bytecode()
+        imports = import_figures(env)
+        cpu = sorted(figure[0] for figure in imports)
+        print(
+            f"a web worker's import (config.wsgi and the URL map, bytecode compiled as the "
+            f"image does): {cpu[0]:.2f}-{cpu[-1]:.2f} s of CPU over {len(cpu)} runs, median "
+            f"{cpu[len(cpu) // 2]:.2f} (target < {TARGETS['import_s']}); "
+            f"{min(figure[1] for figure in imports):.0f} MiB resident after it; load average "
+            f"{load_average()}"
+        )
         gunicorn, ready_s = start_gunicorn(env, workdir, port)
         postgres_pid = int((workdir / "services/pg/data/postmaster.pid").read_text().split()[0])
         redis_pid = int((workdir / "services/redis/redis.pid").read_text().split()[0])
@@ -505,7 +665,7 @@ def main() -> None:
             f"/healthz {ready_s:.1f} s after launch; PostgreSQL on the same {os.cpu_count()} "
             "CPUs; write batches of "
             + ", ".join(
-                f"{size:,} proverbs × {narratives_per_item(size, len(counts), args.max_cycles)}"
+                f"{size:,} proverbs × {narratives_per_item(size, phases, args.max_cycles)}"
                 for size in sizes
             )
             + " narratives of ~110 words"
@@ -518,8 +678,12 @@ def main() -> None:
         )
         served = 2  # /healthz and the readiness probe
         summary = {}
-        for size in sizes:
-            for count in counts:
+        rates: dict[int, dict[int, list[float]]] = {}
+        for count in counts:
+            rates[count] = {size: [] for size in sizes}
+            # The sizes side by side, in mirrored order (A B B A), so that a drift of the
+            # machine's load weighs on each alike.
+            for size in (sizes + sizes[::-1]) * args.rounds:
                 figures = run_phase(
                     count,
                     args,
@@ -532,8 +696,10 @@ def main() -> None:
                 )
                 served += figures["served"]
                 report_phase(figures, size)
-            summary[size] = (next_median_ms(batches[size]), figures)
-        report_sizes(summary)
+                rates[count][size].append(figures["rate"])
+                summary[size] = figures
+        report_side_by_side(rates)
+        report_sizes({size: (next_median_ms(batches[size]), summary[size]) for size in sizes})
         pids = children(gunicorn.pid)
         short = args.memory_after * len(pids) - served
         if short > 0:  # top up, unmeasured, to the requests the memory figure is taken after
@@ -557,20 +723,7 @@ def main() -> None:
     finally:
         if gunicorn is not None:
             process_stop(gunicorn)
-        from django.apps import apps
-
-        if apps.ready:
-            from django.db import connections
-
-            connections.close_all()
-        subprocess.run(
-            ["bash", "tests/services.sh", "stop", str(workdir / "services")],
-            cwd=ROOT,
-            env=services_env,
-            timeout=120,
-            check=False,
-        )
-        shutil.rmtree(workdir, ignore_errors=True)
+        stop_services(workdir, services_env)
 
 
 if __name__ == "__main__":

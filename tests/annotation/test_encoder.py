@@ -1,5 +1,6 @@
 """Model names resolve offline; embeddings match the checkpoint's own sentence-transformers."""
 
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -78,6 +79,40 @@ def test_the_shared_encoder_is_loaded_once_and_uses_bf16_where_the_cpu_has_it():
     assert (fp32 * shared).sum(axis=1).min() > 0.995
 
 
+@contextmanager
+def forward_threads(encoder: Encoder):
+    """With two intra-op threads set: the (thread name, intra-op threads) of each forward
+    pass of `encoder`; the caller's count is restored after."""
+    import threading
+
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    seen = []
+    hook = encoder.transformer.register_forward_hook(
+        lambda *_: seen.append((threading.current_thread().name, torch.get_num_threads()))
+    )
+    try:
+        yield seen
+    finally:
+        hook.remove()
+        torch.set_num_threads(threads)
+
+
+def new_thread_count() -> int:
+    """The intra-op thread count a thread started now begins with."""
+    import threading
+
+    import torch
+
+    counts = []
+    thread = threading.Thread(target=lambda: counts.append(torch.get_num_threads()))
+    thread.start()
+    thread.join()
+    return counts[0]
+
+
 def test_a_cpu_embedding_shares_its_batches_out_among_single_threaded_lanes(tiny_model):
     """Each lane runs its batches with one intra-op thread; the vectors are those of one
     lane with every thread, in the texts' order, and the caller's thread count, and the
@@ -90,27 +125,14 @@ def test_a_cpu_embedding_shares_its_batches_out_among_single_threaded_lanes(tiny
 
     encoder = Encoder(tiny_model)
     texts = [f"story {i}: " + "the slow steady dog wins the race " * (i % 9 + 1) for i in range(45)]
-    threads = torch.get_num_threads()
-    torch.set_num_threads(2)
-    seen = []
-    hook = encoder.transformer.register_forward_hook(
-        lambda *_: seen.append((threading.current_thread().name, torch.get_num_threads()))
-    )
-    try:
+    with forward_threads(encoder) as seen:
         torch.set_num_threads(1)
         one_lane = encoder.embed(texts, batch_size=4).numpy()
         assert {count for _, count in seen} == {1} and len(seen) == 12
         torch.set_num_threads(2)
         seen.clear()
         lanes = encoder.embed(texts, batch_size=4).numpy()
-        started_after = []
-        later = threading.Thread(target=lambda: started_after.append(torch.get_num_threads()))
-        later.start()
-        later.join()
-        assert torch.get_num_threads() == 2 and started_after == [2]
-    finally:
-        hook.remove()
-        torch.set_num_threads(threads)
+        assert (torch.get_num_threads(), new_thread_count()) == (2, 2)
     assert np.abs(lanes - one_lane).max() < 1e-6
     assert np.abs(lanes[7] - encoder.embed([texts[7]]).numpy()[0]).max() < 1e-5
     if _openmp_threads():
@@ -119,3 +141,24 @@ def test_a_cpu_embedding_shares_its_batches_out_among_single_threaded_lanes(tiny
         assert {count for _, count in seen} == {1} and len(seen) == 12
     else:  # a native thread pool's count is the process's: one lane, every thread
         assert {name for name, _ in seen} == {threading.current_thread().name}
+
+
+def test_a_cpu_embedding_of_one_batch_runs_on_the_callers_thread_with_one_intra_op_thread(
+    tiny_model,
+):
+    """A story's check embeds one batch: with two intra-op threads on a loaded machine a
+    descheduled thread left the other spinning at each operator's barrier. The caller's
+    thread count, and the count a new thread starts with, are given back."""
+    import threading
+
+    import torch
+
+    from annotation.encoder import _openmp_threads
+
+    encoder = Encoder(tiny_model)
+    with forward_threads(encoder) as seen:
+        vectors = encoder.embed(["a slow dog", "the steady dog wins the race"]).numpy()
+        assert (torch.get_num_threads(), new_thread_count()) == (2, 2)
+    expected = 1 if _openmp_threads() else 2  # a native pool's count is the process's
+    assert seen == [(threading.current_thread().name, expected)]
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)

@@ -2,8 +2,9 @@
 a start without a broker load any model.
 
 crowd-kit (with scipy, nltk and pandas), numpy, pyarrow, matplotlib, spaCy and torch
-cost a web worker seconds of start-up and over a hundred MiB each; the admin and API
-modules that use them import them where they are used.
+cost a web worker seconds of start-up and over a hundred MiB each, rapidfuzz a few MiB
+for the curation pages only; the admin and API modules that use them import them where
+they are used.
 """
 
 import json
@@ -22,6 +23,7 @@ HEAVY = [
     "numpy",
     "pandas",
     "pyarrow",
+    "rapidfuzz",
     "rouge_score",
     "sacrebleu",
     "scipy",
@@ -96,3 +98,15 @@ def test_web_process_without_a_broker_loads_no_model_at_start():
     result = python_run(START_WITHOUT_BROKER.format(heavy=HEAVY), env=env, timeout=300)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+
+
+def test_the_image_compiles_the_bytecode_of_every_package_of_the_project():
+    """PYTHONDONTWRITEBYTECODE keeps the running image from writing bytecode: a package
+    the build does not compile is compiled again by every web worker at start-up."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    packages = {path.parent.name for path in root.glob("*/__init__.py")} - {"tests"}
+    dockerfile = (root / "platform" / "Dockerfile").read_text()
+    [compiled] = [line for line in dockerfile.splitlines() if "compileall" in line]
+    assert packages and packages <= set(compiled.split())

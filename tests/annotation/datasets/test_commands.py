@@ -324,11 +324,26 @@ def test_export_of_each_format_writes_data_and_card(tmp_path):
 
 def test_export_card_holds_the_statistics_and_every_definition(tmp_path):
     _import_json(FIXTURE / "dataset.json")
-    _call("export_dataset", "--format", "jsonl", str(tmp_path))
+    _call("export_dataset", "--format", "jsonl", str(tmp_path), "--newer-flesch")
     card = (tmp_path / "README.md").read_text()
     assert "| Narratives (approved) | 6 |" in card
     for key, text in definitions().items():
         assert markdown_cell(text) in card, key
+
+
+def test_export_card_gives_the_papers_flesch_and_the_newer_only_on_request(tmp_path):
+    _import_json(FIXTURE / "dataset.json")
+
+    def statistics_rows(folder: str) -> set[str]:  # | statistic | value | definition |
+        card = (tmp_path / folder / "README.md").read_text()
+        return {line.split("|")[1].strip() for line in card.splitlines() if line.count("|") == 4}
+
+    _call("export_dataset", "--format", "jsonl", str(tmp_path / "default"))
+    rows = statistics_rows("default")
+    assert "readability.flesch_mean" in rows
+    assert not [row for row in rows if row.startswith("readability.newer_")]
+    _call("export_dataset", "--format", "jsonl", str(tmp_path / "newer"), "--newer-flesch")
+    assert "readability.newer_flesch_mean" in statistics_rows("newer")
 
 
 def test_export_of_an_unknown_batch_is_refused(tmp_path):

@@ -1,7 +1,10 @@
 """The dataset check with the shipped all-MiniLM-L6-v2: near-duplicates of another story,
 a worker's homogeneous stories, and the nearest-neighbour distribution."""
 
+import json
+import threading
 from datetime import timedelta
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,10 +12,13 @@ from django.utils import timezone
 
 from annotation.models import Narrative, NarrativeIntegrity
 from annotation.quality.flags import narrative_flags
+from annotation.quality.integrity import IntegritySettings, similarity_flags
 from annotation.quality.similarity import (
+    CHECK_BATCH,
     embeddings_of,
     narrative_similarity_check,
     narratives_embed,
+    narratives_similarity_check_waiting,
     narratives_similarity_pending,
 )
 from annotation.quality.similarity_scan import imported_similarity_check, similarity_scan
@@ -181,3 +187,121 @@ def test_stories_left_unchecked_past_the_grace_period_are_checked_by_the_requeue
     assert checked.similarity["proverb"]["narrative"] == old.pk
     assert narratives_similarity_pending() == []
     assert similarity_requeue_task.delay().get() == 0
+
+
+SUBMISSIONS = Path(__file__).resolve().parents[2] / "fixtures/integrity/submissions.jsonl"
+
+
+def submitted_stories() -> list[int]:
+    """The fixture's submissions (a pilot's stories, a few planted copies among them) as
+    crowd stories waiting for their check, in the file's order: blank lines skipped, a
+    submission sent twice stored once."""
+    records, seen = [], set()
+    for line in SUBMISSIONS.read_text().splitlines():
+        record = json.loads(line) if line.strip() else None
+        if record and (record["proverb"], record["worker"]) not in seen:
+            seen.add((record["proverb"], record["worker"]))
+            records.append(record)
+    texts = list(dict.fromkeys(record["proverb"] for record in records))
+    batch = write_batch_create(proverbs=[proverb_create(text) for text in texts])
+    proverbs = {item.proverb.text: item.proverb for item in batch.items.all()}
+    workers = {name: worker_create(external_id=name) for name in {r["worker"] for r in records}}
+    return [
+        crowd_story(
+            proverb=proverbs[record["proverb"]],
+            text=record["text"],
+            worker=workers[record["worker"]],
+            batch=batch,
+        ).pk
+        for record in records
+    ]
+
+
+def flags_by_story(ids: list[int]) -> dict[int, list[tuple[str, int]]]:
+    settings = IntegritySettings()
+    stored = dict(
+        NarrativeIntegrity.objects.filter(narrative_id__in=ids).values_list(
+            "narrative_id", "similarity"
+        )
+    )
+    return {
+        pk: [
+            (flag.code, flag.details["narrative"])
+            for flag in similarity_flags(stored[pk], settings=settings)
+        ]
+        for pk in ids
+    }
+
+
+def test_checks_that_arrive_together_flag_what_one_story_at_a_time_flags():
+    ids = submitted_stories()
+    for pk in ids:  # one story a pass, as each submit's task once ran
+        narrative_similarity_check(narrative_id=pk)
+    alone = dict(NarrativeIntegrity.objects.values_list("narrative_id", "similarity"))
+    flagged_alone = flags_by_story(ids)
+    NarrativeIntegrity.objects.update(
+        similarity={}, checked_at=None, embedding=None, embedding_model=""
+    )
+
+    passes = [narratives_similarity_check_waiting(narrative_id=pk) for pk in ids]
+
+    checked = [pk for one_pass in passes for pk in one_pass]
+    assert sorted(checked) == sorted(ids)  # every story once, by the pass that took it
+    assert 1 < len(passes[0]) <= CHECK_BATCH
+    assert flags_by_story(ids) == flagged_alone
+    assert sum(bool(flags) for flags in flagged_alone.values()) >= 5  # the planted copies
+    together = dict(NarrativeIntegrity.objects.values_list("narrative_id", "similarity"))
+    for pk in ids:
+        for kind in ("proverb", "own"):
+            if alone[pk][kind] is None:
+                assert together[pk][kind] is None
+                continue
+            assert together[pk][kind]["narrative"] == alone[pk][kind]["narrative"]
+            assert together[pk][kind]["similarity"] == pytest.approx(
+                alone[pk][kind]["similarity"], abs=2e-3
+            )
+        assert together[pk]["copy"] == alone[pk]["copy"]
+
+
+def test_a_pass_takes_its_storys_whole_proverb_and_later_tasks_find_their_stories_checked():
+    ids = submitted_stories()
+    proverb_of = dict(Narrative.objects.values_list("pk", "proverb_id"))
+    last = ids[-1]
+    first_pass = narratives_similarity_check_waiting(narrative_id=last)
+    mates = [pk for pk in ids if proverb_of[pk] == proverb_of[last]]
+    assert set(mates) <= set(first_pass) and len(first_pass) <= CHECK_BATCH
+    assert narratives_similarity_check_waiting(narrative_id=last) == []
+    assert all(narratives_similarity_check_waiting(narrative_id=pk) == [] for pk in first_pass)
+    stored = NarrativeIntegrity.objects.filter(narrative_id__in=first_pass)
+    assert all(row.checked_at and row.embedding for row in stored)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_story_another_pass_holds_is_left_to_it_and_tried_again():
+    """Two worker processes: the second finds the story's row held (PostgreSQL's SKIP
+    LOCKED), returns None at once instead of waiting, and checks it once it is free."""
+    proverb = proverb_create(BIRDS)
+    crowd_story(proverb=proverb, text=BIRDS_STORY)
+    copy = crowd_story(proverb=proverb, text=NEAR_COPY)
+    held, release = threading.Event(), threading.Event()
+
+    def other_pass():
+        from django.db import connection, transaction
+
+        with transaction.atomic():
+            NarrativeIntegrity.objects.select_for_update().get(narrative=copy)
+            held.set()
+            release.wait(timeout=60)
+        connection.close()
+
+    thread = threading.Thread(target=other_pass)
+    thread.start()
+    try:
+        assert held.wait(timeout=60)
+        assert narratives_similarity_check_waiting(narrative_id=copy.pk) is None
+    finally:
+        release.set()
+        thread.join(timeout=60)
+    checked = narratives_similarity_check_waiting(narrative_id=copy.pk)
+    assert copy.pk in checked
+    assert NarrativeIntegrity.objects.get(narrative=copy).similarity["proverb"]["similarity"] > 0.9
