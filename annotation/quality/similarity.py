@@ -107,7 +107,6 @@ def narratives_similarity_pending(*, now=None, limit: int = 200) -> list[int]:
     )
 
 
-@transaction.atomic
 def narrative_similarity_check(*, narrative_id: int) -> NarrativeIntegrity:
     """Compare a story with its proverb's other stories and its worker's earlier stories.
 
@@ -116,6 +115,10 @@ def narrative_similarity_check(*, narrative_id: int) -> NarrativeIntegrity:
     the story of either kind with the most word trigrams in common once names and pronouns
     are set aside: {"narrative": id, "overlap": Jaccard, "own": bool}. Idempotent: run again, it
     recomputes the same figures (and picks up stories embedded since).
+
+    The embedding and the comparisons run outside any transaction, and only the result's
+    write takes one: on SQLite a transaction holds the database's one write lock from its
+    start, and workers' submits would wait for the model (seconds when it first loads).
     """
     narrative = Narrative.objects.get(pk=narrative_id)
     same_proverb = list(
@@ -140,10 +143,11 @@ def narrative_similarity_check(*, narrative_id: int) -> NarrativeIntegrity:
             {"narrative": nearest[0], "similarity": round(nearest[1], 4)} if nearest else None
         )
     similarity["copy"] = _nearest_copy(narrative, same_proverb, own_earlier)
-    integrity = NarrativeIntegrity.objects.select_for_update().get(narrative_id=narrative.pk)
-    integrity.similarity = similarity
-    integrity.checked_at = timezone.now()
-    integrity.save(update_fields=["similarity", "checked_at"])
+    with transaction.atomic():
+        integrity = NarrativeIntegrity.objects.select_for_update().get(narrative_id=narrative.pk)
+        integrity.similarity = similarity
+        integrity.checked_at = timezone.now()
+        integrity.save(update_fields=["similarity", "checked_at"])
     return integrity
 
 

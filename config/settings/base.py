@@ -111,7 +111,9 @@ DATABASES["default"]["ATOMIC_REQUESTS"] = False
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # SQLite as concurrent Django sites use it. SQLite has no row locks: a transaction
     # takes the write lock when it starts (IMMEDIATE), so concurrent writers queue up for
-    # up to `timeout` seconds (the busy timeout) instead of failing "database is locked".
+    # up to `timeout` seconds (the busy timeout) instead of failing "database is locked";
+    # a process's own writers queue in the order they came (common.sqlite).
+    DATABASES["default"]["ENGINE"] = "common.sqlite"
     # The WAL journal lets a write commit while other requests read (an export or an
     # analysis streaming the dataset), and readers never wait for a writer; with it,
     # synchronous=NORMAL is still safe against corruption and syncs once per checkpoint.
