@@ -5,6 +5,7 @@ in-process; DATABASE_URL and CELERY_BROKER_URL point it at PostgreSQL and Redis.
 """
 
 import secrets
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -40,6 +41,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "axes",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -66,6 +68,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into its "too many attempts" answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 # Content-Security-Policy (django-csp) on every response: scripts from this site only (no
@@ -139,6 +143,22 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # SQLite cannot enforce unique-with-NULLs constraints; PostgreSQL does, and the
 # services check the same uniqueness before writing on either.
 SILENCED_SYSTEM_CHECKS = ["models.W047"]
+
+# Login throttling (django-axes), for the admin's login form and the API's token endpoint
+# alike: after PARABLE_LOGIN_FAILURE_LIMIT wrong passwords for one user name from one address,
+# that pair is refused, right password or not, for PARABLE_LOGIN_COOLOFF_MINUTES after its
+# last failure (429 on the login form, 401 from the token endpoint); a successful login
+# clears the count. Failures are kept in the database (SQLite or PostgreSQL), so every web
+# process counts them together. Behind the proxy every client has the proxy's address, and
+# the count is then one per user name.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # refuses a locked-out pair before any password check
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("PARABLE_LOGIN_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("PARABLE_LOGIN_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
