@@ -4,10 +4,23 @@ token fetched counted as a login, and a user name locked out after repeated fail
 
 from django.conf import settings
 from django.contrib.auth.signals import user_logged_in
+from drf_spectacular.utils import extend_schema_serializer
+from rest_framework import serializers
 from rest_framework.authtoken.models import Token
+from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import AuthenticationFailed, Throttled, ValidationError
 from rest_framework.response import Response
+
+
+@extend_schema_serializer(component_name="AuthToken")
+class CredentialsSerializer(AuthTokenSerializer):
+    # DRF's user name and password, the user name taken as sent, as the password is: DRF
+    # trims it, and a name of white space alone (a tab, U+0085) then is "blank", a 400 no
+    # schema can state (what Python trims is no JSON Schema pattern). As sent, it is a
+    # user name no one has: wrong credentials, 401. (A comment, not a docstring: the
+    # schema would show it.)
+    username = serializers.CharField(write_only=True, trim_whitespace=False)
 
 
 class TokenObtainView(ObtainAuthToken):
@@ -19,6 +32,7 @@ class TokenObtainView(ObtainAuthToken):
     A token handed out is a login (user_logged_in): it clears the failures counted so far,
     as a login on the admin's form does, and sets the user's last login."""
 
+    serializer_class = CredentialsSerializer
     schema_extra_errors = ("429",)
 
     def post(self, request, *args, **kwargs):

@@ -187,12 +187,13 @@ def main() -> None:
         django.setup()
         batch_id, tokens = study_prepare(args.workers)
         load_before, cpu_before = load_average(), tree_cpu(server.pid)
-        start = time.perf_counter()
+        client_before, start = time.process_time(), time.perf_counter()
         log, sign_in_errors = asyncio.run(
             lab_run(tokens, batch_id=batch_id, port=port, seconds=seconds)
         )
         elapsed = time.perf_counter() - start
         load_after, server_cpu = load_average(), tree_cpu(server.pid) - cpu_before
+        client_cpu = time.process_time() - client_before
         make_stop(server)
         server = None
         lost, stories, checked = stored_figures(log.acknowledged)
@@ -206,7 +207,7 @@ def main() -> None:
         print(
             f"    server CPU {server_cpu:.0f} s ({server_cpu / elapsed:.2f} cores; "
             f"{1000 * server_cpu / max(len(log.cycles), 1):.0f} ms per cycle, its similarity "
-            "checks included)"
+            f"checks included); the load generator beside it {client_cpu:.0f} s"
         )
         for kind in ("next", "page", "submit"):
             times = [s.end - s.start for s in log.samples if s.kind == kind]

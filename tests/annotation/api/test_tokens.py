@@ -1,4 +1,4 @@
-"""The API's token endpoint: wrong passwords are 401, and a user name that keeps failing is
+"""The API's token endpoint: wrong credentials are 401, and a user name that keeps failing is
 throttled (django-axes), the right password included, while other user names are not."""
 
 import pytest
@@ -32,3 +32,12 @@ def test_a_right_password_before_the_limit_clears_the_failures(api_client, resea
     for attempt in range(settings.AXES_FAILURE_LIMIT - 1):
         assert _try(api_client, "researcher", f"wrong {attempt}").status_code == 401
     assert _try(api_client, "researcher", "researcher-pass").status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("username", ["\x85", " \t "])
+def test_a_user_name_of_white_space_is_wrong_credentials_as_its_schema_allows(api_client, username):
+    """The schema allows any text without NUL; a name of white space alone is a name no
+    one has (401), not a blank field (400)."""
+    response = api_client.post(TOKEN_URL, {"username": username, "password": "x"})
+    assert response.status_code == 401
