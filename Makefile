@@ -27,10 +27,13 @@ migrate: $(VENV)/.runtime
 
 # The links it prints and sends to Prolific and MTurk follow HOST and PORT unless
 # PARABLE_PUBLIC_URL is set, in the environment or .env (a real deployment sets it).
+# One gunicorn process with threads: SQLite takes one writer at a time (the process's
+# writers queue in turn) and in-process tasks run on its one background thread.
 run: export PARABLE_RUN_URL = http://$(HOST):$(PORT)
 run: migrate
 	$(PY) manage.py bootstrap
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	$(PY) -m gunicorn config.wsgi:application -c platform/gunicorn.conf.py \
+		--bind $(HOST):$(PORT) --workers 1 --threads 4 --no-control-socket
 
 # A local stand-in of Prolific's API; it prints the settings that point Parable at it.
 prolific-standin: $(VENV)/.runtime

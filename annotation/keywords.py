@@ -71,17 +71,49 @@ def _keywords_of(doc, model: str) -> dict:
     }
 
 
-@transaction.atomic
 def narrative_keywords_extract(*, narrative_id: int, force: bool = False) -> Narrative:
     """Store the narrative's keywords and clear its pending mark; done already with the
     same model, only the mark is cleared."""
-    narrative = Narrative.objects.select_for_update().get(pk=narrative_id)
-    model = settings.PARABLE_SPACY_MODEL
-    if force or narrative.keywords.get("model") != model:
-        narrative.keywords = keywords_extract(narrative.text, model=model)
-    narrative.keywords_pending_since = None
-    narrative.save(update_fields=["keywords", "keywords_pending_since"])
-    return narrative
+    _keywords_store([narrative_id], model=settings.PARABLE_SPACY_MODEL, force=force)
+    return Narrative.objects.get(pk=narrative_id)
+
+
+def _keywords_store(narrative_ids: list[int], *, model: str, force: bool = False) -> int:
+    """Extract the keywords of these narratives (those not done with `model`, or all when
+    `force`) and store them with their pending marks cleared; returns how many were
+    extracted. spaCy runs before the write's transaction, not in it: on SQLite a
+    transaction holds the database's one write lock from its start, and workers' submits
+    would wait for the pipeline. A text edited in between is extracted again under the lock."""
+    read = {
+        pk: text
+        for pk, text, keywords in Narrative.objects.filter(pk__in=narrative_ids).values_list(
+            "pk", "text", "keywords"
+        )
+        if force or keywords.get("model") != model
+    }
+    extracted = _keywords_of_texts(read, model)
+    with transaction.atomic():
+        narratives = list(
+            Narrative.objects.select_for_update()
+            .filter(pk__in=narrative_ids)
+            .only("id", "text", "keywords", "keywords_pending_since")
+        )
+        edited = {n.pk: n.text for n in narratives if n.pk in read and n.text != read[n.pk]}
+        extracted |= _keywords_of_texts(edited, model)
+        for narrative in narratives:
+            if narrative.pk in extracted:
+                narrative.keywords = extracted[narrative.pk]
+            narrative.keywords_pending_since = None
+        Narrative.objects.bulk_update(narratives, ["keywords", "keywords_pending_since"])
+    return len(read)
+
+
+def _keywords_of_texts(texts: dict[int, str], model: str) -> dict[int, dict]:
+    """Keywords by narrative id, through spaCy's batched pipe."""
+    if not texts:
+        return {}
+    docs = spacy_pipeline(model).pipe(texts.values())
+    return {pk: _keywords_of(doc, model) for pk, doc in zip(texts, docs, strict=True)}
 
 
 def narratives_keywords_pending(*, now=None, limit: int = 500) -> list[int]:
@@ -114,22 +146,7 @@ def narratives_keywords_fill(
     extracted = 0
     progress(0, len(ids), "Extracting keywords")
     for start in range(0, len(ids), chunk):
-        with transaction.atomic():
-            narratives = list(
-                Narrative.objects.select_for_update()
-                .filter(pk__in=ids[start : start + chunk])
-                .only("id", "text", "keywords", "keywords_pending_since")
-            )
-            todo = [
-                narrative for narrative in narratives if narrative.keywords.get("model") != model
-            ]
-            docs = spacy_pipeline(model).pipe(narrative.text for narrative in todo) if todo else []
-            for narrative, doc in zip(todo, docs, strict=True):
-                narrative.keywords = _keywords_of(doc, model)
-            for narrative in narratives:
-                narrative.keywords_pending_since = None
-            Narrative.objects.bulk_update(narratives, ["keywords", "keywords_pending_since"])
-            extracted += len(todo)
+        extracted += _keywords_store(ids[start : start + chunk], model=model)
         progress(min(start + chunk, len(ids)), len(ids), "Extracting keywords")
     return extracted
 

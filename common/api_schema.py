@@ -3,8 +3,9 @@
 drf-spectacular documents the success response of each operation; `ParableAutoSchema`
 adds the error answers Parable's API gives (400 bad input, 401 no credentials, 403
 no permission, 404 no such object, 409 a state that forbids the change, 415 a body
-type the operation does not read), each an object with at least a `detail` message or
-the invalid fields and their messages.
+type the operation does not read, and on a view that names it in `schema_extra_errors`,
+429 too many failed logins), each an object with at least a `detail` message or the
+invalid fields and their messages.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ _ERRORS = {
     "404": "No such object (the path's id, or an id in the body).",
     "409": "The object's state forbids this change now (e.g. already reviewed).",
     "415": "The request body's content type is not one this operation reads.",
+    "429": "Too many failed logins for this user name; Retry-After says when to try again.",
 }
 
 
@@ -58,7 +60,7 @@ class ParableAutoSchema(AutoSchema):
             codes.append("404")
         if writes:
             codes += ["409", "415"]
-        return codes
+        return codes + list(getattr(self.view, "schema_extra_errors", ()))
 
     def _get_response_bodies(self, direction="response"):
         responses = super()._get_response_bodies(direction)

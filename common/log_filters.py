@@ -1,4 +1,4 @@
-"""Invite tokens kept out of logs: a logging filter for Django and a gunicorn access logger.
+"""Invite tokens kept out of logs: a logging filter for Django's loggers and gunicorn's.
 
 An invite link (`/w/<token>/`) signs a browser in as a worker, so the token is a
 credential: anyone who reads a log line holding it could open the link.
@@ -31,12 +31,13 @@ class InviteTokenFilter(logging.Filter):
 
 
 class TokenRedactingLogger(GunicornLogger):
-    """gunicorn's logger whose access-log fields (request line, path, referrer) hold no
-    invite token; platform/gunicorn.conf.py names it as `logger_class`."""
+    """gunicorn's logger whose access and error logs hold no invite token (a request line,
+    path or referrer, and "Error handling request <uri>"): every handler it sets up gets
+    the filter. platform/gunicorn.conf.py names it as `logger_class`."""
 
-    def atoms(self, resp, req, environ, request_time):
-        atoms = super().atoms(resp, req, environ, request_time)
-        for key in ("r", "U", "f"):
-            if isinstance(atoms.get(key), str):
-                atoms[key] = redact_invite_tokens(atoms[key])
-        return atoms
+    def setup(self, cfg):
+        super().setup(cfg)
+        for log in (self.error_log, self.access_log):
+            for handler in log.handlers:
+                if not any(isinstance(held, InviteTokenFilter) for held in handler.filters):
+                    handler.addFilter(InviteTokenFilter())

@@ -12,9 +12,12 @@ connection, not Celery's retries (about 19 s with a Redis result backend). Each 
 keeps its connection to the broker from one send to the next.
 
 With no broker (the embedded default) tasks run in-process; under a web server
-(config/wsgi.py calls `tasks_after_response`) the tasks a request queues run in a
-thread of their own once its response is sent, so that a worker's submit never waits
-for the similarity check, nor a researcher's click for an analysis.
+(config/wsgi.py calls `tasks_after_response`) the tasks a request queues run once its
+response is sent, so that a worker's submit never waits for the similarity check, nor a
+researcher's click for an analysis. One background thread runs them, in the order their
+requests finished, as a Celery worker of one would: a thread per request let a lab's
+submits start dozens of embedding runs at once, which took the CPU from the requests
+(and the GIL from a request holding SQLite's write lock, which every other write waits for).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import json
 import logging
 import os
 import threading
+from collections import deque
 from datetime import timedelta
 from typing import NamedTuple
 
@@ -35,7 +39,6 @@ from django.utils import timezone
 logger = logging.getLogger(__name__)
 # The tasks the current request has queued, while tasks wait for its response; else None.
 _this_request = threading.local()
-_after_response: set[threading.Thread] = set()
 # One connection attempt, and a reply awaited at most 5 s on a connection kept open.
 _ONE_ATTEMPT = {"max_retries": 0, "socket_timeout": 5}
 # Per thread, the connection each Celery app last sent on, by id(app).
@@ -171,17 +174,60 @@ def queue_on_commit(task, *args) -> None:
 
 
 def tasks_after_response() -> None:
-    """Run the in-process tasks each request queues in a thread after its response is sent
-    (request_finished), instead of inside the request. For web servers where tasks run
-    in-process (no broker): config/wsgi.py calls it."""
+    """Run the in-process tasks each request queues after its response is sent
+    (request_finished), on one background thread, instead of inside the request. For web
+    servers where tasks run in-process (no broker): config/wsgi.py calls it."""
     request_started.connect(_collect, dispatch_uid="tasks_after_response_collect")
     request_finished.connect(_run_collected, dispatch_uid="tasks_after_response_run")
 
 
+class _AfterResponse:
+    """The tasks finished requests left, and the one daemon thread that runs them in turn
+    (started when first needed, and again in a forked process)."""
+
+    def __init__(self):
+        self.waiting: deque[list] = deque()
+        self.unfinished = 0  # batches put and not yet run to the end
+        self.changed = threading.Condition()
+        self.thread: threading.Thread | None = None
+
+    def put(self, tasks: list) -> None:
+        with self.changed:
+            self.waiting.append(tasks)
+            self.unfinished += 1
+            self.changed.notify_all()
+            if self.thread is None or not self.thread.is_alive():
+                self.thread = threading.Thread(
+                    target=self._drain, name="tasks-after-response", daemon=True
+                )
+                self.thread.start()
+
+    def wait(self, timeout: float | None) -> None:
+        with self.changed:
+            self.changed.wait_for(lambda: self.unfinished == 0, timeout)
+
+    def _drain(self) -> None:
+        while True:
+            with self.changed:
+                self.changed.wait_for(lambda: self.waiting)
+                tasks = self.waiting.popleft()
+            try:
+                for task, args in tasks:
+                    task_send(task, *args)
+            finally:
+                connections.close_all()  # this thread's own connections, between batches
+                with self.changed:
+                    self.unfinished -= 1
+                    self.changed.notify_all()
+
+
+_after_response = _AfterResponse()
+
+
 def tasks_after_response_wait(timeout: float | None = None) -> None:
-    """Wait for the threads running tasks after their responses (at exit, or in a test)."""
-    for thread in list(_after_response):
-        thread.join(timeout)
+    """Wait until the tasks left for after their responses have run (at exit, in a test),
+    at most `timeout` seconds."""
+    _after_response.wait(timeout)
 
 
 def _collect(**kwargs) -> None:
@@ -190,17 +236,5 @@ def _collect(**kwargs) -> None:
 
 def _run_collected(**kwargs) -> None:
     tasks, _this_request.tasks = getattr(_this_request, "tasks", None), None
-    if not tasks:
-        return
-    thread = threading.Thread(target=_run, args=(tasks,), name="tasks-after-response", daemon=True)
-    _after_response.add(thread)
-    thread.start()
-
-
-def _run(tasks: list) -> None:
-    try:
-        for task, args in tasks:
-            task_send(task, *args)
-    finally:
-        connections.close_all()  # this thread's own connections
-        _after_response.discard(threading.current_thread())
+    if tasks:
+        _after_response.put(tasks)

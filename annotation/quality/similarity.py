@@ -128,31 +128,32 @@ def _vectors(ids: list[int], texts: dict[int, str], *, held: set[int]):
         vectors[narrative_id] = from_bytes(to_bytes(vector))
     others = sorted(set(missing) - held)
     if others:
-        model = embedding_model_path()
-        rows = list(
-            NarrativeIntegrity.objects.select_for_update(skip_locked=True)
-            .filter(narrative_id__in=others)
-            .only("narrative_id")
-        )
-        for row in rows:
-            row.embedding, row.embedding_model = to_bytes(vectors[row.narrative_id]), model
-        NarrativeIntegrity.objects.bulk_update(rows, ["embedding", "embedding_model"])
-        rowless = set(others) - set(
-            NarrativeIntegrity.objects.filter(narrative_id__in=others).values_list(
-                "narrative_id", flat=True
+        with transaction.atomic():  # a savepoint inside a check's own transaction
+            model = embedding_model_path()
+            rows = list(
+                NarrativeIntegrity.objects.select_for_update(skip_locked=True)
+                .filter(narrative_id__in=others)
+                .only("narrative_id")
             )
-        )
-        NarrativeIntegrity.objects.bulk_create(
-            [
-                NarrativeIntegrity(
-                    narrative_id=narrative_id,
-                    embedding=to_bytes(vectors[narrative_id]),
-                    embedding_model=model,
+            for row in rows:
+                row.embedding, row.embedding_model = to_bytes(vectors[row.narrative_id]), model
+            NarrativeIntegrity.objects.bulk_update(rows, ["embedding", "embedding_model"])
+            rowless = set(others) - set(
+                NarrativeIntegrity.objects.filter(narrative_id__in=others).values_list(
+                    "narrative_id", flat=True
                 )
-                for narrative_id in sorted(rowless)
-            ],
-            ignore_conflicts=True,
-        )
+            )
+            NarrativeIntegrity.objects.bulk_create(
+                [
+                    NarrativeIntegrity(
+                        narrative_id=narrative_id,
+                        embedding=to_bytes(vectors[narrative_id]),
+                        embedding_model=model,
+                    )
+                    for narrative_id in sorted(rowless)
+                ],
+                ignore_conflicts=True,
+            )
     return vectors, set(missing) & held
 
 
@@ -172,9 +173,7 @@ def _similarity_store(rows: list[NarrativeIntegrity]) -> dict[int, dict]:
     )
     proverbs = {proverb_id for _, proverb_id, _ in stories}
     workers = {worker_id for _, _, worker_id in stories if worker_id is not None}
-    scope = Narrative.objects.filter(proverb_id__in=proverbs)
-    if workers:
-        scope = scope | Narrative.objects.filter(worker_id__in=workers)
+    scope = _comparison_scope(proverbs, workers)
     texts, by_proverb, by_worker = {}, defaultdict(list), defaultdict(list)
     for pk, proverb_id, worker_id, text in sorted(
         scope.values_list("pk", "proverb_id", "worker_id", "text")
@@ -225,42 +224,47 @@ def narratives_similarity_pending(*, now=None, limit: int = 200) -> list[int]:
     )
 
 
-@transaction.atomic
+def _comparison_scope(proverb_ids: Iterable[int], worker_ids: Iterable[int | None]):
+    """The stories a check of stories of these proverbs by these workers compares: every
+    story of the proverbs and every story of the workers."""
+    scope = Narrative.objects.filter(proverb_id__in=list(proverb_ids))
+    workers = [worker_id for worker_id in worker_ids if worker_id is not None]
+    if workers:
+        scope = scope | Narrative.objects.filter(worker_id__in=workers)
+    return scope
+
+
+def _embed_ahead(proverb_ids: list[int], worker_ids: Iterable[int | None]) -> None:
+    """Embed, before any transaction, the stories a check will compare: on SQLite a
+    transaction holds the database's one write lock from its start, and workers' submits
+    would wait for the model (seconds when it first loads). The check's own transaction
+    then reads the stored vectors (and embeds only what was written in between)."""
+    texts = dict(_comparison_scope(proverb_ids, worker_ids).values_list("pk", "text"))
+    _vectors(sorted(texts), texts, held=set())
+
+
 def narrative_similarity_check(*, narrative_id: int) -> NarrativeIntegrity:
     """Check one story against its proverb's other stories and its worker's earlier
     stories, checked before or not (what is stored: `_similarity_store`). Idempotent: run
-    again, it recomputes the same figures (and picks up stories written since)."""
-    Narrative.objects.get(pk=narrative_id)  # a story that does not exist raises
-    integrity, _ = NarrativeIntegrity.objects.select_for_update().get_or_create(
-        narrative_id=narrative_id
-    )
-    _similarity_store([integrity])
+    again, it recomputes the same figures (and picks up stories written since). The model
+    runs before the check's transaction (`_embed_ahead`)."""
+    narrative = Narrative.objects.get(pk=narrative_id)  # a story that does not exist raises
+    _embed_ahead([narrative.proverb_id], [narrative.worker_id])
+    with transaction.atomic():
+        integrity, _ = NarrativeIntegrity.objects.select_for_update().get_or_create(
+            narrative_id=narrative_id
+        )
+        _similarity_store([integrity])
     return integrity
 
 
-@transaction.atomic
-def narratives_similarity_check_waiting(*, narrative_id: int) -> list[int] | None:
-    """Check a submitted story and, in the same pass, other stories waiting for their
-    check; returns the ids checked: none when the story is checked already (or gone), and
-    None when another pass holds its row (checking it, or storing its embedding: the
-    caller tries again later).
-
-    The pass takes whole proverbs: this story's, then those of the oldest waiting stories
-    while they fit in CHECK_BATCH, since a story's waiting proverb-mates are what its
-    check embeds anyway. Rows another pass holds are skipped (SKIP LOCKED), so passes in
-    several worker processes never wait for each other."""
-    waiting = NarrativeIntegrity.objects.filter(checked_at__isnull=True)
-    first = list(
-        waiting.filter(narrative_id=narrative_id)
-        .select_for_update(skip_locked=True, of=("self",))
-        .values_list("narrative__proverb_id", flat=True)
-    )
-    if not first:
-        return None if waiting.filter(narrative_id=narrative_id).exists() else []
-    proverbs = [first[0]]
-    room = CHECK_BATCH - waiting.filter(narrative__proverb_id=first[0]).count()
+def _pass_proverbs(waiting, first_proverb: int) -> list[int]:
+    """The proverbs one pass takes: the first story's, then those of the oldest waiting
+    stories while their waiting stories fit in CHECK_BATCH."""
+    proverbs = [first_proverb]
+    room = CHECK_BATCH - waiting.filter(narrative__proverb_id=first_proverb).count()
     groups = (
-        waiting.exclude(narrative__proverb_id=first[0])
+        waiting.exclude(narrative__proverb_id=first_proverb)
         .values("narrative__proverb_id")
         .annotate(oldest=Min("narrative_id"), stories=Count("narrative_id"))
         .order_by("oldest")
@@ -271,12 +275,48 @@ def narratives_similarity_check_waiting(*, narrative_id: int) -> list[int] | Non
             break
         proverbs.append(proverb_id)
         room -= stories
-    rows = list(
-        waiting.filter(narrative__proverb_id__in=proverbs).select_for_update(
-            skip_locked=True, of=("self",)
-        )
+    return proverbs
+
+
+def narratives_similarity_check_waiting(*, narrative_id: int) -> list[int] | None:
+    """Check a submitted story and, in the same pass, other stories waiting for their
+    check; returns the ids checked: none when the story is checked already (or gone), and
+    None when another pass holds its row (checking it, or storing its embedding: the
+    caller tries again later).
+
+    The pass takes whole proverbs (`_pass_proverbs`), since a story's waiting
+    proverb-mates are what its check embeds anyway; their stories are embedded before the
+    pass's transaction (`_embed_ahead`). Rows another pass holds are skipped (SKIP
+    LOCKED), so passes in several worker processes never wait for each other."""
+    waiting = NarrativeIntegrity.objects.filter(checked_at__isnull=True)
+    proverb = (
+        waiting.filter(narrative_id=narrative_id)
+        .values_list("narrative__proverb_id", flat=True)
+        .first()
     )
-    return sorted(_similarity_store(rows))
+    if proverb is None:
+        return []
+    proverbs = _pass_proverbs(waiting, proverb)
+    _embed_ahead(
+        proverbs,
+        waiting.filter(narrative__proverb_id__in=proverbs).values_list(
+            "narrative__worker_id", flat=True
+        ),
+    )
+    with transaction.atomic():
+        first = list(
+            waiting.filter(narrative_id=narrative_id)
+            .select_for_update(skip_locked=True, of=("self",))
+            .values_list("narrative__proverb_id", flat=True)
+        )
+        if not first:
+            return None if waiting.filter(narrative_id=narrative_id).exists() else []
+        rows = list(
+            waiting.filter(
+                narrative__proverb_id__in=_pass_proverbs(waiting, first[0])
+            ).select_for_update(skip_locked=True, of=("self",))
+        )
+        return sorted(_similarity_store(rows))
 
 
 QUANTILES = (0.5, 0.9, 0.95, 0.99, 0.995)

@@ -184,10 +184,11 @@ def rows_scan(
     return scan
 
 
-@transaction.atomic
 def imported_similarity_check(*, narrative_ids: list[int]) -> int:
     """Give imported stories the dataset check's result, against every story of their
-    proverbs and of their workers; returns how many were checked. Idempotent."""
+    proverbs and of their workers; returns how many were checked. Idempotent. The scan
+    runs before the write's transaction, not in it (on SQLite a transaction holds the one
+    write lock from its start: workers' submits would wait for the embeddings)."""
     imported = list(
         Narrative.objects.filter(pk__in=narrative_ids).values_list("pk", "proverb_id", "worker_id")
     )
@@ -200,15 +201,16 @@ def imported_similarity_check(*, narrative_ids: list[int]) -> int:
     )
     scan = similarity_scan(scope.values_list("pk", flat=True))
     now = timezone.now()
-    rows = list(
-        NarrativeIntegrity.objects.select_for_update().filter(
-            narrative_id__in=[pk for pk, _, _ in imported]
+    with transaction.atomic():
+        rows = list(
+            NarrativeIntegrity.objects.select_for_update().filter(
+                narrative_id__in=[pk for pk, _, _ in imported]
+            )
         )
-    )
-    for integrity in rows:
-        integrity.similarity = scan.similarity.get(integrity.narrative_id, {})
-        integrity.checked_at = now
-    NarrativeIntegrity.objects.bulk_update(rows, ["similarity", "checked_at"], batch_size=500)
+        for integrity in rows:
+            integrity.similarity = scan.similarity.get(integrity.narrative_id, {})
+            integrity.checked_at = now
+        NarrativeIntegrity.objects.bulk_update(rows, ["similarity", "checked_at"], batch_size=500)
     return len(rows)
 
 
@@ -238,12 +240,12 @@ def _expression(kind: str, expression: str) -> str:
     return f"{kind}:{' '.join(expression.casefold().split())}"
 
 
-@transaction.atomic
 def figurative_similarity_check(*, narrative_ids: list[int]) -> int:
     """Give imported idiom and simile narratives the dataset check, against every
     narrative of the same expression (their group, as a proverb's for ePiC stories);
     stores FigurativeNarrative.similarity and returns how many were checked. The
-    embeddings are made for the check and not kept. Idempotent."""
+    embeddings are made for the check and not kept, before the write's transaction
+    (which on SQLite would hold the one write lock through them). Idempotent."""
     given = list(
         FigurativeNarrative.objects.filter(pk__in=narrative_ids).values_list("kind", "expression")
     )
@@ -262,10 +264,11 @@ def figurative_similarity_check(*, narrative_ids: list[int]) -> int:
     from annotation.quality.embeddings import embed
 
     scan = rows_scan(rows, embed([row[3] for row in rows]), settings=IntegritySettings())
-    checked = list(FigurativeNarrative.objects.select_for_update().filter(pk__in=narrative_ids))
-    for narrative in checked:
-        narrative.similarity = scan.similarity[narrative.pk]
-    FigurativeNarrative.objects.bulk_update(checked, ["similarity"], batch_size=500)
+    with transaction.atomic():
+        checked = list(FigurativeNarrative.objects.select_for_update().filter(pk__in=narrative_ids))
+        for narrative in checked:
+            narrative.similarity = scan.similarity[narrative.pk]
+        FigurativeNarrative.objects.bulk_update(checked, ["similarity"], batch_size=500)
     return len(checked)
 
 

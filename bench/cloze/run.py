@@ -113,7 +113,6 @@ def main() -> None:
     workdir = tempfile.mkdtemp(prefix="parable-bench-cloze-")
     os.environ["PARABLE_VAR_DIR"] = workdir
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.local"
-    os.environ["DEBUG"] = "false"
     os.environ["ALLOWED_HOSTS"] = "testserver"
     os.environ.pop("DATABASE_URL", None)
     try:

@@ -96,7 +96,6 @@ def database(workdir: Path, narratives: int) -> dict:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.local",
-        "DEBUG": "false",
         "PARABLE_VAR_DIR": str(var),
         "PYTHONPATH": str(ROOT),
     }

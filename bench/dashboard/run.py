@@ -77,7 +77,6 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as workdir:
         os.environ["PARABLE_VAR_DIR"] = workdir
         os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.local"
-        os.environ["DEBUG"] = "false"
         import django
 
         django.setup()

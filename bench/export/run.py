@@ -253,7 +253,6 @@ def main() -> None:
 def _bench(args: argparse.Namespace, workdir: str) -> None:
     os.environ["PARABLE_VAR_DIR"] = workdir
     os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.local"
-    os.environ["DEBUG"] = "false"
     if args.database_url:
         os.environ["DATABASE_URL"] = args.database_url
     else:

@@ -5,7 +5,8 @@ sync workers close each one), so that 100 workers cost the load generator little
 on the cores it shares with the server. Requests arrive as from the TLS-terminating proxy
 production runs behind (`X-Forwarded-Proto: https`, and the `Origin` a browser sends with
 a POST), so the production settings' HTTPS redirect, secure cookies and CSRF origin check
-apply as they do there. Every request has a timeout; a phase ends at
+apply as they do there; with `scheme="http"` they arrive as a browser's on plain HTTP
+(the embedded default, bench/embedded). Every request has a timeout; a phase ends at
 its deadline or its cycle cap, whichever comes first, and waits for what is in flight.
 """
 
@@ -47,6 +48,7 @@ class PhaseLog:
     samples: list[Sample] = field(default_factory=list)
     cycles: list[float] = field(default_factory=list)  # end time of each completed cycle
     failures: list[str] = field(default_factory=list)
+    acknowledged: list[int] = field(default_factory=list)  # assignments whose submit got 200
 
 
 def _dechunk(body: bytes) -> bytes:
@@ -62,9 +64,17 @@ def _dechunk(body: bytes) -> bytes:
 
 
 async def http(
-    host: str, port: int, method: str, path: str, *, cookies: dict, body: bytes = b""
+    host: str,
+    port: int,
+    method: str,
+    path: str,
+    *,
+    cookies: dict,
+    body: bytes = b"",
+    scheme: str = "https",
 ) -> Response:
-    """One request on its own connection; cookies the response sets are kept in `cookies`."""
+    """One request on its own connection; cookies the response sets are kept in `cookies`.
+    `scheme` is the one the browser used: "https" arrives through the proxy."""
     reader, writer = await asyncio.open_connection(host, port)
     try:
         lines = [
@@ -72,8 +82,9 @@ async def http(
             f"Host: {host}:{port}",
             "Connection: close",
             "User-Agent: parable-bench",
-            f"{PROXY_HEADER}: https",
         ]
+        if scheme == "https":
+            lines.append(f"{PROXY_HEADER}: https")
         if cookies:
             lines.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in cookies.items()))
         if method == "POST":
@@ -81,7 +92,7 @@ async def http(
                 "Content-Type: application/json",
                 f"Content-Length: {len(body)}",
                 f"X-CSRFToken: {cookies.get('csrftoken', '')}",
-                f"Origin: https://{host}:{port}",
+                f"Origin: {scheme}://{host}:{port}",
             ]
         writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
         raw = await reader.read()
@@ -108,8 +119,10 @@ class Worker:
     whose `next` finds nothing left for them signs in as the next of `spare_tokens` (a
     new worker, as a study's next participant), if any, and carries on."""
 
-    def __init__(self, host: str, port: int, stories: dict[str, list[str]]):
-        self.host, self.port, self.stories = host, port, stories
+    def __init__(
+        self, host: str, port: int, stories: dict[str, list[str]], *, scheme: str = "https"
+    ):
+        self.host, self.port, self.stories, self.scheme = host, port, stories, scheme
         self.cookies: dict[str, str] = {}
         self.written = 0
         self.spare_tokens: list[str] = []
@@ -122,7 +135,15 @@ class Worker:
 
     async def _call(self, method: str, path: str, body: bytes = b"") -> Response:
         return await asyncio.wait_for(
-            http(self.host, self.port, method, path, cookies=self.cookies, body=body),
+            http(
+                self.host,
+                self.port,
+                method,
+                path,
+                cookies=self.cookies,
+                body=body,
+                scheme=self.scheme,
+            ),
             REQUEST_TIMEOUT_S,
         )
 
@@ -178,6 +199,7 @@ class Worker:
         )
         if submitted is not None:
             log.cycles.append(time.perf_counter())
+            log.acknowledged.append(int(TASK_PATH.match(task).group(1)))
 
 
 async def run_phase(

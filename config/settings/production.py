@@ -18,8 +18,8 @@ if (
         "SECRET_KEY is too weak for production: use at least 50 random characters, e.g. "
         "python -c 'import secrets; print(secrets.token_urlsafe(50))'."
     )
-if env.bool("DEBUG", default=False):
-    raise ImproperlyConfigured("DEBUG must be off in production.")
+if env.bool("PARABLE_DEBUG", default=False):
+    raise ImproperlyConfigured("PARABLE_DEBUG must be off in production.")
 DEBUG = False
 
 # Keep database connections open between requests (see docs/deploying.md, "Serving many workers").

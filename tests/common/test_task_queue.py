@@ -1,6 +1,8 @@
 """Queueing tasks: a broker that cannot be reached is logged, never raised, and fast; with
-no broker under a web server, a request's tasks run after its response."""
+no broker under a web server, a request's tasks run after its response, on one background
+thread."""
 
+import threading
 import time
 
 import pytest
@@ -76,6 +78,28 @@ def test_tasks_queued_outside_a_request_still_run_at_once(web_server_hooks):
         queue_on_commit(narrative_keywords_extract_task, narrative.pk)
     narrative.refresh_from_db()
     assert narrative.keywords["verbs"]
+
+
+def test_the_tasks_of_many_requests_run_in_turn_on_one_background_thread(web_server_hooks):
+    """A lab's submits each leave a similarity check: they run one after another on one
+    thread, in the order the requests finished, never side by side nor in a request."""
+    app = Celery(set_as_current=False)
+    app.conf.task_always_eager = True
+    ran = []
+
+    @app.task(name="tests.record")
+    def record(request_number):
+        ran.append((request_number, threading.get_ident()))
+
+    for request_number in range(5):
+        request_started.send(sender=None)
+        task_send(record, request_number)
+        assert request_number not in [number for number, _ in ran]  # noted, not run
+        request_finished.send(sender=None)
+    tasks_after_response_wait(timeout=60)
+    assert [number for number, _ in ran] == [0, 1, 2, 3, 4]
+    threads = {thread for _, thread in ran}
+    assert len(threads) == 1 and threading.get_ident() not in threads
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ STRONG_KEY = "Xk2v9Qm4Lr8Tz1Wc6Bn3Hy7Pd5Fs0Gj-uAeRiOtNoMlKb_qZxCvE"
 
 
 def _import_production(**env):
-    environment = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "DEBUG")}
+    environment = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "PARABLE_DEBUG")}
     environment.update(env, DJANGO_SETTINGS_MODULE="config.settings.production")
     return subprocess.run(
         [sys.executable, "-c", "import django; django.setup()"],
@@ -36,9 +36,9 @@ def test_production_refuses_to_start_without_secret_key():
 
 
 def test_production_refuses_debug():
-    result = _import_production(SECRET_KEY=STRONG_KEY, DEBUG="true")
+    result = _import_production(SECRET_KEY=STRONG_KEY, PARABLE_DEBUG="true")
     assert result.returncode != 0
-    assert "DEBUG must be off" in result.stderr
+    assert "PARABLE_DEBUG must be off" in result.stderr
 
 
 def test_production_starts_with_secret_and_no_debug():

@@ -12,17 +12,19 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
+import urllib.error
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.processes import ROOT, python_run
+from tests.conftest import free_loopback_port
+from tests.processes import ROOT, embedded_environment, python_run
 
 CYCLE = """
 import json
@@ -69,26 +71,15 @@ print(json.dumps({{
 
 
 def test_make_run_default_serves_workers_on_sqlite(tmp_path):
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE")
-    }
-    env.update(PARABLE_VAR_DIR=str(tmp_path), PARABLE_PUBLIC_URL="http://127.0.0.1:8000")
-    for command in (["migrate", "--no-input"], ["bootstrap"]):
-        done = subprocess.run(
-            [sys.executable, "manage.py", *command],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert done.returncode == 0, done.stderr
+    env, output = embedded_environment(
+        tmp_path,
+        ("migrate", "--no-input"),
+        ("bootstrap",),
+        PARABLE_PUBLIC_URL="http://127.0.0.1:8000",
+    )
     assert (tmp_path / "parable.sqlite3").is_file()
-    links = re.findall(r"Demo worker \d: (\S+)", done.stdout)
+    links = re.findall(r"Demo worker \d: (\S+)", output)
     batch = _demo_batch(env)
-    env["DJANGO_SETTINGS_MODULE"] = "config.settings.local"
     result = python_run(CYCLE.format(links=links[:2], batch=batch), env=env, timeout=300)
     assert result.returncode == 0, result.stderr
     outcome = json.loads(result.stdout.strip().splitlines()[-1])
@@ -113,21 +104,57 @@ def _demo_batch(env: dict) -> int:
     return int(result.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.browser
-def test_make_run_on_another_port_sends_every_link_to_that_port(tmp_path, page):
-    """`make run PORT=N HOST=H`: the printed links and the server's PARABLE_PUBLIC_URL (what
-    Prolific and MTurk are sent to) name H:N, unless PARABLE_PUBLIC_URL is set; a printed
-    worker link opens its task in Chromium."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE")
-        and key != "PARABLE_PUBLIC_URL"
-    }
-    env.update(PARABLE_VAR_DIR=str(tmp_path), PYTHONUNBUFFERED="1")
+PLAIN_ERROR = """
+import json, sqlite3
+import django
+django.setup()
+from django.conf import settings
+settings.DATABASES["default"]["OPTIONS"]["timeout"] = 1  # fail fast: the test holds the lock
+from django.db import connection
+from django.test import Client
+from crowd.models import Batch
+
+client = Client(HTTP_HOST="127.0.0.1", raise_request_exception=False)
+client.get({path!r})
+batch = Batch.objects.get(name__startswith="Demo: write")
+connection.close()
+# Another process holds SQLite's write lock (a long command, a second server): the
+# worker's next task cannot be reserved.
+holder = sqlite3.connect(settings.DATABASES["default"]["NAME"])
+holder.execute("BEGIN IMMEDIATE")
+page = client.get(f"/tasks/{{batch.pk}}/next/")
+holder.rollback()
+print(json.dumps({{"status": page.status_code, "body": page.content.decode()}}))
+"""
+
+
+def test_a_worker_meets_a_server_error_as_a_plain_page(tmp_path):
+    """On the embedded default (debug pages off unless PARABLE_DEBUG=1) a request that
+    fails, here on "database is locked", shows the worker a plain page: no traceback, no
+    exception, no settings."""
+    env, output = embedded_environment(tmp_path, ("migrate", "--no-input"), ("bootstrap",))
+    link = re.findall(r"Demo worker \d: (\S+)", output)[0]
+    result = python_run(PLAIN_ERROR.format(path=urlsplit(link).path), env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    page = json.loads(result.stdout.strip().splitlines()[-1])
+    assert page["status"] == 500
+    assert "Something went wrong" in page["body"]
+    for detail in ("Traceback", "OperationalError", "database is locked", "SECRET_KEY", "sqlite"):
+        assert detail not in page["body"]
+    assert "database is locked" in result.stderr  # the server's own log keeps the reason
+
+
+@pytest.fixture(scope="module")
+def make_run(tmp_path_factory):
+    """`make run HOST=127.0.0.1 PORT=<free port>` on a fresh var/ folder, with
+    PARABLE_PUBLIC_URL unset and debug pages off (as on a fresh machine), once it answers
+    /healthz: (port, the process, its output as it comes)."""
+    var = tmp_path_factory.mktemp("make-run-var")
+    port = free_loopback_port()
+    unset = ("DATABASE_URL", "CELERY_BROKER_URL", "DJANGO_SETTINGS_MODULE", "PARABLE_PUBLIC_URL")
+    env = {key: value for key, value in os.environ.items() if key not in unset}
+    env.pop("PARABLE_DEBUG", None)
+    env.update(PARABLE_VAR_DIR=str(var), PYTHONUNBUFFERED="1")
     py = sys.executable
     make = subprocess.Popen(
         # -o: the test's virtualenv is installed already; `run` itself runs as it is.
@@ -139,41 +166,121 @@ def test_make_run_on_another_port_sends_every_link_to_that_port(tmp_path, page):
         text=True,
         start_new_session=True,
     )
+    output = _Output(make.stdout)
     watchdog = threading.Timer(240, os.killpg, (make.pid, signal.SIGTERM))
     watchdog.start()
-    output = []
     try:
-        for line in make.stdout:
-            output.append(line)
-            if "Quit the server with" in line:
-                break
+        assert output.wait_for("Listening at:", timeout=240), output.text()
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=30) as response:
             assert response.status == 200
-        links = re.findall(r"Demo worker \d: (\S+)", "".join(output))
-        assert links and all(link.startswith(f"http://127.0.0.1:{port}/w/") for link in links)
-        page.goto(links[0])
-        expect(page.locator("[data-testid=proverb]")).not_to_be_empty()
-        assert page.url.startswith(f"http://127.0.0.1:{port}/")
-        servers = [
-            environ
-            for environ in _descendant_environments(make.pid)
-            if "runserver" in environ.get("_cmdline", "")
-        ]
+        watchdog.cancel()
+        yield port, make, output
     finally:
         watchdog.cancel()
         os.killpg(make.pid, signal.SIGTERM)
         make.wait(timeout=60)
+
+
+class _Output:
+    """A process's output lines, read as they come by a thread of its own."""
+
+    def __init__(self, stream):
+        self.lines: list[str] = []
+        self.changed = threading.Condition()
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream) -> None:
+        for line in stream:
+            with self.changed:
+                self.lines.append(line)
+                self.changed.notify_all()
+
+    def text(self) -> str:
+        with self.changed:
+            return "".join(self.lines)
+
+    def wait_for(self, *texts: str, timeout: float) -> bool:
+        """Whether every one of `texts` appeared within `timeout` seconds."""
+        with self.changed:
+            return self.changed.wait_for(
+                lambda: all(text in "".join(self.lines) for text in texts), timeout
+            )
+
+    def server_log(self) -> str:
+        """What the server wrote, after `make run`'s commands before it (bootstrap prints
+        the demo links for the researcher to hand out, as it should)."""
+        text = self.text()
+        return text[text.index("Listening at:") :]
+
+
+@pytest.mark.browser
+def test_make_run_on_another_port_sends_every_link_to_that_port(make_run, page):
+    """`make run PORT=N HOST=H`: the printed links and the server's PARABLE_PUBLIC_URL (what
+    Prolific and MTurk are sent to) name H:N, unless PARABLE_PUBLIC_URL is set; a printed
+    worker link opens its task in Chromium, its script and styles served with debug off."""
+    port, make, output = make_run
+    links = re.findall(r"Demo worker \d: (\S+)", output.text())
+    assert links and all(link.startswith(f"http://127.0.0.1:{port}/w/") for link in links)
+    page.goto(links[0])
+    expect(page.locator("[data-testid=proverb]")).not_to_be_empty()
+    assert page.url.startswith(f"http://127.0.0.1:{port}/")
+    servers = [
+        environ
+        for environ in _descendant_environments(make.pid)
+        if "gunicorn" in environ.get("_cmdline", "")
+    ]
     assert servers
     for server in servers:
         setting = python_run(
             "import django; django.setup(); from django.conf import settings; "
             "print(settings.PARABLE_PUBLIC_URL)",
             env={
-                "DJANGO_SETTINGS_MODULE": "config.settings.local",  # manage.py's default
+                "DJANGO_SETTINGS_MODULE": "config.settings.local",  # config/wsgi.py's default
                 **{key: value for key, value in server.items() if key != "_cmdline"},
             },
         )
         assert setting.stdout.split() == [f"http://127.0.0.1:{port}"], setting.stderr
+
+
+def test_make_run_serves_static_files_with_debug_pages_off(make_run):
+    port, _, _ = make_run
+    base = f"http://127.0.0.1:{port}"
+    with urllib.request.urlopen(f"{base}/static/frontend/submit.js", timeout=30) as script:
+        assert script.status == 200 and b"import" in script.read()
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        urllib.request.urlopen(f"{base}/no-such-page/", timeout=30)
+    assert missing.value.code == 404
+    page = missing.value.read().decode()
+    assert "URLconf" not in page and "DEBUG = True" not in page  # Django's debug 404 says both
+
+
+def test_make_run_logs_invite_links_with_their_tokens_redacted(make_run):
+    """The server's access log and Django's request log (a link that is not valid) show
+    `/w/[redacted]/`, never a token: a token signs its holder in as that worker."""
+    port, _, output = make_run
+    links = re.findall(r"Demo worker \d: (\S+)", output.text())
+    token = links[0].rstrip("/").rsplit("/", 1)[1]
+    forged = token[:-4] + "AAAA"
+    opener = urllib.request.build_opener(_NoRedirect)
+    with pytest.raises(urllib.error.HTTPError) as signed_in:
+        opener.open(f"http://127.0.0.1:{port}/w/{token}/", timeout=30)
+    assert signed_in.value.code == 302
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        opener.open(f"http://127.0.0.1:{port}/w/{forged}/?from=mail", timeout=30)
+    assert refused.value.code == 404
+    # The server writes its access log line after the response.
+    assert output.wait_for("Not Found: /w/", '?from=mail HTTP/1.1" 404', timeout=60)
+    logged = output.server_log()
+    assert '"GET /w/[redacted]/ HTTP/1.1" 302' in logged
+    assert '"GET /w/[redacted]/?from=mail HTTP/1.1" 404' in logged
+    assert "Not Found: /w/[redacted]/" in logged
+    assert token not in logged and forged not in logged
+    assert token[-12:] not in logged and forged[-12:] not in logged
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
 
 
 def _descendant_environments(pid: int) -> list[dict]:

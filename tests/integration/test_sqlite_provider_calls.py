@@ -63,7 +63,7 @@ approving = threading.Thread(target=approve)
 approving.start()
 answering.wait(60)
 admin = Client(HTTP_HOST="127.0.0.1")
-admin.login(username="admin", password="admin-pass")
+admin.force_login(User.objects.get(username="admin"))
 started = time.monotonic()
 response = admin.post(
     "/admin/annotation/proverb/",
