@@ -6,10 +6,13 @@ class ModelingConfig(AppConfig):
     verbose_name = "Modeling"
 
     def ready(self) -> None:
+        from annotation.analysis.methods_sections import methods_section_register
         from annotation.task_types.distractors import register_source_family
         from modeling.runs.distractors import MODEL_SOURCES
+        from modeling.runs.methods import baselines_methods
 
         register_source_family(MODEL_SOURCES)
+        methods_section_register(baselines_methods)
         # Registers the tasks with Celery in every process: the services queue runs by
         # the task's name (modeling.runs.queueing), never importing this module.
         import modeling.tasks  # noqa: F401

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Q
 
 from annotation.analysis.cards import Table, analysis_sections, format_value, markdown_table
+from annotation.analysis.methods_sections import methods_sections
 from annotation.analysis.selectors import definitions
 from annotation.models import Proverb, QualificationAttempt, VariantGroup, WritingCalibration
 from annotation.quality.integrity import FLAG_TITLES, IntegritySettings
@@ -71,6 +72,8 @@ def methods_document(*, analysis: dict, batches: Sequence[int] | None = None) ->
     _integrity(doc, chosen, analysis, meaning)
     _agreement(doc, analysis, meaning)
     _tables(doc, analysis)
+    for write_section in methods_sections():  # apps above annotation (the baselines)
+        write_section(doc)
     doc.blocks.append(("h", "Where each figure comes from"))
     doc.blocks.append(("table", Table(["Figure", "Value", "Source"], doc.sources)))
     return doc
