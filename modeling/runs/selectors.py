@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from datetime import datetime, timedelta
 
@@ -10,7 +11,9 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from modeling.models import Run
-from modeling.training.hyperparameters import TASKS
+from modeling.training.examples import SnapshotError
+from modeling.training.figures import mean_sd, mean_sd_text
+from modeling.training.registry import SourceRun, baseline_for
 
 HEARTBEAT_MISSES = 3  # heartbeats missed in a row: the run's process is dead
 
@@ -49,7 +52,32 @@ def runs_to_resend(now: datetime | None = None) -> list[Run]:
     ]
 
 
-SPAN_TASKS = ("alignment", "pipeline")  # scored by span precision, recall and F1
+def source_runs_of(baseline, hyperparameters: dict) -> dict[str, tuple[SourceRun, Run]]:
+    """The finished runs a baseline combines (its `source_runs`, named by id in the
+    hyperparameters), each as the training's SourceRun and as the row; SnapshotError
+    naming those that do not exist."""
+    ids = {key: hyperparameters.get(key) for key in baseline.source_runs}
+    found = Run.objects.select_related("snapshot").in_bulk(
+        [pk for pk in ids.values() if isinstance(pk, int)]
+    )
+    missing = [f"{key.replace('_', ' ')} {pk}" for key, pk in ids.items() if pk not in found]
+    if missing:
+        raise SnapshotError(f"There is no {' and no '.join(missing)}: pick finished runs.")
+    return {
+        key: (
+            SourceRun(
+                id=run.pk,
+                task=run.task,
+                status=run.status,
+                snapshot=run.snapshot_id,
+                setting=run.setting,
+                predictions=run.predictions,
+            ),
+            run,
+        )
+        for key, run in ((key, found[pk]) for key, pk in ids.items())
+    }
+
 
 RECORD_FIELDS = (
     "task",
@@ -86,115 +114,105 @@ def run_record(run: Run, *, predictions: bool = True) -> dict:
     return record
 
 
-def _percent(value) -> str:
-    return "—" if value is None else f"{100 * value:.2f}%"
-
-
-def _decimal(value) -> str:
-    return "—" if value is None else f"{value:.4f}"
-
-
-def _span_figures(figures: dict) -> dict:
-    return {
-        "precision": _decimal(figures.get("precision")),
-        "recall": _decimal(figures.get("recall")),
-        "f1": _decimal(figures.get("f1")),
-        "exact": _percent(figures.get("exact")),
-        "pairs": figures.get("total", 0),
-    }
-
-
-def span_rows(run: Run, common: dict) -> list[dict]:
-    """An alignment run's line (Table 8) or a pipeline run's (Table 9)."""
-    metrics = run.metrics or {}
-    test = metrics.get("test") or {}
-    if run.task == "pipeline":
-        proverb = metrics.get("proverb") or {}
-        return [
-            {
-                **common,
-                **_span_figures(test),
-                "scope": f"{run.setting} test",
-                "proverb_accuracy": _percent(proverb.get("accuracy")),
-                "aligned_accuracy": _percent(proverb.get("aligned_accuracy")),
-                "alone_f1": _decimal((metrics.get("alignment_alone") or {}).get("f1")),
-                "sources": [run.hyperparameters.get(k) for k in ("proverb_run", "alignment_run")],
-            }
-        ]
-    best = metrics.get("best_test_over_epochs") or {}
-    return [
-        {
-            **common,
-            **_span_figures(test),
-            "scope": f"{run.setting} test, epoch {run.selected_epoch} (chosen on dev)",
-            "dev_f1": _decimal((metrics.get("dev") or {}).get("f1")),
-            "best_test": f"F1 {_decimal(best.get('f1'))} at epoch {best.get('epoch')}"
-            if best
-            else "—",
-        }
-    ]
-
-
 def result_rows(run: Run) -> list[dict]:
-    """The run's lines of a results table: one per scope for retrieval, else test at the
-    dev-selected epoch, and the best test epoch under its own label."""
-    metrics = run.metrics or {}
+    """The run's lines of its results table (its baseline's, ePiC's Tables 4-11), each with
+    the run and its snapshot."""
+    rows = baseline_for(run.task).result_rows(
+        metrics=run.metrics or {},
+        setting=run.setting,
+        selected_epoch=run.selected_epoch,
+        counts=(run.environment or {}).get("counts") or {},
+    )
     common = {"run": run, "snapshot": run.snapshot.content_hash[:10]}
-    if run.task in SPAN_TASKS:
-        return span_rows(run, common)
-    if run.task == "generation":
-        return [generation_row(run, common)]
-    if run.task == "retrieval":
-        return [
-            {
-                **common,
-                "scope": scope.replace("_", " "),
-                "accuracy": _percent(figures.get("accuracy")),
-                "correct": f"{figures.get('correct', 0)}/{figures.get('total', 0)}",
-                "mrr": _decimal(figures.get("mrr")),
-                "candidates": figures.get("candidates"),
-            }
-            for scope, figures in (metrics.get("scopes") or {}).items()
-        ]
-    test = metrics.get("test") or {}
-    best = metrics.get("best_test_over_epochs") or {}
-    return [
-        {
-            **common,
-            "scope": f"{run.setting} test, epoch {run.selected_epoch} (chosen on dev)",
-            "accuracy": _percent(test.get("accuracy")),
-            "correct": f"{test.get('correct', 0)}/{test.get('total', 0)}",
-            "mrr": _decimal(test.get("mrr")),
-            "candidates": test.get("candidates"),
-            "dev_accuracy": _percent((metrics.get("dev") or {}).get("accuracy")),
-            "best_test": f"{_percent(best.get('accuracy'))} at epoch {best.get('epoch')}"
-            if best
-            else "—",
-        }
-    ]
+    return [{**common, **row} for row in rows]
 
 
-def generation_row(run: Run, common: dict) -> dict:
-    """A generation run's line (ePiC Table 11): BLEU, ROUGE-L and keyword recall (surface
-    forms, the paper's figure; and on lemmas) on test at the epoch of lowest dev loss."""
-    metrics = run.metrics or {}
-    test = metrics.get("test") or {}
-    bleu, recall = test.get("bleu"), test.get("keyword_recall")
+def runs_compare(*, first: Run, second: Run) -> dict:
+    """Two finished runs on the same snapshot and split: for each figure both baselines
+    give per test item, the difference with its paired bootstrap interval and permutation
+    p-value (modeling.training.comparison); ValueError saying why they cannot be compared."""
+    from modeling.training.comparison import paired_comparison
+
+    for run in (first, second):
+        if run.status != Run.Status.SUCCEEDED:
+            raise ValueError(f"Run {run.pk} has not succeeded (it is {run.status}).")
+    if first.pk == second.pk:
+        raise ValueError("Compare two different runs.")
+    if first.snapshot_id != second.snapshot_id or first.setting != second.setting:
+        raise ValueError(
+            f"Runs {first.pk} and {second.pk} differ in snapshot or split: compare runs on "
+            "the same snapshot and split."
+        )
+    scores = [baseline_for(run.task).item_scores(run.predictions) for run in (first, second)]
+    measures = [measure for measure in scores[0] if measure in scores[1]]
+    if not measures:
+        raise ValueError(
+            f"A {first.task} run and a {second.task} run share no per-item figure to compare."
+        )
     return {
-        **common,
-        "scope": f"{run.setting} test, epoch {run.selected_epoch} (lowest dev loss)",
-        "bleu": "—" if bleu is None else f"{bleu:.2f}",
-        "rouge_l": _decimal(test.get("rouge_l")),
-        "keyword_recall": _percent(recall),
-        "keyword_recall_lemmas": _percent(test.get("keyword_recall_lemmas")),
-        "total": test.get("total", 0),
-        "without_keywords": (run.environment.get("counts") or {}).get("without_keywords", 0),
-        "dev_loss": _decimal((metrics.get("dev") or {}).get("loss")),
+        "first": first.pk,
+        "second": second.pk,
+        "snapshot": first.snapshot.content_hash,
+        "setting": first.setting,
+        "measures": {
+            measure: paired_comparison(scores[0][measure], scores[1][measure])
+            for measure in measures
+        },
     }
+
+
+def run_configuration(run: Run) -> tuple:
+    """What runs of one series share besides task and setting: all but the seed."""
+    return (run.model_name, run.snapshot_id, json.dumps(run.hyperparameters, sort_keys=True))
+
+
+def series_rows(runs: list[Run]) -> list[dict]:
+    """Mean ± sd of the headline test figures of runs that differ only by their seed (two
+    or more), each with its runs (each seed's run stays a run of its own)."""
+    groups: dict[tuple, list[Run]] = defaultdict(list)
+    for run in runs:
+        groups[run_configuration(run)].append(run)
+    rows = []
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        baseline = baseline_for(group[0].task)
+        tests = [(run.metrics or {}).get("test") or {} for run in group]
+        figures = {
+            measure: mean_sd([test.get(measure) for test in tests]) for measure in baseline.measures
+        }
+        rows.append(
+            {
+                "runs": sorted(group, key=lambda run: run.seed),
+                "model_name": group[0].model_name,
+                "snapshot": group[0].snapshot.content_hash[:10],
+                "figures": [
+                    (measure, mean_sd_text(summary, **MEASURE_SCALES.get(measure, {})))
+                    for measure, summary in figures.items()
+                ],
+                "degenerate": sum(bool(test.get("degenerate")) for test in tests),
+                "numbers": figures,
+            }
+        )
+    return rows
+
+
+# How each measure is written: percentages for shares, BLEU as it is (0-100), else 4 digits.
+MEASURE_SCALES = {
+    "accuracy": {"scale": 100},
+    "exact": {"scale": 100},
+    "keyword_recall": {"scale": 100},
+    "keyword_recall_lemmas": {"scale": 100},
+    "distinct": {"scale": 100},
+    "mrr": {"digits": 4},
+    "f1": {"digits": 4},
+    "rouge_l": {"digits": 4},
+}
 
 
 def results_tables(*, limit: int = 200) -> list[dict]:
-    """Finished runs grouped by task and setting, newest first, each group a table."""
+    """Finished runs grouped by task and setting, newest first, each group a table with
+    its series (runs differing only by seed) as mean ± sd."""
     runs = (
         Run.objects.filter(status=Run.Status.SUCCEEDED)
         .select_related("snapshot")
@@ -203,15 +221,19 @@ def results_tables(*, limit: int = 200) -> list[dict]:
     )
     groups: dict[tuple[str, str], list[Run]] = defaultdict(list)
     for run in runs:
-        groups[(run.task, "all" if run.task == "retrieval" else run.setting)].append(run)
-    return [
-        {
-            "task": task,
-            "kind": task if task in SPAN_TASKS else "ranking",
-            "measure": "f1" if task in SPAN_TASKS else "accuracy",
-            "title": f"{TASKS.get(task, task)} · {setting}",
-            "rows": [row for run in group for row in result_rows(run)],
-            "runs": group,
-        }
-        for (task, setting), group in sorted(groups.items())
-    ]
+        scope = "all" if baseline_for(run.task).every_scope else run.setting
+        groups[(run.task, scope)].append(run)
+    tables = []
+    for (task, setting), group in sorted(groups.items()):
+        baseline = baseline_for(task)
+        tables.append(
+            {
+                "task": task,
+                "kind": baseline.results,
+                "title": f"{baseline.label} · {setting}",
+                "rows": [row for run in group for row in result_rows(run)],
+                "series": series_rows(group),
+                "runs": group,
+            }
+        )
+    return tables

@@ -5,7 +5,10 @@ host:pid) from a thread of its own every PARABLE_MODELING_HEARTBEAT_SECONDS,
 whatever the training step is doing. A run silent for three heartbeats is dead: the
 beat task `modeling.runs_watch` marks it failed with the reason, a redelivered
 message for it does the same, cancelling it ends it at once, and it can be
-relaunched (a new run of the same configuration on the same snapshot). The same beat
+relaunched (a new run of the same configuration on the same snapshot). With no broker
+and no beat (the embedded default, `run_baseline` killed by a timeout) the run pages,
+the results page and `run_baseline` end dead runs the same way when they open
+(`runs_dead_end`), so a stale heartbeat ends a run in every mode. The same beat
 task sends again a queued run whose message was lost (a broker down when it was
 created); a run executes once whatever the number of its messages (`_start` takes
 it under a row lock, only while queued).
@@ -27,13 +30,12 @@ from django.utils import timezone
 
 from modeling.models import Run
 from modeling.runs.queueing import run_create_queued, run_send
-from modeling.runs.selectors import run_is_dead, runs_dead, runs_to_resend
+from modeling.runs.selectors import run_is_dead, runs_dead, runs_to_resend, source_runs_of
 from modeling.runs.snapshots import snapshot_examples, snapshot_freeze
 from modeling.runs.storage import artifact_upload
-from modeling.training.examples import SETTINGS, SnapshotError, split_parts
-from modeling.training.generation import generation_parts
-from modeling.training.hyperparameters import TASKS, TRAINABLE, Cancelled, Hyperparameters
-from modeling.training.spans import aligned_parts
+from modeling.training.examples import SETTINGS, SnapshotError
+from modeling.training.hyperparameters import Cancelled, Hyperparameters
+from modeling.training.registry import baseline_for
 
 logger = logging.getLogger(__name__)
 
@@ -51,45 +53,55 @@ def run_create(
     created_by=None,
     queue: bool = True,
 ) -> Run:
-    """A queued run on a snapshot of the approved data now; queued on commit unless queue=False.
+    """A queued run on a snapshot of the approved data now (a baseline that combines
+    finished runs: on theirs, `hyperparameters` naming them); queued on commit unless
+    queue=False.
 
     Raises ValueError (SnapshotError) with a message a researcher can act on when the
     task, setting or hyperparameters are unknown or the snapshot cannot serve the run.
     """
-    if task not in TASKS:
-        raise ValueError(f"Unknown task {task!r}; tasks: {', '.join(TASKS)}.")
+    baseline = baseline_for(task)
     if setting not in SETTINGS:
         raise ValueError(f"The split is seen or unseen, not {setting!r}.")
-    if task == "classifier" and setting != "seen":
-        raise ValueError("The classifier predicts seen proverbs only: use the seen split.")
-    if task == "pipeline":
-        raise ValueError(
-            "A pipeline run combines two finished runs: pick its proverb run and alignment run."
-        )
-    cleaned = Hyperparameters.from_dict(hyperparameters or {})
-    snapshot = snapshot_freeze()
-    if snapshot.narratives == 0:
-        raise SnapshotError(
-            "There are no approved narratives to train or score on: approve narratives "
-            "or import a dataset first."
-        )
-    examples = snapshot_examples(snapshot)
-    if task == "alignment":
-        aligned_parts(examples, setting=setting, seed=seed)
-    elif task == "generation":
-        generation_parts(examples, setting=setting, seed=seed)  # narratives with keywords
+    cleaned = vars(Hyperparameters.from_dict(hyperparameters or {}))
+    if baseline.source_runs:
+        sources = source_runs_of(baseline, hyperparameters or {})
+        baseline.check_sources({key: view for key, (view, _) in sources.items()})
+        runs = [run for _, run in sources.values()]
+        cleaned = {key: runs[number].pk for number, key in enumerate(baseline.source_runs)}
+        snapshot, setting, seed = runs[-1].snapshot, runs[-1].setting, runs[-1].seed
+        model_name = " → ".join(run.model_name for run in runs)[:500]
     else:
-        split_parts(examples, setting=setting, seed=seed, dev=task in TRAINABLE)
+        if setting not in baseline.settings:
+            raise ValueError(
+                f"The {task} baseline runs on the {' or '.join(baseline.settings)} split only."
+            )
+        snapshot = snapshot_freeze()
+        if snapshot.narratives == 0:
+            raise SnapshotError(
+                "There are no approved narratives to train or score on: approve narratives "
+                "or import a dataset first."
+            )
+        baseline.parts(snapshot_examples(snapshot), setting=setting, seed=seed)
     return run_create_queued(
         queue=queue,
         task=task,
         setting=setting,
         model_name=model_name or settings.PARABLE_MODELING_MODEL,
-        hyperparameters=vars(cleaned),
+        hyperparameters=cleaned,
         seed=seed,
         snapshot=snapshot,
         created_by=created_by,
     )
+
+
+@transaction.atomic
+def runs_create(*, seeds: list[int], **configuration) -> list[Run]:
+    """One queued run per seed of one configuration (a series whose results table shows
+    mean ± sd); each run stays a run of its own. Keyword arguments: run_create's."""
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise ValueError("Give one seed or more, each once.")
+    return [run_create(seed=seed, **configuration) for seed in seeds]
 
 
 def _dead_reason(run: Run) -> str:
@@ -119,32 +131,26 @@ def run_relaunch(*, run: Run, created_by=None, queue: bool = True) -> Run:
     """A new queued run of a finished run's configuration, on the same snapshot."""
     if not run.finished:
         raise ValueError(f"Run {run.pk} is {run.status}: only a finished run is relaunched.")
-    if run.task == "pipeline":
-        from modeling.runs.pipeline import pipeline_create, source_runs
-
-        proverb_run, alignment_run = source_runs(run)
-        new = pipeline_create(
-            proverb_run=proverb_run, alignment_run=alignment_run, created_by=created_by, queue=queue
-        )
-    else:
-        new = run_create_queued(
-            queue=queue,
-            task=run.task,
-            setting=run.setting,
-            model_name=run.model_name,
-            hyperparameters=run.hyperparameters,
-            seed=run.seed,
-            snapshot=run.snapshot,
-            created_by=created_by,
-        )
+    new = run_create_queued(
+        queue=queue,
+        task=run.task,
+        setting=run.setting,
+        model_name=run.model_name,
+        hyperparameters=run.hyperparameters,
+        seed=run.seed,
+        snapshot=run.snapshot,
+        created_by=created_by,
+    )
     new.relaunch_of = run
     new.save(update_fields=["relaunch_of"])
     return new
 
 
-def runs_watch(*, now=None) -> dict:
-    """Fail the dead running runs and send again the queued runs whose message was lost
-    (see the module). Returns {"failed": n, "sent": n}."""
+def runs_dead_end(*, now=None) -> int:
+    """Fail the running runs whose heartbeat went stale (their process died), each with
+    the reason; how many. Beat calls it (runs_watch) and so do the run pages and
+    run_baseline, so that with no broker or beat (the embedded default, a command killed
+    by a timeout) a dead run ends too, the next time anyone looks."""
     failed = 0
     for run_id in runs_dead(now).values_list("pk", flat=True)[:200]:
         with transaction.atomic():
@@ -152,6 +158,13 @@ def runs_watch(*, now=None) -> dict:
             if run_is_dead(run, now):
                 _end_dead(run, Run.Status.FAILED)
                 failed += 1
+    return failed
+
+
+def runs_watch(*, now=None) -> dict:
+    """Fail the dead running runs and send again the queued runs whose message was lost
+    (see the module). Returns {"failed": n, "sent": n}."""
+    failed = runs_dead_end(now=now)
     sent = 0
     for run in runs_to_resend(now):
         if not run_send(run.pk):
@@ -280,28 +293,24 @@ def run_execute(*, run_id: int, echo=None) -> Run:
 
 
 def _execute(run: Run, echo) -> Run:
-    if run.task == "pipeline":  # no model: two finished runs' predictions combined
-        from modeling.runs.pipeline import pipeline_result
-
-        try:
-            return _finish(run, status=Run.Status.SUCCEEDED, **pipeline_result(run))
-        except ValueError as error:
-            return _finish(run, status=Run.Status.FAILED, error=str(error))
     # torch and the models load in the process that runs the baseline, never in a web process.
     from annotation.encoder import ModelNotFound
-    from modeling.training.baselines import run_task
+    from modeling.training.registry import run_task
 
-    folder = artifact_folder(run) if run.task in TRAINABLE else None
+    baseline = baseline_for(run.task)
+    folder = artifact_folder(run) if baseline.trains else None
     try:
+        sources = source_runs_of(baseline, run.hyperparameters)
         result = run_task(
             task=run.task,
-            examples=snapshot_examples(run.snapshot),
+            examples=snapshot_examples(run.snapshot) if not sources else [],
             setting=run.setting,
             model=run.model_name,
             hyperparameters=Hyperparameters.from_dict(run.hyperparameters),
             seed=run.seed,
             reporter=_reporter(run, echo),
             artifact_dir=folder,
+            sources={key: view for key, (view, _) in sources.items()},
         )
         artifact = artifact_upload(folder=folder, name=folder.name) if folder else ""
     except Cancelled as stop:
@@ -311,22 +320,21 @@ def _execute(run: Run, echo) -> Run:
     except Exception as error:
         logger.exception("Run %s failed", run.pk)
         return _finish(run, status=Run.Status.FAILED, error=f"{type(error).__name__}: {error}")
+    stored = {
+        key: result[key]
+        for key in ("metrics", "epochs", "selected_epoch", "predictions", "candidates")
+        if key in result
+    }
+    environment = {**result.get("environment", {})}
+    for key in ("model_path", "pooling", "counts", "model_kind"):
+        if key in result:
+            environment[key] = result[key]
     return _finish(
         run,
         status=Run.Status.SUCCEEDED,
-        metrics=result["metrics"],
-        epochs=result["epochs"],
-        selected_epoch=result["selected_epoch"],
-        predictions=result["predictions"],
-        candidates=result["candidates"],
-        environment={
-            **result["environment"],
-            "model_path": result["model_path"],
-            "pooling": result["pooling"],
-            "counts": result["counts"],
-            **({"model_kind": result["model_kind"]} if "model_kind" in result else {}),
-        },
-        durations=result["durations"],
+        **stored,
+        environment=environment,
+        durations=result.get("durations", {}),
         artifact=artifact,
     )
 

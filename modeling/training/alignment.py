@@ -194,11 +194,14 @@ def _dev_key(record: dict) -> tuple:
 
 
 def alignment_task(
-    examples, setting: str, model: str, hyperparameters, seed, reporter, artifact_dir, device
+    *, examples, setting: str, model: str, hyperparameters, seed, reporter, artifact_dir, device
 ) -> dict:
     """Train and score span prediction on the snapshot's aligned narratives (see the module)."""
     hp = hyperparameters
     clock = Clock()
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
     parts = aligned_parts(examples, setting=setting, seed=seed)
     train, dev, test = (span_items(part) for part in (parts.train, parts.dev, parts.test))
     reporter.progress({"stage": "loading model", "elapsed": 0.0})

@@ -1,8 +1,10 @@
-"""The ePiC baselines as plain Python: off-the-shelf retrieval and fine-tuned proverb prediction.
+"""The proverb baselines as plain Python (ePiC Tables 4 and 7): retrieval, bi-encoder,
+classifier; and a finished run's ranker of a study's proverbs.
 
-No Django: `run_task` takes a snapshot's examples and returns everything a run
+No Django. `proverb_run` takes a snapshot's examples and returns everything a run
 stores (metrics per epoch, the selected epoch, per-item predictions, durations,
-device). Tasks:
+device); modeling.training.registry declares the baselines and calls it with the
+baseline's objective:
 
 * ``retrieval`` (ePiC Table 4): cosine similarity of narrative and proverb
   embeddings, no training; all narratives against all proverbs, seen test against
@@ -12,13 +14,6 @@ device). Tasks:
   batches of distinct proverbs), so it ranks proverbs never seen in training.
 * ``classifier`` (Table 7, seen): a head over the seen proverbs whose rows start
   from the proverbs' own embeddings, trained with the encoder.
-* ``alignment`` (Table 8): the narrative span aligned with a proverb span, a start/end
-  head over the encoder's tokens (modeling.training.alignment).
-* ``generation`` (Table 11): a seq2seq model writes the narrative from the proverb
-  and its keywords (modeling/training/seq2seq.py).
-
-A ``pipeline`` run (Table 9) trains nothing: it combines a proverb run's and an
-alignment run's stored predictions (modeling.runs.pipeline).
 
 Every proverb run also scores similar motifs on its test narratives (Table 13, `_motifs`).
 
@@ -29,6 +24,7 @@ epoch, and the best test figure over epochs only under its own label.
 from __future__ import annotations
 
 import copy
+import json
 import random
 import time
 from collections.abc import Sequence
@@ -39,9 +35,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from annotation.encoder import Encoder, autocast, device_default
-from modeling.training.examples import Example, Parts, SnapshotError, proverbs_of, split_parts
-from modeling.training.hyperparameters import TASKS, TRAINABLE, Cancelled, Hyperparameters
+from annotation.encoder import Encoder, autocast
+from modeling.training.examples import Example, Parts, proverbs_of, split_parts
+from modeling.training.hyperparameters import Cancelled, Hyperparameters
 from modeling.training.loop import (
     Clock,
     Reporter,
@@ -52,71 +48,90 @@ from modeling.training.loop import (
 )
 from modeling.training.metrics import MOTIF_DISTANCES, motif_accuracy, ranking_metrics, softmax
 
-__all__ = ["Cancelled", "Hyperparameters", "Reporter", "distinct_proverb_batches", "run_task"]
+__all__ = ["Cancelled", "Hyperparameters", "Reporter", "distinct_proverb_batches", "proverb_run"]
 
 TOP_K = 5
+HEAD_FILE = "classifier_head.pt"
+LABELS_FILE = "classifier_labels.json"  # the proverb id of each head row
 
 
-def run_task(
+class InBatchNegatives:
+    """The bi-encoder's objective: batches of distinct proverbs, each narrative against
+    the batch's proverbs."""
+
+    head = False
+
+    def batches(self, train: list[Example], hp: Hyperparameters, rng) -> list[list[Example]]:
+        return distinct_proverb_batches(train, hp.batch_size, rng)
+
+    def logits(self, encoder: Encoder, batch, narratives, head, label_index, hp):
+        proverbs = encoder([e.proverb for e in batch], hp.proverb_max_length)
+        targets = torch.arange(len(batch), device=encoder.device)
+        return hp.scale * narratives @ nn.functional.normalize(proverbs, dim=-1).T, targets
+
+    def candidates(self, head, proverbs: list[tuple[int, str]]):
+        return [text for _, text in proverbs]
+
+
+class ProverbHead(InBatchNegatives):
+    """The classifier's objective: a head over the train proverbs, its rows started from
+    the proverbs' own embeddings; shuffled batches."""
+
+    head = True
+
+    def batches(self, train: list[Example], hp: Hyperparameters, rng) -> list[list[Example]]:
+        shuffled = list(train)
+        rng.shuffle(shuffled)
+        return [shuffled[i : i + hp.batch_size] for i in range(0, len(shuffled), hp.batch_size)]
+
+    def logits(self, encoder: Encoder, batch, narratives, head, label_index, hp):
+        indices = [label_index[e.proverb_id] for e in batch]
+        targets = torch.tensor(indices, device=encoder.device)
+        return hp.scale * narratives @ nn.functional.normalize(head, dim=-1).T, targets
+
+    def candidates(self, head, proverbs: list[tuple[int, str]]):
+        return nn.functional.normalize(head.detach().float(), dim=-1).cpu()
+
+
+OBJECTIVES = {"biencoder": InBatchNegatives(), "classifier": ProverbHead()}
+
+
+def proverb_run(
     *,
-    task: str,
+    objective: str,
     examples: Sequence[Example],
     setting: str,
     model: str,
     hyperparameters: Hyperparameters,
     seed: int,
-    reporter: Reporter | None = None,
-    artifact_dir: Path | None = None,
-    device: torch.device | None = None,
+    reporter: Reporter,
+    artifact_dir: Path | None,
+    device: torch.device,
 ) -> dict:
-    """Run one baseline; the result is JSON-ready. Raises SnapshotError, Cancelled."""
-    if task not in TASKS:
-        raise ValueError(f"task is one of {', '.join(TASKS)}, not {task!r}")
-    if task == "pipeline":
-        raise ValueError("A pipeline run combines two finished runs: see modeling.runs.pipeline.")
-    if task == "classifier" and setting != "seen":
-        raise SnapshotError("The classifier predicts seen proverbs only: use the seen setting.")
-    reporter = reporter or Reporter()
-    device = device or device_default()
-    if task == "generation":  # a seq2seq model, not an Encoder (modeling/training/seq2seq.py)
-        from modeling.training.seq2seq import run_generation
-
-        return run_generation(
-            list(examples),
-            setting,
-            model,
-            hyperparameters,
-            seed,
-            reporter=reporter,
-            artifact_dir=artifact_dir,
-            device=device,
-        )
+    """Score (retrieval) or train and score (an OBJECTIVES key) a proverb baseline; the
+    result is JSON-ready. Raises SnapshotError, Cancelled, ModelNotFound."""
     clock = Clock()
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
-    if task == "alignment":
-        from modeling.training.alignment import alignment_task
-
-        arguments = (examples, setting, model, hyperparameters, seed, reporter, artifact_dir)
-        return alignment_task(*arguments, device)
-    parts = split_parts(examples, setting=setting, seed=seed, dev=task in TRAINABLE)
+    training = OBJECTIVES.get(objective)
+    parts = split_parts(examples, setting=setting, seed=seed, dev=training is not None)
     reporter.progress({"stage": "loading model", "elapsed": 0.0})
     encoder = Encoder(model, max_length=hyperparameters.max_length).to(device)
     loaded = clock.elapsed()
-    if task == "retrieval":
+    if training is None:
         result = _retrieval(encoder, examples, parts, setting, hyperparameters, reporter)
     else:
-        result = _fine_tune(task, encoder, parts, hyperparameters, seed, reporter, clock)
+        result = _fine_tune(training, encoder, parts, hyperparameters, seed, reporter, clock)
     if len(parts.test) >= 2:
         reporter.progress({"stage": "similar motifs"})
         # Retrieval's narratives are embedded already; a trained encoder embeds them anew.
         embeddings = result.get("embeddings") or Embeddings(encoder, hyperparameters)
         result["metrics"]["motifs"] = _motifs(embeddings, parts.test, result["predictions"])
     result.pop("embeddings", None)
-    if artifact_dir is not None and task in TRAINABLE:
-        _save_artifact(encoder, result.pop("head", None), artifact_dir)
-    result.pop("head", None)
+    head = result.pop("head", None)
+    if artifact_dir is not None and training is not None:
+        _save_artifact(encoder, head, parts.train_proverbs, artifact_dir)
     result["durations"] = {**result.get("durations", {}), "load": loaded, "total": clock.elapsed()}
     result["environment"] = environment(device)
     result["hyperparameters"] = asdict(hyperparameters)
@@ -259,12 +274,14 @@ def distinct_proverb_batches(
     return batches
 
 
-def _fine_tune(task, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, reporter, clock):
+def _fine_tune(
+    training, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, reporter, clock
+):
     device = encoder.device
     labels = parts.train_proverbs
     label_index = {proverb_id: i for i, (proverb_id, _) in enumerate(labels)}
     head = None
-    if task == "classifier":
+    if training.head:
         initial = encoder.embed([text for _, text in labels], max_length=hp.proverb_max_length)
         head = nn.Parameter(initial.clone().to(device))
     rng = random.Random(seed)
@@ -275,13 +292,7 @@ def _fine_tune(task, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, 
     steps = Steps(reporter, clock, hp.epochs)
     evaluate_seconds = 0.0
     for epoch in range(1, hp.epochs + 1):
-        if task == "biencoder":
-            batches = distinct_proverb_batches(parts.train, hp.batch_size, rng)
-        else:
-            shuffled = list(parts.train)
-            rng.shuffle(shuffled)
-            size = hp.batch_size
-            batches = [shuffled[i : i + size] for i in range(0, len(shuffled), size)]
+        batches = training.batches(parts.train, hp, rng)
         if optimizer is None:  # the schedule's length: the first epoch's batches, each epoch
             steps.total = len(batches) * hp.epochs
             new = [head] if head is not None else []
@@ -295,20 +306,13 @@ def _fine_tune(task, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, 
             steps.check(epoch, step, len(batches))
             with autocast(device):
                 narratives = nn.functional.normalize(encoder([e.narrative for e in batch]), dim=-1)
-                if task == "biencoder":
-                    proverbs = encoder([e.proverb for e in batch], hp.proverb_max_length)
-                    targets = torch.arange(len(batch), device=device)
-                else:
-                    proverbs = head
-                    indices = [label_index[e.proverb_id] for e in batch]
-                    targets = torch.tensor(indices, device=device)
-                logits = hp.scale * narratives @ nn.functional.normalize(proverbs, dim=-1).T
+                logits, targets = training.logits(encoder, batch, narratives, head, label_index, hp)
             loss = loss_function(logits.float(), targets)
             dev = {"dev_accuracy": history[-1]["dev"]["accuracy"] if history else None}
             losses.append(steps.optimize(loss, optimizer, epoch, step, len(batches), dev))
         seconds = steps.trained(epoch, epoch_started)
         evaluate_started = time.monotonic()
-        record, predictions = _epoch_scores(task, encoder, head, parts, hp)
+        record, predictions = _epoch_scores(training, encoder, head, parts, hp)
         evaluate_seconds += time.monotonic() - evaluate_started
         record.update(
             epoch=epoch,
@@ -339,17 +343,14 @@ def _dev_key(record: dict) -> tuple:
     return (record["dev"]["accuracy"], record["dev"]["mrr"])
 
 
-def _epoch_scores(task, encoder, head, parts: Parts, hp) -> tuple[dict, list[dict]]:
+def _epoch_scores(training, encoder, head, parts: Parts, hp) -> tuple[dict, list[dict]]:
     record: dict = {}
     test_predictions: list[dict] = []
     for name, examples, proverbs in (
         ("dev", parts.dev, parts.dev_proverbs),
         ("test", parts.test, parts.test_proverbs),
     ):
-        if task == "classifier":
-            candidates = nn.functional.normalize(head.detach().float(), dim=-1).cpu()
-        else:
-            candidates = [text for _, text in proverbs]
+        candidates = training.candidates(head, proverbs)
         scores = _scores(encoder, [e.narrative for e in examples], candidates, hp)
         metrics, predictions = _evaluate(scores, examples, proverbs, hp.scale)
         record[name] = metrics
@@ -358,9 +359,44 @@ def _epoch_scores(task, encoder, head, parts: Parts, hp) -> tuple[dict, list[dic
     return record, test_predictions
 
 
-def _save_artifact(encoder: Encoder, head: torch.Tensor | None, folder: Path) -> None:
+def _save_artifact(encoder: Encoder, head, labels: list[tuple[int, str]], folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     encoder.transformer.save_pretrained(folder)
     encoder.tokenizer.save_pretrained(folder)
     if head is not None:
-        torch.save(head, folder / "classifier_head.pt")
+        torch.save(head, folder / HEAD_FILE)
+        (folder / LABELS_FILE).write_text(json.dumps([proverb_id for proverb_id, _ in labels]))
+
+
+class ProverbRanker:
+    """A finished proverb run loaded once, to rank a study's proverbs for new story texts.
+
+    The proverbs' vectors are computed once, here: a classifier's trained head rows for
+    the proverbs it was trained on, the encoder's embedding for the others (and for a
+    retrieval or bi-encoder run). `rank(text)` embeds one story and scores it against
+    them: one encoder pass of one text per check.
+    """
+
+    def __init__(self, *, model: str, proverbs: Sequence[tuple[int, str]], hyperparameters):
+        self.hp = hyperparameters
+        self.encoder = Encoder(model, max_length=hyperparameters.max_length)
+        self.encoder.eval()
+        self.ids = [proverb_id for proverb_id, _ in proverbs]
+        vectors = self.encoder.embed(
+            [text for _, text in proverbs], max_length=hyperparameters.proverb_max_length
+        ).clone()  # rows are replaced below; embed's tensors are read-only
+        folder = Path(self.encoder.path)
+        if (folder / HEAD_FILE).is_file() and (folder / LABELS_FILE).is_file():
+            rows = torch.load(folder / HEAD_FILE, weights_only=True).float()
+            row_of = {
+                pid: i for i, pid in enumerate(json.loads((folder / LABELS_FILE).read_text()))
+            }
+            for column, proverb_id in enumerate(self.ids):
+                if proverb_id in row_of:
+                    vectors[column] = nn.functional.normalize(rows[row_of[proverb_id]], dim=-1)
+        self.vectors = vectors
+
+    def rank(self, text: str) -> list[tuple[int, float]]:
+        """[(proverb id, cosine)] of the story against every proverb, best first."""
+        scores = (self.encoder.embed([text]) @ self.vectors.T)[0].tolist()
+        return sorted(zip(self.ids, scores, strict=True), key=lambda pair: -pair[1])

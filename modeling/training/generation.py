@@ -12,11 +12,15 @@ word boundaries). That figure, `keyword_recall`, is on surface forms: the verbs 
 stored as lemmas, so "ran" does not count for "run". `keyword_recall_lemmas` counts a
 keyword whose lemmas occur in a row among the generated text's lemmas (given a
 lemmatizer; spaCy's in modeling.training.seq2seq), which credits inflected verbs.
+Beside them, the share of distinct outputs and the most repeated output with its count:
+a run under DEGENERATE_DISTINCT distinct writes nearly the same text whatever its input,
+and is marked degenerate.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -71,20 +75,44 @@ def corpus_bleu(generated: Sequence[str], references: Sequence[str]) -> float:
     return float(sacrebleu.corpus_bleu(list(generated), [list(references)]).score)
 
 
-def rouge_l(generated: Sequence[str], references: Sequence[str]) -> float:
-    """rouge-score's ROUGE-L F-measure, averaged over the texts (0-1)."""
+def rouge_l_scores(generated: Sequence[str], references: Sequence[str]) -> list[float]:
+    """rouge-score's ROUGE-L F-measure of each text against its reference (0-1)."""
     from rouge_score import rouge_scorer
 
     if len(generated) != len(references):
         raise ValueError("one reference per generated text")
-    if not generated:
-        return 0.0
     scorer = rouge_scorer.RougeScorer(["rougeL"])
-    scores = [
+    return [
         scorer.score(reference, text)["rougeL"].fmeasure
         for text, reference in zip(generated, references, strict=True)
     ]
-    return sum(scores) / len(scores)
+
+
+def rouge_l(generated: Sequence[str], references: Sequence[str]) -> float:
+    """rouge-score's ROUGE-L F-measure, averaged over the texts (0-1)."""
+    scores = rouge_l_scores(generated, references)
+    return sum(scores) / len(scores) if scores else 0.0
+
+
+# Under this share of distinct outputs a run's texts barely depend on their input: it is
+# marked degenerate, and its scores are never shown as plain scores.
+DEGENERATE_DISTINCT = 0.5
+
+
+def output_spread(generated: Sequence[str]) -> dict:
+    """How much the outputs differ: {"distinct" (share of distinct texts), "distinct_count",
+    "most_repeated": {"text", "count"}, "degenerate"}; None shares without texts."""
+    if not generated:
+        return {"distinct": None, "distinct_count": 0, "most_repeated": None, "degenerate": False}
+    counts = Counter(generated)
+    text, count = counts.most_common(1)[0]
+    share = len(counts) / len(generated)
+    return {
+        "distinct": share,
+        "distinct_count": len(counts),
+        "most_repeated": {"text": text, "count": count},
+        "degenerate": share < DEGENERATE_DISTINCT,
+    }
 
 
 def keywords_found(text: str, keywords: Sequence[str]) -> list[bool]:
@@ -132,9 +160,11 @@ def generation_metrics(
     *,
     lemmatize: Lemmatize | None = None,
 ) -> dict:
-    """{"bleu", "rouge_l", "keyword_recall", "keyword_recall_lemmas", "total"} of generated
-    texts against references; recall on lemmas is None without a lemmatizer."""
+    """{"bleu", "rouge_l", "keyword_recall", "keyword_recall_lemmas", "total"} and the
+    output spread (`output_spread`) of generated texts against references; recall on
+    lemmas is None without a lemmatizer."""
     return {
+        **output_spread(generated),
         "bleu": corpus_bleu(generated, references),
         "rouge_l": rouge_l(generated, references),
         "keyword_recall": keyword_recall(generated, keywords),

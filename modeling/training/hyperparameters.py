@@ -1,38 +1,17 @@
-"""What a run is asked to do, with no heavy imports: the baseline tasks, which of them
-train, the hyperparameters, and the exception that stops a run between steps."""
+"""What a run is asked to do, with no heavy imports: the hyperparameters, and the exception
+that stops a run between steps (the baselines are declared in modeling.training.registry)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-TASKS = {
-    "retrieval": "Proverb retrieval, off-the-shelf embeddings (Table 4)",
-    "biencoder": "Proverb prediction, bi-encoder with in-batch negatives (Table 7)",
-    "classifier": "Proverb prediction, classifier started from proverb embeddings (Table 7, seen)",
-    "alignment": "Alignment prediction, narrative span for a proverb span (Table 8)",
-    "pipeline": "Proverb then alignment prediction, from two finished runs (Table 9)",
-    "generation": "Narrative generation from a proverb and keywords (Table 11)",
-}
-TRAINABLE = ("biencoder", "classifier", "alignment", "generation")
-# Tasks whose predictions rank proverbs (distractors, the pipeline's proverb run).
-PROVERB_TASKS = ("retrieval", "biencoder", "classifier")
 # The hyperparameters only the generation task reads.
 GENERATION_FIELDS = ("target_max_length", "max_new_tokens", "num_beams", "no_repeat_ngram_size")
 # The hyperparameters only the alignment task reads.
 ALIGNMENT_FIELDS = ("span_max_tokens",)
-
-
-def fields_of(task: str, names) -> list[str]:
-    """The hyperparameter names among `names` that `task` reads: another task's own
-    settings (generation's decoding, alignment's span length) left out."""
-    others = {
-        "generation": GENERATION_FIELDS,
-        "alignment": ALIGNMENT_FIELDS,
-    }
-    unread = {name for owner, own in others.items() if owner != task for name in own}
-    return [name for name in names if name not in unread]
-
-
+# Decoding: "none" (the model alone, the default figure), or "biased": each input keyword's
+# tokens raised while decoding (lexically guided decoding, labelled as such).
+KEYWORD_DECODING = ("none", "biased")
 SCHEDULES = ("linear", "constant")  # after the warm-up: linear decay to 0, or constant
 # The training hyperparameters every fine-tuned task reads beside the learning rate.
 TRAINING_FIELDS = ("head_learning_rate", "warmup_ratio", "schedule", "scale")
@@ -63,6 +42,7 @@ class Hyperparameters:
     max_new_tokens: int = 128
     num_beams: int = 1
     no_repeat_ngram_size: int = 3
+    keyword_decoding: str = "none"
 
     @classmethod
     def from_dict(cls, values: dict) -> Hyperparameters:
@@ -82,6 +62,8 @@ class Hyperparameters:
             raise ValueError("the longest span must be at least 1 token")
         if min(hyperparameters.max_new_tokens, hyperparameters.num_beams) < 1:
             raise ValueError("max new tokens and beams must be at least 1")
+        if hyperparameters.keyword_decoding not in KEYWORD_DECODING:
+            raise ValueError(f"keyword decoding is one of {', '.join(KEYWORD_DECODING)}")
         if hyperparameters.no_repeat_ngram_size < 0:
             raise ValueError("no-repeat n-gram size is 0 (off) or more")
         return hyperparameters

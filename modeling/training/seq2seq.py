@@ -3,24 +3,23 @@
 No Django. A checkpoint whose config is an encoder-decoder (T5, BART, a saved
 `EncoderDecoderModel`) loads as it is; a plain encoder (the shipped MiniLM, BERT)
 is warm-started as an encoder-decoder of two copies of itself, the decoder with
-cross-attention (transformers' `EncoderDecoderModel`; an encoder family with no
+cross-attention (transformers' `EncoderDecoderModel` with a copy distribution,
+modeling.training.copying; an encoder family with no
 causal-LM form, such as MPNet, cannot be warm-started and says so).
 
-Why a warm-started decoder used to ignore its encoder: its cross-attention (and the
-LM head's transform) are new, randomly initialised parameters. Trained at the
-pretrained parts' small learning rate they hardly move in a few hundred steps, while
-the pretrained self-attention learns a language model at once: the decoder writes
-the same likely text for every input. The new parameters now learn at the head's
-rate (`head_learning_rate`, with warm-up and decay, modeling.training.loop): measured on
-a learnable synthetic set (tests/modeling/test_generation.py), keyword recall went
-from 0.17 (one rate) to 0.77 at the same steps.
+A warm-started model copies from its input (modeling.training.copying says why: without
+it the decoder learnt to ignore its encoder and wrote the same story for every input).
+Its new parameters (cross-attention, the LM head's transform, the copy attention and
+gate) learn at the head's rate (`head_learning_rate`, with warm-up and decay,
+modeling.training.loop).
 
 Training: AdamW with teacher forcing (the model's own loss over the target
 tokens), bf16 autocast on CUDA, progress every step, cancel between steps. The
 epoch is the one with the lowest loss on the dev slice (test is never looked at
 before the end); the test narratives are then decoded (greedy, or beam search when
-num_beams > 1, with no_repeat_ngram_size) and scored by BLEU, ROUGE-L and keyword
-recall (modeling.training.generation).
+num_beams > 1, with no_repeat_ngram_size; keyword-biased when asked, and labelled so)
+and scored by BLEU, ROUGE-L, keyword recall and the spread of the outputs
+(modeling.training.generation).
 """
 
 from __future__ import annotations
@@ -37,6 +36,7 @@ import numpy as np
 import torch
 
 from annotation.encoder import LOAD_DTYPE, ModelNotFound, autocast, loading, resolve_model
+from modeling.training.copying import SOURCE_IDS, CopyingEncoderDecoder, copyable_ids
 from modeling.training.examples import Example
 from modeling.training.generation import (
     generation_metrics,
@@ -48,6 +48,14 @@ from modeling.training.hyperparameters import Hyperparameters
 from modeling.training.loop import Clock, Reporter, Steps, environment, optimizer_schedule
 
 SELECTION = "lowest dev loss"
+KIND_COPYING = "encoder-decoder warm-started from an encoder, copying from its input"
+# Added to the logits of a keyword's tokens not yet written, in keyword-biased decoding.
+KEYWORD_BIAS = 4.0
+DECODING_LABELS = {
+    "none": "the model alone",
+    "biased": "keyword-biased decoding (each input keyword's tokens raised by "
+    f"{KEYWORD_BIAS:g} until written): lexically guided, not the model alone",
+}
 
 
 class Seq2Seq:
@@ -60,7 +68,6 @@ class Seq2Seq:
             AutoModelForCausalLM,
             AutoModelForSeq2SeqLM,
             AutoTokenizer,
-            EncoderDecoderModel,
         )
         from transformers.utils import logging as transformers_logging
 
@@ -70,7 +77,12 @@ class Seq2Seq:
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(self.path, **loading())
             config = AutoConfig.from_pretrained(self.path, **loading())
-            if config.is_encoder_decoder:
+            if getattr(config, "copy_from_source", False):  # saved by a run of this baseline
+                self.model = CopyingEncoderDecoder.from_pretrained(
+                    self.path, **loading(dtype=LOAD_DTYPE)
+                )
+                self.kind = KIND_COPYING
+            elif config.is_encoder_decoder:
                 self.model = AutoModelForSeq2SeqLM.from_pretrained(
                     self.path, **loading(dtype=LOAD_DTYPE)
                 )
@@ -89,9 +101,11 @@ class Seq2Seq:
                     )
                 finally:
                     transformers_logging.set_verbosity(verbosity)
-                self.model = EncoderDecoderModel(encoder=encoder, decoder=decoder)
-                self.new_parameters = {f"decoder.{name}" for name in info["missing_keys"]}
-                self.kind = "encoder-decoder warm-started from an encoder"
+                self.model = CopyingEncoderDecoder(encoder=encoder, decoder=decoder)
+                self.new_parameters = {f"decoder.{name}" for name in info["missing_keys"]} | {
+                    name for name, _ in self.model.named_parameters() if name.startswith("copy_")
+                }
+                self.kind = KIND_COPYING
         except (OSError, ValueError) as error:
             raise ModelNotFound(
                 f"Cannot load the model {model_name!r} for generation: not a folder, not a "
@@ -158,7 +172,11 @@ class Seq2Seq:
             max_length=hp.source_max_length,
             return_tensors="pt",
         )
-        return {key: batch[key].to(self.device) for key in ("input_ids", "attention_mask")}
+        inputs = {key: batch[key].to(self.device) for key in ("input_ids", "attention_mask")}
+        if self.kind == KIND_COPYING:
+            special = set(self.tokenizer.all_special_ids)
+            inputs[SOURCE_IDS] = copyable_ids(**inputs, special=special)
+        return inputs
 
     def labels(self, examples: list[Example], hp: Hyperparameters) -> torch.Tensor:
         """Target token ids, padding as -100 (ignored by the loss).
@@ -198,6 +216,33 @@ class Seq2Seq:
             tokens += count
         return total / tokens if tokens else None
 
+    def keyword_bias(self, examples: list[Example], hp: Hyperparameters):
+        """Keyword-biased decoding (hp.keyword_decoding "biased"): a logits processor that
+        raises, in each row, the tokens of its example's keywords not yet written."""
+        from transformers import LogitsProcessor, LogitsProcessorList
+
+        special = set(self.tokenizer.all_special_ids)
+        wanted = [
+            {
+                token
+                for keyword in example.keywords
+                for token in self.tokenizer(keyword, add_special_tokens=False)["input_ids"]
+                if token not in special
+            }
+            for example in examples
+        ]
+        beams = hp.num_beams
+
+        class KeywordBias(LogitsProcessor):
+            def __call__(self, input_ids, scores):
+                for row in range(scores.shape[0]):
+                    left = wanted[row // beams] - set(input_ids[row].tolist())
+                    if left:
+                        scores[row, list(left)] += KEYWORD_BIAS
+                return scores
+
+        return LogitsProcessorList([KeywordBias()])
+
     @torch.inference_mode()
     def generate(self, examples: list[Example], hp: Hyperparameters, progress=None) -> list[str]:
         """Generated narratives in the order of `examples`."""
@@ -206,13 +251,16 @@ class Seq2Seq:
         size = hp.eval_batch_size
         steps = (len(examples) + size - 1) // size
         for step, start in enumerate(range(0, len(examples), size), start=1):
+            batch = examples[start : start + size]
+            guided = hp.keyword_decoding == "biased"
             with autocast(self.device):
                 output = self.model.generate(
-                    **self.inputs(examples[start : start + size], hp),
+                    **self.inputs(batch, hp),
                     max_new_tokens=hp.max_new_tokens,
                     num_beams=hp.num_beams,
                     no_repeat_ngram_size=hp.no_repeat_ngram_size,
                     do_sample=False,
+                    logits_processor=self.keyword_bias(batch, hp) if guided else None,
                 )
             decoded = self.tokenizer.batch_decode(output, skip_special_tokens=True)
             texts.extend(" ".join(text.split()) for text in decoded)
@@ -246,21 +294,22 @@ def spacy_lemmatizer(name: str | None = None):
 
 
 def run_generation(
+    *,
     examples: list[Example],
     setting: str,
     model: str,
-    hp: Hyperparameters,
+    hyperparameters: Hyperparameters,
     seed: int,
-    *,
     reporter: Reporter,
     artifact_dir: Path | None,
     device: torch.device,
 ) -> dict:
     """Train on the narratives with keywords, choose the epoch on dev, decode and score test.
 
-    The result has the keys of modeling.training.baselines.run_task's. Raises SnapshotError,
-    ModelNotFound, Cancelled.
+    The result has the keys of every baseline's (modeling.training.registry). Raises
+    SnapshotError, ModelNotFound, Cancelled.
     """
+    hp = hyperparameters
     clock = Clock()
     random.seed(seed)
     np.random.seed(seed)
@@ -338,7 +387,11 @@ def run_generation(
     return {
         "epochs": history,
         "selected_epoch": best["record"]["epoch"],
-        "metrics": {"test": metrics, "dev": best["record"]["dev"], "selection": SELECTION},
+        "metrics": {
+            "test": {**metrics, "decoding": DECODING_LABELS[hp.keyword_decoding]},
+            "dev": best["record"]["dev"],
+            "selection": SELECTION,
+        },
         "predictions": predictions,
         "candidates": [],
         "counts": {

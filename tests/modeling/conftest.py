@@ -63,11 +63,14 @@ def tiny_vocabulary() -> dict[str, int]:
     return {token: number for number, token in enumerate(tokens)}
 
 
-def tiny_model_folder(folder) -> str:
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+def bert_folder(folder, vocabulary, **sizes) -> str:
+    """A randomly initialised BERT (two layers of 32 unless `sizes` say otherwise) with a
+    BERT tokenizer over `vocabulary` (a tokenizers model), saved to `folder`."""
+    import torch
+    from tokenizers import Tokenizer, normalizers, pre_tokenizers
     from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
 
-    tokenizer = Tokenizer(models.WordPiece(vocab=tiny_vocabulary(), unk_token="[UNK]"))
+    tokenizer = Tokenizer(vocabulary)
     tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     fast = PreTrainedTokenizerFast(
@@ -78,20 +81,24 @@ def tiny_model_folder(folder) -> str:
         sep_token="[SEP]",
         mask_token="[MASK]",
     )
-    config = BertConfig(
-        vocab_size=fast.vocab_size,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-    )
-    import torch
-
+    shape = {
+        "hidden_size": 32,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "intermediate_size": 64,
+        "max_position_embeddings": 128,
+        **sizes,
+    }
     torch.manual_seed(0)
-    BertModel(config).save_pretrained(folder)
+    BertModel(BertConfig(vocab_size=fast.vocab_size, **shape)).save_pretrained(folder)
     fast.save_pretrained(folder)
     return str(folder)
+
+
+def tiny_model_folder(folder) -> str:
+    from tokenizers import models
+
+    return bert_folder(folder, models.WordPiece(vocab=tiny_vocabulary(), unk_token="[UNK]"))
 
 
 def _byte_level_bpe(folder) -> str:
@@ -256,3 +263,33 @@ def aligned_examples(proverbs: int = 4, per_proverb: int = 5, aligned: int | Non
                 )
             )
     return rows
+
+
+def story_model_folder(folder) -> str:
+    """A tiny randomly initialised BERT whose tokenizer is built in memory from the shipped
+    story set (one token per lowercased word or punctuation mark of its stories, proverbs
+    and keywords, in sorted order, so every process gets the same ids)."""
+    import re
+
+    from tokenizers import models
+
+    from modeling.training.story_set import story_set_examples
+
+    texts = [
+        text
+        for example in story_set_examples()
+        for text in (example.narrative, example.proverb, *example.keywords)
+    ]
+    words = sorted({word for text in texts for word in re.findall(r"\w+|[^\w\s]", text.lower())})
+    vocabulary = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]
+    word_level = models.WordLevel(
+        vocab={word: number for number, word in enumerate(vocabulary)}, unk_token="[UNK]"
+    )
+    return bert_folder(
+        folder, word_level, hidden_size=64, intermediate_size=128, max_position_embeddings=160
+    )
+
+
+@pytest.fixture(scope="session")
+def story_model(tmp_path_factory) -> str:
+    return story_model_folder(tmp_path_factory.mktemp("tiny-story-bert"))

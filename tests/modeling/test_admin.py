@@ -22,7 +22,7 @@ def launch(client, tiny_model, **fields):
             "batch_size": 4,
             "learning_rate": 2e-5,
             "max_length": 32,
-            "seed": 1,
+            "seeds": "1",
             **fields,
         },
     )
@@ -199,3 +199,76 @@ def test_a_classifier_run_page_says_its_status_once_and_only_the_settings_it_rea
     assert "span_max_tokens" not in shown and "learning_rate" in shown
     listing = client.get("/admin/modeling/run/").content.decode()
     assert listing.count("Succeeded") == 2  # the status column and its filter, not the progress
+
+
+def finished_series(accuracies: list[float]) -> list[Run]:
+    """Finished classifier runs of one configuration, one per seed, with these accuracies."""
+    from tests.factories import finished_run_create
+
+    narratives = split_dataset_create()
+    proverbs = {narrative.proverb_id: 0.5 for narrative in narratives[:5]}
+    probabilities = {
+        narrative: {**proverbs, narrative.proverb_id: 0.9 - 0.5 * (number % 2)}
+        for number, narrative in enumerate(narratives[:5])
+    }
+    return [
+        finished_run_create(
+            probabilities=probabilities,
+            seed=seed,
+            metrics={"test": {"accuracy": accuracy, "mrr": accuracy}},
+            selected_epoch=1,
+        )
+        for seed, accuracy in enumerate(accuracies, start=1)
+    ]
+
+
+def test_results_show_a_series_over_seeds_as_mean_and_sd_with_each_run(client, researcher):
+    runs = finished_series([0.2, 0.3, 0.4])
+    client.force_login(researcher)
+    page = client.get("/admin/modeling/run/results/").content.decode()
+    assert 'data-testid="series"' in page
+    assert 'data-testid="series-accuracy">30.00 ± 10.00<' in page
+    for run in runs:
+        assert f'href="/admin/modeling/run/{run.pk}/change/">{run.pk}</a> ({run.seed})' in page
+
+
+def test_launching_three_seeds_from_the_form_queues_three_runs(client, researcher, tiny_model):
+    split_dataset_create()
+    client.force_login(researcher)
+    response = launch(client, tiny_model, task="retrieval", seeds="1, 2, 3")
+    assert response.status_code == 302
+    assert sorted(Run.objects.values_list("seed", flat=True)) == [1, 2, 3]
+    refused = launch(client, tiny_model, task="retrieval", seeds="1, one")
+    assert "Seeds are whole numbers" in refused.content.decode()
+
+
+def test_a_degenerate_generation_run_is_marked_on_its_page_and_in_the_results(client, researcher):
+    from modeling.training.generation import generation_metrics
+    from tests.modeling.test_generation_batch import finished_generation_run, keyword_dataset
+
+    narratives = keyword_dataset()[:10]
+    generated = dict.fromkeys(narratives, "the man was a good. he was a nice.")
+    generated[narratives[0]] = "Tom sold the hall."
+    run = finished_generation_run(generated)
+    texts = [p["generated"] for p in run.predictions]
+    run.metrics = {"test": generation_metrics(texts, texts, [["sold"]] * len(texts))}
+    run.save()
+    client.force_login(researcher)
+    page = client.get(f"/admin/modeling/run/{run.pk}/change/").content.decode()
+    assert 'data-testid="degenerate"' in page and "only 2/10 of the test outputs" in page
+    assert "the man was a good. he was a nice. (×9)" in page
+    assert "(degenerate)" in page
+    results = client.get("/admin/modeling/run/results/").content.decode()
+    assert 'data-testid="degenerate-row"' in results and "DEGENERATE" in results
+
+
+def test_two_finished_runs_are_compared_on_the_results_page(client, researcher):
+    first, second = finished_series([0.2, 0.3])[:2]
+    client.force_login(researcher)
+    page = client.get(
+        f"/admin/modeling/run/results/?first={first.pk}&second={second.pk}"
+    ).content.decode()
+    assert 'data-testid="comparison"' in page and "paired bootstrap" in page
+    assert 'data-testid="p-value">1.0000<' in page  # the same predictions: no difference
+    missing = client.get(f"/admin/modeling/run/results/?first={first.pk}&second=999999")
+    assert "There is no run 999999." in missing.content.decode()

@@ -5,8 +5,10 @@ import pytest
 import torch
 
 from modeling.training.alignment import best_spans, encode, load_artifact, predict
-from modeling.training.baselines import Hyperparameters, Reporter, run_task
 from modeling.training.examples import Example, SnapshotError
+from modeling.training.hyperparameters import Hyperparameters
+from modeling.training.loop import Reporter
+from modeling.training.registry import run_task
 from modeling.training.spans import SpanItem, pipeline_combine, span_items, token_span
 from tests.modeling.conftest import aligned_examples
 

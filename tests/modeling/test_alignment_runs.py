@@ -7,7 +7,6 @@ from django.core.management import CommandError, call_command
 
 from modeling.models import Run
 from modeling.runs.distractors import choose_batch_from_run
-from modeling.runs.pipeline import pipeline_create
 from modeling.runs.services import run_create, run_execute
 from modeling.training.examples import SnapshotError
 from tests.factories import aligned_dataset_create, finished_run_create, split_dataset_create
@@ -100,10 +99,15 @@ def three_proverbs():
     return (first, second, third), proverb_run
 
 
+def pipeline_create(proverb_run: Run, alignment_run: Run, queue: bool = True) -> Run:
+    runs = {"proverb_run": proverb_run.pk, "alignment_run": alignment_run.pk}
+    return run_create(task="pipeline", hyperparameters=runs, queue=queue)
+
+
 def test_pipeline_counts_spans_only_where_the_proverb_was_right():
     (first, second, third), proverb_run = three_proverbs()
     alignment_run = alignment_run_create([(first, 0.5), (second, 1.0), (third, 1.0)])
-    run = pipeline_create(proverb_run=proverb_run, alignment_run=alignment_run, queue=False)
+    run = pipeline_create(proverb_run, alignment_run, queue=False)
     run = run_execute(run_id=run.pk)
     assert run.status == "succeeded", run.error
     assert run.metrics["test"]["f1"] == pytest.approx((0.5 + 0 + 1.0) / 3)
@@ -130,9 +134,9 @@ def test_pipeline_refuses_runs_that_differ_or_are_unfinished(change, message):
     (first, *_), proverb_run = three_proverbs()
     alignment_run = alignment_run_create([(first, 1.0)], **change)
     with pytest.raises(ValueError, match=message):
-        pipeline_create(proverb_run=proverb_run, alignment_run=alignment_run)
+        pipeline_create(proverb_run, alignment_run)
     with pytest.raises(ValueError, match="is a classifier run, not an alignment run"):
-        pipeline_create(proverb_run=proverb_run, alignment_run=proverb_run)
+        pipeline_create(proverb_run, proverb_run)
     assert not Run.objects.filter(task="pipeline").exists()
 
 
@@ -142,7 +146,7 @@ def test_pipeline_refuses_runs_on_different_snapshots():
     first.save()
     alignment_run = alignment_run_create([(first, 1.0)])
     with pytest.raises(ValueError, match="used different snapshots"):
-        pipeline_create(proverb_run=proverb_run, alignment_run=alignment_run)
+        pipeline_create(proverb_run, alignment_run)
 
 
 LAUNCH = {
@@ -152,7 +156,7 @@ LAUNCH = {
     "learning_rate": 2e-5,
     "max_length": 32,
     "span_max_tokens": 64,
-    "seed": 1,
+    "seeds": "1",
 }
 
 
@@ -209,7 +213,7 @@ def test_pipeline_form_needs_both_runs_and_reviewers_cannot_launch(
         "/admin/modeling/run/add/", {**LAUNCH, "task": "pipeline", "model_name": "x"}
     )
     assert response.status_code == 200
-    assert response.content.decode().count("A pipeline run needs this run.") == 2
+    assert response.content.decode().count("This task combines finished runs: pick this one.") == 2
     client.force_login(reviewer)
     response = client.post(
         "/admin/modeling/run/add/", {**LAUNCH, "task": "alignment", "model_name": tiny_model}

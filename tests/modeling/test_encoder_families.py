@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from annotation.encoder import Encoder, ModelNotFound
-from modeling.training.baselines import Hyperparameters, run_task
+from modeling.training.hyperparameters import Hyperparameters
+from modeling.training.registry import run_task
 from modeling.training.seq2seq import Seq2Seq
 from modeling.training.spans import pipeline_combine
 from tests.modeling.conftest import FAMILIES, aligned_examples, tiny_family_folder

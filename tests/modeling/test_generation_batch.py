@@ -31,7 +31,7 @@ GENERATION_FORM = {
     "batch_size": 4,
     "learning_rate": 1e-3,
     "max_length": 32,
-    "seed": 1,
+    "seeds": "1",
     "target_max_length": 24,
     "max_new_tokens": 6,
     "num_beams": 2,
@@ -89,7 +89,11 @@ def test_a_generation_run_launched_from_the_admin_stores_and_shows_its_results(
     assert response.status_code == 302 and run.status == "succeeded", run.error
     assert run.hyperparameters["num_beams"] == 2 and run.hyperparameters["max_new_tokens"] == 6
     test = run.metrics["test"]
-    assert set(test) == {"bleu", "rouge_l", "keyword_recall", "keyword_recall_lemmas", "total"}
+    assert set(test) == {
+        *("bleu", "rouge_l", "keyword_recall", "keyword_recall_lemmas", "total", "decoding"),
+        *("distinct", "distinct_count", "most_repeated", "degenerate"),
+    }
+    assert test["decoding"] == "the model alone"
     assert len(run.predictions) == test["total"] == run.environment["counts"]["test"]
     assert {"reference", "generated", "keywords", "proverb"} <= set(run.predictions[0])
     assert (artifacts / f"run-{run.pk}" / "config.json").is_file()
@@ -240,7 +244,7 @@ def test_run_baseline_generation_writes_its_json(tiny_model, artifacts, tmp_path
     assert len(record["predictions"]) == record["metrics"]["test"]["total"] > 0
     assert record["metrics"]["selection"] == "lowest dev loss"
     err = capsys.readouterr().err
-    assert "training epoch 1/1" in err and f"Run {run.pk}: test BLEU" in err
+    assert "training epoch 1/1" in err and f"Run {run.pk} (seed 1): test BLEU" in err
 
 
 def test_the_progress_line_shows_the_dev_loss_of_a_generation_run():

@@ -52,7 +52,7 @@ def test_run_baseline_writes_the_run_as_json(tiny_model, artifacts, tmp_path, ca
     assert record["snapshot"]["content_hash"] == run.snapshot.content_hash
     assert len(record["predictions"]) == record["metrics"]["test"]["total"]
     err = capsys.readouterr().err
-    assert "training epoch 1/2" in err and f"Run {run.pk}: test accuracy" in err
+    assert "training epoch 1/2" in err and f"Run {run.pk} (seed 3): test accuracy" in err
     dev = run.metrics["dev"]
     assert f"({dev['total']} narratives, {dev['candidates']} proverbs)" in err
 
@@ -67,3 +67,43 @@ def test_run_baseline_with_an_unloadable_model_exits_non_zero(tmp_path):
     with pytest.raises(CommandError, match="failed: Cannot load the model"):
         call_command("run_baseline", "retrieval", "--model", "nobody/nothing")
     assert Run.objects.get().status == "failed"
+
+
+def test_run_baseline_runs_each_seed_and_compares_each_with_a_finished_run(
+    tiny_model, tmp_path, capsys
+):
+    split_dataset_create()
+    call_command("run_baseline", "retrieval", "--model", tiny_model, "--max-length", "32")
+    earlier = Run.objects.get()
+    out = tmp_path / "runs.json"
+    arguments = ["--model", tiny_model, "--max-length", "32", "--seed", "1", "2"]
+    call_command(
+        "run_baseline", "retrieval", *arguments, "--compare-with", str(earlier.pk), "--json", out
+    )
+    document = json.loads(out.read_text())
+    assert [record["seed"] for record in document["runs"]] == [1, 2]
+    comparison = document["runs"][0]["comparison"]
+    assert comparison["second"] == earlier.pk and set(comparison["measures"]) == {
+        "accuracy",
+        "mrr",
+    }
+    # Retrieval trains nothing: the same model on the same data, the same figures.
+    accuracy = comparison["measures"]["accuracy"]
+    assert accuracy["difference"] == 0 and accuracy["p_value"] == 1
+    assert accuracy["items"] == 12
+    assert "accuracy: run" in capsys.readouterr().err
+
+
+def test_run_baseline_first_ends_a_run_whose_process_died(tiny_model, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    split_dataset_create()
+    call_command("run_baseline", "retrieval", "--model", tiny_model, "--max-length", "32")
+    killed = Run.objects.get()
+    beat = timezone.now() - timedelta(seconds=60)
+    Run.objects.filter(pk=killed.pk).update(status="running", heartbeat_at=beat, worker="ci:9")
+    call_command("run_baseline", "retrieval", "--model", tiny_model, "--max-length", "32")
+    killed.refresh_from_db()
+    assert killed.status == "failed" and "its worker ci:9 stopped answering" in killed.error

@@ -83,7 +83,7 @@ def test_unknown_task_and_classifier_on_unseen_are_refused():
     split_dataset_create()
     with pytest.raises(ValueError, match="Unknown task"):
         run_create(task="telepathy")
-    with pytest.raises(ValueError, match="seen proverbs only"):
+    with pytest.raises(ValueError, match="runs on the seen split only"):
         run_create(task="classifier", setting="unseen")
 
 
@@ -243,3 +243,25 @@ def test_runs_go_to_the_modeling_queue_and_their_watch_to_the_default_one():
     }
     assert queue == {"modeling.run_execute": "modeling", "modeling.runs_watch": "celery"}
     assert settings.CELERY_BEAT_SCHEDULE["watch-modeling-runs"]["task"] == "modeling.runs_watch"
+
+
+def test_one_launch_over_three_seeds_makes_three_runs_of_one_series(tiny_model):
+    split_dataset_create()
+    runs = services.runs_create(
+        seeds=[1, 2, 3], task="retrieval", model_name=tiny_model, queue=False
+    )
+    assert [run.seed for run in runs] == [1, 2, 3]
+    assert len({run.snapshot_id for run in runs}) == 1 and Run.objects.count() == 3
+    with pytest.raises(ValueError, match="each once"):
+        services.runs_create(seeds=[1, 1], task="retrieval", model_name=tiny_model)
+
+
+def test_a_dead_run_is_ended_by_its_page_with_no_beat(tiny_model, settings, client, researcher):
+    settings.PARABLE_MODELING_HEARTBEAT_SECONDS = 10
+    dead = _running(tiny_model, silent_for=31, worker="laptop:77")
+    client.force_login(researcher)
+    page = client.get(f"/admin/modeling/run/{dead.pk}/change/").content.decode()
+    dead.refresh_from_db()
+    assert dead.status == "failed"
+    assert "Failed" in page and "its worker laptop:77 stopped answering" in page
+    assert "Relaunch this run" in page

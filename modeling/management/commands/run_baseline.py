@@ -9,17 +9,16 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from modeling.models import Run
-from modeling.runs.pipeline import pipeline_create
-from modeling.runs.selectors import SPAN_TASKS, run_record
-from modeling.runs.services import run_create, run_execute
+from modeling.runs.selectors import run_record, runs_compare
+from modeling.runs.services import run_execute, runs_create, runs_dead_end
 from modeling.training.hyperparameters import (
     GENERATION_FIELDS,
+    KEYWORD_DECODING,
     SCHEDULES,
-    TASKS,
     TRAINING_FIELDS,
     Hyperparameters,
 )
-from modeling.training.metrics import SPAN_MEASURES
+from modeling.training.registry import BASELINES, baseline_for
 
 
 class ProgressBar:
@@ -58,11 +57,11 @@ class ProgressBar:
 class Command(BaseCommand):
     help = (
         "Train or score a baseline on the approved narratives (a frozen snapshot) and store "
-        f"the run. Tasks: {', '.join(TASKS)}."
+        f"the run, once per seed. Tasks: {', '.join(BASELINES)}."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("task", choices=list(TASKS))
+        parser.add_argument("task", choices=list(BASELINES))
         parser.add_argument("--model", help="folder, PyPI-shipped model or hub name")
         parser.add_argument("--split", choices=["seen", "unseen"], default="seen")
         parser.add_argument("--epochs", type=int, default=5)
@@ -83,7 +82,13 @@ class Command(BaseCommand):
             "--scale", type=float, default=defaults.scale, help="proverb tasks: logit scale"
         )
         parser.add_argument("--max-length", type=int, default=256)
-        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument(
+            "--seed",
+            type=int,
+            nargs="+",
+            default=[1],
+            help="one run per seed (e.g. --seed 1 2 3), one after the other",
+        )
         parser.add_argument(
             "--span-max-tokens", type=int, default=64, help="alignment: longest span, in tokens"
         )
@@ -96,61 +101,71 @@ class Command(BaseCommand):
                 default=getattr(defaults, name),
                 help="generation only (num-beams 1: greedy)",
             )
-        parser.add_argument("--json", dest="json_out", help="write the run here ('-': stdout)")
+        parser.add_argument(
+            "--keyword-decoding",
+            choices=KEYWORD_DECODING,
+            default=defaults.keyword_decoding,
+            help="generation only: 'biased' raises the keywords' tokens (labelled as such)",
+        )
+        parser.add_argument(
+            "--compare-with",
+            type=int,
+            metavar="RUN",
+            help="compare each run with this finished run (paired bootstrap and permutation)",
+        )
+        parser.add_argument("--json", dest="json_out", help="write the run(s) here ('-': stdout)")
 
     def handle(self, *args, **options):
+        runs_dead_end()  # runs whose process died (a command killed by a timeout) say so
+        other = None
+        if options["compare_with"]:
+            other = (
+                Run.objects.select_related("snapshot").filter(pk=options["compare_with"]).first()
+            )
+            if other is None:
+                raise CommandError(f"There is no run {options['compare_with']} to compare with.")
         try:
-            run = self.create(options)
+            created = self.create(options)
         except ValueError as error:
             raise CommandError(str(error)) from None
-        bar = ProgressBar(sys.stderr)
-        try:
-            run = run_execute(run_id=run.pk, echo=bar)
-        finally:
-            bar.close()
-        record = run_record(run)
-        if options["json_out"] == "-":
-            self.stdout.write(json.dumps(record, indent=1))
-        elif options["json_out"]:
-            Path(options["json_out"]).write_text(json.dumps(record, indent=1))
-        test = run.metrics.get("test") or {}
-        if run.status != Run.Status.SUCCEEDED:
-            raise CommandError(f"Run {run.pk} {run.status}: {run.error}")
-        if run.task in SPAN_TASKS:
-            figures = ", ".join(f"{name} {test.get(name)}" for name in SPAN_MEASURES)
-            summary = f"Run {run.pk}: test span {figures}"
-        elif run.task == "generation":
-            summary = (
-                f"Run {run.pk}: test BLEU {test['bleu']:.2f}, ROUGE-L {test['rouge_l']:.4f}, "
-                f"keyword recall {test['keyword_recall']} (surface), "
-                f"{test.get('keyword_recall_lemmas')} (lemmas)"
-            )
-        else:
-            summary = f"Run {run.pk}: test accuracy {test.get('accuracy')}, MRR {test.get('mrr')}"
-            dev = run.metrics.get("dev") or {}
-            if dev.get("total"):
-                summary += (
-                    f"; epoch {run.selected_epoch} chosen on dev accuracy {dev['accuracy']} "
-                    f"({dev['total']} narratives, {dev['candidates']} proverbs)"
+        records, failures = [], []
+        for run in created:
+            bar = ProgressBar(sys.stderr)
+            try:
+                run = run_execute(run_id=run.pk, echo=bar)
+            finally:
+                bar.close()
+            record = run_record(run)
+            if run.status != Run.Status.SUCCEEDED:
+                failures.append(f"Run {run.pk} {run.status}: {run.error}")
+            else:
+                summary = baseline_for(run.task).summary(
+                    metrics=run.metrics, selected_epoch=run.selected_epoch
                 )
-        self.stderr.write(summary)
+                self.stderr.write(f"Run {run.pk} (seed {run.seed}): {summary}")
+                if other is not None:
+                    try:
+                        record["comparison"] = runs_compare(first=run, second=other)
+                    except ValueError as error:
+                        record["comparison"] = {"error": str(error)}
+                    self.stderr.write(comparison_line(record["comparison"]))
+            records.append(record)
+        document = records[0] if len(records) == 1 else {"runs": records}
+        if options["json_out"] == "-":
+            self.stdout.write(json.dumps(document, indent=1))
+        elif options["json_out"]:
+            Path(options["json_out"]).write_text(json.dumps(document, indent=1))
+        if failures:
+            raise CommandError("; ".join(failures))
 
-    def create(self, options) -> Run:
-        if options["task"] == "pipeline":
-            if not (options["proverb_run"] and options["alignment_run"]):
-                raise ValueError("A pipeline run needs --proverb-run and --alignment-run.")
-            runs = Run.objects.select_related("snapshot").in_bulk(
-                [options["proverb_run"], options["alignment_run"]]
-            )
-            for key in ("proverb_run", "alignment_run"):
-                if options[key] not in runs:
-                    raise ValueError(f"There is no run {options[key]}.")
-            return pipeline_create(
-                proverb_run=runs[options["proverb_run"]],
-                alignment_run=runs[options["alignment_run"]],
-                queue=False,
-            )
-        return run_create(
+    def create(self, options) -> list[Run]:
+        baseline = baseline_for(options["task"])
+        sources = {name: options[name] for name in baseline.source_runs}
+        if not all(sources.values()):
+            flags = " and ".join(f"--{name.replace('_', '-')}" for name in sources)
+            raise ValueError(f"A {options['task']} run needs {flags}.")
+        return runs_create(
+            seeds=options["seed"],
             task=options["task"],
             setting=options["split"],
             model_name=options["model"],
@@ -162,7 +177,21 @@ class Command(BaseCommand):
                 "max_length": options["max_length"],
                 "span_max_tokens": options["span_max_tokens"],
                 **{name: options[name] for name in GENERATION_FIELDS},
+                "keyword_decoding": options["keyword_decoding"],
+                **sources,
             },
-            seed=options["seed"],
             queue=False,
         )
+
+
+def comparison_line(comparison: dict) -> str:
+    """One line per compared figure: difference, interval, p-value."""
+    if "error" in comparison:
+        return f"  not compared: {comparison['error']}"
+    return "\n".join(
+        f"  {measure}: run {comparison['first']} {figures['first']:.4f} vs run "
+        f"{comparison['second']} {figures['second']:.4f}, difference {figures['difference']:+.4f} "
+        f"(95% CI {figures['low']:+.4f} to {figures['high']:+.4f}, p {figures['p_value']:.4f}, "
+        f"{figures['items']} items)"
+        for measure, figures in comparison["measures"].items()
+    )
