@@ -147,10 +147,10 @@ SILENCED_SYSTEM_CHECKS = ["models.W047"]
 # Login throttling (django-axes), for the admin's login form and the API's token endpoint
 # alike: after PARABLE_LOGIN_FAILURE_LIMIT wrong passwords for one user name from one address,
 # that pair is refused, right password or not, for PARABLE_LOGIN_COOLOFF_MINUTES after its
-# last failure (429 on the login form, 401 from the token endpoint); a successful login
-# clears the count. Failures are kept in the database (SQLite or PostgreSQL), so every web
-# process counts them together. Behind the proxy every client has the proxy's address, and
-# the count is then one per user name.
+# last failure (429 on the login form and from the token endpoint, with Retry-After there);
+# a successful login clears the count. Failures are kept in the database (SQLite or
+# PostgreSQL), so every web process counts them together. Behind the proxy every client has
+# the proxy's address, and the count is then one per user name.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # refuses a locked-out pair before any password check
     "django.contrib.auth.backends.ModelBackend",
