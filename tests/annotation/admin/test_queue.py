@@ -153,7 +153,7 @@ def test_bonus_key_approves_and_pays_a_lab_worker_once(client, reviewer, batch):
     assert client.post(url, {**form, "cents": ""}).status_code == 409  # an amount is needed
     assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.SUBMITTED
     done = client.post(url, form).json()["done"]
-    assert done.startswith("Approved; bonus of 0.75 paid")
+    assert done.startswith("Approved; bonus of 0.75 recorded")
     again = client.post(url, form)
     assert again.status_code == 409 and "it is paid once" in again.json()["error"]
     paid = Assignment.objects.get(pk=assignment.pk)
