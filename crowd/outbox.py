@@ -30,6 +30,7 @@ kind of decision that still waits to be sent: only the last decision goes out.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from datetime import timedelta
 
 from django.conf import settings
@@ -262,3 +263,21 @@ def action_progress(*, action: ProviderAction, **payload) -> None:
     short transaction of its own, for the admin and a later reconciliation."""
     action.payload.update(payload)
     ProviderAction.objects.filter(pk=action.pk).update(payload=action.payload)
+
+
+def provider_actions_drain(*, now=None) -> Counter:
+    """Beat's part for provider calls, done in this process, where no beat runs (the
+    embedded default: `manage.py provider_calls_send`): the calls due are sent and the
+    unknown ones reconciled. Returns the statuses the calls it touched ended in; a
+    provider that cannot be asked leaves its calls unknown."""
+    now = now or timezone.now()
+    to_send, to_reconcile = provider_actions_due(now=now)
+    for action_id in to_send:
+        provider_action_send(action_id=action_id)
+    for action_id in to_reconcile:
+        try:
+            provider_action_reconcile(action_id=action_id, now=now)
+        except ProviderError as error:
+            logger.warning("provider call %s not reconciled yet: %s", action_id, error)
+    touched = ProviderAction.objects.filter(pk__in=[*to_send, *to_reconcile])
+    return Counter(touched.values_list("status", flat=True))

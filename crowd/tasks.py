@@ -41,8 +41,8 @@ def provider_action_reconcile_task(action_id: int) -> str:
         return "unknown"
 
 
-@shared_task(name="crowd.provider_actions_drain")
-def provider_actions_drain_task() -> int:
+@shared_task(name="crowd.provider_actions_requeue")
+def provider_actions_requeue_task() -> int:
     """Beat's safety net for provider calls: send again those whose task was lost, treat
     those left `sending` by a dead process as unanswered, reconcile the unknown ones.
     Returns how many tasks it queued."""

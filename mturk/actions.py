@@ -216,5 +216,6 @@ def _same_amount(listed: str, amount: str) -> bool:
 
 
 def action_in_flight() -> timedelta:
-    """boto3's attempts, each within its connect and read time-outs, with a margin."""
-    return timedelta(seconds=settings.MTURK_MAX_ATTEMPTS * 40 + 60)
+    """boto3's first try and its retries (MTURK_MAX_ATTEMPTS is botocore's `max_attempts`,
+    its retries), each within its connect and read time-outs, with a margin."""
+    return timedelta(seconds=(settings.MTURK_MAX_ATTEMPTS + 1) * 40 + 60)

@@ -52,9 +52,10 @@ class MTurkState(RequesterOperations):
         after: bool = False,
         delay: float = 0.0,
     ):
-        """Make the next `times` calls of `operation` fail with `code`. With `after`, the
-        call is carried out first and its answer comes `delay` seconds late: an error
-        (`code`), or, with `code` "", the normal answer (a call that acted, then hung)."""
+        """Make the next `times` calls of `operation` fail with `code`, `delay` seconds late
+        (a call that hangs, then fails, having done nothing). With `after`, the call is
+        carried out first: then its late answer is the error (`code`), or with `code` ""
+        the normal answer (a call that acted, then hung)."""
         with self.lock:
             self.failures.extend([[operation, code, after, delay] for _ in range(times)])
 
@@ -146,17 +147,18 @@ class MTurkState(RequesterOperations):
             failure = next((f for f in self.failures if f[0] == operation), None)
             if failure is not None:
                 self.failures.remove(failure)
-                if not failure[2]:
-                    raise _failure_error(operation, failure[1])
-            handler = getattr(self, f"op_{operation}", None)
-            if handler is None:
-                raise RequestError(f"Operation {operation} is not supported by the stand-in.")
-            self._auto_approve()
-            response = handler(params)
-        if failure is not None:  # carried out; the answer comes late, or as an error
-            time.sleep(failure[3])
-            if failure[1]:
-                raise _failure_error(operation, failure[1])
+            response = None
+            if failure is None or failure[2]:
+                handler = getattr(self, f"op_{operation}", None)
+                if handler is None:
+                    raise RequestError(f"Operation {operation} is not supported by the stand-in.")
+                self._auto_approve()
+                response = handler(params)
+        if failure is not None:  # its answer comes late (the lock released), or as an error
+            if failure[3]:
+                time.sleep(failure[3])
+            if failure[1] or not failure[2]:
+                raise _failure_error(operation, failure[1] or "ServiceFault")
         return response
 
     # Internals ----------------------------------------------------------------------

@@ -6,9 +6,11 @@ from datetime import timedelta
 import pytest
 
 from crowd import providers
+from crowd.batches import batch_create, batch_publish
 from crowd.models import Assignment
-from crowd.providers import CrowdProvider
+from crowd.providers import CrowdProvider, ProviderError
 from crowd.review import unvouched_release
+from tests.factories import BIRDS, proverb_create
 
 
 class LedgerProvider(CrowdProvider):
@@ -22,6 +24,7 @@ class LedgerProvider(CrowdProvider):
         self.checked_in: set[str] = set()
         self.vouched_ids: set[int] = set()
         self.calls: list[tuple] = []
+        self.failures: list[tuple[Exception, bool]] = []
 
     def check_in(self, worker) -> None:
         self.checked_in.add(worker.external_id)
@@ -46,10 +49,30 @@ class LedgerProvider(CrowdProvider):
         self.vouched_ids |= new
         return len(new) + unvouched_release(batch=batch)
 
+    def fail_next(self, error: Exception, *, after: bool = False) -> None:
+        """The next call fails with `error`; with `after`, once it has been written (the
+        call acted, and its answer was lost)."""
+        self.failures.append((error, after))
+
     def action_prepare(self, *, action) -> bool:
+        if action.payload.get("reason") == "refused here":
+            raise ProviderError("The ledger refuses this reason.")
         return True
 
     def action_send(self, *, action) -> str:
+        error, after = self.failures.pop(0) if self.failures else (None, False)
+        if error is not None and not after:
+            raise error
+        self._write(action)
+        if error is not None:
+            raise error
+        return "Written in the ledger."
+
+    def action_reconcile(self, *, action, now) -> str:
+        written = ("bonus", action.assignment_id, action.payload["cents"], action.payload["reason"])
+        return "done" if written in self.calls else "pending"
+
+    def _write(self, action) -> None:
         payload = action.payload
         if action.kind == "approve":
             self.calls.append(("approve", action.assignment_id))
@@ -59,7 +82,6 @@ class LedgerProvider(CrowdProvider):
             self.calls.append(("bonus", action.assignment_id, payload["cents"], payload["reason"]))
         else:
             self.calls.append((action.kind, action.worker.external_id))
-        return "Written in the ledger."
 
     def close(self, *, batch) -> None:
         self.calls.append(("close", batch.pk))
@@ -70,3 +92,16 @@ def ledger():
     provider = providers.register(LedgerProvider())
     yield provider
     providers._providers.pop(provider.key)
+
+
+@pytest.fixture
+def ledger_batch(ledger):
+    """A published write batch on the ledger."""
+    draft = batch_create(
+        name="On the ledger",
+        task_type="write",
+        provider="ledger",
+        target_per_item=2,
+        items=[{"proverb": proverb_create(BIRDS)}],
+    )
+    return batch_publish(batch=draft)

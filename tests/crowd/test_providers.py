@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from crowd.assignments import assignment_reserve_next, assignment_submit
-from crowd.batches import batch_close, batch_create, batch_publish
+from crowd.batches import batch_close
 from crowd.models import Assignment, Bonus
 from crowd.review import (
     BonusAlreadyPaid,
@@ -21,9 +21,7 @@ from crowd.review import (
     worker_block,
 )
 from tests.factories import (
-    BIRDS,
     BIRDS_STORY,
-    proverb_create,
     provider_calls_send,
     worker_create,
 )
@@ -39,15 +37,8 @@ def submitted(batch, external_id: str) -> Assignment:
 
 
 @pytest.fixture
-def batch(ledger):
-    draft = batch_create(
-        name="On the ledger",
-        task_type="write",
-        provider="ledger",
-        target_per_item=2,
-        items=[{"proverb": proverb_create(BIRDS)}],
-    )
-    return batch_publish(batch=draft)
+def batch(ledger_batch):
+    return ledger_batch
 
 
 def test_publish_and_close_go_through_the_provider(ledger, batch):

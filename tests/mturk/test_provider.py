@@ -336,3 +336,24 @@ def test_a_bonus_mturk_refuses_is_taken_back_and_can_be_sent_again(standin):
     assert provider_calls_send() == ["done"]
     assert [b["BonusAmount"] for b in standin.state.bonuses] == ["0.40"]
     assert Assignment.objects.get(pk=answer.pk).bonus_cents == 40
+
+
+def test_a_bonus_left_unknown_is_settled_from_mturks_list_a_day_later_not_sent_again(
+    standin, settings
+):
+    from crowd.outbox import provider_action_reconcile
+
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    answer = _work(standin, HIT.objects.get(batch=batch), "A1WORKER")
+    batch_sync(batch=batch)
+    assignment_approve(assignment=answer)
+    provider_calls_send()
+    settings.MTURK_MAX_ATTEMPTS = 0  # botocore retries none: the fault is the last word
+    standin.state.fail_next("SendBonus", "ServiceFault", after=True)  # paid, then a fault
+    assignment_bonus(assignment=answer, cents=30, reason="Thanks")
+    assert provider_calls_send() == ["unknown"]
+    standin.state.tokens_expire()  # a repeat would pay again now
+    bonus = ProviderAction.objects.get(kind="bonus")
+    assert provider_action_reconcile(action_id=bonus.pk) == "done"
+    assert standin.state.calls.count("SendBonus") == 1
+    assert [b["BonusAmount"] for b in standin.state.bonuses] == ["0.30"]

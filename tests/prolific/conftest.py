@@ -22,12 +22,18 @@ def standin_start(**options) -> StandIn:
     raise RuntimeError("No free port in 27200-27399 for the Prolific stand-in.")
 
 
-@pytest.fixture
-def standin(settings):
-    server = standin_start(page_size=2)
+def standin_wired(settings, **options) -> StandIn:
+    """A stand-in started, with Prolific's settings pointed at it."""
+    server = standin_start(**options)
     settings.PROLIFIC_API_URL = server.api_url
     settings.PROLIFIC_API_TOKEN = TOKEN
     settings.PROLIFIC_WEBHOOK_SECRET = WEBHOOK_SECRET
     settings.PROLIFIC_COMPLETION_URL = f"{server.url}/submissions/complete"
+    return server
+
+
+@pytest.fixture
+def standin(settings):
+    server = standin_wired(settings, page_size=2)
     yield server
     server.stop()

@@ -11,7 +11,7 @@ from django.utils import timezone
 from crowd.models import ProviderAction
 from crowd.outbox import provider_action_reconcile, provider_action_send, provider_actions_due
 from crowd.review import BonusAlreadyPaid, assignment_approve, assignment_bonus
-from crowd.tasks import provider_action_send_task, provider_actions_drain_task
+from crowd.tasks import provider_action_send_task, provider_actions_requeue_task
 from prolific.client import ProlificClient, ProlificError
 from prolific.models import ParticipantSession
 from prolific.sessions import session_assignments
@@ -73,7 +73,7 @@ def test_a_redelivered_or_repeated_task_pays_once(standin, approved, settings):
     assert provider_action_send_task.delay(bonus.pk).result == "done"
     assert provider_action_send_task.delay(bonus.pk).result == "done"
     settings.PARABLE_BACKGROUND_GRACE_SECONDS = 0
-    provider_actions_drain_task()
+    provider_actions_requeue_task()
     assert pay_calls(standin) == 1
     assert [p["cents"] for p in standin.state.payments] == [75]
 
@@ -85,11 +85,11 @@ def test_a_5xx_leaves_the_bonus_unknown_and_the_task_does_not_send_it_again(stan
     assert provider_action_send_task.delay(bonus.pk).result == "unknown"
     assert pay_calls(standin) == 1
     standin.state.failures.clear()
-    provider_actions_drain_task()  # beat reconciles: Prolific lists the payment
+    provider_actions_requeue_task()  # beat reconciles: Prolific lists the payment
     bonus.refresh_from_db()
     assert bonus.status == "done"
     assert "records show the call took effect" in bonus.note
-    provider_actions_drain_task()
+    provider_actions_requeue_task()
     assert pay_calls(standin) == 1 and len(standin.state.payments) == 1
 
 
@@ -102,7 +102,7 @@ def test_a_time_out_after_prolific_paid_is_reconciled_without_paying_again(
     assert provider_action_send(action_id=bonus.pk) == "unknown"
     assert "No answer" in ProviderAction.objects.get(pk=bonus.pk).note
     assert provider_action_reconcile(action_id=bonus.pk) == "done"
-    provider_actions_drain_task()
+    provider_actions_requeue_task()
     assert pay_calls(standin) == 1
     assert [p["cents"] for p in standin.state.payments] == [75]
 
@@ -139,7 +139,7 @@ def test_a_refused_pay_call_waits_and_is_sent_again_by_beat(standin, approved, s
     standin.state.fail(path=PAY, status=400, count=1)
     assert provider_action_send(action_id=bonus.pk) == "pending"
     settings.PARABLE_BACKGROUND_GRACE_SECONDS = 0
-    provider_actions_drain_task()
+    provider_actions_requeue_task()
     bonus.refresh_from_db()
     assert bonus.status == "done" and bonus.attempts == 2
     assert [p["cents"] for p in standin.state.payments] == [75]

@@ -15,7 +15,7 @@ from crowd.review import (
     worker_unblock,
     workers_notify,
 )
-from crowd.tasks import provider_actions_drain_task
+from crowd.tasks import provider_actions_requeue_task
 from prolific.review import sessions_approve
 from prolific.sessions import session_assignments
 from prolific.submissions import study_sync
@@ -188,7 +188,7 @@ def test_a_block_prolific_did_not_answer_is_sent_again_by_beat(standin, batch, f
     assert finished.worker.blocked  # Parable serves them nothing meanwhile
     standin.state.failures.clear()
     settings.PARABLE_BACKGROUND_GRACE_SECONDS = 0
-    provider_actions_drain_task()
+    provider_actions_requeue_task()
     group_id = batch.prolific_study.blocklist_group_id
     assert standin.state.groups[group_id]["participants"] == ["p1"]
     assert ProviderAction.objects.get().status == "done"
@@ -197,10 +197,10 @@ def test_a_block_prolific_did_not_answer_is_sent_again_by_beat(standin, batch, f
 def test_an_approval_whose_task_was_lost_is_sent_by_beat(standin, finished, settings):
     assignment_approve(assignment=items(finished)[0])  # its task never ran
     assert standin.state.submissions[finished.session_id]["status"] == "AWAITING REVIEW"
-    provider_actions_drain_task()  # within the grace period: the task may still come
+    provider_actions_requeue_task()  # within the grace period: the task may still come
     assert standin.state.submissions[finished.session_id]["status"] == "AWAITING REVIEW"
     settings.PARABLE_BACKGROUND_GRACE_SECONDS = 0
-    provider_actions_drain_task()
+    provider_actions_requeue_task()
     assert standin.state.submissions[finished.session_id]["status"] == "APPROVED"
     finished.refresh_from_db()
     assert finished.submission.status_shown == "APPROVED"
@@ -226,5 +226,5 @@ def test_a_message_whose_answer_is_lost_is_not_sent_again(standin, finished, set
     assert provider_calls_send() == ["unknown"]
     assert "not sent again" in ProviderAction.objects.get().note
     settings.PARABLE_BACKGROUND_GRACE_SECONDS = 0
-    provider_actions_drain_task()
+    provider_actions_requeue_task()
     assert [message["body"] for message in standin.state.messages] == ["Thanks"]
