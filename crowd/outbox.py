@@ -93,9 +93,8 @@ def action_record(
         bonus=bonus,
         payload=dict(payload or {}),
     )
-    if not get_provider(provider).action_prepare(action=action):
-        return None
-    if kind in _DECISIONS:
+    needed = get_provider(provider).action_prepare(action=action)
+    if kind in _DECISIONS:  # whether or not the new decision needs a call of its own
         ProviderAction.objects.filter(
             _subject(action), kind__in=_DECISIONS[kind], status=Status.PENDING
         ).update(
@@ -103,6 +102,8 @@ def action_record(
             finished_at=timezone.now(),
             note="A later decision was made before this one was sent.",
         )
+    if not needed:
+        return None
     action.save()
     queue_on_commit(_send_task(), action.pk)
     return action

@@ -30,7 +30,7 @@ from django.utils import timezone
 from crowd.models import ProviderAction
 from crowd.providers import ProviderError
 from mturk import client
-from mturk.claims import mturk_worker_id
+from mturk.claims import is_claim
 from mturk.models import MTurkAssignment, Publication
 from mturk.publishing import exclude_worker, include_worker
 
@@ -80,7 +80,13 @@ def action_prepare(*, action: ProviderAction) -> bool:
             raise ProviderError("MTurk cannot reject an assignment it has approved.")
         action.reference = remote.assignment_id
         return True
-    action.reference = mturk_worker_id(action.worker)
+    if is_claim(action.worker):
+        raise ProviderError(
+            f"{action.worker} holds answers under a claim MTurk has not vouched for, which "
+            "anyone could have made with that worker's id: nothing is sent to MTurk about "
+            "the worker for it."
+        )
+    action.reference = action.worker.external_id
     return True
 
 

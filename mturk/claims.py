@@ -28,9 +28,9 @@ def claim_external_id(worker_id: str, assignment_id: str) -> str:
     return f"{worker_id}/{digest}"
 
 
-def mturk_worker_id(worker: Worker) -> str:
-    """MTurk's WorkerId behind a worker row (a set-aside claim's row names it first)."""
-    return worker.external_id.split("/", 1)[0]
+def is_claim(worker: Worker) -> bool:
+    """Whether the worker row holds a set-aside claim rather than an MTurk worker."""
+    return "/" in worker.external_id
 
 
 def _move(answer: Assignment, worker: Worker) -> None:

@@ -29,13 +29,6 @@ from prolific.vouching import session_of, vouched_submission
 
 Kind = ProviderAction.Kind
 MIN_REJECTION_MESSAGE = 100
-# Calls about a submission that still count: one approval is enough for all its items.
-_LIVE = (
-    ProviderAction.Status.PENDING,
-    ProviderAction.Status.SENDING,
-    ProviderAction.Status.UNKNOWN,
-    ProviderAction.Status.DONE,
-)
 
 
 def action_prepare(*, action: ProviderAction) -> bool:
@@ -53,15 +46,12 @@ def action_prepare(*, action: ProviderAction) -> bool:
 
 
 def _approval_prepare(action: ProviderAction) -> bool:
+    # Each approved item carries its own call: the first one sent approves the submission,
+    # the others then find it approved (here or on Prolific) and send nothing, and an
+    # item rejected before its call went out takes only its own call back.
     submission = vouched_submission(action.assignment)
-    live = ProviderAction.objects.filter(
-        provider=action.provider,
-        kind=Kind.APPROVE,
-        reference=submission.submission_id,
-        status__in=_LIVE,
-    )
-    if submission.status == "APPROVED" or live.exists():
-        return False  # approved, or its approval is on its way
+    if submission.status == "APPROVED":
+        return False
     if submission.status in STILL_PROCESSING:
         raise ProviderError(
             f"The participant's Prolific submission is {submission.status} (still working "

@@ -149,7 +149,12 @@ class ReviewActions:
         )
         if response is not None:
             return response
-        self._each(request, queryset, lambda a: assignment_bonus(assignment=a, **data), "paid")
+        self._each(
+            request,
+            queryset,
+            lambda a: assignment_bonus(assignment=a, **data),
+            "given a bonus (the payments report shows when each is paid)",
+        )
         return None
 
     @admin.action(

@@ -282,3 +282,19 @@ def test_a_worker_mturk_vouches_for_is_not_served_the_item_again_under_another_i
     page = _open(hit, standin, "A1REAL", "FORGEDASSIGNMENT4")
     assert page.status_code == 400 and "already done this task" in page.content.decode()
     assert Assignment.objects.filter(item=hit.item).count() == 1
+
+
+def test_blocking_a_set_aside_claim_never_blocks_the_worker_on_mturk(hit, standin):
+    from crowd.models import ProviderAction
+    from crowd.review import ReviewError, worker_block
+
+    forged = _stored(hit, standin, "A1REAL", "FORGEDASSIGNMENT5", FORGED_STORY)
+    remote = standin.state.accept(hit_id=hit.hit_id, worker_id="A1REAL")
+    _open(hit, standin, "A1REAL", remote["AssignmentId"])  # sets the forged answer aside
+    forged.refresh_from_db()
+    assert forged.worker.external_id.startswith("A1REAL/")
+    with pytest.raises(ReviewError, match="claim MTurk has not vouched for"):
+        worker_block(worker=forged.worker, reason="Spam")
+    forged.worker.refresh_from_db()
+    assert not forged.worker.blocked and not ProviderAction.objects.exists()
+    assert standin.state.blocks == {}

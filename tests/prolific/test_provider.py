@@ -228,3 +228,16 @@ def test_a_message_whose_answer_is_lost_is_not_sent_again(standin, finished, set
     settings.PARABLE_BACKGROUND_GRACE_SECONDS = 0
     provider_actions_requeue_task()
     assert [message["body"] for message in standin.state.messages] == ["Thanks"]
+
+
+def test_an_item_rejected_before_its_approval_went_out_leaves_the_others_approving(
+    standin, finished
+):
+    first, second, _ = items(finished)
+    assignment_approve(assignment=first)
+    assignment_approve(assignment=second)
+    assignment_reject(assignment=first, message="Restates the proverb.")  # before any call
+    assert provider_calls_send() == ["done"]  # the second item's approval
+    assert standin.state.submissions[finished.session_id]["status"] == "APPROVED"
+    first_call = ProviderAction.objects.get(kind="approve", assignment=first)
+    assert first_call.status == "superseded"
