@@ -86,13 +86,16 @@ def _ensure_slot_free(assignment: Assignment) -> None:
         )
 
 
-def _tell(locked, kind: str, **payload) -> ProviderAction | None:
-    """Record the call the decision owes its provider, in the decision's transaction (a
-    provider that would refuse it raises ReviewError: nothing is decided)."""
-    subject = {"worker": locked} if isinstance(locked, Worker) else {"assignment": locked}
-    provider = locked.provider if isinstance(locked, Worker) else locked.item.batch.provider
+def _tell(locked: Assignment | Worker, kind: str, *, bonus=None, **payload):
+    """Record the call the decision about `locked` (work, or a worker) owes its provider,
+    in the decision's transaction (a provider that would refuse it raises ReviewError:
+    nothing is decided)."""
+    if isinstance(locked, Worker):
+        subject, provider = {"worker": locked}, locked.provider
+    else:
+        subject, provider = {"assignment": locked}, locked.item.batch.provider
     with _provider_refusal():
-        return action_record(kind=kind, provider=provider, payload=payload, **subject)
+        return action_record(kind=kind, provider=provider, bonus=bonus, payload=payload, **subject)
 
 
 def _reviewed_save(
@@ -254,14 +257,7 @@ def assignment_bonus(*, assignment: Assignment, cents: int, reason: str) -> Assi
         paid_before_cents=locked.bonus_cents,
     )
     Assignment.objects.filter(pk=locked.pk).update(bonus_cents=F("bonus_cents") + cents)
-    with _provider_refusal():
-        action_record(
-            kind=Kind.BONUS,
-            provider=locked.item.batch.provider,
-            assignment=locked,
-            bonus=bonus,
-            payload={"cents": cents, "reason": reason},
-        )
+    _tell(locked, Kind.BONUS, bonus=bonus, cents=cents, reason=reason)
     locked.refresh_from_db(fields=["bonus_cents"])
     return locked
 

@@ -32,7 +32,7 @@ def test_a_lab_worker_paid_a_bonus_in_the_queue_sees_it_on_their_page(
     page.fill("#reason-text", "A vivid <b>story</b>")
     page.locator("#reason-text").press("Enter")
     assert wait_for_next(page, current) == 0
-    expect(page.locator("#queue-status")).to_contain_text("bonus of 0.75 paid")
+    expect(page.locator("#queue-status")).to_contain_text("bonus of 0.75 recorded for Ana")
 
     worker_page = browser.new_context().new_page()
     worker_page.goto(f"{live_server.url}/w/{invite_token(worker=worker)}/")
