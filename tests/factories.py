@@ -503,3 +503,13 @@ def writing_record_of(kind: str, rng) -> dict:
         focused_ms=int(keys * mean_ms) + pauses * 4000,
         composition_ms=int(keys * mean_ms) + pauses * 4000,
     )
+
+
+def provider_calls_send() -> list[str]:
+    """What runs once review decisions commit: send each provider call waiting (crowd.outbox),
+    oldest first, as its task would. Returns their statuses."""
+    from crowd.models import ProviderAction
+    from crowd.outbox import provider_action_send
+
+    waiting = ProviderAction.objects.filter(status=ProviderAction.Status.PENDING).order_by("pk")
+    return [provider_action_send(action_id=pk) for pk in waiting.values_list("pk", flat=True)]

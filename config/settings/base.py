@@ -367,6 +367,7 @@ LOGGING = {
 
 CELERY_BEAT_SCHEDULE = {
     "expire-reservations": {"task": "crowd.assignments_expire", "schedule": 60.0},
+    "send-provider-calls": {"task": "crowd.provider_actions_requeue", "schedule": 60.0},
     "requeue-keywords": {"task": "annotation.keywords_requeue", "schedule": 60.0},
     "requeue-import-jobs": {"task": "annotation.import_jobs_requeue", "schedule": 60.0},
     "requeue-similarity": {"task": "annotation.similarity_requeue", "schedule": 60.0},
