@@ -16,6 +16,10 @@ there.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
@@ -80,6 +84,11 @@ class TaskType:
     import_fields: ClassVar[tuple[str, ...]] = ()
     # Fields the mapping may name besides those.
     import_optional_fields: ClassVar[tuple[str, ...]] = ()
+
+    def package_directory(self) -> Path:
+        """The folder of the package the type is defined in: its `templates/` and `static/`
+        are served as task_types/<key>/<name> (crowd.task_type_files)."""
+        return Path(sys.modules[type(self).__module__].__file__).parent
 
     def default_settings(self) -> dict:
         """Per-batch settings a new batch of this type starts from."""
@@ -280,6 +289,23 @@ _registry: dict[str, TaskType] = {}
 def register(task_type: TaskType) -> TaskType:
     _registry[task_type.key] = task_type
     return task_type
+
+
+def package_register(package: str) -> TaskType:
+    """Register the task type of a task-type package: the `task_type` of its `task` module.
+
+    A package is one type's home: `task.py` (the type), `models.py` when it stores rows of
+    its own (its app imports them with its models: `package_models_import`), `templates/`
+    and `static/` (found as task_types/<key>/..., crowd.task_type_files).
+    """
+    return register(importlib.import_module(f"{package}.task").task_type)
+
+
+def package_models_import(package: str) -> None:
+    """Import the package's `models` module, if it has one (from its app's
+    `AppConfig.import_models`, so that Django knows the models with the app's own)."""
+    if importlib.util.find_spec(f"{package}.models") is not None:
+        importlib.import_module(f"{package}.models")
 
 
 def get(key: str) -> TaskType:

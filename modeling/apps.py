@@ -6,7 +6,7 @@ class ModelingConfig(AppConfig):
     verbose_name = "Modeling"
 
     def ready(self) -> None:
-        from annotation.task_types.distractors import register_source_family
+        from annotation.task_types.choose.distractors import register_source_family
         from modeling.runs.distractors import MODEL_SOURCES
 
         register_source_family(MODEL_SOURCES)

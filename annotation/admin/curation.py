@@ -8,7 +8,6 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from annotation.curation.demo import demo_data_remove
 from annotation.curation.services import (
     ProverbFileError,
     curation_progress,
@@ -17,6 +16,7 @@ from annotation.curation.services import (
     variant_group_dismiss,
     variant_group_merge,
 )
+from annotation.demo import demo_data_remove
 from annotation.intake.import_jobs import import_job_create, import_runs_in_background
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import CurationTarget, Proverb, VariantGroup

@@ -25,7 +25,6 @@ from annotation.analysis.methods import methods_document
 from annotation.analysis.methods_render import methods_latex, methods_markdown
 from annotation.datasets.epic import dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
-from annotation.datasets.exports import FORMATS, dataset_export
 from annotation.datasets.splits import (
     SplitFileError,
     narrative_splits_apply,
@@ -34,6 +33,7 @@ from annotation.datasets.splits import (
     split_counts,
     split_files_select,
 )
+from annotation.exports.dataset import FORMATS, dataset_export
 from annotation.intake.import_jobs import import_job_create, import_runs_in_background
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.keywords import narratives_keywords_queue

@@ -27,14 +27,11 @@ from annotation.datasets.figurative import (
 )
 from annotation.datasets.figurative_files import FigurativeFileError
 from annotation.intake.uploads import UploadTooLarge, upload_read
-from annotation.models import (
-    ClozeResponse,
-    Continuation,
-    ContinuationAnswer,
-    FigurativeNarrative,
-    QualificationAttempt,
-)
+from annotation.models import FigurativeNarrative
 from annotation.quality.integrity import IntegritySettings, similarity_flags
+from annotation.task_types.cloze.models import ClozeResponse
+from annotation.task_types.continuation.models import Continuation, QualificationAttempt
+from annotation.task_types.continuation_choice.models import ContinuationAnswer
 
 
 class FigurativeImportForm(forms.Form):

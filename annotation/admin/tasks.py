@@ -14,8 +14,11 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from annotation import spans
-from annotation.models import ChoiceAnswer, Proverb, Rating, SpanPair
+from annotation.models import Proverb
 from annotation.quality.reports import quality_report
+from annotation.task_types.align.models import SpanPair
+from annotation.task_types.choose.models import ChoiceAnswer
+from annotation.task_types.rate.models import Rating
 from common.request_input import query_int
 from crowd.admin.review import REVIEW_ACTIONS, ReviewActions
 from crowd.models import Batch
@@ -253,7 +256,7 @@ class RatingReviewAdmin(TaskReviewAdmin):
 
     @admin.display(description="Gold")
     def gold(self, row) -> str:
-        from annotation.task_types.rating_criteria import gold_passes
+        from annotation.task_types.rate.criteria import gold_passes
 
         item = row.assignment.item
         if not item.is_gold:

@@ -34,8 +34,9 @@ from annotation.datasets.records import (
     rating_source,
     span_pairs_of,
 )
-from annotation.models import ChoiceAnswer, ChoiceQuestion, Rating
 from annotation.quality.flags import FlagRow, flag_rows
+from annotation.task_types.choose.models import ChoiceAnswer, ChoiceQuestion
+from annotation.task_types.rate.models import Rating
 
 DATASET_DEFINITIONS: dict[str, str] = {
     "scope": (

@@ -33,8 +33,9 @@ from annotation.datasets.epic_files import (
 from annotation.datasets.imported_files import epic_file_key, imported_file_record
 from annotation.datasets.records import narratives_for_generated_pks
 from annotation.datasets.splits import SplitFileError, narrative_splits_apply, parse_split_files
-from annotation.models import ImportedFile, Narrative, Proverb, SpanPair
+from annotation.models import ImportedFile, Narrative, Proverb
 from annotation.quality.similarity_scan import imported_similarity_check_queue
+from annotation.task_types.align.models import SpanPair
 from annotation.text import normalize_text, word_count
 
 _CHUNK = 2_000

@@ -14,10 +14,11 @@ from collections.abc import Iterable
 from django.db.models import Count, Q
 
 from annotation import spans
-from annotation.models import Narrative, SpanPair
+from annotation.models import Narrative
 from annotation.quality.calibration import writing_scores
 from annotation.quality.flags import narrative_flags
 from annotation.quality.reports import quality_report
+from annotation.task_types.align.models import SpanPair
 from annotation.text import check_overlap
 from crowd import task_types
 from crowd.models import Assignment, Batch, BatchPledge

@@ -126,7 +126,7 @@ def run() -> None:
     import django
 
     django.setup()
-    from annotation.task_types.cloze_parsing import sentence_check
+    from annotation.task_types.cloze.parsing import sentence_check
 
     started = time.perf_counter()
     sentence_check("The parser loads now.")

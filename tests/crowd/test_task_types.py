@@ -25,7 +25,7 @@ class GlossTask(TaskType):
 
     key = "test_gloss"
     label = "Gloss a proverb"
-    template = "frontend/tasks/write.html"
+    template = "task_types/write/page.html"
     agreement_template = "admin/annotation/agreement/figures.html"
 
     def validate(self, *, assignment: Assignment, payload: dict) -> dict:

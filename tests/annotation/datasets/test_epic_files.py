@@ -219,6 +219,6 @@ def test_parse_names_a_narrative_longer_than_the_crowd_cap():
 
 def test_narrative_cap_is_the_write_tasks():
     from annotation.datasets.epic_files import NARRATIVE_MAX_LENGTH
-    from annotation.task_types.write import MAX_CHARACTERS
+    from annotation.task_types.write.task import MAX_CHARACTERS
 
     assert NARRATIVE_MAX_LENGTH == MAX_CHARACTERS

@@ -15,7 +15,8 @@ from annotation.intake.import_jobs import (
     import_job_run,
     import_runs_in_background,
 )
-from annotation.models import ImportJob, Narrative, Proverb, SpanPair, VariantGroup
+from annotation.models import ImportJob, Narrative, Proverb, VariantGroup
+from annotation.task_types.align.models import SpanPair
 from annotation.tasks import import_jobs_requeue_task
 
 pytestmark = pytest.mark.django_db
