@@ -22,8 +22,6 @@ from annotation.datasets.figurative import (
     figurative_export_text,
     figurative_import,
     figurative_report_summary,
-    option_text,
-    shown_order,
 )
 from annotation.datasets.figurative_files import FigurativeFileError
 from annotation.intake.uploads import UploadTooLarge, upload_read
@@ -368,9 +366,9 @@ class ContinuationAnswerReviewAdmin(TaskReviewAdmin):
                 (
                     "✔" if option == pair.correct else "·",
                     "●" if option == answer.chosen else "○",
-                    option_text(pair, option),
+                    pair.option_text(option),
                 )
-                for option in shown_order(pair)
+                for option in pair.shown_order()
             ),
         )
         return format_html(

@@ -24,11 +24,10 @@ from annotation.quality.flags import flags_of, narrative_flags
 from annotation.quality.integrity import FLAG_TITLES
 from annotation.quality.submissions import (
     duration_text,
-    marked_pieces,
-    overlap_lines,
     pledge_of,
 )
 from annotation.quality.writing_score import Calibration, CalibrationError
+from annotation.task_types.write.review import marked_pieces, overlap_lines
 from common.request_input import query_int
 from crowd.admin.review import REVIEW_ACTIONS, ReviewActions
 from crowd.models import Assignment

@@ -104,7 +104,7 @@ from typing import Any
 
 import numpy as np
 
-from annotation.analysis.common import Deferred, ProgressCallback, mean_or_none, progress_noop
+from annotation.analysis.common import Deferred, mean_or_none
 from annotation.analysis.human_evaluation import AGREEMENT_THRESHOLD, human_evaluation
 from annotation.analysis.lexical import LexicalMerge, merge_lexical, random_proverb_permutation
 from annotation.analysis.pool import lexical_task, persistent_pool, spawn_pool, work_chunk
@@ -124,6 +124,7 @@ from annotation.analysis.sentiment import (
     SENTIMENT_POSITIVE,
     sentiment_statistics,
 )
+from common.progress import ProgressCallback, progress_noop
 
 SCHEMA_VERSION = 2  # 2: worker figures unknown (None) without a known writer; unknown_writer
 DIVERSITY_MAX_PAIRS = 200_000

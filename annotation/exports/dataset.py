@@ -26,7 +26,6 @@ from typing import TextIO
 from django.conf import settings
 
 from annotation.analysis.cards import dataset_card
-from annotation.analysis.common import ProgressCallback
 from annotation.analysis.methods import methods_document
 from annotation.analysis.methods_render import methods_latex, methods_markdown
 from annotation.analysis.selectors import ScopeAnalysis
@@ -40,6 +39,7 @@ from annotation.datasets.layouts import json_array_text
 from annotation.datasets.records import DATASET_SOURCES, dataset_narratives, export_rows
 from annotation.models import Narrative
 from common.csv_cells import SafeCsvWriter
+from common.progress import ProgressCallback
 
 logger = logging.getLogger(__name__)
 

@@ -93,6 +93,18 @@ class FigurativeNarrative(models.Model):
     def __str__(self) -> str:
         return f"{self.get_kind_display()} “{self.expression}”: “{first_words(self.text)}”"
 
+    def segments(self) -> list[dict]:
+        """The text as pieces, the expression's piece marked (pages render them escaped)."""
+        if self.expression_start is None:
+            return [{"text": self.text, "mark": False}]
+        start, end = self.expression_start, self.expression_end
+        pieces = [
+            {"text": self.text[:start], "mark": False},
+            {"text": self.text[start:end], "mark": True},
+            {"text": self.text[end:], "mark": False},
+        ]
+        return [piece for piece in pieces if piece["text"]]
+
 
 class ContinuationPair(models.Model):
     """Two candidate continuations of a figurative narrative, one of them the plausible one.
@@ -174,3 +186,10 @@ class ContinuationPair(models.Model):
     def __str__(self) -> str:
         first, second = first_words(self.option1), first_words(self.option2)
         return f"{self.narrative.expression}: “{first}” / “{second}”"
+
+    def shown_order(self) -> list[int]:
+        """The options (1, 2) in the order the pair shows them."""
+        return [1, 2] if self.shown_first == 1 else [2, 1]
+
+    def option_text(self, option: int) -> str:
+        return self.option1 if option == 1 else self.option2

@@ -17,7 +17,6 @@ from annotation import spans
 from annotation.models import Narrative
 from annotation.quality.agreement import span_agreement
 from annotation.quality.reports import counted
-from annotation.quality.submissions import alignment_drawing
 from annotation.task_parts.imported import imported_narrative, imported_span
 from annotation.task_parts.sources import (
     DRAW_SETTINGS_SCHEMA,
@@ -210,7 +209,10 @@ class AlignTask(TaskType):
     def review_display(self, *, assignment: Assignment) -> dict:
         narrative = Narrative.objects.select_related("proverb").get(pk=assignment.item.narrative_id)
         pairs = list(SpanPair.objects.filter(assignment=assignment))
-        return {"kind": "align", **alignment_drawing(narrative, pairs)}
+        drawn = spans.alignment_drawing(
+            proverb=narrative.proverb.text, narrative=narrative.text, pairs=pairs
+        )
+        return {"kind": "align", **drawn}
 
     def import_subject(self, *, batch: Batch, fields: dict[str, str]) -> dict:
         return {"narrative": imported_narrative(batch=batch, fields=fields)}

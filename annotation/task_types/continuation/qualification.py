@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from annotation.datasets.figurative import option_text, segments, shown_order
 from annotation.models import ContinuationPair
 from annotation.task_types.continuation.models import QualificationAttempt
 from crowd.models import Batch
@@ -54,10 +53,10 @@ def qualification_questions(pair_ids: list[int]) -> list[dict]:
     return [
         {
             "pair": pairs[pk].pk,
-            "segments": segments(pairs[pk].narrative),
+            "segments": pairs[pk].narrative.segments(),
             "options": [
-                {"id": option, "text": option_text(pairs[pk], option)}
-                for option in shown_order(pairs[pk])
+                {"id": option, "text": pairs[pk].option_text(option)}
+                for option in pairs[pk].shown_order()
             ],
         }
         for pk in pair_ids

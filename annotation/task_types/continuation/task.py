@@ -21,9 +21,10 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from annotation.datasets.figurative import continuation_pair_create, segments
 from annotation.models import ContinuationPair, FigurativeNarrative
 from annotation.quality.reports import counted
+from annotation.task_parts.option_pairs import continuation_pair_create
+from annotation.task_parts.overlap_rules import batch_rules, rules_schema
 from annotation.task_parts.sources import settings_object
 from annotation.task_types.continuation.models import Continuation, QualificationAttempt
 from annotation.task_types.continuation.qualification import (
@@ -31,7 +32,6 @@ from annotation.task_types.continuation.qualification import (
     qualification_attempt_create,
     qualification_questions,
 )
-from annotation.task_types.write.task import batch_rules, rules_schema
 from annotation.text import OverlapRules, check_overlap, load_stopwords, overlap_tokens
 from common.request_input import MAX_INT
 from crowd import task_types
@@ -268,7 +268,7 @@ class ContinuationTask(task_types.TaskType):
         rules = batch_rules(assignment.item.batch.settings)
         return {
             "figurative": narrative,
-            "segments": segments(narrative),
+            "segments": narrative.segments(),
             "meaning_label": "Meaning" if narrative.kind == "idiom" else "Property",
             "fields": FIELDS,
             "rules": rules,

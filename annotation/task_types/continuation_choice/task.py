@@ -14,7 +14,6 @@ from django import forms
 from django.db import transaction
 from django.db.models import Q
 
-from annotation.datasets.figurative import option_text, segments, shown_order
 from annotation.models import ContinuationPair, FigurativeNarrative
 from annotation.quality.agreement import (
     aggregate_accuracy,
@@ -181,12 +180,12 @@ class ContinuationChoiceTask(TaskType):
         pair = assignment.item.continuation_pair
         finished = assignment.status in Assignment.STORED
         chosen = assignment.continuation_answer.chosen if finished else None
-        order = shown_order(pair)
+        order = pair.shown_order()
         return {
             "figurative": pair.narrative,
-            "segments": segments(pair.narrative),
+            "segments": pair.narrative.segments(),
             "options": [
-                {"id": option, "text": option_text(pair, option), "chosen": option == chosen}
+                {"id": option, "text": pair.option_text(option), "chosen": option == chosen}
                 for option in order
             ],
             "task_config": {"options": order},

@@ -20,7 +20,6 @@ from annotation.models import Narrative
 from annotation.quality.agreement import rating_summary
 from annotation.quality.gold import GOLD_SETTINGS_SCHEMA, GoldSettingsForm, clean_gold_settings
 from annotation.quality.reports import counted
-from annotation.quality.submissions import alignment_drawing
 from annotation.task_parts.imported import imported_narrative
 from annotation.task_parts.sources import (
     DRAW_SETTINGS_SCHEMA,
@@ -463,7 +462,9 @@ class RateTask(TaskType):
         }
         if item.source_assignment_id is not None:
             pairs = list(SpanPair.objects.filter(assignment_id=item.source_assignment_id))
-            display["alignment"] = alignment_drawing(narrative, pairs)
+            display["alignment"] = spans.alignment_drawing(
+                proverb=narrative.proverb.text, narrative=narrative.text, pairs=pairs
+            )
         else:
             display["narrative"] = narrative.text
         return display

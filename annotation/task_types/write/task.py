@@ -22,8 +22,8 @@ from annotation.quality.integrity import (
     MAX_CANARY_CHARACTERS,
     IntegritySettings,
 )
-from annotation.quality.submissions import marked_pieces, overlap_lines
 from annotation.task_parts.imported import imported_proverb
+from annotation.task_parts.overlap_rules import batch_rules, rules_schema
 from annotation.task_parts.sources import settings_object
 from annotation.task_parts.writing_record import (
     batch_integrity,
@@ -32,9 +32,9 @@ from annotation.task_parts.writing_record import (
     writing_record_context,
     writing_record_store,
 )
+from annotation.task_types.write.review import marked_pieces, overlap_lines
 from annotation.text import OverlapRules, check_overlap, load_stopwords
 from common.api_parser import CLEAN_TEXT
-from common.request_input import MAX_INT
 from common.task_queue import queue_on_commit
 from crowd import task_types
 from crowd.forms import BatchForm
@@ -73,14 +73,6 @@ PERMISSIVE_RULES = {
 MAX_SETTING_NUMBER = 1e9
 
 
-def rules_schema() -> dict:
-    """The overlap rules a free-text batch takes, as an OpenAPI schema: OverlapRules'
-    fields, whole numbers from 0. That min_words <= max_words (a missing one taking its
-    default) OverlapRules checks itself: no JSON Schema compares two values."""
-    number = {"type": "integer", "minimum": 0, "maximum": MAX_INT}
-    return settings_object({field.name: number for field in fields(OverlapRules)})
-
-
 def integrity_schema() -> dict:
     """The writing-integrity settings (IntegritySettings' fields), as an OpenAPI schema:
     switches, texts of at most MAX_CANARY_CHARACTERS, numbers from 0 (shares and
@@ -105,11 +97,6 @@ def integrity_schema() -> dict:
             {"required": ["canary_word"], "properties": {"canary_word": {"pattern": "\\S"}}},
         ],
     }
-
-
-def batch_rules(settings: dict) -> OverlapRules:
-    """The overlap rules of a write batch's settings."""
-    return OverlapRules.from_dict(settings.get("rules"))
 
 
 class WriteBatchForm(BatchForm):

@@ -6,9 +6,9 @@ import json
 import pytest
 from django.utils.html import escape
 
-from annotation.datasets.figurative import option_text, shown_first_for, shown_order
 from annotation.models import ContinuationPair
 from annotation.quality.reports import batch_agreement
+from annotation.task_parts.option_pairs import shown_first_for
 from annotation.task_types.continuation_choice.models import ContinuationAnswer
 from crowd.assignments import NoWorkAvailable, assignment_reserve_next, assignment_submit
 from crowd.review import assignment_approve
@@ -90,9 +90,9 @@ def test_page_shows_the_options_in_the_stored_order(client):
     assignment = assignment_reserve_next(batch=batch, worker=worker)
     pair = assignment.item.continuation_pair
     page = client.get(f"/tasks/a/{assignment.pk}/").content.decode()
-    positions = [page.index(escape(option_text(pair, option))) for option in shown_order(pair)]
+    positions = [page.index(escape(pair.option_text(option))) for option in pair.shown_order()]
     assert positions == sorted(positions)
-    values = [page.index(f'value="{option}"') for option in shown_order(pair)]
+    values = [page.index(f'value="{option}"') for option in pair.shown_order()]
     assert values == sorted(values)
 
 
