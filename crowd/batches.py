@@ -31,7 +31,7 @@ def batch_create(
 ) -> Batch:
     """Create a draft batch; `items` are BatchItem field dicts (e.g. {"proverb": p}).
     A non-empty `pledge` is asked of each worker once before their first task."""
-    kind = task_types.get(task_type)
+    registered_type = task_types.get(task_type)  # `task_type` is the key the batch stores
     if not name.strip():
         raise ValueError("A batch needs a name.")
     batch = Batch.objects.create(
@@ -43,15 +43,15 @@ def batch_create(
         reward_cents=reward_cents,
         target_hourly_cents=target_hourly_cents,
         time_allowed_seconds=time_allowed_seconds,
-        instructions=instructions.strip() or kind.default_instructions(),
+        instructions=instructions.strip() or registered_type.default_instructions(),
         pledge=pledge.strip(),
-        settings=kind.checked_settings(settings or {}),
+        settings=registered_type.checked_settings(settings or {}),
         source_batch=source_batch,
         created_by=created_by,
     )
     batch_items_add(batch=batch, items=items or [])
     # Items drawn from a source batch or from the dataset (settings), if the type has any.
-    kind.items_refresh(batch=batch)
+    registered_type.items_refresh(batch=batch)
     return batch
 
 

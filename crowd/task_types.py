@@ -9,7 +9,7 @@ themselves from their app's `ready()`.
 
 What a type keeps in crowd's schema is the one exception: a batch item names its
 subject through one of BatchItem's foreign keys (see BatchItem), and
-`crowd.models.TaskType` lists the dataset's keys for the admin's filters. A type
+`crowd.models.TaskTypeChoices` lists the dataset's keys for the admin's filters. A type
 whose items are about a proverb, a narrative or an earlier assignment adds nothing
 there.
 """
@@ -326,12 +326,12 @@ def unregister(key: str) -> None:
 
 def keys_with_agreement() -> list[str]:
     """Keys of the types with an agreement report (on the agreement pages)."""
-    return sorted(key for key, kind in _registry.items() if kind.agreement_template)
+    return sorted(key for key, task_type in _registry.items() if task_type.agreement_template)
 
 
 def keys_importable() -> list[str]:
     """Keys of the types whose answers can be imported from a provider's results file."""
-    return sorted(key for key, kind in _registry.items() if kind.import_fields)
+    return sorted(key for key, task_type in _registry.items() if task_type.import_fields)
 
 
 def _json_schema(schema):
@@ -378,4 +378,4 @@ def settings_schemas(keys) -> dict:
 
 def keys_drawn() -> list[str]:
     """Keys of the types whose items are drawn (the API's chained-batch create)."""
-    return sorted(key for key, kind in _registry.items() if kind.drawn_items)
+    return sorted(key for key, task_type in _registry.items() if task_type.drawn_items)

@@ -151,9 +151,9 @@ class ChainedBatchViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
         form = ChainedBatchCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = dict(form.validated_data)
-        kind = task_types.get(data["task_type"])
+        task_type = task_types.get(data["task_type"])
         if not data["instructions"].strip():
-            data["instructions"] = kind.instructions_for(data["settings"])
+            data["instructions"] = task_type.instructions_for(data["settings"])
         return batch_create_response(request, data)
 
     def _require_change(self, request) -> None:

@@ -64,9 +64,9 @@ class GlossTask(TaskType):
 
 @pytest.fixture
 def gloss_type():
-    kind = task_types.register(GlossTask())
-    yield kind
-    task_types.unregister(kind.key)
+    task_type = task_types.register(GlossTask())
+    yield task_type
+    task_types.unregister(task_type.key)
 
 
 def test_a_type_defined_in_a_test_runs_from_batch_to_export(
@@ -161,10 +161,10 @@ def test_settings_are_held_to_the_types_schema_with_null_where_it_allows():
             size = {"type": "integer", "minimum": 1, "nullable": True}
             return {"type": "object", "additionalProperties": False, "properties": {"size": size}}
 
-    kind = Sized()
-    assert kind.checked_settings({"size": None})["size"] is None
+    task_type = Sized()
+    assert task_type.checked_settings({"size": None})["size"] is None
     with pytest.raises(ValueError, match=r"settings\.size: 0 is less than the minimum of 1"):
-        kind.checked_settings({"size": 0})
+        task_type.checked_settings({"size": 0})
     with pytest.raises(ValueError, match="'colour' was unexpected"):
-        kind.checked_settings({"colour": "red"})
+        task_type.checked_settings({"colour": "red"})
     assert task_types.TaskType().settings_schema() == {"type": "object"}
