@@ -202,17 +202,17 @@ class TaskType:
         }
 
     def batch_results(self, *, batch: Batch) -> list[dict]:
-        """The batch's stored submissions as JSON records (the results download and API).
-
-        By default one record per stored assignment: its ids and status, then `result`.
-        """
+        """The batch's stored submissions as JSON records (the results download and API):
+        one per stored assignment, its ids, gold flag and status, then its own part from
+        `result_records`."""
         from crowd.models import Assignment
 
-        assignments = (
+        assignments = list(
             Assignment.objects.filter(item__batch=batch, status__in=Assignment.STORED)
             .select_related("item")
             .order_by("id")
         )
+        records = self.result_records(batch=batch, assignments=assignments)
         return [
             {
                 "assignment": assignment.pk,
@@ -220,10 +220,16 @@ class TaskType:
                 "is_gold": assignment.item.is_gold,
                 "worker": assignment.worker_id,
                 "status": assignment.status,
-                **self.result(assignment=assignment),
+                **records[assignment.pk],
             }
             for assignment in assignments
+            if assignment.pk in records
         ]
+
+    def result_records(self, *, batch: Batch, assignments: list[Assignment]) -> dict[int, dict]:
+        """Each stored assignment's own part of its results record, by assignment id: by
+        default its `result`. A type that stores rows reads the batch's rows at once."""
+        return {assignment.pk: self.result(assignment=assignment) for assignment in assignments}
 
     def agreement(self, *, batch: Batch) -> dict | None:
         """The type's agreement and aggregation figures for a batch, JSON-safe (shown by

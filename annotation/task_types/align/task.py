@@ -171,29 +171,21 @@ class AlignTask(TaskType):
             batch=batch, items=[{"narrative": n} for n in narratives_to_add(batch=batch)]
         )
 
-    def batch_results(self, *, batch: Batch) -> list[dict]:
-        """One record per submitted alignment: narrative, proverb, worker, status, pairs."""
+    def result_records(self, *, batch: Batch, assignments: list[Assignment]) -> dict[int, dict]:
+        """Per alignment: its narrative, the proverb and the pairs in order."""
         rows = (
             SpanPair.objects.filter(assignment__item__batch=batch)
-            .select_related("assignment__worker", "narrative__proverb")
+            .select_related("narrative__proverb")
             .order_by("assignment_id", "position")
         )
         records: dict[int, dict] = {}
         for row in rows:
             record = records.setdefault(
                 row.assignment_id,
-                {
-                    "assignment": row.assignment_id,
-                    "item": row.assignment.item_id,
-                    "worker": row.assignment.worker_id,
-                    "status": row.assignment.status,
-                    "narrative": row.narrative_id,
-                    "proverb": row.narrative.proverb.text,
-                    "pairs": [],
-                },
+                {"narrative": row.narrative_id, "proverb": row.narrative.proverb.text, "pairs": []},
             )
             record["pairs"].append(spans.pair_record(row))
-        return list(records.values())
+        return records
 
     def agreement(self, *, batch: Batch) -> dict:
         return alignment_agreement(batch=batch)

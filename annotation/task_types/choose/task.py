@@ -156,7 +156,9 @@ class ChooseTask(TaskType):
         result = self.result(assignment=assignment) if finished else None
         chosen = result["chosen"] if result else None
         return {
-            "narrative": question.narrative,
+            "page_title": "Choose the proverb",
+            "story": [{"text": question.narrative.text, "mark": False}],
+            "question": "Which proverb does this story illustrate?",
             "options": [
                 {"id": pk, "text": texts[pk].text, "chosen": pk == chosen}
                 for pk in question.options
@@ -237,20 +239,13 @@ class ChooseTask(TaskType):
             for item_id, worker_id, answer, chosen in answers.order_by("id")
         ]
 
-    def batch_results(self, *, batch: Batch) -> list[dict]:
-        """One record per answer: question, narrative, options in order, correct, chosen."""
-        answers = (
-            ChoiceAnswer.objects.filter(assignment__item__batch=batch)
-            .select_related("assignment__item", "question")
-            .order_by("id")
+    def result_records(self, *, batch: Batch, assignments: list[Assignment]) -> dict[int, dict]:
+        """Per answer: the question, its narrative, options in order, correct, chosen."""
+        answers = ChoiceAnswer.objects.filter(assignment__item__batch=batch).select_related(
+            "question"
         )
-        return [
-            {
-                "assignment": answer.assignment_id,
-                "item": answer.assignment.item_id,
-                "is_gold": answer.assignment.item.is_gold,
-                "worker": answer.assignment.worker_id,
-                "status": answer.assignment.status,
+        return {
+            answer.assignment_id: {
                 "question": answer.question_id,
                 "narrative": answer.question.narrative_id,
                 "options": answer.question.options,
@@ -260,7 +255,7 @@ class ChooseTask(TaskType):
                 "distractor_source": answer.question.distractor_source,
             }
             for answer in answers
-        ]
+        }
 
     def agreement(self, *, batch: Batch) -> dict:
         return choice_agreement(batch=batch)

@@ -253,18 +253,15 @@ class ClozeTask(TaskType):
     def agreement(self, *, batch: Batch) -> dict:
         return cloze_report(batch=batch)
 
-    def batch_results(self, *, batch: Batch) -> list[dict]:
-        responses = (
-            ClozeResponse.objects.filter(assignment__item__batch=batch)
-            .select_related("assignment", "item")
-            .order_by("id")
+    def result_records(self, *, batch: Batch, assignments: list[Assignment]) -> dict[int, dict]:
+        """Per sentence: its cloze item, the condition, the original sentence and lemma,
+        the worker's sentence and lemma, and whether the lemmas match."""
+        responses = ClozeResponse.objects.filter(assignment__item__batch=batch).select_related(
+            "item"
         )
-        return [
-            {
-                "assignment": response.assignment_id,
-                "worker": response.assignment.worker_id,
-                "status": response.assignment.status,
-                "item": response.item_id,
+        return {
+            response.assignment_id: {
+                "cloze_item": response.item_id,
                 "narrative": response.item.narrative_id,
                 "condition": response.item.condition,
                 "original": response.item.sentences[response.item.blank_index],
@@ -274,7 +271,7 @@ class ClozeTask(TaskType):
                 "matches": response.matches,
             }
             for response in responses
-        ]
+        }
 
 
 def lemma_agreement(lemmas: Iterable[str]) -> float | None:

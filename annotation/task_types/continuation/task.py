@@ -346,18 +346,13 @@ class ContinuationTask(task_types.TaskType):
     def agreement(self, *, batch: Batch) -> dict:
         return continuation_report(batch=batch)
 
-    def batch_results(self, *, batch: Batch) -> list[dict]:
-        """One record per submission: narrative, expression, meaning, both sentences, flag."""
-        continuations = (
-            Continuation.objects.filter(assignment__item__batch=batch)
-            .select_related("narrative", "assignment")
-            .order_by("id")
+    def result_records(self, *, batch: Batch, assignments: list[Assignment]) -> dict[int, dict]:
+        """Per submission: narrative, expression, meaning, both sentences, the literal flag."""
+        continuations = Continuation.objects.filter(assignment__item__batch=batch).select_related(
+            "narrative"
         )
-        return [
-            {
-                "assignment": continuation.assignment_id,
-                "worker": continuation.assignment.worker_id,
-                "status": continuation.assignment.status,
+        return {
+            continuation.assignment_id: {
                 "narrative": continuation.narrative_id,
                 "expression": continuation.narrative.expression,
                 "meaning": continuation.narrative.meaning,
@@ -366,7 +361,7 @@ class ContinuationTask(task_types.TaskType):
                 "literal_use": continuation.literal_use,
             }
             for continuation in continuations
-        ]
+        }
 
 
 def continuation_report(*, batch: Batch) -> dict:

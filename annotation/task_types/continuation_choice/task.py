@@ -182,8 +182,9 @@ class ContinuationChoiceTask(TaskType):
         chosen = assignment.continuation_answer.chosen if finished else None
         order = pair.shown_order()
         return {
-            "figurative": pair.narrative,
-            "segments": pair.narrative.segments(),
+            "page_title": "Choose the continuation",
+            "story": pair.narrative.segments(),
+            "question": "Which sentence continues the story in a way that makes sense?",
             "options": [
                 {"id": option, "text": pair.option_text(option), "chosen": option == chosen}
                 for option in order
@@ -221,17 +222,13 @@ class ContinuationChoiceTask(TaskType):
     def agreement(self, *, batch: Batch) -> dict:
         return continuation_choice_report(batch=batch)
 
-    def batch_results(self, *, batch: Batch) -> list[dict]:
-        answers = (
-            ContinuationAnswer.objects.filter(assignment__item__batch=batch)
-            .select_related("assignment", "pair")
-            .order_by("id")
+    def result_records(self, *, batch: Batch, assignments: list[Assignment]) -> dict[int, dict]:
+        """Per answer: the option pair, its narrative and source, correct and chosen."""
+        answers = ContinuationAnswer.objects.filter(assignment__item__batch=batch).select_related(
+            "pair"
         )
-        return [
-            {
-                "assignment": answer.assignment_id,
-                "worker": answer.assignment.worker_id,
-                "status": answer.assignment.status,
+        return {
+            answer.assignment_id: {
                 "pair": answer.pair_id,
                 "narrative": answer.pair.narrative_id,
                 "source": answer.pair.source,
@@ -240,7 +237,7 @@ class ContinuationChoiceTask(TaskType):
                 "is_correct": answer.is_correct,
             }
             for answer in answers
-        ]
+        }
 
 
 def continuation_choice_report(*, batch: Batch) -> dict:

@@ -391,11 +391,11 @@ class RateTask(TaskType):
             for assignment_id, (item_id, worker_id, answer) in sorted(who.items())
         ]
 
-    def batch_results(self, *, batch: Batch) -> list[dict]:
-        """One record per submitted rating form: target, source of the narrative, ratings."""
+    def result_records(self, *, batch: Batch, assignments: list[Assignment]) -> dict[int, dict]:
+        """Per rating form: its target, the narrative's source, the ratings by criterion."""
         rows = (
             Rating.objects.filter(assignment__item__batch=batch)
-            .select_related("assignment__item", "narrative")
+            .select_related("narrative")
             .order_by("assignment_id", "id")
         )
         records: dict[int, dict] = {}
@@ -403,11 +403,6 @@ class RateTask(TaskType):
             record = records.setdefault(
                 row.assignment_id,
                 {
-                    "assignment": row.assignment_id,
-                    "item": row.assignment.item_id,
-                    "is_gold": row.assignment.item.is_gold,
-                    "worker": row.assignment.worker_id,
-                    "status": row.assignment.status,
                     "narrative": row.narrative_id,
                     "alignment": row.alignment_id,
                     "source": row.narrative.source,
@@ -416,7 +411,7 @@ class RateTask(TaskType):
                 },
             )
             record["ratings"][row.criterion] = row.value
-        return list(records.values())
+        return records
 
     def agreement(self, *, batch: Batch) -> dict:
         return rating_agreement(batch=batch)

@@ -1,6 +1,7 @@
-// The "choose the proverb" page: one choice among the options, in the question's stored
-// order; the choice is kept in localStorage until the submit succeeds. Keys: 1-9 choose
-// that option, Enter submits.
+// A one-choice task page (frontend/choice.html: the proverb a story illustrates, the
+// continuation that makes sense): one choice among the options, in their stored order; the
+// choice is kept in localStorage until the submit succeeds. Keys: 1-9 choose that option,
+// Enter submits.
 import {
   createSubmitter,
   draftStore,

@@ -215,6 +215,7 @@ def test_approving_an_alignment_keeps_it_for_the_dataset(narrative):
         {
             "assignment": assignment.pk,
             "item": assignment.item_id,
+            "is_gold": False,
             "worker": assignment.worker_id,
             "status": "approved",
             "narrative": narrative.pk,

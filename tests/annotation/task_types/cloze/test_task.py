@@ -9,6 +9,7 @@ import pytest
 from annotation.quality.reports import batch_agreement
 from annotation.task_types.cloze.models import ClozeItem, ClozeResponse
 from annotation.task_types.cloze.task import blank_position, lemma_agreement
+from crowd import task_types
 from crowd.assignments import assignment_reserve_next, assignment_submit
 from crowd.task_types import SubmissionError
 from tests.factories import (
@@ -198,3 +199,18 @@ def test_the_batch_form_says_how_many_stories_qualify(client, researcher):
         "/admin/crowd/batch/new/cloze/", {**fields, "name": "No", "source_batch": short_only.pk}
     )
     assert "None of the 2 stories chosen has 3 sentences or more" in response.content.decode()
+
+
+def test_results_record_names_the_batch_item_and_the_cloze_item_apart(write):
+    batch = cloze_batch(write)
+    assignment = assignment_reserve_next(batch=batch, worker=worker_create())
+    assignment_submit(assignment=assignment, payload={"text": "The cat found them."})
+    [record] = task_types.get("cloze").batch_results(batch=batch)
+    item = assignment.item
+    assert (record["item"], record["cloze_item"]) == (item.pk, item.cloze_item_id)
+    assert record["is_gold"] is False
+    assert (record["original"], record["text"]) == (
+        "Her brother found them in the fridge.",
+        "The cat found them.",
+    )
+    assert (record["original_lemma"], record["lemma"], record["matches"]) == ("find", "find", True)
