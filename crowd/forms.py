@@ -42,7 +42,6 @@ class BatchForm(forms.Form):
     name = forms.CharField(max_length=200)
     target_per_item = forms.IntegerField(
         min_value=1,
-        initial=10,
         label="Wanted per item",
         help_text="Approved results wanted per item, each from a different worker.",
     )

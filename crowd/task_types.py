@@ -58,6 +58,9 @@ class TaskType:
     key: ClassVar[str]
     label: ClassVar[str]
     template: ClassVar[str]
+    # Approved results wanted per item in a new batch, unless its creator says otherwise
+    # (the admin form's first value, the API's default).
+    target_per_item: ClassVar[int] = 10
     # The admin form researchers create batches of this type with (a crowd.forms.BatchForm);
     # None: the type is not offered in Batches → Add.
     batch_form: ClassVar[type | None] = None

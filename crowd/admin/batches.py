@@ -120,7 +120,9 @@ class BatchAdmin(admin.ModelAdmin):
         form_class = task_type.batch_form
         if form_class is None:
             raise Http404
-        form = form_class(request.POST or None)
+        form = form_class(
+            request.POST or None, initial={"target_per_item": task_type.target_per_item}
+        )
         if request.method == "POST" and form.is_valid():
             try:
                 batch = batch_create(task_type=key, created_by=request.user, **form.batch_fields())

@@ -53,7 +53,6 @@ class AlignBatchForm(DrawnBatchForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["instructions"].initial = INSTRUCTIONS
-        self.fields["target_per_item"].initial = 2
 
     def type_settings(self) -> dict:
         return {
@@ -65,6 +64,7 @@ class AlignBatchForm(DrawnBatchForm):
 class AlignTask(TaskType):
     key = "align"
     label = "Align spans"
+    target_per_item = 2
     template = "task_types/align/page.html"
     batch_form = AlignBatchForm  # crowd/admin.py offers "New Align spans batch"
     review_changelist = "admin:annotation_spanpair_changelist"  # review_url links there

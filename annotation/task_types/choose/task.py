@@ -98,7 +98,6 @@ class ChooseBatchForm(GoldSettingsForm, DrawnBatchForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["instructions"].initial = INSTRUCTIONS
-        self.fields["target_per_item"].initial = 3
 
     def type_settings(self) -> dict:
         data = self.cleaned_data
@@ -112,6 +111,7 @@ class ChooseBatchForm(GoldSettingsForm, DrawnBatchForm):
 class ChooseTask(TaskType):
     key = "choose"
     label = "Choose proverb"
+    target_per_item = 3
     template = "frontend/choice.html"
     batch_form = ChooseBatchForm  # crowd/admin.py offers "New Choose proverb batch"
     review_changelist = "admin:annotation_choiceanswer_changelist"  # review_url links there

@@ -125,7 +125,6 @@ class ClozeBatchForm(DrawnBatchForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["instructions"].initial = INSTRUCTIONS
-        self.fields["target_per_item"].initial = 5
         sample = self.fields["sample"]
         sample.help_text = (
             f"{sample.help_text} Stories with fewer than {MIN_SENTENCES} sentences are left "
@@ -164,6 +163,7 @@ class ClozeBatchForm(DrawnBatchForm):
 class ClozeTask(TaskType):
     key = "cloze"
     label = "Narrative cloze"
+    target_per_item = 5
     template = "task_types/cloze/page.html"
     batch_form = ClozeBatchForm
     review_changelist = "admin:annotation_clozeresponse_changelist"

@@ -144,7 +144,6 @@ class ContinuationBatchForm(BatchForm):
         self.fields["target_per_item"] = forms.IntegerField(
             min_value=low,
             max_value=high,
-            initial=low,
             label="Workers per narrative",
             help_text=f"{low} to {high}, each a different worker.",
         )
@@ -207,6 +206,7 @@ class ContinuationBatchForm(BatchForm):
 class ContinuationTask(task_types.TaskType):
     key = "continue"
     label = "Write continuations"
+    target_per_item = WORKERS_PER_NARRATIVE[0]
     template = "task_types/continue/page.html"
     batch_form = ContinuationBatchForm
     review_changelist = "admin:annotation_continuation_changelist"

@@ -124,7 +124,6 @@ class ContinuationChoiceBatchForm(BatchForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["instructions"].initial = INSTRUCTIONS
-        self.fields["target_per_item"].initial = 3
         self.fields["source_batch"].queryset = Batch.objects.filter(task_type="continue")
 
     def clean(self):
@@ -148,6 +147,7 @@ class ContinuationChoiceBatchForm(BatchForm):
 class ContinuationChoiceTask(TaskType):
     key = "continue_choice"
     label = "Choose the continuation"
+    target_per_item = 3
     template = "frontend/choice.html"
     batch_form = ContinuationChoiceBatchForm
     review_changelist = "admin:annotation_continuationanswer_changelist"

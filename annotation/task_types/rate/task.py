@@ -141,7 +141,6 @@ class RateBatchForm(GoldSettingsForm, DrawnBatchForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["target_per_item"].initial = 3
         criteria = {}
         for row in range(1, CRITERION_ROWS + 1):
             criteria[f"criterion_{row}"] = CriterionField(
@@ -189,14 +188,13 @@ class RateBatchForm(GoldSettingsForm, DrawnBatchForm):
                 raise forms.ValidationError(str(error)) from error
             if data["target"] == "alignments" and not data.get("source_batch"):
                 raise forms.ValidationError("Alignments to rate come from an align batch.")
-        if not self.errors and not (data.get("instructions") or "").strip():
-            data["instructions"] = RateTask().instructions_for(self.batch_settings())
         return data
 
 
 class RateTask(TaskType):
     key = "rate"
     label = "Rate quality"
+    target_per_item = 3
     template = "task_types/rate/page.html"
     batch_form = RateBatchForm  # crowd/admin.py offers "New Rate quality batch"
     review_changelist = "admin:annotation_rating_changelist"  # review_url links there
