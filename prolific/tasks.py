@@ -10,11 +10,11 @@ import logging
 from celery import shared_task
 
 from common.task_queue import task_send
-from prolific.bonuses import bonus_payment_pay, bonus_payment_reconcile, bonuses_waiting
+from prolific.bonuses import bonus_payment_pay, bonus_payment_reconcile
 from prolific.client import ProlificClient, ProlificError
 from prolific.models import Study
+from prolific.polling import studies_sync
 from prolific.submissions import (
-    decisions_waiting,
     study_sync,
     submission_approve,
     submission_reject,
@@ -26,25 +26,19 @@ logger = logging.getLogger(__name__)
 
 @shared_task(name="prolific.studies_sync")
 def studies_sync_task() -> int:
-    """Poll every study on Prolific that is not finished, send bonuses not sent yet and
-    reconcile those whose pay call went unanswered (run by beat)."""
-    seen = 0
-    for study in Study.objects.exclude(study_id="").exclude(status="COMPLETED"):
-        try:
-            seen += study_sync(study=study)
-        except ProlificError as error:
-            logger.warning("prolific: study %s not synced: %s", study.pk, error)
-    to_send, to_reconcile = bonuses_waiting()
-    for bonus_id in to_send:
-        task_send(bonus_pay_task, bonus_id)
-    for bonus_id in to_reconcile:
-        task_send(bonus_reconcile_task, bonus_id)
-    approvals, rejections = decisions_waiting()
-    for submission_pk in approvals:
-        task_send(submission_approve_task, submission_pk)
-    for submission_pk in rejections:
-        task_send(submission_reject_task, submission_pk)
-    return seen
+    """Poll every study on Prolific that is not finished (prolific.polling), then send the
+    bonuses not sent yet, reconcile those whose pay call went unanswered and send the
+    decisions still waiting, each by its own task (run by beat)."""
+    polled = studies_sync()
+    for task, ids in (
+        (bonus_pay_task, polled.bonuses_to_send),
+        (bonus_reconcile_task, polled.bonuses_to_reconcile),
+        (submission_approve_task, polled.approvals),
+        (submission_reject_task, polled.rejections),
+    ):
+        for pk in ids:
+            task_send(task, pk)
+    return polled.seen
 
 
 @shared_task(name="prolific.submission_approve")
