@@ -1,7 +1,7 @@
 """The researcher's batch form: the settings every batch has.
 
 A task type that researchers create batches of from the admin sets `batch_form`
-to a subclass that adds its items and settings (annotation/task_types/write.py);
+to a subclass that adds its items and settings (annotation/task_types/write/task.py);
 crowd/admin/batches.py shows it as "New <label> batch".
 """
 

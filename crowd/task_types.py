@@ -1,11 +1,13 @@
 """The task-type registry: the only way any code reaches a task's own logic.
 
-A task type (write, align, rate, choose, ...) is one unit: it validates and stores a
-submission, gives its page its context, shows the result for review, reacts to a
-review, reports its batch's results and agreement, knows its gold items and reads
-answers imported from a provider's results file. `TaskType` declares all of it;
-callers ask the registered type and never switch on its key. Task types register
-themselves from their app's `ready()`.
+A task type (write, align, rate, choose, ...) is one unit, a package of its own: it
+validates and stores a submission, gives its page its context (its page template and
+ES module sit in its package), shows the result for review, reacts to a review, reports
+its batch's results and agreement, knows its gold items and reads answers imported from
+a provider's results file. `TaskType` declares all of it; callers ask the registered
+type and never switch on its key. An app registers its types' packages from its
+`ready()` (`package_register`) and imports their models with its own
+(`package_models_import`).
 
 What a type keeps in crowd's schema is the one exception: a batch item names its
 subject through one of BatchItem's foreign keys (see BatchItem), and

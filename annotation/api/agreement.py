@@ -66,7 +66,8 @@ AddedSerializer = inline_serializer(
 
 
 class ChainedBatchViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
-    """Create align, rate and choose batches fed by a source batch or dataset draws."""
+    """Batches whose items are drawn (align, rate, choose, continue_choice, cloze): create
+    (the body of POST /api/batches/), refresh, gold items, results."""
 
     serializer_class = BatchSerializer
     queryset = Batch.objects.all()

@@ -66,7 +66,7 @@ class AlignTask(TaskType):
     label = "Align spans"
     target_per_item = 2
     template = "task_types/align/page.html"
-    batch_form = AlignBatchForm  # crowd/admin.py offers "New Align spans batch"
+    batch_form = AlignBatchForm  # crowd/admin/batches.py offers "New Align spans batch"
     review_changelist = "admin:annotation_spanpair_changelist"  # review_url links there
     drawn_items = True
     agreement_template = "task_types/align/agreement.html"

@@ -113,7 +113,7 @@ class ChooseTask(TaskType):
     label = "Choose proverb"
     target_per_item = 3
     template = "frontend/choice.html"
-    batch_form = ChooseBatchForm  # crowd/admin.py offers "New Choose proverb batch"
+    batch_form = ChooseBatchForm  # crowd/admin/batches.py offers "New Choose proverb batch"
     review_changelist = "admin:annotation_choiceanswer_changelist"  # review_url links there
 
     drawn_items = True

@@ -45,11 +45,6 @@ def parse(text: str):
     return pipeline()(text)
 
 
-def story_sentences(text: str) -> list[str]:
-    """The story's sentences as written (whitespace around each trimmed)."""
-    return [sentence.text.strip() for sentence in parse(text).sents if sentence.text.strip()]
-
-
 @lru_cache(maxsize=16384)
 def sentence_count(text: str) -> int:
     """How many sentences the parser finds in a story, as a cloze item counts them (kept

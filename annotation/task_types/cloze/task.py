@@ -2,7 +2,7 @@
 
 The other sentences are shown in full, as their main verb with its arguments, or as
 subject and verb (the batch's condition, computed with spaCy's parser when the batch
-takes a story: annotation/task_types/cloze_parsing.py). An answer must be one full sentence
+takes a story: annotation/task_types/cloze/parsing.py). An answer must be one full sentence
 (a root verb with a subject): the page asks the live check as the worker types (debounced) and
 says what is missing; the server parses the answer again before accepting it. Stories
 are the dataset's narratives, from a write batch's approved output and/or drawn by source.

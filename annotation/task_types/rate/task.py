@@ -196,7 +196,7 @@ class RateTask(TaskType):
     label = "Rate quality"
     target_per_item = 3
     template = "task_types/rate/page.html"
-    batch_form = RateBatchForm  # crowd/admin.py offers "New Rate quality batch"
+    batch_form = RateBatchForm  # crowd/admin/batches.py offers "New Rate quality batch"
     review_changelist = "admin:annotation_rating_changelist"  # review_url links there
     drawn_items = True
     agreement_template = "task_types/rate/agreement.html"

@@ -207,7 +207,7 @@ class WriteTask(task_types.TaskType):
     key = "write"
     label = "Write narratives"
     template = "task_types/write/page.html"
-    batch_form = WriteBatchForm  # crowd/admin.py offers "New Write narratives batch"
+    batch_form = WriteBatchForm  # crowd/admin/batches.py offers "New Write narratives batch"
     review_changelist = "admin:annotation_narrative_changelist"  # review_url links there
     import_fields = ("proverb", "narrative")
 

@@ -1,7 +1,7 @@
 // The "write continuations" page: two sentences checked live against the meaning with
 // overlap.js's checkOverlap (the server's check_overlap rules), the words of the meaning
 // marked behind each box, a literal-use flag, the draft kept in this browser, submit.
-// The messages match continuation_check in annotation/task_types/continuation.py.
+// The messages match continuation_check in annotation/task_types/continuation/task.py.
 import { checkOverlap, overlapTokens, renderHighlighted } from "../../frontend/overlap.js";
 import {
   createSubmitter,
