@@ -89,28 +89,24 @@ class BatchCreateSerializer(StrictInput, serializers.Serializer):
 
     @property
     def schema_rules(self) -> dict:
-        """What `validate` and batch_publish hold a body to: publishing needs a way in for
-        items; a type with drawn items and no items given needs a source batch, draws or
-        imported pairs; only such a type takes a source batch; and the settings are those
-        the task type takes."""
+        """What `validate` and batch_publish hold a body to, in two rules (more would be
+        more than a generator of bodies can combine): a body gives its items a way in,
+        unless it is a draft of a type whose items are given (publishing needs items; a
+        type with drawn items needs a source batch, draws or imported pairs); and each
+        task type's settings are those it takes, a source batch only for a drawn type."""
         drawn = task_types.keys_drawn()
         placed = [key for key in sorted(task_types.registered()) if key not in drawn]
         # (enums in allOf: drf-spectacular would make each enum a component of its own)
-        publish = {"anyOf": [{"properties": {"publish": {"enum": [False]}}}, *self._drawing()]}
-        sourced = {
-            "anyOf": [
-                {"properties": {"task_type": {"allOf": [{"enum": placed}]}}},
-                *self._drawing(),
-            ]
+        draft = {
+            "publish": {"allOf": [{"enum": [False]}]},
+            "task_type": {"allOf": [{"enum": placed}]},
         }
-        source_batch = {
-            "anyOf": [
-                {"properties": {"task_type": {"allOf": [{"enum": drawn}]}}},
-                {"properties": {"source_batch": {"not": {"type": "integer"}}}},  # none or null
-            ]
-        }
+        way_in = {"anyOf": [{"properties": draft}, *self._drawing()]}
         settings = task_types.settings_schemas(sorted(task_types.registered()))
-        return {"allOf": [publish, sourced, source_batch, settings]}
+        for rule in settings["anyOf"]:
+            if rule["properties"]["task_type"]["allOf"][0]["enum"][0] not in drawn:
+                rule["properties"]["source_batch"] = {"allOf": [{"enum": [None]}]}
+        return {"allOf": [way_in, settings]}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

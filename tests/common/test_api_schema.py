@@ -48,13 +48,19 @@ def test_request_bodies_take_only_their_fields_and_clean_text(schema):
     text = re.compile(components["ProverbRequest"]["properties"]["text"]["pattern"])
     assert text.match("Haste makes waste") and not text.match("?!") and not text.match("a\x00")
     assert "description" not in components["RejectRequest"]  # no mixin's comment as text
-    publishing, sourcing, *_ = components["BatchCreateRequest"]["allOf"]
-    assert {"required": ["items"], "properties": {"items": {"minItems": 1}}} in publishing["anyOf"]
+    way_in, by_type = components["BatchCreateRequest"]["allOf"]
+    draft, given, source, drawn = way_in["anyOf"]
+    assert draft["properties"]["publish"] == {"allOf": [{"enum": [False]}]}
+    assert draft["properties"]["task_type"]["allOf"][0]["enum"] == ["continue", "write"]
+    assert given == {"required": ["items"], "properties": {"items": {"minItems": 1}}}
     assert components["BatchItemInputRequest"]["minProperties"] == 1
-    placed, given, source, drawn = sourcing["anyOf"]
-    assert given["required"] == ["items"]
-    assert placed["properties"]["task_type"]["allOf"][0]["enum"] == ["continue", "write"]
     assert source["required"] == ["source_batch"]
+    write = next(
+        rule
+        for rule in by_type["anyOf"]
+        if rule["properties"]["task_type"]["allOf"][0]["enum"] == ["write"]
+    )
+    assert write["properties"]["source_batch"] == {"allOf": [{"enum": [None]}]}
     draws = drawn["properties"]["settings"]["anyOf"][0]["properties"]["draw"]
     assert draws == {"type": "array", "minItems": 1}
 
