@@ -19,7 +19,7 @@ class AnnotationConfig(AppConfig):
         super().import_models()
         # Each task type's models live in its package, in this app (label "annotation").
         for package in PACKAGES:
-            task_types.package_models_import(package)
+            task_types.package_module_import(package, "models")
 
     def ready(self) -> None:
         from annotation.analysis.methods_findings import dataset_parts_register

@@ -6,8 +6,8 @@ ES module sit in its package), shows the result for review, reacts to a review, 
 its batch's results and agreement, knows its gold items and reads answers imported from
 a provider's results file. `TaskType` declares all of it; callers ask the registered
 type and never switch on its key. An app registers its types' packages from its
-`ready()` (`package_register`) and imports their models with its own
-(`package_models_import`).
+`ready()` (`package_register`) and imports their models and admins with its own
+(`package_module_import`).
 
 What a type keeps in crowd's schema is the one exception: a batch item names its
 subject through one of BatchItem's foreign keys (see BatchItem), and
@@ -306,17 +306,19 @@ def package_register(package: str) -> TaskType:
     """Register the task type of a task-type package: the `task_type` of its `task` module.
 
     A package is one type's home: `task.py` (the type), `models.py` when it stores rows of
-    its own (its app imports them with its models: `package_models_import`), `templates/`
-    and `static/` (found as task_types/<key>/..., crowd.task_type_files).
+    its own and `admin.py` when it has a review list (its app imports them:
+    `package_module_import`), `templates/` and `static/` (found as task_types/<key>/...,
+    crowd.task_type_files).
     """
     return register(importlib.import_module(f"{package}.task").task_type)
 
 
-def package_models_import(package: str) -> None:
-    """Import the package's `models` module, if it has one (from its app's
-    `AppConfig.import_models`, so that Django knows the models with the app's own)."""
-    if importlib.util.find_spec(f"{package}.models") is not None:
-        importlib.import_module(f"{package}.models")
+def package_module_import(package: str, name: str) -> None:
+    """Import the package's module `name`, if it has one: its `models` from its app's
+    `AppConfig.import_models` (so that Django knows them with the app's own), its `admin`
+    from the app's admin module (so that its review list is registered)."""
+    if importlib.util.find_spec(f"{package}.{name}") is not None:
+        importlib.import_module(f"{package}.{name}")
 
 
 def get(key: str) -> TaskType:

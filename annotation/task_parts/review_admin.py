@@ -1,24 +1,21 @@
-"""Review of alignments, ratings and choices in the admin: approve, reject, block.
+"""What the task types' review lists in the admin share: approve, reject, block.
 
-One row per submission: an alignment drawn with its pair colours in both texts,
-a rating form's values, a choice among the options; each with the worker's review
-figures and gold accuracy in the batch (flagged workers marked). Worker text is
-data: every cell is built with format_html, which escapes each piece.
+One row per submission (each type's `admin.py` says what its row shows), with the
+worker's review figures and gold accuracy in the batch (flagged workers marked), list
+filters by review status and by batch, and the HTML of an alignment drawn in its pair
+colours and of a figurative narrative with its expression marked. Worker text is data:
+every cell is built with format_html, which escapes each piece.
 """
 
 from __future__ import annotations
 
 from django.contrib import admin
-from django.db.models import Min
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from annotation import spans
-from annotation.models import Proverb
+from annotation.models import FigurativeNarrative
 from annotation.quality.reports import quality_report
-from annotation.task_types.align.models import SpanPair
-from annotation.task_types.choose.models import ChoiceAnswer
-from annotation.task_types.rate.models import Rating
 from common.request_input import query_int
 from crowd.admin.review import REVIEW_ACTIONS, ReviewActions
 from crowd.models import Batch
@@ -26,7 +23,8 @@ from crowd.models import Batch
 EXCERPT_CHARACTERS = 140
 
 
-def _excerpt(text: str) -> str:
+def excerpt(text: str) -> str:
+    """The text, cut at EXCERPT_CHARACTERS."""
     return text if len(text) <= EXCERPT_CHARACTERS else text[:EXCERPT_CHARACTERS] + "…"
 
 
@@ -88,7 +86,7 @@ def drawn_text(pieces: list[dict]):
     )
 
 
-def alignment_html(*, proverb: str, narrative: str, pairs: list[SpanPair]):
+def alignment_html(*, proverb: str, narrative: str, pairs):
     """An alignment: the proverb and narrative with coloured spans, then the pair list."""
     drawing = spans.drawing(proverb=proverb, narrative=narrative, pairs=pairs)
     pair_rows = format_html_join(
@@ -110,7 +108,8 @@ def alignment_html(*, proverb: str, narrative: str, pairs: list[SpanPair]):
 
 
 class TaskReviewAdmin(ReviewActions, admin.ModelAdmin):
-    """Shared by the three review lists: read-only rows, review actions, worker figures."""
+    """Shared by the task types' review lists: read-only rows, review actions, worker
+    figures. A subclass names its `task_type` and the `row_display` before them."""
 
     task_type = ""
     actions = REVIEW_ACTIONS
@@ -181,137 +180,22 @@ class TaskReviewAdmin(ReviewActions, admin.ModelAdmin):
         return super().changelist_view(request, extra_context=extra_context)
 
 
-@admin.register(SpanPair)
-class AlignmentReviewAdmin(TaskReviewAdmin):
-    """One row per submitted alignment (its first pair stands for it)."""
-
-    task_type = "align"
-    row_display = ("id", "batch", "alignment")
-    list_display_links = ("id",)
-    readonly_fields = ("alignment", "narrative", "assignment")
-    fields = readonly_fields
-
-    def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .filter(assignment__isnull=False, position=1)
-            .select_related("narrative__proverb", "assignment__worker", "assignment__item__batch")
+def narrative_with_expression(narrative: FigurativeNarrative, *, limit: bool = True):
+    """The narrative with its expression in bold (escaped), then its meaning."""
+    if narrative.expression_start is None:
+        body = format_html("{}", excerpt(narrative.text) if limit else narrative.text)
+    else:
+        start, end = narrative.expression_start, narrative.expression_end
+        body = format_html(
+            "{}<strong>{}</strong>{}",
+            narrative.text[:start],
+            narrative.text[start:end],
+            narrative.text[end:],
         )
-
-    @admin.display(description="Alignment (pairs in matching colours)")
-    def alignment(self, row):
-        narrative = row.narrative
-        pairs = list(SpanPair.objects.filter(assignment_id=row.assignment_id))
-        return alignment_html(proverb=narrative.proverb.text, narrative=narrative.text, pairs=pairs)
-
-
-@admin.register(Rating)
-class RatingReviewAdmin(TaskReviewAdmin):
-    """One row per submitted rating form (its first rating stands for it)."""
-
-    task_type = "rate"
-    row_display = ("id", "batch", "target", "values", "gold")
-    list_display_links = ("id",)
-    readonly_fields = ("target", "values", "gold", "assignment")
-    fields = readonly_fields
-
-    def get_queryset(self, request):
-        first_of_each = Rating.objects.values("assignment").annotate(first=Min("id"))
-        return (
-            super()
-            .get_queryset(request)
-            .filter(pk__in=first_of_each.values("first"))
-            .select_related("narrative__proverb", "assignment__worker", "assignment__item__batch")
-        )
-
-    @admin.display(description="Rated")
-    def target(self, row):
-        narrative = row.narrative
-        if row.alignment_id is not None:
-            pairs = list(SpanPair.objects.filter(assignment_id=row.alignment_id))
-            return alignment_html(
-                proverb=narrative.proverb.text, narrative=narrative.text, pairs=pairs
-            )
-        return format_html(
-            '<strong>{}</strong><br><span style="white-space:pre-wrap">{}</span>'
-            '<br><span class="quiet">{}</span>',
-            narrative.proverb.text,
-            _excerpt(narrative.text),
-            f"{narrative.source} {narrative.source_label}".strip(),
-        )
-
-    @admin.display(description="Ratings")
-    def values(self, row):
-        labels = {
-            c["key"]: c.get("label", c["key"])
-            for c in row.assignment.item.batch.settings.get("criteria", [])
-        }
-        ratings = row.assignment.ratings.order_by("id")
-        return format_html_join(
-            "",
-            "{}: <strong>{}</strong><br>",
-            ((labels.get(r.criterion, r.criterion), r.value) for r in ratings),
-        )
-
-    @admin.display(description="Gold")
-    def gold(self, row) -> str:
-        from annotation.task_types.rate.criteria import gold_passes
-
-        item = row.assignment.item
-        if not item.is_gold:
-            return ""
-        given = {r.criterion: r.value for r in row.assignment.ratings.all()}
-        return "pass" if gold_passes(item.gold_answer, given) else "FAIL"
-
-
-@admin.register(ChoiceAnswer)
-class ChoiceReviewAdmin(TaskReviewAdmin):
-    """One row per answer: the story and its options, the chosen one and the correct one."""
-
-    task_type = "choose"
-    row_display = ("id", "batch", "question_display", "is_correct", "gold")
-    list_display_links = ("id",)
-    readonly_fields = ("question_display", "is_correct", "gold", "assignment")
-    fields = readonly_fields
-
-    def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .select_related("question__narrative", "assignment__worker", "assignment__item__batch")
-        )
-
-    @admin.display(description="Story and options (✔ correct, ● chosen)")
-    def question_display(self, answer):
-        question = answer.question
-        texts = Proverb.objects.in_bulk(question.options)
-        options = format_html_join(
-            "",
-            "<li>{} {} {}</li>",
-            (
-                (
-                    "✔" if pk == question.correct_id else "·",
-                    "●" if pk == answer.chosen_id else "○",
-                    texts[pk].text if pk in texts else pk,
-                )
-                for pk in question.options
-            ),
-        )
-        return format_html(
-            '<span style="white-space:pre-wrap">{}</span><ol style="list-style:none;padding:0">'
-            "{}</ol>",
-            _excerpt(question.narrative.text),
-            options,
-        )
-
-    @admin.display(description="Correct", boolean=True)
-    def is_correct(self, answer) -> bool:
-        return answer.is_correct
-
-    @admin.display(description="Gold")
-    def gold(self, answer) -> str:
-        item = answer.assignment.item
-        if not item.is_gold:
-            return ""
-        return "pass" if answer.chosen_id == (item.gold_answer or {}).get("chosen") else "FAIL"
+    return format_html(
+        '<div style="white-space:pre-wrap;max-width:50em">{}</div>'
+        '<span class="quiet">{}: {}</span>',
+        body,
+        "meaning" if narrative.kind == "idiom" else "property",
+        narrative.meaning,
+    )
