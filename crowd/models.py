@@ -17,9 +17,10 @@ class Provider(models.TextChoices):
     MTURK = "mturk", "Amazon Mechanical Turk"
 
 
-class TaskType(models.TextChoices):
-    """The dataset's task types, for the admin's filters and labels. A registered type
-    outside this list works all the same (the column holds any key); see crowd.task_types."""
+class TaskTypeChoices(models.TextChoices):
+    """The keys of the dataset's task types with labels, as the admin's filter offers them:
+    choices of Batch.task_type, not the types. A registered type outside this list works
+    all the same (the column holds any key); the types are crowd.task_types.TaskType."""
 
     WRITE = "write", "Write narratives"
     ALIGN = "align", "Align spans"
@@ -61,7 +62,7 @@ class Batch(models.Model):
         CLOSED = "closed", "Closed"
 
     name = models.CharField(max_length=200)
-    task_type = models.CharField(max_length=16, choices=TaskType.choices)
+    task_type = models.CharField(max_length=16, choices=TaskTypeChoices.choices)
     provider = models.CharField(max_length=16, choices=Provider.choices, default=Provider.LOCAL)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     settings = models.JSONField(

@@ -265,13 +265,28 @@ class PublicationAdmin(DurationsInMinutes, admin.ModelAdmin):
         )
         return TemplateResponse(request, "admin/mturk/batch.html", context)
 
+    def _actions(self) -> dict:
+        """Each action the batch page posts: the permission it needs and its handler."""
+        review, change = "crowd.review_batch", "crowd.change_batch"
+        return {
+            "sync": (change, self._do_sync),
+            "approve": (review, self._do_approve),
+            "reject": (review, self._do_reject),
+            "bonus": (review, self._do_bonus),
+            "block": (review, self._do_block),
+            "unblock": (review, self._do_unblock),
+            "expire": (change, self._do_expire),
+            "extend": (change, self._do_extend),
+            "add": (change, self._do_add),
+            "notify": (change, self._do_notify),
+        }
+
     def _act(self, request, batch: Batch) -> None:
-        action = request.POST.get("action", "")
-        review = action in ("approve", "reject", "bonus", "block", "unblock")
-        needed = "crowd.review_batch" if review else "crowd.change_batch"
+        needed, handler = self._actions().get(
+            request.POST.get("action", ""), ("crowd.change_batch", None)
+        )
         if not request.user.has_perm(needed):
             raise PermissionDenied
-        handler = getattr(self, f"_do_{action}", None)
         if handler is None:
             self.message_user(request, "Unknown action.", messages.ERROR)
             return

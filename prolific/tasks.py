@@ -8,8 +8,8 @@ import logging
 
 from celery import shared_task
 
-from prolific.client import ProlificError
 from prolific.models import Study
+from prolific.polling import studies_sync
 from prolific.submissions import study_sync
 
 logger = logging.getLogger(__name__)
@@ -17,14 +17,8 @@ logger = logging.getLogger(__name__)
 
 @shared_task(name="prolific.studies_sync")
 def studies_sync_task() -> int:
-    """Poll every study on Prolific that is not finished (run by beat)."""
-    seen = 0
-    for study in Study.objects.exclude(study_id="").exclude(status="COMPLETED"):
-        try:
-            seen += study_sync(study=study)
-        except ProlificError as error:
-            logger.warning("prolific: study %s not synced: %s", study.pk, error)
-    return seen
+    """Poll every study on Prolific that is not finished (prolific.polling; run by beat)."""
+    return studies_sync()
 
 
 @shared_task(name="prolific.study_sync")

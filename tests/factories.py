@@ -9,7 +9,10 @@ from pathlib import Path
 
 from django.utils import timezone
 
-from annotation.models import ChoiceAnswer, ChoiceQuestion, Narrative, Proverb, Rating, SpanPair
+from annotation.models import Narrative, Proverb
+from annotation.task_types.align.models import SpanPair
+from annotation.task_types.choose.models import ChoiceAnswer, ChoiceQuestion
+from annotation.task_types.rate.models import Rating
 from annotation.text import normalize_text
 from crowd.models import Assignment, Batch, BatchItem, Worker
 

@@ -13,9 +13,9 @@ import environ
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
-VAR_DIR = Path(environ.Env().str("PARABLE_VAR_DIR", default=str(BASE_DIR / "var")))
 
 env = environ.Env()
+VAR_DIR = Path(env.str("PARABLE_VAR_DIR", default=str(BASE_DIR / "var")))
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 
@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "axes",
+    "django.forms",  # its widget templates, for FORM_RENDERER below
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -99,8 +100,17 @@ TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [],
-        "APP_DIRS": True,
         "OPTIONS": {
+            # Apps' templates/ folders, and each task type's own (crowd.task_type_files).
+            "loaders": [
+                (
+                    "django.template.loaders.cached.Loader",
+                    [
+                        "django.template.loaders.app_directories.Loader",
+                        "crowd.task_type_files.TemplateLoader",
+                    ],
+                )
+            ],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
@@ -175,6 +185,12 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "crowd.task_type_files.StaticFinder",  # each task type's static/ folder
+]
+# Form widgets render with the templates above, so a task type's admin widget finds its own.
+FORM_RENDERER = "django.forms.renderers.TemplatesSetting"
 MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 MEDIA_URL = "media/"
 

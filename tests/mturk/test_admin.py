@@ -66,6 +66,17 @@ def test_reviewer_sees_the_batch_but_cannot_publish_or_expire(client, reviewer, 
     assert standin.state.hits[hit.hit_id]["HITStatus"] == "Assignable"
 
 
+def test_an_unknown_action_needs_the_change_permission_and_does_nothing(
+    client, reviewer, researcher, standin
+):
+    batch = mturk_batch_create(proverbs=[proverb_create()], target_per_item=2)
+    client.force_login(reviewer)
+    assert client.post(_page(batch), {"action": "sync_all"}).status_code == 403
+    client.force_login(researcher)
+    shown = client.post(_page(batch), {"action": "sync_all"}, follow=True).content.decode()
+    assert "Unknown action." in shown
+
+
 def test_anonymous_visitor_is_sent_to_login(client, standin):
     batch = mturk_batch_create(proverbs=[proverb_create()], target_per_item=2)
     response = client.get(_page(batch))

@@ -12,7 +12,8 @@ from django.core.management import CommandError, call_command
 from annotation.analysis.cards import markdown_cell
 from annotation.analysis.definitions import DEFINITIONS
 from annotation.analysis.selectors import DATASET_DEFINITIONS, definitions
-from annotation.models import Narrative, Proverb, SpanPair
+from annotation.models import Narrative, Proverb
+from annotation.task_types.align.models import SpanPair
 from tests.factories import (
     alignment_create,
     choice_answer_create,
