@@ -65,8 +65,8 @@ def populate(n: int) -> None:
     from django.db import transaction
     from django.utils import timezone
 
-    from annotation.spans import resolve_span
     from annotation.models import Narrative, Proverb
+    from annotation.spans import resolve_span
     from annotation.task_types.align.models import SpanPair
     from annotation.text import normalize_text
     from bench.analysis.synthetic import TextGenerator

@@ -26,4 +26,3 @@ def test_a_study_prolific_refuses_is_left_for_the_next_poll_and_the_others_synce
     assert Study.objects.get(batch=refused).synced_at is None
     standin.state.failures.clear()
     assert studies_sync() == 2
-
