@@ -258,6 +258,8 @@ class PublicationAdmin(DurationsInMinutes, admin.ModelAdmin):
             balance=account_balance(),
             hits=batch_hits(batch=batch),
             unmatched=unmatched_answers(batch=batch),
+            # An answer MTurk has not vouched for can be rejected here before sync does.
+            reviewable=(Assignment.Status.SUBMITTED, Assignment.Status.UNCONFIRMED),
             due=auto_approval_due(batch=batch, now=now),
             now=now,
             can_review=request.user.has_perm("crowd.review_batch"),

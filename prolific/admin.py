@@ -319,7 +319,8 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
         return session.submission.status_shown
 
     @admin.action(
-        description="Approve selected sessions (bulk, on Prolific too)", permissions=["review"]
+        description="Approve selected sessions (each submission on Prolific too, once)",
+        permissions=["review"],
     )
     def approve_selected(self, request, queryset):
         try:

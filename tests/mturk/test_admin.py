@@ -135,6 +135,17 @@ def test_page_flags_an_answer_no_mturk_assignment_vouches_for(client, researcher
     client.force_login(researcher)
     page = client.get(_page(batch)).content.decode()
     assert 'data-testid="unmatched"' in page and "A1WORKER" in page
+    answer = Assignment.objects.get(worker__external_id="A1WORKER")
+    assert answer.status == "unconfirmed" and "Reject here (frees the slot)" in page
+    client.post(
+        _page(batch),
+        {"action": "reject", "answer": answer.pk, "feedback": "No MTurk assignment matches."},
+    )
+    answer.refresh_from_db()
+    assert answer.status == "rejected"
+    provider_calls_send()
+    assert "RejectAssignment" not in standin.state.calls  # MTurk has nothing to reject
+    assert "Reject here" not in client.get(_page(batch)).content.decode()
 
 
 def test_double_sent_bonus_form_pays_once(client, researcher, standin):
