@@ -154,7 +154,8 @@ def build_sentencizer(batch_size: int = 1000, *, vectorized: bool = True) -> Spa
     """spaCy's rule-based sentencizer over a blank English pipeline (the fast default).
 
     ``vectorized=False`` runs the real component through ``nlp.pipe`` (same counts,
-    about twice slower); the default applies its rule in numpy (VectorizedSentencizer).
+    slower: docs/performance.md); the default applies its rule in numpy
+    (VectorizedSentencizer).
     """
     spacy = import_spacy()
     nlp = spacy.blank("en")
