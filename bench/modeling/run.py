@@ -4,7 +4,7 @@ Run from the repository root: `python bench/modeling/run.py [--epic FILE] [--tex
 Prints figures; it is not a test.
 
 1. Embedding: the same N seeded texts (20-150 words) encoded in the same run by
-   sentence-transformers' `encode` (fp32, batch 64), by annotation.encoder.Encoder in
+   sentence-transformers' `encode` (fp32, batch 64), by common.encoder.Encoder in
    fp32 and with bf16 autocast on CPU; texts per second and the ratio to
    sentence-transformers (target: at least 1.5x on this machine's CPU).
 2. Retrieval accuracy of fp32 and bf16 on a labelled set (target: within 0.5
@@ -34,7 +34,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch  # noqa: E402
 
-from annotation.encoder import Encoder, resolve_model  # noqa: E402
+from common.encoder import Encoder, resolve_model  # noqa: E402
 from modeling.training.examples import Example  # noqa: E402
 from modeling.training.hyperparameters import Hyperparameters  # noqa: E402
 from modeling.training.metrics import ranking_metrics  # noqa: E402

@@ -294,7 +294,7 @@ def run_execute(*, run_id: int, echo=None) -> Run:
 
 def _execute(run: Run, echo) -> Run:
     # torch and the models load in the process that runs the baseline, never in a web process.
-    from annotation.encoder import ModelNotFound
+    from common.encoder import ModelNotFound
     from modeling.training.registry import run_task
 
     baseline = baseline_for(run.task)

@@ -36,7 +36,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from annotation.encoder import Encoder, autocast
+from common.encoder import Encoder, autocast
 from modeling.training.examples import SnapshotError
 from modeling.training.hyperparameters import Hyperparameters
 from modeling.training.loop import Clock, Steps, environment, optimizer_schedule, selection

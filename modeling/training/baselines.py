@@ -35,7 +35,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from annotation.encoder import Encoder, autocast
+from common.encoder import Encoder, autocast
 from modeling.training.examples import Example, Parts, proverbs_of, split_parts
 from modeling.training.hyperparameters import Cancelled, Hyperparameters
 from modeling.training.loop import (

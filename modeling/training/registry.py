@@ -156,7 +156,7 @@ def run_task(
     sources: Mapping[str, SourceRun] | None = None,
 ) -> dict:
     """Run one baseline in this process (tests, benchmarks, the services); JSON-ready."""
-    from annotation.encoder import device_default
+    from common.encoder import device_default
     from modeling.training.loop import Reporter
 
     baseline = baseline_for(task)

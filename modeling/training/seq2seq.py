@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from annotation.encoder import LOAD_DTYPE, ModelNotFound, autocast, loading, resolve_model
+from common.encoder import LOAD_DTYPE, ModelNotFound, autocast, loading, resolve_model
 from modeling.training.copying import SOURCE_IDS, CopyingEncoderDecoder, copyable_ids
 from modeling.training.examples import Example
 from modeling.training.generation import (

@@ -78,7 +78,7 @@ def test_fine_tuned_run_reports_test_at_the_epoch_chosen_on_dev(
 
 
 def test_trained_model_is_saved_and_loads_again(tiny_model, tmp_path):
-    from annotation.encoder import Encoder
+    from common.encoder import Encoder
 
     run_task(
         task="classifier",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.encoder import Encoder
+from common.encoder import Encoder
 from modeling.training.checkpoints import MPNET
 from tests.modeling.conftest import tiny_family_folder
 

@@ -6,7 +6,7 @@ WordPiece with <s>/</s> and none)."""
 import pytest
 import torch
 
-from annotation.encoder import Encoder, ModelNotFound
+from common.encoder import Encoder, ModelNotFound
 from modeling.training.hyperparameters import Hyperparameters
 from modeling.training.registry import run_task
 from modeling.training.seq2seq import Seq2Seq

