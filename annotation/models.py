@@ -8,6 +8,12 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
+# The rounds' rows are the app's models too (annotation/opponents/models.py).
+from annotation.opponents.models import (  # noqa: F401
+    NarrativeRound,
+    OpponentCheck,
+    OpponentEvaluation,
+)
 from annotation.text import first_words
 
 
