@@ -35,6 +35,7 @@ from annotation.datasets.records import (
     span_pairs_of,
 )
 from annotation.models import ChoiceAnswer, ChoiceQuestion, Rating
+from annotation.opponents.evaluation import ROUNDS_DEFINITIONS, rounds_analysis
 from annotation.quality.flags import FlagRow, flag_rows
 
 DATASET_DEFINITIONS: dict[str, str] = {
@@ -73,7 +74,7 @@ DATASET_DEFINITIONS: dict[str, str] = {
 
 def definitions() -> dict[str, str]:
     """Every key of the analysis output (`dataset_analysis`) with its definition."""
-    return {**DEFINITIONS, **DATASET_DEFINITIONS}
+    return {**DEFINITIONS, **DATASET_DEFINITIONS, **ROUNDS_DEFINITIONS}
 
 
 _RECORD_FIELDS = (
@@ -353,6 +354,10 @@ class ScopeAnalysis:
         }
         result["splits"] = splits
         result["integrity"] = integrity
+        result["rounds"] = rounds_analysis(
+            narratives=dataset_narratives(batches=batches, sources=sources),
+            progress=self.progress,
+        )
         return result
 
 
