@@ -374,7 +374,7 @@ def rounds_fooled(result: Mapping[str, Any]) -> str:
         ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:.0%}"))
         ax.set_ylabel("share of the round's stories")
         ax.set_title(title)
-        ax.legend(loc="upper left", frameon=False, fontsize=8)
+        figure.legend(loc="outside lower center", ncols=2, frameon=False, fontsize=8)
         return True
 
     return _render(title, draw)
