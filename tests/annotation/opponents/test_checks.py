@@ -3,6 +3,7 @@ the task's own worker, answered by the run's model, limited per task; the story'
 recorded at submit; the writing rules and integrity controls whatever the model says."""
 
 import json
+import re
 from datetime import timedelta
 
 import pytest
@@ -232,3 +233,29 @@ def test_writing_rules_and_integrity_apply_whatever_the_model_says(
     response = submit(client, assignment, too_close, telemetry=writing_record(typed=120))
     assert response.status_code == 400 and "chickens" in response.json()["error"]
     assert not Narrative.objects.exists()
+
+
+def test_the_page_states_the_round_and_its_rules_and_a_preview_asks_nothing(
+    client, batch, researcher
+):
+    chosen = batch(mode="bonus", bonus_cents=25, validate=True, max_checks=4)
+    assignment = enter(client, chosen)
+    page = client.get(f"/tasks/a/{assignment.pk}/").content.decode()
+    assert "Round 2: can you fool the model?" in page
+    assert "earns a bonus of 0.25 once it is approved and other workers confirm" in page
+    assert 'data-testid="opponent-check"' in page
+    config = json.loads(re.search(r'id="task-config"[^>]*>(.*?)</script>', page).group(1))
+    assert config["opponent"] == {
+        "round": 2,
+        "mode": "bonus",
+        "show_guesses": False,
+        "bonus": "0.25",
+        "validate": True,
+        "max_checks": 4,
+        "checks_used": 0,
+    }
+    staff = Client()
+    staff.force_login(researcher)
+    preview = staff.get(f"/tasks/preview/{chosen.pk}/").content.decode()
+    assert 'data-testid="opponent-preview"' in preview and "up to 4 times" in preview
+    assert 'data-testid="opponent-check"' not in preview
