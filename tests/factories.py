@@ -9,7 +9,10 @@ from pathlib import Path
 
 from django.utils import timezone
 
-from annotation.models import ChoiceAnswer, ChoiceQuestion, Narrative, Proverb, Rating, SpanPair
+from annotation.models import Narrative, Proverb
+from annotation.task_types.align.models import SpanPair
+from annotation.task_types.choose.models import ChoiceAnswer, ChoiceQuestion
+from annotation.task_types.rate.models import Rating
 from annotation.text import normalize_text
 from crowd.models import Assignment, Batch, BatchItem, Worker
 
@@ -398,7 +401,7 @@ def round_story_write(batch: Batch, text: str, *, worker: Worker | None = None) 
     """A story of a round's batch asked of its opponent on the page (the answer stored),
     then submitted, through the services the page calls."""
     from annotation.opponents.checks import opponent_check_answer, opponent_check_ask
-    from annotation.task_types.write import batch_rules
+    from annotation.task_parts.overlap_rules import batch_rules
     from crowd.assignments import assignment_reserve_next, assignment_submit
 
     assignment = assignment_reserve_next(batch=batch, worker=worker or worker_create())
@@ -532,3 +535,13 @@ def writing_record_of(kind: str, rng) -> dict:
         focused_ms=int(keys * mean_ms) + pauses * 4000,
         composition_ms=int(keys * mean_ms) + pauses * 4000,
     )
+
+
+def provider_calls_send() -> list[str]:
+    """What runs once review decisions commit: send each provider call waiting (crowd.outbox),
+    oldest first, as its task would. Returns their statuses."""
+    from crowd.models import ProviderAction
+    from crowd.outbox import provider_action_send
+
+    waiting = ProviderAction.objects.filter(status=ProviderAction.Status.PENDING).order_by("pk")
+    return [provider_action_send(action_id=pk) for pk in waiting.values_list("pk", flat=True)]

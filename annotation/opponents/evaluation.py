@@ -197,7 +197,8 @@ ROUNDS_DEFINITIONS: dict[str, str] = {
         "proverb. Over the approved stories in scope written in a round."
     ),
     "rounds.by_round": (
-        "Per round: stories; its opponents (labels, and opponent_runs: run ids) and modes; answered (stories the opponent "
+        "Per round: stories; its opponents (labels, and opponent_runs: run ids) and modes; "
+        "answered (stories the opponent "
         "ranked as submitted); fooled (of those, stories whose proverb it did not rank "
         "first) and fooled_share (fooled / answered, the model error rate); unmatched "
         "(fooling stories a validation batch's workers did not match to their proverb: left "

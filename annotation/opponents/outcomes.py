@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from celery import shared_task
 from django.db import transaction
-from django.db.models import Min, Q
+from django.db.models import Min, Q, QuerySet
 from django.utils import timezone
 
-from annotation.models import ChoiceAnswer, NarrativeRound, OpponentCheck
+from annotation.models import NarrativeRound, OpponentCheck
 from common.task_queue import queue_on_commit, waiting_past_grace
 from crowd.chaining import batches_feed
 from crowd.models import Assignment, Batch
@@ -114,18 +114,17 @@ def story_reviewed(*, assignment: Assignment, approved: bool) -> None:
         record.save(update_fields=["bonus_due_since", "updated_at"])
 
 
-def validation_answer_reviewed(*, assignment: Assignment) -> None:
+def validation_answer_reviewed(*, assignment: Assignment, story_answers: QuerySet) -> None:
     """An answer of a validation batch (a choose batch with `fooled_only`) was reviewed:
     decide its story's validation again from the approved answers (in the review's
-    transaction)."""
+    transaction). `story_answers` are the choose type's answers about the story."""
     if not (assignment.item.batch.settings or {}).get(FOOLED_ONLY) or assignment.item.is_gold:
         return
     narrative_id = assignment.item.narrative_id
     record = _record(narrative_id=narrative_id)
     if record is None:
         return
-    answers = ChoiceAnswer.objects.filter(
-        question__narrative_id=narrative_id,
+    answers = story_answers.filter(
         assignment__status=Assignment.Status.APPROVED,
         assignment__item__is_gold=False,
         assignment__item__withdrawn_at__isnull=True,

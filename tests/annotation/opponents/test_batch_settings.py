@@ -3,7 +3,7 @@
 
 import pytest
 
-from annotation.task_types.write import WriteBatchForm
+from annotation.task_types.write.task import WriteBatchForm
 from crowd import task_types
 from crowd.models import Batch
 from tests.factories import proverb_create, write_batch_create

@@ -6,7 +6,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from annotation.datasets.exports import dataset_export
+from annotation.exports.dataset import dataset_export
 from annotation.quality.submissions import submission_review
 from crowd.assignments import assignment_reserve_next, assignment_submit
 from crowd.models import Assignment
