@@ -222,7 +222,7 @@ def test_two_rounds_on_the_local_crowd(live_server, page, browser, researcher, t
     validation = Batch.objects.get(name="Round 2 validation")
     assert validation.settings["fooled_only"] is True and validation.items.count() == 1
     chooser = worker_page(browser, live_server, validation)
-    expect(chooser.locator("[data-testid=narrative]")).to_have_text(fooled)
+    expect(chooser.locator("[data-testid=story]")).to_have_text(fooled)
     chooser.locator("label.option", has_text=proverb.text).locator("input").check()
     chooser.click("[data-testid=submit]")
     chooser.wait_for_selector("[data-testid=next-link]")
