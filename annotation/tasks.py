@@ -6,6 +6,8 @@ from annotation.analysis.jobs import analyses_waiting, dataset_analysis_compute_
 from annotation.curation.services import variant_groups_propose
 from annotation.intake.import_jobs import import_job_run_task, import_jobs_waiting
 from annotation.keywords import narratives_keywords_fill_task  # noqa: F401 (defined where it is queued)
+from annotation.opponents.checks import opponent_check_answer_task, submit_checks_waiting
+from annotation.opponents.outcomes import bonuses_waiting, opponent_bonus_pay_task
 from annotation.quality.similarity_scan import (  # noqa: F401 (registered with Celery)
     figurative_similarity_check_task,
     figurative_similarity_requeue,
@@ -76,3 +78,12 @@ def import_jobs_requeue_task() -> int:
     message is lost (beat, every minute); returns how many were queued. A job runs once
     however often it is queued."""
     return tasks_requeue_lost(import_job_run_task, import_jobs_waiting())
+
+
+@shared_task(name="annotation.opponents_requeue")
+def opponents_requeue_task() -> int:
+    """Queue again the opponent's checks of submitted stories and the fooled-model bonuses
+    still waiting after the grace period whose message is lost (beat, every minute);
+    returns how many were queued."""
+    checks = tasks_requeue_lost(opponent_check_answer_task, submit_checks_waiting())
+    return checks + tasks_requeue_lost(opponent_bonus_pay_task, bonuses_waiting())

@@ -382,6 +382,35 @@ def finished_run_create(*, probabilities: dict, task: str = "classifier", **fiel
     )
 
 
+def opponent_run_create(*, model_name: str, task: str = "retrieval", **fields):
+    """A finished proverb run that can oppose writers (by default retrieval, which scores
+    with `model_name` off the shelf)."""
+    return finished_run_create(probabilities={}, task=task, model_name=model_name, **fields)
+
+
+def round_batch_create(
+    *, proverbs: list[Proverb], round: int = 2, opponent: dict | None = None, **fields
+) -> Batch:
+    """A published write batch of a model-in-the-loop round (short stories allowed: five
+    words), through the crowd services; `opponent` as the batch setting takes it."""
+    settings = {"rules": {"min_words": 5}, "round": round, "opponent": opponent}
+    return write_batch_create(proverbs=proverbs, settings=settings, **fields)
+
+
+def round_story_write(batch: Batch, text: str, *, worker: Worker | None = None) -> Assignment:
+    """A story of a round's batch asked of its opponent on the page (the answer stored),
+    then submitted, through the services the page calls."""
+    from annotation.opponents.checks import opponent_check_answer, opponent_check_ask
+    from annotation.task_parts.overlap_rules import batch_rules
+    from crowd.assignments import assignment_reserve_next, assignment_submit
+
+    assignment = assignment_reserve_next(batch=batch, worker=worker or worker_create())
+    check = opponent_check_ask(assignment=assignment, text=text, rules=batch_rules(batch.settings))
+    opponent_check_answer(check_id=check.pk)
+    assignment_submit(assignment=assignment, payload={"text": text})
+    return Assignment.objects.get(pk=assignment.pk)
+
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 FIGURATIVE_FILES = {
     "idiom": FIXTURES / "figurative" / "idioms.jsonl",

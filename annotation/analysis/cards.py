@@ -193,6 +193,7 @@ def analysis_sections(analysis: dict) -> list[Section]:
             ["rating_means"],
         ),
         _integrity_section(analysis.get("integrity") or {}, meaning),
+        *_rounds_sections(analysis.get("rounds") or {}, meaning),
         Section(
             "parameters",
             "Scope and parameters",
@@ -249,13 +250,93 @@ def _integrity_section(integrity: dict, meaning: dict[str, str]) -> Section:
     )
 
 
+def _rounds_sections(rounds: dict, meaning: dict[str, str]) -> list[Section]:
+    """Model-in-the-loop rounds: per round, the stories that fooled their opponent; and each
+    round's model on every round's test stories. None when no story was written in a round."""
+    if not rounds.get("by_round"):
+        return []
+    by_round = Table(
+        [
+            "Round",
+            "Stories",
+            "Opponent",
+            "Mode",
+            "Answered",
+            "Fooled",
+            "Fooled share",
+            "Unmatched",
+            "Validated fooled share",
+            "Checks per story",
+            "Bonuses paid",
+        ],
+        [
+            [
+                figures["round"],
+                figures["stories"],
+                "; ".join(figures["opponents"]) or "none",
+                ", ".join(figures["modes"]) or "—",
+                figures["answered"],
+                figures["fooled"],
+                format_value(figures["fooled_share"]),
+                figures["unmatched"],
+                format_value(figures["validated_fooled_share"]),
+                format_value(figures["checks_mean"]),
+                figures["bonuses_paid"],
+            ]
+            for figures in rounds.get("by_round") or []
+        ],
+        _notes(meaning, ["rounds.by_round"]),
+        "Per round",
+    )
+    evaluation = rounds.get("evaluation") or {}
+    numbers = evaluation.get("rounds") or []
+
+    def cell(figures: dict | None) -> str:
+        if figures is None:
+            return "—"
+        return (
+            f"accuracy {format_value(figures['accuracy'])}, MRR {format_value(figures['mrr'])} "
+            f"(n {figures['n']})"
+        )
+
+    table = Table(
+        ["Model", *(f"Round {number} test" for number in numbers)],
+        [
+            [
+                f"{model['label']} (opponent of round "
+                f"{', '.join(map(str, model['rounds_opposed']))})",
+                *map(cell, row),
+            ]
+            for model, row in zip(
+                evaluation.get("models") or [], evaluation.get("cells") or [], strict=True
+            )
+        ],
+        _notes(meaning, ["rounds.evaluation"])
+        + [
+            (f"run {run}", f"could not be evaluated: {error}")
+            for run, error in (evaluation.get("errors") or {}).items()
+        ],
+        "Each round's model on every round's test stories",
+    )
+    return [
+        Section(
+            "rounds",
+            "Model-in-the-loop rounds",
+            _help(meaning, "rounds"),
+            [by_round, table],
+            ["rounds_fooled", "rounds_evaluation"],
+        )
+    ]
+
+
 def _help(meaning: dict[str, str], *keys: str) -> str:
     return " ".join(meaning.get(key, "") for key in keys).strip()
 
 
 def _other_definitions(sections: list[Section], meaning: dict[str, str]) -> Section:
     """The definitions no table above shows, so that every key of the output is defined."""
-    shown = set(_SECTION_KEYS)
+    # A section's key is defined in its help text (the rounds' section, only with rounds).
+    shown = set(_SECTION_KEYS) | {section.key for section in sections}
     for section in sections:
         for table in section.tables:
             shown.update(key for key, _ in table.notes)
@@ -424,6 +505,20 @@ _FIELDS = {
     "'provider:worker id') unless raw ids were kept; empty for imported narratives.",
     "split_seen": "train or test in the seen-proverbs setting; empty when unassigned.",
     "split_unseen": "train or test in the unseen-proverbs setting; empty when unassigned.",
+    "round": "The model-in-the-loop round the story was written in; empty when in none.",
+    "opponent_run": "The round's opponent: the id of the finished proverb run (retrieval, "
+    "bi-encoder or classifier) the writer could ask whether it finds the proverb; empty "
+    "when the round had none.",
+    "model_rank": "Where the opponent ranked the story's own proverb, for the story as "
+    "submitted, among the curated proverbs and its own (1: the model found it); empty when "
+    "there was no opponent or it has not answered.",
+    "model_fooled": "true when the opponent did not rank the story's proverb first (the story "
+    "fooled the model); empty when unknown.",
+    "human_validated": "true when a validation batch's workers mostly chose the story's "
+    "proverb, false when they did not (the story is then left out of its round's figures); "
+    "empty when not validated.",
+    "model_checks": "How often the writer asked the opponent on the task page before "
+    "submitting (rate-limited per task); empty when the round had no opponent.",
     "keywords": "Keywords of the narrative (verbs and named entities), as stored.",
     "span_pairs": "Aligned span pairs: alignment (1 = imported or earliest approved "
     "alignment), position (slot 1-5), proverb_start/proverb_end and "

@@ -11,7 +11,8 @@ A job whose task was lost (the broker was down when it was queued) stays queued;
 
 The data state key is a digest of counts, highest ids and latest review times of the
 rows the analysis reads (narratives, span pairs, ratings, choice answers, assignments,
-withdrawn items): any import, submission, review or withdrawal changes it.
+withdrawn items, the rounds' stories): any import, submission, review, withdrawal or
+opponent's answer changes it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from django.db.models import Count, Max, Q, Sum
 from django.db.models.functions import Length
 from django.utils import timezone
 
-from annotation.models import DatasetAnalysis, Narrative
+from annotation.models import DatasetAnalysis, Narrative, NarrativeRound
 from annotation.task_types.align.models import SpanPair
 from annotation.task_types.choose.models import ChoiceAnswer
 from annotation.task_types.rate.models import Rating
@@ -87,6 +88,8 @@ def dataset_state_key() -> str:
             counted=Count("id", filter=Q(status__in=["submitted", "approved"])),
         ),
         BatchItem.objects.aggregate(withdrawn=Count("id", filter=Q(withdrawn_at__isnull=False))),
+        # A round's story answered by its opponent, validated or paid its bonus.
+        NarrativeRound.objects.aggregate(n=Count("id"), changed=Max("updated_at")),
     ]
     text = json.dumps(figures, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()

@@ -29,6 +29,7 @@ from annotation.analysis.methods_collection import (
     scope_part,
     workers_part,
 )
+from annotation.analysis.methods_rounds import rounds_part
 from annotation.models import WritingCalibration
 from annotation.quality.calibration import accuracy_text
 from annotation.quality.integrity import FLAG_TITLES, IntegritySettings
@@ -306,5 +307,6 @@ def dataset_parts_register() -> None:
         (600, "integrity", _integrity_part),
         (700, "agreement", _agreement_part),
         (800, "dataset", _dataset_part),
+        (820, "rounds", rounds_part),
     ):
         methods_part_register(key=key, order=order, write=write)

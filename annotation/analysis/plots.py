@@ -25,6 +25,9 @@ not by name, so nothing from the crowd reaches the SVG. Labels that come from da
   and per batch (batches by id, not by name).
 - :func:`integrity_drift`: a batch's share of stories with each flag, window by window
   in submission order (annotation/quality/flags.py `flag_drift`), to see a batch drift.
+- :func:`rounds_fooled`: per model-in-the-loop round, the share of stories that fooled
+  their opponent, and the share that counts once validated.
+- :func:`rounds_evaluation`: each round's model's accuracy on every round's test stories.
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ __all__ = [
     "overlap_bars",
     "rating_means",
     "readability_histogram",
+    "rounds_evaluation",
+    "rounds_fooled",
     "sentiment_counts",
     "sentiment_scatter",
 ]
@@ -338,6 +343,72 @@ def integrity_drift(drift: Mapping[str, Any]) -> str:
         ax.set_ylabel("share of the window's stories")
         ax.set_title(title)
         ax.legend(loc="upper left", frameon=False, fontsize=8)
+        return True
+
+    return _render(title, draw)
+
+
+def rounds_fooled(result: Mapping[str, Any]) -> str:
+    """Per round, bars of the share of answered stories that fooled their opponent and of
+    the validated share (fooling stories that count, over the stories that count)."""
+    title = "Stories that fooled their opponent, per round"
+
+    def draw(figure: Figure) -> bool:
+        rounds = [
+            figures
+            for figures in _get(result, "rounds", "by_round") or []
+            if _number(figures.get("fooled_share"))
+        ]
+        if not rounds:
+            return False
+        ax = figure.add_subplot()
+        xs = range(len(rounds))
+        for offset, key, colour, label in (
+            (-0.2, "fooled_share", NEGATIVE, "fooled the model"),
+            (0.2, "validated_fooled_share", LINE, "fooled it, and counts once validated"),
+        ):
+            heights = [f[key] if _number(f.get(key)) else 0.0 for f in rounds]
+            ax.bar([x + offset for x in xs], heights, width=0.4, color=colour, label=label)
+        ax.set_xticks(list(xs), [f"round {f['round']}\n({f['answered']} answered)" for f in rounds])
+        ax.set_ylim(0, 1)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:.0%}"))
+        ax.set_ylabel("share of the round's stories")
+        ax.set_title(title)
+        figure.legend(loc="outside lower center", ncols=2, frameon=False, fontsize=8)
+        return True
+
+    return _render(title, draw)
+
+
+def rounds_evaluation(result: Mapping[str, Any]) -> str:
+    """Each round's model (rows) on every round's test stories (columns): accuracy as a
+    shade, written in each cell with its n; blank where there is no test story."""
+    title = "Each round's model on every round's test stories (accuracy)"
+
+    def draw(figure: Figure) -> bool:
+        evaluation = _get(result, "rounds", "evaluation") or {}
+        cells = evaluation.get("cells") or []
+        rounds = evaluation.get("rounds") or []
+        models = evaluation.get("models") or []
+        if not any(cell for row in cells for cell in row):
+            return False
+        ax = figure.add_subplot()
+        shades = [[cell["accuracy"] if cell else float("nan") for cell in row] for row in cells]
+        ax.imshow(shades, cmap="Blues", vmin=0, vmax=1, aspect="auto")
+        for i, row in enumerate(cells):
+            for j, cell in enumerate(row):
+                text = f"{cell['accuracy']:.0%}\nn={cell['n']}" if cell else "—"
+                ax.text(j, i, text, ha="center", va="center", fontsize=8)
+        ax.set_xticks(range(len(rounds)), [f"round {number}" for number in rounds])
+        ax.set_yticks(
+            range(len(models)),
+            [
+                f"run {model['run']} (vs round {', '.join(map(str, model['rounds_opposed']))})"
+                for model in models
+            ],
+        )
+        ax.set_xlabel("test stories of")
+        ax.set_title(title)
         return True
 
     return _render(title, draw)

@@ -34,6 +34,7 @@ from annotation.datasets.records import (
     rating_source,
     span_pairs_of,
 )
+from annotation.opponents.evaluation import ROUNDS_DEFINITIONS, rounds_analysis
 from annotation.quality.flags import FlagRow, flag_rows
 from annotation.task_types.choose.models import ChoiceAnswer, ChoiceQuestion
 from annotation.task_types.rate.models import Rating
@@ -75,7 +76,7 @@ DATASET_DEFINITIONS: dict[str, str] = {
 
 def definitions() -> dict[str, str]:
     """Every key of the analysis output (`dataset_analysis`) with its definition."""
-    return {**DEFINITIONS, **DATASET_DEFINITIONS}
+    return {**DEFINITIONS, **DATASET_DEFINITIONS, **ROUNDS_DEFINITIONS}
 
 
 _RECORD_FIELDS = (
@@ -355,6 +356,10 @@ class ScopeAnalysis:
         }
         result["splits"] = splits
         result["integrity"] = integrity
+        result["rounds"] = rounds_analysis(
+            narratives=dataset_narratives(batches=batches, sources=sources),
+            progress=self.progress,
+        )
         return result
 
 

@@ -20,6 +20,7 @@ from django.db.models import Avg, Case, Count, OuterRef, Q, QuerySet, Subquery, 
 from django.db.models.functions import Cast
 
 from annotation.models import Narrative
+from annotation.opponents.selectors import ROUND_FIELDS, round_fields_of
 from annotation.quality.flags import flags_by_narrative
 from annotation.task_types.align.models import SpanPair
 from annotation.task_types.rate.models import Rating
@@ -162,6 +163,7 @@ _EXPORT_FIELDS = (
 )
 _NO_KEYWORDS = ("{}", "[]", "null", "", None)
 FLAG_ROW = "flag_row"  # export_rows(flag_rows=True): the key of a row's FlagRow
+_NO_ROUND = dict.fromkeys(ROUND_FIELDS)
 
 
 def _parable_rank() -> Case:
@@ -201,7 +203,9 @@ def export_rows(
     imported), pledged_at (when the worker agreed to the batch's pledge, ISO; None when
     not asked or not agreed), split_seen, split_unseen (None when unset), keywords (list of str),
     span_pairs (dicts of _PAIR_FIELDS), ratings (criterion, mean, n), integrity_flags
-    (flag codes), writing (the writing record's summary, None without one).
+    (flag codes), writing (the writing record's summary, None without one); and
+    ROUND_FIELDS (round, opponent_run, model_rank, model_fooled, human_validated,
+    model_checks: None for a story written in no round, or where unknown).
     """
     narratives = dataset_narratives(
         batches=batches, approved_only=approved_only, sources=sources
@@ -216,7 +220,11 @@ def export_rows(
         ratings = _rating_summaries(ids)
         integrity = flags_by_narrative(_of_chunk(Narrative.objects, "id", ids))
         taken = _taken_pks(rows) if check_taken else set()
-        chunk = [_export_row(row, pairs, ratings, integrity, taken) for row in rows]
+        rounds = round_fields_of(ids)
+        chunk = [
+            {**_export_row(row, pairs, ratings, integrity, taken), **rounds.get(row[0], _NO_ROUND)}
+            for row in rows
+        ]
         if flag_rows:
             for row in chunk:
                 row[FLAG_ROW] = integrity[row["id"]]["row"]

@@ -38,6 +38,7 @@ from annotation.datasets.imported_files import (
 from annotation.datasets.layouts import json_array_text
 from annotation.datasets.records import DATASET_SOURCES, dataset_narratives, export_rows
 from annotation.models import Narrative
+from annotation.opponents.selectors import ROUND_FIELDS
 from common.csv_cells import SafeCsvWriter
 from common.progress import ProgressCallback
 
@@ -64,6 +65,7 @@ COLUMNS = (
     "pledged_at",
     "split_seen",
     "split_unseen",
+    *ROUND_FIELDS,
     "keywords",
     "span_pairs",
     "ratings",
@@ -130,6 +132,12 @@ def parquet_schema():
             ("pledged_at", pa.string()),
             ("split_seen", pa.string()),
             ("split_unseen", pa.string()),
+            ("round", pa.int32()),
+            ("opponent_run", pa.int64()),
+            ("model_rank", pa.int32()),
+            ("model_fooled", pa.bool_()),
+            ("human_validated", pa.bool_()),
+            ("model_checks", pa.int32()),
             ("keywords", pa.list_(pa.string())),
             ("span_pairs", pa.list_(span_pair)),
             ("ratings", pa.list_(rating)),

@@ -1,6 +1,7 @@
 """The dataset's own models: proverbs and their curation, narratives, writing integrity,
-the figurative narratives benchmark, imports and the analysis. Each task type keeps the
-models of what it stores in its own package (annotation.task_types)."""
+the figurative narratives benchmark, imports, the analysis and model-in-the-loop rounds.
+Each task type keeps the models of what it stores in its own package
+(annotation.task_types)."""
 
 from annotation.models.analysis import DatasetAnalysis
 from annotation.models.figurative import ContinuationPair, FigurativeNarrative
@@ -8,6 +9,7 @@ from annotation.models.imports import ImportedFile, ImportJob
 from annotation.models.integrity import NarrativeIntegrity, PilotLabel, WritingCalibration
 from annotation.models.narratives import Narrative
 from annotation.models.proverbs import CurationTarget, Proverb, VariantGroup
+from annotation.models.rounds import NarrativeRound, OpponentCheck, OpponentEvaluation
 
 __all__ = [
     "ContinuationPair",
@@ -18,6 +20,9 @@ __all__ = [
     "ImportedFile",
     "Narrative",
     "NarrativeIntegrity",
+    "NarrativeRound",
+    "OpponentCheck",
+    "OpponentEvaluation",
     "PilotLabel",
     "Proverb",
     "VariantGroup",

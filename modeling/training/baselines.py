@@ -35,7 +35,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from common.encoder import Encoder, autocast
+from common.encoder import Encoder, autocast, shared_encoder
 from modeling.training.examples import Example, Parts, proverbs_of, split_parts
 from modeling.training.hyperparameters import Cancelled, Hyperparameters
 from modeling.training.loop import (
@@ -371,16 +371,17 @@ def _save_artifact(encoder: Encoder, head, labels: list[tuple[int, str]], folder
 class ProverbRanker:
     """A finished proverb run loaded once, to rank a study's proverbs for new story texts.
 
-    The proverbs' vectors are computed once, here: a classifier's trained head rows for
-    the proverbs it was trained on, the encoder's embedding for the others (and for a
-    retrieval or bi-encoder run). `rank(text)` embeds one story and scores it against
-    them: one encoder pass of one text per check.
+    The run's encoder is the process's shared encoder of that checkpoint (loaded once, for
+    embedding only: bf16 weights where the CPU computes bf16). The proverbs' vectors are
+    computed once, here: a classifier's trained head rows for the proverbs it was trained
+    on, the encoder's embedding for the others (and for a retrieval or bi-encoder run).
+    `rank(text)` embeds one story and scores it against them: one encoder pass of one
+    text per check; `rank_texts` embeds many in batches.
     """
 
     def __init__(self, *, model: str, proverbs: Sequence[tuple[int, str]], hyperparameters):
         self.hp = hyperparameters
-        self.encoder = Encoder(model, max_length=hyperparameters.max_length)
-        self.encoder.eval()
+        self.encoder = shared_encoder(model)
         self.ids = [proverb_id for proverb_id, _ in proverbs]
         vectors = self.encoder.embed(
             [text for _, text in proverbs], max_length=hyperparameters.proverb_max_length
@@ -398,5 +399,15 @@ class ProverbRanker:
 
     def rank(self, text: str) -> list[tuple[int, float]]:
         """[(proverb id, cosine)] of the story against every proverb, best first."""
-        scores = (self.encoder.embed([text]) @ self.vectors.T)[0].tolist()
-        return sorted(zip(self.ids, scores, strict=True), key=lambda pair: -pair[1])
+        return self.rank_texts([text])[0]
+
+    def rank_texts(self, texts: list[str]) -> list[list[tuple[int, float]]]:
+        """`rank` of each text, the texts embedded together."""
+        if not texts:
+            return []
+        scores = (
+            self.encoder.embed(texts, max_length=self.hp.max_length) @ self.vectors.T
+        ).tolist()
+        return [
+            sorted(zip(self.ids, row, strict=True), key=lambda pair: -pair[1]) for row in scores
+        ]

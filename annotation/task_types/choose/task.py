@@ -15,6 +15,13 @@ from django import forms
 from django.db import transaction
 
 from annotation.models import Narrative, Proverb
+from annotation.opponents.outcomes import (
+    FOOLED_ONLY,
+    FOOLED_ONLY_SCHEMA,
+    fooled_only_clean,
+    fooling_stories,
+    validation_answer_reviewed,
+)
 from annotation.quality.agreement import (
     aggregate_accuracy,
     alpha_note,
@@ -94,6 +101,13 @@ class ChooseBatchForm(GoldSettingsForm, DrawnBatchForm):
         ),
     )
     options = forms.IntegerField(min_value=2, max_value=10, initial=5)
+    fooled_only = forms.BooleanField(
+        required=False,
+        label="Only stories that fooled their opponent",
+        help_text="Validation of a model-in-the-loop round: draw only the source batch's "
+        "stories that fooled its opponent; a story whose answers mostly miss its proverb "
+        "is left out of its round, and one they match counts (and earns its bonus).",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -101,11 +115,14 @@ class ChooseBatchForm(GoldSettingsForm, DrawnBatchForm):
 
     def type_settings(self) -> dict:
         data = self.cleaned_data
-        return {
-            "distractors": data["distractors"],
-            "options": data["options"],
-            **self.gold_settings(),
-        }
+        return fooled_only_clean(
+            {
+                "distractors": data["distractors"],
+                "options": data["options"],
+                FOOLED_ONLY: data[FOOLED_ONLY],
+                **self.gold_settings(),
+            }
+        )
 
 
 class ChooseTask(TaskType):
@@ -133,6 +150,7 @@ class ChooseTask(TaskType):
                 "options": {"type": "integer", "minimum": 2, "maximum": 10},
                 **GOLD_SETTINGS_SCHEMA,
                 **DRAW_SETTINGS_SCHEMA,
+                **FOOLED_ONLY_SCHEMA,
             }
         )
 
@@ -147,7 +165,7 @@ class ChooseTask(TaskType):
         options = cleaned["options"]
         if isinstance(options, bool) or not isinstance(options, int) or not 2 <= options <= 10:
             raise ValueError("options must be a whole number from 2 to 10.")
-        return clean_gold_settings(clean_draw_settings(cleaned))
+        return fooled_only_clean(clean_gold_settings(clean_draw_settings(cleaned)))
 
     def page_context(self, *, assignment: Assignment) -> dict:
         question = assignment.item.choice_question
@@ -199,9 +217,10 @@ class ChooseTask(TaskType):
     def items_refresh(self, *, batch: Batch) -> int:
         batch_lock(batch)
         source_batch_check(batch, expected="write")
+        among = fooling_stories() if batch.settings.get(FOOLED_ONLY) else None
         items = [
             {"narrative": narrative, "choice_question": self._question(batch, narrative)}
-            for narrative in narratives_to_add(batch=batch)
+            for narrative in narratives_to_add(batch=batch, among=among)
         ]
         return batch_items_add(batch=batch, items=items)
 
@@ -212,6 +231,15 @@ class ChooseTask(TaskType):
             source=settings.get("distractors", "lexical"),
             options=settings.get("options", 5),
             seed=settings.get("seed", 1),
+        )
+
+    def on_reviewed(self, *, assignment: Assignment, approved: bool) -> None:
+        # A validation batch's answers decide whether their story counts in its round.
+        validation_answer_reviewed(
+            assignment=assignment,
+            story_answers=ChoiceAnswer.objects.filter(
+                question__narrative_id=assignment.item.narrative_id
+            ),
         )
 
     def gold_item(self, *, batch: Batch, narrative: Narrative, answer: dict | None) -> dict:

@@ -17,6 +17,20 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotation.models import Narrative, Proverb
+from annotation.opponents.batch_settings import (
+    ROUND_KEYS,
+    RoundFields,
+    rounds_schema,
+    rounds_settings_clean,
+)
+from annotation.opponents.checks import (
+    narrative_round_record,
+    opponent_live_check,
+    opponent_page_context,
+    opponent_submit_check,
+)
+from annotation.opponents.outcomes import story_reviewed
+from annotation.opponents.selectors import round_review_lines
 from annotation.quality.integrity import (
     DEFAULT_CANARY_INSTRUCTION,
     MAX_CANARY_CHARACTERS,
@@ -99,8 +113,9 @@ def integrity_schema() -> dict:
     }
 
 
-class WriteBatchForm(BatchForm):
-    """A write-narratives batch: curated proverbs, and the overlap and length rules."""
+class WriteBatchForm(RoundFields, BatchForm):
+    """A write-narratives batch: curated proverbs, the overlap and length rules, and its
+    round and opponent (annotation/opponents)."""
 
     proverbs = forms.ModelMultipleChoiceField(
         queryset=Proverb.objects.filter(status=Proverb.Status.CURATED).order_by("text"),
@@ -161,6 +176,7 @@ class WriteBatchForm(BatchForm):
         "pledge",
         "canary_word",
         "canary_instruction",
+        *RoundFields.ROUND_FIELD_ORDER,
     )
 
     def __init__(self, *args, **kwargs):
@@ -197,7 +213,11 @@ class WriteBatchForm(BatchForm):
 
     def batch_settings(self) -> dict:
         integrity = self._integrity(self.cleaned_data)
-        return {"rules": self._rules(self.cleaned_data), "integrity": integrity.to_dict()}
+        return {
+            "rules": self._rules(self.cleaned_data),
+            "integrity": integrity.to_dict(),
+            **self.round_settings(),
+        }
 
     def batch_items(self) -> list[dict]:
         return [{"proverb": proverb} for proverb in self.cleaned_data["proverbs"]]
@@ -218,24 +238,29 @@ class WriteTask(task_types.TaskType):
         return DEFAULT_INSTRUCTIONS
 
     def settings_schema(self) -> dict:
-        return settings_object({"rules": rules_schema(), "integrity": integrity_schema()})
+        return settings_object(
+            {"rules": rules_schema(), "integrity": integrity_schema(), **rounds_schema()}
+        )
 
     def clean_settings(self, settings: dict) -> dict:
-        """{"rules": {max_shared_ngram, ...}, "integrity": IntegritySettings' fields}."""
+        """{"rules": {max_shared_ngram, ...}, "integrity": IntegritySettings' fields}, and
+        in rounds "round" and "opponent" (annotation.opponents.batch_settings)."""
         if not isinstance(settings, dict):
             raise ValueError("Settings of a write batch must be an object.")
-        unknown = sorted(set(settings) - {"rules", "integrity"})
+        unknown = sorted(set(settings) - {"rules", "integrity", *ROUND_KEYS})
         if unknown:
             raise ValueError(f"Unknown setting(s) of a write batch: {', '.join(unknown)}.")
         return {
             "rules": batch_rules(settings).to_dict(),
             "integrity": batch_integrity(settings).to_dict(),
+            **rounds_settings_clean(settings),
         }
 
     def page_context(self, *, assignment: Assignment) -> dict:
         proverb = _proverb(assignment)
         rules = batch_rules(assignment.item.batch.settings)
         writing = writing_record_context(assignment.item.batch.settings)
+        opponent = opponent_page_context(assignment=assignment)
         return {
             "proverb": proverb,
             "rules": rules,
@@ -249,10 +274,12 @@ class WriteTask(task_types.TaskType):
             # Approved, or approved and excluded (paid, kept out of the dataset): the
             # worker's story was approved either way.
             "approved": assignment.status in assignment.PAID,
+            "opponent": opponent,
             "task_config": {
                 "proverb": proverb.text,
                 "rules": rules.to_dict(),
                 "stopwords": sorted(load_stopwords()),
+                "opponent": opponent,
                 **writing,
             },
         }
@@ -277,6 +304,8 @@ class WriteTask(task_types.TaskType):
                 field="text",
                 details={"violations": violations},
             )
+        # In a round that requires it, only a story the model did not find.
+        opponent_submit_check(assignment=assignment, text=text)
         return {"text": text, "check": check, "telemetry": telemetry}
 
     def store(self, *, assignment: Assignment, cleaned: dict) -> None:
@@ -296,6 +325,13 @@ class WriteTask(task_types.TaskType):
             telemetry=cleaned["telemetry"],
             integrity=batch_integrity(assignment.item.batch.settings),
         )
+        narrative_round_record(assignment=assignment, narrative=narrative)
+
+    def live_check(self, *, assignment: Assignment, payload: dict) -> dict:
+        """The opponent's check of the draft (a batch with an opponent; LookupError, a 404,
+        otherwise): the overlap meter itself runs in the page."""
+        rules = batch_rules(assignment.item.batch.settings)
+        return opponent_live_check(assignment=assignment, payload=payload, rules=rules)
 
     def result(self, *, assignment: Assignment) -> dict:
         narrative = assignment.narrative  # cached by store() on a first submit; else one query
@@ -329,6 +365,7 @@ class WriteTask(task_types.TaskType):
             from annotation.tasks import narrative_keywords_extract_task
 
             queue_on_commit(narrative_keywords_extract_task, narrative.pk)
+        story_reviewed(assignment=assignment, approved=approved)
 
     def review_display(self, *, assignment: Assignment) -> dict:
         narrative = Narrative.objects.select_related("proverb").get(assignment=assignment)
@@ -338,6 +375,7 @@ class WriteTask(task_types.TaskType):
             "pieces": marked_pieces(narrative.proverb.text, narrative.text),
             "word_count": narrative.word_count,
             "overlap": overlap_lines(narrative.overlap or {}),
+            "opponent": round_review_lines(narrative_id=narrative.pk),
         }
 
     def import_settings(self) -> dict:

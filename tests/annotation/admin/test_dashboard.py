@@ -12,7 +12,8 @@ from django.core.management import call_command
 from django.utils.html import escape
 
 from annotation.analysis.selectors import definitions
-from annotation.models import DatasetAnalysis, Narrative, NarrativeIntegrity
+from annotation.datasets.splits import narrative_splits_assign
+from annotation.models import DatasetAnalysis, Narrative, NarrativeIntegrity, NarrativeRound
 from tests.factories import (
     batch_create,
     crowd_narrative_create,
@@ -436,3 +437,31 @@ def test_raw_worker_id_export_is_logged_and_its_card_says_so(client, researcher,
         for record in caplog.records
         if record.name == "annotation.exports.dataset"
     ] == ["Raw worker ids exported by user researcher"]
+
+
+def test_dashboard_shows_each_rounds_fooled_share_and_the_models_on_every_rounds_tests(
+    client, researcher, analysed, opponent, proverbs
+):
+    for number in (1, 2):
+        for count, (text, proverb) in enumerate(proverbs.items()):
+            for told in ("Tom sold the eggs early.", "The crowd cheered too soon."):
+                narrative = crowd_narrative_create(
+                    proverb=proverb, text=f"{told} ({text[:12]}, round {number})"
+                )
+                NarrativeRound.objects.create(
+                    narrative=narrative,
+                    round=number,
+                    opponent_run=opponent.pk if number == 2 else None,
+                    fooled=(count % 2 == 0) if number == 2 else None,
+                )
+    narrative_splits_assign(seed=0)
+    client.force_login(researcher)
+    page = analysed()
+    assert "<h2>Model-in-the-loop rounds</h2>" in page
+    assert (
+        "Per round" in page and "Each round&#x27;s model on every round&#x27;s test stories" in page
+    )
+    assert "Stories that fooled their opponent, per round" in page
+    assert page.count('<figure class="plot"><svg') == 8
+    # Round 2: 12 stories answered, 6 fooled the model.
+    assert "<td>12</td>" in page and "<td>0.5</td>" in page

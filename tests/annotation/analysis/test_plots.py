@@ -133,3 +133,45 @@ def test_integrity_flags_draws_each_flag_overall_and_per_batch():
     for group in ("all narratives", "batch 4", "imported"):
         assert group in text
     assert "No data" in texts_of(plots.integrity_flags({}))
+
+
+ROUNDS = {
+    "rounds": {
+        "by_round": [
+            {"round": 1, "answered": 0, "fooled_share": None, "validated_fooled_share": None},
+            {"round": 2, "answered": 40, "fooled_share": 0.35, "validated_fooled_share": 0.3},
+            {"round": 3, "answered": 25, "fooled_share": 0.6, "validated_fooled_share": None},
+        ],
+        "evaluation": {
+            "rounds": [1, 2, 3],
+            "models": [
+                {"run": 4, "rounds_opposed": [2]},
+                {"run": 9, "rounds_opposed": [3]},
+            ],
+            "cells": [
+                [{"accuracy": 0.8, "n": 12}, {"accuracy": 0.25, "n": 8}, None],
+                [{"accuracy": 0.9, "n": 12}, {"accuracy": 0.75, "n": 8}, None],
+            ],
+        },
+    }
+}
+
+
+def test_rounds_fooled_draws_the_rounds_the_model_answered():
+    text = texts_of(plots.rounds_fooled(ROUNDS))
+    assert "Stories that fooled their opponent, per round" in text
+    assert "round 2" in text and "(40 answered)" in text and "round 3" in text
+    assert "round 1" not in text  # no opponent: nothing answered, nothing drawn as 0
+
+
+def test_rounds_evaluation_writes_each_models_accuracy_on_each_rounds_test_stories():
+    text = texts_of(plots.rounds_evaluation(ROUNDS))
+    for shown in ("80%", "n=12", "25%", "75%", "run 4 (vs round 2)", "run 9 (vs round 3)"):
+        assert shown in text
+    assert text.count("—") == 2  # no test story: a dash, never 0%
+
+
+@pytest.mark.parametrize("figure", [plots.rounds_fooled, plots.rounds_evaluation])
+def test_rounds_figures_say_no_data_without_rounds(figure):
+    for empty in ({}, {"rounds": {"by_round": [], "evaluation": None}}):
+        assert "No data" in texts_of(figure(empty))

@@ -13,6 +13,7 @@ from annotation.analysis.cards import markdown_cell
 from annotation.analysis.definitions import DEFINITIONS
 from annotation.analysis.selectors import DATASET_DEFINITIONS, definitions
 from annotation.models import Narrative, Proverb
+from annotation.opponents.evaluation import ROUNDS_DEFINITIONS
 from annotation.task_types.align.models import SpanPair
 from tests.factories import (
     alignment_create,
@@ -405,8 +406,11 @@ def test_analyze_json_has_every_documented_key_and_hand_counted_values(tmp_path)
     _tiny_dataset()
     _call("analyze", "--json", str(tmp_path / "analysis.json"))
     result = json.loads((tmp_path / "analysis.json").read_text())
-    documented = {key.split(".")[0] for key in {**DEFINITIONS, **DATASET_DEFINITIONS}}
+    documented = {
+        key.split(".")[0] for key in {**DEFINITIONS, **DATASET_DEFINITIONS, **ROUNDS_DEFINITIONS}
+    }
     assert set(result) == documented
+    assert result["rounds"] == {"by_round": [], "evaluation": None}  # no story in a round
     assert (result["schema_version"], result["proverbs"], result["narratives"]) == (2, 2, 3)
     assert result["collection"] == {
         "submitted": 4,

@@ -45,6 +45,12 @@ def _row(**fields) -> dict:
         "pledged_at": None,
         "split_seen": "train",
         "split_unseen": None,
+        "round": 2,
+        "opponent_run": 5,
+        "model_rank": 3,
+        "model_fooled": True,
+        "human_validated": None,
+        "model_checks": 2,
         "keywords": ["lose"],
         "span_pairs": [
             {
@@ -115,6 +121,7 @@ def test_csv_has_a_header_and_nested_fields_as_json():
     record = dict(zip(header, row, strict=True))
     assert record["narrative"] == 'He said "no",\nthen left.'
     assert record["split_unseen"] == ""
+    assert (record["round"], record["model_fooled"], record["human_validated"]) == ("2", "True", "")
     assert json.loads(record["span_pairs"])[0]["narrative_span"] == "lost customers"
     assert json.loads(record["ratings"]) == [{"criterion": "overall", "mean": 3.5, "n": 2}]
     assert json.loads(record["integrity_flags"]) == ["pasted"]

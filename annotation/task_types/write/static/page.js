@@ -1,6 +1,8 @@
-// The "write a narrative" page: live overlap meter, draft kept in the browser, submit.
+// The "write a narrative" page: live overlap meter, draft kept in the browser, submit, and
+// in a model-in-the-loop round the opponent's check (opponent.js).
 // The check is overlap.js's checkOverlap (the same rules as the server's check_overlap);
 // every keystroke updates the word count, the marks behind the text and the rule messages.
+import { attachOpponent } from "../../frontend/opponent.js";
 import { checkOverlap, renderHighlighted } from "../../frontend/overlap.js";
 import {
   createSubmitter,
@@ -28,6 +30,7 @@ const sharedWords = document.getElementById("shared-words");
 const sharedCount = document.getElementById("shared-count");
 const phraseLength = document.getElementById("phrase-length");
 const autoGrow = !CSS.supports("field-sizing", "content");
+const opponent = attachOpponent({ config, textarea, onAnswer: () => update() });
 
 let result = null;
 let shownViolations = "";
@@ -72,7 +75,8 @@ function update() {
   setText(sharedWords, content.length ? content.join(", ") : "none");
   // An empty box is not an error yet: say nothing until the worker starts.
   showViolations(text.trim() === "" ? [] : result.violations);
-  button.disabled = done || submitter.busy || !result.ok;
+  opponent.update(!done && result.ok);
+  button.disabled = done || submitter.busy || !result.ok || !opponent.allowsSubmit(text);
 }
 
 // Writing to localStorage costs more than the check itself, so the draft is saved at
@@ -107,7 +111,7 @@ function finish(data) {
 }
 
 async function submit() {
-  if (done || !result || !result.ok) return;
+  if (done || !result || !result.ok || !opponent.allowsSubmit(textarea.value)) return;
   saveDraft(); // the failure messages promise the text is saved in this browser
   button.disabled = true;
   textarea.readOnly = true;
@@ -122,7 +126,7 @@ async function submit() {
     showViolations(outcome.details.violations);
   }
   showStatus(outcome.message, "error");
-  button.disabled = !result.ok;
+  button.disabled = !result.ok || !opponent.allowsSubmit(textarea.value);
 }
 
 const saved = draft.load();

@@ -1,0 +1,125 @@
+"""A write batch's round and opponent: set from the admin's form or the API, checked
+(a run that cannot oppose writers is a 404), and absent from a batch in no round."""
+
+import pytest
+
+from annotation.task_types.write.task import WriteBatchForm
+from crowd import task_types
+from crowd.models import Batch
+from tests.factories import proverb_create, write_batch_create
+
+pytestmark = pytest.mark.django_db
+
+WRITE = task_types.get("write")
+
+
+def form_data(proverb, **fields) -> dict:
+    return {
+        "name": "Round 2",
+        "proverbs": [proverb.pk],
+        "target_per_item": 3,
+        "per_worker_cap": 5,
+        "reward_cents": 50,
+        "time_allowed_minutes": 20,
+        "min_words": 20,
+        "max_words": 200,
+        "max_shared_ngram": 2,
+        "max_shared_content_words": 2,
+        **fields,
+    }
+
+
+def test_the_form_offers_finished_proverb_runs_and_sets_the_round(opponent, proverbs):
+    proverb = next(iter(proverbs.values()))
+    form = WriteBatchForm(
+        data=form_data(
+            proverb,
+            round=2,
+            opponent=opponent.pk,
+            opponent_mode="bonus",
+            bonus="0.25",
+            show_guesses="on",
+            max_checks=5,
+            validate="on",
+        )
+    )
+    assert (
+        opponent.pk,
+        f"run {opponent.pk}: retrieval seen, {opponent.model_name}",
+    ) in form.fields["opponent"].choices
+    assert form.is_valid(), form.errors
+    settings = form.batch_settings()
+    assert settings["round"] == 2
+    assert settings["opponent"] == {
+        "run": opponent.pk,
+        "mode": "bonus",
+        "show_guesses": True,
+        "bonus_cents": 25,
+        "max_checks": 5,
+        "validate": True,
+    }
+    assert WRITE.checked_settings(settings)["opponent"] == settings["opponent"]
+
+
+def test_the_form_refuses_a_bonus_round_without_a_bonus_and_an_opponent_without_a_round(
+    opponent, proverbs
+):
+    proverb = next(iter(proverbs.values()))
+    form = WriteBatchForm(
+        data=form_data(proverb, round=2, opponent=opponent.pk, opponent_mode="bonus")
+    )
+    assert not form.is_valid()
+    assert "needs opponent.bonus_cents" in str(form.errors)
+    form = WriteBatchForm(data=form_data(proverb, opponent=opponent.pk))
+    assert not form.is_valid() and "belongs to a round" in str(form.errors["round"])
+
+
+def test_a_first_round_has_no_opponent_and_a_batch_in_no_round_keeps_its_settings():
+    proverb = proverb_create()
+    form = WriteBatchForm(data=form_data(proverb, round=1))
+    assert form.is_valid(), form.errors
+    assert form.batch_settings()["round"] == 1 and form.batch_settings()["opponent"] is None
+    plain = write_batch_create(proverbs=[proverb])
+    assert set(plain.settings) == {"rules", "integrity"}
+
+
+def test_the_api_creates_a_round_and_says_404_for_a_run_that_cannot_oppose(
+    researcher_api, opponent, proverbs
+):
+    proverb = next(iter(proverbs.values()))
+    payload = {"name": "Round 2", "task_type": "write", "items": [{"proverb": proverb.pk}]}
+    created = researcher_api.post(
+        "/api/batches/",
+        {**payload, "settings": {"round": 2, "opponent": {"run": opponent.pk}}},
+        format="json",
+    )
+    assert created.status_code == 201, created.json()
+    assert created.json()["settings"]["opponent"]["mode"] == "inform"
+    missing = researcher_api.post(
+        "/api/batches/",
+        {**payload, "settings": {"round": 2, "opponent": {"run": opponent.pk + 1}}},
+        format="json",
+    )
+    assert missing.status_code == 404
+    assert f"No finished proverb run {opponent.pk + 1}" in missing.json()["detail"]
+    unknown = researcher_api.post(
+        "/api/batches/",
+        {**payload, "settings": {"round": 2, "opponent": {"run": opponent.pk, "mood": "x"}}},
+        format="json",
+    )
+    assert unknown.status_code == 400
+    assert Batch.objects.count() == 1
+
+
+def test_a_run_that_is_not_a_finished_proverb_run_cannot_oppose(opponent):
+    opponent.status = "failed"
+    opponent.save()
+    with pytest.raises(ValueError, match=f"No finished proverb run {opponent.pk}"):
+        WRITE.checked_settings({"round": 2, "opponent": {"run": opponent.pk}})
+
+
+def test_the_schema_states_the_round_and_opponent_settings():
+    properties = WRITE.settings_schema()["properties"]
+    assert properties["round"]["minimum"] == 1
+    assert properties["opponent"]["properties"]["mode"] == {"enum": ["inform", "require", "bonus"]}
+    assert properties["opponent"]["required"] == ["run"]
