@@ -162,6 +162,15 @@ def narratives_keywords_queue(*, narrative_ids: list[int]) -> int:
     return len(ids)
 
 
+@shared_task(name="annotation.narrative_keywords_extract")
+def narrative_keywords_extract_task(narrative_id: int) -> int:
+    """Extract and store an approved narrative's verbs and named entities; idempotent.
+    Defined here, beside its service, so that the write type queues it without reaching
+    up to annotation/tasks.py (which re-exports it for Celery)."""
+    narrative_keywords_extract(narrative_id=narrative_id)
+    return narrative_id
+
+
 @shared_task(name="annotation.narratives_keywords_fill")
 def narratives_keywords_fill_task(narrative_ids: list[int]) -> int:
     """Extract the keywords of many narratives (an import, a backfill); idempotent.

@@ -5,13 +5,17 @@ from celery import shared_task
 from annotation.analysis.jobs import analyses_waiting, dataset_analysis_compute_task
 from annotation.curation.services import variant_groups_propose
 from annotation.intake.import_jobs import import_job_run_task, import_jobs_waiting
-from annotation.keywords import narratives_keywords_fill_task  # noqa: F401 (defined where it is queued)
+from annotation.keywords import (  # noqa: F401 (defined where they are queued)
+    narrative_keywords_extract_task,
+    narratives_keywords_fill_task,
+)
 from annotation.opponents.checks import opponent_check_answer_task, submit_checks_waiting
 from annotation.opponents.outcomes import bonuses_waiting, opponent_bonus_pay_task
 from annotation.quality.similarity_scan import (  # noqa: F401 (registered with Celery)
     figurative_similarity_check_task,
     figurative_similarity_requeue,
     imported_similarity_check_task,
+    narrative_similarity_check_task,
 )
 from common.task_queue import tasks_requeue_lost
 
@@ -22,15 +26,6 @@ def variant_groups_refresh() -> int:
     return variant_groups_propose()
 
 
-@shared_task(name="annotation.narrative_keywords_extract")
-def narrative_keywords_extract_task(narrative_id: int) -> int:
-    """Extract and store an approved narrative's verbs and named entities; idempotent."""
-    from annotation.keywords import narrative_keywords_extract
-
-    narrative_keywords_extract(narrative_id=narrative_id)
-    return narrative_id
-
-
 @shared_task(name="annotation.keywords_requeue")
 def keywords_requeue_task() -> int:
     """Queue keyword extraction again for narratives still pending after the grace period
@@ -38,20 +33,6 @@ def keywords_requeue_task() -> int:
     from annotation.keywords import narratives_keywords_pending
 
     return tasks_requeue_lost(narrative_keywords_extract_task, narratives_keywords_pending())
-
-
-@shared_task(bind=True, name="annotation.narrative_similarity_check", max_retries=5)
-def narrative_similarity_check_task(self, narrative_id: int) -> int:
-    """Check a submitted story against its proverb's and its worker's other stories, with
-    the other stories waiting for their check (annotation.quality.similarity); returns how
-    many were checked. Idempotent: a story checked already is left as it is. A story
-    another pass holds is tried again a few seconds later (beat's re-queue after that)."""
-    from annotation.quality.similarity import narratives_similarity_check_waiting
-
-    checked = narratives_similarity_check_waiting(narrative_id=narrative_id)
-    if checked is None:
-        raise self.retry(countdown=5)
-    return len(checked)
 
 
 @shared_task(name="annotation.similarity_requeue")

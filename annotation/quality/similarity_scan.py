@@ -214,6 +214,22 @@ def imported_similarity_check(*, narrative_ids: list[int]) -> int:
     return len(rows)
 
 
+@shared_task(bind=True, name="annotation.narrative_similarity_check", max_retries=5)
+def narrative_similarity_check_task(self, narrative_id: int) -> int:
+    """Check a submitted story against its proverb's and its worker's other stories, with
+    the other stories waiting for their check (annotation.quality.similarity); returns how
+    many were checked. Idempotent: a story checked already is left as it is. A story
+    another pass holds is tried again a few seconds later (beat's re-queue after that).
+    Queued by the writing record (annotation.task_parts) in the submit's transaction; the
+    embedding model is imported only where the check runs."""
+    from annotation.quality.similarity import narratives_similarity_check_waiting
+
+    checked = narratives_similarity_check_waiting(narrative_id=narrative_id)
+    if checked is None:
+        raise self.retry(countdown=5)
+    return len(checked)
+
+
 @shared_task(name="annotation.imported_similarity_check")
 def imported_similarity_check_task(narrative_ids: list[int]) -> int:
     """Give imported stories the dataset check at once (embedding them and comparing

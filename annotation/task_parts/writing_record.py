@@ -14,6 +14,7 @@ from django.db import transaction
 from annotation.models import Narrative, NarrativeIntegrity
 from annotation.quality.canary import canary_found
 from annotation.quality.integrity import IntegritySettings, TelemetryError, telemetry_clean
+from annotation.quality.similarity_scan import narrative_similarity_check_task
 from common.task_queue import queue_on_commit
 from crowd.task_types import SubmissionError
 
@@ -66,8 +67,6 @@ def writing_record_store(
 ) -> None:
     """Keep the writing record with the narrative, and whether the story followed the
     batch's canary, and queue the check against the dataset."""
-    from annotation.tasks import narrative_similarity_check_task
-
     NarrativeIntegrity.objects.create(
         narrative=narrative,
         telemetry=telemetry,

@@ -362,7 +362,7 @@ class WriteTask(task_types.TaskType):
             update_fields=["status", "reviewed_at", "review_message", "keywords_pending_since"]
         )
         if approved:
-            from annotation.tasks import narrative_keywords_extract_task
+            from annotation.keywords import narrative_keywords_extract_task
 
             queue_on_commit(narrative_keywords_extract_task, narrative.pk)
         story_reviewed(assignment=assignment, approved=approved)
