@@ -26,9 +26,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.analysis.common import ProgressCallback, progress_noop
 from annotation.datasets.records import dataset_narratives
 from annotation.models import Narrative
+from common.progress import ProgressCallback, progress_noop
 from common.task_queue import queue_on_commit, waiting_past_grace
 
 _loading = threading.Lock()

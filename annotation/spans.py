@@ -1,4 +1,5 @@
-"""Span alignment as pure text: token bounds, snapping, checking a worker's pairs, drawing.
+"""Span alignment as pure text: token bounds, snapping, checking a worker's pairs, drawing,
+finding a span string in a text.
 
 No Django imports. Offsets are code-point offsets ([start, end), Python string
 indices). Tokens are those of the overlap check (annotation.text.overlap_tokens):
@@ -8,6 +9,7 @@ through a word and punctuation at its edges stays outside it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -197,3 +199,41 @@ def drawing(*, proverb: str, narrative: str, pairs: Sequence[Any]) -> dict:
         "pairs": [{**pair_record(p), "colour": colour(p.position)} for p in ordered],
         "palette": list(PALETTE),
     }
+
+
+def alignment_drawing(*, proverb: str, narrative: str, pairs: Sequence[Any]) -> dict:
+    """An alignment as the review queue draws it: both texts in pieces, pairs by colour."""
+    drawn = drawing(proverb=proverb, narrative=narrative, pairs=pairs)
+    return {
+        "proverb": drawn["proverb"],
+        "narrative": drawn["narrative"],
+        "pairs": [
+            {
+                "colour": pair["colour"],
+                "proverb": pair["proverb"]["text"],
+                "narrative": pair["narrative"]["text"],
+            }
+            for pair in drawn["pairs"]
+        ],
+    }
+
+
+def resolve_span(text: str, span: str) -> tuple[int, int, bool] | None:
+    """Locate a span string in text: (start, end, ambiguous), or None when absent.
+
+    Surrounding whitespace of the span is not part of it. An exact match is tried
+    first, then a case-insensitive one; ambiguous is True when the string occurs
+    more than once (overlapping occurrences included) in the mode that matched,
+    and the first occurrence is returned.
+    """
+    needle = span.strip()
+    if not needle:
+        return None
+    start = text.find(needle)
+    if start >= 0:
+        return start, start + len(needle), text.find(needle, start + 1) >= 0
+    pattern = re.compile(re.escape(needle), re.IGNORECASE)
+    match = pattern.search(text)
+    if match is None:
+        return None
+    return match.start(), match.end(), pattern.search(text, match.start() + 1) is not None

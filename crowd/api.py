@@ -41,10 +41,17 @@ class BatchItemInputSerializer(StrictInput, serializers.Serializer):
 
 
 class BatchCreateSerializer(StrictInput, serializers.Serializer):
+    """A new batch of any task type: its items, or, for a type whose items are drawn, a
+    source batch and the settings' draws (or imported pairs) to take them from."""
+
     name = serializers.CharField(max_length=200)
     task_type = serializers.ChoiceField(choices=[])
+    source_batch = serializers.PrimaryKeyRelatedField(
+        queryset=Batch.objects.all(), required=False, allow_null=True
+    )
     provider = serializers.ChoiceField(choices=Provider.choices, default=Provider.LOCAL)
-    target_per_item = serializers.IntegerField(min_value=1, max_value=MAX_INT, default=10)
+    # Left out: the task type's own (TaskType.target_per_item).
+    target_per_item = serializers.IntegerField(min_value=1, max_value=MAX_INT, required=False)
     per_worker_cap = serializers.IntegerField(
         min_value=1, max_value=MAX_INT, required=False, allow_null=True
     )
@@ -52,24 +59,78 @@ class BatchCreateSerializer(StrictInput, serializers.Serializer):
     time_allowed_seconds = serializers.IntegerField(min_value=60, max_value=MAX_INT, default=1800)
     instructions = serializers.CharField(required=False, allow_blank=True, default="")
     settings = serializers.DictField(required=False, default=dict)
-    items = BatchItemInputSerializer(many=True)
+    items = BatchItemInputSerializer(many=True, required=False, default=list)
     publish = serializers.BooleanField(default=False)
+
+    @staticmethod
+    def _drawing() -> list[dict]:
+        """Schemas of a body that gives its items a way in: items, a source batch, draws or
+        imported pairs."""
+        return [
+            {"required": ["items"], "properties": {"items": {"minItems": 1}}},
+            {"required": ["source_batch"], "properties": {"source_batch": {"type": "integer"}}},
+            {
+                "required": ["settings"],
+                "properties": {
+                    "settings": {
+                        "anyOf": [
+                            {
+                                "required": ["draw"],
+                                "properties": {"draw": {"type": "array", "minItems": 1}},
+                            },
+                            {
+                                "required": ["imported"],
+                                "properties": {"imported": {"type": "object", "minProperties": 1}},
+                            },
+                        ]
+                    }
+                },
+            },
+        ]
 
     @property
     def schema_rules(self) -> dict:
-        """batch_publish refuses a batch without items: publishing needs at least one; and
-        the settings are those the task type takes."""
-        publish = {
-            "anyOf": [
-                {"properties": {"publish": {"enum": [False]}}},
-                {"required": ["items"], "properties": {"items": {"minItems": 1}}},
-            ]
+        """What `validate` and batch_publish hold a body to, in two rules (more would be
+        more than a generator of bodies can combine): a body gives its items a way in,
+        unless it is a draft of a type whose items are given (publishing needs items; a
+        type with drawn items needs a source batch, draws or imported pairs); and each
+        task type's settings are those it takes, a source batch only for a drawn type."""
+        drawn = task_types.keys_drawn()
+        placed = [key for key in sorted(task_types.registered()) if key not in drawn]
+        # (enums in allOf: drf-spectacular would make each enum a component of its own)
+        draft = {
+            "publish": {"allOf": [{"enum": [False]}]},
+            "task_type": {"allOf": [{"enum": placed}]},
         }
-        return {"allOf": [publish, task_types.settings_schemas(sorted(task_types.registered()))]}
+        way_in = {"anyOf": [{"properties": draft}, *self._drawing()]}
+        settings = task_types.settings_schemas(sorted(task_types.registered()))
+        for rule in settings["anyOf"]:
+            if rule["properties"]["task_type"]["allOf"][0]["enum"][0] not in drawn:
+                rule["properties"]["source_batch"] = {"allOf": [{"enum": [None]}]}
+        return {"allOf": [way_in, settings]}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["task_type"].choices = sorted(task_types.registered())
+
+    def validate(self, attrs):
+        task_type = task_types.get(attrs["task_type"])
+        settings = attrs["settings"]
+        sourced = attrs.get("source_batch") is not None
+        if sourced and not task_type.drawn_items:
+            raise serializers.ValidationError(
+                {"source_batch": f"{task_type.label} batches take items, not a source batch."}
+            )
+        if (
+            task_type.drawn_items
+            and not attrs["items"]
+            and not (sourced or settings.get("draw") or settings.get("imported"))
+        ):
+            raise serializers.ValidationError(
+                'Give a source_batch, or narratives to draw in settings ("draw": [...]) or '
+                'imported option pairs ("imported": {"kind": "idiom"}), or items.'
+            )
+        return attrs
 
 
 class BatchSerializer(serializers.ModelSerializer):
@@ -147,11 +208,14 @@ class _PublishRefused(Exception):
     pass
 
 
-def batch_create_response(request, data: dict) -> Response:
-    """Create a batch from a create form's validated `data` and publish it when asked: 201
-    with the batch; 400 when it cannot be made as asked; 409 when it cannot be published
-    now (no items yet, the provider refuses), as the publish action answers. Nothing is
-    kept from a refused request."""
+def batch_create_response(request) -> Response:
+    """Create a batch from the request's body (BatchCreateSerializer) and publish it when
+    asked: 201 with the batch; 400 when it cannot be made as asked; 409 when it cannot be
+    published now (no items yet, the provider refuses), as the publish action answers.
+    Nothing is kept from a refused request."""
+    form = BatchCreateSerializer(data=request.data)
+    form.is_valid(raise_exception=True)
+    data = dict(form.validated_data)
     publish = data.pop("publish")
     try:
         with transaction.atomic():
@@ -194,10 +258,9 @@ class BatchViewSet(
 
     @extend_schema(request=BatchCreateSerializer, responses={201: BatchSerializer})
     def create(self, request, *args, **kwargs):
-        """Create a batch with its items (and publish it with "publish": true)."""
-        form = BatchCreateSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        return batch_create_response(request, dict(form.validated_data))
+        """Create a batch with its items, or one that draws them from a source batch or the
+        dataset (settings: the task type's own); publish it with "publish": true."""
+        return batch_create_response(request)
 
     @extend_schema(responses={200: ProgressSerializer})
     @action(detail=True, methods=["get"])

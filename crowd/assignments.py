@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from crowd import task_types
 from crowd.models import Assignment, Batch, BatchItem, Worker
+from crowd.providers import get_provider
 from crowd.task_types import SubmissionConflict, SubmissionError
 
 ACTIVE = Assignment.ACTIVE
@@ -65,10 +66,13 @@ def item_slot_free(*, item_id: int, now, excluding: Assignment | None = None) ->
     return held.count() < item.batch.target_per_item
 
 
-def worker_load(*, batch: Batch, worker: Worker, now=None) -> int:
-    """How many items of the batch count against the worker's cap."""
+def worker_load(*, batch: Batch, worker: Worker, now=None, reservations: bool = True) -> int:
+    """How many items of the batch count against the worker's cap: their submitted and
+    approved work, and their live reservations unless `reservations` is False."""
     now = now or timezone.now()
-    return Assignment.objects.filter(active_filter(now), item__batch=batch, worker=worker).count()
+    done = Q(status__in=[Assignment.Status.SUBMITTED, Assignment.Status.APPROVED])
+    counted = active_filter(now) if reservations else done
+    return Assignment.objects.filter(counted, item__batch=batch, worker=worker).count()
 
 
 def assignments_expire(*, batch: Batch | None = None, now=None) -> int:
@@ -250,7 +254,8 @@ def assignment_reserve_next(
         current = live.order_by("id").first()
         if current is not None:
             return current
-        _cap_room(batch=batch, worker=worker, now=now)
+        # Reservations holding no slot are unverified claims: they count against no cap.
+        _cap_room(batch=batch, worker=worker, now=now, reservations=holds_slot)
         reserved = _reserve_open(
             batch=batch, worker=worker, now=now, count=1, item=item, holds_slot=holds_slot
         )
@@ -293,11 +298,12 @@ def _locked_worker(worker: Worker, *, batch: Batch, locked: bool = False) -> Wor
     return worker
 
 
-def _cap_room(*, batch: Batch, worker: Worker, now) -> int:
+def _cap_room(*, batch: Batch, worker: Worker, now, reservations: bool = True) -> int:
     """How many more items the worker may take in the batch; NoWorkAvailable at the cap."""
     if batch.per_worker_cap is None:
         return 10**6
-    room = batch.per_worker_cap - worker_load(batch=batch, worker=worker, now=now)
+    load = worker_load(batch=batch, worker=worker, now=now, reservations=reservations)
+    room = batch.per_worker_cap - load
     if room <= 0:
         raise NoWorkAvailable(
             f"You have reached the limit of {batch.per_worker_cap} tasks in this batch. "
@@ -478,7 +484,11 @@ def assignment_submit(
         _ensure_still_held(locked, now=now)
         cleaned = task_type.validate(assignment=locked, payload=payload)
         task_type.store(assignment=locked, cleaned=cleaned)
-        locked.status = Assignment.Status.SUBMITTED
+        # Work its provider confirms only once it is submitted there too counts from then.
+        confirmed_later = get_provider(locked.item.batch.provider).confirms_after_submit
+        locked.status = (
+            Assignment.Status.UNCONFIRMED if confirmed_later else Assignment.Status.SUBMITTED
+        )
         locked.submitted_at = now
         locked.submission_key = submission_key[:64]
         locked.save(update_fields=["status", "submitted_at", "submission_key"])

@@ -17,7 +17,7 @@ def batch_create(
     name: str,
     task_type: str,
     provider: str = "local",
-    target_per_item: int = 10,
+    target_per_item: int | None = None,
     per_worker_cap: int | None = None,
     reward_cents: int = 0,
     target_hourly_cents: int | None = None,
@@ -30,28 +30,30 @@ def batch_create(
     items: list[dict] | None = None,
 ) -> Batch:
     """Create a draft batch; `items` are BatchItem field dicts (e.g. {"proverb": p}).
-    A non-empty `pledge` is asked of each worker once before their first task."""
-    kind = task_types.get(task_type)
+    A non-empty `pledge` is asked of each worker once before their first task. Left out,
+    the target per item and the instructions are the task type's for these settings."""
+    registered_type = task_types.get(task_type)  # `task_type` is the key the batch stores
     if not name.strip():
         raise ValueError("A batch needs a name.")
+    checked = registered_type.checked_settings(settings or {})
     batch = Batch.objects.create(
         name=name.strip(),
         task_type=task_type,
         provider=provider,
-        target_per_item=target_per_item,
+        target_per_item=target_per_item or registered_type.target_per_item,
         per_worker_cap=per_worker_cap,
         reward_cents=reward_cents,
         target_hourly_cents=target_hourly_cents,
         time_allowed_seconds=time_allowed_seconds,
-        instructions=instructions.strip() or kind.default_instructions(),
+        instructions=instructions.strip() or registered_type.instructions_for(checked),
         pledge=pledge.strip(),
-        settings=kind.checked_settings(settings or {}),
+        settings=checked,
         source_batch=source_batch,
         created_by=created_by,
     )
     batch_items_add(batch=batch, items=items or [])
     # Items drawn from a source batch or from the dataset (settings), if the type has any.
-    kind.items_refresh(batch=batch)
+    registered_type.items_refresh(batch=batch)
     return batch
 
 

@@ -1,7 +1,7 @@
 """The researcher's batch form: the settings every batch has.
 
 A task type that researchers create batches of from the admin sets `batch_form`
-to a subclass that adds its items and settings (annotation/task_types/write.py);
+to a subclass that adds its items and settings (annotation/task_types/write/task.py);
 crowd/admin/batches.py shows it as "New <label> batch".
 """
 
@@ -42,7 +42,6 @@ class BatchForm(forms.Form):
     name = forms.CharField(max_length=200)
     target_per_item = forms.IntegerField(
         min_value=1,
-        initial=10,
         label="Wanted per item",
         help_text="Approved results wanted per item, each from a different worker.",
     )

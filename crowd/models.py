@@ -17,9 +17,10 @@ class Provider(models.TextChoices):
     MTURK = "mturk", "Amazon Mechanical Turk"
 
 
-class TaskType(models.TextChoices):
-    """The dataset's task types, for the admin's filters and labels. A registered type
-    outside this list works all the same (the column holds any key); see crowd.task_types."""
+class TaskTypeChoices(models.TextChoices):
+    """The keys of the dataset's task types with labels, as the admin's filter offers them:
+    choices of Batch.task_type, not the types. A registered type outside this list works
+    all the same (the column holds any key); the types are crowd.task_types.TaskType."""
 
     WRITE = "write", "Write narratives"
     ALIGN = "align", "Align spans"
@@ -61,7 +62,7 @@ class Batch(models.Model):
         CLOSED = "closed", "Closed"
 
     name = models.CharField(max_length=200)
-    task_type = models.CharField(max_length=16, choices=TaskType.choices)
+    task_type = models.CharField(max_length=16, choices=TaskTypeChoices.choices)
     provider = models.CharField(max_length=16, choices=Provider.choices, default=Provider.LOCAL)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     settings = models.JSONField(
@@ -250,11 +251,21 @@ class Assignment(models.Model):
         # Paid as approved, but kept out of the dataset, agreement, chained batches and
         # exports (suspicious, not proven bad); its slot reopens.
         EXCLUDED = "excluded", "Approved and excluded"
+        # Stored under a provider's claim that the provider confirms only once the worker
+        # has submitted there too (MTurk): it holds no slot and counts for nothing until
+        # the provider vouches for it (crowd.review.assignment_confirm).
+        UNCONFIRMED = "unconfirmed", "Stored, awaiting the provider's confirmation"
 
     # Statuses that hold one of the item's slots.
     ACTIVE = (Status.RESERVED, Status.SUBMITTED, Status.APPROVED)
     # Statuses of an assignment whose submission is stored.
-    STORED = (Status.SUBMITTED, Status.APPROVED, Status.REJECTED, Status.EXCLUDED)
+    STORED = (
+        Status.SUBMITTED,
+        Status.APPROVED,
+        Status.REJECTED,
+        Status.EXCLUDED,
+        Status.UNCONFIRMED,
+    )
     # Statuses of work the worker is paid for.
     PAID = (Status.APPROVED, Status.EXCLUDED)
 
@@ -434,3 +445,96 @@ class Bonus(models.Model):
     def amount(self) -> str:
         """In the study's currency, as the worker page and the payments report show it."""
         return money_text(self.cents)
+
+
+class ProviderAction(models.Model):
+    """A call a review decision owes its provider (approve, reject, pay a bonus, block,
+    unblock, message): the outbox. It is written in the decision's own transaction, so a
+    decision never commits without the row that carries it out, nor the row without its
+    decision; crowd.outbox sends it after commit, and beat sends what is left, under the
+    provider's rules for calls that must not be repeated blindly. The admin and the
+    payments report show a call's state from here: waiting, being sent, done, refused or
+    unknown (no answer: settled from the provider's own records where it keeps them).
+    """
+
+    class Kind(models.TextChoices):
+        APPROVE = "approve", "Approve"
+        REJECT = "reject", "Reject"
+        BONUS = "bonus", "Pay a bonus"
+        BLOCK = "block", "Block"
+        UNBLOCK = "unblock", "Unblock"
+        NOTIFY = "notify", "Message"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Waiting to be sent"
+        SENDING = "sending", "Being sent"
+        UNKNOWN = "unknown", "Outcome unknown"
+        DONE = "done", "Done"
+        REFUSED = "refused", "Refused by the provider"
+        SUPERSEDED = "superseded", "Superseded by a later decision before it was sent"
+
+    # Statuses that say nothing more will happen to the call.
+    FINISHED = (Status.DONE, Status.REFUSED, Status.SUPERSEDED)
+
+    provider = models.CharField(max_length=16, choices=Provider.choices)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    assignment = models.ForeignKey(
+        Assignment,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="provider_actions",
+        help_text="The work the call is about (approve, reject, bonus).",
+    )
+    worker = models.ForeignKey(
+        Worker,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="provider_actions",
+        help_text="The worker the call is about (block, unblock, message).",
+    )
+    bonus = models.OneToOneField(
+        Bonus,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="provider_action",
+        help_text="The bonus the call pays; none once a refusal took the bonus back.",
+    )
+    payload = models.JSONField(
+        default=dict, blank=True, help_text="What the call carries, and the provider's progress."
+    )
+    reference = models.CharField(
+        max_length=128,
+        blank=True,
+        help_text="The provider's id the call acts on (a submission, an MTurk assignment).",
+    )
+    attempts = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True, help_text="When it was last sent.")
+    finished_at = models.DateTimeField(null=True, blank=True)
+    note = models.TextField(blank=True, help_text="The provider's answer or the last failure.")
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name = "provider call"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(assignment__isnull=False, worker__isnull=True)
+                | Q(assignment__isnull=True, worker__isnull=False),
+                name="provider_action_one_subject",
+            ),
+        ]
+        indexes = [
+            # What beat looks for: the calls not finished.
+            models.Index(
+                fields=["status", "created_at"],
+                condition=Q(status__in=["pending", "sending", "unknown"]),
+                name="provider_action_unfinished",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} on {self.provider} ({self.get_status_display()})"

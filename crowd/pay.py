@@ -129,12 +129,14 @@ def bonus_state_text(bonus: Bonus) -> str:
 
 
 def payments_report(*, batch: Batch | None = None) -> list[dict]:
-    """Per worker and batch: paid tasks, rewards, bonuses, and each bonus with its state at
-    the provider (an `unknown` one awaits reconciliation)."""
+    """Per worker and batch: paid tasks, rewards, bonuses, and each bonus with the state of
+    the call that pays it (waiting, being sent, paid, or unknown: awaiting reconciliation)."""
     work = Assignment.objects.filter(status__in=Assignment.PAID).select_related(
         "worker", "item__batch"
     )
-    bonuses = Bonus.objects.select_related("assignment__item__batch", "assignment__worker")
+    bonuses = Bonus.objects.select_related(
+        "assignment__item__batch", "assignment__worker", "provider_action"
+    )
     if batch is not None:
         work = work.filter(item__batch=batch)
         bonuses = bonuses.filter(assignment__item__batch=batch)

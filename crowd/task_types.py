@@ -1,21 +1,27 @@
 """The task-type registry: the only way any code reaches a task's own logic.
 
-A task type (write, align, rate, choose, ...) is one unit: it validates and stores a
-submission, gives its page its context, shows the result for review, reacts to a
-review, reports its batch's results and agreement, knows its gold items and reads
-answers imported from a provider's results file. `TaskType` declares all of it;
-callers ask the registered type and never switch on its key. Task types register
-themselves from their app's `ready()`.
+A task type (write, align, rate, choose, ...) is one unit, a package of its own: it
+validates and stores a submission, gives its page its context (its page template and
+ES module sit in its package), shows the result for review, reacts to a review, reports
+its batch's results and agreement, knows its gold items and reads answers imported from
+a provider's results file. `TaskType` declares all of it; callers ask the registered
+type and never switch on its key. An app registers its types' packages from its
+`ready()` (`package_register`) and imports their models and admins with its own
+(`package_module_import`).
 
 What a type keeps in crowd's schema is the one exception: a batch item names its
 subject through one of BatchItem's foreign keys (see BatchItem), and
-`crowd.models.TaskType` lists the dataset's keys for the admin's filters. A type
+`crowd.models.TaskTypeChoices` lists the dataset's keys for the admin's filters. A type
 whose items are about a proverb, a narrative or an earlier assignment adds nothing
 there.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
@@ -54,6 +60,9 @@ class TaskType:
     key: ClassVar[str]
     label: ClassVar[str]
     template: ClassVar[str]
+    # Approved results wanted per item in a new batch, unless its creator says otherwise
+    # (the admin form's first value, the API's default).
+    target_per_item: ClassVar[int] = 10
     # The admin form researchers create batches of this type with (a crowd.forms.BatchForm);
     # None: the type is not offered in Batches → Add.
     batch_form: ClassVar[type | None] = None
@@ -80,6 +89,11 @@ class TaskType:
     import_fields: ClassVar[tuple[str, ...]] = ()
     # Fields the mapping may name besides those.
     import_optional_fields: ClassVar[tuple[str, ...]] = ()
+
+    def package_directory(self) -> Path:
+        """The folder of the package the type is defined in: its `templates/` and `static/`
+        are served as task_types/<key>/<name> (crowd.task_type_files)."""
+        return Path(sys.modules[type(self).__module__].__file__).parent
 
     def default_settings(self) -> dict:
         """Per-batch settings a new batch of this type starts from."""
@@ -193,17 +207,17 @@ class TaskType:
         }
 
     def batch_results(self, *, batch: Batch) -> list[dict]:
-        """The batch's stored submissions as JSON records (the results download and API).
-
-        By default one record per stored assignment: its ids and status, then `result`.
-        """
+        """The batch's stored submissions as JSON records (the results download and API):
+        one per stored assignment, its ids, gold flag and status, then its own part from
+        `result_records`."""
         from crowd.models import Assignment
 
-        assignments = (
+        assignments = list(
             Assignment.objects.filter(item__batch=batch, status__in=Assignment.STORED)
             .select_related("item")
             .order_by("id")
         )
+        records = self.result_records(batch=batch, assignments=assignments)
         return [
             {
                 "assignment": assignment.pk,
@@ -211,10 +225,16 @@ class TaskType:
                 "is_gold": assignment.item.is_gold,
                 "worker": assignment.worker_id,
                 "status": assignment.status,
-                **self.result(assignment=assignment),
+                **records[assignment.pk],
             }
             for assignment in assignments
+            if assignment.pk in records
         ]
+
+    def result_records(self, *, batch: Batch, assignments: list[Assignment]) -> dict[int, dict]:
+        """Each stored assignment's own part of its results record, by assignment id: by
+        default its `result`. A type that stores rows reads the batch's rows at once."""
+        return {assignment.pk: self.result(assignment=assignment) for assignment in assignments}
 
     def agreement(self, *, batch: Batch) -> dict | None:
         """The type's agreement and aggregation figures for a batch, JSON-safe (shown by
@@ -282,6 +302,25 @@ def register(task_type: TaskType) -> TaskType:
     return task_type
 
 
+def package_register(package: str) -> TaskType:
+    """Register the task type of a task-type package: the `task_type` of its `task` module.
+
+    A package is one type's home: `task.py` (the type), `models.py` when it stores rows of
+    its own and `admin.py` when it has a review list (its app imports them:
+    `package_module_import`), `templates/` and `static/` (found as task_types/<key>/...,
+    crowd.task_type_files).
+    """
+    return register(importlib.import_module(f"{package}.task").task_type)
+
+
+def package_module_import(package: str, name: str) -> None:
+    """Import the package's module `name`, if it has one: its `models` from its app's
+    `AppConfig.import_models` (so that Django knows them with the app's own), its `admin`
+    from the app's admin module (so that its review list is registered)."""
+    if importlib.util.find_spec(f"{package}.{name}") is not None:
+        importlib.import_module(f"{package}.{name}")
+
+
 def get(key: str) -> TaskType:
     try:
         return _registry[key]
@@ -300,12 +339,12 @@ def unregister(key: str) -> None:
 
 def keys_with_agreement() -> list[str]:
     """Keys of the types with an agreement report (on the agreement pages)."""
-    return sorted(key for key, kind in _registry.items() if kind.agreement_template)
+    return sorted(key for key, task_type in _registry.items() if task_type.agreement_template)
 
 
 def keys_importable() -> list[str]:
     """Keys of the types whose answers can be imported from a provider's results file."""
-    return sorted(key for key, kind in _registry.items() if kind.import_fields)
+    return sorted(key for key, task_type in _registry.items() if task_type.import_fields)
 
 
 def _json_schema(schema):
@@ -352,4 +391,4 @@ def settings_schemas(keys) -> dict:
 
 def keys_drawn() -> list[str]:
     """Keys of the types whose items are drawn (the API's chained-batch create)."""
-    return sorted(key for key, kind in _registry.items() if kind.drawn_items)
+    return sorted(key for key, task_type in _registry.items() if task_type.drawn_items)

@@ -11,15 +11,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import partial
 
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from crowd import task_types
-from crowd.models import Assignment, BatchItem
-from crowd.providers import get_provider
+from crowd.models import Assignment, BatchItem, ProviderAction
+from crowd.outbox import action_record
+from crowd.providers import ProviderError
 
 logger = logging.getLogger("parable.review")
 
@@ -82,16 +82,11 @@ def batch_items_withdraw(*, assignment: Assignment, reason: str) -> WithdrawalIm
         .select_related("worker", "item__batch")
         .filter(item_id__in=item_ids, status=Assignment.Status.RESERVED)
     )
-    released: dict[str, list] = {}
     for reservation in reservations:
         reservation.status = Assignment.Status.RETURNED
         reservation.review_message = RELEASE_MESSAGE
         reservation.save(update_fields=["status", "review_message"])
-        released.setdefault(reservation.item.batch.provider, []).append(reservation.worker)
-    for provider, workers in released.items():
-        # After commit: a provider's call never runs while these rows are locked, and a
-        # notice it fails to send is logged without undoing the withdrawal.
-        transaction.on_commit(partial(_notify_released, provider, workers), robust=True)
+        _notify_released(reservation)
     logger.info(
         "Assignment %s rejected after approval: %d downstream item(s) withdrawn "
         "(ids %s), %d reservation(s) released, %d finished answer(s) marked",
@@ -116,7 +111,17 @@ def batch_items_restore(*, assignment: Assignment) -> int:
     return restored
 
 
-def _notify_released(provider: str, workers: list) -> None:
-    get_provider(provider).notify(
-        workers=workers, subject="Task withdrawn", message=RELEASE_MESSAGE
-    )
+def _notify_released(reservation: Assignment) -> None:
+    """Tell the worker their reservation was released: a message recorded with the
+    withdrawal and sent after it commits (crowd.outbox). A provider that cannot message
+    them is logged, without undoing the withdrawal."""
+    worker = reservation.worker
+    try:
+        action_record(
+            kind=ProviderAction.Kind.NOTIFY,
+            provider=reservation.item.batch.provider,
+            worker=worker,
+            payload={"subject": "Task withdrawn", "message": RELEASE_MESSAGE},
+        )
+    except ProviderError as error:
+        logger.warning("Worker %s not told of the withdrawal: %s", worker.pk, error)

@@ -33,7 +33,7 @@ from crowd.review import (
 )
 from mturk.hits import hit_assignments_add, hit_expire, hit_extend
 from mturk.importing import mapping_help, mturk_results_import
-from mturk.models import HIT, Bonus, MTurkAssignment, Publication
+from mturk.models import HIT, MTurkAssignment, Publication
 from mturk.publishing import cost_estimate, mturk_batch_publish, publication_set
 from mturk.results import ResultsFileError
 from mturk.review import batch_workers_notify
@@ -53,6 +53,9 @@ PUBLICATION_FIELDS = (
     "answer_key_xml",
     "test_min_score",
 )
+
+# The calls a review decides go to MTurk once it is saved (crowd.outbox).
+TOLD = "MTurk is told now (Crowd work › Provider calls shows when it has answered)."
 
 
 class MinutesField(forms.IntegerField):
@@ -262,13 +265,28 @@ class PublicationAdmin(DurationsInMinutes, admin.ModelAdmin):
         )
         return TemplateResponse(request, "admin/mturk/batch.html", context)
 
+    def _actions(self) -> dict:
+        """Each action the batch page posts: the permission it needs and its handler."""
+        review, change = "crowd.review_batch", "crowd.change_batch"
+        return {
+            "sync": (change, self._do_sync),
+            "approve": (review, self._do_approve),
+            "reject": (review, self._do_reject),
+            "bonus": (review, self._do_bonus),
+            "block": (review, self._do_block),
+            "unblock": (review, self._do_unblock),
+            "expire": (change, self._do_expire),
+            "extend": (change, self._do_extend),
+            "add": (change, self._do_add),
+            "notify": (change, self._do_notify),
+        }
+
     def _act(self, request, batch: Batch) -> None:
-        action = request.POST.get("action", "")
-        review = action in ("approve", "reject", "bonus", "block", "unblock")
-        needed = "crowd.review_batch" if review else "crowd.change_batch"
+        needed, handler = self._actions().get(
+            request.POST.get("action", ""), ("crowd.change_batch", None)
+        )
         if not request.user.has_perm(needed):
             raise PermissionDenied
-        handler = getattr(self, f"_do_{action}", None)
         if handler is None:
             self.message_user(request, "Unknown action.", messages.ERROR)
             return
@@ -296,13 +314,13 @@ class PublicationAdmin(DurationsInMinutes, admin.ModelAdmin):
         answer = assignment_approve(
             assignment=self._answer(request, batch), message=request.POST.get("feedback", "")
         )
-        return f"Assignment {answer.pk} approved."
+        return f"Assignment {answer.pk} approved; {TOLD}"
 
     def _do_reject(self, request, batch):
         answer = assignment_reject(
             assignment=self._answer(request, batch), message=request.POST.get("feedback", "")
         )
-        return f"Assignment {answer.pk} rejected; its slot reopened."
+        return f"Assignment {answer.pk} rejected; its slot reopened; {TOLD}"
 
     def _do_bonus(self, request, batch):
         answer = assignment_bonus(
@@ -311,17 +329,17 @@ class PublicationAdmin(DurationsInMinutes, admin.ModelAdmin):
             reason=request.POST.get("reason", ""),
         )
         return (
-            f"Bonus paid; assignment {answer.pk} has {money_text(answer.bonus_cents, 'USD')} "
-            "in bonuses."
+            "Bonus recorded, to be paid on MTurk once (its state: the payments report); "
+            f"assignment {answer.pk} has {money_text(answer.bonus_cents, 'USD')} in bonuses."
         )
 
     def _do_block(self, request, batch):
         worker = worker_block(worker=self._worker(request), reason=request.POST.get("reason", ""))
-        return f"Worker {worker.external_id} blocked."
+        return f"Worker {worker.external_id} blocked; {TOLD}"
 
     def _do_unblock(self, request, batch):
         worker = worker_unblock(worker=self._worker(request))
-        return f"Worker {worker.external_id} unblocked."
+        return f"Worker {worker.external_id} unblocked; {TOLD}"
 
     def _do_expire(self, request, batch):
         return f"HIT {hit_expire(hit=self._hit(request, batch)).hit_id} expired."
@@ -344,7 +362,7 @@ class PublicationAdmin(DurationsInMinutes, admin.ModelAdmin):
             subject=request.POST.get("subject", ""),
             message=request.POST.get("message", ""),
         )
-        return f"Message sent to {sent} worker(s)."
+        return f"Message queued for {sent} worker(s), one call each; {TOLD}"
 
 
 def _whole_number(request, name: str, label: str) -> int:
@@ -373,8 +391,3 @@ class MTurkAssignmentAdmin(ReadOnlyAdmin):
         "answer",
     )
     list_filter = ("status", "hit__batch")
-
-
-@admin.register(Bonus)
-class BonusAdmin(ReadOnlyAdmin):
-    list_display = ("assignment", "worker_id", "cents", "reason", "request_token", "paid_at")

@@ -45,6 +45,12 @@ class MTurkError(ProviderError):
         self.code = code
 
     @property
+    def refused(self) -> bool:
+        """MTurk answered no (a RequestError): the call did nothing. A ServiceFault, a
+        throttled call or no answer at all may or may not have acted."""
+        return self.code == "RequestError"
+
+    @property
     def is_duplicate_request(self) -> bool:
         """True when MTurk says a UniqueRequestToken was used before: the call took effect."""
         return bool(_DUPLICATE.search(str(self)))

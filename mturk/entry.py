@@ -1,16 +1,19 @@
 """A worker arriving from MTurk: the task page's parameters checked and bound to an answer.
 
-The parameters (assignmentId, hitId, workerId) are claims: they pick the answer
-a page stores, never who is paid. mturk.sync links the answer to MTurk's own
-assignment only when id, HIT and worker all match.
+The parameters (assignmentId, hitId, workerId) are claims, which anyone who reads a HIT
+id in its URLs and knows a worker's id can make up. They let a page be worked on, never
+more: an answer stored under them waits unconfirmed (crowd's UNCONFIRMED status), holding
+no slot, counting for nothing and never paid, until mturk.sync finds MTurk's own
+assignment with the same id, HIT and worker (ListAssignmentsForHIT) and confirms it.
 
-The claims cannot be checked while the worker works: MTurk's GetAssignment
-"retrieves an assignment with an AssignmentStatus value of Submitted, Approved,
-or Rejected" (https://docs.aws.amazon.com/goto/WebAPI/mturk-requester-2017-01-17/GetAssignment),
-never one just accepted. So an MTurk page's reservation holds none of the item's
-slots: MTurk itself lets at most MaxAssignments workers accept the HIT, and a
-made-up assignment (anyone can read a HIT id in its URLs) never locks a real
-worker out.
+The claims cannot be checked while the worker works: MTurk's GetAssignment "retrieves an
+assignment with an AssignmentStatus value of Submitted, Approved, or Rejected"
+(https://docs.aws.amazon.com/goto/WebAPI/mturk-requester-2017-01-17/GetAssignment),
+never one just accepted. So a reservation under them holds none of the item's slots and
+counts against no cap (MTurk itself lets at most MaxAssignments workers accept the HIT,
+and its exclusion qualification keeps the cap), and an answer bound to another claim of
+the same worker and item that MTurk has not vouched for is set aside (mturk.claims): a
+made-up assignment never locks the real worker out, nor takes their answer.
 """
 
 from __future__ import annotations
@@ -19,14 +22,18 @@ import re
 
 from django.core import signing
 from django.db import transaction
+from django.utils import timezone
 
 from crowd.assignments import assignment_reserve_next
 from crowd.models import Assignment, BatchItem, Worker
+from mturk.claims import answer_set_aside, claim_external_id
 from mturk.client import endpoint
+from mturk.models import MTurkAssignment
 
 PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
 SALT = "parable.mturk.answer"
 _ID = re.compile(r"^[A-Za-z0-9]{1,64}$")
+_GIVEN_BACK = (Assignment.Status.EXPIRED, Assignment.Status.RETURNED)
 
 
 class EntryError(ValueError):
@@ -43,10 +50,12 @@ def submit_origin(turk_submit_to: str) -> str:
 
 @transaction.atomic
 def mturk_task_open(*, item: BatchItem, assignment_id: str, hit_id: str, worker_id: str):
-    """The answer this MTurk assignment writes to: reserved now, or the one already held.
+    """The answer this MTurk assignment writes to: the one it already has, or one reserved
+    now for the claimed worker (see the module).
 
-    Raises EntryError for malformed parameters or a HIT that is not this item's, and
-    crowd's NoWorkAvailable when the worker may not work on it (blocked, cap reached).
+    Raises EntryError for malformed parameters, a HIT that is not this item's, or a worker
+    MTurk already vouches for on this item under another assignment; crowd's
+    NoWorkAvailable when the worker may not work on it (blocked, a qualification).
     """
     hit = getattr(item, "mturk_hit", None)
     if hit is None or hit.hit_id != hit_id:
@@ -54,19 +63,35 @@ def mturk_task_open(*, item: BatchItem, assignment_id: str, hit_id: str, worker_
     if not (_ID.match(assignment_id) and _ID.match(worker_id)):
         raise EntryError("This task page was opened without a valid assignment and worker.")
     worker, _ = Worker.objects.get_or_create(provider="mturk", external_id=worker_id)
-    stored = Assignment.objects.filter(
-        item=item, worker=worker, provider_assignment_id=assignment_id
+    worker = Worker.objects.select_for_update().get(pk=worker.pk)  # one claim at a time
+    claimed = Assignment.objects.filter(
+        item=item,
+        provider_assignment_id=assignment_id,
+        worker__provider="mturk",
+        worker__external_id__in=[worker_id, claim_external_id(worker_id, assignment_id)],
     ).first()
-    if stored is not None and stored.status in Assignment.STORED:
-        return stored  # stored already: the page offers to send it to MTurk again
-    answer = assignment_reserve_next(batch=item.batch, worker=worker, item=item, holds_slot=False)
-    if answer.provider_assignment_id == assignment_id:
-        return answer
-    if answer.status != Assignment.Status.RESERVED:
-        raise EntryError("You have already done this task.")
-    # A new MTurk assignment for the same worker and item (returned, then accepted again).
-    answer.provider_assignment_id = assignment_id
-    answer.save(update_fields=["provider_assignment_id"])
+    if claimed is not None and (
+        claimed.status in Assignment.STORED
+        or (claimed.status == Assignment.Status.RESERVED and claimed.expires_at > timezone.now())
+    ):
+        return claimed  # stored already (the page offers to send it to MTurk again) or open
+    held = (
+        Assignment.objects.filter(item=item, worker=worker)
+        .exclude(status__in=_GIVEN_BACK)
+        .exclude(provider_assignment_id=assignment_id)
+        .select_related("worker")
+        .first()
+    )
+    if held is not None:
+        if MTurkAssignment.objects.filter(answer=held).exists():
+            raise EntryError("You have already done this task.")
+        answer_set_aside(answer=held)
+    answer = assignment_reserve_next(
+        batch=item.batch, worker=worker, item=item, holds_slot=False, worker_locked=True
+    )
+    if answer.provider_assignment_id != assignment_id:
+        answer.provider_assignment_id = assignment_id
+        answer.save(update_fields=["provider_assignment_id"])
     return answer
 
 

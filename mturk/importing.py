@@ -42,21 +42,21 @@ class ResultsImportReport:
 
 def importable_type(key: str) -> task_types.TaskType:
     """The task type of that key if its answers can be imported; ResultsFileError if not."""
-    kind = task_types.registered().get(key)
-    if kind is None or not kind.import_fields:
+    task_type = task_types.registered().get(key)
+    if task_type is None or not task_type.import_fields:
         keys = ", ".join(task_types.keys_importable())
         raise ResultsFileError(f"Unknown batch type {key!r}: use {keys}.")
-    return kind
+    return task_type
 
 
 def mapping_help() -> str:
     """What a mapping may name, per importable task type (for forms and commands)."""
     listed = []
     for key in task_types.keys_importable():
-        kind = task_types.get(key)
-        optional = kind.import_optional_fields
+        task_type = task_types.get(key)
+        optional = task_type.import_optional_fields
         also = f" (also {optional[0]} … {optional[-1]})" if optional else ""
-        listed.append(f"{key}: {', '.join(kind.import_fields)}{also}")
+        listed.append(f"{key}: {', '.join(task_type.import_fields)}{also}")
     example = "proverb=Input.proverb,narrative=Answer.story"
     return f"field=Column, comma separated. {'; '.join(listed)}. E.g. {example}"
 
@@ -66,7 +66,7 @@ def mturk_results_import(
 ) -> ResultsImportReport:
     """Import a batch results CSV; ResultsFileError (nothing written) when the file or the
     mapping cannot be used at all."""
-    fields = parse_mapping(mapping, kind=importable_type(batch_type))
+    fields = parse_mapping(mapping, task_type=importable_type(batch_type))
     parsed = parse_results(content, mapping=fields)
     report = ResultsImportReport(rows=len(parsed.rows) + len(parsed.errors))
     report.errors.extend(parsed.errors)
@@ -121,8 +121,8 @@ def _row_import(*, batch: Batch, row: ResultRow, report: ResultsImportReport) ->
     ).exists():
         report.unchanged += 1
         return
-    kind = task_types.get(batch.task_type)
-    item = _item(batch=batch, subject=kind.import_subject(batch=batch, fields=row.fields))
+    task_type = task_types.get(batch.task_type)
+    item = _item(batch=batch, subject=task_type.import_subject(batch=batch, fields=row.fields))
     worker, worker_created = Worker.objects.get_or_create(
         provider="mturk", external_id=row.worker_id
     )
@@ -140,15 +140,15 @@ def _row_import(*, batch: Batch, row: ResultRow, report: ResultsImportReport) ->
         started_at=started_at, expires_at=submitted_at + timedelta(seconds=1)
     )
     answer.refresh_from_db()
-    payload = kind.import_payload(item=item, fields=row.fields)
-    cleaned = kind.validate(assignment=answer, payload=payload)
-    kind.store(assignment=answer, cleaned=cleaned)
+    payload = task_type.import_payload(item=item, fields=row.fields)
+    cleaned = task_type.validate(assignment=answer, payload=payload)
+    task_type.store(assignment=answer, cleaned=cleaned)
     answer.status = row.status
     answer.submitted_at = submitted_at
     answer.reviewed_at = submitted_at if row.status != "submitted" else None
     answer.save(update_fields=["status", "submitted_at", "reviewed_at"])
     if row.status != "submitted":
-        kind.on_reviewed(assignment=answer, approved=row.status == "approved")
+        task_type.on_reviewed(assignment=answer, approved=row.status == "approved")
     report.workers_created += int(worker_created)  # counted once the row is kept
     report.created += 1
 

@@ -1,14 +1,13 @@
 """What Parable keeps of MTurk: a batch's HIT type and qualifications, one HIT per item,
-assignments as MTurk reports them (linked to the stored answer when id, HIT and worker
-all match) and the bonuses paid, each under its UniqueRequestToken."""
+and assignments as MTurk reports them (linked to the stored answer when id, HIT and
+worker all match). The calls to MTurk (approvals, bonuses...) are crowd.ProviderAction
+rows (crowd.outbox, mturk.actions)."""
 
 from datetime import timedelta
 
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
-
-from crowd.money import money_text
 
 
 class Publication(models.Model):
@@ -128,23 +127,3 @@ class MTurkAssignment(models.Model):
             and self.submitted_at is not None
             and self.submitted_at < timezone.now() - timedelta(days=30)
         )
-
-
-class Bonus(models.Model):
-    assignment = models.ForeignKey(
-        MTurkAssignment, on_delete=models.PROTECT, related_name="bonuses"
-    )
-    worker_id = models.CharField(max_length=64)
-    cents = models.PositiveIntegerField()
-    reason = models.TextField()
-    request_token = models.CharField(max_length=64, unique=True)
-    paid_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["id"]
-        verbose_name = "MTurk bonus"
-        verbose_name_plural = "MTurk bonuses"
-        constraints = [models.CheckConstraint(condition=Q(cents__gte=1), name="mturk_bonus_min_1")]
-
-    def __str__(self) -> str:
-        return f"{money_text(self.cents, 'USD')} to {self.worker_id}"

@@ -52,11 +52,13 @@ def _family(name: str) -> str | None:
     return name.split("<", 1)[0] if "<" in name else None
 
 
-def parse_mapping(spec: str, *, kind: TaskType) -> dict[str, str]:
+def parse_mapping(spec: str, *, task_type: TaskType) -> dict[str, str]:
     """`field=Column,...` into {field: column}; ResultsFileError if it cannot serve the
     task type (its `import_fields` and `import_optional_fields`)."""
-    plain = {f for f in (*kind.import_fields, *kind.import_optional_fields) if not _family(f)}
-    families = [f for f in map(_family, kind.import_fields) if f]
+    plain = {
+        f for f in (*task_type.import_fields, *task_type.import_optional_fields) if not _family(f)
+    }
+    families = [f for f in map(_family, task_type.import_fields) if f]
     mapping = {}
     for part in (piece.strip() for piece in spec.split(",")):
         if not part:
@@ -67,11 +69,11 @@ def parse_mapping(spec: str, *, kind: TaskType) -> dict[str, str]:
         if not column.startswith(("Input.", "Answer.")):
             raise ResultsFileError(f"Mapping column {column!r} is not an Input.* or Answer.* one.")
         if name not in plain and not any(name.startswith(family) for family in families):
-            raise ResultsFileError(f"A {kind.key} import has no field {name!r}.")
+            raise ResultsFileError(f"A {task_type.key} import has no field {name!r}.")
         mapping[name] = column
     missing = [
         name
-        for name in kind.import_fields
+        for name in task_type.import_fields
         if (
             not any(field.startswith(_family(name)) for field in mapping)
             if _family(name)

@@ -58,9 +58,7 @@ def auto_approval_due(*, batch: Batch, now=None):
 def batch_hits(*, batch: Batch):
     """The batch's HITs with their assignments and linked answers, in item order, each with
     `next_auto_approval`: when MTurk approves its earliest unreviewed submission by itself."""
-    assignments = MTurkAssignment.objects.select_related("answer__worker").prefetch_related(
-        "bonuses"
-    )
+    assignments = MTurkAssignment.objects.select_related("answer__worker")
     return (
         HIT.objects.filter(batch=batch)
         .select_related("item__proverb", "item__narrative")

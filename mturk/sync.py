@@ -1,8 +1,9 @@
 """Bringing MTurk's records in: HITs and their assignments, linked to the stored answers.
 
 An answer counts, and is paid, only when MTurk has an assignment with the same
-assignment id, HIT and worker: only then is it linked here. Decisions made on
-MTurk (auto-approval after the delay, a rejection on the requester site) are
+assignment id, HIT and worker: only then is it linked here, moved to the worker's own
+row if it was set aside (mturk.claims) and confirmed (it held nothing before). Decisions
+made on MTurk (auto-approval after the delay, a rejection on the requester site) are
 mirrored into Parable's review state.
 """
 
@@ -16,6 +17,7 @@ from django.utils import timezone
 from crowd.models import Assignment, Batch
 from crowd.review import assignment_approve, assignment_reject, unvouched_release
 from mturk import client
+from mturk.claims import answer_vouched, claim_external_id
 from mturk.models import HIT, MTurkAssignment, Publication
 from mturk.publishing import as_datetime, exclude_worker
 
@@ -90,19 +92,25 @@ def _assignment_upsert(*, hit: HIT, row: dict) -> int:
                 setattr(record, name, value)
             record.save()
     if answer is not None:
+        answer = answer_vouched(answer=answer, worker_id=row["WorkerId"])
         _mirror_decision(record=record, answer=answer)
     return changed
 
 
 def _matching_answer(*, hit: HIT, assignment_id: str, worker_id: str) -> Assignment | None:
-    """The stored answer with this assignment id, on this HIT's item, by this worker."""
-    return Assignment.objects.filter(
-        item=hit.item,
-        provider_assignment_id=assignment_id,
-        worker__provider="mturk",
-        worker__external_id=worker_id,
-        status__in=Assignment.STORED,
-    ).first()
+    """The stored answer with this assignment id, on this HIT's item, by this worker (on
+    the worker's own row, or set aside under its claim)."""
+    return (
+        Assignment.objects.filter(
+            item=hit.item,
+            provider_assignment_id=assignment_id,
+            worker__provider="mturk",
+            worker__external_id__in=[worker_id, claim_external_id(worker_id, assignment_id)],
+            status__in=Assignment.STORED,
+        )
+        .select_related("item", "worker")
+        .first()
+    )
 
 
 def _mirror_decision(*, record: MTurkAssignment, answer: Assignment) -> None:

@@ -1,6 +1,7 @@
 """Admin of Prolific studies: prepare a draft batch as a study, see Prolific's cost and
 confirm before publishing, follow status and counts, pause/resume/stop, add places, sync;
-participants' sessions (unvouched ones flagged, bulk approval), submissions, bonuses, webhooks.
+participants' sessions (unvouched ones flagged, approval, bonuses, messages, blocks),
+submissions, webhooks. The calls to Prolific these decide are Crowd work › Provider calls.
 """
 
 from __future__ import annotations
@@ -15,17 +16,10 @@ from django.utils.html import format_html
 from crowd.admin.read_only import ReadOnlyAdmin
 from crowd.admin.review import REVIEW_PERMISSION, action_form_step
 from crowd.batches import batch_close
-from crowd.providers import ProviderError, get_provider
-from crowd.review import ReviewError, worker_block, worker_unblock
+from crowd.providers import ProviderError
+from crowd.review import ReviewError, worker_block, worker_unblock, workers_notify
 from prolific.forms import BlockForm, BonusForm, MessageForm, PlacesForm, StudyForm
-from prolific.models import (
-    BonusPayment,
-    ParticipantSession,
-    Study,
-    Submission,
-    WebhookEvent,
-    WebhookRefusal,
-)
+from prolific.models import ParticipantSession, Study, Submission, WebhookEvent, WebhookRefusal
 from prolific.preflight import preflight, study_publish_confirmed
 from prolific.review import sessions_approve, sessions_bonus
 from prolific.selectors import (
@@ -280,8 +274,8 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
             return response
         workers = [session.worker for session in queryset.select_related("worker")]
         try:
-            get_provider("prolific").notify(workers=workers, **data)
-        except ProviderError as error:
+            workers_notify(workers=workers, **data)
+        except ReviewError as error:
             self.message_user(request, str(error), messages.ERROR)
         else:
             self.message_user(request, f"Message queued for {len(workers)} participant(s).")
@@ -361,23 +355,6 @@ class SubmissionAdmin(ReadOnlyAdmin):
     @admin.display(description="Status", ordering="status")
     def prolific_status(self, submission):
         return submission.status_shown
-
-
-@admin.register(BonusPayment)
-class BonusPaymentAdmin(ReadOnlyAdmin):
-    """Each bonus's state on Prolific; `unknown` ones await reconciliation by beat."""
-
-    list_display = (
-        "assignment",
-        "cents",
-        "status",
-        "bulk_id",
-        "created_at",
-        "sent_at",
-        "paid_at",
-        "note",
-    )
-    list_filter = ("status",)
 
 
 @admin.register(WebhookRefusal)

@@ -33,6 +33,11 @@ class ProlificError(ProviderError):
         self.status = status
         self.body = body or {}
 
+    @property
+    def refused(self) -> bool:
+        """Prolific answered no (a 4xx other than 429): the call did nothing."""
+        return 400 <= self.status < 500 and self.status != 429
+
 
 def error_message(body) -> str:
     """Prolific's own words from either error shape:

@@ -1,5 +1,6 @@
 """Prolific's side of a batch: the study, participants' sessions, submissions as Prolific
-reports them, webhook events seen and bonus payments (each recorded so a retry never pays twice).
+reports them, and webhook events seen. (Bonuses and the other calls to Prolific are
+crowd.ProviderAction rows: crowd.outbox, prolific.actions.)
 """
 
 from django.db import models
@@ -176,54 +177,3 @@ class WebhookRefusal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.received_at:%Y-%m-%d %H:%M}: {self.reason}"
-
-
-class BonusPayment(models.Model):
-    """One bonus in Prolific's two steps. Setting up pays nothing and may be repeated; the
-    pay call is not idempotent on Prolific, so it is sent at most once: `sending` is
-    committed before the call, and a call whose outcome is not known (time-out, 5xx,
-    killed worker) leaves the row `unknown` until Prolific's record of the submission's
-    bonus payments says whether it was paid (prolific.bonuses)."""
-
-    class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        SET_UP = "set_up", "Set up on Prolific"
-        SENDING = "sending", "Pay call being sent"
-        UNKNOWN = "unknown", "Outcome unknown: awaiting reconciliation"
-        PAID = "paid", "Paid"
-
-    assignment = models.ForeignKey(
-        "crowd.Assignment", on_delete=models.PROTECT, related_name="prolific_bonuses"
-    )
-    sequence = models.PositiveIntegerField(
-        help_text="The assignment's bonus total before this one: a retry repeats it."
-    )
-    cents = models.PositiveIntegerField()
-    reason = models.TextField(blank=True)
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
-    bulk_id = models.CharField(max_length=64, blank=True)
-    submission_id = models.CharField(
-        max_length=64, blank=True, help_text="Prolific's submission the bonus is set up on."
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    sent_at = models.DateTimeField(
-        null=True, blank=True, help_text="When the pay call was (last) sent."
-    )
-    paid_at = models.DateTimeField(null=True, blank=True)
-    note = models.TextField(blank=True, help_text="The last failure or reconciliation.")
-
-    class Meta:
-        ordering = ["id"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["assignment", "sequence"], name="prolific_bonus_once_per_step"
-            ),
-            models.CheckConstraint(condition=Q(cents__gte=1), name="prolific_bonus_positive"),
-            models.CheckConstraint(
-                condition=~Q(status__in=["sending", "unknown", "paid"]) | ~Q(bulk_id=""),
-                name="prolific_bonus_sent_has_bulk_id",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"Bonus of {self.cents} cents on assignment {self.assignment_id}"

@@ -15,7 +15,6 @@ import logging
 import math
 import re
 import time
-from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -58,9 +57,10 @@ def study_sync(*, study: Study, client: ProlificClient | None = None, now=None) 
 
 
 def submission_approve(*, submission_pk: int, client: ProlificClient | None = None) -> str:
-    """Send a submission's approval to Prolific, outside any transaction; returns the
-    status Prolific then has. Safe to repeat: an approved submission is left alone, and
-    one Prolific no longer has awaiting review keeps Prolific's status (logged)."""
+    """Send a submission's approval to Prolific, outside any transaction (the call an
+    approval owes Prolific: prolific.actions); returns the status Prolific then has. Safe
+    to repeat: an approved submission is left alone, and one Prolific no longer has
+    awaiting review keeps Prolific's status (logged)."""
     submission = Submission.objects.get(pk=submission_pk)
     if submission.status == "APPROVED":
         return submission.status
@@ -73,24 +73,6 @@ def submission_approve(*, submission_pk: int, client: ProlificClient | None = No
         logger.warning("prolific: %s not approved: Prolific has it as %s", submission, status)
     Submission.objects.filter(pk=submission_pk).update(status=status)
     return status
-
-
-def submissions_bulk_approve(
-    *, submission_ids: list[str], client: ProlificClient | None = None
-) -> int:
-    """Ask Prolific, outside any transaction, to approve those of these submissions it
-    still has awaiting review here (Prolific approves asynchronously; study_sync and the
-    webhook bring the outcome). How many were asked; 0 when none is left to ask. Safe to
-    repeat: the approved are not asked again, and whatever Prolific still has awaiting
-    review after the grace period is sent again one by one (decisions_waiting)."""
-    waiting = list(
-        Submission.objects.filter(submission_id__in=submission_ids, status=REVIEWABLE)
-        .order_by("pk")
-        .values_list("submission_id", flat=True)
-    )
-    if waiting:
-        (client or ProlificClient()).submissions_bulk_approve(submission_ids=waiting)
-    return len(waiting)
 
 
 def submission_reject(*, submission_pk: int, client: ProlificClient | None = None) -> str:
@@ -113,17 +95,6 @@ def submission_reject(*, submission_pk: int, client: ProlificClient | None = Non
         logger.warning("prolific: %s not rejected: Prolific has it as %s", submission, status)
     Submission.objects.filter(pk=submission_pk).update(status=status)
     return status
-
-
-def decisions_waiting(*, now=None) -> tuple[list[int], list[int]]:
-    """(approvals, rejections) sent but that Prolific still has awaiting review after the
-    grace period: their task was lost, or is worth sending again."""
-    cutoff = (now or timezone.now()) - timedelta(seconds=settings.PARABLE_BACKGROUND_GRACE_SECONDS)
-    waiting = Submission.objects.filter(status=REVIEWABLE)
-    return (
-        list(waiting.filter(approval_sent_at__lt=cutoff).values_list("pk", flat=True)),
-        list(waiting.filter(rejection_sent_at__lt=cutoff).values_list("pk", flat=True)),
-    )
 
 
 def webhook_refusal(*, body: bytes, timestamp: str, signature_header: str, now=None) -> str:

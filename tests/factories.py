@@ -9,7 +9,10 @@ from pathlib import Path
 
 from django.utils import timezone
 
-from annotation.models import ChoiceAnswer, ChoiceQuestion, Narrative, Proverb, Rating, SpanPair
+from annotation.models import Narrative, Proverb
+from annotation.task_types.align.models import SpanPair
+from annotation.task_types.choose.models import ChoiceAnswer, ChoiceQuestion
+from annotation.task_types.rate.models import Rating
 from annotation.text import normalize_text
 from crowd.models import Assignment, Batch, BatchItem, Worker
 
@@ -503,3 +506,13 @@ def writing_record_of(kind: str, rng) -> dict:
         focused_ms=int(keys * mean_ms) + pauses * 4000,
         composition_ms=int(keys * mean_ms) + pauses * 4000,
     )
+
+
+def provider_calls_send() -> list[str]:
+    """What runs once review decisions commit: send each provider call waiting (crowd.outbox),
+    oldest first, as its task would. Returns their statuses."""
+    from crowd.models import ProviderAction
+    from crowd.outbox import provider_action_send
+
+    waiting = ProviderAction.objects.filter(status=ProviderAction.Status.PENDING).order_by("pk")
+    return [provider_action_send(action_id=pk) for pk in waiting.values_list("pk", flat=True)]

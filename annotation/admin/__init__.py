@@ -1,8 +1,14 @@
-"""Admin of the dataset: curation, narrative and task review, agreement pages, the dashboard.
+"""Admin of the dataset: curation, narrative review, agreement pages, the dashboard, and
+each task type's review list (its package's `admin` module).
 
 Importing the package registers the model admins (Django's admin autodiscovery imports
 ``annotation.admin``); the agreement pages and the dashboard are URL modules mounted
 in config/urls.py.
 """
 
-from annotation.admin import curation, figurative, import_jobs, narratives, tasks  # noqa: F401
+from annotation.admin import curation, figurative, import_jobs, narratives  # noqa: F401
+from annotation.task_types import PACKAGES
+from crowd import task_types
+
+for package in PACKAGES:
+    task_types.package_module_import(package, "admin")

@@ -103,20 +103,20 @@ def report_view(request, batch_id: int):
     require_permission(request, "crowd.view_batch")
     batch = _batch(batch_id)
     report = batch_agreement(batch=batch)
-    kind = task_types.get(batch.task_type)
+    task_type = task_types.get(batch.task_type)
     context = {
         "batch": batch,
         "report": report,
-        "review_url": kind.review_url(batch=batch),
+        "review_url": task_type.review_url(batch=batch),
         "progress_url": reverse("admin:crowd_batch_progress", args=[batch.pk]),
         "can_change": request.user.has_perm("crowd.change_batch"),
-        "gold_form": GoldItemsForm(task_type=kind) if kind.has_gold else None,
+        "gold_form": GoldItemsForm(task_type=task_type) if task_type.has_gold else None,
         "workers": [
             {**row, **{key: figure_text(row[key]) for key in ("approval_rate", "gold_accuracy")}}
             for row in report["quality"]["workers"]
         ],
-        "agreement_template": kind.agreement_template,
-        **kind.agreement_display(report=report.get(batch.task_type, {})),
+        "agreement_template": task_type.agreement_template,
+        **task_type.agreement_display(report=report.get(batch.task_type, {})),
     }
     return admin_page(
         request,

@@ -8,16 +8,15 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
-from annotation.curation.demo import demo_data_remove
 from annotation.curation.services import (
     ProverbFileError,
     curation_progress,
-    proverbs_import,
     proverbs_set_status,
     variant_group_dismiss,
     variant_group_merge,
 )
-from annotation.intake.import_jobs import import_job_create, import_runs_in_background
+from annotation.demo import demo_data_remove
+from annotation.intake.import_jobs import upload_import
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import CurationTarget, Proverb, VariantGroup
 
@@ -131,18 +130,17 @@ class ProverbAdmin(admin.ModelAdmin):
             upload = form.cleaned_data["file"]
             source = form.cleaned_data["source"] or upload.name.rsplit(".", 1)[0]
             try:
-                content = upload_read(upload)
-                if import_runs_in_background(content=content):
-                    job = import_job_create(
-                        kind="proverbs",
-                        content=content,
-                        filename=upload.name,
-                        options={"source": source},
-                        created_by=request.user,
-                    )
+                started = upload_import(
+                    kind="proverbs",
+                    content=upload_read(upload),
+                    filename=upload.name,
+                    options={"source": source},
+                    created_by=request.user,
+                )
+                if started.job is not None:
                     messages.info(request, "The file is large: it is imported in the background.")
-                    return redirect("admin:annotation_importjob_progress", job.pk)
-                report = proverbs_import(content=content, filename=upload.name, source=source)
+                    return redirect("admin:annotation_importjob_progress", started.job.pk)
+                report = started.report
             except (ProverbFileError, UploadTooLarge) as error:
                 messages.error(request, f"Nothing was imported: {error}")
             else:

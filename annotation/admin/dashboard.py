@@ -23,9 +23,7 @@ from annotation.analysis.cards import analysis_sections
 from annotation.analysis.jobs import analysis_progress, analysis_request, analysis_scope
 from annotation.analysis.methods import methods_document
 from annotation.analysis.methods_render import methods_latex, methods_markdown
-from annotation.datasets.epic import dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
-from annotation.datasets.exports import FORMATS, dataset_export
 from annotation.datasets.splits import (
     SplitFileError,
     narrative_splits_apply,
@@ -34,9 +32,9 @@ from annotation.datasets.splits import (
     split_counts,
     split_files_select,
 )
-from annotation.intake.import_jobs import import_job_create, import_runs_in_background
+from annotation.exports.dataset import FORMATS, dataset_export
+from annotation.intake.import_jobs import upload_import
 from annotation.intake.uploads import UploadTooLarge, upload_read
-from annotation.keywords import narratives_keywords_queue
 from annotation.models import DatasetAnalysis, Narrative
 from crowd.models import Batch
 
@@ -233,26 +231,18 @@ def import_view(request):
             if set_aside:
                 messages.info(request, f"Not split files, left aside: {', '.join(set_aside)}.")
             upload = form.cleaned_data["file"]
-            content = upload_read(upload)
-            if import_runs_in_background(content=content):
-                job = import_job_create(
-                    kind="epic",
-                    content=content,
-                    filename=upload.name,
-                    options={"source_label": source_label},
-                    splits=splits,
-                    created_by=request.user,
-                )
-                messages.info(request, "The file is large: it is imported in the background.")
-                return redirect("admin:annotation_importjob_progress", job.pk)
-            report = dataset_import_epic(
-                content=content,
-                splits=splits or None,
-                source_label=source_label,
+            started = upload_import(
+                kind="epic",
+                content=upload_read(upload),
                 filename=upload.name,
+                options={"source_label": source_label},
+                splits=splits,
+                created_by=request.user,
             )
-            # Keywords (for the generation baseline) are extracted by a task, not here.
-            narratives_keywords_queue(narrative_ids=report.keyword_narratives)
+            if started.job is not None:
+                messages.info(request, "The file is large: it is imported in the background.")
+                return redirect("admin:annotation_importjob_progress", started.job.pk)
+            report = started.report
         except UploadTooLarge as error:
             messages.error(request, str(error))
             return admin_page(

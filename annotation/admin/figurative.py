@@ -1,9 +1,6 @@
-"""Admin of figurative narratives and the continuation and cloze studies: import, review lists.
-
-Figurative narratives: a list with an upload of the benchmark's JSONL (import_figurative's
-service) and an export link. Review lists (approve, reject, block, as for the other task
-types): continuations with their literal-use flags (approving a flag confirms it),
-choices between continuations, cloze sentences. Worker text goes through format_html.
+"""Admin of figurative narratives: a list with an upload of the benchmark's JSONL
+(import_figurative's service), an export link and the near-copy groups. The review lists
+of the continuation tasks are in their packages. Worker text goes through format_html.
 """
 
 from __future__ import annotations
@@ -14,27 +11,19 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html
 
-from annotation.admin.tasks import TaskReviewAdmin, _excerpt
 from annotation.datasets.figurative import (
     figurative_copy_groups,
     figurative_export_text,
     figurative_import,
     figurative_report_summary,
-    option_text,
-    shown_order,
 )
 from annotation.datasets.figurative_files import FigurativeFileError
 from annotation.intake.uploads import UploadTooLarge, upload_read
-from annotation.models import (
-    ClozeResponse,
-    Continuation,
-    ContinuationAnswer,
-    FigurativeNarrative,
-    QualificationAttempt,
-)
+from annotation.models import FigurativeNarrative
 from annotation.quality.integrity import IntegritySettings, similarity_flags
+from annotation.task_parts.review_admin import narrative_with_expression
 
 
 class FigurativeImportForm(forms.Form):
@@ -54,40 +43,6 @@ class FigurativeImportForm(forms.Form):
         help_text="The benchmark's test files carry a placeholder correctanswer (option1 on "
         "every line): unlabelled pairs count in no accuracy.",
     )
-
-
-def narrative_with_expression(narrative: FigurativeNarrative, *, limit: bool = True):
-    """The narrative with its expression in bold (escaped), then its meaning."""
-    if narrative.expression_start is None:
-        body = format_html("{}", _excerpt(narrative.text) if limit else narrative.text)
-    else:
-        start, end = narrative.expression_start, narrative.expression_end
-        body = format_html(
-            "{}<strong>{}</strong>{}",
-            narrative.text[:start],
-            narrative.text[start:end],
-            narrative.text[end:],
-        )
-    return format_html(
-        '<div style="white-space:pre-wrap;max-width:50em">{}</div>'
-        '<span class="quiet">{}: {}</span>',
-        body,
-        "meaning" if narrative.kind == "idiom" else "property",
-        narrative.meaning,
-    )
-
-
-class LiteralUseFilter(admin.SimpleListFilter):
-    title = "literal use"
-    parameter_name = "literal"
-
-    def lookups(self, request, model_admin):
-        return [("flagged", "Flagged literal"), ("written", "Continuations written")]
-
-    def queryset(self, request, queryset):
-        if self.value():
-            return queryset.filter(literal_use=self.value() == "flagged")
-        return queryset
 
 
 class CopyGroupFilter(admin.SimpleListFilter):
@@ -282,147 +237,3 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
         name = f"{kind}_{split}" if split else f"{kind}s"
         response["Content-Disposition"] = f'attachment; filename="{name}.jsonl"'
         return response
-
-
-@admin.register(QualificationAttempt)
-class QualificationAttemptAdmin(admin.ModelAdmin):
-    """Workers' attempts at continuation batches' qualification tests (records, read only)."""
-
-    list_display = ("id", "batch", "worker", "correct", "passed", "created_at")
-    list_filter = ("passed", "batch")
-    readonly_fields = ("batch", "worker", "answers", "correct", "passed", "created_at")
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-
-@admin.register(Continuation)
-class ContinuationReviewAdmin(TaskReviewAdmin):
-    """One row per submission: the narrative, both continuations, or the literal-use flag."""
-
-    task_type = "continue"
-    row_display = ("id", "batch", "narrative_display", "continuations", "literal_flag")
-    list_display_links = ("id",)
-    readonly_fields = ("narrative_display", "continuations", "literal_flag", "assignment")
-    fields = readonly_fields
-
-    def get_list_filter(self, request):
-        return (*super().get_list_filter(request), LiteralUseFilter)
-
-    def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .select_related("narrative", "assignment__worker", "assignment__item__batch")
-        )
-
-    @admin.display(description="Narrative")
-    def narrative_display(self, continuation):
-        return narrative_with_expression(continuation.narrative)
-
-    @admin.display(description="Continuations")
-    def continuations(self, continuation):
-        if continuation.literal_use:
-            return "—"
-        return format_html(
-            "<strong>plausible</strong>: {}<br><strong>implausible</strong>: {}",
-            continuation.plausible,
-            continuation.implausible,
-        )
-
-    @admin.display(description="Literal use")
-    def literal_flag(self, continuation):
-        if not continuation.literal_use:
-            return ""
-        confirmed = continuation.narrative.literal_use_confirmed
-        return format_html(
-            '<strong style="color:#b42318" data-testid="literal-flag">⚑ {}</strong>',
-            "literal use confirmed" if confirmed else "flagged literal: approve to confirm",
-        )
-
-
-@admin.register(ContinuationAnswer)
-class ContinuationAnswerReviewAdmin(TaskReviewAdmin):
-    """One row per answer: the two options in their shown order, chosen and correct marked."""
-
-    task_type = "continue_choice"
-    row_display = ("id", "batch", "pair_display", "is_correct")
-    list_display_links = ("id",)
-    readonly_fields = ("pair_display", "is_correct", "assignment")
-    fields = readonly_fields
-
-    def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .select_related("pair__narrative", "assignment__worker", "assignment__item__batch")
-        )
-
-    @admin.display(description="Narrative and options (✔ correct, ● chosen)")
-    def pair_display(self, answer):
-        pair = answer.pair
-        options = format_html_join(
-            "",
-            "<li>{} {} {}</li>",
-            (
-                (
-                    "✔" if option == pair.correct else "·",
-                    "●" if option == answer.chosen else "○",
-                    option_text(pair, option),
-                )
-                for option in shown_order(pair)
-            ),
-        )
-        return format_html(
-            '{}<ol style="list-style:none;padding:0">{}</ol>',
-            narrative_with_expression(pair.narrative),
-            options,
-        )
-
-    @admin.display(description="Correct", boolean=True)
-    def is_correct(self, answer) -> bool:
-        return answer.is_correct
-
-
-@admin.register(ClozeResponse)
-class ClozeReviewAdmin(TaskReviewAdmin):
-    """One row per sentence: the left-out original beside the answer, and the verb lemmas."""
-
-    task_type = "cloze"
-    row_display = ("id", "batch", "condition", "original", "answer", "matches")
-    list_display_links = ("id",)
-    readonly_fields = ("condition", "original", "answer", "matches", "assignment")
-    fields = readonly_fields
-
-    def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .select_related("item", "assignment__worker", "assignment__item__batch")
-        )
-
-    @admin.display(description="Condition")
-    def condition(self, response) -> str:
-        return response.item.get_condition_display()
-
-    @admin.display(description="Left-out sentence")
-    def original(self, response):
-        item = response.item
-        return format_html(
-            '{}<br><span class="quiet">verb: {}</span>',
-            item.sentences[item.blank_index],
-            item.original_lemma or "—",
-        )
-
-    @admin.display(description="Answer")
-    def answer(self, response):
-        return format_html(
-            '{}<br><span class="quiet">verb: {}</span>', response.text, response.lemma
-        )
-
-    @admin.display(description="Verb matches", boolean=True)
-    def matches(self, response) -> bool:
-        return response.matches

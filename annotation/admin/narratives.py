@@ -11,7 +11,6 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from annotation.admin.tasks import batch_filter
 from annotation.keywords import narratives_keywords_missing, narratives_keywords_queue
 from annotation.models import Narrative, PilotLabel
 from annotation.quality.calibration import (
@@ -24,11 +23,11 @@ from annotation.quality.flags import flags_of, narrative_flags
 from annotation.quality.integrity import FLAG_TITLES
 from annotation.quality.submissions import (
     duration_text,
-    marked_pieces,
-    overlap_lines,
     pledge_of,
 )
 from annotation.quality.writing_score import Calibration, CalibrationError
+from annotation.task_parts.review_admin import batch_filter
+from annotation.task_types.write.review import marked_pieces, overlap_lines
 from common.request_input import query_int
 from crowd.admin.review import REVIEW_ACTIONS, ReviewActions
 from crowd.models import Assignment

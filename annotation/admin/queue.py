@@ -164,7 +164,8 @@ def decide_view(request, batch_id: int, assignment_id: int):
 
 def _approve_and_pay(assignment: Assignment, *, cents: int | None, reason: str) -> str:
     """Approve (if still awaiting review) and pay a bonus through the provider, in one
-    transaction: a refused bonus leaves the submission as it was."""
+    transaction with the calls they owe it (sent once it commits): a bonus refused as it is
+    recorded leaves the submission as it was."""
     if not cents:
         raise ReviewError("Give the bonus amount in cents.")
     with transaction.atomic():

@@ -1,7 +1,6 @@
 """Small pieces the dataset analysis modules share: self-filling dicts (per-word caches,
-token numbering), the size at which a cache is emptied, the progress callback's type and
-its no-op, a call deferred until its result is read, and the garbage collector's setting
-for reading a whole dataset."""
+token numbering), the size at which a cache is emptied, a call deferred until its result
+is read, and the garbage collector's setting for reading a whole dataset."""
 
 from __future__ import annotations
 
@@ -12,14 +11,6 @@ from contextlib import contextmanager
 from typing import Any
 
 CACHE_LIMIT = 1_000_000  # entries of a per-word cache before it is emptied
-
-ProgressCallback = Callable[[int, int, str], None]
-
-
-def progress_noop(done: int, total: int, stage: str) -> None:
-    """The progress callback of a caller that does not watch."""
-    return None
-
 
 # The collector's thresholds while a whole dataset is read and kept (the defaults are
 # 700, 10, 10): young passes every 100,000 allocations, older ones far more rarely.

@@ -66,13 +66,12 @@ How the per-text measures are made:
 - Sentences: the default splitter is spaCy's rule-based ``sentencizer`` over the blank
   English tokenizer (:class:`VectorizedSentencizer` applies the component's rule to
   token arrays in numpy, and lets the tokenizer skip plain words; counts equal the
-  component's). It is chosen for speed: about 0.15 ms a new 65-token narrative, against
-  about 0.5 ms for the component itself and more for the statistical ``senter`` of
-  en_core_web_sm (``sentence_splitter="senter"``, see
-  :func:`build_senter`), which gives similar counts on well-punctuated prose. Any
-  callable(list[str]) -> list[int] can be passed instead.
+  component's). It is chosen for speed (docs/performance.md): faster than the component
+  itself and than the statistical ``senter`` of en_core_web_sm
+  (``sentence_splitter="senter"``, see :func:`build_senter`), which gives similar counts
+  on well-punctuated prose. Any callable(list[str]) -> list[int] can be passed instead.
 - Sentiment: vaderSentiment's compound score, computed by a subclass of its analyzer
-  that removes repeated work (about 4x faster, identical scores; tests compare them).
+  that removes repeated work (faster, identical scores; tests compare them).
 - Flesch reading ease, under two sets of word, sentence and syllable rules reproduced so
   that syllables are cached per word: the ePiC paper's (textstat 0.7.2's, pyphen
   syllables), which give ``readability.flesch_*``, and on request (``newer_flesch``)
@@ -104,7 +103,7 @@ from typing import Any
 
 import numpy as np
 
-from annotation.analysis.common import Deferred, ProgressCallback, mean_or_none, progress_noop
+from annotation.analysis.common import Deferred, mean_or_none
 from annotation.analysis.human_evaluation import AGREEMENT_THRESHOLD, human_evaluation
 from annotation.analysis.lexical import LexicalMerge, merge_lexical, random_proverb_permutation
 from annotation.analysis.pool import lexical_task, persistent_pool, spawn_pool, work_chunk
@@ -124,6 +123,7 @@ from annotation.analysis.sentiment import (
     SENTIMENT_POSITIVE,
     sentiment_statistics,
 )
+from common.progress import ProgressCallback, progress_noop
 
 SCHEMA_VERSION = 2  # 2: worker figures unknown (None) without a known writer; unknown_writer
 DIVERSITY_MAX_PAIRS = 200_000

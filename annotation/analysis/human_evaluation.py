@@ -9,8 +9,9 @@ from itertools import combinations
 from statistics import fmean, stdev, variance
 from typing import Any
 
-from annotation.analysis.common import ProgressCallback, mean_or_none, t_two_sided_p
+from annotation.analysis.common import mean_or_none, t_two_sided_p
 from annotation.analysis.records import ChoiceRecord, ModelChoiceRecord, RatingRecord
+from common.progress import ProgressCallback
 
 AGREEMENT_THRESHOLD = 3
 

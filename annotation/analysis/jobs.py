@@ -28,7 +28,10 @@ from django.db.models import Count, Max, Q, Sum
 from django.db.models.functions import Length
 from django.utils import timezone
 
-from annotation.models import ChoiceAnswer, DatasetAnalysis, Narrative, Rating, SpanPair
+from annotation.models import DatasetAnalysis, Narrative
+from annotation.task_types.align.models import SpanPair
+from annotation.task_types.choose.models import ChoiceAnswer
+from annotation.task_types.rate.models import Rating
 from common.task_queue import queue_on_commit, waiting_past_grace
 from crowd.models import Assignment, BatchItem
 

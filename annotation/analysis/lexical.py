@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from annotation.analysis.common import Deferred, Index, ProgressCallback, mean_or_none
+from annotation.analysis.common import Deferred, Index, mean_or_none
 from annotation.analysis.records import NarrativeRecord
 from annotation.text import simple_tokens, whitespace_tokens
+from common.progress import ProgressCallback
 
 _PAIR_CHUNK = 20_000
 

@@ -29,7 +29,8 @@ from annotation.analysis.cards import Table, significant
 from annotation.analysis.selectors import definitions
 from annotation.datasets.imported_files import epic_file_key
 from annotation.datasets.records import DATASET_SOURCES, dataset_narratives
-from annotation.models import ImportedFile, Narrative, SpanPair
+from annotation.models import ImportedFile, Narrative
+from annotation.task_types.align.models import SpanPair
 from crowd.models import Assignment, Batch
 
 UNKNOWN = "unknown"

@@ -20,7 +20,8 @@ from annotation.analysis.methods import (
     plural,
     series,
 )
-from annotation.models import QualificationAttempt, VariantGroup
+from annotation.models import VariantGroup
+from annotation.task_types.continuation.models import QualificationAttempt
 from crowd.models import Assignment, BatchItem
 from crowd.money import money_text
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from django.db.models import Count, Q
 
-from annotation.analysis.common import ProgressCallback, long_read_gc
+from annotation.analysis.common import long_read_gc
 from annotation.analysis.definitions import DEFINITIONS
 from annotation.analysis.integrity import integrity_shares
 from annotation.analysis.records import (
@@ -34,8 +34,10 @@ from annotation.datasets.records import (
     rating_source,
     span_pairs_of,
 )
-from annotation.models import ChoiceAnswer, ChoiceQuestion, Rating
 from annotation.quality.flags import FlagRow, flag_rows
+from annotation.task_types.choose.models import ChoiceAnswer, ChoiceQuestion
+from annotation.task_types.rate.models import Rating
+from common.progress import ProgressCallback
 
 DATASET_DEFINITIONS: dict[str, str] = {
     "scope": (

@@ -63,7 +63,7 @@ class VectorizedSentencizer(SpacySentenceSplitter):
     whitespace tokens between them are neither either, and in the rule only the first of
     a run of such tokens matters, so the count is unchanged; but the tokenizer then finds
     "x" in its cache instead of analysing, and adding to its vocabulary, every new word,
-    and sees a few tokens per sentence instead of every word (5x faster on new text).
+    and sees a few tokens per sentence instead of every word (faster on new text).
     Counts equal ``len(list(doc.sents))`` of the real component (tests check it on
     crafted and random texts).
     """

@@ -28,7 +28,7 @@ def _make_vader() -> Any:
 
 
 def sentiment_analyzer() -> Any:
-    """The shared VADER analyzer (built once; about 0.25 ms per 65-word narrative)."""
+    """The shared VADER analyzer (built once)."""
     global _VADER
     if _VADER is None:
         with _LOCK:

@@ -18,11 +18,10 @@ from annotation.quality.gold import gold_items_add
 from annotation.quality.reports import batch_agreement
 from common.api_docs import ViewSetActions, extend_schema
 from common.api_parser import StrictInput
-from common.request_input import MAX_INT
 from crowd import task_types
-from crowd.api import BatchSerializer, batch_create_response
+from crowd.api import BatchCreateSerializer, BatchSerializer, batch_create_response
 from crowd.chaining import batch_items_refresh
-from crowd.models import Batch, Provider
+from crowd.models import Batch
 
 
 class AgreementViewSet(ViewSetActions, viewsets.ReadOnlyModelViewSet):
@@ -55,67 +54,6 @@ class AgreementViewSet(ViewSetActions, viewsets.ReadOnlyModelViewSet):
         return Response(batch_agreement(batch=self.get_object()))
 
 
-class ChainedBatchCreateSerializer(StrictInput, serializers.Serializer):
-    name = serializers.CharField(max_length=200)
-    task_type = serializers.ChoiceField(choices=[])  # the types with drawn items
-    source_batch = serializers.PrimaryKeyRelatedField(
-        queryset=Batch.objects.all(), required=False, allow_null=True
-    )
-    provider = serializers.ChoiceField(choices=Provider.choices, default=Provider.LOCAL)
-    target_per_item = serializers.IntegerField(min_value=1, max_value=MAX_INT, default=3)
-    per_worker_cap = serializers.IntegerField(
-        min_value=1, max_value=MAX_INT, required=False, allow_null=True
-    )
-    reward_cents = serializers.IntegerField(min_value=0, max_value=MAX_INT, default=0)
-    time_allowed_seconds = serializers.IntegerField(min_value=60, max_value=MAX_INT, default=1800)
-    instructions = serializers.CharField(required=False, allow_blank=True, default="")
-    settings = serializers.DictField(required=False, default=dict)
-    publish = serializers.BooleanField(default=False)
-    # The rule `validate` applies, in the schema: a source batch, or draws or imported pairs.
-    source_rule = {
-        "anyOf": [
-            {"required": ["source_batch"], "properties": {"source_batch": {"type": "integer"}}},
-            {
-                "required": ["settings"],
-                "properties": {
-                    "settings": {
-                        "anyOf": [
-                            {
-                                "required": ["draw"],
-                                "properties": {"draw": {"type": "array", "minItems": 1}},
-                            },
-                            {
-                                "required": ["imported"],
-                                "properties": {"imported": {"type": "object", "minProperties": 1}},
-                            },
-                        ]
-                    }
-                },
-            },
-        ]
-    }
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["task_type"].choices = task_types.keys_drawn()
-
-    @property
-    def schema_rules(self) -> dict:
-        """The source rule, and the settings the task type takes."""
-        return {"allOf": [self.source_rule, task_types.settings_schemas(task_types.keys_drawn())]}
-
-    def validate(self, attrs):
-        settings = attrs["settings"]
-        if attrs.get("source_batch") is None and not (
-            settings.get("draw") or settings.get("imported")
-        ):
-            raise serializers.ValidationError(
-                'Give a source_batch, or narratives to draw in settings ("draw": [...]) or '
-                'imported option pairs ("imported": {"kind": "idiom"}), or both.'
-            )
-        return attrs
-
-
 class GoldSerializer(StrictInput, serializers.Serializer):
     narratives = serializers.PrimaryKeyRelatedField(
         queryset=Narrative.objects.select_related("proverb"), many=True
@@ -129,7 +67,8 @@ AddedSerializer = inline_serializer(
 
 
 class ChainedBatchViewSet(ViewSetActions, mixins.CreateModelMixin, viewsets.GenericViewSet):
-    """Create align, rate and choose batches fed by a source batch or dataset draws."""
+    """Batches whose items are drawn (align, rate, choose, continue_choice, cloze): create
+    (the body of POST /api/batches/), refresh, gold items, results."""
 
     serializer_class = BatchSerializer
     queryset = Batch.objects.all()
@@ -137,9 +76,11 @@ class ChainedBatchViewSet(ViewSetActions, mixins.CreateModelMixin, viewsets.Gene
     def get_queryset(self):
         return super().get_queryset().filter(task_type__in=task_types.keys_drawn())
 
-    @extend_schema(request=ChainedBatchCreateSerializer, responses={201: BatchSerializer})
+    @extend_schema(request=BatchCreateSerializer, responses={201: BatchSerializer})
     def create(self, request, *args, **kwargs):
-        """Create the batch and take its first items; later approvals of the source add more.
+        """Create a batch as POST /api/batches/ does (the same body), here for the batches
+        that draw their items: its first items are taken now, later approvals of the source
+        add more.
 
         settings: {"sample": 250, "seed": 1, "draw": [{"source": "imported",
         "source_label": "...", "sample": 200}], plus the task type's own (align:
@@ -149,13 +90,7 @@ class ChainedBatchViewSet(ViewSetActions, mixins.CreateModelMixin, viewsets.Gene
         imported {"kind": "idiom"|"simile", "split": "any"|"train"|"dev"|"test"}, sample,
         seed; cloze: condition full|arguments|subject_verb, blank random|middle|last)}.
         """
-        form = ChainedBatchCreateSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = dict(form.validated_data)
-        kind = task_types.get(data["task_type"])
-        if not data["instructions"].strip():
-            data["instructions"] = kind.instructions_for(data["settings"])
-        return batch_create_response(request, data)
+        return batch_create_response(request)
 
     def _require_change(self, request) -> None:
         if not request.user.has_perm("crowd.change_batch"):

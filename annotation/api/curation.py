@@ -13,12 +13,11 @@ from rest_framework.reverse import reverse
 
 from annotation.curation.services import (
     ProverbFileError,
-    proverbs_import,
     proverbs_set_status,
     variant_group_dismiss,
     variant_group_merge,
 )
-from annotation.intake.import_jobs import import_job_create, import_runs_in_background
+from annotation.intake.import_jobs import upload_import
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import Proverb, VariantGroup
 from annotation.text import normalize_text
@@ -142,23 +141,12 @@ class ProverbViewSet(
         form.is_valid(raise_exception=True)
         upload = form.validated_data["file"]
         try:
-            content = upload_read(upload)
-            if import_runs_in_background(content=content):
-                job = import_job_create(
-                    kind="proverbs",
-                    content=content,
-                    filename=upload.name,
-                    options={"source": form.validated_data["source"]},
-                    created_by=request.user,
-                )
-                status_url = reverse("import-job-detail", args=[job.pk], request=request)
-                return Response(
-                    {"job": job.pk, "status": job.status, "status_url": status_url},
-                    status=status.HTTP_202_ACCEPTED,
-                    headers={"Location": status_url},
-                )
-            report = proverbs_import(
-                content=content, filename=upload.name, source=form.validated_data["source"]
+            started = upload_import(
+                kind="proverbs",
+                content=upload_read(upload),
+                filename=upload.name,
+                options={"source": form.validated_data["source"]},
+                created_by=request.user,
             )
         except (ProverbFileError, UploadTooLarge) as error:
             return Response(
@@ -170,7 +158,15 @@ class ProverbViewSet(
                 },
                 status=status.HTTP_400_BAD_REQUEST,
             )
-        return Response(report.as_dict(), status=status.HTTP_201_CREATED)
+        if started.job is not None:
+            job = started.job
+            status_url = reverse("import-job-detail", args=[job.pk], request=request)
+            return Response(
+                {"job": job.pk, "status": job.status, "status_url": status_url},
+                status=status.HTTP_202_ACCEPTED,
+                headers={"Location": status_url},
+            )
+        return Response(started.report.as_dict(), status=status.HTTP_201_CREATED)
 
     @extend_schema(request=CurateSerializer, responses={200: ProverbSerializer})
     @action(detail=True, methods=["post"])

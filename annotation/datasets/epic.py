@@ -19,7 +19,6 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.analysis.common import ProgressCallback, progress_noop
 from annotation.datasets.epic_files import (
     EPIC_FIELDS,
     EpicFileError,
@@ -33,9 +32,11 @@ from annotation.datasets.epic_files import (
 from annotation.datasets.imported_files import epic_file_key, imported_file_record
 from annotation.datasets.records import narratives_for_generated_pks
 from annotation.datasets.splits import SplitFileError, narrative_splits_apply, parse_split_files
-from annotation.models import ImportedFile, Narrative, Proverb, SpanPair
+from annotation.models import ImportedFile, Narrative, Proverb
 from annotation.quality.similarity_scan import imported_similarity_check_queue
+from annotation.task_types.align.models import SpanPair
 from annotation.text import normalize_text, word_count
+from common.progress import ProgressCallback, progress_noop
 
 _CHUNK = 2_000
 _PROGRESS_RECORDS = 1_000  # records resolved between progress reports

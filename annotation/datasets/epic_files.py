@@ -2,7 +2,8 @@
 
 A file is a JSON array of records ``{"pk": "Q<proverb>N<narrative>", "fields": {"quote",
 "narrative", "span_quote_1".."span_quote_5", "span_narrative_1".."span_narrative_5"}}``;
-an unused span slot holds "". Spans are strings; `resolve_span` finds their offsets.
+an unused span slot holds "". Spans are strings; `annotation.spans.resolve_span` finds
+their offsets.
 
 `parse_epic_file` refuses a file that cannot be read as such records (not UTF-8 JSON,
 not an array, nested too deep, a record without its pk or fields, fields missing, unknown or not
@@ -21,6 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import TextIO
 
 from annotation.datasets.layouts import json_array_layout, json_item, ordered, write_json_array
+from annotation.spans import resolve_span
 from annotation.text import normalize_text
 from common.checked_input import InputError, json_loads_checked, text_problem
 
@@ -85,27 +87,6 @@ class ResolvedSpanPair:
     narrative_end: int
     narrative_span: str
     ambiguous: bool
-
-
-def resolve_span(text: str, span: str) -> tuple[int, int, bool] | None:
-    """Locate a span string in text: (start, end, ambiguous), or None when absent.
-
-    Surrounding whitespace of the span is not part of it. An exact match is tried
-    first, then a case-insensitive one; ambiguous is True when the string occurs
-    more than once (overlapping occurrences included) in the mode that matched,
-    and the first occurrence is returned.
-    """
-    needle = span.strip()
-    if not needle:
-        return None
-    start = text.find(needle)
-    if start >= 0:
-        return start, start + len(needle), text.find(needle, start + 1) >= 0
-    pattern = re.compile(re.escape(needle), re.IGNORECASE)
-    match = pattern.search(text)
-    if match is None:
-        return None
-    return match.start(), match.end(), pattern.search(text, match.start() + 1) is not None
 
 
 def parse_epic_file(content: bytes, *, max_records: int | None = None) -> list[EpicRecord]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 from dataclasses import asdict, dataclass, field
 
 from django.db import transaction
@@ -37,6 +36,7 @@ from annotation.datasets.imported_files import (
 )
 from annotation.models import ContinuationPair, FigurativeNarrative, ImportedFile
 from annotation.quality.similarity_scan import figurative_similarity_check_task
+from annotation.task_parts.option_pairs import continuation_pair_create
 from annotation.text import normalize_text
 from common.task_queue import queue_on_commit
 
@@ -90,44 +90,6 @@ def line_state(narrative: FigurativeNarrative, pair: ContinuationPair | None = N
         values += [pair.option1, pair.option2, pair.correct, pair.published_answer]
     encoded = json.dumps(values, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(encoded.encode()).hexdigest()
-
-
-def shown_first_for(pair_id: int) -> int:
-    """Which option (1 or 2) a pair shows first: random, fixed by the pair's id."""
-    return random.Random(f"continuation-pair:{pair_id}").choice((1, 2))
-
-
-@transaction.atomic
-def continuation_pair_create(
-    *,
-    narrative: FigurativeNarrative,
-    option1: str,
-    option2: str,
-    correct: int | None,
-    source: str = ContinuationPair.Source.IMPORTED,
-    continuation=None,
-    split: str = "",
-    published_answer: str = "",
-) -> tuple[ContinuationPair, bool]:
-    """The pair of these options (created when new, with its stored display order).
-
-    An existing pair keeps its split and answer."""
-    pair, created = ContinuationPair.objects.get_or_create(
-        narrative=narrative,
-        option1=option1,
-        option2=option2,
-        defaults={
-            "correct": correct,
-            "source": source,
-            "continuation": continuation,
-            "split": split,
-            "published_answer": published_answer,
-        },
-    )
-    if created:
-        pair.shown_first = shown_first_for(pair.pk)
-        pair.save(update_fields=["shown_first"])
-    return pair, created
 
 
 def figurative_report_summary(report: FigurativeImportReport) -> str:
@@ -330,28 +292,6 @@ def figurative_export_text(*, kind: str, split: str | None = None) -> str:
     if split is not None:
         layout = imported_file_layout(figurative_file_key(kind=kind, split=split))
     return jsonl_text(figurative_export_lines(kind=kind, split=split), layout)
-
-
-def segments(narrative: FigurativeNarrative) -> list[dict]:
-    """The narrative as text pieces, the expression's piece marked (rendered escaped)."""
-    if narrative.expression_start is None:
-        return [{"text": narrative.text, "mark": False}]
-    start, end = narrative.expression_start, narrative.expression_end
-    pieces = [
-        {"text": narrative.text[:start], "mark": False},
-        {"text": narrative.text[start:end], "mark": True},
-        {"text": narrative.text[end:], "mark": False},
-    ]
-    return [piece for piece in pieces if piece["text"]]
-
-
-def shown_order(pair: ContinuationPair) -> list[int]:
-    """The options (1, 2) in the order the pair shows them."""
-    return [1, 2] if pair.shown_first == 1 else [2, 1]
-
-
-def option_text(pair: ContinuationPair, option: int) -> str:
-    return pair.option1 if option == 1 else pair.option2
 
 
 @dataclass

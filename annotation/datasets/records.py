@@ -19,8 +19,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from django.db.models import Avg, Case, Count, OuterRef, Q, QuerySet, Subquery, TextField, When
 from django.db.models.functions import Cast
 
-from annotation.models import Narrative, Rating, SpanPair
+from annotation.models import Narrative
 from annotation.quality.flags import flags_by_narrative
+from annotation.task_types.align.models import SpanPair
+from annotation.task_types.rate.models import Rating
 from crowd.models import Batch
 
 DATASET_SOURCES = (Narrative.Source.CROWD, Narrative.Source.IMPORTED)

@@ -1,7 +1,9 @@
-"""Large imports as background jobs: the upload is stored, a Celery task imports it.
+"""Imports of uploads, and large ones as background jobs: the upload is stored, a Celery
+task imports it.
 
-A proverb list or ePiC file over PARABLE_IMPORT_BACKGROUND_LINES lines or
-PARABLE_IMPORT_BACKGROUND_BYTES bytes is not imported in the request: `import_job_create`
+`upload_import` decides for every page and API that takes an upload: a proverb list or
+ePiC file over PARABLE_IMPORT_BACKGROUND_LINES lines or PARABLE_IMPORT_BACKGROUND_BYTES
+bytes is not imported in the request: `import_job_create`
 stores it in an ImportJob row and queues `annotation.import_job_run` on commit, and the
 task calls `import_job_run`, which runs the same import service the request would have
 (`proverbs_import`, or `epic_prepare` then `epic_write`) and stores its report, or the
@@ -18,6 +20,7 @@ from __future__ import annotations
 import base64
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from celery import shared_task
 from django.conf import settings
@@ -26,13 +29,20 @@ from django.utils import timezone
 
 from annotation.analysis.jobs import progress_writer
 from annotation.curation.services import (
+    ImportReport,
     ProverbFileError,
     proverb_file_check_lines,
     proverbs_import,
 )
-from annotation.datasets.epic import EpicPrepared, epic_prepare, epic_write
+from annotation.datasets.epic import (
+    EpicImportReport,
+    EpicPrepared,
+    dataset_import_epic,
+    epic_prepare,
+    epic_write,
+)
 from annotation.datasets.epic_files import EpicFileError
-from annotation.keywords import narratives_keywords_fill
+from annotation.keywords import narratives_keywords_fill, narratives_keywords_queue
 from annotation.models import ImportJob
 from common.task_queue import queue_on_commit, waiting_past_grace
 
@@ -56,6 +66,61 @@ def import_runs_in_background(*, content: bytes) -> bool:
         len(content) > settings.PARABLE_IMPORT_BACKGROUND_BYTES
         or line_count(content) > settings.PARABLE_IMPORT_BACKGROUND_LINES
     )
+
+
+@dataclass(frozen=True)
+class UploadImport:
+    """What importing an upload did: ran in the request (`report`, the import's report), or
+    became a background job (`job`, whose page and API status hold the report when done)."""
+
+    report: ImportReport | EpicImportReport | None = None
+    job: ImportJob | None = None
+
+
+def upload_import(
+    *,
+    kind: str,
+    content: bytes,
+    filename: str = "",
+    options: Mapping | None = None,
+    splits: Mapping[str, bytes] | None = None,
+    created_by=None,
+) -> UploadImport:
+    """Import an upload now, or as a background job when it is large
+    (`import_runs_in_background`): the one decision the admin pages and the API share.
+
+    `options` and `splits` are as `import_job_create` takes them. Imported now, a proverb
+    list is `proverbs_import`ed and an ePiC file `dataset_import_epic`ed, its narratives'
+    keywords queued; a file either refuses raises its error (ProverbFileError,
+    EpicFileError) and nothing is written.
+    """
+    options = dict(options or {})
+    if import_runs_in_background(content=content):
+        job = import_job_create(
+            kind=kind,
+            content=content,
+            filename=filename,
+            options=options,
+            splits=splits,
+            created_by=created_by,
+        )
+        return UploadImport(job=job)
+    if kind == ImportJob.Kind.PROVERBS:
+        report = proverbs_import(
+            content=content, filename=filename, source=options.get("source", "")
+        )
+        return UploadImport(report=report)
+    if kind != ImportJob.Kind.EPIC:
+        raise ValueError(f"Unknown import kind {kind!r}; use {', '.join(ImportJob.Kind.values)}.")
+    report = dataset_import_epic(
+        content=content,
+        splits=splits or None,
+        source_label=options.get("source_label", "ePiC"),
+        filename=filename,
+    )
+    # Keywords (for the generation baseline) are extracted by a task, not in the request.
+    narratives_keywords_queue(narrative_ids=report.keyword_narratives)
+    return UploadImport(report=report)
 
 
 @transaction.atomic

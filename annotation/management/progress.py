@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import TextIO
 
+from common.progress import ProgressCallback
 
-def progress_printer(stream: TextIO, *, every: float = 2.0) -> Callable[[int, int, str], None]:
+
+def progress_printer(stream: TextIO, *, every: float = 2.0) -> ProgressCallback:
     """A progress(done, total, stage) callback: a line when a stage starts or ends, and
     at most one every `every` seconds in between."""
     state = {"stage": None, "done": None, "at": 0.0}

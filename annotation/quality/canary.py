@@ -3,7 +3,7 @@ canary_instruction) and the flag of a story that follows it.
 
 Pure: no Django. The task page carries the instruction out of sight and out of the
 accessibility tree (frontend/tasks/_canary.html); `canary_found` is stored with the story
-when it is submitted (annotation/task_types/writing_record.py), `canary_flags` turns that
+when it is submitted (annotation/task_parts/writing_record.py), `canary_flags` turns that
 into the flag a reviewer sees.
 """
 

@@ -2,7 +2,7 @@
 
 `batch_agreement` puts together what every batch shares (its items, the workers'
 review figures and gold accuracy) and the task type's own figures
-(`TaskType.agreement`: each type's selector lives in its own module and hands plain
+(`TaskType.agreement`: each type's selector lives in its own package and hands plain
 triples to annotation.quality.agreement, where krippendorff and crowd-kit do the
 statistics). Counted: submitted and approved work on regular items that are not
 withdrawn (`counted`); rejected work and gold items are left out (gold items feed

@@ -3,8 +3,8 @@
 `submission_review` gives one submission as plain JSON: what every task type shares
 (worker, approval rate, gold score, time taken, flags) and a `display` of the task
 type's own (`TaskType.review_display`: a narrative with the words it shares with its
-proverb marked, an alignment in its pair colours, a rating form, a choice), drawn
-with the helpers here. Text stays text: the page writes it with `textContent`.
+proverb marked, an alignment in its pair colours, a rating form, a choice), which each
+type draws in its own package. Text stays text: the page writes it with `textContent`.
 """
 
 from __future__ import annotations
@@ -13,12 +13,10 @@ from collections.abc import Iterable
 
 from django.db.models import Count, Q
 
-from annotation import spans
-from annotation.models import Narrative, SpanPair
+from annotation.models import Narrative
 from annotation.quality.calibration import writing_scores
 from annotation.quality.flags import narrative_flags
 from annotation.quality.reports import quality_report
-from annotation.text import check_overlap
 from crowd import task_types
 from crowd.models import Assignment, Batch, BatchPledge
 from crowd.providers import get_provider
@@ -156,57 +154,4 @@ def submission_review(*, assignment: Assignment) -> dict:
         "display": display,
         # The provider's state of the work (a Prolific session still working...), if any.
         "provider_state": get_provider(batch.provider).review_state(assignment=assignment),
-    }
-
-
-def marked_pieces(proverb: str, text: str) -> list[dict]:
-    """The text in pieces, the words a rule counts marked ({"text", "mark"}), as the task
-    page marks them."""
-    pieces, position = [], 0
-    for start, end in check_overlap(proverb, text, {"min_words": 0})["highlights"]:
-        pieces.append({"text": text[position:start], "mark": False})
-        pieces.append({"text": text[start:end], "mark": True})
-        position = end
-    pieces.append({"text": text[position:], "mark": False})
-    return [piece for piece in pieces if piece["text"]]
-
-
-def overlap_lines(overlap: dict) -> list[str]:
-    """A narrative's stored overlap figures as short lines."""
-    lines = [
-        f"{n}-grams shared: {overlap[str(n)]['shared']} of {overlap[str(n)]['proverb']}"
-        for n in (1, 2, 3)
-        if isinstance(overlap.get(str(n)), dict)
-    ]
-    if "shared_content_words" in overlap:
-        counted = overlap["shared_content_words"]
-        lines.append(
-            f"Proverb words used (the rule's count, small words left out): {len(counted)}"
-            + (f" ({', '.join(counted)})" if counted else "")
-        )
-    if overlap.get("longest_shared_ngram"):
-        lines.append(
-            "Longest phrase from the proverb: " + " ".join(overlap["longest_shared_ngram"])
-        )
-    if overlap.get("shared_words"):
-        lines.append(
-            "All words in common, small ones included: " + ", ".join(overlap["shared_words"])
-        )
-    return lines
-
-
-def alignment_drawing(narrative: Narrative, pairs: list[SpanPair]) -> dict:
-    """An alignment as the review queue draws it: both texts in pieces, pairs by colour."""
-    drawing = spans.drawing(proverb=narrative.proverb.text, narrative=narrative.text, pairs=pairs)
-    return {
-        "proverb": drawing["proverb"],
-        "narrative": drawing["narrative"],
-        "pairs": [
-            {
-                "colour": pair["colour"],
-                "proverb": pair["proverb"]["text"],
-                "narrative": pair["narrative"]["text"],
-            }
-            for pair in drawing["pairs"]
-        ],
     }

@@ -1,4 +1,4 @@
-"""Times the cloze answer check (task_types.cloze_parsing.sentence_check) against 300 ms.
+"""Times the cloze answer check (annotation.task_types.cloze.parsing.sentence_check) against 300 ms.
 
 Run from the repository root: `python bench/cloze/run.py`. Loads the spaCy pipeline of
 PARABLE_SPACY_MODEL once (timed apart: it happens once per process), then checks answers
@@ -125,7 +125,7 @@ def run() -> None:
     import django
 
     django.setup()
-    from annotation.task_types.cloze_parsing import sentence_check
+    from annotation.task_types.cloze.parsing import sentence_check
 
     started = time.perf_counter()
     sentence_check("The parser loads now.")

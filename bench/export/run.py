@@ -65,8 +65,9 @@ def populate(n: int) -> None:
     from django.db import transaction
     from django.utils import timezone
 
-    from annotation.datasets.epic_files import resolve_span
-    from annotation.models import Narrative, Proverb, SpanPair
+    from annotation.models import Narrative, Proverb
+    from annotation.spans import resolve_span
+    from annotation.task_types.align.models import SpanPair
     from annotation.text import normalize_text
     from bench.analysis.synthetic import TextGenerator
     from crowd.models import Assignment, Batch, BatchItem, Worker
@@ -159,7 +160,7 @@ def populate(n: int) -> None:
 
 
 def child_export(format: str, batch: str | None) -> dict:
-    from annotation.datasets.exports import dataset_export
+    from annotation.exports.dataset import dataset_export
     from crowd.models import Batch
 
     batches = [Batch.objects.get(name=batch).pk] if batch else None

@@ -13,9 +13,9 @@ import environ
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
-VAR_DIR = Path(environ.Env().str("PARABLE_VAR_DIR", default=str(BASE_DIR / "var")))
 
 env = environ.Env()
+VAR_DIR = Path(env.str("PARABLE_VAR_DIR", default=str(BASE_DIR / "var")))
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 
@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "axes",
+    "django.forms",  # its widget templates, for FORM_RENDERER below
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -99,8 +100,17 @@ TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [],
-        "APP_DIRS": True,
         "OPTIONS": {
+            # Apps' templates/ folders, and each task type's own (crowd.task_type_files).
+            "loaders": [
+                (
+                    "django.template.loaders.cached.Loader",
+                    [
+                        "django.template.loaders.app_directories.Loader",
+                        "crowd.task_type_files.TemplateLoader",
+                    ],
+                )
+            ],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
@@ -147,10 +157,10 @@ SILENCED_SYSTEM_CHECKS = ["models.W047"]
 # Login throttling (django-axes), for the admin's login form and the API's token endpoint
 # alike: after PARABLE_LOGIN_FAILURE_LIMIT wrong passwords for one user name from one address,
 # that pair is refused, right password or not, for PARABLE_LOGIN_COOLOFF_MINUTES after its
-# last failure (429 on the login form, 401 from the token endpoint); a successful login
-# clears the count. Failures are kept in the database (SQLite or PostgreSQL), so every web
-# process counts them together. Behind the proxy every client has the proxy's address, and
-# the count is then one per user name.
+# last failure (429 on the login form and from the token endpoint, with Retry-After there);
+# a successful login clears the count. Failures are kept in the database (SQLite or
+# PostgreSQL), so every web process counts them together. Behind the proxy every client has
+# the proxy's address, and the count is then one per user name.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # refuses a locked-out pair before any password check
     "django.contrib.auth.backends.ModelBackend",
@@ -175,6 +185,12 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "crowd.task_type_files.StaticFinder",  # each task type's static/ folder
+]
+# Form widgets render with the templates above, so a task type's admin widget finds its own.
+FORM_RENDERER = "django.forms.renderers.TemplatesSetting"
 MEDIA_ROOT = Path(env.str("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 MEDIA_URL = "media/"
 
@@ -369,6 +385,7 @@ LOGGING = {
 
 CELERY_BEAT_SCHEDULE = {
     "expire-reservations": {"task": "crowd.assignments_expire", "schedule": 60.0},
+    "send-provider-calls": {"task": "crowd.provider_actions_requeue", "schedule": 60.0},
     "requeue-keywords": {"task": "annotation.keywords_requeue", "schedule": 60.0},
     "requeue-import-jobs": {"task": "annotation.import_jobs_requeue", "schedule": 60.0},
     "requeue-similarity": {"task": "annotation.similarity_requeue", "schedule": 60.0},

@@ -1,3 +1,4 @@
-"""Admin of crowd bookkeeping: batches, items, assignments, workers, shared review actions."""
+"""Admin of crowd bookkeeping: batches, items, assignments, workers, shared review actions,
+the payments report and the calls owed to providers."""
 
-from crowd.admin import batches, payments, review, workers  # noqa: F401
+from crowd.admin import batches, outbox, payments, review, workers  # noqa: F401

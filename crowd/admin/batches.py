@@ -82,7 +82,7 @@ class BatchAdmin(admin.ModelAdmin):
     def get_urls(self):
         return [
             path(
-                "new/<str:task_type>/",
+                "new/<str:key>/",
                 self.admin_site.admin_view(self.new_view),
                 name="crowd_batch_new",
             ),
@@ -101,31 +101,31 @@ class BatchAdmin(admin.ModelAdmin):
         """Batches are made from their task type's form: choose the type first."""
         if not self.has_add_permission(request):
             raise PermissionDenied
-        kinds = [
-            (key, kind.label)
-            for key, kind in sorted(task_types.registered().items())
-            if kind.batch_form is not None
+        offered = [
+            (key, task_type.label)
+            for key, task_type in sorted(task_types.registered().items())
+            if task_type.batch_form is not None
         ]
-        context = self._context(request, title="New batch", kinds=kinds)
+        context = self._context(request, title="New batch", offered=offered)
         return TemplateResponse(request, "admin/crowd/batch/choose.html", context)
 
-    def new_view(self, request, task_type: str):
+    def new_view(self, request, key: str):
         """Create a batch of one task type from its form (add-batch permission)."""
         if not self.has_add_permission(request):
             raise PermissionDenied
         try:
-            kind = task_types.get(task_type)
+            task_type = task_types.get(key)
         except LookupError:
             raise Http404 from None
-        form_class = kind.batch_form
+        form_class = task_type.batch_form
         if form_class is None:
             raise Http404
-        form = form_class(request.POST or None)
+        form = form_class(
+            request.POST or None, initial={"target_per_item": task_type.target_per_item}
+        )
         if request.method == "POST" and form.is_valid():
             try:
-                batch = batch_create(
-                    task_type=task_type, created_by=request.user, **form.batch_fields()
-                )
+                batch = batch_create(task_type=key, created_by=request.user, **form.batch_fields())
                 if form.cleaned_data.get("publish"):
                     batch = batch_publish(batch=batch)
             except (ValueError, ProviderError) as error:
@@ -140,7 +140,7 @@ class BatchAdmin(admin.ModelAdmin):
                     messages.info(request, form.created_message())
                 return redirect("admin:crowd_batch_progress", batch_id=batch.pk)
         context = self._context(
-            request, title=f"New batch: {kind.label}", form=form, media=self.media + form.media
+            request, title=f"New batch: {task_type.label}", form=form, media=self.media + form.media
         )
         return TemplateResponse(request, "admin/crowd/batch/new.html", context)
 
@@ -157,8 +157,7 @@ class BatchAdmin(admin.ModelAdmin):
                 raise PermissionDenied
             self._apply(request, batch, "close" if "close" in request.POST else "publish")
             return redirect("admin:crowd_batch_progress", batch_id=batch.pk)
-        kind = task_types.registered().get(batch.task_type)
-        review_url = kind.review_url(batch=batch)
+        review_url = task_types.get(batch.task_type).review_url(batch=batch)
         context = self._context(
             request,
             title=f"Progress: {batch.name}",

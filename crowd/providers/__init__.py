@@ -1,6 +1,13 @@
 """Crowd providers by key; Prolific and MTurk register theirs from their apps."""
 
-from crowd.providers.base import CrowdProvider, ProviderError
+from crowd.providers.base import (
+    ONCE,
+    RECONCILE,
+    RETRY,
+    CallNotSent,
+    CrowdProvider,
+    ProviderError,
+)
 from crowd.providers.local import LocalProvider
 
 _providers: dict[str, CrowdProvider] = {"local": LocalProvider()}
@@ -18,4 +25,13 @@ def get_provider(key: str) -> CrowdProvider:
         raise ProviderError(f"The {key!r} provider is not configured.") from None
 
 
-__all__ = ["CrowdProvider", "ProviderError", "get_provider", "register"]
+__all__ = [
+    "ONCE",
+    "RECONCILE",
+    "RETRY",
+    "CallNotSent",
+    "CrowdProvider",
+    "ProviderError",
+    "get_provider",
+    "register",
+]

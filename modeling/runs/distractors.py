@@ -16,8 +16,8 @@ import random
 from django.db import transaction
 
 from annotation.models import Narrative
-from annotation.task_types.choose import choice_question_create
-from annotation.task_types.distractors import DistractorSource, SourceFamily
+from annotation.task_types.choose.distractors import DistractorSource, SourceFamily
+from annotation.task_types.choose.task import choice_question_create
 from crowd.batches import batch_create, batch_items_add
 from modeling.models import Run
 from modeling.training.registry import baselines_where

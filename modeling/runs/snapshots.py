@@ -9,7 +9,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from annotation.datasets.records import dataset_narratives
-from annotation.models import SpanPair
+from annotation.task_types.align.models import SpanPair
 from crowd.models import Assignment
 from modeling.models import Snapshot
 from modeling.training.examples import Example, content_hash

@@ -9,7 +9,14 @@ accepts one and frames the ExternalQuestion URL with MTurk's parameters, and
 `POST /mturk/externalSubmit` receives the finished assignment, as MTurk does.
 
 `fail_next(operation, code, times)` makes the next calls fail: ThrottlingException and
-ServiceFault (retried by the client), or any other code such as RequestError (not).
+ServiceFault (retried by the client), or any other code such as RequestError (not); with
+`after=True` the call acts first and its answer comes `delay` seconds late (an error, or
+with code "" the normal answer): a call whose outcome the caller cannot know.
+
+Its hazards are MTurk's: SendBonus pays again each time unless it carries a
+UniqueRequestToken seen within the last 24 hours (`tokens_expire` makes it later than
+that); NotifyWorkers sends again each time; GetAssignment and ListAssignmentsForHIT
+know an assignment only once its worker has submitted it.
 """
 
 from mturk.standin.server import StandInServer, serve_in_thread

@@ -54,9 +54,10 @@ class RequesterOperations:
         if hit_type_id not in self.hit_types:
             raise RequestError(f"HIT type {hit_type_id} does not exist.")
         token = params.get("UniqueRequestToken")
-        if token and token in self.tokens:
+        if self._token_seen(token):
             raise RequestError(
-                f"The HIT with this UniqueRequestToken already exists. HITId: {self.tokens[token]}"
+                f"The HIT with this UniqueRequestToken already exists. HITId: "
+                f"{self._token_seen(token)}"
             )
         question = required(params, "Question")
         match = EXTERNAL_URL.search(question)
@@ -87,8 +88,7 @@ class RequesterOperations:
             "RequesterAnnotation": params.get("RequesterAnnotation", ""),
         }
         self.hits[hit["HITId"]] = hit
-        if token:
-            self.tokens[token] = hit["HITId"]
+        self._token_keep(token, hit["HITId"])
         self._refresh_hit(hit)
         return {"HIT": hit_out(hit)}
 
@@ -96,6 +96,10 @@ class RequesterOperations:
         return {"HIT": hit_out(self._hit(required(params, "HITId")))}
 
     def op_ListAssignmentsForHIT(self, params):
+        # "retrieves completed assignments for a HIT", of the statuses asked: "Submitted |
+        # Approved | Rejected" (https://docs.aws.amazon.com/goto/WebAPI/
+        # mturk-requester-2017-01-17/ListAssignmentsForHIT): what vouches for an answer
+        # (mturk.sync); an assignment still being worked on is not listed.
         hit = self._hit(required(params, "HITId"))
         statuses = params.get("AssignmentStatuses") or ["Submitted", "Approved", "Rejected"]
         limit = min(int(params.get("MaxResults", PAGE_LIMIT)), PAGE_LIMIT)
@@ -166,6 +170,10 @@ class RequesterOperations:
         return {}
 
     def op_SendBonus(self, params):
+        # Pays each time it is called, unless its UniqueRequestToken was seen in the last 24
+        # hours: then "subsequent calls return an error with a message containing the
+        # request ID" (https://docs.aws.amazon.com/AWSMechTurk/latest/
+        # AWSMechanicalTurkRequester/RequestTokens.html).
         worker_id = required(params, "WorkerId")
         assignment = self._assignment(required(params, "AssignmentId"))
         reason = required(params, "Reason")
@@ -175,17 +183,16 @@ class RequesterOperations:
         if assignment["AssignmentStatus"] not in ("Approved", "Submitted"):
             raise RequestError("A bonus can be paid only on a submitted or approved assignment.")
         token = params.get("UniqueRequestToken")
-        if token and token in self.tokens:
+        if self._token_seen(token):
             raise RequestError(
                 "The bonus for this UniqueRequestToken already exists "
-                f"(request {self.tokens[token]})."
+                f"(request {self._token_seen(token)})."
             )
         if amount <= 0 or amount > self.balance:
             raise RequestError("The bonus amount is not valid or exceeds the balance.")
         self.balance -= amount
         request_id = new_id()
-        if token:
-            self.tokens[token] = request_id
+        self._token_keep(token, request_id)
         self.bonuses.append(
             {
                 "WorkerId": worker_id,
@@ -198,6 +205,10 @@ class RequesterOperations:
         return {}
 
     def op_ListBonusPayments(self, params):
+        # Every bonus paid on the assignment or HIT, with "WorkerId, BonusAmount,
+        # AssignmentId, Reason and GrantTime" (https://docs.aws.amazon.com/goto/WebAPI/
+        # mturk-requester-2017-01-17/ListBonusPayments): what settles a bonus whose call
+        # got no answer (mturk.actions).
         assignment_id = params.get("AssignmentId")
         hit_id = params.get("HITId")
         rows = [
@@ -224,6 +235,7 @@ class RequesterOperations:
         return {"NumResults": len(blocks), "WorkerBlocks": blocks}
 
     def op_NotifyWorkers(self, params):
+        # Sends again each time: it takes no request token.
         worker_ids = required(params, "WorkerIds")
         if not 1 <= len(worker_ids) <= 100:
             raise RequestError("WorkerIds must name 1 to 100 workers.")
@@ -260,7 +272,7 @@ class RequesterOperations:
         hit = self._hit(required(params, "HITId"))
         extra = int(required(params, "NumberOfAdditionalAssignments"))
         token = params.get("UniqueRequestToken")
-        if token and token in self.tokens:
+        if self._token_seen(token):
             raise RequestError("This UniqueRequestToken has already been processed.")
         if extra < 1:
             raise RequestError("NumberOfAdditionalAssignments must be at least 1.")
@@ -269,8 +281,7 @@ class RequesterOperations:
                 "A HIT created with fewer than 10 assignments cannot be extended to 10 or more."
             )
         hit["MaxAssignments"] += extra
-        if token:
-            self.tokens[token] = hit["HITId"]
+        self._token_keep(token, hit["HITId"])
         self._refresh_hit(hit)
         return {}
 

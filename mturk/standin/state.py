@@ -4,6 +4,7 @@ behind one lock; the worker side (accept, submit) and the API's dispatch."""
 from __future__ import annotations
 
 import threading
+import time
 from datetime import timedelta
 from decimal import Decimal
 
@@ -34,15 +35,34 @@ class MTurkState(RequesterOperations):
         self.notifications: list[dict] = []
         # Workers who have worked for this requester (here or before the stand-in started).
         self.workers_seen: set[str] = set()
-        self.tokens: dict[str, str] = {}
-        self.failures: list[tuple[str, str]] = []
+        # UniqueRequestTokens seen: token -> (what it made, when), forgotten after 24 hours.
+        self.tokens: dict[str, tuple[str, object]] = {}
+        # Failures on demand: [operation, code, after, delay] (see fail_next).
+        self.failures: list[list] = []
         self.calls: list[str] = []
 
     # Test and demo helpers ---------------------------------------------------------
 
-    def fail_next(self, operation: str, code: str = "ThrottlingException", times: int = 1):
+    def fail_next(
+        self,
+        operation: str,
+        code: str = "ThrottlingException",
+        times: int = 1,
+        *,
+        after: bool = False,
+        delay: float = 0.0,
+    ):
+        """Make the next `times` calls of `operation` fail with `code`, `delay` seconds late
+        (a call that hangs, then fails, having done nothing). With `after`, the call is
+        carried out first: then its late answer is the error (`code`), or with `code` ""
+        the normal answer (a call that acted, then hung)."""
         with self.lock:
-            self.failures.extend([(operation, code)] * times)
+            self.failures.extend([[operation, code, after, delay] for _ in range(times)])
+
+    def tokens_expire(self) -> None:
+        """As 24 hours later: MTurk no longer remembers the request tokens seen so far."""
+        with self.lock:
+            self.tokens.clear()
 
     def accept(self, *, hit_id: str, worker_id: str) -> dict:
         """A worker accepts a HIT: an Accepted assignment, as on MTurk's worker site."""
@@ -124,21 +144,38 @@ class MTurkState(RequesterOperations):
     def dispatch(self, operation: str, params: dict) -> dict:
         with self.lock:
             self.calls.append(operation)
-            for index, (failing, code) in enumerate(self.failures):
-                if failing == operation:
-                    del self.failures[index]
-                    if code == "ServiceFault":
-                        raise RequestError("Service is unavailable.", kind=code, status=500)
-                    if code == "ThrottlingException":
-                        raise RequestError("Rate exceeded", kind=code, status=400)
-                    raise RequestError(f"{operation} was refused (as asked).", kind=code)
-            handler = getattr(self, f"op_{operation}", None)
-            if handler is None:
-                raise RequestError(f"Operation {operation} is not supported by the stand-in.")
-            self._auto_approve()
-            return handler(params)
+            failure = next((f for f in self.failures if f[0] == operation), None)
+            if failure is not None:
+                self.failures.remove(failure)
+            response = None
+            if failure is None or failure[2]:
+                handler = getattr(self, f"op_{operation}", None)
+                if handler is None:
+                    raise RequestError(f"Operation {operation} is not supported by the stand-in.")
+                self._auto_approve()
+                response = handler(params)
+        if failure is not None:  # its answer comes late (the lock released), or as an error
+            if failure[3]:
+                time.sleep(failure[3])
+            if failure[1] or not failure[2]:
+                raise _failure_error(operation, failure[1] or "ServiceFault")
+        return response
 
     # Internals ----------------------------------------------------------------------
+
+    def _token_seen(self, token: str | None) -> str | None:
+        """What a UniqueRequestToken made, while MTurk remembers it: "The unique token
+        expires after 24 hours" (https://docs.aws.amazon.com/AWSMechTurk/latest/
+        AWSMechanicalTurkRequester/RequestTokens.html); after that a call with it acts
+        again."""
+        seen = self.tokens.get(token) if token else None
+        if seen is None or seen[1] < utc_now() - timedelta(hours=24):
+            return None
+        return seen[0]
+
+    def _token_keep(self, token: str | None, made: str) -> None:
+        if token:
+            self.tokens[token] = (made, utc_now())
 
     def _hit(self, hit_id: str) -> dict:
         hit = self.hits.get(hit_id)
@@ -192,3 +229,11 @@ class MTurkState(RequesterOperations):
             }.get(comparator, True)
             if not met:
                 raise RequestError(f"Worker {worker_id} does not meet the HIT's qualifications.")
+
+
+def _failure_error(operation: str, code: str) -> RequestError:
+    if code == "ServiceFault":
+        return RequestError("Service is unavailable.", kind=code, status=500)
+    if code == "ThrottlingException":
+        return RequestError("Rate exceeded", kind=code, status=400)
+    return RequestError(f"{operation} was refused (as asked).", kind=code)

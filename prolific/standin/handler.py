@@ -54,7 +54,9 @@ class Handler(ApiRoutes, BaseHTTPRequestHandler):
                 self.state.requests.append((method, path))
             self.state.background_process()
             failure = self._failure(path)
-            if failure and not failure[3]:
+            if failure and not failure[3]:  # not carried out; its answer may come late
+                if failure[4]:
+                    time.sleep(failure[4])
                 self._raise(failure)
             if self.headers.get("Authorization") != f"Token {self.state.token}":
                 raise ApiError(401, "Invalid token.", title="Unauthorized")

@@ -171,7 +171,8 @@ class StandInState:
     ) -> None:
         """Answer the next `count` calls whose path contains `path` with `status`; with
         `after`, the call is carried out first (a 5xx or a time-out after Prolific acted),
-        and with `delay` the answer comes that many seconds late."""
+        and with `delay` the answer comes that many seconds late (without `after`: a call
+        that hangs and does nothing)."""
         with self.lock:
             self.failures.append([path, status, count, after, delay])
 

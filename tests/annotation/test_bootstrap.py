@@ -6,7 +6,7 @@ import re
 import pytest
 from django.core.management import call_command
 
-from annotation.curation.demo import demo_write_batch_ensure
+from annotation.demo import demo_write_batch_ensure
 from crowd.models import Batch, Worker
 from crowd.workers import invite_read
 from tests.factories import proverb_create, write_batch_create

@@ -1,7 +1,7 @@
 """The project's layout: no module of the product's packages imports one that imports it
-back (directly or through others, across apps, deferred imports included); apps import
-only lower layers and config/ is reached only by Django; the annotation app is one
-package per concern."""
+back (directly or through others, across apps, deferred imports included), nor do two
+packages of one app; apps import only lower layers and config/ is reached only by Django;
+the annotation app is one package per concern."""
 
 from __future__ import annotations
 
@@ -98,6 +98,46 @@ def test_no_module_imports_one_that_imports_it_back():
     assert cycles(graph) == []
 
 
+def _package(module: str) -> str:
+    """The package of an app a module belongs to: the app's sub-package or top module it is
+    in (annotation.datasets.records -> annotation.datasets; annotation.text itself)."""
+    return ".".join(module.split(".")[:2])
+
+
+def packages_importing_each_other(graph: dict[str, set[str]]) -> list[str]:
+    """Pairs of packages of one app that import each other, each with one import each way."""
+    arrows: dict[tuple[str, str], str] = {}
+    for module, deps in sorted(graph.items()):
+        for dep in sorted(deps):
+            ends = (_package(module), _package(dep))
+            if _app(dep) == _app(module) and ends[0] != ends[1]:
+                arrows.setdefault(ends, f"{module} -> {dep}")
+    return sorted(
+        f"{arrows[(a, b)]}; {arrows[(b, a)]}" for a, b in arrows if a < b and (b, a) in arrows
+    )
+
+
+def test_no_two_packages_of_one_app_import_each_other():
+    """Within an app the packages are layers too: datasets read what analysis does not
+    write back, a task type's package uses quality's measures and quality never reaches
+    into a type. A pair that imports each other would be one package in two folders."""
+    assert packages_importing_each_other(import_graph()) == []
+
+
+def test_pairs_of_packages_are_found_through_their_modules():
+    graph = {
+        "annotation.datasets.records": {"annotation.analysis.common"},
+        "annotation.analysis.selectors": {"annotation.datasets.records"},
+        "annotation.analysis.common": set(),
+        "annotation.text": {"crowd.models"},
+        "crowd.models": {"annotation.text"},
+    }
+    assert packages_importing_each_other(graph) == [
+        "annotation.analysis.selectors -> annotation.datasets.records; "
+        "annotation.datasets.records -> annotation.analysis.common"
+    ]
+
+
 def test_only_config_itself_imports_config():
     """config/ is wiring (settings, URLs, the Celery app, WSGI/ASGI): Django, gunicorn and
     Celery load it by name; no app imports it."""
@@ -156,7 +196,18 @@ def test_cycle_finder_sees_a_cycle_through_a_third_module():
 
 def test_top_level_holds_about_a_dozen_concerns():
     entries = {p.name for p in APP.iterdir() if p.name != "__pycache__"}
-    packages = {"admin", "analysis", "api", "curation", "datasets", "quality", "task_types"}
+    packages = {
+        "admin",
+        "analysis",
+        "api",
+        "curation",
+        "datasets",
+        "exports",
+        "models",
+        "quality",
+        "task_parts",
+        "task_types",
+    }
     assert packages <= entries
     for package in packages:
         docstring = ast.get_docstring(ast.parse((APP / package / "__init__.py").read_text()))

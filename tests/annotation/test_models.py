@@ -3,7 +3,9 @@
 import pytest
 from django.db import IntegrityError, transaction
 
-from annotation.models import Proverb, Rating, SpanPair
+from annotation.models import Proverb
+from annotation.task_types.align.models import SpanPair
+from annotation.task_types.rate.models import Rating
 from crowd.models import Worker
 from tests.factories import (
     assignment_create,

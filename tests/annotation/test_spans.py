@@ -1,4 +1,5 @@
-"""Span alignment as pure text: tokens, snapping, the server's checks of a worker's pairs.
+"""Span alignment as pure text: tokens, snapping, the server's checks of a worker's pairs,
+finding a span string in a text.
 
 Pure Python: runs with `pytest -p no:django`.
 """
@@ -10,6 +11,7 @@ from annotation.spans import (
     SpanError,
     drawing,
     pairs_check,
+    resolve_span,
     segments,
     snap_span,
     span_check,
@@ -162,3 +164,32 @@ def test_drawing_gives_each_pair_its_slot_colour_in_both_texts():
     assert coloured == {"count": PALETTE[0], "before": PALETTE[1]}
     coloured = {p["text"]: p["colour"] for p in result["narrative"] if p["colour"]}
     assert coloured == {"sold": PALETTE[0], "eggs": PALETTE[1]}
+
+
+def test_resolve_span_exact_match_gives_offsets():
+    assert resolve_span("Time is money", "money") == (8, 13, False)
+
+
+def test_resolve_span_falls_back_to_case_insensitive():
+    assert resolve_span("Time is money", "TIME") == (0, 4, False)
+
+
+def test_resolve_span_prefers_an_exact_match_over_an_earlier_case_insensitive_one():
+    assert resolve_span("The cat saw the dog", "the") == (12, 15, False)
+
+
+def test_resolve_span_takes_first_of_several_and_flags_ambiguous():
+    assert resolve_span("the cat and the dog", "the") == (0, 3, True)
+
+
+def test_resolve_span_counts_overlapping_occurrences_as_ambiguous():
+    assert resolve_span("aaa", "aa") == (0, 2, True)
+
+
+def test_resolve_span_ignores_surrounding_whitespace():
+    assert resolve_span("Time is money", " money\n") == (8, 13, False)
+
+
+def test_resolve_span_not_found_is_none():
+    assert resolve_span("Time is money", "gold") is None
+    assert resolve_span("Time is money", "   ") is None

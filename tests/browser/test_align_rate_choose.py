@@ -2,8 +2,11 @@
 
 import pytest
 
-from annotation.models import ChoiceAnswer, Proverb, Rating, SpanPair
+from annotation.models import Proverb
 from annotation.spans import PALETTE
+from annotation.task_types.align.models import SpanPair
+from annotation.task_types.choose.models import ChoiceAnswer
+from annotation.task_types.rate.models import Rating
 from crowd.models import Assignment
 from tests.browser.helpers import guide_picture
 from tests.factories import (

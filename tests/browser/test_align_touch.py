@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from annotation.models import SpanPair
+from annotation.task_types.align.models import SpanPair
 from tests.browser.test_align_rate_choose import PROVERB, STORY, open_task
 from tests.factories import (
     crowd_narrative_create,

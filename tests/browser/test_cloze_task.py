@@ -4,7 +4,7 @@ fragment with its reason, and accepts a full sentence."""
 import pytest
 from playwright.sync_api import expect
 
-from annotation.models import ClozeResponse
+from annotation.task_types.cloze.models import ClozeResponse
 from crowd.workers import invite_token
 from tests.browser.helpers import guide_picture
 from tests.factories import (

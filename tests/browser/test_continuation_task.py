@@ -5,12 +5,9 @@ choose-the-continuation page stores a choice."""
 import pytest
 from playwright.sync_api import expect
 
-from annotation.models import (
-    Continuation,
-    ContinuationAnswer,
-    ContinuationPair,
-    FigurativeNarrative,
-)
+from annotation.models import ContinuationPair, FigurativeNarrative
+from annotation.task_types.continuation.models import Continuation
+from annotation.task_types.continuation_choice.models import ContinuationAnswer
 from crowd.models import Assignment
 from crowd.workers import invite_token
 from tests.browser.helpers import admin_login, guide_picture

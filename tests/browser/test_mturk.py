@@ -49,7 +49,8 @@ def test_publish_work_sync_approve_and_bonus_end_to_end(
     remote, other = sorted(standin.state.assignments.values(), key=lambda a: a["AcceptTime"])
     assert remote["AssignmentStatus"] == "Submitted"
     answer = Assignment.objects.get(provider_assignment_id=remote["AssignmentId"])
-    assert answer.status == "submitted" and answer.worker.external_id == "A1WORKERX"
+    # Stored, but counting for nothing until MTurk's records confirm it (sync).
+    assert answer.status == "unconfirmed" and answer.worker.external_id == "A1WORKERX"
     worker_context.close()
 
     page.reload()

@@ -48,11 +48,19 @@ def test_request_bodies_take_only_their_fields_and_clean_text(schema):
     text = re.compile(components["ProverbRequest"]["properties"]["text"]["pattern"])
     assert text.match("Haste makes waste") and not text.match("?!") and not text.match("a\x00")
     assert "description" not in components["RejectRequest"]  # no mixin's comment as text
-    publishing = components["BatchCreateRequest"]["allOf"][0]["anyOf"]
-    assert {"required": ["items"], "properties": {"items": {"minItems": 1}}} in publishing
+    way_in, by_type = components["BatchCreateRequest"]["allOf"]
+    draft, given, source, drawn = way_in["anyOf"]
+    assert draft["properties"]["publish"] == {"allOf": [{"enum": [False]}]}
+    assert draft["properties"]["task_type"]["allOf"][0]["enum"] == ["continue", "write"]
+    assert given == {"required": ["items"], "properties": {"items": {"minItems": 1}}}
     assert components["BatchItemInputRequest"]["minProperties"] == 1
-    source, drawn = components["ChainedBatchCreateRequest"]["allOf"][0]["anyOf"]
     assert source["required"] == ["source_batch"]
+    write = next(
+        rule
+        for rule in by_type["anyOf"]
+        if rule["properties"]["task_type"]["allOf"][0]["enum"] == ["write"]
+    )
+    assert write["properties"]["source_batch"] == {"allOf": [{"enum": [None]}]}
     draws = drawn["properties"]["settings"]["anyOf"][0]["properties"]["draw"]
     assert draws == {"type": "array", "minItems": 1}
 
@@ -117,21 +125,22 @@ def test_a_reference_to_nothing_is_404_and_an_unpublishable_batch_409_keeping_no
 
 
 def test_each_task_types_settings_are_stated_in_the_create_bodies(schema):
-    """The chained-batch body takes, for each task type, the settings that type declares."""
-    rules = schema["components"]["schemas"]["ChainedBatchCreateRequest"]["allOf"][1]["anyOf"]
+    """The create body (of /api/batches/ and /api/chained-batches/ alike) takes, for each
+    task type, the settings that type declares."""
+    paths = schema["paths"]
+    for url in ("/api/batches/", "/api/chained-batches/"):
+        body = paths[url]["post"]["requestBody"]["content"]["application/json"]["schema"]
+        assert body == {"$ref": "#/components/schemas/BatchCreateRequest"}
+    rules = schema["components"]["schemas"]["BatchCreateRequest"]["allOf"][-1]["anyOf"]
     by_type = {rule["properties"]["task_type"]["allOf"][0]["enum"][0]: rule for rule in rules}
-    assert set(by_type) == {"align", "choose", "cloze", "continue_choice", "rate"}
+    assert {"align", "choose", "cloze", "continue_choice", "rate", "write", "continue"} <= set(
+        by_type
+    )
     cloze = by_type["cloze"]["properties"]["settings"]
     assert cloze["additionalProperties"] is False
     assert cloze["properties"]["condition"]["enum"] == ["full", "arguments", "subject_verb"]
     draw = by_type["rate"]["properties"]["settings"]["properties"]["draw"]
     assert draw["items"]["properties"]["source"]["enum"][0] == "any"
-    batch_rules = schema["components"]["schemas"]["BatchCreateRequest"]["allOf"][1]["anyOf"]
-    assert {rule["properties"]["task_type"]["allOf"][0]["enum"][0] for rule in batch_rules} >= {
-        "write",
-        "continue",
-        "cloze",
-    }
 
 
 def test_the_proverb_import_states_its_file_is_text(schema):

@@ -3,7 +3,7 @@
 import pytest
 
 from annotation.quality.integrity import IntegritySettings
-from annotation.task_types.write import DEFAULT_INSTRUCTIONS
+from annotation.task_types.write.task import DEFAULT_INSTRUCTIONS
 from crowd.assignments import assignment_reserve_next, assignment_submit
 from crowd.batches import (
     batch_close,

@@ -1,18 +1,17 @@
 """The provider unit: a provider defined entirely here, registered with crowd, is driven
 through publish, sync, approve, bonus and block by crowd's services alone, and crowd's
 shared rules hold for it: only vouched work is approved or paid, unvouched work is
-rejected after the provider's grace, and a bonus is paid once."""
+rejected after the provider's grace, a bonus is paid once, and each call a decision owes
+the provider goes out once the decision has committed."""
 
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
-from crowd import providers
 from crowd.assignments import assignment_reserve_next, assignment_submit
-from crowd.batches import batch_close, batch_create, batch_publish
+from crowd.batches import batch_close
 from crowd.models import Assignment, Bonus
-from crowd.providers import CrowdProvider
 from crowd.review import (
     BonusAlreadyPaid,
     ReviewError,
@@ -21,73 +20,13 @@ from crowd.review import (
     unvouched_release,
     worker_block,
 )
-from tests.factories import BIRDS, BIRDS_STORY, proverb_create, worker_create
+from tests.factories import (
+    BIRDS_STORY,
+    provider_calls_send,
+    worker_create,
+)
 
 pytestmark = pytest.mark.django_db
-
-
-class LedgerProvider(CrowdProvider):
-    """A crowd service whose records are an in-memory ledger: it vouches for work once its
-    worker has checked in (`check_in`), and pays what it is asked to pay."""
-
-    key = "ledger"
-    unvouched_message = "The ledger never saw this work."
-
-    def __init__(self):
-        self.checked_in: set[str] = set()
-        self.vouched_ids: set[int] = set()
-        self.calls: list[tuple] = []
-
-    def check_in(self, worker) -> None:
-        self.checked_in.add(worker.external_id)
-
-    def vouched(self, *, assignment) -> bool:
-        return assignment.pk in self.vouched_ids
-
-    def unvouched_grace(self, *, batch) -> timedelta:
-        return timedelta(minutes=1)
-
-    def publish(self, *, batch) -> dict:
-        self.calls.append(("publish", batch.pk))
-        return {"ledger": f"L-{batch.pk}"}
-
-    def sync(self, *, batch) -> int:
-        seen = Assignment.objects.filter(
-            item__batch=batch,
-            status__in=Assignment.STORED,
-            worker__external_id__in=self.checked_in,
-        ).exclude(pk__in=self.vouched_ids)
-        new = set(seen.values_list("pk", flat=True))
-        self.vouched_ids |= new
-        return len(new) + unvouched_release(batch=batch)
-
-    def approve(self, *, assignment) -> None:
-        self.calls.append(("approve", assignment.pk))
-
-    def reject(self, *, assignment, message: str) -> None:
-        self.calls.append(("reject", assignment.pk, message))
-
-    def pay_bonus(self, *, assignment, cents: int, reason: str) -> None:
-        self.calls.append(("bonus", assignment.pk, cents, reason))
-
-    def block(self, *, worker, reason: str) -> None:
-        self.calls.append(("block", worker.external_id))
-
-    def unblock(self, *, worker) -> None:
-        self.calls.append(("unblock", worker.external_id))
-
-    def notify(self, *, workers, subject: str, message: str) -> None:
-        self.calls.append(("notify", len(workers)))
-
-    def close(self, *, batch) -> None:
-        self.calls.append(("close", batch.pk))
-
-
-@pytest.fixture
-def ledger():
-    provider = providers.register(LedgerProvider())
-    yield provider
-    providers._providers.pop(provider.key)
 
 
 def submitted(batch, external_id: str) -> Assignment:
@@ -98,15 +37,8 @@ def submitted(batch, external_id: str) -> Assignment:
 
 
 @pytest.fixture
-def batch(ledger):
-    draft = batch_create(
-        name="On the ledger",
-        task_type="write",
-        provider="ledger",
-        target_per_item=2,
-        items=[{"proverb": proverb_create(BIRDS)}],
-    )
-    return batch_publish(batch=draft)
+def batch(ledger_batch):
+    return ledger_batch
 
 
 def test_publish_and_close_go_through_the_provider(ledger, batch):
@@ -122,6 +54,8 @@ def test_only_vouched_work_is_approved_or_paid(ledger, batch):
     ledger.check_in(answer.worker)
     assert ledger.sync(batch=batch) == 1
     assignment_approve(assignment=answer)
+    assert ("approve", answer.pk) not in ledger.calls  # sent once the review commits
+    assert provider_calls_send() == ["done"]
     ledger.vouched_ids.clear()  # the provider withdraws its record
     with pytest.raises(ReviewError, match="is not paid"):
         assignment_bonus(assignment=answer, cents=50, reason="Vivid")
@@ -154,6 +88,7 @@ def test_a_resent_bonus_is_paid_once_and_a_new_reason_pays_again(ledger, batch):
     with pytest.raises(BonusAlreadyPaid, match="it is paid once"):
         assignment_bonus(assignment=answer, cents=50, reason=" Vivid ")
     assignment_bonus(assignment=answer, cents=50, reason="Second round")
+    assert provider_calls_send() == ["done", "done", "done"]
     bonuses = [call for call in ledger.calls if call[0] == "bonus"]
     assert bonuses == [
         ("bonus", answer.pk, 50, "Vivid"),
@@ -166,4 +101,5 @@ def test_a_resent_bonus_is_paid_once_and_a_new_reason_pays_again(ledger, batch):
 def test_block_goes_through_the_provider(ledger, batch):
     answer = submitted(batch, "W1")
     worker_block(worker=answer.worker, reason="Copied text")
+    assert provider_calls_send() == ["done"]
     assert ("block", "W1") in ledger.calls

@@ -1,75 +1,44 @@
-"""crowd.task_types: a task type defined here and nowhere else runs through the whole
-platform (create batch, reserve, submit, review, agreement, export) by its declared
-interface alone."""
+"""crowd.task_types: a task type added as one package (tests/crowd/sample_task_type/) and
+one registry line runs through the whole platform (create batch, its page, submit, review,
+agreement, export) by its declared interface alone, and nothing else names it."""
 
 import json
+import os
+from pathlib import Path
 
 import pytest
+from django.contrib.staticfiles import finders
 
 from annotation.models import Narrative
-from annotation.quality.agreement import pairwise_label_agreement
 from annotation.quality.gold import gold_items_add
-from annotation.quality.reports import counted
 from crowd import task_types
-from crowd.assignments import assignment_reserve_next, assignment_submit
 from crowd.models import Assignment, Batch
-from crowd.task_types import SubmissionError, TaskType
-from tests.factories import proverb_create, worker_create
+from tests.crowd.sample_task_type.task import GlossTask
+from tests.factories import invite_path, proverb_create, worker_create
 
 pytestmark = pytest.mark.django_db
 
-
-class GlossTask(TaskType):
-    """A worker paraphrases a proverb in a few words; the gloss is kept as a narrative.
-    Agreement: how often two glosses of a proverb start with the same word."""
-
-    key = "test_gloss"
-    label = "Gloss a proverb"
-    template = "frontend/tasks/write.html"
-    agreement_template = "admin/annotation/agreement/figures.html"
-
-    def validate(self, *, assignment: Assignment, payload: dict) -> dict:
-        gloss = str(payload.get("gloss", "")).strip()
-        if not 1 <= len(gloss.split()) <= 5:
-            raise SubmissionError("A gloss is one to five words.", field="gloss")
-        return {"gloss": gloss}
-
-    def store(self, *, assignment: Assignment, cleaned: dict) -> None:
-        Narrative.objects.create(
-            proverb=assignment.item.proverb,
-            text=cleaned["gloss"],
-            source_label=assignment.item.batch.name,
-            assignment=assignment,
-            worker=assignment.worker,
-            word_count=len(cleaned["gloss"].split()),
-        )
-
-    def result(self, *, assignment: Assignment) -> dict:
-        return {"gloss": Narrative.objects.get(assignment=assignment).text}
-
-    def on_reviewed(self, *, assignment: Assignment, approved: bool) -> None:
-        status = Narrative.Status.APPROVED if approved else Narrative.Status.REJECTED
-        Narrative.objects.filter(assignment=assignment).update(status=status)
-
-    def agreement(self, *, batch) -> dict:
-        rows = counted(Narrative, batch).values_list(
-            "assignment__item_id", "assignment__worker_id", "text"
-        )
-        first_words = [(item, worker, text.split()[0].lower()) for item, worker, text in rows]
-        return {
-            "glosses": len(first_words),
-            "first_word_agreement": pairwise_label_agreement(first_words),
-        }
+SAMPLE = "tests.crowd.sample_task_type"
+SAMPLE_DIR = Path(__file__).resolve().parent / "sample_task_type"
+ROOT = SAMPLE_DIR.parents[2]
 
 
 @pytest.fixture
 def gloss_type():
-    kind = task_types.register(GlossTask())
-    yield kind
-    task_types.unregister(kind.key)
+    task_type = task_types.package_register(SAMPLE)  # the registry line, as PACKAGES lists one
+    yield task_type
+    task_types.unregister(task_type.key)
 
 
-def test_a_type_defined_in_a_test_runs_from_batch_to_export(
+def _submit(client, assignment_id: int, payload: dict):
+    return client.post(
+        f"/tasks/a/{assignment_id}/submit/",
+        json.dumps({"payload": payload, "submission_key": f"key-{assignment_id}"}),
+        content_type="application/json",
+    )
+
+
+def test_a_type_added_as_a_package_runs_from_its_page_to_export(
     gloss_type, researcher_api, researcher, client
 ):
     proverb = proverb_create("Patience is a virtue")
@@ -77,7 +46,7 @@ def test_a_type_defined_in_a_test_runs_from_batch_to_export(
         "/api/batches/",
         {
             "name": "Glosses <b>1</b>",
-            "task_type": "test_gloss",
+            "task_type": "gloss",
             "items": [{"proverb": proverb.pk}],
             "target_per_item": 3,
             "publish": True,
@@ -85,49 +54,86 @@ def test_a_type_defined_in_a_test_runs_from_batch_to_export(
         format="json",
     )
     assert created.status_code == 201, created.content
-    batch_id = created.json()["id"]
-    batch = Batch.objects.get(pk=batch_id)
+    batch = Batch.objects.get(pk=created.json()["id"])
+    assert batch.instructions == "Say in at most 8 words what the proverb means."
 
     workers = [worker_create() for _ in range(3)]
-    assignments = [assignment_reserve_next(batch=batch, worker=w) for w in workers]
-    with pytest.raises(SubmissionError):
-        assignment_submit(assignment=assignments[0], payload={"gloss": ""})
-    assert not Narrative.objects.filter(assignment=assignments[0]).exists()
-    for assignment, gloss in zip(
-        assignments, ("Patience pays off", "patience wins", "Hurry <up>"), strict=True
-    ):
-        outcome = assignment_submit(assignment=assignment, payload={"gloss": gloss})
-        assert outcome.result == {"gloss": gloss}
+    glosses = ("Patience pays off", "patience wins", "Hurry <up>")
+    assignments = []
+    for worker, gloss in zip(workers, glosses, strict=True):
+        client.get(invite_path(worker=worker))
+        opened = client.get(f"/tasks/{batch.pk}/next/")
+        assert opened.status_code == 302, opened.content
+        page = client.get(opened["Location"])
+        assignment = Assignment.objects.get(pk=page.context["assignment"])
+        assignments.append(assignment)
+        html = page.content.decode()
+        # The page is the package's own template, its ES module the package's own file.
+        assert page.templates[0].origin.name == str(SAMPLE_DIR / "templates" / "page.html")
+        assert '<p class="proverb" data-testid="proverb">Patience is a virtue</p>' in html
+        assert '<script type="module" src="/static/task_types/gloss/page.js">' in html
+        if assignment == assignments[0]:
+            refused = _submit(client, assignment.pk, {"gloss": ""})
+            assert refused.status_code == 400
+            assert refused.json()["error"] == "A gloss is 1 to 8 words."
+            assert not Narrative.objects.filter(assignment=assignment).exists()
+        stored = _submit(client, assignment.pk, {"gloss": gloss})
+        assert stored.status_code == 200, stored.content
+        assert stored.json()["result"] == {"gloss": gloss}
+        shown = client.get(f"/tasks/a/{assignment.pk}/").content.decode()
+        assert "Hurry &lt;up&gt;" in shown if gloss == "Hurry <up>" else gloss in shown
+    assert finders.find("task_types/gloss/page.js") == str(SAMPLE_DIR / "static/page.js")
 
     client.force_login(researcher)
-    shown = client.get(f"/admin/review/{batch_id}/next/").json()["submission"]
+    shown = client.get(f"/admin/review/{batch.pk}/next/").json()["submission"]
     assert shown["assignment"] == assignments[0].pk
     assert shown["display"] == {"kind": "result", "fields": [["gloss", "Patience pays off"]]}
     for assignment, decision in zip(assignments, ("approve", "approve", "reject"), strict=True):
         decided = client.post(
-            f"/admin/review/{batch_id}/{assignment.pk}/decide/",
+            f"/admin/review/{batch.pk}/{assignment.pk}/decide/",
             {"decision": decision, "message": "Not a gloss of this proverb."},
         )
         assert decided.status_code == 200, decided.content
     statuses = [Narrative.objects.get(assignment=a).status for a in assignments]
     assert statuses == ["approved", "approved", "rejected"]
 
-    report = researcher_api.get(f"/api/agreement/{batch_id}/").json()
-    assert report["test_gloss"] == {"glosses": 2, "first_word_agreement": 1.0}
+    report = researcher_api.get(f"/api/agreement/{batch.pk}/").json()
+    assert report["gloss"] == {"glosses": 2, "first_word_agreement": 1.0}
     assert [row["approved"] for row in report["quality"]["workers"]] == [1, 1, 0]
     listed = client.get("/admin/agreement/").content.decode()
-    assert f'href="/admin/agreement/{batch_id}/"' in listed
-    page = client.get(f"/admin/agreement/{batch_id}/").content.decode()
-    assert '<td data-figure="first_word_agreement">1.000</td>' in page
+    assert f'href="/admin/agreement/{batch.pk}/"' in listed
+    page = client.get(f"/admin/agreement/{batch.pk}/").content.decode()
+    assert '<p data-testid="gloss-agreement">2 gloss(es); first words agree in\n  1.000' in page
     assert "Glosses &lt;b&gt;1&lt;/b&gt;" in page
 
-    download = client.get(f"/admin/agreement/{batch_id}/results/")
-    records = json.loads(download.content)
-    assert [(r["worker"], r["status"], r["gloss"]) for r in records] == [
-        (workers[0].pk, "approved", "Patience pays off"),
-        (workers[1].pk, "approved", "patience wins"),
-        (workers[2].pk, "rejected", "Hurry <up>"),
+    records = json.loads(client.get(f"/admin/agreement/{batch.pk}/results/").content)
+    assert [(r["assignment"], r["worker"], r["status"], r["gloss"]) for r in records] == [
+        (assignment.pk, worker.pk, status, gloss)
+        for assignment, worker, status, gloss in zip(
+            assignments, workers, ("approved", "approved", "rejected"), glosses, strict=True
+        )
     ]
+
+
+def _project_files():
+    """Every source, template, script and setting file of the project, tests included."""
+    skipped = {".venv", "node_modules", "var", "staticfiles", "__pycache__"}
+    for folder, folders, files in os.walk(ROOT):
+        folders[:] = [name for name in folders if name not in skipped and not name.startswith(".")]
+        for name in files:
+            if name.endswith((".py", ".html", ".js", ".mjs", ".toml", ".cfg", ".txt", ".env")):
+                yield Path(folder) / name
+
+
+def test_a_new_type_is_its_package_and_one_registry_line():
+    """Nothing outside the package names it but the line that registers it (this module's
+    fixture): no setting, no URL, no template or static folder listed anywhere."""
+    naming = sorted(
+        str(path.relative_to(ROOT))
+        for path in _project_files()
+        if SAMPLE_DIR not in path.parents and "sample_task_type" in path.read_text()
+    )
+    assert naming == ["tests/crowd/test_task_types.py"]  # whose fixture holds the line
 
 
 def test_a_type_without_agreement_or_gold_is_refused_both(gloss_type, researcher_api):
@@ -161,10 +167,10 @@ def test_settings_are_held_to_the_types_schema_with_null_where_it_allows():
             size = {"type": "integer", "minimum": 1, "nullable": True}
             return {"type": "object", "additionalProperties": False, "properties": {"size": size}}
 
-    kind = Sized()
-    assert kind.checked_settings({"size": None})["size"] is None
+    task_type = Sized()
+    assert task_type.checked_settings({"size": None})["size"] is None
     with pytest.raises(ValueError, match=r"settings\.size: 0 is less than the minimum of 1"):
-        kind.checked_settings({"size": 0})
+        task_type.checked_settings({"size": 0})
     with pytest.raises(ValueError, match="'colour' was unexpected"):
-        kind.checked_settings({"colour": "red"})
+        task_type.checked_settings({"colour": "red"})
     assert task_types.TaskType().settings_schema() == {"type": "object"}

@@ -5,9 +5,9 @@ import logging
 import pytest
 
 from annotation.models import Narrative
-from annotation.task_types.rate import rating_agreement
+from annotation.task_types.rate.task import rating_agreement
 from crowd.assignments import NoWorkAvailable, assignment_reserve_next, assignment_submit
-from crowd.models import Assignment
+from crowd.models import Assignment, Batch, ProviderAction
 from crowd.review import assignment_approve, assignment_reject
 from crowd.task_types import SubmissionError
 from crowd.withdrawals import RELEASE_MESSAGE, withdrawal_impact
@@ -15,6 +15,7 @@ from tests.factories import (
     BIRDS,
     BIRDS_STORY,
     proverb_create,
+    provider_calls_send,
     rating_create,
     task_batch_create,
     worker_create,
@@ -101,16 +102,15 @@ def test_approving_again_restores_the_items(chained):
     assert assignment_reserve_next(batch=chained["align"], worker=worker_create())
 
 
-def test_released_workers_are_told_after_the_withdrawal_commits(
-    chained, caplog, django_capture_on_commit_callbacks
-):
-    """The notice goes to the provider once the withdrawal's row locks are released: a
-    provider's call (Prolific's, MTurk's) never runs inside the transaction."""
-    assignment_reserve_next(batch=chained["rate"], worker=worker_create())
-    caplog.set_level(logging.INFO)
-    with django_capture_on_commit_callbacks(execute=False) as after_commit:
-        assignment_reject(assignment=chained["write"], message="Copied from a website.")
-    assert "Task withdrawn" not in caplog.text
-    for callback in after_commit:
-        callback()
-    assert "notification 'Task withdrawn' for 1 worker(s)" in caplog.text
+def test_released_workers_are_told_once_the_withdrawal_commits(chained, ledger):
+    """The notice is recorded with the withdrawal and goes to the provider only once the
+    withdrawal's row locks are released (crowd.outbox)."""
+    Batch.objects.filter(pk=chained["rate"].pk).update(provider=ledger.key)
+    worker = worker_create(provider=ledger.key, external_id="W7")
+    assignment_reserve_next(batch=Batch.objects.get(pk=chained["rate"].pk), worker=worker)
+    assignment_reject(assignment=chained["write"], message="Copied from a website.")
+    notice = ProviderAction.objects.get(kind="notify")
+    assert notice.worker == worker and notice.payload["message"] == RELEASE_MESSAGE
+    assert ledger.calls == []
+    assert provider_calls_send() == ["done"]
+    assert ledger.calls == [("notify", "W7")]

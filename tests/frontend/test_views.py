@@ -93,7 +93,7 @@ def test_write_page_has_the_meters_config_and_escaped_proverb(client, batch):
     assignment = enter(client, batch)
     page = client.get(f"/tasks/a/{assignment.pk}/").content.decode()
     assert 'id="narrative"' in page
-    assert "frontend/tasks/write.js" in page
+    assert "/static/task_types/write/page.js" in page
     config = json.loads(page.split('id="task-config" type="application/json">')[1].split("<")[0])
     assert config["proverb"] == BIRDS
     assert config["submit_url"] == f"/tasks/a/{assignment.pk}/submit/"
@@ -301,7 +301,7 @@ def test_submit_runs_at_most_seven_statements(client, busy_batch, django_assert_
 
 
 def test_the_demo_batch_is_offered_to_demo_workers_only(client):
-    from annotation.curation.demo import demo_proverbs_load, demo_write_batch_ensure
+    from annotation.demo import demo_proverbs_load, demo_write_batch_ensure
 
     demo_proverbs_load()
     demo, demo_workers = demo_write_batch_ensure()

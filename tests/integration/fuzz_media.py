@@ -10,11 +10,12 @@ files with a header naming `text`. Lines the import may still report (too long, 
 duplicate, a broken CSV row) are reported per line in a 201, as in real files.
 
 A batch's settings have two rules that compare values, which no JSON Schema states
-(the settings schemas of annotation/task_types/write.py and continuation.py say so):
+(annotation/task_parts/overlap_rules.py and the continuation type's settings schema say so):
 a write or continue batch's min_words <= max_words, and a qualification's
 min_correct <= its pairs. The API refuses a body breaking them with a 400 naming the
-rule; a `filter_body` hook keeps schemathesis from generating such bodies for /api/batches/,
-so that every check, positive data accepted included, runs on every operation.
+rule; a `filter_body` hook keeps schemathesis from generating such bodies for the batch
+create body (/api/batches/, /api/chained-batches/), so that every check, positive data
+accepted included, runs on every operation.
 
 The import's `source` part is text in any case, so its schema names no JSON type, and
 a generator would fill it with any JSON value; a `filter_body` hook keeps it to strings, the
@@ -71,7 +72,10 @@ schemathesis.openapi.media_type("text/plain", _text_file())
 schemathesis.openapi.media_type("text/csv", _csv_file())
 
 
-@schemathesis.hook("filter_body").apply_to(path="/api/batches/", method="POST")
+# The two URLs that create a batch take the same body.
+@schemathesis.hook("filter_body").apply_to(
+    path=["/api/batches/", "/api/chained-batches/"], method="POST"
+)
 def settings_keep_their_rules(context, body) -> bool:
     """False for a body whose settings break a rule across keys (see the docstring):
     min_words and max_words are given together, min_words first; min_correct is at most

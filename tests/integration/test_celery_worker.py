@@ -51,7 +51,9 @@ def test_similarity_check_embeds_in_the_worker_and_finds_the_copy(celery_worker_
     client = Celery(broker=redis_url, backend=redis_url, set_as_current=False)
     result = client.send_task("annotation.narrative_similarity_check", args=[copy.pk])
     try:
-        assert result.get(timeout=180) == 1  # the stories checked in its pass
+        # The stories checked in its pass: the copy, and the original, which had no
+        # integrity row until the pass embedded it and so was waiting for its check too.
+        assert result.get(timeout=180) == 2
     finally:
         if celery_worker_process.poll() is not None:
             print(celery_worker_process.stdout.read())

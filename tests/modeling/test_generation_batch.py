@@ -11,7 +11,7 @@ from django.utils.html import escape
 from annotation.analysis.selectors import rating_records
 from annotation.datasets.records import dataset_narratives
 from annotation.models import Narrative
-from annotation.task_types.distractors import get_source
+from annotation.task_types.choose.distractors import get_source
 from crowd.assignments import assignment_reserve_next, assignment_submit
 from crowd.batches import batch_publish
 from crowd.models import Batch

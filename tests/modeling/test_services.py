@@ -4,7 +4,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation.models import Narrative, SpanPair
+from annotation.models import Narrative
+from annotation.task_types.align.models import SpanPair
 from modeling.models import Run, Snapshot
 from modeling.runs import services
 from modeling.runs.selectors import runs_to_resend

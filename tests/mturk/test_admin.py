@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from crowd.models import Assignment, Worker
+from crowd.models import Assignment, ProviderAction, Worker
 from mturk.models import HIT, MTurkAssignment
 from mturk.sync import batch_sync
-from tests.factories import BIRDS, mturk_batch_create, proverb_create
+from tests.factories import BIRDS, mturk_batch_create, proverb_create, provider_calls_send
 from tests.mturk.test_provider import _work
 
 pytestmark = pytest.mark.django_db
@@ -66,6 +66,17 @@ def test_reviewer_sees_the_batch_but_cannot_publish_or_expire(client, reviewer, 
     assert standin.state.hits[hit.hit_id]["HITStatus"] == "Assignable"
 
 
+def test_an_unknown_action_needs_the_change_permission_and_does_nothing(
+    client, reviewer, researcher, standin
+):
+    batch = mturk_batch_create(proverbs=[proverb_create()], target_per_item=2)
+    client.force_login(reviewer)
+    assert client.post(_page(batch), {"action": "sync_all"}).status_code == 403
+    client.force_login(researcher)
+    shown = client.post(_page(batch), {"action": "sync_all"}, follow=True).content.decode()
+    assert "Unknown action." in shown
+
+
 def test_anonymous_visitor_is_sent_to_login(client, standin):
     batch = mturk_batch_create(proverbs=[proverb_create()], target_per_item=2)
     response = client.get(_page(batch))
@@ -81,11 +92,14 @@ def test_reject_block_unblock_refill_and_expire_from_the_batch_page(client, rese
     client.post(_page(batch), {"action": "reject", "answer": answer.pk, "feedback": ""})
     assert Assignment.objects.get(pk=answer.pk).status == "submitted"  # feedback required
     client.post(_page(batch), {"action": "reject", "answer": answer.pk, "feedback": "Off topic"})
+    provider_calls_send()  # as once the review has committed
     assert MTurkAssignment.objects.get().status == "Rejected"
     worker = Worker.objects.get(external_id="A1WORKER")
     client.post(_page(batch), {"action": "block", "worker": worker.pk, "reason": "Spam"})
+    provider_calls_send()
     assert standin.state.blocks == {"A1WORKER": "Spam"}
     client.post(_page(batch), {"action": "unblock", "worker": worker.pk})
+    provider_calls_send()
     assert standin.state.blocks == {}
     client.post(_page(batch), {"action": "add", "hit": hit.pk, "count": "1"})
     assert standin.state.hits[hit.hit_id]["MaxAssignments"] == 3
@@ -138,6 +152,7 @@ def test_double_sent_bonus_form_pays_once(client, researcher, standin):
     client.post(_page(batch), form)
     response = client.post(_page(batch), form, follow=True)
     assert "it is paid once" in response.content.decode()
+    assert provider_calls_send() == ["done", "done"]  # the approval, the one bonus
     assert len(standin.state.bonuses) == 1
     assert Assignment.objects.get(pk=answer.pk).bonus_cents == 40
 
@@ -208,7 +223,7 @@ def test_researcher_sets_up_a_draft_batch_for_mturk_in_the_admin(client, researc
     assert 'data-testid="estimate"' in page
 
 
-def test_hits_assignments_and_bonuses_are_listed_read_only(client, researcher, standin):
+def test_hits_assignments_and_calls_are_listed_read_only(client, researcher, standin):
     batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
     answer = _work(standin, HIT.objects.get(), "A1WORKER")
     batch_sync(batch=batch)
@@ -216,17 +231,20 @@ def test_hits_assignments_and_bonuses_are_listed_read_only(client, researcher, s
 
     assignment_approve(assignment=answer)
     assignment_bonus(assignment=answer, cents=10, reason="Thanks")
+    provider_calls_send()
     client.force_login(researcher)
-    for model in ("hit", "mturkassignment", "bonus"):
-        page = client.get(f"/admin/mturk/{model}/")
+    for model in ("mturk/hit", "mturk/mturkassignment", "crowd/provideraction"):
+        page = client.get(f"/admin/{model}/")
         assert page.status_code == 200
-        assert f"/admin/mturk/{model}/add/" not in page.content.decode()
+        assert f"/admin/{model}/add/" not in page.content.decode()
+    calls = client.get("/admin/crowd/provideraction/?provider=mturk").content.decode()
+    assert calls.count('<td class="field-status">Done</td>') == 2 and "Pay a bonus" in calls
     settings_page = client.get(f"/admin/mturk/publication/{batch.mturk.pk}/change/")
     assert settings_page.status_code == 200
     assert 'name="title"' not in settings_page.content.decode()  # read only once published
 
 
-def test_block_refused_by_mturk_is_reported_and_the_worker_stays_unblocked(
+def test_a_block_mturk_refuses_is_kept_on_its_call_and_the_worker_stays_blocked_here(
     client, researcher, standin
 ):
     from annotation.models import Narrative
@@ -245,8 +263,12 @@ def test_block_refused_by_mturk_is_reported_and_the_worker_stays_unblocked(
         follow=True,
     )
     assert response.status_code == 200
-    assert "CreateWorkerBlock was refused" in response.content.decode()
-    assert not Worker.objects.get(external_id="A1WORKER").blocked
+    assert "1 worker(s) blocked." in response.content.decode()
+    assert provider_calls_send() == ["refused"]
+    assert "CreateWorkerBlock was refused" in ProviderAction.objects.get(kind="block").note
+    calls = client.get("/admin/crowd/provideraction/?status=refused").content.decode()
+    assert "CreateWorkerBlock was refused" in calls
+    assert Worker.objects.get(external_id="A1WORKER").blocked  # Parable serves them nothing
     assert standin.state.blocks == {}
 
 
@@ -306,7 +328,7 @@ def test_extending_a_hit_by_absurd_or_malformed_hours_is_refused_with_a_message(
 def test_admin_names_follow_the_readme(client, researcher):
     client.force_login(researcher)
     index = client.get("/admin/").content.decode()
-    assert "MTurk settings" in index and "MTurk bonuses" in index and "Bonuss" not in index
+    assert "MTurk settings" in index and "MTurk assignments" in index and "Bonuss" not in index
 
 
 def test_a_published_batchs_settings_show_durations_in_minutes(client, researcher, standin):

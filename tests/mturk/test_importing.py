@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import Narrative, Rating, SpanPair
+from annotation.models import Narrative
+from annotation.task_types.align.models import SpanPair
+from annotation.task_types.rate.models import Rating
 from crowd.models import Assignment, Worker
 from mturk.importing import mturk_results_import
 from mturk.results import ResultsFileError

@@ -2,13 +2,19 @@
 
 import pytest
 
-from crowd.models import Assignment, Worker
+from crowd.models import Assignment, ProviderAction, Worker
 from crowd.review import ReviewError, assignment_approve, assignment_bonus, assignment_reject
 from mturk.entry import mturk_task_open
-from mturk.models import HIT, Bonus, MTurkAssignment
+from mturk.models import HIT, MTurkAssignment
 from mturk.standin import RequestError
 from mturk.sync import batch_sync
-from tests.factories import BIRDS, BIRDS_STORY, mturk_batch_create, proverb_create
+from tests.factories import (
+    BIRDS,
+    BIRDS_STORY,
+    mturk_batch_create,
+    proverb_create,
+    provider_calls_send,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -50,13 +56,18 @@ def test_synced_answer_is_linked_approved_and_paid_once(standin):
     remote = MTurkAssignment.objects.get()
     assert remote.answer_id == answer.pk and remote.status == "Submitted"
     assignment_approve(assignment=answer, message="Lovely story")
+    assert standin.state.calls.count("ApproveAssignment") == 0  # sent once the review commits
+    assert provider_calls_send() == ["done"]
     stored = standin.state.assignments[remote.assignment_id]
     assert stored["AssignmentStatus"] == "Approved"
     assert stored["RequesterFeedback"] == "Lovely story"
     answer.refresh_from_db()
     assignment_bonus(assignment=answer, cents=25, reason="Great work")
+    assert provider_calls_send() == ["done"]
+    assert provider_calls_send() == []
     assert [b["BonusAmount"] for b in standin.state.bonuses] == ["0.25"]
-    assert Bonus.objects.get().request_token.startswith(f"parable-bonus-{answer.pk}-0")
+    bonus_call = ProviderAction.objects.get(kind="bonus")
+    assert bonus_call.bonus.cents == 25 and bonus_call.reference == remote.assignment_id
 
 
 def test_forged_worker_id_is_never_linked_approved_or_paid(standin):
@@ -74,9 +85,9 @@ def test_forged_worker_id_is_never_linked_approved_or_paid(standin):
     assert MTurkAssignment.objects.get().answer is None
     with pytest.raises(ReviewError, match="mturk has no record confirming"):
         assignment_approve(assignment=forged)
-    assert Assignment.objects.get(pk=forged.pk).status == "submitted"
+    assert Assignment.objects.get(pk=forged.pk).status == "unconfirmed"
     assert standin.state.assignments[real["AssignmentId"]]["AssignmentStatus"] == "Submitted"
-    assert standin.state.bonuses == []
+    assert standin.state.bonuses == [] and not ProviderAction.objects.exists()
 
 
 def test_answer_mturk_never_vouches_for_is_rejected_here_once_its_time_is_over(standin):
@@ -91,7 +102,7 @@ def test_answer_mturk_never_vouches_for_is_rejected_here_once_its_time_is_over(s
     )
     assignment_submit(assignment=forged, payload={"text": BIRDS_STORY})
     batch_sync(batch=batch)
-    assert Assignment.objects.get(pk=forged.pk).status == "submitted"  # may still arrive
+    assert Assignment.objects.get(pk=forged.pk).status == "unconfirmed"  # may still arrive
     Assignment.objects.filter(pk=forged.pk).update(
         started_at=forged.started_at - timedelta(seconds=batch.time_allowed_seconds + 3600)
     )
@@ -115,18 +126,17 @@ def test_retried_publish_creates_no_hit_twice(standin):
     assert batch_publish(batch=batch).status == "published"
 
 
-def test_retried_bonus_pays_once(standin):
+def test_a_bonus_whose_answer_is_lost_is_retried_with_its_token_and_pays_once(standin):
     batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
     answer = _work(standin, HIT.objects.get(batch=batch), "A1WORKER")
     batch_sync(batch=batch)
     assignment_approve(assignment=answer)
-    provider_answer = Assignment.objects.get(pk=answer.pk)
-    from crowd.providers import get_provider
-
-    # The call reached MTurk but our transaction was lost: the retry carries the same token.
-    get_provider("mturk").pay_bonus(assignment=provider_answer, cents=30, reason="Thanks")
-    Bonus.objects.all().delete()
-    assignment_bonus(assignment=provider_answer, cents=30, reason="Thanks")
+    provider_calls_send()
+    # MTurk pays, then answers with a fault: boto3 retries the same request, token and all.
+    standin.state.fail_next("SendBonus", "ServiceFault", after=True)
+    assignment_bonus(assignment=answer, cents=30, reason="Thanks")
+    assert provider_calls_send() == ["done"]
+    assert standin.state.calls.count("SendBonus") == 2
     assert len(standin.state.bonuses) == 1
     assert Assignment.objects.get(pk=answer.pk).bonus_cents == 30
 
@@ -157,6 +167,7 @@ def test_reject_needs_feedback_and_rejects_on_mturk(standin):
     answer = _work(standin, HIT.objects.get(batch=batch), "A1WORKER")
     batch_sync(batch=batch)
     assignment_reject(assignment=answer, message="Off topic")
+    assert provider_calls_send() == ["done"]
     remote = MTurkAssignment.objects.get()
     assert standin.state.assignments[remote.assignment_id]["AssignmentStatus"] == "Rejected"
     assert remote.status == "Rejected"
@@ -223,21 +234,27 @@ def test_auto_approval_on_mturk_is_mirrored_into_review(standin):
     assert MTurkAssignment.objects.get().status == "Approved"
 
 
-def test_notify_sends_every_group_of_a_hundred_and_reports_all_failures(standin):
-    from crowd.providers import ProviderError, get_provider
+def test_a_message_is_one_call_per_worker_and_mturks_refusals_are_kept(standin):
+    from crowd.review import workers_notify
 
     workers = [
         Worker.objects.create(provider="mturk", external_id=f"AW{number:04d}")
-        for number in range(250)
+        for number in range(5)
     ]
     standin.state.workers_seen.update(w.external_id for w in workers)
-    standin.state.workers_seen -= {"AW0005", "AW0150"}  # never worked for this requester
-    with pytest.raises(ProviderError) as failure:
-        get_provider("mturk").notify(workers=workers, subject="New HITs", message="More")
-    assert str(failure.value).endswith(
-        "notified 248 of 250 worker(s); it could not notify: AW0005, AW0150."
-    )
-    assert [len(sent["WorkerIds"]) for sent in standin.state.notifications] == [99, 99, 50]
+    standin.state.workers_seen -= {"AW0003"}  # never worked for this requester
+    assert workers_notify(workers=workers, subject="New HITs", message="More") == 5
+    assert standin.state.notifications == []  # sent once the decision commits
+    assert provider_calls_send() == ["done", "done", "done", "refused", "done"]
+    assert [sent["WorkerIds"] for sent in standin.state.notifications if sent["WorkerIds"]] == [
+        ["AW0000"],
+        ["AW0001"],
+        ["AW0002"],
+        ["AW0004"],
+    ]
+    refused = ProviderAction.objects.get(status="refused")
+    assert refused.worker.external_id == "AW0003"
+    assert "could not notify AW0003" in refused.note
 
 
 def test_approving_a_rejection_past_the_30_day_override_window_is_refused_at_once(standin):
@@ -249,6 +266,7 @@ def test_approving_a_rejection_past_the_30_day_override_window_is_refused_at_onc
     answer = _work(standin, HIT.objects.get(batch=batch), "A1WORKER")
     batch_sync(batch=batch)
     assignment_reject(assignment=answer, message="Off topic")
+    provider_calls_send()
     remote = MTurkAssignment.objects.get()
     old = timezone.now() - timedelta(days=31)
     standin.state.assignments[remote.assignment_id]["SubmitTime"] = old
@@ -302,16 +320,40 @@ def test_mturk_is_off_until_an_endpoint_is_set(settings):
         client.call("get_account_balance")
 
 
-def test_a_bonus_mturk_refuses_is_not_recorded_and_can_be_sent_again(standin):
+def test_a_bonus_mturk_refuses_is_taken_back_and_can_be_sent_again(standin):
     batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
     answer = _work(standin, HIT.objects.get(batch=batch), "A1WORKER")
     batch_sync(batch=batch)
     assignment_approve(assignment=answer)
+    provider_calls_send()
     standin.state.fail_next("SendBonus", "RequestError")
-    with pytest.raises(ReviewError, match="SendBonus was refused"):
-        assignment_bonus(assignment=answer, cents=40, reason="Thanks")
+    assignment_bonus(assignment=answer, cents=40, reason="Thanks")
+    assert provider_calls_send() == ["refused"]
+    assert "SendBonus was refused" in ProviderAction.objects.get(kind="bonus").note
     assert Assignment.objects.get(pk=answer.pk).bonus_cents == 0
     assert not answer.bonuses.exists() and standin.state.bonuses == []
     assignment_bonus(assignment=answer, cents=40, reason="Thanks")  # not "paid before"
+    assert provider_calls_send() == ["done"]
     assert [b["BonusAmount"] for b in standin.state.bonuses] == ["0.40"]
     assert Assignment.objects.get(pk=answer.pk).bonus_cents == 40
+
+
+def test_a_bonus_left_unknown_is_settled_from_mturks_list_a_day_later_not_sent_again(
+    standin, settings
+):
+    from crowd.outbox import provider_action_reconcile
+
+    batch = mturk_batch_create(proverbs=[proverb_create(BIRDS)], target_per_item=2)
+    answer = _work(standin, HIT.objects.get(batch=batch), "A1WORKER")
+    batch_sync(batch=batch)
+    assignment_approve(assignment=answer)
+    provider_calls_send()
+    settings.MTURK_MAX_ATTEMPTS = 0  # botocore retries none: the fault is the last word
+    standin.state.fail_next("SendBonus", "ServiceFault", after=True)  # paid, then a fault
+    assignment_bonus(assignment=answer, cents=30, reason="Thanks")
+    assert provider_calls_send() == ["unknown"]
+    standin.state.tokens_expire()  # a repeat would pay again now
+    bonus = ProviderAction.objects.get(kind="bonus")
+    assert provider_action_reconcile(action_id=bonus.pk) == "done"
+    assert standin.state.calls.count("SendBonus") == 1
+    assert [b["BonusAmount"] for b in standin.state.bonuses] == ["0.30"]

@@ -74,7 +74,7 @@ def test_accepted_assignment_opens_the_task_and_submits_without_a_cookie(hit, st
     )
     assert stored.status_code == 200, stored.content
     answer = Assignment.objects.get()
-    assert answer.status == "submitted"
+    assert answer.status == "unconfirmed"  # until MTurk has it submitted too
     assert answer.provider_assignment_id == remote["AssignmentId"]
     assert answer.worker.provider == "mturk" and answer.worker.external_id == "A1WORKER"
 
@@ -172,3 +172,129 @@ def test_the_stand_in_finds_no_assignment_still_being_worked_on(hit, standin):
     standin.state.submit(assignment_id=remote["AssignmentId"], answers={"parableAnswer": "1"})
     found = call("get_assignment", AssignmentId=remote["AssignmentId"])["Assignment"]
     assert found["AssignmentStatus"] == "Submitted"
+
+
+def _config(page) -> dict:
+    """The task page's configuration (its json_script)."""
+    text = page.content.decode()
+    assert 'id="task-config"' in text, text[-600:]
+    return json.loads(text.split('id="task-config" type="application/json">')[1].split("<")[0])
+
+
+def _submit(config: dict, text: str = BIRDS_STORY):
+    return Client().post(
+        config["submit_url"],
+        data=json.dumps({"payload": {"text": text}, "submission_key": "k"}),
+        content_type="application/json",
+    )
+
+
+def _stored(hit, standin, worker_id: str, assignment_id: str, text: str = BIRDS_STORY):
+    """Open the task page under these claims and store an answer through its submit URL."""
+    config = _config(_open(hit, standin, worker_id, assignment_id))
+    assert _submit(config, text).status_code == 200
+    return Assignment.objects.select_related("worker").get(pk=config["assignment"])
+
+
+def _done(hit) -> int:
+    from crowd.models import ItemDone
+
+    done = ItemDone.objects.filter(item_id=hit.item_id).values_list("count", flat=True).first()
+    return done or 0  # no row: nothing done yet
+
+
+FORGED_STORY = BIRDS_STORY.replace("spicy noodles", "cold soup")
+
+
+def test_a_forged_answer_under_a_workers_id_leaves_them_the_task_and_counts_for_nothing(
+    hit, standin
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from crowd.assignments import item_slot_free, worker_load
+    from crowd.models import OpenItem
+    from crowd.review import unvouched_release
+    from mturk.sync import batch_sync
+
+    # Anyone who reads the HIT id in a preview URL and knows a worker's id can do this.
+    forged = _stored(hit, standin, "A1REAL", "FORGEDASSIGNMENT1", FORGED_STORY)
+    assert forged.status == "unconfirmed"
+    assert _done(hit) == 0 and OpenItem.objects.get(item_id=hit.item_id).held == 0
+    assert worker_load(batch=hit.batch, worker=forged.worker) == 0
+    assert item_slot_free(item_id=hit.item_id, now=timezone.now())
+
+    remote = standin.state.accept(hit_id=hit.hit_id, worker_id="A1REAL")
+    real = _stored(hit, standin, "A1REAL", remote["AssignmentId"])  # not "no tasks left"
+    standin.state.submit(assignment_id=remote["AssignmentId"], answers={"parableAnswer": "1"})
+    batch_sync(batch=hit.batch)
+    real.refresh_from_db()
+    forged.refresh_from_db()
+    assert real.status == "submitted" and real.worker.external_id == "A1REAL"
+    assert real.mturk_assignment.assignment_id == remote["AssignmentId"]
+    assert real.narrative.worker == real.worker
+    assert forged.status == "unconfirmed" and forged.worker.external_id != "A1REAL"
+    assert forged.narrative.worker == forged.worker  # its text went aside with it
+    assert _done(hit) == 1  # the real answer only
+    later = timezone.now() + timedelta(seconds=hit.batch.time_allowed_seconds, hours=1)
+    assert unvouched_release(batch=hit.batch, now=later) == 1
+    forged.refresh_from_db()
+    assert forged.status == "rejected" and not forged.bonuses.exists()
+    assert _done(hit) == 1
+
+
+def test_a_forged_claim_arriving_later_cannot_take_a_workers_answer(hit, standin):
+    from mturk.sync import batch_sync
+
+    remote = standin.state.accept(hit_id=hit.hit_id, worker_id="A1REAL")
+    working = _config(_open(hit, standin, "A1REAL", remote["AssignmentId"]))
+    forged = _stored(hit, standin, "A1REAL", "FORGEDASSIGNMENT2", FORGED_STORY)
+    assert _submit(working).status_code == 200  # the real worker's page still stores
+    standin.state.submit(assignment_id=remote["AssignmentId"], answers={"parableAnswer": "1"})
+    batch_sync(batch=hit.batch)
+    real = Assignment.objects.select_related("worker").get(pk=working["assignment"])
+    assert real.status == "submitted" and real.worker.external_id == "A1REAL"
+    assert real.narrative.text == BIRDS_STORY and real.narrative.worker == real.worker
+    forged.refresh_from_db()
+    assert forged.status == "unconfirmed" and forged.worker.external_id != "A1REAL"
+    assert _done(hit) == 1
+
+
+def test_forged_answers_count_against_no_cap(standin):
+    batch = mturk_batch_create(
+        proverbs=[proverb_create(BIRDS), proverb_create()], target_per_item=2, per_worker_cap=1
+    )
+    first, second = HIT.objects.filter(batch=batch).order_by("item__position")
+    _stored(first, standin, "A1REAL", "FORGEDASSIGNMENT3", FORGED_STORY)
+    remote = standin.state.accept(hit_id=second.hit_id, worker_id="A1REAL")
+    page = _open(second, standin, "A1REAL", remote["AssignmentId"]).content.decode()
+    assert "limit" not in page and 'id="task-config"' in page
+
+
+def test_a_worker_mturk_vouches_for_is_not_served_the_item_again_under_another_id(hit, standin):
+    from mturk.sync import batch_sync
+
+    remote = standin.state.accept(hit_id=hit.hit_id, worker_id="A1REAL")
+    _stored(hit, standin, "A1REAL", remote["AssignmentId"])
+    standin.state.submit(assignment_id=remote["AssignmentId"], answers={"parableAnswer": "1"})
+    batch_sync(batch=hit.batch)
+    page = _open(hit, standin, "A1REAL", "FORGEDASSIGNMENT4")
+    assert page.status_code == 400 and "already done this task" in page.content.decode()
+    assert Assignment.objects.filter(item=hit.item).count() == 1
+
+
+def test_blocking_a_set_aside_claim_never_blocks_the_worker_on_mturk(hit, standin):
+    from crowd.models import ProviderAction
+    from crowd.review import ReviewError, worker_block
+
+    forged = _stored(hit, standin, "A1REAL", "FORGEDASSIGNMENT5", FORGED_STORY)
+    remote = standin.state.accept(hit_id=hit.hit_id, worker_id="A1REAL")
+    _open(hit, standin, "A1REAL", remote["AssignmentId"])  # sets the forged answer aside
+    forged.refresh_from_db()
+    assert forged.worker.external_id.startswith("A1REAL/")
+    with pytest.raises(ReviewError, match="claim MTurk has not vouched for"):
+        worker_block(worker=forged.worker, reason="Spam")
+    forged.worker.refresh_from_db()
+    assert not forged.worker.blocked and not ProviderAction.objects.exists()
+    assert standin.state.blocks == {}

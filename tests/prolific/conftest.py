@@ -36,9 +36,15 @@ def standin_settings(settings, server: StandIn) -> None:
     settings.PARABLE_PUBLIC_URL = "http://127.0.0.1:9"
 
 
+def standin_wired(settings, **options) -> StandIn:
+    """A stand-in started, with Prolific's settings pointed at it."""
+    server = standin_start(**options)
+    standin_settings(settings, server)
+    return server
+
+
 @pytest.fixture
 def standin(settings):
-    server = standin_start(page_size=2)
-    standin_settings(settings, server)
+    server = standin_wired(settings, page_size=2)
     yield server
     server.stop()

@@ -7,7 +7,7 @@ from crowd.batches import batch_create
 from crowd.models import Batch
 from crowd.money import money_text
 from prolific.models import Study
-from tests.factories import proverb_create
+from tests.factories import proverb_create, provider_calls_send
 from tests.prolific.helpers import (
     enter_unchecked,
     finish_on_prolific,
@@ -116,11 +116,13 @@ def test_block_and_unblock_actions_use_the_blocklist_group(client, reviewer, sta
         changelist,
         {"action": "block_selected", "_selected_action": [session.pk], "reason": "Copied text"},
     )
+    provider_calls_send()  # as once the review has committed
     group = standin.state.groups[batch.prolific_study.blocklist_group_id]
     assert group["participants"] == ["p1"]
     session.worker.refresh_from_db()
     assert session.worker.blocked_reason == "Copied text"
     client.post(changelist, {"action": "unblock_selected", "_selected_action": [session.pk]})
+    provider_calls_send()
     assert group["participants"] == []
 
 

@@ -1,11 +1,11 @@
-"""Review mapped to Prolific through the crowd services: approve, reject, bulk approve,
-bonuses paid once, block and unblock, messages."""
+"""Review mapped to Prolific through the crowd services: approve, reject, approving whole
+sessions, bonuses paid once, block and unblock, messages; each call sent once the review
+commits, and by beat when its task was lost."""
 
 import pytest
 from django.db import transaction
 
-from crowd.models import Assignment
-from crowd.providers import get_provider
+from crowd.models import Assignment, Bonus, ProviderAction
 from crowd.review import (
     ReviewError,
     assignment_approve,
@@ -13,12 +13,13 @@ from crowd.review import (
     assignment_reject,
     worker_block,
     worker_unblock,
+    workers_notify,
 )
-from prolific.models import BonusPayment
+from crowd.tasks import provider_actions_requeue_task
 from prolific.review import sessions_approve
 from prolific.sessions import session_assignments
-from prolific.submissions import decisions_waiting, study_sync
-from prolific.tasks import message_send_task, studies_sync_task
+from prolific.submissions import study_sync
+from tests.factories import provider_calls_send
 from tests.prolific.helpers import (
     enter_unchecked,
     finish_on_prolific,
@@ -118,7 +119,7 @@ def test_rejecting_every_item_rejects_on_prolific_with_a_long_message_after_comm
     assert submission["status"] == "REJECTED"
 
 
-def test_bulk_approval_approves_sessions_and_skips_unvouched(
+def test_approving_sessions_approves_each_submission_once_and_skips_unvouched(
     standin, batch, finished, django_capture_on_commit_callbacks
 ):
     fake = enter_unchecked(standin, batch)
@@ -127,16 +128,14 @@ def test_bulk_approval_approves_sessions_and_skips_unvouched(
     with django_capture_on_commit_callbacks(execute=False) as queued, transaction.atomic():
         outcome = sessions_approve(sessions=[finished, fake])
     assert outcome == {"approved": 3, "unvouched": 1, "refused": []}
-    # The reviewer's request holds no call to Prolific: the bulk approval is queued.
-    assert ("POST", "/api/v1/submissions/bulk-approve/") not in standin.state.requests
+    assert standin.state.requests == []  # no call to Prolific holds the reviewer's request
     finished.refresh_from_db()
     assert finished.submission.status_shown == "approval sent"
     for callback in queued:
         callback()
-    assert ("POST", "/api/v1/submissions/bulk-approve/") in standin.state.requests
-    # Prolific approves asynchronously: "approval sent" until it reports approved.
-    assert standin.state.submissions[finished.session_id]["status"] == "AWAITING REVIEW"
-    study_sync(study=batch.prolific_study)
+    transitions = [r for r in standin.state.requests if r[1].endswith("/transition/")]
+    assert transitions == [("POST", f"/api/v1/submissions/{finished.session_id}/transition/")]
+    assert standin.state.submissions[finished.session_id]["status"] == "APPROVED"
     finished.refresh_from_db()
     assert finished.submission.status_shown == "APPROVED"
     assert {a.status for a in items(fake)} == {"submitted"}
@@ -149,15 +148,16 @@ def test_bonus_is_paid_in_two_steps_after_commit(
     assignment_approve(assignment=assignment)
     with django_capture_on_commit_callbacks(execute=True):
         assignment_bonus(assignment=assignment, cents=75, reason="A vivid story")
+    call = ProviderAction.objects.get(kind="bonus")
     assert standin.state.payments == [
         {
-            "bulk_id": BonusPayment.objects.get().bulk_id,
+            "bulk_id": call.payload["bulk_id"],
             "participant_id": "p1",
             "submission_id": finished.session_id,
             "cents": 75,
         }
     ]
-    assert BonusPayment.objects.get().status == BonusPayment.Status.PAID
+    assert call.status == "done" and call.reference == finished.session_id
 
 
 def test_bonus_on_unvouched_work_is_refused(standin, batch):
@@ -167,47 +167,51 @@ def test_bonus_on_unvouched_work_is_refused(standin, batch):
     Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.APPROVED)
     with pytest.raises(ReviewError, match="prolific has no record confirming"):
         assignment_bonus(assignment=assignment, cents=50, reason="x")
-    assert BonusPayment.objects.count() == 0
+    assert not Bonus.objects.exists() and not ProviderAction.objects.exists()
 
 
 def test_block_and_unblock_go_through_the_blocklist_group(standin, batch, finished):
     group_id = batch.prolific_study.blocklist_group_id
     worker_block(worker=finished.worker, reason="Copied stories")
+    assert provider_calls_send() == ["done"]
     assert standin.state.groups[group_id]["participants"] == ["p1"]
     worker_unblock(worker=finished.worker)
+    assert provider_calls_send() == ["done"]
     assert standin.state.groups[group_id]["participants"] == []
 
 
-def test_failed_block_on_prolific_blocks_nothing(standin, batch, finished):
+def test_a_block_prolific_did_not_answer_is_sent_again_by_beat(standin, batch, finished, settings):
     standin.state.fail(path="participant-groups", status=500, count=50)
-    with pytest.raises(ReviewError, match="500"):
-        worker_block(worker=finished.worker, reason="Copied stories")
+    worker_block(worker=finished.worker, reason="Copied stories")
+    assert provider_calls_send() == ["pending"]  # adding twice leaves one entry: sent again
     finished.worker.refresh_from_db()
-    assert not finished.worker.blocked
+    assert finished.worker.blocked  # Parable serves them nothing meanwhile
+    standin.state.failures.clear()
+    settings.PARABLE_BACKGROUND_GRACE_SECONDS = 0
+    provider_actions_requeue_task()
+    group_id = batch.prolific_study.blocklist_group_id
+    assert standin.state.groups[group_id]["participants"] == ["p1"]
+    assert ProviderAction.objects.get().status == "done"
 
 
-def test_a_failed_bulk_approval_is_sent_again_one_by_one_by_beat(
-    standin, batch, finished, django_capture_on_commit_callbacks, settings
-):
-    standin.state.fail(path="bulk-approve", status=500, count=50)
-    with django_capture_on_commit_callbacks(execute=True):
-        sessions_approve(sessions=[finished])
+def test_an_approval_whose_task_was_lost_is_sent_by_beat(standin, finished, settings):
+    assignment_approve(assignment=items(finished)[0])  # its task never ran
+    assert standin.state.submissions[finished.session_id]["status"] == "AWAITING REVIEW"
+    provider_actions_requeue_task()  # within the grace period: the task may still come
     assert standin.state.submissions[finished.session_id]["status"] == "AWAITING REVIEW"
     settings.PARABLE_BACKGROUND_GRACE_SECONDS = 0
-    approvals, _ = decisions_waiting()
-    assert approvals == [finished.submission.pk]
-    studies_sync_task()  # beat: each approval still waiting is sent on its own
+    provider_actions_requeue_task()
     assert standin.state.submissions[finished.session_id]["status"] == "APPROVED"
+    finished.refresh_from_db()
+    assert finished.submission.status_shown == "APPROVED"
 
 
-def test_notify_inside_a_transaction_sends_after_commit(
+def test_a_message_inside_a_transaction_is_sent_after_commit(
     standin, finished, django_capture_on_commit_callbacks
 ):
     # inside a transaction, as a withdrawal notifies while holding its row locks
     with django_capture_on_commit_callbacks(execute=False) as queued, transaction.atomic():
-        get_provider("prolific").notify(
-            workers=[finished.worker], subject="Thanks", message="Bonus soon"
-        )
+        workers_notify(workers=[finished.worker], subject="Thanks", message="Bonus soon")
     assert standin.state.messages == []
     for callback in queued:
         callback()
@@ -215,8 +219,25 @@ def test_notify_inside_a_transaction_sends_after_commit(
     assert standin.state.messages[0]["body"] == "Thanks\n\nBonus soon"
 
 
-def test_a_message_whose_answer_is_lost_is_not_sent_again(standin, finished):
+def test_a_message_whose_answer_is_lost_is_not_sent_again(standin, finished, settings):
     """Prolific delivered it, then answered 500: the participant gets it once."""
     standin.state.fail(path="messages", status=500, count=5, after=True)
-    assert message_send_task("p1", finished.study.study_id, "Thanks") is False
+    workers_notify(workers=[finished.worker], subject="", message="Thanks")
+    assert provider_calls_send() == ["unknown"]
+    assert "not sent again" in ProviderAction.objects.get().note
+    settings.PARABLE_BACKGROUND_GRACE_SECONDS = 0
+    provider_actions_requeue_task()
     assert [message["body"] for message in standin.state.messages] == ["Thanks"]
+
+
+def test_an_item_rejected_before_its_approval_went_out_leaves_the_others_approving(
+    standin, finished
+):
+    first, second, _ = items(finished)
+    assignment_approve(assignment=first)
+    assignment_approve(assignment=second)
+    assignment_reject(assignment=first, message="Restates the proverb.")  # before any call
+    assert provider_calls_send() == ["done"]  # the second item's approval
+    assert standin.state.submissions[finished.session_id]["status"] == "APPROVED"
+    first_call = ProviderAction.objects.get(kind="approve", assignment=first)
+    assert first_call.status == "superseded"

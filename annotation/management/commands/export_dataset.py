@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.datasets.exports import DATA_FILES, FORMATS, dataset_export
+from annotation.exports.dataset import DATA_FILES, FORMATS, dataset_export
 from annotation.management.progress import progress_printer
 from crowd.models import Batch
 

@@ -423,7 +423,7 @@ def test_raw_worker_id_export_is_logged_and_its_card_says_so(client, researcher,
     researcher.user_permissions.add(Permission.objects.get(codename="export_raw_worker_ids"))
     client.force_login(researcher)
     assert 'name="raw_worker_ids"' in client.get("/admin/dataset/export/").content.decode()
-    with caplog.at_level("WARNING", logger="annotation.datasets.exports"):
+    with caplog.at_level("WARNING", logger="annotation.exports.dataset"):
         response = client.post(
             "/admin/dataset/export/", {"format": "jsonl", "raw_worker_ids": "on"}
         )
@@ -431,6 +431,8 @@ def test_raw_worker_id_export_is_logged_and_its_card_says_so(client, researcher,
     workers = {narrative.worker.external_id for narrative in Narrative.objects.all()}
     assert {row["worker"].split(":", 1)[1] for row in rows} == workers
     assert "**Worker ids are raw**" in card
-    assert [record.getMessage().split(" (")[0] for record in caplog.records] == [
-        "Raw worker ids exported by user researcher"
-    ]
+    assert [
+        record.getMessage().split(" (")[0]
+        for record in caplog.records
+        if record.name == "annotation.exports.dataset"
+    ] == ["Raw worker ids exported by user researcher"]

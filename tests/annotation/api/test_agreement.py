@@ -39,6 +39,36 @@ def test_creating_a_chained_batch_takes_the_approved_narratives(researcher_api, 
     assert body["settings"]["max_pairs"] == 3
 
 
+def test_one_create_body_makes_a_drawn_batch_at_either_url_with_the_types_target(
+    researcher_api, write
+):
+    body = {"name": "Align", "task_type": "align", "source_batch": write.pk}
+    for url in ("/api/batches/", "/api/chained-batches/"):
+        created = researcher_api.post(url, body, format="json")
+        assert created.status_code == 201, created.json()
+        assert (created.json()["item_count"], created.json()["target_per_item"]) == (1, 2)
+    placed = {
+        "name": "Write",
+        "task_type": "write",
+        "items": [{"proverb": write.items.get().proverb_id}],
+    }
+    assert (
+        researcher_api.post("/api/batches/", placed, format="json").json()["target_per_item"] == 10
+    )
+
+
+def test_a_batch_of_a_type_that_takes_items_refuses_a_source_batch(researcher_api, write):
+    refused = researcher_api.post(
+        "/api/batches/",
+        {"name": "Write", "task_type": "write", "source_batch": write.pk},
+        format="json",
+    )
+    assert refused.status_code == 400
+    assert refused.json()["source_batch"] == [
+        "Write narratives batches take items, not a source batch."
+    ]
+
+
 def test_a_batch_needs_a_source_or_a_draw(researcher_api):
     response = researcher_api.post(
         "/api/chained-batches/", {"name": "Nothing", "task_type": "rate"}, format="json"

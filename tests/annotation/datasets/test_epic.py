@@ -7,7 +7,8 @@ import pytest
 
 from annotation.datasets.epic import dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
-from annotation.models import Narrative, Proverb, SpanPair
+from annotation.models import Narrative, Proverb
+from annotation.task_types.align.models import SpanPair
 from tests.factories import crowd_narrative_create, proverb_create
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""The ePiC format as plain Python: span resolution, file checks, the record writer."""
+"""The ePiC format as plain Python: file checks, span resolution of records, the record writer."""
 
 import io
 import json
@@ -12,7 +12,6 @@ from annotation.datasets.epic_files import (
     EpicFileError,
     epic_record,
     parse_epic_file,
-    resolve_span,
     write_epic,
 )
 from annotation.models import Narrative, Proverb
@@ -35,38 +34,6 @@ def _record(pk="Q9N1", quote="Time is money", narrative="He paid for speed.", **
 def test_length_limits_match_the_database_columns():
     assert Narrative._meta.get_field("external_id").max_length == PK_MAX_LENGTH
     assert Proverb._meta.get_field("text").max_length == QUOTE_MAX_LENGTH
-
-
-# --------------------------------------------------------------------------- resolve_span
-
-
-def test_resolve_span_exact_match_gives_offsets():
-    assert resolve_span("Time is money", "money") == (8, 13, False)
-
-
-def test_resolve_span_falls_back_to_case_insensitive():
-    assert resolve_span("Time is money", "TIME") == (0, 4, False)
-
-
-def test_resolve_span_prefers_an_exact_match_over_an_earlier_case_insensitive_one():
-    assert resolve_span("The cat saw the dog", "the") == (12, 15, False)
-
-
-def test_resolve_span_takes_first_of_several_and_flags_ambiguous():
-    assert resolve_span("the cat and the dog", "the") == (0, 3, True)
-
-
-def test_resolve_span_counts_overlapping_occurrences_as_ambiguous():
-    assert resolve_span("aaa", "aa") == (0, 2, True)
-
-
-def test_resolve_span_ignores_surrounding_whitespace():
-    assert resolve_span("Time is money", " money\n") == (8, 13, False)
-
-
-def test_resolve_span_not_found_is_none():
-    assert resolve_span("Time is money", "gold") is None
-    assert resolve_span("Time is money", "   ") is None
 
 
 # --------------------------------------------------------------------------- parse
@@ -219,6 +186,6 @@ def test_parse_names_a_narrative_longer_than_the_crowd_cap():
 
 def test_narrative_cap_is_the_write_tasks():
     from annotation.datasets.epic_files import NARRATIVE_MAX_LENGTH
-    from annotation.task_types.write import MAX_CHARACTERS
+    from annotation.task_types.write.task import MAX_CHARACTERS
 
     assert NARRATIVE_MAX_LENGTH == MAX_CHARACTERS

@@ -7,7 +7,6 @@ from datetime import timedelta
 import pytest
 
 from annotation.datasets.figurative import (
-    continuation_pair_create,
     figurative_export_lines,
     figurative_export_text,
     figurative_import,
@@ -15,6 +14,7 @@ from annotation.datasets.figurative import (
 from annotation.datasets.figurative_files import FigurativeFileError
 from annotation.models import ContinuationPair, FigurativeNarrative
 from annotation.quality.similarity_scan import figurative_similarity_pending
+from annotation.task_parts.option_pairs import continuation_pair_create
 from annotation.tasks import similarity_requeue_task
 from tests.factories import (
     FIGURATIVE_FILES,

@@ -6,7 +6,8 @@ from django.test.utils import CaptureQueriesContext
 
 from annotation.analysis.selectors import narrative_records
 from annotation.datasets.records import export_rows, keyword_list, narratives_for_pks
-from annotation.models import NarrativeIntegrity, SpanPair
+from annotation.models import NarrativeIntegrity
+from annotation.task_types.align.models import SpanPair
 from tests.factories import (
     alignment_create,
     crowd_narrative_create,

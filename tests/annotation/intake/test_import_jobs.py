@@ -14,8 +14,10 @@ from annotation.intake.import_jobs import (
     import_job_create,
     import_job_run,
     import_runs_in_background,
+    upload_import,
 )
-from annotation.models import ImportJob, Narrative, Proverb, SpanPair, VariantGroup
+from annotation.models import ImportJob, Narrative, Proverb, VariantGroup
+from annotation.task_types.align.models import SpanPair
 from annotation.tasks import import_jobs_requeue_task
 
 pytestmark = pytest.mark.django_db
@@ -48,6 +50,40 @@ def test_a_file_over_the_byte_threshold_runs_in_the_background(settings):
     settings.PARABLE_IMPORT_BACKGROUND_BYTES = 10
     assert not import_runs_in_background(content=b"[" + b"1" * 8 + b"]")
     assert import_runs_in_background(content=b"[" + b"1," * 8 + b"1]")
+
+
+def test_a_small_upload_is_imported_now_and_a_large_one_becomes_a_job(settings, researcher):
+    now = upload_import(
+        kind="proverbs", content=PROVERBS, filename="p.txt", options={"source": "s"}
+    )
+    assert now.job is None and now.report.created == Proverb.objects.count() > 0
+    settings.PARABLE_IMPORT_BACKGROUND_LINES = 3
+    later = upload_import(
+        kind="epic",
+        content=(FIXTURE / "dataset.json").read_bytes(),
+        filename="dataset.json",
+        options={"source_label": "ePiC"},
+        splits=_splits(),
+        created_by=researcher,
+    )
+    assert later.report is None
+    assert (later.job.kind, later.job.status, later.job.created_by) == (
+        "epic",
+        "queued",
+        researcher,
+    )
+    assert sorted(later.job.split_files) == sorted(_splits())
+    assert not Narrative.objects.exists()
+
+
+def test_an_epic_upload_imported_now_has_its_keywords_queued(django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks() as queued:
+        started = upload_import(
+            kind="epic", content=(FIXTURE / "dataset.json").read_bytes(), filename="dataset.json"
+        )
+    assert started.job is None and started.report.narratives_created == Narrative.objects.count()
+    assert Narrative.objects.filter(keywords_pending_since__isnull=False).count() > 0
+    assert queued  # the extraction task, sent once the import commits
 
 
 def test_creating_a_job_queues_it_on_commit_and_imports_nothing(

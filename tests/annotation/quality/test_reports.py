@@ -4,8 +4,8 @@ from fractions import Fraction as F
 
 import pytest
 
-from annotation.models import ChoiceAnswer, ChoiceQuestion
 from annotation.quality.reports import batch_agreement
+from annotation.task_types.choose.models import ChoiceAnswer, ChoiceQuestion
 from crowd.models import BatchItem
 from tests.factories import (
     _submitted_now,

@@ -4,8 +4,6 @@ import pytest
 
 from annotation.quality.submissions import (
     duration_text,
-    marked_pieces,
-    overlap_lines,
     submission_counts,
     submission_next,
     submission_review,
@@ -31,28 +29,6 @@ def narrative():
 def test_duration_text_reads_minutes_and_seconds():
     assert duration_text(42.4) == "42 s"
     assert duration_text(185) == "3 min 05 s"
-
-
-def test_marked_pieces_mark_the_words_a_rule_counts_and_keep_the_text():
-    text = "Two birds sang of spring, birds of a kind."
-    pieces = marked_pieces("Birds of a feather", text)
-    # The lone "of" counts for no rule; "birds of a" is a phrase of the proverb's.
-    assert [piece["text"] for piece in pieces if piece["mark"]] == ["birds", "birds", "of", "a"]
-    assert "".join(piece["text"] for piece in pieces) == text
-
-
-def test_overlap_lines_say_what_the_rules_count():
-    overlap = {
-        "1": {"shared": 3, "proverb": 6},
-        "shared_words": ["the", "birds", "a"],
-        "shared_content_words": ["birds"],
-        "longest_shared_ngram": ["the", "birds"],
-    }
-    assert overlap_lines(overlap)[1:] == [
-        "Proverb words used (the rule's count, small words left out): 1 (birds)",
-        "Longest phrase from the proverb: the birds",
-        "All words in common, small ones included: the, birds, a",
-    ]
 
 
 def test_alignment_display_draws_each_pair_in_its_colour(narrative):

@@ -25,6 +25,14 @@ def test_add_batch_offers_each_task_type_form(client, researcher):
     assert 'href="/admin/crowd/batch/new/write/"' in page
 
 
+@pytest.mark.parametrize(("key", "target"), [("write", 10), ("align", 2), ("cloze", 5)])
+def test_a_new_batch_form_starts_from_its_types_target(client, researcher, key, target):
+    client.force_login(researcher)
+    form = client.get(f"/admin/crowd/batch/new/{key}/").content.decode()
+    field = re.search(r'<input type="number" name="target_per_item" value="(\d+)"', form)
+    assert int(field.group(1)) == target
+
+
 def test_researcher_creates_a_write_batch_for_chosen_proverbs(client, researcher):
     proverbs = [proverb_create() for _ in range(5)]
     client.force_login(researcher)

@@ -1,0 +1,33 @@
+"""The align type's review list: one row per alignment, drawn in its pair colours."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from annotation.task_parts.review_admin import TaskReviewAdmin, alignment_html
+from annotation.task_types.align.models import SpanPair
+
+
+@admin.register(SpanPair)
+class AlignmentReviewAdmin(TaskReviewAdmin):
+    """One row per submitted alignment (its first pair stands for it)."""
+
+    task_type = "align"
+    row_display = ("id", "batch", "alignment")
+    list_display_links = ("id",)
+    readonly_fields = ("alignment", "narrative", "assignment")
+    fields = readonly_fields
+
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .filter(assignment__isnull=False, position=1)
+            .select_related("narrative__proverb", "assignment__worker", "assignment__item__batch")
+        )
+
+    @admin.display(description="Alignment (pairs in matching colours)")
+    def alignment(self, row):
+        narrative = row.narrative
+        pairs = list(SpanPair.objects.filter(assignment_id=row.assignment_id))
+        return alignment_html(proverb=narrative.proverb.text, narrative=narrative.text, pairs=pairs)

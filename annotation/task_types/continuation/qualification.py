@@ -1,0 +1,92 @@
+"""The qualification test of a continuation batch: option pairs with known answers.
+
+A researcher lists option pairs (e.g. imported ones, whose answer the benchmark gives) and
+how many must be right; each worker answers once, before their first task of the batch
+(frontend:qualify), and only those who pass may take its tasks.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from annotation.models import ContinuationPair
+from annotation.task_types.continuation.models import QualificationAttempt
+from crowd.models import Batch
+from crowd.task_types import SettingConflict, SettingNotFound, SubmissionError
+
+
+def clean_qualification(qualification) -> dict:
+    """{"pairs": ids of option pairs with known answers, "min_correct": how many to pass}."""
+    qualification = qualification or {}
+    if not isinstance(qualification, dict) or set(qualification) - {"pairs", "min_correct"}:
+        raise ValueError('qualification must be like {"pairs": [1, 2, 3], "min_correct": 2}.')
+    pairs = qualification.get("pairs") or []
+    if not isinstance(pairs, list) or any(type(pk) is not int for pk in pairs):
+        raise ValueError("qualification pairs must be a list of option pair ids.")
+    found = set(ContinuationPair.objects.filter(pk__in=pairs).values_list("pk", flat=True))
+    missing = sorted(set(pairs) - found)
+    if missing:
+        raise SettingNotFound(
+            f"No option pair {', '.join(map(str, missing))} for the qualification."
+        )
+    unlabelled = sorted(
+        ContinuationPair.objects.filter(pk__in=pairs, correct__isnull=True).values_list(
+            "pk", flat=True
+        )
+    )
+    if unlabelled:
+        raise SettingConflict(
+            f"Option pair(s) {', '.join(map(str, unlabelled))} have no known answer (labels "
+            "withheld): they cannot test workers."
+        )
+    minimum = qualification.get("min_correct", len(pairs))
+    if type(minimum) is not int or not 0 <= minimum <= len(pairs):
+        raise ValueError(
+            f"qualification min_correct must be a whole number from 0 to {len(pairs)}."
+        )
+    return {"pairs": list(dict.fromkeys(pairs)), "min_correct": minimum}
+
+
+def qualification_questions(pair_ids: list[int]) -> list[dict]:
+    """The test's questions: each pair's narrative pieces and options in the stored order."""
+    pairs = ContinuationPair.objects.select_related("narrative").in_bulk(pair_ids)
+    return [
+        {
+            "pair": pairs[pk].pk,
+            "segments": pairs[pk].narrative.segments(),
+            "options": [
+                {"id": option, "text": pairs[pk].option_text(option)}
+                for option in pairs[pk].shown_order()
+            ],
+        }
+        for pk in pair_ids
+        if pk in pairs
+    ]
+
+
+@transaction.atomic
+def qualification_attempt_create(*, batch: Batch, worker, answers: dict) -> QualificationAttempt:
+    """Score the worker's one attempt (a second one returns the first, unchanged).
+
+    `answers` maps option pair ids (as text or numbers) to the chosen option, 1 or 2;
+    every question must be answered.
+    """
+    existing = QualificationAttempt.objects.filter(batch=batch, worker=worker).first()
+    if existing is not None:
+        return existing
+    settings = batch.settings.get("qualification", {})
+    pairs = ContinuationPair.objects.in_bulk(settings.get("pairs", []))
+    chosen = {}
+    for pk in pairs:
+        value = answers.get(str(pk), answers.get(pk))
+        if str(value) not in ("1", "2"):
+            raise SubmissionError("Answer every question of the test.")
+        chosen[str(pk)] = int(value)
+    correct = sum(chosen[str(pk)] == pair.correct for pk, pair in pairs.items())
+    return QualificationAttempt.objects.create(
+        batch=batch,
+        worker=worker,
+        answers=chosen,
+        correct=correct,
+        passed=correct >= settings.get("min_correct", len(pairs)),
+    )

@@ -1,0 +1,2 @@
+"""The "choose the continuation" task type: which of an option pair's two continuations is
+the plausible one; human accuracy against the known answer."""

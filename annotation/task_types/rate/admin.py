@@ -1,0 +1,69 @@
+"""The rate type's review list: one row per rating form, its target and values."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import Min
+from django.utils.html import format_html, format_html_join
+
+from annotation.task_parts.review_admin import TaskReviewAdmin, alignment_html, excerpt
+from annotation.task_types.align.models import SpanPair
+from annotation.task_types.rate.criteria import gold_passes
+from annotation.task_types.rate.models import Rating
+
+
+@admin.register(Rating)
+class RatingReviewAdmin(TaskReviewAdmin):
+    """One row per submitted rating form (its first rating stands for it)."""
+
+    task_type = "rate"
+    row_display = ("id", "batch", "target", "values", "gold")
+    list_display_links = ("id",)
+    readonly_fields = ("target", "values", "gold", "assignment")
+    fields = readonly_fields
+
+    def get_queryset(self, request):
+        first_of_each = Rating.objects.values("assignment").annotate(first=Min("id"))
+        return (
+            super()
+            .get_queryset(request)
+            .filter(pk__in=first_of_each.values("first"))
+            .select_related("narrative__proverb", "assignment__worker", "assignment__item__batch")
+        )
+
+    @admin.display(description="Rated")
+    def target(self, row):
+        narrative = row.narrative
+        if row.alignment_id is not None:
+            pairs = list(SpanPair.objects.filter(assignment_id=row.alignment_id))
+            return alignment_html(
+                proverb=narrative.proverb.text, narrative=narrative.text, pairs=pairs
+            )
+        return format_html(
+            '<strong>{}</strong><br><span style="white-space:pre-wrap">{}</span>'
+            '<br><span class="quiet">{}</span>',
+            narrative.proverb.text,
+            excerpt(narrative.text),
+            f"{narrative.source} {narrative.source_label}".strip(),
+        )
+
+    @admin.display(description="Ratings")
+    def values(self, row):
+        labels = {
+            c["key"]: c.get("label", c["key"])
+            for c in row.assignment.item.batch.settings.get("criteria", [])
+        }
+        ratings = row.assignment.ratings.order_by("id")
+        return format_html_join(
+            "",
+            "{}: <strong>{}</strong><br>",
+            ((labels.get(r.criterion, r.criterion), r.value) for r in ratings),
+        )
+
+    @admin.display(description="Gold")
+    def gold(self, row) -> str:
+        item = row.assignment.item
+        if not item.is_gold:
+            return ""
+        given = {r.criterion: r.value for r in row.assignment.ratings.all()}
+        return "pass" if gold_passes(item.gold_answer, given) else "FAIL"

@@ -1,0 +1,527 @@
+"""The "rate quality" task: Likert 1-5 judgements of a narrative or of an alignment.
+
+Criteria are set per batch and default to ePiC's (§4.3, Table 5): Relatedness,
+Interesting/Creative, Fluency and Overall, each with anchored labels, 3 leaning
+positive. Targets are narratives (from a writing batch, or drawn from the dataset
+by source to compare crowd, imported and model narratives side by side) or the
+alignments of an approved align batch ("how well do the aligned spans correspond").
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from statistics import mean
+
+from django import forms
+from django.db import transaction
+
+from annotation import spans
+from annotation.models import Narrative
+from annotation.quality.agreement import rating_summary
+from annotation.quality.gold import GOLD_SETTINGS_SCHEMA, GoldSettingsForm, clean_gold_settings
+from annotation.quality.reports import counted
+from annotation.task_parts.imported import imported_narrative
+from annotation.task_parts.sources import (
+    DRAW_SETTINGS_SCHEMA,
+    DrawnBatchForm,
+    alignments_to_add,
+    batch_lock,
+    clean_draw_settings,
+    narratives_to_add,
+    settings_object,
+    source_batch_check,
+)
+from annotation.task_types.align.models import SpanPair
+from annotation.task_types.rate.criteria import (
+    ALIGNMENT_CRITERIA,
+    CRITERIA_SCHEMA,
+    NARRATIVE_CRITERIA,
+    SCALE,
+    SCALE_NOTE,
+    clean_criteria,
+    clean_gold_answer,
+    gold_passes,
+)
+from annotation.task_types.rate.models import Rating
+from common.api_parser import CLEAN_TEXT
+from crowd.batches import batch_items_add
+from crowd.models import Assignment, Batch, BatchItem
+from crowd.task_types import SubmissionError, TaskType, figure_text
+
+# ePiC: "good" is a rating of 3 or more (Table 5 agreement, overall >= 3 vs < 3).
+BINARY_THRESHOLD = 3
+TARGETS = ("narratives", "alignments")
+
+INSTRUCTIONS = """Read the proverb and the story, then rate the story on every criterion from \
+1 (lowest) to 5 (highest). The labels under each scale say what its ends and middle mean. \
+3 leans positive: take a clear stand on each criterion."""
+
+ALIGNMENT_INSTRUCTIONS = """Read the proverb and the story. Parts of them are marked in matching \
+colours: each colour pairs a span of the proverb with a span of the story. Rate how well the \
+paired spans correspond, from 1 (not at all) to 5 (perfectly). 3 leans positive."""
+
+
+class CriterionWidget(forms.MultiWidget):
+    """One criterion as a row: key, label, question, and the anchors of 1 to 5."""
+
+    template_name = "task_types/rate/criterion_widget.html"
+
+    def __init__(self):
+        super().__init__(
+            [
+                forms.TextInput(attrs={"placeholder": "key", "size": 12}),
+                forms.TextInput(attrs={"placeholder": "label", "size": 20}),
+                forms.TextInput(attrs={"placeholder": "question", "size": 60}),
+                *(
+                    forms.TextInput(attrs={"placeholder": f"{value}: label", "size": 18})
+                    for value in SCALE
+                ),
+            ]
+        )
+
+    def decompress(self, value):
+        if not value:
+            return [""] * (3 + len(SCALE))
+        anchors = value.get("anchors", {})
+        return [
+            value.get("key", ""),
+            value.get("label", ""),
+            value.get("question", ""),
+            *(anchors.get(str(scale), "") for scale in SCALE),
+        ]
+
+
+class CriterionField(forms.MultiValueField):
+    """A rating criterion ({"key", "label", "question", "anchors"}), or None when no key."""
+
+    widget = CriterionWidget
+
+    def __init__(self, **kwargs):
+        super().__init__(
+            fields=(
+                forms.CharField(max_length=64, required=False),
+                forms.CharField(max_length=200, required=False),
+                forms.CharField(max_length=500, required=False),
+                *(forms.CharField(max_length=200, required=False) for _ in SCALE),
+            ),
+            require_all_fields=False,
+            required=False,
+            **kwargs,
+        )
+
+    def compress(self, data_list):
+        if not data_list or not (data_list[0] or "").strip():
+            return None
+        key, label, question, *anchors = (value or "" for value in data_list)
+        return {
+            "key": key.strip(),
+            "label": label.strip(),
+            "question": question.strip(),
+            "anchors": {
+                str(scale): text.strip() for scale, text in zip(SCALE, anchors, strict=True) if text
+            },
+        }
+
+
+CRITERION_ROWS = 6
+
+
+class RateBatchForm(GoldSettingsForm, DrawnBatchForm):
+    """A rate-quality batch: narratives or alignments, criteria, gold thresholds."""
+
+    source_types = ("write", "align")
+
+    target = forms.ChoiceField(
+        choices=[
+            ("narratives", "Narratives (from a writing batch or the dataset)"),
+            ("alignments", "Alignments (from an align batch)"),
+        ],
+        initial="narratives",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        criteria = {}
+        for row in range(1, CRITERION_ROWS + 1):
+            criteria[f"criterion_{row}"] = CriterionField(
+                label=f"Criterion {row}",
+                initial=NARRATIVE_CRITERIA[row - 1] if row <= len(NARRATIVE_CRITERIA) else None,
+                help_text=(
+                    "ePiC's four criteria, editable: a key (lowercase), the label and question "
+                    "workers see, and the labels of 1 to 5. Clear a key to drop a criterion; "
+                    "fill an empty row to add one. Left as they are, a batch that rates "
+                    "alignments uses its one Alignment criterion instead."
+                )
+                if row == 1
+                else "",
+            )
+        # Right after the target, before the draws and gold thresholds.
+        names = list(self.fields)
+        position = names.index("target") + 1
+        ordered = [*names[:position], *criteria, *names[position:]]
+        self.fields.update(criteria)
+        self.fields = {name: self.fields[name] for name in ordered}
+
+    def criteria(self) -> list[dict] | None:
+        """The criteria rows filled in; None when they are ePiC's, unchanged (the target's
+        default then applies)."""
+        rows = (self.cleaned_data.get(f"criterion_{row}") for row in range(1, CRITERION_ROWS + 1))
+        criteria = [row for row in rows if row]
+        if not criteria or criteria == clean_criteria(NARRATIVE_CRITERIA):
+            return None
+        return criteria
+
+    def type_settings(self) -> dict:
+        data = self.cleaned_data
+        settings = {"target": data["target"], **self.gold_settings()}
+        criteria = self.criteria()
+        if criteria is not None:
+            settings["criteria"] = criteria
+        return settings
+
+    def clean(self):
+        data = super().clean()
+        if not self.errors:
+            try:
+                RateTask().clean_settings(self.batch_settings())
+            except ValueError as error:
+                raise forms.ValidationError(str(error)) from error
+            if data["target"] == "alignments" and not data.get("source_batch"):
+                raise forms.ValidationError("Alignments to rate come from an align batch.")
+        return data
+
+
+class RateTask(TaskType):
+    key = "rate"
+    label = "Rate quality"
+    target_per_item = 3
+    template = "task_types/rate/page.html"
+    batch_form = RateBatchForm  # crowd/admin/batches.py offers "New Rate quality batch"
+    review_changelist = "admin:annotation_rating_changelist"  # review_url links there
+    drawn_items = True
+    agreement_template = "task_types/rate/agreement.html"
+    import_fields = ("proverb", "narrative", "rating.<criterion>")
+    has_gold = True
+    gold_answer_help = (
+        'The accepted range per criterion, e.g. {"relatedness": {"max": 2}, '
+        '"overall": {"max": 2}} for a story that misses its proverb.'
+    )
+
+    def default_settings(self) -> dict:
+        return {
+            "target": "narratives",
+            "criteria": NARRATIVE_CRITERIA,
+            "scale_note": SCALE_NOTE,
+            "sample": None,
+            "seed": 1,
+            "draw": [],
+        }
+
+    def default_instructions(self) -> str:
+        return INSTRUCTIONS
+
+    def instructions_for(self, settings: dict) -> str:
+        """The default instructions for these settings (alignments are rated differently)."""
+        return ALIGNMENT_INSTRUCTIONS if settings.get("target") == "alignments" else INSTRUCTIONS
+
+    def settings_schema(self) -> dict:
+        properties = {
+            "target": {"enum": list(TARGETS)},
+            "criteria": CRITERIA_SCHEMA,
+            "scale_note": {"type": "string", "pattern": CLEAN_TEXT},
+            # the model run whose generated narratives the batch rates (a record only)
+            "generation_run": {"type": "integer", "minimum": 1, "maximum": 2**63 - 1},
+            **GOLD_SETTINGS_SCHEMA,
+            **DRAW_SETTINGS_SCHEMA,
+        }
+        return {
+            **settings_object(properties),
+            # alignments are rated from a source align batch, not drawn
+            "anyOf": [
+                {"properties": {"target": {"enum": ["narratives"]}}},
+                {"properties": {"draw": {"maxItems": 0}}},
+            ],
+        }
+
+    def clean_settings(self, settings: dict) -> dict:
+        cleaned = {**self.default_settings(), **settings}
+        if cleaned["target"] not in TARGETS:
+            raise ValueError(f"target must be one of {', '.join(TARGETS)}.")
+        if cleaned["target"] == "alignments":
+            if "criteria" not in settings:
+                cleaned["criteria"] = ALIGNMENT_CRITERIA
+            if settings.get("draw"):
+                raise ValueError("Alignments are rated from a source align batch, not drawn.")
+        cleaned["criteria"] = clean_criteria(cleaned["criteria"])
+        cleaned["scale_note"] = str(cleaned.get("scale_note") or "")
+        return clean_gold_settings(clean_draw_settings(cleaned))
+
+    def page_context(self, *, assignment: Assignment) -> dict:
+        item = assignment.item
+        narrative = item.narrative
+        settings = item.batch.settings
+        finished = assignment.status in Assignment.STORED
+        alignment = None
+        if item.source_assignment_id is not None:
+            pairs = list(SpanPair.objects.filter(assignment_id=item.source_assignment_id))
+            alignment = spans.drawing(
+                proverb=narrative.proverb.text, narrative=narrative.text, pairs=pairs
+            )
+        criteria = settings.get("criteria", NARRATIVE_CRITERIA)
+        given = self.result(assignment=assignment)["ratings"] if finished else {}
+        return {
+            "narrative": narrative,
+            "proverb": narrative.proverb,
+            "alignment": alignment,
+            "scale_note": settings.get("scale_note", SCALE_NOTE),
+            "criteria": [
+                {
+                    **criterion,
+                    "options": [
+                        {
+                            "value": value,
+                            "anchor": criterion["anchors"].get(str(value), ""),
+                            "chosen": given.get(criterion["key"]) == value,
+                        }
+                        for value in SCALE
+                    ],
+                }
+                for criterion in criteria
+            ],
+            "task_config": {
+                "criteria": [{"key": c["key"], "label": c["label"]} for c in criteria],
+                "result": {"ratings": given} if finished else None,
+            },
+        }
+
+    def validate(self, *, assignment: Assignment, payload: dict) -> dict:
+        criteria = assignment.item.batch.settings.get("criteria", NARRATIVE_CRITERIA)
+        ratings = payload.get("ratings")
+        if not isinstance(ratings, dict):
+            raise SubmissionError("The ratings could not be read; try again.", field="ratings")
+        keys = [c["key"] for c in criteria]
+        unknown = sorted(set(ratings) - set(keys))
+        if unknown:
+            raise SubmissionError(
+                f"Unknown criteria: {', '.join(unknown)}.", field="ratings", details=unknown
+            )
+        labels = {c["key"]: c["label"] for c in criteria}
+        missing = [key for key in keys if ratings.get(key) is None]
+        if missing:
+            raise SubmissionError(
+                f"Rate every criterion: {', '.join(labels[k] for k in missing)} "
+                f"{'is' if len(missing) == 1 else 'are'} missing.",
+                field="ratings",
+                details={"missing": missing},
+            )
+        cleaned = {}
+        for key in keys:
+            value = ratings[key]
+            if isinstance(value, bool) or not isinstance(value, int) or value not in SCALE:
+                raise SubmissionError(
+                    f"{labels[key]}: choose a value from 1 to 5.",
+                    field="ratings",
+                    details={"invalid": [key]},
+                )
+            cleaned[key] = value
+        return {"ratings": cleaned}
+
+    def store(self, *, assignment: Assignment, cleaned: dict) -> None:
+        item = assignment.item
+        Rating.objects.bulk_create(
+            Rating(
+                narrative_id=item.narrative_id,
+                alignment_id=item.source_assignment_id,
+                assignment=assignment,
+                criterion=key,
+                value=value,
+            )
+            for key, value in cleaned["ratings"].items()
+        )
+
+    def result(self, *, assignment: Assignment) -> dict:
+        return {"ratings": {r.criterion: r.value for r in assignment.ratings.order_by("id")}}
+
+    @transaction.atomic
+    def items_refresh(self, *, batch: Batch) -> int:
+        batch_lock(batch)
+        if batch.settings.get("target") == "alignments":
+            source_batch_check(batch, expected="align")
+            items = [
+                {"narrative": a.item.narrative, "source_assignment": a}
+                for a in alignments_to_add(batch=batch)
+            ]
+        else:
+            source_batch_check(batch, expected="write")
+            items = [{"narrative": n} for n in narratives_to_add(batch=batch)]
+        return batch_items_add(batch=batch, items=items)
+
+    def gold_item(self, *, batch: Batch, narrative: Narrative, answer: dict | None) -> dict:
+        if batch.settings.get("target") == "alignments":
+            raise ValueError("Gold items are for batches rating narratives.")
+        criteria = batch.settings.get("criteria", NARRATIVE_CRITERIA)
+        return {
+            "narrative": narrative,
+            "is_gold": True,
+            "gold_answer": clean_gold_answer(answer, criteria),
+        }
+
+    def gold_outcomes(self, *, batch: Batch, statuses) -> list[tuple[int, int, bool]]:
+        ratings = Rating.objects.filter(
+            assignment__item__batch=batch,
+            assignment__item__is_gold=True,
+            assignment__status__in=statuses,
+        ).values_list(
+            "assignment_id",
+            "assignment__item_id",
+            "assignment__worker_id",
+            "assignment__item__gold_answer",
+            "criterion",
+            "value",
+        )
+        by_assignment: dict[int, dict] = defaultdict(dict)
+        who: dict[int, tuple] = {}
+        for assignment_id, item_id, worker_id, answer, criterion, value in ratings:
+            by_assignment[assignment_id][criterion] = value
+            who[assignment_id] = (item_id, worker_id, answer)
+        return [
+            (item_id, worker_id, gold_passes(answer, by_assignment[assignment_id]))
+            for assignment_id, (item_id, worker_id, answer) in sorted(who.items())
+        ]
+
+    def result_records(self, *, batch: Batch, assignments: list[Assignment]) -> dict[int, dict]:
+        """Per rating form: its target, the narrative's source, the ratings by criterion."""
+        rows = (
+            Rating.objects.filter(assignment__item__batch=batch)
+            .select_related("narrative")
+            .order_by("assignment_id", "id")
+        )
+        records: dict[int, dict] = {}
+        for row in rows:
+            record = records.setdefault(
+                row.assignment_id,
+                {
+                    "narrative": row.narrative_id,
+                    "alignment": row.alignment_id,
+                    "source": row.narrative.source,
+                    "source_label": row.narrative.source_label,
+                    "ratings": {},
+                },
+            )
+            record["ratings"][row.criterion] = row.value
+        return records
+
+    def agreement(self, *, batch: Batch) -> dict:
+        return rating_agreement(batch=batch)
+
+    def agreement_display(self, *, report: dict) -> dict:
+        criteria = list(report["criteria"])
+        return {
+            "criterion_rows": [
+                {key: figure_text(value) for key, value in row.items()}
+                for row in report["criteria"].values()
+            ],
+            "criteria_labels": [report["criteria"][c]["label"] for c in criteria],
+            "source_rows": [
+                {
+                    "source": source,
+                    "cells": [
+                        f"{figure_text(by_criterion[c]['mean'])} (n={by_criterion[c]['ratings']})"
+                        if c in by_criterion
+                        else "—"
+                        for c in criteria
+                    ],
+                }
+                for source, by_criterion in report["by_source"].items()
+            ],
+        }
+
+    def review_display(self, *, assignment: Assignment) -> dict:
+        item = assignment.item
+        narrative = Narrative.objects.select_related("proverb").get(pk=item.narrative_id)
+        criteria = item.batch.settings.get("criteria", [])
+        labels = {
+            criterion["key"]: criterion.get("label", criterion["key"]) for criterion in criteria
+        }
+        given = {rating.criterion: rating.value for rating in assignment.ratings.order_by("id")}
+        display = {
+            "kind": "rate",
+            "proverb": narrative.proverb.text,
+            "ratings": [
+                {"label": labels.get(criterion, criterion), "value": value}
+                for criterion, value in given.items()
+            ],
+            "gold": (gold_passes(item.gold_answer, given) if item.is_gold else None),
+        }
+        if item.source_assignment_id is not None:
+            pairs = list(SpanPair.objects.filter(assignment_id=item.source_assignment_id))
+            display["alignment"] = spans.alignment_drawing(
+                proverb=narrative.proverb.text, narrative=narrative.text, pairs=pairs
+            )
+        else:
+            display["narrative"] = narrative.text
+        return display
+
+    def import_subject(self, *, batch: Batch, fields: dict[str, str]) -> dict:
+        return {"narrative": imported_narrative(batch=batch, fields=fields)}
+
+    def import_payload(self, *, item: BatchItem, fields: dict[str, str]) -> dict:
+        """Ratings from the fields rating.<criterion>."""
+        ratings = {}
+        for name, value in fields.items():
+            if name.startswith("rating."):
+                if not value.isdigit():
+                    raise SubmissionError(
+                        f"Rating {name[7:]} {value!r} is not a number from 1 to 5."
+                    )
+                ratings[name[7:]] = int(value)
+        return {"ratings": ratings}
+
+
+def _source_name(source: str, label: str) -> str:
+    return f"{source}: {label}" if label else source
+
+
+def rating_agreement(*, batch: Batch) -> dict:
+    """Per criterion: mean, binarized pairwise agreement (>= 3), ordinal alpha; by source."""
+    rows = list(
+        counted(Rating, batch).values_list(
+            "assignment__item_id",
+            "assignment__worker_id",
+            "criterion",
+            "value",
+            "narrative__source",
+            "narrative__source_label",
+        )
+    )
+    criteria = [c["key"] for c in batch.settings.get("criteria", [])]
+    criteria += sorted({criterion for _, _, criterion, *_ in rows} - set(criteria))
+    labels = {c["key"]: c.get("label", c["key"]) for c in batch.settings.get("criteria", [])}
+    by_criterion = {}
+    for criterion in criteria:
+        triples = [
+            (item, worker, value) for item, worker, key, value, *_ in rows if key == criterion
+        ]
+        by_criterion[criterion] = {
+            "label": labels.get(criterion, criterion),
+            **rating_summary(triples, criterion_levels="ordinal", threshold=BINARY_THRESHOLD),
+        }
+    grouped: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for _, _, criterion, value, source, label in rows:
+        grouped[_source_name(source, label)][criterion].append(value)
+    by_source = {
+        source: {
+            criterion: {"mean": mean(values), "ratings": len(values)}
+            for criterion, values in values_by_criterion.items()
+        }
+        for source, values_by_criterion in sorted(grouped.items())
+    }
+    return {
+        "threshold": BINARY_THRESHOLD,
+        "forms": len({(item, worker) for item, worker, *_ in rows}),
+        "criteria": by_criterion,
+        "by_source": by_source,
+    }
+
+
+task_type = RateTask()
