@@ -2,27 +2,33 @@
 tree beside an earlier commit, measured side by side in one run.
 
 Run from the repository root: `.venv/bin/python bench/web_worker/run.py [--base REV]
-[--requests 6000] [--rounds 1] [--imports 5] [--workers 4]`.
+[--requests 6000] [--rounds 1] [--imports 5] [--workers 4] [--only this|base]`.
 
 `--base` (default: the commit where this branch left `main`) is exported with `git
 archive` into a temporary folder; the working tree is measured as it is, uncommitted
 changes included. It starts PostgreSQL and Redis (tests/services.sh) on free ports in
 28200-28999, gives each tree a database of its own (migrated, static files collected, a
-published write batch of 500 proverbs) and compiles each tree's bytecode as the image does
-(platform/Dockerfile). Then, for each round, in mirrored order (base, this, this, base):
+published write batch of 500 proverbs, a researcher's API token) and compiles each tree's
+bytecode as the image does (platform/Dockerfile). Then, for each round, in mirrored order
+(base, this, this, base):
 
 - `--imports` fresh processes import the application as a gunicorn worker does
   (config.wsgi with production's settings, and the URL map): CPU seconds and resident
   MiB after it, and how many modules it loaded;
 - gunicorn (platform/gunicorn.conf.py, one sync worker) serves `--workers` signed-in
   crowd workers looping next → task page → submit (bench/serving/load.py, through the
-  HTTPS proxy's header, the submits' similarity checks queued to Redis) for `--requests`
-  requests; the web worker's resident and proportional memory is read after its first
-  cycle and at a quarter, half and all of them, with its CPU per request.
+  HTTPS proxy's header, the submits' similarity checks queued to Redis), with a
+  researcher's API calls (the batch, its progress, its narratives) every 100 cycles, for
+  `--requests` requests. The web worker's CPU is read once it answers /healthz (its
+  import) and after its first cycle (the first request's lazy imports: templates, the
+  broker's client), its resident and proportional memory after the first cycle and at an
+  eighth, a quarter, a half, three quarters and all of the requests (whether it levels
+  off), with its CPU per request.
 
 It prints each figure per tree, their ratio (this / base), the spread over runs, and the
-load average, since the machine is shared. Prints figures; it is not a test.
-"""
+load average, since the machine is shared. `--only` measures one tree, once a round, for a
+long run.
+Prints figures; it is not a test."""
 
 from __future__ import annotations
 
@@ -48,9 +54,14 @@ from bench.serving import load  # noqa: E402
 from bench.serving.measure import children, free_port, load_average, memory_mib, tree_cpu  # noqa: E402
 from bench.serving.stories import PassingStories, proverb_texts  # noqa: E402
 
-TARGETS = {"import_s": 0.5, "rss_mib": 90.0}
 PROVERBS = 500
 HEALTH_PATH = "/healthz"
+API_EVERY_CYCLES = 100  # crowd cycles between two rounds of requester calls
+API_PATHS = (
+    "/api/batches/{batch}/",
+    "/api/batches/{batch}/progress/",
+    "/api/narratives/?batch={batch}",
+)
 
 IMPORT_SCRIPT = """
 import sys, time
@@ -71,6 +82,8 @@ import json, sys
 import django
 django.setup()
 from django.core.management import call_command
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
 from annotation.models import Proverb
 from annotation.text import normalize_text
 from crowd.batches import batch_create, batch_publish
@@ -87,7 +100,12 @@ batch = batch_publish(batch=batch_create(
     items=[{"proverb": proverb} for proverb in proverbs],
 ))
 workers = local_workers_create(count=identities, name_prefix="Bench")
-print(json.dumps([batch.pk, [invite_token(worker=w, batch=batch) for w in workers]]))
+researcher = get_user_model().objects.create_superuser("bench", "bench@example.org", None)
+print(json.dumps([
+    batch.pk,
+    [invite_token(worker=w, batch=batch) for w in workers],
+    Token.objects.create(user=researcher).key,
+]))
 """
 
 
@@ -176,7 +194,7 @@ def database_create(services: dict, name: str) -> str:
     return base.rsplit("/", 1)[0] + "/" + name
 
 
-def prepare(tree: Path, env: dict, identities: int) -> tuple[int, list[str]]:
+def prepare(tree: Path, env: dict, identities: int) -> tuple[int, list[str], str]:
     done = subprocess.run(
         [
             sys.executable,
@@ -193,8 +211,8 @@ def prepare(tree: Path, env: dict, identities: int) -> tuple[int, list[str]]:
     )
     if done.returncode:
         raise SystemExit(f"Preparing {tree} failed:\n{done.stderr[-3000:]}")
-    batch_id, tokens = json.loads(done.stdout.strip().splitlines()[-1])
-    return batch_id, tokens
+    batch_id, tokens, api_token = json.loads(done.stdout.strip().splitlines()[-1])
+    return batch_id, tokens, api_token
 
 
 def import_figures(tree: Path, env: dict) -> tuple[float, float, int]:
@@ -259,20 +277,45 @@ async def signed_in(tokens: list[str], count: int, port: int, stories) -> list[l
     return workers
 
 
-def serve(tree: Path, env: dict, port: int, batch_id: int, tokens: list[str], args) -> dict:
-    """Serve `args.requests` requests with one gunicorn worker of `tree`; its memory at the
-    checkpoints, its CPU per request after start-up, and the requests that failed."""
+def requester_calls(port: int, batch_id: int, api_token: str) -> list[bool]:
+    """A researcher's API calls between the crowd's cycles: the batch, its progress and its
+    narratives (the list grows with the submits); whether each answered 200."""
+    answers = [
+        asyncio.run(
+            load.http(
+                "127.0.0.1",
+                port,
+                "GET",
+                path,
+                cookies={},
+                headers=(f"Authorization: Token {api_token}",),
+            )
+        )
+        for path in (template.format(batch=batch_id) for template in API_PATHS)
+    ]
+    return [answer.status == 200 for answer in answers]
+
+
+def serve(
+    tree: Path, env: dict, port: int, prepared: tuple, tokens: list[str], log: Path, args
+) -> dict:
+    """Serve `args.requests` requests with one gunicorn worker of `tree`; its CPU at start
+    (the import, and /healthz) and after its first cycle, its memory at the checkpoints,
+    its CPU per request after start-up, and the requests that failed."""
+    batch_id, _, api_token = prepared
     stories = PassingStories()
-    master = gunicorn_start(tree, env, port, tree / "gunicorn.log")
+    master = gunicorn_start(tree, env, port, log)
     try:
         [worker] = children(master.pid)
+        start_cpu = tree_cpu(worker)
         workers = asyncio.run(signed_in(tokens, args.workers, port, stories))
         served, failed, memory = args.workers + 1, 0, {}
         started_cpu = tree_cpu(worker)
-        checkpoints = [served + 3, args.requests // 4, args.requests // 2, args.requests]
+        checkpoints = [served + 3] + [args.requests * n // 8 for n in (1, 2, 4, 6, 8)]
+        first_cycle_cpu = None
         for checkpoint in checkpoints:
             while served < checkpoint:
-                cycles = max(1, (checkpoint - served) // 3)
+                cycles = max(1, min(API_EVERY_CYCLES, (checkpoint - served) // 3))
                 log = asyncio.run(
                     load.run_phase(workers, batch_id=batch_id, seconds=600, max_cycles=cycles)
                 )
@@ -280,15 +323,27 @@ def serve(tree: Path, env: dict, port: int, batch_id: int, tokens: list[str], ar
                     raise SystemExit("The workers ran out of work: raise --requests' room.")
                 served += len(log.samples)
                 failed += sum(not sample.ok for sample in log.samples)
+                if first_cycle_cpu is None:
+                    first_cycle_cpu = tree_cpu(worker)
+                    continue  # the first cycle alone: its lazy imports, nothing else
+                answers = requester_calls(port, batch_id, api_token)
+                served += len(answers)
+                failed += answers.count(False)
             memory[checkpoint] = memory_mib(worker)
         return {
             "memory": memory,
             "served": served,
             "failed": failed,
+            "start_cpu": start_cpu,
+            "first_cycle_cpu": first_cycle_cpu,
             "cpu_ms": 1000 * (tree_cpu(worker) - started_cpu) / max(served - args.workers - 1, 1),
         }
     finally:
         process_stop(master)
+
+
+def checkpoints_of(runs: dict[str, list[dict]]) -> list[int]:
+    return list(next(iter(runs.values()))[0]["memory"])
 
 
 def spread(values: list[float], digits: int = 2) -> str:
@@ -304,27 +359,33 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="A B B A rounds")
     parser.add_argument("--imports", type=int, default=5, help="fresh imports per tree per run")
     parser.add_argument("--workers", type=int, default=4, help="concurrent crowd workers")
+    parser.add_argument(
+        "--only", choices=("base", "this"), help="measure one tree (a long run's plateau)"
+    )
     args = parser.parse_args()
     base_rev = args.base or git("merge-base", "HEAD", "main")
     workdir = Path(tempfile.mkdtemp(prefix="parable-web-worker-"))
     workdir.chmod(0o755)  # as root, PostgreSQL runs as the postgres user
     services_env = None
+    names = (args.only,) if args.only else ("base", "this")
     try:
         services_env, services = services_start(workdir)
         trees = {
-            "base": tree_export(base_rev, workdir / "base"),
-            "this": ROOT,
+            name: tree_export(base_rev, workdir / "base") if name == "base" else ROOT
+            for name in names
         }
         changed = git("status", "--porcelain", "--untracked-files=no")
         print(
             f"base {git('rev-parse', '--short', base_rev)} "
             f"({git('log', '-1', '--format=%s', base_rev)[:70]}); this: the working tree at "
             f"{git('rev-parse', '--short', 'HEAD')}{' with uncommitted changes' if changed else ''}"
+            f"; measured: {', '.join(names)}"
         )
         print(f"load average at the start {load_average()} ({os.cpu_count()} CPUs)")
         # A cycle takes one (identity, item) pair: each run signs in its own identities.
         per_run = -(-args.requests // 3 // PROVERBS) + args.workers + 1
-        identities = 2 * args.rounds * per_run
+        order = ("base", "this", "this", "base") if len(names) == 2 else names
+        identities = order.count(names[0]) * args.rounds * per_run
         envs, prepared = {}, {}
         for name, tree in trees.items():
             port = free_port()
@@ -336,17 +397,17 @@ def main() -> None:
         runs = {name: [] for name in trees}
         used = dict.fromkeys(trees, 0)
         for _ in range(args.rounds):
-            for name in ("base", "this", "this", "base"):
+            for name in order:
                 imports[name] += [
                     import_figures(trees[name], envs[name]) for _ in range(args.imports)
                 ]
-                batch_id, tokens = prepared[name]
                 run = serve(
                     trees[name],
                     envs[name],
                     int(envs[name]["GUNICORN_BIND"].rsplit(":", 1)[1]),
-                    batch_id,
-                    tokens[used[name] : used[name] + per_run],
+                    prepared[name],
+                    prepared[name][1][used[name] : used[name] + per_run],
+                    workdir / f"gunicorn-{name}.log",
                     args,
                 )
                 used[name] += per_run
@@ -357,34 +418,45 @@ def main() -> None:
                 )
                 print(
                     f"  {name}: {run['served']:,} requests ({run['failed']} failed), "
-                    f"{run['cpu_ms']:.1f} ms CPU a request; RSS/PSS MiB after {memory}; "
-                    f"load {run['load']}"
+                    f"CPU s at start {run['start_cpu']:.2f}, after the first cycle "
+                    f"{run['first_cycle_cpu']:.2f}; {run['cpu_ms']:.1f} ms CPU a request; "
+                    f"RSS/PSS MiB after {memory}; load {run['load']}",
+                    flush=True,
                 )
         print()
-        print(f"{'':44} {'base':>20} {'this':>20} {'this/base':>10}")
+        print(
+            f"{'':48}"
+            + "".join(f"{name:>20}" for name in names)
+            + (f"{'this/base':>11}" if len(names) == 2 else "")
+        )
 
         def row(label: str, values: dict[str, list[float]], digits: int = 2) -> None:
-            ratio = statistics.median(values["this"]) / statistics.median(values["base"])
-            print(
-                f"{label:44} {spread(values['base'], digits):>20} "
-                f"{spread(values['this'], digits):>20} {ratio:>9.2f}×"
-            )
+            line = f"{label:48}" + "".join(f"{spread(values[n], digits):>20}" for n in names)
+            if len(names) == 2:
+                ratio = statistics.median(values["this"]) / statistics.median(values["base"])
+                line += f"{ratio:>10.2f}×"
+            print(line)
 
-        row("import CPU s (target < 0.5)", {n: [f[0] for f in imports[n]] for n in trees})
+        row(
+            "import CPU s (config.wsgi and URL map)", {n: [f[0] for f in imports[n]] for n in trees}
+        )
         row("RSS MiB after the import", {n: [f[1] for f in imports[n]] for n in trees}, 1)
         row("modules after the import", {n: [f[2] for f in imports[n]] for n in trees}, 0)
-        for index, label in enumerate(("after the first cycle", "after a quarter", "after half")):
-            checkpoint = list(runs["this"][0]["memory"])[index]
+        row(
+            "worker CPU s at start (import, /healthz)",
+            {n: [r["start_cpu"] for r in runs[n]] for n in trees},
+        )
+        row(
+            "worker CPU s after its first cycle (target 0.5)",
+            {n: [r["first_cycle_cpu"] for r in runs[n]] for n in trees},
+        )
+        for index, checkpoint in enumerate(runs[names[0]][0]["memory"]):
+            target = " (target 90)" if index == len(checkpoints_of(runs)) - 1 else ""
             row(
-                f"RSS MiB {label} ({checkpoint:,} requests)",
+                f"RSS MiB after {checkpoint:,} requests{target}",
                 {n: [list(r["memory"].values())[index][0] for r in runs[n]] for n in trees},
                 1,
             )
-        row(
-            f"RSS MiB after {args.requests:,} requests (target < 90)",
-            {n: [list(r["memory"].values())[-1][0] for r in runs[n]] for n in trees},
-            1,
-        )
         row(
             f"PSS MiB after {args.requests:,} requests",
             {n: [list(r["memory"].values())[-1][1] for r in runs[n]] for n in trees},
@@ -392,8 +464,8 @@ def main() -> None:
         )
         row("CPU ms a request (after start-up)", {n: [r["cpu_ms"] for r in runs[n]] for n in trees})
         print(
-            f"requests that failed: base {sum(r['failed'] for r in runs['base'])}, "
-            f"this {sum(r['failed'] for r in runs['this'])}"
+            "requests that failed: "
+            + ", ".join(f"{n} {sum(r['failed'] for r in runs[n])}" for n in names)
         )
         print(f"load average at the end {load_average()}")
     finally:
