@@ -10,9 +10,11 @@ invalid fields and their messages.
 
 from __future__ import annotations
 
+from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from rest_framework import serializers
 
+from common.api_docs import schema_annotations_attach
 from common.api_parser import CLEAN_TEXT, StrictInput
 
 
@@ -71,3 +73,12 @@ class ParableAutoSchema(AutoSchema):
                 response = self._get_response_for_code(ErrorSerializer, code, direction=direction)
                 responses[code] = {**response, "description": _ERRORS[code]}
         return responses
+
+
+class ParableSchemaGenerator(SchemaGenerator):
+    """drf-spectacular's generator, with the views' schema annotations attached first
+    (common.api_docs): the URL map, and with it every API module, is loaded by then."""
+
+    def create_view(self, callback, method, request=None):
+        schema_annotations_attach()
+        return super().create_view(callback, method, request)

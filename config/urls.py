@@ -2,7 +2,6 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
 from annotation.admin import agreement as admin_agreement
@@ -13,6 +12,7 @@ from annotation.api.curation import ProverbViewSet, VariantGroupViewSet
 from annotation.api.import_jobs import ImportJobViewSet
 from annotation.api.narratives import NarrativeViewSet
 from annotation.api.tokens import token_obtain
+from common.api_docs import view_on_first_request
 from common.health import healthz
 from crowd.api import BatchViewSet
 
@@ -37,10 +37,21 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include(router.urls)),
     path("api/auth/token/", token_obtain, name="api-token"),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    # The schema and its pages import drf-spectacular's generator on their first request.
+    path(
+        "api/schema/",
+        view_on_first_request("drf_spectacular.views.SpectacularAPIView"),
+        name="api-schema",
+    ),
     # Swagger UI's start-up script from its own same-origin URL (?script), not inline: the
     # Content-Security-Policy allows scripts from this site only.
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path(
+        "api/docs/",
+        view_on_first_request(
+            "drf_spectacular.views.SpectacularSwaggerSplitView", url_name="api-schema"
+        ),
+        name="api-docs",
+    ),
     path("healthz", healthz, name="healthz"),
     path("prolific/", include("prolific.urls")),
     path("mturk/", include("mturk.urls")),

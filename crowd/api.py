@@ -5,11 +5,12 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models import Count
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from common.api_docs import ViewSetActions, extend_schema
 from common.api_parser import StrictInput
 from common.request_input import MAX_INT
 from crowd import task_types
@@ -236,6 +237,7 @@ def batch_create_response(request) -> Response:
 
 
 class BatchViewSet(
+    ViewSetActions,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.CreateModelMixin,

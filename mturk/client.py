@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-from botocore.exceptions import BotoCoreError, ClientError
 from django.conf import settings
 
 from common.outside_transaction import ensure_outside_transaction
@@ -115,6 +114,9 @@ def _client(api_url: str, region: str, max_attempts: int):
 def call(operation: str, **params) -> dict:
     """Call one API operation (never inside a database transaction); errors become
     MTurkError with MTurk's message."""
+    # With boto3, at the first call: a web worker that serves no MTurk call never loads botocore.
+    from botocore.exceptions import BotoCoreError, ClientError
+
     ensure_outside_transaction(f"MTurk {operation}")
     client = mturk_client()
     try:

@@ -11,13 +11,16 @@ failure is reported with its status (0: no answer) for prolific.bonuses to judge
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urljoin
 
-import requests
 from django.conf import settings
 
 from common.outside_transaction import ensure_outside_transaction
 from crowd.providers import ProviderError
+
+if TYPE_CHECKING:
+    import requests
 
 RETRY_STATUSES = {429, 500, 502, 503, 504}
 
@@ -74,6 +77,10 @@ class ProlificClient:
         self.timeout = settings.PROLIFIC_TIMEOUT_SECONDS if timeout is None else timeout
         self.retries = settings.PROLIFIC_RETRIES if retries is None else retries
         self.backoff = settings.PROLIFIC_BACKOFF_SECONDS if backoff is None else backoff
+        # Imported with the first client: a web worker that serves no Prolific participant
+        # and no Prolific page never loads requests (6 MiB).
+        import requests
+
         self.session = requests.Session()
         self.session.headers.update(
             {"Authorization": f"Token {self.token}", "Accept": "application/json"}
@@ -84,6 +91,8 @@ class ProlificClient:
     ) -> requests.Response:
         """One call with exponential backoff on 429 and 5xx (Retry-After honoured);
         `retry=False` sends it exactly once."""
+        import requests
+
         ensure_outside_transaction(f"Prolific {method} {path}")
         if not self.token:
             raise ProlificError("PROLIFIC_API_TOKEN is not set: Parable cannot reach Prolific.")

@@ -16,7 +16,6 @@ import math
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-import requests
 from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
@@ -290,6 +289,8 @@ def _public_url() -> Check:
             "in production. Set PARABLE_PUBLIC_URL to the https address participants reach.",
             blocking=False,
         )
+    import requests  # as the Prolific client does: only when a check is run
+
     try:
         answer = requests.get(entry, timeout=URL_TIMEOUT_SECONDS)
     except requests.RequestException as error:

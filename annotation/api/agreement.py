@@ -8,7 +8,7 @@ add_batch, refreshing and adding gold items change_batch.
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from annotation.models import Narrative
 from annotation.quality.gold import gold_items_add
 from annotation.quality.reports import batch_agreement
+from common.api_docs import ViewSetActions, extend_schema
 from common.api_parser import StrictInput
 from crowd import task_types
 from crowd.api import BatchCreateSerializer, BatchSerializer, batch_create_response
@@ -23,7 +24,7 @@ from crowd.chaining import batch_items_refresh
 from crowd.models import Batch
 
 
-class AgreementViewSet(viewsets.ReadOnlyModelViewSet):
+class AgreementViewSet(ViewSetActions, viewsets.ReadOnlyModelViewSet):
     """Align, rate and choose batches (?task_type=); one batch's full agreement report."""
 
     serializer_class = BatchSerializer
@@ -65,7 +66,7 @@ AddedSerializer = inline_serializer(
 )
 
 
-class ChainedBatchViewSet(mixins.CreateModelMixin, viewsets.GenericViewSet):
+class ChainedBatchViewSet(ViewSetActions, mixins.CreateModelMixin, viewsets.GenericViewSet):
     """Batches whose items are drawn (align, rate, choose, continue_choice, cloze): create
     (the body of POST /api/batches/), refresh, gold items, results."""
 

@@ -2,7 +2,6 @@
 
 from drf_spectacular.utils import (
     OpenApiRequest,
-    extend_schema,
     extend_schema_field,
     inline_serializer,
 )
@@ -22,6 +21,7 @@ from annotation.intake.import_jobs import upload_import
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import Proverb, VariantGroup
 from annotation.text import normalize_text
+from common.api_docs import ViewSetActions, extend_schema
 from common.api_parser import CLEAN_TEXT, Conflict, StrictInput
 from common.request_input import MAX_ID
 
@@ -98,6 +98,7 @@ class CurateSerializer(StrictInput, serializers.Serializer):
 
 
 class ProverbViewSet(
+    ViewSetActions,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.CreateModelMixin,
@@ -195,7 +196,7 @@ class MergeSerializer(StrictInput, serializers.Serializer):
     )
 
 
-class VariantGroupViewSet(viewsets.ReadOnlyModelViewSet):
+class VariantGroupViewSet(ViewSetActions, viewsets.ReadOnlyModelViewSet):
     """Proposed variant groups (filter with ?status=open), merged or dismissed by researchers."""
 
     serializer_class = VariantGroupSerializer

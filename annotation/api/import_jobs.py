@@ -1,12 +1,13 @@
 """Requester API for background import jobs: their status, progress and report."""
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import inline_serializer
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 
 from annotation.intake.import_jobs import IMPORT_PERMISSIONS, import_job_progress
 from annotation.models import ImportJob
+from common.api_docs import ViewSetActions, extend_schema
 
 
 class ImportJobPermission(BasePermission):
@@ -47,7 +48,7 @@ ImportJobStatusSerializer = inline_serializer(
 )
 
 
-class ImportJobViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class ImportJobViewSet(ViewSetActions, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     """A background import job: status (queued, running, succeeded, failed), progress,
     and the report or the error."""
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 
 from annotation.models import Narrative
+from common.api_docs import ViewSetActions, extend_schema, extend_schema_view
 from common.api_parser import StrictInput
 from common.request_input import MAX_ID
 from crowd.providers import ProviderError
@@ -101,7 +101,7 @@ FILTERS = {
 
 
 @extend_schema_view(list=extend_schema(parameters=[NarrativeFilterSerializer]))
-class NarrativeViewSet(viewsets.ReadOnlyModelViewSet):
+class NarrativeViewSet(ViewSetActions, viewsets.ReadOnlyModelViewSet):
     """Narratives (?status=, ?source=, ?proverb=, ?worker=, ?batch=); approve, reject, block."""
 
     serializer_class = NarrativeSerializer

@@ -72,9 +72,11 @@ async def http(
     cookies: dict,
     body: bytes = b"",
     scheme: str = "https",
+    headers: tuple[str, ...] = (),
 ) -> Response:
     """One request on its own connection; cookies the response sets are kept in `cookies`.
-    `scheme` is the one the browser used: "https" arrives through the proxy."""
+    `scheme` is the one the browser used: "https" arrives through the proxy. `headers` are
+    added as they are ("Name: value")."""
     reader, writer = await asyncio.open_connection(host, port)
     try:
         lines = [
@@ -82,6 +84,7 @@ async def http(
             f"Host: {host}:{port}",
             "Connection: close",
             "User-Agent: parable-bench",
+            *headers,
         ]
         if scheme == "https":
             lines.append(f"{PROXY_HEADER}: https")

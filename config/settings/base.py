@@ -240,6 +240,8 @@ SPECTACULAR_SETTINGS = {
     # Request bodies get their own components, with the constraints that writes check
     # (e.g. required text is not empty).
     "COMPONENT_SPLIT_REQUEST": True,
+    # Attaches the views' schema annotations, which the web path leaves unread (common.api_docs).
+    "DEFAULT_GENERATOR_CLASS": "common.api_schema.ParableSchemaGenerator",
     "ENUM_NAME_OVERRIDES": {
         "ProverbStatusEnum": "annotation.models.Proverb.Status",
         "VariantGroupStatusEnum": "annotation.models.VariantGroup.Status",

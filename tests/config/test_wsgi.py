@@ -4,8 +4,10 @@ a start without a broker load any model.
 crowd-kit (with scipy, nltk and pandas), numpy, pyarrow, matplotlib, spaCy and torch
 cost a web worker seconds of start-up and over a hundred MiB each, rapidfuzz a few MiB
 for the curation pages only; the admin and API modules that use them import them where
-they are used.
-"""
+they are used. The OpenAPI schema's generator (for /api/schema/ and /api/docs/ only),
+boto3 (MTurk's calls), requests (Prolific's) and the optional extras that DRF and kombu
+would load when installed (Pygments, PyYAML) cost the worker's start a few MiB and tens
+of milliseconds each, for requests a crowd worker never makes."""
 
 import json
 import os
@@ -24,14 +26,20 @@ from tests.factories import (
 from tests.processes import child_database_url, python_run
 
 HEAVY = [
+    "boto3",
+    "botocore",
     "crowdkit",
+    "drf_spectacular.generators",
+    "drf_spectacular.openapi",
     "krippendorff",
     "matplotlib",
     "nltk",
     "numpy",
     "pandas",
     "pyarrow",
+    "pygments",
     "rapidfuzz",
+    "requests",
     "rouge_score",
     "sacrebleu",
     "scipy",
@@ -40,6 +48,7 @@ HEAVY = [
     "spacy",
     "torch",
     "transformers",
+    "yaml",
 ]
 
 CYCLE = """

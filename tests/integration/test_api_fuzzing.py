@@ -18,8 +18,8 @@ import json
 
 import pytest
 import schemathesis
-from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.renderers import OpenApiJsonRenderer
+from drf_spectacular.settings import spectacular_settings
 from hypothesis import HealthCheck, seed, settings
 from rest_framework.authtoken.models import Token
 
@@ -32,7 +32,8 @@ EXAMPLES_PER_OPERATION = 6
 
 def _api_schema():
     """The schema the application serves at /api/schema/, built in-process (no database)."""
-    document = SchemaGenerator().get_schema(request=None, public=True)
+    generator = spectacular_settings.DEFAULT_GENERATOR_CLASS()
+    document = generator.get_schema(request=None, public=True)
     return schemathesis.openapi.from_dict(json.loads(OpenApiJsonRenderer().render(document)))
 
 
