@@ -24,6 +24,7 @@ from annotation.opponents.selectors import ROUND_FIELDS, round_fields_of
 from annotation.quality.flags import flags_by_narrative
 from annotation.task_types.align.models import SpanPair
 from annotation.task_types.rate.models import Rating
+from common.id_ranges import of_ids
 from crowd.models import Batch
 
 DATASET_SOURCES = (Narrative.Source.CROWD, Narrative.Source.IMPORTED)
@@ -85,19 +86,11 @@ _PAIR_FIELDS = (
 )
 
 
-def _of_chunk(queryset: QuerySet, field_name: str, ids: list[int]) -> QuerySet:
-    """Rows whose `field_name` is one of a chunk's ascending ids: a range scan when the ids
-    are dense (the unfiltered dataset), else an IN list; callers drop rows of other ids."""
-    if ids[-1] - ids[0] < 2 * len(ids):
-        return queryset.filter(**{f"{field_name}__gte": ids[0], f"{field_name}__lte": ids[-1]})
-    return queryset.filter(**{f"{field_name}__in": ids})
-
-
 def span_pairs_of(narrative_ids: list[int]) -> dict[int, list[dict]]:
     """Span pairs of the narratives (dicts of _PAIR_FIELDS), by alignment then position."""
     wanted = set(narrative_ids)
     rows = (
-        _of_chunk(SpanPair.objects, "narrative_id", narrative_ids)
+        of_ids(SpanPair.objects, "narrative_id", narrative_ids)
         .filter(
             Q(assignment__isnull=True)
             | Q(assignment__status="approved", assignment__item__withdrawn_at__isnull=True)
@@ -218,7 +211,7 @@ def export_rows(
         ids = [row[0] for row in rows]
         pairs = span_pairs_of(ids)
         ratings = _rating_summaries(ids)
-        integrity = flags_by_narrative(_of_chunk(Narrative.objects, "id", ids))
+        integrity = flags_by_narrative(of_ids(Narrative.objects, "id", ids))
         taken = _taken_pks(rows) if check_taken else set()
         rounds = round_fields_of(ids)
         chunk = [
@@ -285,7 +278,7 @@ def keyword_list(keywords) -> list[str]:
 def _rating_summaries(narrative_ids: list[int]) -> dict[int, list[dict]]:
     wanted = set(narrative_ids)
     summaries = (
-        _of_chunk(Rating.objects, "narrative_id", narrative_ids)
+        of_ids(Rating.objects, "narrative_id", narrative_ids)
         .filter(
             assignment__status__in=COUNTED_ASSIGNMENTS,
             assignment__item__withdrawn_at__isnull=True,

@@ -4,6 +4,7 @@ review's lines."""
 from __future__ import annotations
 
 from annotation.models import NarrativeRound, OpponentCheck
+from common.id_ranges import of_ids
 from crowd.money import money_text
 
 # The export's fields of a story written in a round (None elsewhere: unknown, never 0).
@@ -22,8 +23,10 @@ _VALIDATED = {
 
 
 def round_fields_of(narrative_ids: list[int]) -> dict[int, dict]:
-    """ROUND_FIELDS of the narratives written in a round, by narrative id."""
-    rows = NarrativeRound.objects.filter(narrative_id__in=narrative_ids).values_list(
+    """ROUND_FIELDS of the narratives written in a round, by narrative id (ascending
+    ids: the export's chunks)."""
+    wanted = set(narrative_ids)
+    rows = of_ids(NarrativeRound.objects, "narrative_id", narrative_ids).values_list(
         "narrative_id",
         "round",
         "opponent_run",
@@ -42,6 +45,7 @@ def round_fields_of(narrative_ids: list[int]) -> dict[int, dict]:
             "model_checks": checks if run is not None else None,
         }
         for narrative_id, number, run, rank, fooled, validation, checks in rows
+        if narrative_id in wanted
     }
 
 

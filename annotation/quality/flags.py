@@ -20,7 +20,7 @@ from annotation.quality.integrity import (
     telemetry_summary,
 )
 from crowd.models import Batch
-from crowd.pledges import pledges_of
+from crowd.pledges import pledge_times_of
 
 
 def _integrity_settings(narrative: Narrative) -> IntegritySettings:
@@ -175,17 +175,17 @@ def flags_by_narrative(narratives: QuerySet) -> dict[int, dict]:
     or None, "pledged_at": when its worker agreed to its batch's pledge (ISO) or None,
     "row": its FlagRow}."""
     rows = list(flag_rows(narratives))
-    pledges = pledges_of(
+    pledges = pledge_times_of(
         batch_ids={row.batch_id for row in rows if row.batch_id is not None},
         worker_ids={row.worker_id for row in rows if row.worker_id is not None},
     )
     result = {}
     for row in rows:
-        pledge = pledges.get((row.batch_id, row.worker_id))
+        agreed_at = pledges.get((row.batch_id, row.worker_id))
         result[row.pk] = {
             "flags": [flag.code for flag in row.flags],
             "writing": telemetry_summary(row.telemetry, text_length=row.text_length) or None,
-            "pledged_at": pledge.agreed_at.isoformat() if pledge else None,
+            "pledged_at": agreed_at.isoformat() if agreed_at else None,
             "row": row,
         }
     return result
