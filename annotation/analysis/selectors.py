@@ -166,9 +166,14 @@ def _evaluation_scope(
     counted = Q(
         assignment__status__in=COUNTED_ASSIGNMENTS, assignment__item__withdrawn_at__isnull=True
     )
+    # Demo data counts nowhere: neither judgements made in the demo batch nor judgements
+    # of the demo batch's stories.
+    narrative = narrative_field.removesuffix("_id")
+    counted &= ~Q(assignment__item__batch__is_demo=True) & ~Q(
+        **{f"{narrative}__assignment__item__batch__is_demo": True}
+    )
     if sources:
-        source_field = narrative_field.removesuffix("_id") + "__source__in"
-        counted &= Q(**{source_field: sources})
+        counted &= Q(**{f"{narrative}__source__in": sources})
     if not batches:
         return counted
     written = dataset_narratives(batches=batches, sources=sources).values("id")

@@ -165,3 +165,19 @@ def test_command_lists_what_it_kept(demo):
     call_command("remove_demo_data", "--no-input", stdout=out)
     assert "Kept, because study data uses them:" in out.getvalue()
     assert "'Align: study'" in out.getvalue()
+
+
+def test_ratings_and_answers_about_demo_stories_count_nowhere(demo):
+    from annotation.analysis.selectors import choice_records, rating_records
+    from tests.factories import rating_create
+
+    batch, workers = demo
+    demo_story = crowd_narrative_create(
+        proverb=batch.items.first().proverb, batch=batch, worker=workers[0], status="approved"
+    )
+    study_story = crowd_narrative_create(proverb=proverb_create(), status="approved")
+    for story in (demo_story, study_story):
+        rating_create(narrative=story, criterion="fluency", value=4)
+        choice_answer_create(narrative=story, correct=True)
+    assert [record.narrative_id for record in rating_records()] == [study_story.pk]
+    assert len(choice_records()) == 1
