@@ -212,16 +212,6 @@ class ProlificClient:
             body.update({"message": message, "rejection_category": rejection_category})
         return self._json("POST", f"submissions/{submission_id}/transition/", json=body)
 
-    def submissions_bulk_approve(self, *, submission_ids: list[str]) -> None:
-        """Ask Prolific to approve, in calls of at most 1,000 ids, in the documented
-        `{submission_ids}` form; Prolific approves them asynchronously."""
-        for start in range(0, len(submission_ids), 1000):
-            self.request(
-                "POST",
-                "submissions/bulk-approve/",
-                json={"submission_ids": submission_ids[start : start + 1000]},
-            )
-
     def bonus_set_up(self, *, study_id: str, csv_bonuses: str) -> dict:
         """Step one of a bonus: Prolific prices it and returns the bulk payment's id
         (it pays nothing, so it may be retried)."""

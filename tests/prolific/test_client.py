@@ -234,7 +234,9 @@ def test_bulk_approve_takes_one_documented_form_and_approves_later(standin):
             json={"study_id": study["id"], "submission_ids": [submission["id"]]},
         )
     assert mixed.value.status == 400
-    ProlificClient().submissions_bulk_approve(submission_ids=[submission["id"]])
+    ProlificClient().request(
+        "POST", "submissions/bulk-approve/", json={"submission_ids": [submission["id"]]}
+    )
     assert submission["status"] == "AWAITING REVIEW"  # processed asynchronously
     one = ProlificClient().submission_get(submission_id=submission["id"])
     assert one["status"] == "APPROVED" and one["entered_code"] == "ABC123"
