@@ -15,6 +15,15 @@ from common.checked_input import InputError, json_loads_checked
 # but a pattern naming them is no regular expression for Rust-based validators, which then
 # ignore it: JSON text a client encodes from valid Unicode never has them.)
 CLEAN_TEXT = "^[^\\x00]*$"
+# A text that is not blank: DRF's CharField strips what str.isspace() calls white space
+# and refuses what is left empty. The characters are named one by one, as Python's \s
+# and ECMA-262's \s differ (\x1c-\x1f, \x85, \ufeff), so that every validator reads
+# the same rule as the server.
+PYTHON_SPACE = (
+    "\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+)
+# The white space before the first other character, then that character: no backtracking.
+NON_BLANK_TEXT = f"^[{PYTHON_SPACE}]*[^\\x00{PYTHON_SPACE}][^\\x00]*$"
 
 
 class CheckedJSONParser(JSONParser):

@@ -15,7 +15,7 @@ from drf_spectacular.openapi import AutoSchema
 from rest_framework import serializers
 
 from common.api_docs import schema_annotations_attach
-from common.api_parser import CLEAN_TEXT, StrictInput
+from common.api_parser import CLEAN_TEXT, NON_BLANK_TEXT, StrictInput
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -35,6 +35,14 @@ _ERRORS = {
 }
 
 
+def _non_blank(field) -> bool:
+    """Whether a request field refuses a text of white space alone: a CharField that
+    strips it and allows no blank (DRF's default)."""
+    return (
+        isinstance(field, serializers.CharField) and not field.allow_blank and field.trim_whitespace
+    )
+
+
 class ParableAutoSchema(AutoSchema):
     def _map_serializer(self, serializer, direction, bypass_extensions=False):
         """A request serializer's schema with the rules its reading applies: no fields
@@ -50,9 +58,10 @@ class ParableAutoSchema(AutoSchema):
         if isinstance(serializer, StrictInput):
             schema["additionalProperties"] = False
             schema.update(getattr(serializer, "schema_rules", {}))
-        for field in schema.get("properties", {}).values():
+        fields = getattr(serializer, "fields", {})
+        for name, field in schema.get("properties", {}).items():
             if field.get("type") == "string" and not ({"format", "enum", "pattern"} & set(field)):
-                field["pattern"] = CLEAN_TEXT
+                field["pattern"] = NON_BLANK_TEXT if _non_blank(fields.get(name)) else CLEAN_TEXT
         return schema
 
     def _error_codes(self) -> list[str]:

@@ -153,3 +153,21 @@ def test_answers_state_no_pattern_only_request_bodies_do(schema):
     components = schema["components"]["schemas"]
     assert "pattern" not in components["Proverb"]["properties"]["text"]
     assert components["ProverbRequest"]["properties"]["text"]["pattern"]
+
+
+def test_a_text_of_white_space_alone_is_schema_invalid_where_the_server_refuses_it(
+    schema, researcher_api
+):
+    from tests.factories import proverb_create, write_batch_create
+
+    components = schema["components"]["schemas"]
+    name_prefix = components["InvitesRequest"]["properties"]["name_prefix"]["pattern"]
+    assert not re.search(name_prefix, "\n\f\x1c\u3000")  # what str.strip() removes
+    assert re.search(name_prefix, "\ufeff")  # which it keeps: ECMA-262's \s differs
+    assert re.search(name_prefix, "  Lab ")
+    # A field that may be blank keeps the plain rule.
+    assert components["ProverbImportRequest"]["properties"]["source"]["pattern"] == "^[^\\x00]*$"
+    batch = write_batch_create(proverbs=[proverb_create()])
+    url = f"/api/batches/{batch.pk}/invites/"
+    assert researcher_api.post(url, {"name_prefix": "\n"}, format="json").status_code == 400
+    assert researcher_api.post(url, {"name_prefix": "\ufeff"}, format="json").status_code == 201

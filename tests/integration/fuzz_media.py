@@ -9,13 +9,14 @@ calls valid carry files of those types: UTF-8 lines, at least one not blank, and
 files with a header naming `text`. Lines the import may still report (too long, a
 duplicate, a broken CSV row) are reported per line in a 201, as in real files.
 
-A batch's settings have two rules that compare values, which no JSON Schema states
+A batch's settings have three rules that compare values, which no JSON Schema states
 (annotation/task_parts/overlap_rules.py and the continuation type's settings schema say so):
-a write or continue batch's min_words <= max_words, and a qualification's
-min_correct <= its pairs. The API refuses a body breaking them with a 400 naming the
-rule; a `filter_body` hook keeps schemathesis from generating such bodies for the batch
-create body (/api/batches/, /api/chained-batches/), so that every check, positive data
-accepted included, runs on every operation.
+a write or continue batch's min_words <= max_words, a qualification's
+min_correct <= its pairs, and a rate batch's criteria keys are distinct. The API refuses
+a body breaking them with a 400 naming the rule; a `filter_body` hook keeps schemathesis
+from generating such bodies for the batch create body (/api/batches/,
+/api/chained-batches/), so that every check, positive data accepted included, runs on
+every operation.
 
 The import's `source` part is text in any case, so its schema names no JSON type, and
 a generator would fill it with any JSON value; a `filter_body` hook keeps it to strings, the
@@ -79,7 +80,7 @@ schemathesis.openapi.media_type("text/csv", _csv_file())
 def settings_keep_their_rules(context, body) -> bool:
     """False for a body whose settings break a rule across keys (see the docstring):
     min_words and max_words are given together, min_words first; min_correct is at most
-    the qualification's pairs."""
+    the qualification's pairs; no two criteria share a key."""
     settings = body.get("settings") if isinstance(body, dict) else None
     if not isinstance(settings, dict):
         return True
@@ -87,6 +88,11 @@ def settings_keep_their_rules(context, body) -> bool:
     if isinstance(rules, dict) and {"min_words", "max_words"} & set(rules):
         low, high = rules.get("min_words"), rules.get("max_words")
         if not (type(low) is int and type(high) is int and low <= high):
+            return False
+    criteria = settings.get("criteria")
+    if isinstance(criteria, list):
+        keys = [c.get("key") for c in criteria if isinstance(c, dict) and "key" in c]
+        if len({repr(key) for key in keys}) < len(keys):
             return False
     qualification = settings.get("qualification")
     if isinstance(qualification, dict) and "min_correct" in qualification:
