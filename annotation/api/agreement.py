@@ -115,6 +115,12 @@ class ChainedBatchViewSet(ViewSetActions, mixins.CreateModelMixin, viewsets.Gene
         {"min": a, "max": b}}}; choose: the narrative's own proverb)."""
         self._require_change(request)
         batch = self.get_object()
+        if not task_types.get(batch.task_type).has_gold:  # what the batch is forbids it: 409
+            label = task_types.get(batch.task_type).label
+            return Response(
+                {"detail": f"{label} batches have no gold items."},
+                status=status.HTTP_409_CONFLICT,
+            )
         form = GoldSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         try:

@@ -26,6 +26,7 @@ from django.db.models import Q, QuerySet
 from annotation.models import Narrative
 from common.api_parser import CLEAN_TEXT
 from common.request_input import MAX_INT
+from crowd import task_types
 from crowd.forms import BatchForm
 from crowd.models import Assignment, Batch
 
@@ -120,10 +121,11 @@ def _draw_queryset(draw: dict) -> QuerySet[Narrative]:
 
 
 def source_batch_check(batch, *, expected: str) -> None:
-    """Raise ValueError when the batch's source batch is not of the expected task type."""
+    """Raise SettingConflict (a ValueError; the API's 409) when the batch's source batch,
+    which exists, is not of the expected task type."""
     source = batch.source_batch
     if source is not None and source.task_type != expected:
-        raise ValueError(
+        raise task_types.SettingConflict(
             f"This {batch.task_type} batch can only draw from {expected} batches; "
             f"{source.name!r} is a {source.task_type} batch."
         )

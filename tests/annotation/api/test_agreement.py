@@ -224,3 +224,26 @@ def test_distractors_from_a_model_run_that_does_not_exist_are_a_404(researcher_a
     )
     assert response.status_code == 404
     assert "987654" in response.json()["detail"]
+
+
+def test_a_source_batch_of_another_type_is_a_409_and_nothing_is_kept(researcher_api, write):
+    from crowd.models import Batch
+
+    before = Batch.objects.count()
+    response = researcher_api.post(
+        "/api/chained-batches/",
+        {"name": "Choose the endings", "task_type": "continue_choice", "source_batch": write.pk},
+        format="json",
+    )
+    assert response.status_code == 409
+    assert "can only draw from continue batches" in response.json()["detail"]
+    assert Batch.objects.count() == before
+
+
+def test_gold_items_on_a_type_without_gold_are_a_409(researcher_api, write):
+    align = task_batch_create(task_type="align", source_batch=write)
+    response = researcher_api.post(
+        f"/api/chained-batches/{align.pk}/gold/", {"narratives": []}, format="json"
+    )
+    assert response.status_code == 409
+    assert response.json() == {"detail": "Align spans batches have no gold items."}
