@@ -2,10 +2,10 @@
 
 drf-spectacular documents the success response of each operation; `ParableAutoSchema`
 adds the error answers Parable's API gives (400 bad input, 401 no credentials, 403
-no permission, 404 no such object, 409 a state that forbids the change, 415 a body
-type the operation does not read, and on a view that names it in `schema_extra_errors`,
-429 too many failed logins), each an object with at least a `detail` message or the
-invalid fields and their messages.
+no permission, 404 no such object, 409 a state that forbids the change, 414 a request
+line longer than the server reads, 415 a body type the operation does not read, and on
+a view that names it in `schema_extra_errors`, 429 too many failed logins), each an
+object with at least a `detail` message or the invalid fields and their messages.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ _ERRORS = {
     "403": "The user lacks the permission this operation needs.",
     "404": "No such object (the path's id, or an id in the body).",
     "409": "The object's state forbids this change now (e.g. already reviewed).",
+    "414": "The request line (path and query) is longer than the server reads (4 KB).",
     "415": "The request body's content type is not one this operation reads.",
     "429": "Too many failed logins for this user name; Retry-After says when to try again.",
 }
@@ -65,7 +66,8 @@ class ParableAutoSchema(AutoSchema):
         return schema
 
     def _error_codes(self) -> list[str]:
-        codes = ["400", "401", "403"]
+        # 414 comes from gunicorn, before the application reads the request.
+        codes = ["400", "401", "403", "414"]
         writes = self.method in ("POST", "PUT", "PATCH")
         if "{" in self.path or writes:  # a body's id, too, may name nothing
             codes.append("404")
@@ -78,7 +80,9 @@ class ParableAutoSchema(AutoSchema):
         if direction != "response":
             return responses
         for code in self._error_codes():
-            if code not in responses:
+            if code == "414":  # gunicorn's own HTML page: no body the API defines
+                responses[code] = {"description": _ERRORS[code]}
+            elif code not in responses:
                 response = self._get_response_for_code(ErrorSerializer, code, direction=direction)
                 responses[code] = {**response, "description": _ERRORS[code]}
         return responses

@@ -8,8 +8,9 @@ the API applies (no fields but its own, no NUL in texts, cross-field rules, each
 type's settings), and a well-formed request the stored data refuses is a 404 or 409, not
 a 400. The proverb import's file part is text/plain or text/csv, whose content
 tests/integration/fuzz_media.py describes to schemathesis; the same module keeps it from
-generating batch settings that break the two rules across keys no JSON Schema states
-(min_words <= max_words, a qualification's min_correct <= its pairs). No check is left
+generating batch settings that break the three rules across keys no JSON Schema states
+(min_words <= max_words, a qualification's min_correct <= its pairs, distinct criteria
+keys). No check is left
 out anywhere. bench/api_fuzz/run.py runs all checks at 5,000+ cases per role and
 reports each.
 """
