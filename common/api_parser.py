@@ -42,7 +42,8 @@ class StrictInput:
     # A request serializer that takes what its schema says and nothing else: a field it
     # does not write is refused (the schema says additionalProperties: false), and in a
     # JSON body a boolean field takes only true/false, a text field only a string (no 0
-    # for "0") and a number or id field only a whole number (no "12", 2.5 or true). Mixed
+    # for "0", and no more characters than its maxLength, white space included) and a
+    # number or id field only a whole number (no "12", 2.5 or true). Mixed
     # in before the DRF serializer class. `schema_rules`: JSON Schema keywords for the
     # rules across fields that its validation applies (e.g. anyOf).
     # (Comments, not a docstring: the schema would show it as each serializer's text.)
@@ -77,6 +78,20 @@ class StrictInput:
                         errors[name] = ["Must be a string."]
                     elif isinstance(field, _WHOLE_NUMBERS) and not _is_whole_number(value):
                         errors[name] = ["Must be a whole number."]
+            for name, field in writable.items():
+                value = data.get(name)
+                # The schema's maxLength is the text as sent; DRF counts it after stripping
+                # its white space.
+                if (
+                    name not in errors
+                    and isinstance(field, serializers.CharField)
+                    and field.max_length is not None
+                    and isinstance(value, str)
+                    and len(value) > field.max_length
+                ):
+                    errors[name] = [
+                        f"Ensure this field has no more than {field.max_length} characters."
+                    ]
             if errors:
                 raise serializers.ValidationError(errors)
         return super().to_internal_value(data)

@@ -172,3 +172,15 @@ def test_a_text_of_white_space_alone_is_schema_invalid_where_the_server_refuses_
     url = f"/api/batches/{batch.pk}/invites/"
     assert researcher_api.post(url, {"name_prefix": "\n"}, format="json").status_code == 400
     assert researcher_api.post(url, {"name_prefix": "\ufeff"}, format="json").status_code == 201
+
+
+def test_a_text_longer_than_its_max_length_is_refused_white_space_included(researcher_api):
+    from tests.factories import proverb_create, write_batch_create
+
+    batch = write_batch_create(proverbs=[proverb_create()])
+    url = f"/api/batches/{batch.pk}/invites/"
+    padded = " " + "L" * 150  # 151 characters; 150 once DRF strips the space
+    refused = researcher_api.post(url, {"name_prefix": padded}, format="json")
+    assert refused.status_code == 400
+    assert refused.json() == {"name_prefix": ["Ensure this field has no more than 150 characters."]}
+    assert researcher_api.post(url, {"name_prefix": "L" * 150}, format="json").status_code == 201
