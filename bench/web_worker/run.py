@@ -52,6 +52,11 @@ sys.path.insert(0, str(ROOT))
 
 from bench.serving import load  # noqa: E402
 from bench.serving.measure import children, free_port, load_average, memory_mib, tree_cpu  # noqa: E402
+from bench.serving.run import (  # noqa: E402
+    IMPORT_SCRIPT,
+    start_services,
+    stop_services,
+)
 from bench.serving.stories import PassingStories, proverb_texts  # noqa: E402
 
 PROVERBS = 500
@@ -63,17 +68,6 @@ API_PATHS = (
     "/api/narratives/?batch={batch}",
 )
 
-IMPORT_SCRIPT = """
-import sys, time
-started = time.process_time()
-import config.wsgi
-from django.urls import get_resolver
-get_resolver().url_patterns
-cpu = time.process_time() - started
-with open("/proc/self/status") as status:
-    rss = next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
-print(cpu, rss / 1024, len(sys.modules))
-"""
 
 # Run in each tree with its own code: the database, its static files, and a write batch
 # with room for every cycle; prints the batch's id, its proverbs and invite tokens.
@@ -130,31 +124,6 @@ def compile_bytecode(tree: Path) -> None:
     subprocess.run(
         [sys.executable, "-m", "compileall", "-q", *packages], cwd=tree, check=True, timeout=600
     )
-
-
-def services_start(workdir: Path) -> tuple[dict, dict]:
-    """PostgreSQL and Redis on free ports; (their environment, tests/services.sh's output)."""
-    env = {
-        **os.environ,
-        "PARABLE_TEST_PG_PORT": str(free_port()),
-        "PARABLE_TEST_REDIS_PORT": str(free_port()),
-    }
-    started = subprocess.run(
-        ["bash", "tests/services.sh", "start", str(workdir / "services")],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    if started.returncode:
-        raise SystemExit(f"PostgreSQL and Redis did not start:\n{started.stderr}")
-    exported = dict(
-        line.removeprefix("export ").split("=", 1)
-        for line in started.stdout.splitlines()
-        if line.startswith("export ")
-    )
-    return env, exported
 
 
 def tree_environment(tree: Path, database_url: str, redis_url: str, port: int) -> dict:
@@ -369,7 +338,12 @@ def main() -> None:
     services_env = None
     names = (args.only,) if args.only else ("base", "this")
     try:
-        services_env, services = services_start(workdir)
+        services_env = {
+            **os.environ,
+            "PARABLE_TEST_PG_PORT": str(free_port()),
+            "PARABLE_TEST_REDIS_PORT": str(free_port()),
+        }
+        services = start_services(workdir, services_env)
         trees = {
             name: tree_export(base_rev, workdir / "base") if name == "base" else ROOT
             for name in names
@@ -470,14 +444,9 @@ def main() -> None:
         print(f"load average at the end {load_average()}")
     finally:
         if services_env is not None:
-            subprocess.run(
-                ["bash", "tests/services.sh", "stop", str(workdir / "services")],
-                cwd=ROOT,
-                env=services_env,
-                timeout=120,
-                check=False,
-            )
-        shutil.rmtree(workdir, ignore_errors=True)
+            stop_services(workdir, services_env)
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":
