@@ -30,6 +30,7 @@ from annotation.datasets.records import (
     DATASET_SOURCES,
     FLAG_ROW,
     dataset_narratives,
+    demo_batch_ids,
     narrative_chunks,
     rating_source,
     span_pairs_of,
@@ -166,12 +167,12 @@ def _evaluation_scope(
     counted = Q(
         assignment__status__in=COUNTED_ASSIGNMENTS, assignment__item__withdrawn_at__isnull=True
     )
-    # Demo data counts nowhere: neither judgements made in the demo batch nor judgements
-    # of the demo batch's stories.
     narrative = narrative_field.removesuffix("_id")
-    counted &= ~Q(assignment__item__batch__is_demo=True) & ~Q(
-        **{f"{narrative}__assignment__item__batch__is_demo": True}
-    )
+    demo = demo_batch_ids()
+    if demo:  # demo data counts nowhere: judgements made in or about the demo batch
+        counted &= ~Q(assignment__item__batch__in=demo) & ~Q(
+            **{f"{narrative}__assignment__item__batch__in": demo}
+        )
     if sources:
         counted &= Q(**{f"{narrative}__source__in": sources})
     if not batches:

@@ -14,7 +14,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from annotation.models import Narrative
-from annotation.quality.gold import gold_items_add
+from annotation.quality.gold import NoGoldItems, gold_items_add
 from annotation.quality.reports import batch_agreement
 from common.api_docs import ViewSetActions, extend_schema
 from common.api_parser import StrictInput
@@ -115,12 +115,6 @@ class ChainedBatchViewSet(ViewSetActions, mixins.CreateModelMixin, viewsets.Gene
         {"min": a, "max": b}}}; choose: the narrative's own proverb)."""
         self._require_change(request)
         batch = self.get_object()
-        if not task_types.get(batch.task_type).has_gold:  # what the batch is forbids it: 409
-            label = task_types.get(batch.task_type).label
-            return Response(
-                {"detail": f"{label} batches have no gold items."},
-                status=status.HTTP_409_CONFLICT,
-            )
         form = GoldSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         try:
@@ -129,6 +123,8 @@ class ChainedBatchViewSet(ViewSetActions, mixins.CreateModelMixin, viewsets.Gene
                 narratives=form.validated_data["narratives"],
                 answer=form.validated_data["answer"],
             )
+        except NoGoldItems as error:
+            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
         except ValueError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(

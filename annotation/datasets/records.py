@@ -34,6 +34,11 @@ FALLBACK_PK = re.compile(r"^parable-(\d+)$")
 CHUNK_SIZE = 5_000
 
 
+def demo_batch_ids() -> list[int]:
+    """The demo batches' ids (none once the demo data is removed): demo data counts nowhere."""
+    return list(Batch.objects.filter(is_demo=True).values_list("pk", flat=True))
+
+
 def dataset_narratives(
     *,
     batches: Sequence[int] | None = None,
@@ -44,7 +49,7 @@ def dataset_narratives(
     not part of the dataset unless asked for), written in `batches`, approved only. The
     demo batch's narratives are never part of the dataset: demo data counts nowhere."""
     narratives = Narrative.objects.filter(source__in=sources or DATASET_SOURCES)
-    demo = list(Batch.objects.filter(is_demo=True).values_list("pk", flat=True))
+    demo = demo_batch_ids()
     if demo:  # none once the demo data is removed: no join for the usual dataset
         narratives = narratives.exclude(assignment__item__batch__in=demo)
     if batches:

@@ -73,6 +73,11 @@ def clean_gold_settings(settings: dict) -> dict:
     return cleaned
 
 
+class NoGoldItems(ValueError):
+    """The batch's task type takes no gold items: what the batch is forbids it (the API's
+    409), whatever the request says."""
+
+
 @transaction.atomic
 def gold_items_add(*, batch: Batch, narratives: list[Narrative], answer: dict | None = None) -> int:
     """Add gold items built on these narratives; returns how many were added.
@@ -83,7 +88,7 @@ def gold_items_add(*, batch: Batch, narratives: list[Narrative], answer: dict | 
     """
     task_type = task_types.get(batch.task_type)
     if not task_type.has_gold:
-        raise ValueError(f"{task_type.label} batches have no gold items.")
+        raise NoGoldItems(f"{task_type.label} batches have no gold items.")
     present = set(batch.items.filter(narrative__in=narratives).values_list("narrative", flat=True))
     if present:
         listed = ", ".join(str(pk) for pk in sorted(present))
