@@ -24,13 +24,15 @@ from annotation.text import normalize_text
 from common.api_docs import ViewSetActions, extend_schema
 from common.api_parser import CLEAN_TEXT, Conflict, StrictInput
 from common.request_input import MAX_ID
+from common.word_class import WORD_CLASS
 
 
 class ProverbSerializer(StrictInput, serializers.ModelSerializer):
     # At least one word character (the duplicate key keeps those) and no NUL (the parser
-    # refuses it): the rule is in the schema as the field's pattern.
+    # refuses it): the rule is in the schema as the field's pattern, with Python's word
+    # characters spelled out (common/word_class.py) so that every validator reads it alike.
     text = serializers.RegexField(
-        r"^[^\x00]*\w[^\x00]*$",
+        f"^[^\\x00]*{WORD_CLASS}[^\\x00]*$",
         max_length=Proverb._meta.get_field("text").max_length,
         error_messages={"invalid": "A proverb needs at least one word."},
     )

@@ -184,3 +184,17 @@ def test_a_text_longer_than_its_max_length_is_refused_white_space_included(resea
     assert refused.status_code == 400
     assert refused.json() == {"name_prefix": ["Ensure this field has no more than 150 characters."]}
     assert researcher_api.post(url, {"name_prefix": "L" * 150}, format="json").status_code == 201
+
+
+def test_a_proverbs_word_rule_reads_alike_in_the_schema_for_every_validator_and_the_server(
+    schema, researcher_api
+):
+    import jsonschema_rs
+
+    text = schema["components"]["schemas"]["ProverbRequest"]["properties"]["text"]
+    rust = jsonschema_rs.validator_for(text)  # ECMA-262 regular expressions, \w ASCII only
+    for value, valid in [("ÜÃ", True), ("Ĳ 𝐀", True), ("_", True), ("«» !", False)]:
+        assert rust.is_valid(value) == valid, value
+        assert bool(re.search(text["pattern"], value)) == valid, value
+        answer = researcher_api.post("/api/proverbs/", {"text": value}, format="json")
+        assert answer.status_code == (201 if valid else 400), (value, answer.json())

@@ -105,5 +105,7 @@ def settings_keep_their_rules(context, body) -> bool:
 @schemathesis.hook("filter_body").apply_to(path="/api/proverbs/import/", method="POST")
 def source_part_is_text(context, body) -> bool:
     """False for an import whose `source` part is generated as something other than a
-    string (see the docstring)."""
-    return not isinstance(body, dict) or isinstance(body.get("source", ""), str)
+    string (see the docstring). A multipart body whose file part has a registered media
+    type reaches the hook wrapped, with its parts under `.body`."""
+    parts = getattr(body, "body", body)
+    return not isinstance(parts, dict) or isinstance(parts.get("source", ""), str)
