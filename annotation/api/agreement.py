@@ -8,14 +8,15 @@ add_batch, refreshing and adding gold items change_batch.
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import inline_serializer
+from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from annotation.models import Narrative
-from annotation.quality.gold import NoGoldItems, gold_items_add
+from annotation.quality.gold import GoldConflict, NoGoldItems, gold_items_add
 from annotation.quality.reports import batch_agreement
+from annotation.task_types.rate.criteria import GOLD_ANSWER_SCHEMA, gold_answer_shape_check
 from common.api_docs import ViewSetActions, extend_schema
 from common.api_parser import StrictInput
 from crowd import task_types
@@ -54,11 +55,24 @@ class AgreementViewSet(ViewSetActions, viewsets.ReadOnlyModelViewSet):
         return Response(batch_agreement(batch=self.get_object()))
 
 
+@extend_schema_field(GOLD_ANSWER_SCHEMA)
+class GoldAnswerField(serializers.JSONField):
+    """A gold item's answer beyond its narrative: a rate batch's ranges by criterion."""
+
+    def to_internal_value(self, data):
+        answer = super().to_internal_value(data)
+        try:
+            gold_answer_shape_check(answer)
+        except ValueError as error:
+            raise serializers.ValidationError(str(error)) from error
+        return answer
+
+
 class GoldSerializer(StrictInput, serializers.Serializer):
     narratives = serializers.PrimaryKeyRelatedField(
         queryset=Narrative.objects.select_related("proverb"), many=True
     )
-    answer = serializers.JSONField(required=False, allow_null=True, default=None)
+    answer = GoldAnswerField(required=False, allow_null=True, default=None)
 
 
 AddedSerializer = inline_serializer(
@@ -123,7 +137,7 @@ class ChainedBatchViewSet(ViewSetActions, mixins.CreateModelMixin, viewsets.Gene
                 narratives=form.validated_data["narratives"],
                 answer=form.validated_data["answer"],
             )
-        except NoGoldItems as error:
+        except (NoGoldItems, GoldConflict, task_types.SettingConflict) as error:
             return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
         except ValueError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)

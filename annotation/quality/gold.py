@@ -78,6 +78,11 @@ class NoGoldItems(ValueError):
     409), whatever the request says."""
 
 
+class GoldConflict(ValueError):
+    """Gold items the batch as it stands cannot take (a narrative it holds already): the
+    API's 409."""
+
+
 @transaction.atomic
 def gold_items_add(*, batch: Batch, narratives: list[Narrative], answer: dict | None = None) -> int:
     """Add gold items built on these narratives; returns how many were added.
@@ -92,7 +97,7 @@ def gold_items_add(*, batch: Batch, narratives: list[Narrative], answer: dict | 
     present = set(batch.items.filter(narrative__in=narratives).values_list("narrative", flat=True))
     if present:
         listed = ", ".join(str(pk) for pk in sorted(present))
-        raise ValueError(f"Narrative(s) {listed} are already items of this batch.")
+        raise GoldConflict(f"Narrative(s) {listed} are already items of this batch.")
     items = [task_type.gold_item(batch=batch, narrative=n, answer=answer) for n in narratives]
     return batch_items_add(batch=batch, items=items)
 

@@ -9,6 +9,10 @@ calls valid carry files of those types: UTF-8 lines, at least one not blank, and
 files with a header naming `text`. Lines the import may still report (too long, a
 duplicate, a broken CSV row) are reported per line in a 201, as in real files.
 
+A gold rating answer's range has min <= max, which no JSON Schema states either: the
+API refuses a range the other way round with a 400, and a hook keeps such answers out of
+generated gold bodies.
+
 A batch's settings have three rules that compare values, which no JSON Schema states
 (annotation/task_parts/overlap_rules.py and the continuation type's settings schema say so):
 a write or continue batch's min_words <= max_words, a qualification's
@@ -109,3 +113,18 @@ def source_part_is_text(context, body) -> bool:
     type reaches the hook wrapped, with its parts under `.body`."""
     parts = getattr(body, "body", body)
     return not isinstance(parts, dict) or isinstance(parts.get("source", ""), str)
+
+
+@schemathesis.hook("filter_body").apply_to(path="/api/chained-batches/{id}/gold/", method="POST")
+def gold_ranges_are_ordered(context, body) -> bool:
+    """False for a gold answer whose range has min above max (see the docstring)."""
+    answer = body.get("answer") if isinstance(body, dict) else None
+    if not isinstance(answer, dict):
+        return True
+    return all(
+        not isinstance(bounds, dict)
+        or type(bounds.get("min", 1)) is not int
+        or type(bounds.get("max", 5)) is not int
+        or bounds.get("min", 1) <= bounds.get("max", 5)
+        for bounds in answer.values()
+    )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from common.api_parser import CLEAN_TEXT
+from crowd.task_types import SettingConflict
 
 SCALE = (1, 2, 3, 4, 5)
 
@@ -141,18 +142,61 @@ def clean_criteria(criteria) -> list[dict]:
     return cleaned
 
 
+# A gold rating answer as the API states it: ranges by criterion key, each with a min, a
+# max or both on the scale. What the schema cannot say: min <= max (400), and that each
+# key is a criterion of the batch and the batch rates narratives (409: the batch decides).
+GOLD_ANSWER_SCHEMA = {
+    "type": "object",
+    "nullable": True,
+    "minProperties": 1,
+    "propertyNames": {"pattern": _KEY.pattern},
+    "additionalProperties": {
+        "type": "object",
+        "minProperties": 1,
+        "additionalProperties": False,
+        "properties": {
+            bound: {"type": "integer", "minimum": SCALE[0], "maximum": SCALE[-1]}
+            for bound in ("min", "max")
+        },
+    },
+    "description": 'Rate batches: ranges by criterion, e.g. {"relatedness": {"max": 2}}; '
+    "multiple choice: none (the narrative's own proverb is the answer).",
+}
+
+
+def gold_answer_shape_check(answer) -> None:
+    """Raise ValueError unless `answer` has GOLD_ANSWER_SCHEMA's shape (None passes)."""
+    if answer is None:
+        return
+    if not isinstance(answer, dict) or not answer:
+        raise ValueError('Give ranges by criterion, such as {"relatedness": {"max": 2}}.')
+    for key, bounds in answer.items():
+        if not _KEY.match(key):
+            raise ValueError(f"Gold answer: {key!r} is not a criterion key.")
+        if not isinstance(bounds, dict) or not bounds or set(bounds) - {"min", "max"}:
+            raise ValueError(f'Gold answer for {key}: give "min" and/or "max".')
+        for value in bounds.values():
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"Gold answer for {key}: the bounds are whole numbers.")
+            if not SCALE[0] <= value <= SCALE[-1]:
+                raise ValueError(f"Gold answer for {key}: the bounds are from 1 to 5.")
+
+
 def clean_gold_answer(answer, criteria: list[dict]) -> dict:
     """A gold rating answer {criterion: {"min": a, "max": b}}, checked against the criteria."""
     keys = {c["key"] for c in criteria}
+    needed = (
+        'A gold rating item needs ranges such as {"relatedness": {"max": 2}} '
+        f"over this batch's criteria {', '.join(sorted(keys))}."
+    )
+    if answer is None:  # what the batch rates asks for them: a conflict with the batch
+        raise SettingConflict(needed)
     if not isinstance(answer, dict) or not answer:
-        raise ValueError(
-            'A gold rating item needs ranges such as {"relatedness": {"max": 2}} '
-            f"over the criteria {', '.join(sorted(keys))}."
-        )
+        raise ValueError(needed)
     cleaned = {}
     for key, bounds in answer.items():
         if key not in keys:
-            raise ValueError(f"Gold answer: {key!r} is not a criterion of this batch.")
+            raise SettingConflict(f"Gold answer: {key!r} is not a criterion of this batch.")
         if not isinstance(bounds, dict) or not bounds or set(bounds) - {"min", "max"}:
             raise ValueError(f'Gold answer for {key}: give "min" and/or "max".')
         low, high = bounds.get("min", 1), bounds.get("max", 5)

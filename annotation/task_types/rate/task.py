@@ -46,7 +46,7 @@ from annotation.task_types.rate.models import Rating
 from common.api_parser import CLEAN_TEXT
 from crowd.batches import batch_items_add
 from crowd.models import Assignment, Batch, BatchItem
-from crowd.task_types import SubmissionError, TaskType, figure_text
+from crowd.task_types import SettingConflict, SubmissionError, TaskType, figure_text
 
 # ePiC: "good" is a rating of 3 or more (Table 5 agreement, overall >= 3 vs < 3).
 BINARY_THRESHOLD = 3
@@ -358,7 +358,7 @@ class RateTask(TaskType):
 
     def gold_item(self, *, batch: Batch, narrative: Narrative, answer: dict | None) -> dict:
         if batch.settings.get("target") == "alignments":
-            raise ValueError("Gold items are for batches rating narratives.")
+            raise SettingConflict("Gold items are for batches rating narratives.")
         criteria = batch.settings.get("criteria", NARRATIVE_CRITERIA)
         return {
             "narrative": narrative,

@@ -137,7 +137,39 @@ def test_gold_items_through_the_api(researcher_api, write):
         {"narratives": [control.pk], "answer": {"relatedness": {"max": 2}}},
         format="json",
     )
-    assert refused.status_code == 400
+    assert refused.status_code == 409  # the batch holds it already
+    assert "already items of this batch" in refused.json()["detail"]
+
+
+def test_a_gold_answer_of_the_wrong_shape_is_400_and_one_the_batch_cannot_take_409(
+    researcher_api, write
+):
+    rate = task_batch_create(task_type="rate", source_batch=write)
+    choose = task_batch_create(task_type="choose", source_batch=write)
+    control = narrative_create(proverb=proverb_create("Haste makes waste"), text="A bicycle.")
+    url = f"/api/chained-batches/{rate.pk}/gold/"
+
+    def status_of(answer, where=url):
+        body = {"narratives": [control.pk], "answer": answer}
+        return researcher_api.post(where, body, format="json").status_code
+
+    # What the schema states, for every batch (a multiple-choice batch ignores answers).
+    for answer in (
+        [1],
+        {},
+        {"Relatedness": {"max": 2}},
+        {"relatedness": {"max": 6}},
+        {"relatedness": {"max": True}},
+        {"relatedness": {"least": 1}},
+    ):
+        assert status_of(answer) == 400, answer
+        assert status_of(answer, f"/api/chained-batches/{choose.pk}/gold/") == 400, answer
+    assert status_of({"relatedness": {"min": 4, "max": 2}}) == 400  # min <= max
+    # What the batch decides: its criteria, and that rate batches need ranges.
+    assert status_of({"suspense": {"max": 2}}) == 409
+    assert status_of(None) == 409
+    assert rate.items.count() == 1  # nothing added by any of them
+    assert status_of({"relatedness": {"min": 1, "max": 2}}) == 201
 
 
 def test_refresh_and_results(researcher_api, write):
