@@ -11,9 +11,11 @@ transaction; extraction clears the mark. Imported narratives are marked by the i
 and extracted by `narratives_keywords_fill` (many at a time, with progress) in the import
 job or command; `narratives_keywords_missing` lists approved narratives still without
 keywords for a backfill (the extract_keywords command, the narratives' admin action).
-Whatever is still marked after the grace period (a broker that was down, a worker killed
-mid-task) is found by `narratives_keywords_pending` and re-queued by the beat task
-`annotation.keywords_requeue`.
+Extraction also scores the texts for the dataset analysis and keeps the scores
+(annotation.analysis.text_scores), so that an export reads them instead of scoring the
+approved stories again. Whatever is still marked after the grace period (a broker that
+was down, a worker killed mid-task) is found by `narratives_keywords_pending` and
+re-queued by the beat task `annotation.keywords_requeue`.
 """
 
 from __future__ import annotations
@@ -92,6 +94,11 @@ def _keywords_store(narrative_ids: list[int], *, model: str, force: bool = False
         if force or keywords.get("model") != model
     }
     extracted = _keywords_of_texts(read, model)
+    # The dataset analysis' scores of the same texts, kept for the next export (numpy and
+    # the scorers are imported here only: the web path queues this task).
+    from annotation.analysis.text_scores import texts_score_keep
+
+    texts_score_keep(list(read.values()))
     with transaction.atomic():
         narratives = list(
             Narrative.objects.select_for_update()

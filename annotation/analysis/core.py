@@ -247,6 +247,13 @@ class Analysis:
         self._newer: list[float] | None = [] if newer_flesch else None
         self._merge: LexicalMerge | None = LexicalMerge() if plan is not None else None
         self._plan_ids, self._others = _planned(plan, seed)
+        # Scores kept from an earlier analysis (``add``'s ``scores``) are taken for the
+        # paper's Flesch and the sentencizer only; (compound, Flesch, sentences) or None
+        # for each approved narrative, and (text, compound, Flesch, sentences) of those
+        # scored here that had none, for the caller to keep.
+        self.reuses_scores = self.builtin == "sentencizer" and not newer_flesch
+        self._known: list[tuple[float, float, int] | None] = []
+        self.scored: list[tuple[str, float, float, int]] = []
 
     def __enter__(self) -> Analysis:
         return self
@@ -279,19 +286,27 @@ class Analysis:
                 # Not the narratives planned: tokens are counted at the end.
                 self._plan_ids, self._merge = None, None
             texts = [r.text for r in part]
+            score = None  # every text
+            if self.reuses_scores:
+                score = [i for i, known in enumerate(self._known[lo : lo + len(part)]) if not known]
             if self._plan_ids is None:
-                task = (texts, self.builtin, None, None, self.newer_flesch)
+                task = (texts, self.builtin, None, None, self.newer_flesch, score)
             else:
                 others = self._others[lo : lo + len(part)]
                 proverbs = [r.proverb for r in part]
-                task = (texts, self.builtin, proverbs, others, self.newer_flesch)
-            self._parts.append(self._run(work_chunk, task))
+                task = (texts, self.builtin, proverbs, others, self.newer_flesch, score)
+            self._parts.append((self._run(work_chunk, task), lo, len(part), score))
 
     def _collect(self, *, wait: bool) -> None:
         """Take the results of the parts sent, in order: those finished, or (``wait``)
         all. A part's lexical counts are merged at once, so only token numbers stay."""
-        while self._parts and (wait or self._parts[0].ready()):
-            compounds, flesch, newer, sentences, lexical = self._parts.popleft().get()
+        while self._parts and (wait or self._parts[0][0].ready()):
+            handle, lo, size, score = self._parts.popleft()
+            compounds, flesch, newer, sentences, lexical = handle.get()
+            if score is not None:
+                compounds, flesch, sentences = self._with_known(
+                    lo, size, score, compounds, flesch, sentences
+                )
             if sentences is None:  # a custom splitter runs here
                 assert self.splitter is not None
                 done = len(self._compounds)
@@ -310,12 +325,47 @@ class Analysis:
             if wait:
                 self.report(len(self._compounds), len(self.approved), "texts")
 
-    def add(self, narratives: Iterable[NarrativeRecord]) -> None:
-        """Take narratives (any status, in a stable order: see above)."""
-        for record in narratives:
+    def _with_known(
+        self,
+        lo: int,
+        size: int,
+        score: list[int],
+        compounds: list[float],
+        flesch: list[float],
+        sentences: list[int],
+    ) -> tuple[list[float], list[float], list[int]]:
+        """A part's scores, the kept ones and those its worker made (of the texts at
+        `score`) in order; the latter are noted in ``scored`` for the caller to keep."""
+        made = dict(zip(score, zip(compounds, flesch, sentences, strict=True), strict=True))
+        part = self.approved[lo : lo + size]
+        merged = []
+        for i, known in enumerate(self._known[lo : lo + size]):
+            if known is None:
+                known = made[i]
+                self.scored.append((part[i].text, *known))
+            merged.append(known)
+        if not merged:
+            return [], [], []
+        all_compounds, all_flesch, all_sentences = zip(*merged, strict=True)
+        return list(all_compounds), list(all_flesch), list(all_sentences)
+
+    def add(
+        self,
+        narratives: Iterable[NarrativeRecord],
+        scores: Iterable[tuple[float, float, int] | None] | None = None,
+    ) -> None:
+        """Take narratives (any status, in a stable order: see above), with the scores
+        kept for each from an earlier analysis ((VADER compound, the paper's Flesch,
+        sentencizer sentences) or None), if any: those are not computed again."""
+        narratives = list(narratives)
+        known = list(scores) if scores is not None else [None] * len(narratives)
+        if len(known) != len(narratives):
+            raise ValueError("scores must give one entry per narrative")
+        for record, kept in zip(narratives, known, strict=True):
             self.records.append(record)
             if record.status == "approved":
                 self.approved.append(record)
+                self._known.append(kept if self.reuses_scores else None)
         self._send_texts(last=False)
         self._collect(wait=False)
 

@@ -70,7 +70,7 @@ def start_workers(processes: int | None = None, *, sentence_splitter: str = "sen
             pool = spawn_pool(processes, sentence_splitter)
             # Each worker loads its models in its initializer; tiny tasks wait for them.
             sample = ["Warm up. Twice."]
-            warm_up = (sample, sentence_splitter, sample, sample, False)
+            warm_up = (sample, sentence_splitter, sample, sample, False, None)
             pool.map(work_chunk, [warm_up] * (2 * processes), chunksize=1)
             _POOL, _POOL_SIZE = pool, processes
             atexit.register(stop_workers)
@@ -100,18 +100,21 @@ def score_texts(
 
 
 def work_chunk(
-    task: tuple[list[str], str | None, list[str] | None, list[str] | None, bool],
+    task: tuple[list[str], str | None, list[str] | None, list[str] | None, bool, list[int] | None],
 ) -> tuple[Any, ...]:
     """A pool worker's task on a part of the approved narratives.
 
     ``task`` is (texts, built-in splitter name or None, proverbs, the random baseline's
-    proverbs, whether the newer Flesch is asked for). Returns (compounds, the paper's
-    Flesch, the newer Flesch or None, sentence counts or None without a splitter name,
-    lexical.LexicalPart or None without proverbs).
+    proverbs, whether the newer Flesch is asked for, the positions of the texts to score
+    or None for all: the others' scores are kept from an earlier analysis). Returns
+    (compounds, the paper's Flesch, the newer Flesch or None, sentence counts or None
+    without a splitter name: of the texts scored; lexical.LexicalPart of every text, or
+    None without proverbs).
     """
-    texts, splitter_name, proverbs, others, newer_flesch = task
-    compounds, flesch, newer = score_texts(texts, newer_flesch=newer_flesch)
-    counts = get_sentence_splitter(splitter_name)(texts) if splitter_name else None
+    texts, splitter_name, proverbs, others, newer_flesch, score = task
+    scored = texts if score is None else [texts[i] for i in score]
+    compounds, flesch, newer = score_texts(scored, newer_flesch=newer_flesch)
+    counts = get_sentence_splitter(splitter_name)(scored) if splitter_name else None
     lexical = lexical_part(texts, proverbs, others) if proverbs is not None else None
     return compounds, flesch, newer, counts, lexical
 

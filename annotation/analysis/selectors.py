@@ -24,6 +24,7 @@ from annotation.analysis.records import (
     RatingRecord,
     SpanPairRecord,
 )
+from annotation.analysis.text_scores import scores_keep, stored_scores
 from annotation.datasets.records import (
     CHUNK_SIZE,
     COUNTED_ASSIGNMENTS,
@@ -330,7 +331,12 @@ class ScopeAnalysis:
             self._gc.__exit__(None, None, None)
 
     def add(self, narratives: list[NarrativeRecord], integrity: list[IntegrityRecord]) -> None:
-        self.analysis.add(narratives)
+        scores = None
+        if self.analysis.reuses_scores:  # the scores kept for the approved texts
+            approved = [r.text for r in narratives if r.status == "approved"]
+            kept = iter(stored_scores(approved))
+            scores = [next(kept) if r.status == "approved" else None for r in narratives]
+        self.analysis.add(narratives, scores)
         self.integrity.extend(integrity)
 
     def tap(self, chunks: Iterable[list[dict]]) -> Iterator[list[dict]]:
@@ -354,6 +360,7 @@ class ScopeAnalysis:
             choices=choices,
             model_choices=model_choice_records(question_ids={c.question_id for c in choices}),
         )
+        scores_keep(self.analysis.scored)  # for the next analysis
         result["scope"] = {
             "batches": sorted(batches or []),
             "approved_only": self.approved_only,

@@ -3,7 +3,7 @@ the figurative narratives benchmark, imports, the analysis and model-in-the-loop
 Each task type keeps the models of what it stores in its own package
 (annotation.task_types)."""
 
-from annotation.models.analysis import DatasetAnalysis
+from annotation.models.analysis import DatasetAnalysis, TextScores
 from annotation.models.figurative import ContinuationPair, FigurativeNarrative
 from annotation.models.imports import ImportedFile, ImportJob
 from annotation.models.integrity import NarrativeIntegrity, PilotLabel, WritingCalibration
@@ -25,6 +25,7 @@ __all__ = [
     "OpponentEvaluation",
     "PilotLabel",
     "Proverb",
+    "TextScores",
     "VariantGroup",
     "WritingCalibration",
 ]

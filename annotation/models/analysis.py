@@ -44,3 +44,25 @@ class DatasetAnalysis(models.Model):
 
     def __str__(self) -> str:
         return f"Analysis of {self.scope_key}"
+
+
+class TextScores(models.Model):
+    """The per-text measures of the dataset analysis, kept for the next analysis: a text's
+    VADER compound, Flesch reading ease (the paper's rules) and sentence count (the
+    sentencizer) never change while the rules that make them are the same.
+
+    `key` names the text and the rules together (annotation.analysis.text_scores.text_key):
+    an edited text, or a new version of vaderSentiment, pyphen or spaCy, finds no row and is
+    scored anew, so that a kept figure is always the one the analysis would compute.
+    """
+
+    key = models.CharField(max_length=32, primary_key=True)
+    compound = models.FloatField()
+    flesch = models.FloatField()
+    sentences = models.PositiveIntegerField()
+
+    class Meta:
+        verbose_name_plural = "text scores"
+
+    def __str__(self) -> str:
+        return f"Scores {self.key}"

@@ -6,10 +6,12 @@ Run from the repository root: `.venv/bin/python bench/commands/run.py [--small 2
 ePiC-shaped data (bench/export/run.py's `populate`: 10 narratives per proverb, 2 span
 pairs each, 1 in 40 rejected): one of `--small` narratives, the size of the ePiC release,
 and one of `--narratives`. Then it runs, each in a fresh process, `analyze --json OUT` on
-the small one and the default `export_dataset` (with statistics) on the large one,
-interleaved with the same export with `--newer-flesch` (the statistics it gave before the
-newer rules' Flesch was made optional), and
-prints seconds (wall and CPU, the process and its children) and the peak resident memory
+the small one (the texts' scores that analyses keep forgotten before each run) and the
+default `export_dataset` (with statistics) on the large one: a first export, with no
+scores kept (annotation/analysis/text_scores.py); the next export, which takes the scores
+the first kept, as every export after a study's first does for the texts already scored;
+and, interleaved with them, the export with `--newer-flesch` (every text scored, nothing
+kept). It prints seconds (wall and CPU, the process and its children) and the peak resident memory
 of the process tree (summed over its processes, sampled every 50 ms from /proc) beside
 the targets and the figures measured before the start-up and model-loading work.
 
@@ -100,7 +102,14 @@ def database(workdir: Path, narratives: int) -> dict:
         "PYTHONPATH": str(ROOT),
     }
     env.pop("DATABASE_URL", None)
-    if not (var / "parable.sqlite3").exists():
+    if (var / "parable.sqlite3").exists():  # kept from an earlier run: brought up to date
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+        )
+    else:
         start = time.perf_counter()
         subprocess.run(
             [sys.executable, __file__, "--populate", str(narratives)],
@@ -112,6 +121,14 @@ def database(workdir: Path, narratives: int) -> dict:
         made = time.perf_counter() - start
         print(f"made a database of {narratives:,} narratives in {made:.0f} s")
     return env
+
+
+def forget_scores(env: dict) -> None:
+    """Empty the texts' scores that analyses keep (annotation.models.TextScores)."""
+    forget = "from annotation.models import TextScores; TextScores.objects.all().delete()"
+    subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", forget], cwd=ROOT, env=env, check=True
+    )
 
 
 def report(name: str, what: str, runs: list[dict]) -> None:
@@ -151,28 +168,39 @@ def main() -> None:
         manage = [sys.executable, "manage.py"]
         small = database(workdir, args.small)
         out = workdir / "analysis.json"
-        runs = [timed([*manage, "analyze", "--json", str(out)], small) for _ in range(args.runs)]
+        runs = []
+        for _ in range(args.runs):
+            forget_scores(small)
+            runs.append(timed([*manage, "analyze", "--json", str(out)], small))
         report("analyze", f"analyze --json on {args.small:,} narratives", runs)
         large = database(workdir, args.narratives)
-        runs: dict[bool, list[dict]] = {False: [], True: []}
-        # Interleaved A B B A: the default statistics, and with the newer rules' Flesch
-        # beside the paper's (what the default computed before it was made optional).
-        for newer in [False, True, True, False] * -(-args.runs // 2):
-            if len(runs[newer]) == args.runs:
-                continue
-            folder = workdir / "export"
-            shutil.rmtree(folder, ignore_errors=True)
-            command = [*manage, "export_dataset", "--format", args.format, str(folder)]
-            runs[newer].append(timed(command + ["--newer-flesch"] * newer, large))
+        runs: dict[str, list[dict]] = {"first": [], "next": [], "newer": []}
+        # Per round: a first export (the scores kept by earlier runs forgotten), the next
+        # one (taking the scores the first kept), and one with --newer-flesch (every text
+        # scored, nothing kept); the rounds alternate the newer one's place.
+        for round_number in range(args.runs):
+            order = (
+                ["first", "next", "newer"] if round_number % 2 == 0 else ["newer", "first", "next"]
+            )
+            for kind in order:
+                if kind == "first":
+                    forget_scores(large)
+                folder = workdir / "export"
+                shutil.rmtree(folder, ignore_errors=True)
+                command = [*manage, "export_dataset", "--format", args.format, str(folder)]
+                runs[kind].append(timed(command + ["--newer-flesch"] * (kind == "newer"), large))
         what = f"export_dataset --format {args.format} (with statistics)"
-        report("export", f"{what} of {args.narratives:,} narratives", runs[False])
-        report("export", "the same with --newer-flesch (the statistics before)", runs[True])
-        cpu = [min(run["cpu"] for run in runs[newer]) for newer in (False, True)]
-        wall = [min(run["seconds"] for run in runs[newer]) for newer in (False, True)]
-        print(
-            f"paper's Flesch only / with the newer beside it, side by side: CPU "
-            f"{cpu[0] / cpu[1]:.2f}x, wall {wall[0] / wall[1]:.2f}x"
-        )
+        what += f" of {args.narratives:,} narratives"
+        report("export", f"{what}, a first export (no scores kept)", runs["first"])
+        report("export", "the next export (the texts' scores kept by the first)", runs["next"])
+        report("export", "with --newer-flesch (every text scored, none kept)", runs["newer"])
+        for kind in ("next", "newer"):
+            cpu = [min(run["cpu"] for run in runs[k]) for k in (kind, "first")]
+            wall = [min(run["seconds"] for run in runs[k]) for k in (kind, "first")]
+            print(
+                f"{kind} / first, side by side: CPU {cpu[0] / cpu[1]:.2f}x, "
+                f"wall {wall[0] / wall[1]:.2f}x"
+            )
     finally:
         if not kept:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -1,0 +1,97 @@
+"""The per-text measures kept between analyses (annotation.models.TextScores).
+
+A text's VADER compound, Flesch reading ease under the paper's rules and sentence count
+under the sentencizer depend on the text and on the rules alone; on a dataset that grows
+by a few batches between two exports, scoring every text again is most of the analysis'
+work. The analysis (annotation.analysis.core.Analysis) takes the scores kept for a text,
+scores the texts that have none, and `ScopeAnalysis` keeps those for the next run.
+
+A row is found by `text_key`: a hash of the rules (the versions of vaderSentiment,
+pyphen and spaCy, and the Flesch rules' name) and of the text. An edited text, or an
+upgraded scorer, finds no row and is scored anew: a figure read back is always the one
+the analysis would compute now (tests compare a run on kept scores with a fresh run).
+The newer rules' Flesch (`newer_flesch`) and other sentence splitters are never kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Sequence
+from functools import cache
+from importlib.metadata import version
+
+from django.db import DatabaseError, transaction
+
+from annotation.analysis.readability import PAPER_RULES
+from annotation.models import TextScores
+
+logger = logging.getLogger(__name__)
+# At most this many keys in one IN (...): SQLite's default limit on host parameters is 999
+# in older builds.
+_LOOKUP = 900
+Scores = tuple[float, float, int]  # (VADER compound, Flesch, sentences)
+
+
+@cache
+def scores_rules() -> str:
+    """What makes a text's scores: the scorers' versions and the Flesch rules."""
+    return (
+        f"vaderSentiment {version('vaderSentiment')}; Flesch {PAPER_RULES} with pyphen "
+        f"{version('pyphen')}; sentences by spaCy {version('spacy')}'s sentencizer"
+    )
+
+
+def text_key(text: str, rules: str | None = None) -> str:
+    """The key of a text's scores under `rules` (default: the installed scorers')."""
+    material = f"{rules or scores_rules()}\x00{text}".encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(material, digest_size=16).hexdigest()
+
+
+def stored_scores(texts: Sequence[str]) -> list[Scores | None]:
+    """The kept scores of each text, or None where there are none."""
+    keys = [text_key(text) for text in texts]
+    found: dict[str, Scores] = {}
+    for lo in range(0, len(keys), _LOOKUP):
+        rows = TextScores.objects.filter(key__in=keys[lo : lo + _LOOKUP]).values_list(
+            "key", "compound", "flesch", "sentences"
+        )
+        found.update((key, (compound, flesch, count)) for key, compound, flesch, count in rows)
+    return [found.get(key) for key in keys]
+
+
+def scores_keep(scored: Sequence[tuple[str, float, float, int]]) -> int:
+    """Keep (text, compound, Flesch, sentences) for the next analysis; returns how many
+    rows were offered. Keeping is a speed-up only: a database error is logged, not raised,
+    and a row another run kept first is left as it is (the same figures)."""
+    rows = {
+        key: TextScores(key=key, compound=compound, flesch=flesch, sentences=sentences)
+        for text, compound, flesch, sentences in scored
+        for key in (text_key(text),)
+    }
+    if not rows:
+        return 0
+    try:
+        with transaction.atomic():
+            TextScores.objects.bulk_create(rows.values(), batch_size=2_000, ignore_conflicts=True)
+    except DatabaseError:
+        logger.warning("Could not keep %d texts' scores for the next analysis.", len(rows))
+        return 0
+    return len(rows)
+
+
+def texts_score_keep(texts: Sequence[str]) -> int:
+    """Score the texts that have no kept scores, in this process, and keep them; returns
+    how many were scored. What a story's approval and an import set off beside the
+    keywords (annotation.keywords), so that an export scores no approved text again."""
+    from annotation.analysis.pool import score_texts  # the scorers: only where they run
+    from annotation.analysis.sentences import get_sentence_splitter
+
+    texts = list(dict.fromkeys(texts))
+    missing = [text for text, kept in zip(texts, stored_scores(texts), strict=True) if not kept]
+    if not missing:
+        return 0
+    compounds, flesch, _ = score_texts(missing)
+    sentences = get_sentence_splitter("sentencizer")(missing)
+    scores_keep(list(zip(missing, compounds, flesch, sentences, strict=True)))
+    return len(missing)
