@@ -224,6 +224,7 @@ class Analysis:
         newer_flesch: bool = False,
     ) -> None:
         self.seed = seed
+        self.expected = expected
         self.newer_flesch = newer_flesch
         self.max_pairs = diversity_max_pairs
         self.report = progress or progress_noop

@@ -24,7 +24,7 @@ from annotation.analysis.records import (
     RatingRecord,
     SpanPairRecord,
 )
-from annotation.analysis.text_scores import scores_keep, stored_scores
+from annotation.analysis.text_scores import KeptScores, scores_keep
 from annotation.datasets.records import (
     CHUNK_SIZE,
     COUNTED_ASSIGNMENTS,
@@ -304,6 +304,7 @@ class ScopeAnalysis:
         self.batches, self.approved_only, self.sources = batches, approved_only, sources
         self.seed, self.progress, self.newer_flesch = seed, progress, newer_flesch
         self.integrity: list[IntegrityRecord] = []
+        self._kept: KeptScores | None = None  # read on the first add
         self._gc = long_read_gc()
 
     def __enter__(self) -> ScopeAnalysis:
@@ -333,8 +334,10 @@ class ScopeAnalysis:
     def add(self, narratives: list[NarrativeRecord], integrity: list[IntegrityRecord]) -> None:
         scores = None
         if self.analysis.reuses_scores:  # the scores kept for the approved texts
+            if self._kept is None:
+                self._kept = KeptScores(expected=self.analysis.expected)
             approved = [r.text for r in narratives if r.status == "approved"]
-            kept = iter(stored_scores(approved))
+            kept = iter(self._kept.of(approved))
             scores = [next(kept) if r.status == "approved" else None for r in narratives]
         self.analysis.add(narratives, scores)
         self.integrity.extend(integrity)

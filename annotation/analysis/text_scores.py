@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from functools import cache
 from importlib.metadata import version
 
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, connections, router, transaction
 
 from annotation.analysis.readability import PAPER_RULES
 from annotation.models import TextScores
@@ -48,8 +48,30 @@ def text_key(text: str, rules: str | None = None) -> str:
     return hashlib.blake2b(material, digest_size=16).hexdigest()
 
 
+class KeptScores:
+    """The kept scores of the texts of one analysis, read in the fewest queries: all the
+    kept rows at once when there are not many more of them than the texts the analysis
+    expects (a scan is several times faster than keyed lookups), else by key."""
+
+    def __init__(self, *, expected: int) -> None:
+        self._all: dict[str, Scores] | None = None
+        if TextScores.objects.count() <= 2 * expected + _LOOKUP:
+            self._all = {
+                key: (compound, flesch, count)
+                for key, compound, flesch, count in TextScores.objects.values_list(
+                    "key", "compound", "flesch", "sentences"
+                )
+            }
+
+    def of(self, texts: Sequence[str]) -> list[Scores | None]:
+        """The kept scores of each text, or None where there are none."""
+        if self._all is None:
+            return stored_scores(texts)
+        return [self._all.get(text_key(text)) for text in texts]
+
+
 def stored_scores(texts: Sequence[str]) -> list[Scores | None]:
-    """The kept scores of each text, or None where there are none."""
+    """The kept scores of each text, or None where there are none (looked up by key)."""
     keys = [text_key(text) for text in texts]
     found: dict[str, Scores] = {}
     for lo in range(0, len(keys), _LOOKUP):
@@ -63,17 +85,23 @@ def stored_scores(texts: Sequence[str]) -> list[Scores | None]:
 def scores_keep(scored: Sequence[tuple[str, float, float, int]]) -> int:
     """Keep (text, compound, Flesch, sentences) for the next analysis; returns how many
     rows were offered. Keeping is a speed-up only: a database error is logged, not raised,
-    and a row another run kept first is left as it is (the same figures)."""
-    rows = {
-        key: TextScores(key=key, compound=compound, flesch=flesch, sentences=sentences)
-        for text, compound, flesch, sentences in scored
-        for key in (text_key(text),)
-    }
+    and a row another run kept first is left as it is (the same figures). One statement
+    run for every row (executemany: Django's bulk_create builds a statement per 250 rows
+    on SQLite, several times slower)."""
+    rows = {text_key(text): (compound, flesch, count) for text, compound, flesch, count in scored}
     if not rows:
         return 0
+    connection = connections[router.db_for_write(TextScores)]
+    quote = connection.ops.quote_name
+    columns = ", ".join(map(quote, ("key", "compound", "flesch", "sentences")))
+    insert = f"INSERT INTO {quote(TextScores._meta.db_table)} ({columns}) VALUES (%s, %s, %s, %s)"
+    if connection.vendor == "sqlite":
+        insert = insert.replace("INSERT INTO", "INSERT OR IGNORE INTO", 1)
+    else:
+        insert += f" ON CONFLICT ({quote('key')}) DO NOTHING"
     try:
-        with transaction.atomic():
-            TextScores.objects.bulk_create(rows.values(), batch_size=2_000, ignore_conflicts=True)
+        with transaction.atomic(using=connection.alias), connection.cursor() as cursor:
+            cursor.executemany(insert, [(key, *values) for key, values in rows.items()])
     except DatabaseError:
         logger.warning("Could not keep %d texts' scores for the next analysis.", len(rows))
         return 0

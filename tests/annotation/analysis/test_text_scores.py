@@ -77,3 +77,17 @@ def test_the_keywords_task_of_an_approval_keeps_the_scores_an_export_then_reads(
     assert TextScores.objects.count() == len(STORIES)
     TextScores.objects.all().delete()
     assert dataset_analysis() == analysis  # the kept scores are the analysis' own
+
+
+def test_kept_scores_are_found_by_key_when_far_more_are_kept_than_analysed():
+    from annotation.analysis.text_scores import KeptScores, scores_keep
+
+    _dataset()
+    first = dataset_analysis()
+    scores_keep([(f"Another study's story {i}.", 0.0, 50.0, 1) for i in range(1_000)])
+    by_key = KeptScores(expected=len(STORIES))
+    assert by_key._all is None  # 1,003 kept for 3 texts: looked up by key
+    assert by_key.of(STORIES) == stored_scores(STORIES) and all(by_key.of(STORIES))
+    TextScores.objects.filter(key=text_key(STORIES[0])).update(sentences=9)
+    assert dataset_analysis()["sentences_per_narrative"] != first["sentences_per_narrative"]
+    assert KeptScores(expected=5_000)._all is not None  # a scan when they are few
