@@ -23,7 +23,6 @@ from importlib.metadata import version
 
 from django.db import DatabaseError, connections, router, transaction
 
-from annotation.analysis.readability import PAPER_RULES
 from annotation.models import TextScores
 
 logger = logging.getLogger(__name__)
@@ -36,6 +35,8 @@ Scores = tuple[float, float, int]  # (VADER compound, Flesch, sentences)
 @cache
 def scores_rules() -> str:
     """What makes a text's scores: the scorers' versions and the Flesch rules."""
+    from annotation.analysis.readability import PAPER_RULES  # numpy: not on the web path
+
     return (
         f"vaderSentiment {version('vaderSentiment')}; Flesch {PAPER_RULES} with pyphen "
         f"{version('pyphen')}; sentences by spaCy {version('spacy')}'s sentencizer"

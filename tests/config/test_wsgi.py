@@ -162,3 +162,19 @@ def test_the_image_compiles_the_bytecode_of_every_package_of_the_project():
     dockerfile = (root / "platform" / "Dockerfile").read_text()
     [compiled] = [line for line in dockerfile.splitlines() if "compileall" in line]
     assert packages and packages <= set(compiled.split())
+
+
+def test_the_application_loads_with_the_collector_off_and_leaves_it_on_with_its_objects_frozen():
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.base"}
+    script = (
+        "import gc, json, sys\n"
+        "import config.wsgi\n"
+        "print(json.dumps([gc.isenabled(), gc.get_freeze_count(),"
+        " 'config.urls' in sys.modules]))\n"
+    )
+    result = python_run(script, env=env)
+    assert result.returncode == 0, result.stderr
+    enabled, frozen, urls_loaded = json.loads(result.stdout.strip().splitlines()[-1])
+    assert enabled is True  # never left off: requests' garbage is collected
+    assert frozen > 100_000  # the start-up's objects, out of later collections' way
+    assert urls_loaded  # the URL map loaded with them, not by the first request
