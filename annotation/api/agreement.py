@@ -8,7 +8,7 @@ add_batch, refreshing and adding gold items change_batch.
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema_field, inline_serializer
+from drf_spectacular.utils import inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from annotation.models import Narrative
 from annotation.quality.gold import GoldConflict, NoGoldItems, gold_items_add
 from annotation.quality.reports import batch_agreement
-from annotation.task_types.rate.criteria import GOLD_ANSWER_SCHEMA, gold_answer_shape_check
+from annotation.task_types.rate.criteria import CRITERION_KEY, SCALE
 from common.api_docs import ViewSetActions, extend_schema
 from common.api_parser import StrictInput
 from crowd import task_types
@@ -55,24 +55,50 @@ class AgreementViewSet(ViewSetActions, viewsets.ReadOnlyModelViewSet):
         return Response(batch_agreement(batch=self.get_object()))
 
 
-@extend_schema_field(GOLD_ANSWER_SCHEMA)
-class GoldAnswerField(serializers.JSONField):
-    """A gold item's answer beyond its narrative: a rate batch's ranges by criterion."""
+class GoldRangeSerializer(StrictInput, serializers.Serializer):
+    """One criterion's range in a rate batch's gold answer: a rating inside it is right."""
 
-    def to_internal_value(self, data):
-        answer = super().to_internal_value(data)
-        try:
-            gold_answer_shape_check(answer)
-        except ValueError as error:
-            raise serializers.ValidationError(str(error)) from error
-        return answer
+    schema_rules = {"anyOf": [{"required": ["min"]}, {"required": ["max"]}]}
+    criterion = serializers.RegexField(
+        CRITERION_KEY.pattern, help_text="A criterion key of the batch, e.g. relatedness."
+    )
+    min = serializers.IntegerField(min_value=SCALE[0], max_value=SCALE[-1], required=False)
+    max = serializers.IntegerField(min_value=SCALE[0], max_value=SCALE[-1], required=False)
+
+    def validate(self, attrs):
+        if "min" not in attrs and "max" not in attrs:
+            raise serializers.ValidationError('Give "min" and/or "max".')
+        if attrs.get("min", SCALE[0]) > attrs.get("max", SCALE[-1]):
+            raise serializers.ValidationError("min must not be above max.")
+        return attrs
 
 
 class GoldSerializer(StrictInput, serializers.Serializer):
     narratives = serializers.PrimaryKeyRelatedField(
         queryset=Narrative.objects.select_related("proverb"), many=True
     )
-    answer = GoldAnswerField(required=False, allow_null=True, default=None)
+    answer = GoldRangeSerializer(
+        many=True,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Rate batches: a range per criterion, e.g. "
+        '[{"criterion": "relatedness", "max": 2}]; multiple choice: none (the '
+        "narrative's own proverb is the answer).",
+    )
+
+    def validate_answer(self, ranges):
+        """The ranges as the gold service takes them: {criterion: {"min", "max"}}; none
+        for an empty list (a rate batch then answers that it needs them)."""
+        if not ranges:
+            return None
+        keys = [entry["criterion"] for entry in ranges]
+        if len(set(keys)) < len(keys):
+            raise serializers.ValidationError("Give each criterion's range once.")
+        return {
+            entry["criterion"]: {bound: entry[bound] for bound in ("min", "max") if bound in entry}
+            for entry in ranges
+        }
 
 
 AddedSerializer = inline_serializer(

@@ -9,9 +9,9 @@ calls valid carry files of those types: UTF-8 lines, at least one not blank, and
 files with a header naming `text`. Lines the import may still report (too long, a
 duplicate, a broken CSV row) are reported per line in a 201, as in real files.
 
-A gold rating answer's range has min <= max, which no JSON Schema states either: the
-API refuses a range the other way round with a 400, and a hook keeps such answers out of
-generated gold bodies.
+A gold rating answer gives each criterion once, each range with min <= max, which no
+JSON Schema states either: the API refuses either with a 400, and a hook keeps such
+answers out of generated gold bodies.
 
 A batch's settings have three rules that compare values, which no JSON Schema states
 (annotation/task_parts/overlap_rules.py and the continuation type's settings schema say so):
@@ -116,15 +116,19 @@ def source_part_is_text(context, body) -> bool:
 
 
 @schemathesis.hook("filter_body").apply_to(path="/api/chained-batches/{id}/gold/", method="POST")
-def gold_ranges_are_ordered(context, body) -> bool:
-    """False for a gold answer whose range has min above max (see the docstring)."""
+def gold_ranges_are_ordered_and_once_each(context, body) -> bool:
+    """False for a gold answer with a range whose min is above its max, or a criterion
+    given twice (see the docstring)."""
     answer = body.get("answer") if isinstance(body, dict) else None
-    if not isinstance(answer, dict):
+    if not isinstance(answer, list):
         return True
+    ranges = [entry for entry in answer if isinstance(entry, dict)]
+    criteria = [repr(entry.get("criterion")) for entry in ranges]
+    if len(set(criteria)) < len(criteria):
+        return False
     return all(
-        not isinstance(bounds, dict)
-        or type(bounds.get("min", 1)) is not int
-        or type(bounds.get("max", 5)) is not int
-        or bounds.get("min", 1) <= bounds.get("max", 5)
-        for bounds in answer.values()
+        type(entry.get("min", 1)) is not int
+        or type(entry.get("max", 5)) is not int
+        or entry.get("min", 1) <= entry.get("max", 5)
+        for entry in ranges
     )

@@ -85,7 +85,7 @@ SCALE_NOTE = (
     "rate is at least somewhat good on a criterion, 1 or 2 when it is not."
 )
 
-_KEY = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+CRITERION_KEY = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 
 _TEXT = {"type": "string", "pattern": CLEAN_TEXT}
@@ -98,7 +98,7 @@ CRITERIA_SCHEMA = {
         "additionalProperties": False,
         "required": ["key"],
         "properties": {
-            "key": {"type": "string", "pattern": _KEY.pattern},
+            "key": {"type": "string", "pattern": CRITERION_KEY.pattern},
             "label": _TEXT,
             "question": _TEXT,
             "anchors": {
@@ -120,7 +120,7 @@ def clean_criteria(criteria) -> list[dict]:
         if not isinstance(criterion, dict):
             raise ValueError(f"criterion {number} must be an object with key, label, question.")
         key = criterion.get("key", "")
-        if not isinstance(key, str) or not _KEY.match(key):
+        if not isinstance(key, str) or not CRITERION_KEY.match(key):
             raise ValueError(
                 f"criterion {number}: key must be lowercase letters, digits or _ (up to 64)."
             )
@@ -140,46 +140,6 @@ def clean_criteria(criteria) -> list[dict]:
             }
         )
     return cleaned
-
-
-# A gold rating answer as the API states it: ranges by criterion key, each with a min, a
-# max or both on the scale. What the schema cannot say: min <= max (400), and that each
-# key is a criterion of the batch and the batch rates narratives (409: the batch decides).
-GOLD_ANSWER_SCHEMA = {
-    "type": "object",
-    "nullable": True,
-    "minProperties": 1,
-    "propertyNames": {"pattern": _KEY.pattern},
-    "additionalProperties": {
-        "type": "object",
-        "minProperties": 1,
-        "additionalProperties": False,
-        "properties": {
-            bound: {"type": "integer", "minimum": SCALE[0], "maximum": SCALE[-1]}
-            for bound in ("min", "max")
-        },
-    },
-    "description": 'Rate batches: ranges by criterion, e.g. {"relatedness": {"max": 2}}; '
-    "multiple choice: none (the narrative's own proverb is the answer).",
-}
-
-
-def gold_answer_shape_check(answer) -> None:
-    """Raise ValueError unless `answer` has GOLD_ANSWER_SCHEMA's shape (None passes)."""
-    if answer is None:
-        return
-    if not isinstance(answer, dict) or not answer:
-        raise ValueError('Give ranges by criterion, such as {"relatedness": {"max": 2}}.')
-    for key, bounds in answer.items():
-        if not _KEY.match(key):
-            raise ValueError(f"Gold answer: {key!r} is not a criterion key.")
-        if not isinstance(bounds, dict) or not bounds or set(bounds) - {"min", "max"}:
-            raise ValueError(f'Gold answer for {key}: give "min" and/or "max".')
-        for value in bounds.values():
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"Gold answer for {key}: the bounds are whole numbers.")
-            if not SCALE[0] <= value <= SCALE[-1]:
-                raise ValueError(f"Gold answer for {key}: the bounds are from 1 to 5.")
 
 
 def clean_gold_answer(answer, criteria: list[dict]) -> dict:

@@ -127,14 +127,14 @@ def test_gold_items_through_the_api(researcher_api, write):
     control = narrative_create(proverb=proverb_create("Haste makes waste"), text="A bicycle.")
     response = researcher_api.post(
         f"/api/chained-batches/{rate.pk}/gold/",
-        {"narratives": [control.pk], "answer": {"relatedness": {"max": 2}}},
+        {"narratives": [control.pk], "answer": [{"criterion": "relatedness", "max": 2}]},
         format="json",
     )
     assert response.status_code == 201
     assert response.json() == {"added": 1, "items": 2}
     refused = researcher_api.post(
         f"/api/chained-batches/{rate.pk}/gold/",
-        {"narratives": [control.pk], "answer": {"relatedness": {"max": 2}}},
+        {"narratives": [control.pk], "answer": [{"criterion": "relatedness", "max": 2}]},
         format="json",
     )
     assert refused.status_code == 409  # the batch holds it already
@@ -154,22 +154,28 @@ def test_a_gold_answer_of_the_wrong_shape_is_400_and_one_the_batch_cannot_take_4
         return researcher_api.post(where, body, format="json").status_code
 
     # What the schema states, for every batch (a multiple-choice batch ignores answers).
-    for answer in (
+    wrong_shapes = [
+        {"relatedness": {"max": 2}},  # ranges by criterion are a list
         [1],
-        {},
-        {"Relatedness": {"max": 2}},
-        {"relatedness": {"max": 6}},
-        {"relatedness": {"max": True}},
-        {"relatedness": {"least": 1}},
-    ):
+        [{"criterion": "Relatedness", "max": 2}],
+        [{"criterion": "relatedness", "max": 6}],
+        [{"criterion": "relatedness", "max": True}],
+        [{"criterion": "relatedness"}],
+        [{"criterion": "relatedness", "least": 1}],
+    ]
+    for answer in wrong_shapes:
         assert status_of(answer) == 400, answer
         assert status_of(answer, f"/api/chained-batches/{choose.pk}/gold/") == 400, answer
-    assert status_of({"relatedness": {"min": 4, "max": 2}}) == 400  # min <= max
+    # Two rules no JSON Schema states: min <= max, each criterion once.
+    assert status_of([{"criterion": "relatedness", "min": 4, "max": 2}]) == 400
+    twice = [{"criterion": "relatedness", "max": 2}, {"criterion": "relatedness", "min": 1}]
+    assert status_of(twice) == 400
     # What the batch decides: its criteria, and that rate batches need ranges.
-    assert status_of({"suspense": {"max": 2}}) == 409
+    assert status_of([{"criterion": "suspense", "max": 2}]) == 409
     assert status_of(None) == 409
+    assert status_of([]) == 409
     assert rate.items.count() == 1  # nothing added by any of them
-    assert status_of({"relatedness": {"min": 1, "max": 2}}) == 201
+    assert status_of([{"criterion": "relatedness", "min": 1, "max": 2}]) == 201
 
 
 def test_refresh_and_results(researcher_api, write):
