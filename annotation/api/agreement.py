@@ -77,8 +77,10 @@ class GoldSerializer(StrictInput, serializers.Serializer):
     narratives = serializers.PrimaryKeyRelatedField(
         queryset=Narrative.objects.select_related("proverb"), many=True
     )
-    answer = GoldRangeSerializer(
-        many=True,
+    # A list field around one range serializer: with many=True DRF would pass allow_null
+    # on to each range, and take [null].
+    answer = serializers.ListField(
+        child=GoldRangeSerializer(),
         required=False,
         allow_null=True,
         default=None,

@@ -162,6 +162,8 @@ def test_a_gold_answer_of_the_wrong_shape_is_400_and_one_the_batch_cannot_take_4
         [{"criterion": "relatedness", "max": True}],
         [{"criterion": "relatedness"}],
         [{"criterion": "relatedness", "least": 1}],
+        [None],
+        [[{"criterion": "relatedness", "max": 2}]],
     ]
     for answer in wrong_shapes:
         assert status_of(answer) == 400, answer
