@@ -57,12 +57,7 @@ class KeptScores:
     def __init__(self, *, expected: int) -> None:
         self._all: dict[str, Scores] | None = None
         if TextScores.objects.count() <= 2 * expected + _LOOKUP:
-            self._all = {
-                key: (compound, flesch, count)
-                for key, compound, flesch, count in TextScores.objects.values_list(
-                    "key", "compound", "flesch", "sentences"
-                )
-            }
+            self._all = _scores_of(TextScores.objects.all())
 
     def of(self, texts: Sequence[str]) -> list[Scores | None]:
         """The kept scores of each text, or None where there are none."""
@@ -76,11 +71,16 @@ def stored_scores(texts: Sequence[str]) -> list[Scores | None]:
     keys = [text_key(text) for text in texts]
     found: dict[str, Scores] = {}
     for lo in range(0, len(keys), _LOOKUP):
-        rows = TextScores.objects.filter(key__in=keys[lo : lo + _LOOKUP]).values_list(
-            "key", "compound", "flesch", "sentences"
-        )
-        found.update((key, (compound, flesch, count)) for key, compound, flesch, count in rows)
+        found |= _scores_of(TextScores.objects.filter(key__in=keys[lo : lo + _LOOKUP]))
     return [found.get(key) for key in keys]
+
+
+def _scores_of(rows) -> dict[str, Scores]:
+    """The scores of the TextScores rows of a queryset, by key."""
+    fields = ("key", "compound", "flesch", "sentences")
+    return {
+        key: (compound, flesch, count) for key, compound, flesch, count in rows.values_list(*fields)
+    }
 
 
 def scores_keep(scored: Sequence[tuple[str, float, float, int]]) -> int:

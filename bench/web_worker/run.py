@@ -58,6 +58,7 @@ from bench.serving.run import (  # noqa: E402
     stop_services,
 )
 from bench.serving.stories import PassingStories, proverb_texts  # noqa: E402
+from tests.integration.processes import process_stop  # noqa: E402
 
 PROVERBS = 500
 HEALTH_PATH = "/healthz"
@@ -163,40 +164,34 @@ def database_create(services: dict, name: str) -> str:
     return base.rsplit("/", 1)[0] + "/" + name
 
 
-def prepare(tree: Path, env: dict, identities: int) -> tuple[int, list[str], str]:
+def tree_script(tree: Path, env: dict, args: list[str], *, what: str, timeout: int) -> str:
+    """The output of `python -c ...` run in `tree`; exits the bench when it fails."""
     done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            PREPARE_SCRIPT,
-            json.dumps(proverb_texts(PROVERBS)),
-            str(identities),
-        ],
+        [sys.executable, "-c", *args],
         cwd=tree,
         env=env,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout,
     )
     if done.returncode:
-        raise SystemExit(f"Preparing {tree} failed:\n{done.stderr[-3000:]}")
-    batch_id, tokens, api_token = json.loads(done.stdout.strip().splitlines()[-1])
+        raise SystemExit(f"{what} {tree} failed:\n{done.stderr[-3000:]}")
+    return done.stdout
+
+
+def prepare(tree: Path, env: dict, identities: int) -> tuple[int, list[str], str]:
+    arguments = [PREPARE_SCRIPT, json.dumps(proverb_texts(PROVERBS)), str(identities)]
+    output = tree_script(tree, env, arguments, what="Preparing", timeout=600)
+    batch_id, tokens, api_token = json.loads(output.strip().splitlines()[-1])
     return batch_id, tokens, api_token
 
 
 def import_figures(tree: Path, env: dict) -> tuple[float, float, int]:
     """(CPU seconds, resident MiB, modules) of one fresh process importing the application."""
-    done = subprocess.run(
-        [sys.executable, "-c", IMPORT_SCRIPT],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    output = tree_script(
+        tree, env, [IMPORT_SCRIPT], what="Importing the application of", timeout=120
     )
-    if done.returncode:
-        raise SystemExit(f"Importing the application of {tree} failed:\n{done.stderr[-3000:]}")
-    cpu, rss, modules = done.stdout.split()
+    cpu, rss, modules = output.split()
     return float(cpu), float(rss), int(modules)
 
 
@@ -226,15 +221,6 @@ def gunicorn_start(tree: Path, env: dict, port: int, log: Path) -> subprocess.Po
             pass
         time.sleep(0.1)
     raise SystemExit("gunicorn did not answer /healthz within 120 s.")
-
-
-def process_stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=30)
 
 
 async def signed_in(tokens: list[str], count: int, port: int, stories) -> list[load.Worker]:
