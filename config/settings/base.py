@@ -61,7 +61,7 @@ SESSION_ENGINE = "common.sessions"
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    "common.sessions.SessionMiddleware",  # Django's, sparing a newer cookie (see there)
     "django.middleware.common.CommonMiddleware",
     "common.request_input.RequestInputMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -33,6 +33,22 @@ def csp_violations(page) -> list[str]:
     return found
 
 
+def page_troubles(page) -> list[str]:
+    """Uncaught script errors and requests that got no response (refused, reset, timed out),
+    as the page goes on: a task page whose module fails to load or throws never becomes ready,
+    and this says why. A request cut off because the page moved on (net::ERR_ABORTED: a
+    page's fetch still running when the test goes to the next page) is no trouble."""
+    found = []
+
+    def failed(request):
+        if request.failure != "net::ERR_ABORTED":
+            found.append(f"{page.url}: {request.url} failed: {request.failure}")
+
+    page.on("pageerror", lambda error: found.append(f"{page.url}: uncaught {error}"))
+    page.on("requestfailed", failed)
+    return found
+
+
 def guide_picture(page, name: str, *, element=None) -> Path:
     """Save what `page` shows now (its viewport, or `element`, a locator, cut at a screen's
     height) as docs/images/<name>.png, a picture the user's guide embeds, so the guide shows

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from crowd.models import Batch
 from prolific.models import Study
-from tests.browser.helpers import admin_login, csp_violations
+from tests.browser.helpers import admin_login, csp_violations, page_troubles
 from tests.factories import (
     BIRDS,
     BIRDS_STORY,
@@ -99,6 +99,7 @@ def _is_page(page, url: str, problems: list[str]) -> bool:
 
 def test_every_admin_and_worker_page_runs_without_violations(live_server, page, superuser, standin):
     violations = csp_violations(page)
+    troubles = page_troubles(page)
     failures = []
     page.on(
         "response",
@@ -129,10 +130,17 @@ def test_every_admin_and_worker_page_runs_without_violations(live_server, page, 
 
     worker = worker_create()
     for batch in (write, *task_batches):
-        page.goto(f"{live_server.url}{invite_path(worker=worker, batch=batch)}")
-        # After 100-odd admin pages on a loaded machine the first task page's scripts can
-        # take longer than the default 15 s to start: this test is about violations.
-        page.wait_for_selector("body[data-ready=true]", state="attached", timeout=45_000)
+        # The review queue's fetch, the last admin page's, may still be running here: its
+        # answer must not sign the worker out (common.sessions.SessionMiddleware).
+        response = page.goto(f"{live_server.url}{invite_path(worker=worker, batch=batch)}")
+        try:
+            page.wait_for_selector("body[data-ready=true]", state="attached")
+        except Exception as error:
+            shown = page.locator("body").inner_text()[:300]
+            raise AssertionError(
+                f"{page.url} ({response.status}) never became ready; it shows {shown!r};"
+                f" script errors and failed requests: {troubles}"
+            ) from error
         assert _is_page(page, page.url, problems)
     hit = mturk.items.get().mturk_hit
     for path in (
@@ -144,6 +152,7 @@ def test_every_admin_and_worker_page_runs_without_violations(live_server, page, 
     assert problems == []
     assert violations == []
     assert failures == []
+    assert troubles == []
 
 
 def test_admin_behaviours_run_from_static_files(live_server, page, researcher):
