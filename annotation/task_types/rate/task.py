@@ -203,8 +203,9 @@ class RateTask(TaskType):
     import_fields = ("proverb", "narrative", "rating.<criterion>")
     has_gold = True
     gold_answer_help = (
-        'The accepted range per criterion, e.g. {"relatedness": {"max": 2}, '
-        '"overall": {"max": 2}} for a story that misses its proverb.'
+        'The accepted range per criterion, as the API takes it, e.g. [{"criterion": '
+        '"relatedness", "max": 2}, {"criterion": "overall", "max": 2}] for a story that '
+        'misses its proverb ({"relatedness": {"max": 2}, ...} is read too).'
     )
 
     def default_settings(self) -> dict:

@@ -128,6 +128,27 @@ def test_researcher_adds_gold_items_from_the_report_page(client, researcher, wri
     assert rate.items.get(is_gold=True).gold_answer == {"relatedness": {"min": 1, "max": 2}}
 
 
+def test_the_gold_form_takes_the_apis_list_of_ranges_each_criterion_once(client, researcher, write):
+    rate = task_batch_create(task_type="rate", source_batch=write)
+    control = narrative_create(proverb=proverb_create("Haste makes waste"), text="A bicycle.")
+    client.force_login(researcher)
+    url = f"/admin/agreement/{rate.pk}/gold/"
+
+    twice = '[{"criterion": "overall", "max": 2}, {"criterion": "overall", "min": 1}]'
+    refused = client.post(url, {"narratives": str(control.pk), "answer": twice}, follow=True)
+    assert "give the range of &#x27;overall&#x27; once" in refused.content.decode()
+    assert not rate.items.filter(is_gold=True).exists()
+
+    ranges = (
+        '[{"criterion": "relatedness", "max": 2}, {"criterion": "overall", "min": 1, "max": 3}]'
+    )
+    client.post(url, {"narratives": str(control.pk), "answer": ranges})
+    assert rate.items.get(is_gold=True).gold_answer == {
+        "relatedness": {"min": 1, "max": 2},
+        "overall": {"min": 1, "max": 3},
+    }
+
+
 def test_results_download_is_json(client, researcher, write):
     align = task_batch_create(task_type="align", source_batch=write)
     client.force_login(researcher)
