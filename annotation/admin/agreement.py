@@ -21,7 +21,7 @@ from django.urls import path, reverse
 
 from annotation.admin.pages import admin_page, require_permission
 from annotation.models import Narrative
-from annotation.quality.gold import gold_items_add
+from annotation.quality.gold import gold_items_add, gold_ranges_by_criterion
 from annotation.quality.reports import batch_agreement
 from crowd import task_types
 from crowd.chaining import batch_items_refresh
@@ -49,9 +49,15 @@ class GoldItemsForm(forms.Form):
         if not raw:
             return None
         try:
-            return json.loads(raw)
+            answer = json.loads(raw)
         except json.JSONDecodeError as error:
             raise forms.ValidationError(f"The answer is not valid JSON: {error}.") from None
+        if not isinstance(answer, list):
+            return answer  # the map form, {criterion: {"min": a, "max": b}}
+        try:
+            return gold_ranges_by_criterion(answer)
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from None
 
     def clean_narratives(self):
         raw = self.cleaned_data["narratives"].replace(",", " ").split()

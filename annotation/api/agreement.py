@@ -14,7 +14,12 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from annotation.models import Narrative
-from annotation.quality.gold import GoldConflict, NoGoldItems, gold_items_add
+from annotation.quality.gold import (
+    GoldConflict,
+    NoGoldItems,
+    gold_items_add,
+    gold_ranges_by_criterion,
+)
 from annotation.quality.reports import batch_agreement
 from annotation.task_types.rate.criteria import CRITERION_KEY, SCALE
 from common.api_docs import ViewSetActions, extend_schema
@@ -94,13 +99,10 @@ class GoldSerializer(StrictInput, serializers.Serializer):
         for an empty list (a rate batch then answers that it needs them)."""
         if not ranges:
             return None
-        keys = [entry["criterion"] for entry in ranges]
-        if len(set(keys)) < len(keys):
-            raise serializers.ValidationError("Give each criterion's range once.")
-        return {
-            entry["criterion"]: {bound: entry[bound] for bound in ("min", "max") if bound in entry}
-            for entry in ranges
-        }
+        try:
+            return gold_ranges_by_criterion(ranges)
+        except ValueError as error:
+            raise serializers.ValidationError(str(error)) from None
 
 
 AddedSerializer = inline_serializer(
@@ -153,8 +155,8 @@ class ChainedBatchViewSet(ViewSetActions, mixins.CreateModelMixin, viewsets.Gene
     @extend_schema(request=GoldSerializer, responses={201: AddedSerializer})
     @action(detail=True, methods=["post"])
     def gold(self, request, pk=None):
-        """Add gold items on narratives with a known answer (rate: {"answer": {criterion:
-        {"min": a, "max": b}}}; choose: the narrative's own proverb)."""
+        """Add gold items on narratives with a known answer (rate: {"answer": [{"criterion":
+        key, "min": a, "max": b}, ...]}; choose: the narrative's own proverb)."""
         self._require_change(request)
         batch = self.get_object()
         form = GoldSerializer(data=request.data)

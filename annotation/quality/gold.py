@@ -83,6 +83,22 @@ class GoldConflict(ValueError):
     API's 409."""
 
 
+def gold_ranges_by_criterion(ranges: list) -> dict:
+    """A rate answer as the API and the admin's gold form take it, a list of ranges
+    [{"criterion": key, "min": a, "max": b}], as `gold_items_add` takes it: {key: {"min": a,
+    "max": b}} (the bounds are the task type's to check). Raises ValueError for a range that
+    names no criterion, or a criterion given twice."""
+    answer = {}
+    for entry in ranges:
+        if not isinstance(entry, dict) or not isinstance(entry.get("criterion"), str):
+            raise ValueError('Gold answer: each range is an object with its "criterion".')
+        key = entry["criterion"]
+        if key in answer:
+            raise ValueError(f"Gold answer: give the range of {key!r} once.")
+        answer[key] = {bound: value for bound, value in entry.items() if bound != "criterion"}
+    return answer
+
+
 @transaction.atomic
 def gold_items_add(*, batch: Batch, narratives: list[Narrative], answer: dict | None = None) -> int:
     """Add gold items built on these narratives; returns how many were added.

@@ -143,9 +143,8 @@ def clean_criteria(criteria) -> list[dict]:
 
 
 def clean_gold_answer(answer, criteria: list[dict]) -> dict:
-    """A gold rating answer {criterion: {"min": a, "max": b}}, checked against the criteria.
-    It may come as the API's list of ranges, [{"criterion": key, "min": a, "max": b}], each
-    criterion once (the admin's gold form takes either)."""
+    """A gold rating answer {criterion: {"min": a, "max": b}}, checked against the criteria
+    (the API's and the admin's list of ranges arrive as this map: gold_ranges_by_criterion)."""
     keys = {c["key"] for c in criteria}
     needed = (
         'A gold rating item needs ranges such as [{"criterion": "relatedness", "max": 2}] '
@@ -153,8 +152,6 @@ def clean_gold_answer(answer, criteria: list[dict]) -> dict:
     )
     if answer is None:  # what the batch rates asks for them: a conflict with the batch
         raise SettingConflict(needed)
-    if isinstance(answer, list):
-        answer = _ranges_by_criterion(answer, needed)
     if not isinstance(answer, dict) or not answer:
         raise ValueError(needed)
     cleaned = {}
@@ -170,19 +167,6 @@ def clean_gold_answer(answer, criteria: list[dict]) -> dict:
             raise ValueError(f"Gold answer for {key}: need 1 <= min <= max <= 5.")
         cleaned[key] = {"min": low, "max": high}
     return cleaned
-
-
-def _ranges_by_criterion(ranges: list, needed: str) -> dict:
-    """The list form of a gold answer as the map form, unchecked but for its shape."""
-    answer = {}
-    for entry in ranges:
-        if not isinstance(entry, dict) or not isinstance(entry.get("criterion"), str):
-            raise ValueError(needed)
-        key = entry["criterion"]
-        if key in answer:
-            raise ValueError(f"Gold answer: give the range of {key!r} once.")
-        answer[key] = {bound: value for bound, value in entry.items() if bound != "criterion"}
-    return answer
 
 
 def gold_passes(answer: dict, ratings: dict[str, int]) -> bool:
