@@ -89,9 +89,8 @@ class StrictInput:
                     and isinstance(value, str)
                     and len(value) > field.max_length
                 ):
-                    errors[name] = [
-                        f"Ensure this field has no more than {field.max_length} characters."
-                    ]
+                    message = field.error_messages["max_length"]  # DRF's own words
+                    errors[name] = [message.format(max_length=field.max_length)]
             if errors:
                 raise serializers.ValidationError(errors)
         return super().to_internal_value(data)
