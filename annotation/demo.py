@@ -12,6 +12,7 @@ from django.db.models import Count, ProtectedError, RestrictedError
 
 from annotation.curation.services import ImportReport, proverbs_import
 from annotation.models import Proverb, VariantGroup
+from crowd import task_types
 from crowd.models import Batch, Worker
 from crowd.workers import DEMO_WORKER_PREFIX, demo_workers
 
@@ -50,9 +51,10 @@ def demo_write_batch_ensure(
     from crowd.batches import batch_create, batch_publish
     from crowd.workers import local_workers_create
 
-    batch = Batch.objects.filter(name=DEMO_BATCH_NAME, task_type="write").first()
+    writing = task_types.producing("narratives").key
+    batch = Batch.objects.filter(name=DEMO_BATCH_NAME, task_type=writing).first()
     if batch is None:
-        if Batch.objects.filter(task_type="write").exists():
+        if Batch.objects.filter(task_type=writing).exists():
             return None
         chosen = list(
             Proverb.objects.filter(status=Proverb.Status.CURATED).order_by("id")[:proverbs]
@@ -61,7 +63,7 @@ def demo_write_batch_ensure(
             return None
         batch = batch_create(
             name=DEMO_BATCH_NAME,
-            task_type="write",
+            task_type=writing,
             target_per_item=per_proverb,
             per_worker_cap=len(chosen),
             time_allowed_seconds=30 * 60,
@@ -103,7 +105,6 @@ def demo_data_remove(*, commit: bool = True) -> DemoRemoval:
     nothing changes: the result previews what a removal would do.
     """
     from annotation.models import Narrative
-    from annotation.task_types.choose.models import ChoiceQuestion
     from crowd.models import Assignment, BatchItem
 
     kept: list[str] = []
@@ -113,7 +114,8 @@ def demo_data_remove(*, commit: bool = True) -> DemoRemoval:
         count = narratives.count()
 
         def remove_batch(batch=batch, narratives=narratives):
-            ChoiceQuestion.objects.filter(narrative__in=narratives).delete()
+            for task_type in task_types.in_order():
+                task_type.narratives_forget(narratives=narratives)
             narratives.delete()
             Assignment.objects.filter(item__batch=batch).delete()
             BatchItem.objects.filter(batch=batch).delete()
@@ -141,21 +143,14 @@ def demo_data_remove(*, commit: bool = True) -> DemoRemoval:
 
 def _demo_proverbs_remove(kept: list[str]) -> tuple[int, int]:
     """Delete the demo proverbs nothing uses; keep the rest as study proverbs (counts)."""
-    from annotation.task_types.choose.models import ChoiceQuestion
-
     demo_proverbs = Proverb.objects.filter(is_demo=True)
     groups = list(
         VariantGroup.objects.filter(proverbs__in=demo_proverbs).values_list("pk", flat=True)
     )
-    # Question options are ids in JSON, which no foreign key protects.
-    options: dict[int, int] = {}
-    for question_options in ChoiceQuestion.objects.values_list("options", flat=True):
-        for proverb_id in question_options:
-            options[proverb_id] = options.get(proverb_id, 0) + 1
-    in_options = demo_proverbs.filter(pk__in=options)
+    # What the task types' rows name where no foreign key protects it (ids in JSON).
+    named = task_types.gathered("proverbs_named")
     reasons = {
-        proverb.pk: (proverb, f"an option of {options[proverb.pk]} choice question(s)")
-        for proverb in in_options
+        proverb.pk: (proverb, named[proverb.pk]) for proverb in demo_proverbs.filter(pk__in=named)
     }
     removable = demo_proverbs.exclude(pk__in=reasons)
     removed = removable.count()

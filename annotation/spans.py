@@ -201,9 +201,9 @@ def drawing(*, proverb: str, narrative: str, pairs: Sequence[Any]) -> dict:
     }
 
 
-def alignment_drawing(*, proverb: str, narrative: str, pairs: Sequence[Any]) -> dict:
-    """An alignment as the review queue draws it: both texts in pieces, pairs by colour."""
-    drawn = drawing(proverb=proverb, narrative=narrative, pairs=pairs)
+def review_drawing(drawn: dict) -> dict:
+    """An alignment (`drawing`'s dict) as the review queue draws it: both texts in pieces,
+    pairs by colour."""
     return {
         "proverb": drawn["proverb"],
         "narrative": drawn["narrative"],

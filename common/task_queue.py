@@ -23,6 +23,7 @@ submits start dozens of embedding runs at once, which took the CPU from the requ
 from __future__ import annotations
 
 import base64
+import importlib
 import json
 import logging
 import os
@@ -52,9 +53,23 @@ class _Kept(NamedTuple):
     connection: object
 
 
+def named_task(task):
+    """The Celery task registered under a name, "<app>.<task>" (services queue tasks by
+    name: the app's tasks.py defines them and imports the services), importing that module
+    when no worker has yet; a task object as it is."""
+    if not isinstance(task, str):
+        return task
+    from celery import current_app
+
+    if task not in current_app.tasks:
+        importlib.import_module(f"{task.split('.', 1)[0]}.tasks")
+    return current_app.tasks[task]
+
+
 def task_send(task, *args) -> bool:
-    """Send `task(*args)` to the broker (or run it in-process when eager); False when the
-    broker could not take it (logged), so the caller can leave it to the re-queue.
+    """Send `task(*args)` (a task or its name) to the broker (or run it in-process when
+    eager); False when the broker could not take it (logged), so the caller can leave it to
+    the re-queue.
 
     One connection attempt (max_retries 0), no publish retry, and no result: the work's
     state is in the database, so nobody waits on the result backend (whose subscription
@@ -63,6 +78,7 @@ def task_send(task, *args) -> bool:
 
     In a request whose tasks wait for its response (`tasks_after_response`), it is only
     noted: it runs once the response is sent."""
+    task = named_task(task)
     waiting = getattr(_this_request, "tasks", None)
     if waiting is not None:
         waiting.append((task, args))
@@ -165,11 +181,12 @@ def _waiting_first_args(task) -> set:
 def task_waiting(task) -> bool:
     """Whether a message of `task` waits in its queue on a Redis broker (False when the
     broker is not Redis, tasks run in-process, or the queue cannot be read)."""
-    return bool(_waiting_first_args(task))
+    return bool(_waiting_first_args(named_task(task)))
 
 
 def queue_on_commit(task, *args) -> None:
-    """Send `task(*args)` after the current transaction commits; never raises."""
+    """Send `task(*args)` (a task or its name) after the current transaction commits;
+    never raises."""
     transaction.on_commit(lambda: task_send(task, *args))
 
 

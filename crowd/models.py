@@ -17,20 +17,6 @@ class Provider(models.TextChoices):
     MTURK = "mturk", "Amazon Mechanical Turk"
 
 
-class TaskTypeChoices(models.TextChoices):
-    """The keys of the dataset's task types with labels, as the admin's filter offers them:
-    choices of Batch.task_type, not the types. A registered type outside this list works
-    all the same (the column holds any key); the types are crowd.task_types.TaskType."""
-
-    WRITE = "write", "Write narratives"
-    ALIGN = "align", "Align spans"
-    RATE = "rate", "Rate quality"
-    CHOOSE = "choose", "Choose proverb"
-    CONTINUE = "continue", "Plausible continuation"
-    CONTINUE_CHOICE = "continue_choice", "Choose the continuation"
-    CLOZE = "cloze", "Narrative cloze"
-
-
 class Worker(models.Model):
     provider = models.CharField(max_length=16, choices=Provider.choices)
     external_id = models.CharField(max_length=128, help_text="The provider's worker id.")
@@ -62,7 +48,8 @@ class Batch(models.Model):
         CLOSED = "closed", "Closed"
 
     name = models.CharField(max_length=200)
-    task_type = models.CharField(max_length=16, choices=TaskTypeChoices.choices)
+    # A registered type's key (crowd.task_types): the types are not listed here.
+    task_type = models.CharField(max_length=16)
     provider = models.CharField(max_length=16, choices=Provider.choices, default=Provider.LOCAL)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     settings = models.JSONField(

@@ -58,13 +58,6 @@ _DECISIONS = {
 _UNFINISHED = (Status.PENDING, Status.SENDING, Status.UNKNOWN)
 
 
-def _send_task():
-    # By name, through Celery's registry: crowd.tasks imports this module.
-    from celery import current_app
-
-    return current_app.tasks[SEND_TASK]
-
-
 def _subject(action: ProviderAction) -> Q:
     if action.assignment_id is not None:
         return Q(assignment_id=action.assignment_id)
@@ -105,7 +98,7 @@ def action_record(
     if not needed:
         return None
     action.save()
-    queue_on_commit(_send_task(), action.pk)
+    queue_on_commit(SEND_TASK, action.pk)
     return action
 
 
@@ -186,7 +179,7 @@ def _settle(action_id: int, status: str, note: str, *, was: str = Status.SENDING
                 .first()
             )
             if waiting is not None:
-                queue_on_commit(_send_task(), waiting.pk)
+                queue_on_commit(SEND_TASK, waiting.pk)
     return status
 
 
@@ -226,7 +219,7 @@ def provider_action_reconcile(*, action_id: int, now=None) -> str:
             was=Status.UNKNOWN,
         )
         if status == Status.PENDING:
-            task_send(_send_task(), action_id)
+            task_send(SEND_TASK, action_id)
         return status
     return Status.UNKNOWN
 

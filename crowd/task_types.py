@@ -9,11 +9,13 @@ type and never switch on its key. An app registers its types' packages from its
 `ready()` (`package_register`) and imports their models and admins with its own
 (`package_module_import`).
 
-What a type keeps in crowd's schema is the one exception: a batch item names its
-subject through one of BatchItem's foreign keys (see BatchItem), and
-`crowd.models.TaskTypeChoices` lists the dataset's keys for the admin's filters. A type
-whose items are about a proverb, a narrative or an earlier assignment adds nothing
-there.
+The type is the one door to its tables: the analysis, exports, imports, the methods
+section and modeling ask it for its parts (`narrative_parts`, `analysis_records`,
+`methods_sentences`, `narrative_items`, ...), or ask for the type that makes a kind of
+work (`producing`), and import none of its modules. What a type keeps in crowd's schema
+is the one exception: a batch item names its subject through one of BatchItem's foreign
+keys (see BatchItem); a type whose items are about a proverb, a narrative or an earlier
+assignment adds nothing there.
 """
 
 from __future__ import annotations
@@ -21,8 +23,12 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
+
+from common.prose import figure_text
 
 if TYPE_CHECKING:
     from django.db.models import Q
@@ -52,6 +58,18 @@ class SettingNotFound(ValueError):
 class SettingConflict(ValueError):
     """A batch setting naming something that exists but cannot serve as asked (e.g. an
     option pair whose answer is withheld): the API answers 409."""
+
+
+@dataclass(frozen=True)
+class NarrativePart:
+    """A part of each narrative's dataset record that a type keeps: a list of records, each
+    with `fields` (name, Arrow type name: "int32", "float64", "bool_", "string"); those in
+    `pseudonymized` hold a worker ("provider:id"), which exports hash like the writer."""
+
+    name: str
+    definition: str  # what the dataset card says of it
+    fields: tuple[tuple[str, str], ...]
+    pseudonymized: tuple[str, ...] = ()
 
 
 class TaskType:
@@ -89,6 +107,12 @@ class TaskType:
     import_fields: ClassVar[tuple[str, ...]] = ()
     # Fields the mapping may name besides those.
     import_optional_fields: ClassVar[tuple[str, ...]] = ()
+    # What the type's batches make, for callers that need a kind of work and not a type by
+    # name (a chained batch's source, modeling's evaluation batches): `producing(what)`.
+    produces: ClassVar[str] = ""
+    # The parts of a narrative's dataset record the type keeps (`narrative_parts_of`):
+    # export columns, what the analysis and a run's snapshot read.
+    narrative_parts: ClassVar[tuple[NarrativePart, ...]] = ()
 
     def package_directory(self) -> Path:
         """The folder of the package the type is defined in: its `templates/` and `static/`
@@ -284,14 +308,48 @@ class TaskType:
         SubmissionError for a field that cannot be read."""
         raise SubmissionError(f"{self.label} answers cannot be imported.")
 
+    # What the type contributes to the dataset, asked by analysis, exports, imports, the
+    # methods section and modeling, which import no type (annotation.task_parts.dataset).
 
-def figure_text(value) -> str:
-    """A report's figure as a page shows it: 3 decimals, "—" for none."""
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return str(value)
+    def narrative_parts_of(self, *, narrative_ids: list[int]) -> dict[str, dict[int, list]]:
+        """Each of `narrative_parts` for the narratives that have it: {part: {id: [...]}}."""
+        return {}
+
+    def narrative_parts_store(self, *, part: str, rows: list[tuple[Any, list[dict]]]) -> int:
+        """Store a part read from a dataset file: (narrative, records) pairs; how many rows."""
+        raise LookupError(f"{self.label} keeps no {part}.")
+
+    def analysis_records(self, *, counted: Callable[[str], Q]) -> dict[str, list]:
+        """Records the dataset analysis reads (annotation.task_parts.records' kinds, by name);
+        `counted(narrative_field)` filters the type's rows to the analysis' scope."""
+        return {}
+
+    def dataset_state(self) -> list:
+        """Figures that change whenever the rows the type gives the analysis change."""
+        return []
+
+    def methods_sentences(self, *, batch: Batch | None = None, imported=None) -> list[str]:
+        """The methods section's sentences on a batch of this type, or on what the type
+        keeps of an import's narratives (`imported`, a queryset)."""
+        return []
+
+    def output_drawing(self, *, assignment: Assignment) -> dict | None:
+        """What an item built on the assignment's output shows of it (an alignment:
+        annotation.task_parts.spans.drawing's dict); None: nothing to draw."""
+        return None
+
+    def narratives_forget(self, *, narratives) -> None:
+        """Delete what the type keeps about `narratives` (the demo's removal)."""
+
+    def proverbs_named(self) -> dict[int, str]:
+        """Proverbs the type's rows name where no foreign key protects them: {id: why}."""
+        return {}
+
+    def narrative_items(self, *, batch: Batch, narratives: list, answers=None) -> list[dict]:
+        """Items of `batch` about `narratives` (BatchItem fields), with a model's answers
+        stored beside them where the type keeps one (`answers(narrative, options)`: the
+        option it picks and the model's label)."""
+        return [{"narrative": narrative} for narrative in narratives]
 
 
 _registry: dict[str, TaskType] = {}
@@ -328,6 +386,11 @@ def get(key: str) -> TaskType:
         raise LookupError(f"No task type {key!r} is registered.") from None
 
 
+def label_of(key: str) -> str:
+    """A type's label; the key itself for a type no longer registered."""
+    return _registry[key].label if key in _registry else key
+
+
 def registered() -> dict[str, TaskType]:
     return dict(_registry)
 
@@ -337,14 +400,44 @@ def unregister(key: str) -> None:
     _registry.pop(key, None)
 
 
+def keys_where(predicate: Callable[[TaskType], Any]) -> list[str]:
+    """Keys of the types that `predicate` holds for, sorted."""
+    return sorted(key for key, task_type in _registry.items() if predicate(task_type))
+
+
 def keys_with_agreement() -> list[str]:
     """Keys of the types with an agreement report (on the agreement pages)."""
-    return sorted(key for key, task_type in _registry.items() if task_type.agreement_template)
+    return keys_where(lambda task_type: task_type.agreement_template)
 
 
 def keys_importable() -> list[str]:
     """Keys of the types whose answers can be imported from a provider's results file."""
-    return sorted(key for key, task_type in _registry.items() if task_type.import_fields)
+    return keys_where(lambda task_type: task_type.import_fields)
+
+
+def in_order() -> list[TaskType]:
+    """The registered types, by key: the order in which their contributions are gathered."""
+    return [_registry[key] for key in sorted(_registry)]
+
+
+def gathered(hook: str, **arguments) -> dict:
+    """What every registered type's `hook` (a method returning a dict) gives, merged."""
+    merged: dict = {}
+    for task_type in in_order():
+        merged.update(getattr(task_type, hook)(**arguments))
+    return merged
+
+
+def narrative_parts() -> list[NarrativePart]:
+    """The narrative parts of the registered types, in their types' key order."""
+    return [part for task_type in in_order() for part in task_type.narrative_parts]
+
+
+def producing(what: str) -> TaskType:
+    """The registered type whose batches make `what` ("narratives", "ratings", ...)."""
+    for key in keys_where(lambda task_type: task_type.produces == what):
+        return _registry[key]
+    raise LookupError(f"No registered task type makes {what}.")
 
 
 def _json_schema(schema):
@@ -391,4 +484,4 @@ def settings_schemas(keys) -> dict:
 
 def keys_drawn() -> list[str]:
     """Keys of the types whose items are drawn (the API's chained-batch create)."""
-    return sorted(key for key, task_type in _registry.items() if task_type.drawn_items)
+    return keys_where(lambda task_type: task_type.drawn_items)

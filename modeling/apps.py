@@ -8,7 +8,7 @@ class ModelingConfig(AppConfig):
     def ready(self) -> None:
         from annotation.analysis.methods import methods_part_register
         from annotation.opponents.backend import opponent_backend_register
-        from annotation.task_types.choose.distractors import register_source_family
+        from annotation.task_parts.distractors import register_source_family
         from modeling.opponents import OPPONENTS
         from modeling.runs.distractors import MODEL_SOURCES
         from modeling.runs.methods import baselines_methods

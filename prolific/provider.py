@@ -113,7 +113,7 @@ class ProlificProvider(CrowdProvider):
         study_stop(study=_study(batch), client=self.client_factory())
 
     def session_url(self, *, batch, worker) -> str:
-        return reverse("prolific:continue")
+        return reverse("prolific:session_continue")
 
     def next_url(self, *, assignment) -> str:
-        return reverse("prolific:continue")
+        return reverse("prolific:session_continue")

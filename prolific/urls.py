@@ -6,6 +6,6 @@ app_name = "prolific"
 
 urlpatterns = [
     path("start/", views.enter, name="enter"),
-    path("continue/", views.continue_session, name="continue"),
+    path("continue/", views.continue_session, name="session_continue"),
     path("webhook/", views.webhook, name="webhook"),
 ]

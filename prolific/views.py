@@ -47,7 +47,7 @@ def enter(request):
         return _refused(request, reason)
     session_worker_set(request, session.worker)
     request.session[SESSION_KEY] = session.pk
-    return redirect("prolific:continue")
+    return redirect("prolific:session_continue")
 
 
 @require_GET

@@ -23,10 +23,10 @@ from annotation.admin.pages import admin_page, require_permission
 from annotation.models import Narrative
 from annotation.quality.gold import gold_items_add, gold_ranges_by_criterion
 from annotation.quality.reports import batch_agreement
+from common.prose import figure_text
 from crowd import task_types
 from crowd.chaining import batch_items_refresh
 from crowd.models import Assignment, Batch
-from crowd.task_types import figure_text
 
 
 class GoldItemsForm(forms.Form):

@@ -11,7 +11,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from annotation.keywords import narratives_keywords_missing, narratives_keywords_queue
+from annotation.analysis.keywords import narratives_keywords_missing, narratives_keywords_queue
 from annotation.models import Narrative, PilotLabel
 from annotation.quality.calibration import (
     accuracy_text,
@@ -26,8 +26,8 @@ from annotation.quality.submissions import (
     pledge_of,
 )
 from annotation.quality.writing_score import Calibration, CalibrationError
+from annotation.task_parts.overlap_rules import marked_pieces, overlap_lines
 from annotation.task_parts.review_admin import batch_filter
-from annotation.task_types.write.review import marked_pieces, overlap_lines
 from common.request_input import query_int
 from crowd.admin.review import REVIEW_ACTIONS, ReviewActions
 from crowd.models import Assignment
@@ -96,7 +96,7 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
         "source",
     )
     list_display_links = ("id", "excerpt")
-    list_filter = (ReviewStatusFilter, "source", batch_filter("write"))
+    list_filter = (ReviewStatusFilter, "source", batch_filter(makes="narratives"))
     search_fields = ("text", "proverb__text", "worker__display_name", "worker__external_id")
     list_select_related = ("proverb", "worker", "assignment__item__batch", "integrity")
     actions = (

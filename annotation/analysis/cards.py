@@ -9,13 +9,14 @@ templates for HTML.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from annotation.analysis.definitions import LABELS
 from annotation.analysis.selectors import definitions
 from annotation.quality.integrity import FLAG_TITLES
+from common.prose import significant
+from crowd import task_types
 
 PARTS = ("train", "test", "none")
 
@@ -36,16 +37,6 @@ class Section:
     help: str
     tables: list[Table]
     plots: list[str] = field(default_factory=list)  # names of annotation.analysis.plots functions
-
-
-def significant(value: float, digits: int = 4) -> str:
-    """A float to `digits` significant digits, written out (0.00002998, never 2.998e-05),
-    trailing zeros dropped."""
-    if value == 0 or not math.isfinite(value):
-        return "0" if value == 0 else str(value)
-    decimals = max(digits - 1 - math.floor(math.log10(abs(value))), 0)
-    text = f"{value:.{decimals}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def format_value(value) -> str:
@@ -520,13 +511,6 @@ _FIELDS = {
     "model_checks": "How often the writer asked the opponent on the task page before "
     "submitting (rate-limited per task); empty when the round had no opponent.",
     "keywords": "Keywords of the narrative (verbs and named entities), as stored.",
-    "span_pairs": "Aligned span pairs: alignment (1 = imported or earliest approved "
-    "alignment), position (slot 1-5), proverb_start/proverb_end and "
-    "narrative_start/narrative_end ([start, end) character offsets into proverb and "
-    "narrative), proverb_span and narrative_span (the strings as annotated), ambiguous "
-    "(the imported string occurred more than once; first occurrence taken), annotator "
-    "(hashed like worker).",
-    "ratings": "Rating summary: per criterion, mean of the Likert values (1-5) and n.",
     "integrity_flags": (
         "Writing-integrity flags (codes defined under integrity.shares in the statistics): "
         "how the task page saw the text written, and near-duplicates in the dataset. A flag "
@@ -539,6 +523,17 @@ _FIELDS = {
         "time (s). Raw keystrokes are never recorded."
     ),
 }
+
+
+def _fields() -> dict[str, str]:
+    """The export's fields and their meanings, the task types' narrative parts included
+    (in the columns' order: after keywords)."""
+    parts = {part.name: part.definition for part in task_types.narrative_parts()}
+    fields = list(_FIELDS.items())
+    at = [name for name, _ in fields].index("keywords") + 1
+    return dict([*fields[:at], *parts.items(), *fields[at:]])
+
+
 _EPIC_FIELDS = {
     "pk": _FIELDS["pk"],
     "fields.quote": "The proverb.",
@@ -599,7 +594,7 @@ def dataset_card(
     )
     if format == "csv":
         parts.append(_CSV_FORMULAS)
-    fields = _EPIC_FIELDS if format == "epic" else _FIELDS
+    fields = _EPIC_FIELDS if format == "epic" else _fields()
     parts.append("## Fields\n\n" + markdown_table(["Field", "Meaning"], list(fields.items())))
     parts.append(_loading(format, files))
     parts.append("## Counts\n\n" + markdown_table(["Count", "Value"], _summary_rows(summary)))
@@ -653,8 +648,7 @@ def _summary_rows(summary) -> list[list]:
         ["rows (narratives)", summary.rows],
         ["proverbs", len(summary.proverbs)],
         ["distinct workers", len(summary.workers)],
-        ["span pairs", summary.span_pairs],
-        ["ambiguous span pairs", summary.ambiguous],
+        *([name.replace("_", " "), n] for name, n in summary.parts.items()),
     ]
     rows += [[f"status {status}", n] for status, n in sorted(summary.statuses.items())]
     rows += [[f"source {source}", n] for source, n in sorted(summary.sources.items())]

@@ -111,17 +111,17 @@ from annotation.analysis.readability import HISTOGRAM_BIN_WIDTH as HISTOGRAM_BIN
 from annotation.analysis.readability import (
     readability_statistics,
 )
-from annotation.analysis.records import (
-    ChoiceRecord,
-    ModelChoiceRecord,
-    NarrativeRecord,
-    RatingRecord,
-)
 from annotation.analysis.sentences import SENTENCE_SPLITTERS, SentenceSplitter
 from annotation.analysis.sentiment import (
     SENTIMENT_NEGATIVE,
     SENTIMENT_POSITIVE,
     sentiment_statistics,
+)
+from annotation.task_parts.records import (
+    ChoiceRecord,
+    ModelChoiceRecord,
+    NarrativeRecord,
+    RatingRecord,
 )
 from common.progress import ProgressCallback, progress_noop
 

@@ -10,7 +10,7 @@ from statistics import fmean, stdev, variance
 from typing import Any
 
 from annotation.analysis.common import mean_or_none, t_two_sided_p
-from annotation.analysis.records import ChoiceRecord, ModelChoiceRecord, RatingRecord
+from annotation.task_parts.records import ChoiceRecord, ModelChoiceRecord, RatingRecord
 from common.progress import ProgressCallback
 
 AGREEMENT_THRESHOLD = 3

@@ -1,6 +1,6 @@
 """Shares of writing-integrity flags in the dataset: overall, per batch and per worker.
 
-Pure: it reads IntegrityRecord (annotation.analysis.records); the flags themselves come
+Pure: it reads IntegrityRecord (annotation.task_parts.records); the flags themselves come
 from annotation.quality.integrity. A share is the fraction of narratives with that flag.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
-from annotation.analysis.records import IntegrityRecord
 from annotation.quality.integrity import FLAG_TITLES
+from annotation.task_parts.records import IntegrityRecord
 
 FLAG_CODES = tuple(FLAG_TITLES)
 

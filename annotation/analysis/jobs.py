@@ -10,9 +10,9 @@ A job whose task was lost (the broker was down when it was queued) stays queued;
 `annotation.analyses_requeue` queues it again after the grace period.
 
 The data state key is a digest of counts, highest ids and latest review times of the
-rows the analysis reads (narratives, span pairs, ratings, choice answers, assignments,
-withdrawn items, the rounds' stories): any import, submission, review, withdrawal or
-opponent's answer changes it.
+rows the analysis reads (narratives, what the task types give it: span pairs, ratings,
+choice answers; assignments, withdrawn items, the rounds' stories): any import,
+submission, review, withdrawal or opponent's answer changes it.
 """
 
 from __future__ import annotations
@@ -23,17 +23,14 @@ import logging
 import time
 from collections.abc import Sequence
 
-from celery import shared_task
 from django.db import transaction
 from django.db.models import Count, Max, Q, Sum
 from django.db.models.functions import Length
 from django.utils import timezone
 
 from annotation.models import DatasetAnalysis, Narrative, NarrativeRound
-from annotation.task_types.align.models import SpanPair
-from annotation.task_types.choose.models import ChoiceAnswer
-from annotation.task_types.rate.models import Rating
 from common.task_queue import queue_on_commit, waiting_past_grace
+from crowd import task_types
 from crowd.models import Assignment, BatchItem
 
 logger = logging.getLogger(__name__)
@@ -79,9 +76,12 @@ def dataset_state_key() -> str:
             unseen_train=Count("id", filter=Q(split_unseen="train")),
             characters=Sum(Length("text")),
         ),
-        SpanPair.objects.aggregate(n=Count("id"), last=Max("id")),
-        Rating.objects.aggregate(n=Count("id"), last=Max("id")),
-        ChoiceAnswer.objects.aggregate(n=Count("id"), last=Max("id")),
+        # The rows the task types give the analysis (span pairs, ratings, answers).
+        *(
+            figure
+            for _, type_ in sorted(task_types.registered().items())
+            for figure in type_.dataset_state()
+        ),
         Assignment.objects.aggregate(
             reviewed=Max("reviewed_at"),
             submitted=Max("submitted_at"),
@@ -129,7 +129,7 @@ def analysis_request(*, scope: dict, force: bool = False) -> DatasetAnalysis:
     analysis.progress_stage = ""
     analysis.error = ""
     analysis.save()
-    queue_on_commit(dataset_analysis_compute_task, analysis.pk)
+    queue_on_commit("annotation.dataset_analysis_compute", analysis.pk)
     return analysis
 
 
@@ -221,14 +221,3 @@ def analysis_progress(analysis: DatasetAnalysis) -> dict:
         "computed_at": analysis.computed_at.isoformat() if analysis.computed_at else None,
         "fresh": analysis_fresh(analysis),
     }
-
-
-@shared_task(name="annotation.dataset_analysis_compute")
-def dataset_analysis_compute_task(analysis_id: int) -> int:
-    """Compute a queued dataset analysis; idempotent (a finished job is not run again).
-
-    Defined here rather than in annotation/tasks.py (which re-exports it) because the
-    service above queues it: the two modules would otherwise import each other.
-    """
-    analysis_compute(analysis_id=analysis_id)
-    return analysis_id

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from annotation.analysis.common import Deferred, Index, mean_or_none
-from annotation.analysis.records import NarrativeRecord
+from annotation.task_parts.records import NarrativeRecord
 from annotation.text import simple_tokens, whitespace_tokens
 from common.progress import ProgressCallback
 

@@ -18,72 +18,20 @@ ready(), so that annotation imports none of them.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Q
 
-from annotation.analysis.cards import Table, significant
+from annotation.analysis.cards import Table
 from annotation.analysis.selectors import definitions
 from annotation.datasets.imported_files import epic_file_key
 from annotation.datasets.records import DATASET_SOURCES, dataset_narratives
 from annotation.models import ImportedFile, Narrative
-from annotation.task_types.align.models import SpanPair
+from common.prose import paper_number
+from crowd import task_types
 from crowd.models import Assignment, Batch
-
-UNKNOWN = "unknown"
-
-
-# --------------------------------------------------------------------------- numbers
-
-
-def paper_number(value) -> str:
-    """A figure as a paper writes it: thousands separated, three significant digits written
-    out (never 2.998e-05), one decimal from 100 up; None is "unknown", never 0."""
-    if value is None:
-        return UNKNOWN
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return UNKNOWN
-        return f"{value:,.1f}" if abs(value) >= 100 else significant(value, 3)
-    return str(value)
-
-
-def p_value_text(value: float | None) -> str:
-    if value is None:
-        return UNKNOWN
-    return "< 0.001" if value < 0.001 else significant(value, 2)
-
-
-def share_text(value: float | None) -> str:
-    """A fraction as a percentage ("12.5%")."""
-    return UNKNOWN if value is None else f"{significant(100 * value, 3)}%"
-
-
-def plural(count: int, noun: str, many: str | None = None) -> str:
-    """ "1 worker", "2 workers" ("1 story", "2 stories" with `many`)."""
-    return f"{paper_number(count)} {noun if count == 1 else many or noun + 's'}"
-
-
-def noun_for(count, noun: str) -> str:
-    """The noun for a count (a number, or a collection counted by its length)."""
-    number = len(count) if isinstance(count, (set, list)) else count
-    return noun if number == 1 else noun + "s"
-
-
-def series(items: Sequence[str]) -> str:
-    """Items in a sentence: "a", "a and b", "a, b and c"."""
-    items = list(items)
-    if len(items) < 2:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
-
 
 # --------------------------------------------------------------------------- the document
 
@@ -123,9 +71,7 @@ class ImportedSource:
     narratives: int
     proverbs: int
     proverbs_created: int
-    span_pairs: int
-    aligned: int  # narratives with at least one span pair
-    ambiguous: int
+    kept: list[str]  # what the task types say they keep of them (its span pairs)
     splits: dict[str, Counter]
     file: ImportedFile | None
 
@@ -188,7 +134,9 @@ def methods_scope(*, analysis: dict, batches: Sequence[int] | None = None) -> Me
     sources = stated.get("sources") or list(DATASET_SOURCES)
     approved_only = bool(stated.get("approved_only"))
     narratives = dataset_narratives(batches=batch_ids, approved_only=approved_only, sources=sources)
-    chosen = Batch.objects.filter(is_demo=False).order_by("id")
+    # The batches of the registered types: a type taken out says nothing of its batches.
+    registered = Batch.objects.filter(task_type__in=task_types.registered())
+    chosen = registered.filter(is_demo=False).order_by("id")
     if batch_ids:
         chosen = chosen.filter(pk__in=batch_ids)
     else:
@@ -213,7 +161,6 @@ def _imported_sources(narratives) -> list[ImportedSource]:
             proverbs=Count("proverb", distinct=True),
             created=Count("proverb", distinct=True, filter=Q(proverb__source=label)),
         )
-        pairs = SpanPair.objects.filter(narrative__in=mine, assignment__isnull=True)
         splits = {
             setting: Counter(
                 dict(
@@ -231,9 +178,11 @@ def _imported_sources(narratives) -> list[ImportedSource]:
                 narratives=counts["narratives"],
                 proverbs=counts["proverbs"],
                 proverbs_created=counts["created"],
-                span_pairs=pairs.count(),
-                aligned=pairs.values("narrative").distinct().count(),
-                ambiguous=pairs.filter(ambiguous=True).count(),
+                kept=[
+                    sentence
+                    for task_type in task_types.in_order()
+                    for sentence in task_type.methods_sentences(imported=mine)
+                ],
                 splits=splits,
                 file=ImportedFile.objects.filter(key=epic_file_key(source_label=label)).first(),
             )

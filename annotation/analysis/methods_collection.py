@@ -8,20 +8,13 @@ import re
 import statistics
 from collections import Counter
 
-from django.db.models import Count, Q
+from django.db.models import Count
 
 from annotation.analysis.cards import Table
-from annotation.analysis.methods import (
-    UNKNOWN,
-    Methods,
-    MethodsScope,
-    noun_for,
-    paper_number,
-    plural,
-    series,
-)
+from annotation.analysis.methods import Methods, MethodsScope
 from annotation.models import VariantGroup
-from annotation.task_types.continuation.models import QualificationAttempt
+from common.prose import UNKNOWN, noun_for, paper_number, plural, series
+from crowd import task_types
 from crowd.models import Assignment, BatchItem
 from crowd.money import money_text
 
@@ -87,11 +80,9 @@ def design_part(doc: Methods, scope: MethodsScope) -> None:
         return
     doc.heading("Task design and providers")
     for batch in scope.batches:
+        task_type = task_types.get(batch.task_type)
         items = batch.items.count()
         gold = batch.items.filter(is_gold=True).count()
-        attempts = QualificationAttempt.objects.filter(batch=batch).aggregate(
-            total=Count("id"), passed=Count("id", filter=Q(passed=True))
-        )
         cap = (
             f", at most {plural(batch.per_worker_cap, 'task')} per worker"
             if batch.per_worker_cap
@@ -99,7 +90,7 @@ def design_part(doc: Methods, scope: MethodsScope) -> None:
         )
         reward = money_text(batch.reward_cents)
         text = (
-            f"Batch #{batch.pk} (“{batch.name}”, {batch.get_task_type_display().lower()}) "
+            f"Batch #{batch.pk} (“{batch.name}”, {task_type.label.lower()}) "
             f"offered {plural(items, 'item')} to crowd workers through "
             f"{batch.get_provider_display()}, each item to be done by "
             f"{plural(batch.target_per_item, 'distinct worker')}{cap}, for a reward of "
@@ -110,11 +101,7 @@ def design_part(doc: Methods, scope: MethodsScope) -> None:
             text += (
                 f" {plural(gold, 'gold item')} with known answers checked workers during the work."
             )
-        if attempts["total"]:
-            text += (
-                f" A qualification test came first: {paper_number(attempts['passed'])} of "
-                f"{plural(attempts['total'], 'worker')} passed it."
-            )
+        text += "".join(f" {sentence}" for sentence in task_type.methods_sentences(batch=batch))
         doc.paragraph(text)
         doc.paragraph(f"Instructions of batch #{batch.pk}, as workers read them:")
         doc.quote(batch.instructions)
@@ -241,13 +228,7 @@ def imported_part(doc: Methods, scope: MethodsScope) -> None:
             )
         else:
             text += " The import created no proverb: each record's quote matched one already here."
-        if source.span_pairs:
-            text += (
-                f" {plural(source.span_pairs, 'aligned span pair')} came with "
-                f"{plural(source.aligned, 'narrative')}"
-                + (f" ({paper_number(source.ambiguous)} ambiguous)" if source.ambiguous else "")
-                + "."
-            )
+        text += "".join(f" {sentence}" for sentence in source.kept)
         placed = [
             f"{paper_number(parts['train'])} in train and {paper_number(parts['test'])} in test "
             f"in the {setting}-proverbs setting"

@@ -12,16 +12,7 @@ from annotation.analysis.cards import (
     statistic_label,
     statistic_value,
 )
-from annotation.analysis.methods import (
-    Methods,
-    MethodsScope,
-    methods_part_register,
-    noun_for,
-    p_value_text,
-    paper_number,
-    plural,
-    share_text,
-)
+from annotation.analysis.methods import Methods, MethodsScope, methods_part_register
 from annotation.analysis.methods_collection import (
     design_part,
     imported_part,
@@ -34,6 +25,7 @@ from annotation.models import WritingCalibration
 from annotation.quality.calibration import accuracy_text
 from annotation.quality.integrity import FLAG_TITLES, IntegritySettings
 from annotation.quality.writing_score import Calibration
+from common.prose import noun_for, p_value_text, paper_number, plural, share_text
 from crowd.models import BatchPledge
 
 

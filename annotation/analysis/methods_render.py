@@ -9,7 +9,8 @@ import math
 import re
 
 from annotation.analysis.cards import Table, markdown_table
-from annotation.analysis.methods import Methods, paper_number
+from annotation.analysis.methods import Methods
+from common.prose import paper_number
 
 
 def _render(doc: Methods, title: str, renderers: dict) -> str:

@@ -8,16 +8,10 @@ from __future__ import annotations
 from collections import defaultdict
 
 from annotation.analysis.cards import Table, format_value
-from annotation.analysis.methods import (
-    Methods,
-    MethodsScope,
-    paper_number,
-    plural,
-    series,
-    share_text,
-)
+from annotation.analysis.methods import Methods, MethodsScope
 from annotation.opponents.backend import OpponentUnavailable, opponent_describe
 from annotation.opponents.batch_settings import batch_round
+from common.prose import paper_number, plural, series, share_text
 from crowd.money import money_text
 
 SOURCE = "Dashboard → Model-in-the-loop rounds (rounds.by_round)"
@@ -47,7 +41,7 @@ def _design(scope: MethodsScope) -> dict[int, list[str]]:
     """Each round's design in words, from its batches' settings in scope."""
     designs: dict[int, list[str]] = defaultdict(list)
     for batch in scope.batches:
-        rounds = batch_round(batch.settings or {}) if batch.task_type == "write" else None
+        rounds = batch_round(batch.settings or {})  # only writing batches have rounds
         if rounds is None:
             continue
         opponent = rounds.opponent

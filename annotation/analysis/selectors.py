@@ -16,31 +16,27 @@ from django.db.models import Count, Q
 from annotation.analysis.common import long_read_gc
 from annotation.analysis.definitions import DEFINITIONS
 from annotation.analysis.integrity import integrity_shares
-from annotation.analysis.records import (
-    ChoiceRecord,
-    IntegrityRecord,
-    ModelChoiceRecord,
-    NarrativeRecord,
-    RatingRecord,
-    SpanPairRecord,
-)
 from annotation.analysis.text_scores import KeptScores, scores_keep
 from annotation.datasets.records import (
     CHUNK_SIZE,
-    COUNTED_ASSIGNMENTS,
     DATASET_SOURCES,
     FLAG_ROW,
     dataset_narratives,
     demo_batch_ids,
     narrative_chunks,
-    rating_source,
-    span_pairs_of,
+    narrative_parts,
 )
 from annotation.opponents.evaluation import ROUNDS_DEFINITIONS, rounds_analysis
 from annotation.quality.flags import FlagRow, flag_rows
-from annotation.task_types.choose.models import ChoiceAnswer, ChoiceQuestion
-from annotation.task_types.rate.models import Rating
+from annotation.quality.reports import COUNTED
+from annotation.task_parts.records import (
+    IntegrityRecord,
+    NarrativeRecord,
+    SpanPairRecord,
+    rating_source,
+)
 from common.progress import ProgressCallback
+from crowd import task_types
 
 DATASET_DEFINITIONS: dict[str, str] = {
     "scope": (
@@ -76,6 +72,9 @@ DATASET_DEFINITIONS: dict[str, str] = {
 }
 
 
+SPAN_STATISTICS = ("span_pairs_per_narrative", "words_per_proverb_span", "words_per_narrative_span")
+
+
 def definitions() -> dict[str, str]:
     """Every key of the analysis output (`dataset_analysis`) with its definition."""
     return {**DEFINITIONS, **DATASET_DEFINITIONS, **ROUNDS_DEFINITIONS}
@@ -102,7 +101,8 @@ def narrative_record_chunks(
     pairs, a chunk (CHUNK_SIZE) at a time."""
     narratives = dataset_narratives(batches=batches, approved_only=approved_only, sources=sources)
     for rows in narrative_chunks(narratives, _RECORD_FIELDS, CHUNK_SIZE):
-        pairs = span_pairs_of([row[0] for row in rows])
+        ids = [row[0] for row in rows]
+        pairs = narrative_parts(ids, names=["span_pairs"]).get("span_pairs", {})
         yield [
             NarrativeRecord(
                 narrative_id=nid,
@@ -155,7 +155,7 @@ def export_row_records(rows: list[dict]) -> tuple[list[NarrativeRecord], list[In
                 status=row["status"],
                 worker=worker,
                 source=rating_source(row["source"], row["source_label"]),
-                span_pairs=_first_alignment(row["span_pairs"]),
+                span_pairs=_first_alignment(row.get("span_pairs", [])),
             )
         )
         integrity.append(_integrity_record(flag_row))
@@ -165,9 +165,7 @@ def export_row_records(rows: list[dict]) -> tuple[list[NarrativeRecord], list[In
 def _evaluation_scope(
     batches: Sequence[int] | None, sources: Sequence[str] | None, narrative_field: str
 ) -> Q:
-    counted = Q(
-        assignment__status__in=COUNTED_ASSIGNMENTS, assignment__item__withdrawn_at__isnull=True
-    )
+    counted = Q(assignment__status__in=COUNTED, assignment__item__withdrawn_at__isnull=True)
     narrative = narrative_field.removesuffix("_id")
     demo = demo_batch_ids()
     if demo:  # demo data counts nowhere: judgements made in or about the demo batch
@@ -184,49 +182,15 @@ def _evaluation_scope(
     )
 
 
-def rating_records(
+def evaluation_records(
     *, batches: Sequence[int] | None = None, sources: Sequence[str] | None = None
-) -> list[RatingRecord]:
-    rows = (
-        Rating.objects.filter(_evaluation_scope(batches, sources, "narrative_id"))
-        .order_by("id")
-        .values_list(
-            "narrative_id",
-            "narrative__source",
-            "narrative__source_label",
-            "criterion",
-            "assignment__worker_id",
-            "value",
-        )
+) -> dict[str, list]:
+    """What the registered task types give the human evaluation in scope, by kind
+    (annotation.task_parts.records): "ratings", "choices", "model_choices" (a model's
+    answers to the questions humans answered)."""
+    return task_types.gathered(
+        "analysis_records", counted=lambda field: _evaluation_scope(batches, sources, field)
     )
-    return [
-        RatingRecord(nid, rating_source(source, label), criterion, str(worker), value)
-        for nid, source, label, criterion, worker, value in rows.iterator(chunk_size=CHUNK_SIZE)
-    ]
-
-
-def choice_records(
-    *, batches: Sequence[int] | None = None, sources: Sequence[str] | None = None
-) -> list[ChoiceRecord]:
-    rows = (
-        ChoiceAnswer.objects.filter(_evaluation_scope(batches, sources, "question__narrative_id"))
-        .order_by("id")
-        .values_list("question_id", "assignment__worker_id", "is_correct")
-    )
-    return [
-        ChoiceRecord(question_id, str(worker), correct)
-        for question_id, worker, correct in rows.iterator(chunk_size=CHUNK_SIZE)
-    ]
-
-
-def model_choice_records(*, question_ids: set[int]) -> list[ModelChoiceRecord]:
-    """A model's answers to the given questions (those it answered)."""
-    rows = (
-        ChoiceQuestion.objects.filter(pk__in=question_ids, model_chosen__isnull=False)
-        .order_by("id")
-        .values_list("id", "model_chosen_id", "correct_id")
-    )
-    return [ModelChoiceRecord(pk, chosen == correct) for pk, chosen, correct in rows]
 
 
 def integrity_records(
@@ -357,12 +321,15 @@ class ScopeAnalysis:
         batches, sources = self.batches, self.sources
         splits = split_counts(batches=batches, sources=sources)
         integrity = integrity_shares(self.integrity)
-        choices = choice_records(batches=batches, sources=sources)
+        records = evaluation_records(batches=batches, sources=sources)
         result = self.analysis.finish(
-            ratings=rating_records(batches=batches, sources=sources),
-            choices=choices,
-            model_choices=model_choice_records(question_ids={c.question_id for c in choices}),
+            ratings=records.get("ratings", ()),
+            choices=records.get("choices", ()),
+            model_choices=records.get("model_choices", ()),
         )
+        if "span_pairs" not in {part.name for part in task_types.narrative_parts()}:
+            # No registered type keeps span pairs: their statistics are unknown, never 0.
+            result.update(dict.fromkeys(SPAN_STATISTICS, None))
         scores_keep(self.analysis.scored)  # for the next analysis
         result["scope"] = {
             "batches": sorted(batches or []),

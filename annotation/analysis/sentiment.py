@@ -10,7 +10,7 @@ from statistics import fmean
 from typing import Any
 
 from annotation.analysis.common import t_two_sided_p
-from annotation.analysis.records import NarrativeRecord
+from annotation.task_parts.records import NarrativeRecord
 
 SENTIMENT_POSITIVE = 0.05
 SENTIMENT_NEGATIVE = -0.05

@@ -112,7 +112,7 @@ def scores_keep(scored: Sequence[tuple[str, float, float, int]]) -> int:
 def texts_score_keep(texts: Sequence[str]) -> int:
     """Score the texts that have no kept scores, in this process, and keep them; returns
     how many were scored. What a story's approval and an import set off beside the
-    keywords (annotation.keywords), so that an export scores no approved text again."""
+    keywords (annotation.analysis.keywords), so that an export scores no approved text again."""
     from annotation.analysis.pool import score_texts  # the scorers: only where they run
     from annotation.analysis.sentences import get_sentence_splitter
 

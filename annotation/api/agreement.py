@@ -15,13 +15,14 @@ from rest_framework.response import Response
 
 from annotation.models import Narrative
 from annotation.quality.gold import (
+    CRITERION_KEY,
+    SCALE,
     GoldConflict,
     NoGoldItems,
     gold_items_add,
     gold_ranges_by_criterion,
 )
 from annotation.quality.reports import batch_agreement
-from annotation.task_types.rate.criteria import CRITERION_KEY, SCALE
 from common.api_docs import ViewSetActions, extend_schema
 from common.api_parser import StrictInput
 from crowd import task_types

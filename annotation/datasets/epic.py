@@ -30,15 +30,30 @@ from annotation.datasets.epic_files import (
     resolve_record_spans,
 )
 from annotation.datasets.imported_files import epic_file_key, imported_file_record
-from annotation.datasets.records import narratives_for_generated_pks
+from annotation.datasets.records import (
+    narrative_parts,
+    narrative_parts_store,
+    narratives_for_generated_pks,
+)
 from annotation.datasets.splits import SplitFileError, narrative_splits_apply, parse_split_files
 from annotation.models import ImportedFile, Narrative, Proverb
 from annotation.quality.similarity_scan import imported_similarity_check_queue
-from annotation.task_types.align.models import SpanPair
 from annotation.text import normalize_text, word_count
 from common.progress import ProgressCallback, progress_noop
 
 _CHUNK = 2_000
+# The narrative part (crowd.task_types.NarrativePart) a record's alignment is kept as.
+SPAN_PAIRS = "span_pairs"
+_PAIR_KEY = (
+    "position",
+    "proverb_start",
+    "proverb_end",
+    "proverb_span",
+    "narrative_start",
+    "narrative_end",
+    "narrative_span",
+    "ambiguous",
+)
 _PROGRESS_RECORDS = 1_000  # records resolved between progress reports
 
 
@@ -158,15 +173,20 @@ def epic_write(
     progress(0, len(records), "Writing narratives")
     proverbs = _proverbs_for(records, source_label, report)
     existing = _existing_narratives(records, proverbs, source_label)
-    new, changed = _sort_records(prepared, proverbs, existing, source_label, report)
+    stored = narrative_parts([n.pk for n in existing.values()], names=[SPAN_PAIRS])
+    imported = {
+        nid: sorted(_pair_key(pair) for pair in pairs if pair["annotator"] is None)
+        for nid, pairs in stored.get(SPAN_PAIRS, {}).items()
+    }
+    new, changed = _sort_records(prepared, proverbs, existing, imported, source_label, report)
     marked = timezone.now()  # keywords to extract: by the caller, else the re-queue
     for narrative, _ in new + changed:
         narrative.keywords_pending_since = marked
     Narrative.objects.bulk_create([narrative for narrative, _ in new], batch_size=_CHUNK)
     _update_narratives(changed)
-    SpanPair.objects.bulk_create(
-        [_attach(pair, narrative) for narrative, pairs in new + changed for pair in pairs],
-        batch_size=_CHUNK,
+    narrative_parts_store(
+        SPAN_PAIRS,
+        [(narrative, [asdict(pair) for pair in pairs]) for narrative, pairs in new + changed],
     )
     report.narratives_created, report.narratives_updated = len(new), len(changed)
     report.keyword_narratives = [narrative.pk for narrative, _ in new + changed]
@@ -209,10 +229,12 @@ def _sort_records(
     prepared: EpicPrepared,
     proverbs: dict[str, Proverb],
     existing: dict[str, Narrative],
+    imported: dict[int, list[tuple]],
     source_label: str,
     report: EpicImportReport,
 ) -> tuple[list, list]:
-    """(narrative, span pairs) to create and to change; the rest counted unchanged.
+    """(narrative, span pairs) to create and to change; the rest counted unchanged
+    (`imported`: the span pairs stored with each existing narrative, as pair keys).
 
     A changed narrative gets its new proverb and text here (unsaved).
     """
@@ -226,7 +248,9 @@ def _sort_records(
         narrative = existing.get(record.pk)
         if narrative is None:
             new.append((_new_narrative(record, proverb, source_label), pairs))
-        elif narrative.external_id is None or _same_content(narrative, record, proverb, pairs):
+        elif narrative.external_id is None or _same_content(
+            narrative, record, proverb, imported.get(narrative.pk, []), pairs
+        ):
             report.narratives_unchanged += 1  # a Parable record keeps its own alignments
         else:
             narrative.proverb = proverb
@@ -237,10 +261,6 @@ def _sort_records(
             narrative.word_count = word_count(record.narrative)
             changed.append((narrative, pairs))
     return new, changed
-
-
-def _attach(pair: ResolvedSpanPair, narrative: Narrative) -> SpanPair:
-    return SpanPair(narrative=narrative, **asdict(pair))
 
 
 def _new_narrative(record: EpicRecord, proverb: Proverb, source_label: str) -> Narrative:
@@ -327,7 +347,7 @@ def _existing_narratives(
     by_pk = {
         narrative.external_id: narrative
         for narrative in _in_chunks(
-            Narrative.objects.prefetch_related("span_pairs"),
+            Narrative.objects.all(),
             "external_id",
             (record.pk for record in records),
         )
@@ -373,23 +393,18 @@ def _parable_records(
     }
 
 
-def _pair_key(pair: SpanPair | ResolvedSpanPair) -> tuple:
-    return (
-        pair.position,
-        pair.proverb_start,
-        pair.proverb_end,
-        pair.proverb_span,
-        pair.narrative_start,
-        pair.narrative_end,
-        pair.narrative_span,
-        pair.ambiguous,
-    )
+def _pair_key(pair: dict | ResolvedSpanPair) -> tuple:
+    fields = pair if isinstance(pair, dict) else asdict(pair)
+    return tuple(fields[name] for name in _PAIR_KEY)
 
 
 def _same_content(
-    narrative: Narrative, record: EpicRecord, proverb: Proverb, pairs: list[ResolvedSpanPair]
+    narrative: Narrative,
+    record: EpicRecord,
+    proverb: Proverb,
+    stored: list[tuple],
+    pairs: list[ResolvedSpanPair],
 ) -> bool:
-    stored = sorted(_pair_key(p) for p in narrative.span_pairs.all() if p.assignment_id is None)
     return (
         narrative.proverb_id == proverb.pk
         and narrative.proverb_quote == _quote_kept(record, proverb)
@@ -399,7 +414,7 @@ def _same_content(
 
 
 def _update_narratives(changed: list[tuple[Narrative, list[ResolvedSpanPair]]]) -> None:
-    """Save changed narratives and drop their imported span pairs (replaced by the new)."""
+    """Save changed narratives (their imported span pairs are replaced when stored)."""
     narratives = [narrative for narrative, _ in changed]
     if not narratives:
         return
@@ -408,4 +423,3 @@ def _update_narratives(changed: list[tuple[Narrative, list[ResolvedSpanPair]]]) 
         ["proverb", "proverb_quote", "text", "word_count", "keywords", "keywords_pending_since"],
         batch_size=_CHUNK,
     )
-    SpanPair.objects.filter(narrative__in=narratives, assignment__isnull=True).delete()

@@ -279,7 +279,7 @@ def epic_record(row: Mapping, keys: list | None = None) -> dict:
     imported file's layout), else pk, fields; quote, narrative, the span slots."""
     fields = {"quote": row["proverb_quote"] or row["proverb"], "narrative": row["narrative"]}
     fields.update(dict.fromkeys(SPAN_FIELDS, ""))
-    for pair in row["span_pairs"]:
+    for pair in row.get("span_pairs", ()):
         if pair["alignment"] == 1:
             fields[f"span_quote_{pair['position']}"] = pair["proverb_span"]
             fields[f"span_narrative_{pair['position']}"] = pair["narrative_span"]

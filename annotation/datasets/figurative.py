@@ -35,7 +35,6 @@ from annotation.datasets.imported_files import (
     imported_file_record,
 )
 from annotation.models import ContinuationPair, FigurativeNarrative, ImportedFile
-from annotation.quality.similarity_scan import figurative_similarity_check_task
 from annotation.task_parts.option_pairs import continuation_pair_create
 from annotation.text import normalize_text
 from common.task_queue import queue_on_commit
@@ -217,7 +216,7 @@ def figurative_import(
         layout=jsonl_layout(content),
     )
     # The dataset check of what this file brought, once the import commits.
-    queue_on_commit(figurative_similarity_check_task, [n.pk for n in narratives.values()])
+    queue_on_commit("annotation.figurative_similarity_check", [n.pk for n in narratives.values()])
     return report
 
 

@@ -2,11 +2,8 @@
 
 The dataset is the narratives written by the crowd or imported (model output is not
 part of it), optionally only those written in given crowd batches, optionally only
-approved ones. A narrative's span pairs are those imported with it and those of
-approved alignment assignments; its alignment number 1 is the imported one, else
-the earliest approved alignment (the one the ePiC format and the analysis use).
-Ratings and choice answers count unless their assignment was rejected, expired or
-returned.
+approved ones. What the task types keep of a narrative (its span pairs, its ratings) comes from the
+registered types (`narrative_parts`).
 """
 
 from __future__ import annotations
@@ -16,19 +13,17 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 
-from django.db.models import Avg, Case, Count, OuterRef, Q, QuerySet, Subquery, TextField, When
+from django.db.models import Case, Count, OuterRef, Q, QuerySet, Subquery, TextField, When
 from django.db.models.functions import Cast
 
 from annotation.models import Narrative
 from annotation.opponents.selectors import ROUND_FIELDS, round_fields_of
 from annotation.quality.flags import flags_by_narrative
-from annotation.task_types.align.models import SpanPair
-from annotation.task_types.rate.models import Rating
 from common.id_ranges import of_ids
+from crowd import task_types
 from crowd.models import Batch
 
 DATASET_SOURCES = (Narrative.Source.CROWD, Narrative.Source.IMPORTED)
-COUNTED_ASSIGNMENTS = ("submitted", "approved")
 GENERATED_PK = re.compile(r"^Q(\d+)N(\d+)$")
 FALLBACK_PK = re.compile(r"^parable-(\d+)$")
 CHUNK_SIZE = 5_000
@@ -59,13 +54,6 @@ def dataset_narratives(
     return narratives
 
 
-def rating_source(source: str, label: str) -> str:
-    """The source a narrative's ratings are compared under: dataset, imported:X, model:X."""
-    if source == Narrative.Source.CROWD:
-        return "dataset"
-    return f"{source}:{label or 'unlabelled'}"
-
-
 def narrative_chunks(queryset: QuerySet, fields: Sequence, size: int) -> Iterator[list[tuple]]:
     """Rows of values_list(id, *fields) by ascending id, `size` at a time (keyset pages)."""
     last = 0
@@ -77,68 +65,29 @@ def narrative_chunks(queryset: QuerySet, fields: Sequence, size: int) -> Iterato
         last = rows[-1][0]
 
 
-_PAIR_FIELDS = (
-    "alignment",
-    "position",
-    "proverb_start",
-    "proverb_end",
-    "proverb_span",
-    "narrative_start",
-    "narrative_end",
-    "narrative_span",
-    "ambiguous",
-    "annotator",
-)
+def narrative_parts(
+    narrative_ids: list[int], names: Iterable[str] | None = None
+) -> dict[str, dict[int, list]]:
+    """What the registered task types keep of these narratives: {part: {id: [...]}}, every
+    declared part present (crowd.task_types.NarrativePart); only `names` when given."""
+    wanted = None if names is None else set(names)
+    parts: dict[str, dict[int, list]] = {}
+    for task_type in task_types.in_order():
+        declared = [part.name for part in task_type.narrative_parts]
+        if declared and (wanted is None or wanted & set(declared)):
+            parts |= {name: {} for name in declared}
+            parts |= task_type.narrative_parts_of(narrative_ids=narrative_ids)
+    return parts
 
 
-def span_pairs_of(narrative_ids: list[int]) -> dict[int, list[dict]]:
-    """Span pairs of the narratives (dicts of _PAIR_FIELDS), by alignment then position."""
-    wanted = set(narrative_ids)
-    rows = (
-        of_ids(SpanPair.objects, "narrative_id", narrative_ids)
-        .filter(
-            Q(assignment__isnull=True)
-            | Q(assignment__status="approved", assignment__item__withdrawn_at__isnull=True)
-        )
-        .order_by("narrative_id", "position")
-        .values_list(
-            "narrative_id",
-            "assignment_id",
-            "assignment__worker__provider",
-            "assignment__worker__external_id",
-            *_PAIR_FIELDS[1:-1],
-        )
-    )
-    grouped: dict[int, list[dict]] = {}
-    for nid, assignment_id, provider, worker_id, position, *spans, ambiguous in rows:
-        if nid not in wanted:
-            continue
-        grouped.setdefault(nid, []).append(
-            {
-                "alignment": assignment_id or 0,
-                "position": position,
-                "proverb_start": spans[0],
-                "proverb_end": spans[1],
-                "proverb_span": spans[2],
-                "narrative_start": spans[3],
-                "narrative_end": spans[4],
-                "narrative_span": spans[5],
-                "ambiguous": ambiguous,
-                "annotator": f"{provider}:{worker_id}" if assignment_id else None,
-            }
-        )
-    for pairs in grouped.values():
-        _number_alignments(pairs)
-    return grouped
-
-
-def _number_alignments(pairs: list[dict]) -> None:
-    """Replace assignment ids (0: imported) by alignment numbers 1, 2, ... in that order."""
-    numbers = {key: n for n, key in enumerate(sorted({p["alignment"] for p in pairs}), start=1)}
-    for pair in pairs:
-        pair["alignment"] = numbers[pair["alignment"]]
-    if len(numbers) > 1:
-        pairs.sort(key=lambda pair: (pair["alignment"], pair["position"]))
+def narrative_parts_store(name: str, rows: list[tuple[Narrative, list[dict]]]) -> int:
+    """Store a part read from a dataset file, (narrative, records) pairs, replacing what was
+    imported with those narratives before: through the type that keeps the part; none is
+    stored when no registered type keeps it."""
+    for task_type in task_types.in_order():
+        if name in {part.name for part in task_type.narrative_parts}:
+            return task_type.narrative_parts_store(part=name, rows=rows)
+    return 0
 
 
 # --------------------------------------------------------------------------- export rows
@@ -200,7 +149,7 @@ def export_rows(
     narrative, source, source_label, status, worker ("provider:id", None when
     imported), pledged_at (when the worker agreed to the batch's pledge, ISO; None when
     not asked or not agreed), split_seen, split_unseen (None when unset), keywords (list of str),
-    span_pairs (dicts of _PAIR_FIELDS), ratings (criterion, mean, n), integrity_flags
+    each task type's narrative parts (span pairs, ratings: lists), integrity_flags
     (flag codes), writing (the writing record's summary, None without one); and
     ROUND_FIELDS (round, opponent_run, model_rank, model_fooled, human_validated,
     model_checks: None for a story written in no round, or where unknown).
@@ -214,13 +163,12 @@ def export_rows(
     check_taken = Narrative.objects.filter(external_id__regex=GENERATED_PK.pattern).exists()
     for rows in narrative_chunks(narratives, _EXPORT_FIELDS, chunk_size):
         ids = [row[0] for row in rows]
-        pairs = span_pairs_of(ids)
-        ratings = _rating_summaries(ids)
+        parts = narrative_parts(ids)
         integrity = flags_by_narrative(of_ids(Narrative.objects, "id", ids))
         taken = _taken_pks(rows) if check_taken else set()
         rounds = round_fields_of(ids)
         chunk = [
-            {**_export_row(row, pairs, ratings, integrity, taken), **rounds.get(row[0], _NO_ROUND)}
+            {**_export_row(row, parts, integrity, taken), **rounds.get(row[0], _NO_ROUND)}
             for row in rows
         ]
         if flag_rows:
@@ -236,7 +184,7 @@ def _taken_pks(rows: list[tuple]) -> set[str]:
     )
 
 
-def _export_row(row: tuple, pairs: dict, ratings: dict, integrity: dict, taken: set[str]) -> dict:
+def _export_row(row: tuple, parts: dict, integrity: dict, taken: set[str]) -> dict:
     (nid, external_id, proverb_id, proverb, text, source, label, status) = row[:8]
     (provider, worker_id, seen, unseen, keywords, rank, quote) = row[8:]
     pk = external_id or f"Q{proverb_id}N{rank}"
@@ -257,8 +205,7 @@ def _export_row(row: tuple, pairs: dict, ratings: dict, integrity: dict, taken: 
         "split_seen": seen or None,
         "split_unseen": unseen or None,
         "keywords": [] if keywords in _NO_KEYWORDS else keyword_list(json.loads(keywords)),
-        "span_pairs": pairs.get(nid, []),
-        "ratings": ratings.get(nid, []),
+        **{name: by_narrative.get(nid, []) for name, by_narrative in parts.items()},
         "integrity_flags": integrity[nid]["flags"],
         "writing": integrity[nid]["writing"],
     }
@@ -267,7 +214,7 @@ def _export_row(row: tuple, pairs: dict, ratings: dict, integrity: dict, taken: 
 def keyword_list(keywords) -> list[str]:
     """A narrative's keywords as one list of strings: its verbs, then its entities' texts.
 
-    Stored keywords are annotation.keywords' {"verbs": [...], "entities": [{"text", ...}]}
+    Stored keywords are annotation.analysis.keywords' {"verbs": [...], "entities": [{"text", ...}]}
     (a plain list is taken as it is); repeats are dropped.
     """
     if not keywords:
@@ -278,28 +225,6 @@ def keyword_list(keywords) -> list[str]:
         items = keywords if isinstance(keywords, list) else []
     words = (item.get("text", "") if isinstance(item, dict) else str(item) for item in items)
     return list(dict.fromkeys(word for word in words if word))
-
-
-def _rating_summaries(narrative_ids: list[int]) -> dict[int, list[dict]]:
-    wanted = set(narrative_ids)
-    summaries = (
-        of_ids(Rating.objects, "narrative_id", narrative_ids)
-        .filter(
-            assignment__status__in=COUNTED_ASSIGNMENTS,
-            assignment__item__withdrawn_at__isnull=True,
-        )
-        .values("narrative_id", "criterion")
-        .annotate(mean=Avg("value"), n=Count("id"))
-        .order_by("narrative_id", "criterion")
-    )
-    result: dict[int, list[dict]] = defaultdict(list)
-    for summary in summaries:
-        if summary["narrative_id"] not in wanted:
-            continue
-        result[summary["narrative_id"]].append(
-            {"criterion": summary["criterion"], "mean": float(summary["mean"]), "n": summary["n"]}
-        )
-    return result
 
 
 def narratives_for_pks(pks: Iterable[str]) -> dict[str, int]:

@@ -9,7 +9,6 @@ researcher keeps them.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import hmac
 import json
@@ -41,6 +40,7 @@ from annotation.models import Narrative
 from annotation.opponents.selectors import ROUND_FIELDS
 from common.csv_cells import SafeCsvWriter
 from common.progress import ProgressCallback
+from crowd import task_types
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ DATA_FILES = {
     "csv": "dataset.csv",
     "parquet": "dataset.parquet",
 }
-COLUMNS = (
+_BASE_COLUMNS = (
     "id",
     "pk",
     "proverb_id",
@@ -66,13 +66,21 @@ COLUMNS = (
     "split_seen",
     "split_unseen",
     *ROUND_FIELDS,
-    "keywords",
-    "span_pairs",
-    "ratings",
-    "integrity_flags",
-    "writing",
 )
-NESTED = COLUMNS[-5:]  # keywords, span_pairs, ratings, integrity_flags, writing: JSON in CSV
+
+
+def nested_columns() -> tuple[str, ...]:
+    """The columns written as JSON in a CSV: keywords, the task types' narrative parts (span
+    pairs, ratings), integrity flags and the writing record."""
+    parts = (part.name for part in task_types.narrative_parts())
+    return ("keywords", *parts, "integrity_flags", "writing")
+
+
+def columns() -> tuple[str, ...]:
+    """The export's columns, in order: the narrative's own, then the nested ones."""
+    return (*_BASE_COLUMNS, *nested_columns())
+
+
 # Split files written by Parable: ["Q1N1", "Q1N2"] and a newline.
 ONE_LINE = {
     "indent": None,
@@ -84,25 +92,15 @@ ONE_LINE = {
 }
 
 
-@functools.cache
 def parquet_schema():
-    """The Parquet export's fixed schema (pyarrow is imported here, not by web workers)."""
+    """The Parquet export's schema, the task types' narrative parts included (pyarrow is
+    imported here, not by web workers)."""
     import pyarrow as pa
 
-    span_pair = pa.struct(
-        [
-            ("alignment", pa.int32()),
-            ("position", pa.int32()),
-            ("proverb_start", pa.int32()),
-            ("proverb_end", pa.int32()),
-            ("proverb_span", pa.string()),
-            ("narrative_start", pa.int32()),
-            ("narrative_end", pa.int32()),
-            ("narrative_span", pa.string()),
-            ("ambiguous", pa.bool_()),
-            ("annotator", pa.string()),
-        ]
-    )
+    def struct(fields):
+        return pa.struct([(name, getattr(pa, type_)()) for name, type_ in fields])
+
+    parts = [(part.name, pa.list_(struct(part.fields))) for part in task_types.narrative_parts()]
     writing = pa.struct(
         [
             ("typed_share", pa.float64()),
@@ -116,7 +114,6 @@ def parquet_schema():
             ("hidden_seconds", pa.int64()),
         ]
     )
-    rating = pa.struct([("criterion", pa.string()), ("mean", pa.float64()), ("n", pa.int64())])
     return pa.schema(
         [
             ("id", pa.int64()),
@@ -139,8 +136,7 @@ def parquet_schema():
             ("human_validated", pa.bool_()),
             ("model_checks", pa.int32()),
             ("keywords", pa.list_(pa.string())),
-            ("span_pairs", pa.list_(span_pair)),
-            ("ratings", pa.list_(rating)),
+            *parts,
             ("integrity_flags", pa.list_(pa.string())),
             ("writing", writing),
         ]
@@ -172,11 +168,14 @@ class WorkerPseudonyms:
 
 
 def pseudonymize(chunks: Iterable[list[dict]], pseudonym: WorkerPseudonyms) -> Iterator[list[dict]]:
+    parts = [part for part in task_types.narrative_parts() if part.pseudonymized]
     for chunk in chunks:
         for row in chunk:
             row["worker"] = pseudonym(row["worker"])
-            for pair in row["span_pairs"]:
-                pair["annotator"] = pseudonym(pair["annotator"])
+            for part in parts:
+                for record in row[part.name]:
+                    for name in part.pseudonymized:
+                        record[name] = pseudonym(record[name])
         yield chunk
 
 
@@ -189,8 +188,10 @@ class ExportSummary:
     workers: set = field(default_factory=set)
     statuses: Counter = field(default_factory=Counter)
     sources: Counter = field(default_factory=Counter)
-    span_pairs: int = 0
-    ambiguous: int = 0
+    # Records of each of the task types' narrative parts (span pairs, ratings).
+    parts: Counter = field(
+        default_factory=lambda: Counter({part.name: 0 for part in task_types.narrative_parts()})
+    )
     splits: dict = field(
         default_factory=lambda: {"seen": Counter(), "unseen": Counter()}, repr=False
     )
@@ -206,9 +207,8 @@ class ExportSummary:
             )
             for setting in ("seen", "unseen"):
                 self.splits[setting].update(row[f"split_{setting}"] or "none" for row in chunk)
-            pairs = [pair for row in chunk for pair in row["span_pairs"]]
-            self.span_pairs += len(pairs)
-            self.ambiguous += sum(pair["ambiguous"] for pair in pairs)
+            for part in self.parts:
+                self.parts[part] += sum(len(row[part]) for row in chunk)
             yield chunk
 
 
@@ -230,14 +230,15 @@ def write_csv(chunks: Iterable[list[dict]], stream: TextIO) -> int:
     Text cells that a spreadsheet would run as a formula get a leading `'` (csv_cells).
     """
     writer = SafeCsvWriter(stream)
-    writer.writerow(COLUMNS)
-    flat = operator.itemgetter(*COLUMNS[: -len(NESTED)])
+    nested = nested_columns()
+    writer.writerow(columns())
+    flat = operator.itemgetter(*_BASE_COLUMNS)
     count = 0
     for chunk in chunks:
         writer.writerows(
             [
                 *("" if value is None else value for value in flat(row)),
-                *(_encode_json(row[column]) for column in NESTED),
+                *(_encode_json(row[column]) for column in nested),
             ]
             for row in chunk
         )

@@ -22,12 +22,12 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from celery import shared_task
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from annotation.analysis.jobs import progress_writer
+from annotation.analysis.keywords import narratives_keywords_fill, narratives_keywords_queue
 from annotation.curation.services import (
     ImportReport,
     ProverbFileError,
@@ -42,7 +42,6 @@ from annotation.datasets.epic import (
     epic_write,
 )
 from annotation.datasets.epic_files import EpicFileError
-from annotation.keywords import narratives_keywords_fill, narratives_keywords_queue
 from annotation.models import ImportJob
 from common.task_queue import queue_on_commit, waiting_past_grace
 
@@ -155,7 +154,7 @@ def import_job_create(
         progress_stage="Waiting for a worker",
         created_by=created_by,
     )
-    queue_on_commit(import_job_run_task, job.pk)
+    queue_on_commit("annotation.import_job_run", job.pk)
     return job
 
 
@@ -276,14 +275,3 @@ def import_job_progress(job: ImportJob) -> dict:
         "started_at": job.started_at.isoformat() if job.started_at else None,
         "finished_at": job.finished_at.isoformat() if job.finished_at else None,
     }
-
-
-@shared_task(name="annotation.import_job_run")
-def import_job_run_task(job_id: int) -> int:
-    """Run a queued import job; idempotent (a running or finished job is left alone).
-
-    Defined here rather than in annotation/tasks.py (which re-exports it) because the
-    service above queues it: the two modules would otherwise import each other.
-    """
-    import_job_run(job_id=job_id)
-    return job_id

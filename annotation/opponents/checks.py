@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 from datetime import timedelta
 
-from celery import shared_task
 from django.db import transaction
 from django.utils import timezone
 
@@ -117,7 +116,7 @@ def opponent_check_ask(*, assignment: Assignment, text: str, rules: OverlapRules
         text_digest=digest,
         requested_at=now,
     )
-    queue_on_commit(opponent_check_answer_task, check.pk)
+    queue_on_commit("annotation.opponent_check_answer", check.pk)
     return check
 
 
@@ -163,13 +162,6 @@ def opponent_check_answer(*, check_id: int) -> OpponentCheck | None:
         if stored and check.kind == OpponentCheck.Kind.SUBMIT:
             story_answered(check=check)
     return check
-
-
-@shared_task(name="annotation.opponent_check_answer")
-def opponent_check_answer_task(check_id: int) -> int:
-    """Answer a check with its opponent (Celery, routed to PARABLE_OPPONENT_QUEUE); idempotent."""
-    opponent_check_answer(check_id=check_id)
-    return check_id
 
 
 def submit_checks_waiting(*, now=None, limit: int = 100) -> list[int]:
@@ -311,7 +303,7 @@ def narrative_round_record(*, assignment: Assignment, narrative: Narrative) -> N
             text_digest=text_digest(narrative.text),
             requested_at=timezone.now(),
         )
-        queue_on_commit(opponent_check_answer_task, answered.pk)
+        queue_on_commit("annotation.opponent_check_answer", answered.pk)
     NarrativeRound.objects.create(
         narrative=narrative,
         round=rounds.round,

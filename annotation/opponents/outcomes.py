@@ -16,7 +16,6 @@ by beat; a bonus the review service refuses keeps its reason and is not retried.
 
 from __future__ import annotations
 
-from celery import shared_task
 from django.db import transaction
 from django.db.models import Min, Q, QuerySet
 from django.utils import timezone
@@ -72,7 +71,7 @@ def _bonus_check(record: NarrativeRound) -> None:
     if record.bonus_due_since is None and bonus_owed(record):
         record.bonus_due_since = timezone.now()
         record.save(update_fields=["bonus_due_since", "updated_at"])
-        queue_on_commit(opponent_bonus_pay_task, record.narrative_id)
+        queue_on_commit("annotation.opponent_bonus_pay", record.narrative_id)
 
 
 def _record(**lookup) -> NarrativeRound | None:
@@ -182,13 +181,6 @@ def opponent_bonus_pay(*, narrative_id: int) -> NarrativeRound | None:
         bonus_due_since=None, bonus_paid_at=now, bonus_error="", updated_at=now
     )
     return record
-
-
-@shared_task(name="annotation.opponent_bonus_pay")
-def opponent_bonus_pay_task(narrative_id: int) -> int:
-    """Pay a story's bonus for fooling the model, once; idempotent."""
-    opponent_bonus_pay(narrative_id=narrative_id)
-    return narrative_id
 
 
 def bonuses_waiting(*, now=None, limit: int = 100) -> list[int]:

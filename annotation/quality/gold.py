@@ -11,6 +11,8 @@ items, are flagged for review.
 
 from __future__ import annotations
 
+import re
+
 from django import forms
 from django.db import transaction
 
@@ -76,6 +78,11 @@ def clean_gold_settings(settings: dict) -> dict:
 class NoGoldItems(ValueError):
     """The batch's task type takes no gold items: what the batch is forbids it (the API's
     409), whatever the request says."""
+
+
+# The Likert scale of ratings (ePiC §4.3), and a criterion's key: a gold range is on it.
+SCALE = (1, 2, 3, 4, 5)
+CRITERION_KEY = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 
 class GoldConflict(ValueError):

@@ -19,7 +19,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from celery import shared_task
 from django.db import transaction
 from django.utils import timezone
 
@@ -214,30 +213,6 @@ def imported_similarity_check(*, narrative_ids: list[int]) -> int:
     return len(rows)
 
 
-@shared_task(bind=True, name="annotation.narrative_similarity_check", max_retries=5)
-def narrative_similarity_check_task(self, narrative_id: int) -> int:
-    """Check a submitted story against its proverb's and its worker's other stories, with
-    the other stories waiting for their check (annotation.quality.similarity); returns how
-    many were checked. Idempotent: a story checked already is left as it is. A story
-    another pass holds is tried again a few seconds later (beat's re-queue after that).
-    Queued by the writing record (annotation.task_parts) in the submit's transaction; the
-    embedding model is imported only where the check runs."""
-    from annotation.quality.similarity import narratives_similarity_check_waiting
-
-    checked = narratives_similarity_check_waiting(narrative_id=narrative_id)
-    if checked is None:
-        raise self.retry(countdown=5)
-    return len(checked)
-
-
-@shared_task(name="annotation.imported_similarity_check")
-def imported_similarity_check_task(narrative_ids: list[int]) -> int:
-    """Give imported stories the dataset check at once (embedding them and comparing
-    every story of their proverbs by matrix operations); idempotent. A lost task is made
-    good story by story by beat's `annotation.similarity_requeue`."""
-    return imported_similarity_check(narrative_ids=narrative_ids)
-
-
 def imported_similarity_check_queue(*, narratives: list[Narrative]) -> None:
     """Queue the dataset check of imported stories (an ePiC file, MTurk results) once the
     import commits; their integrity rows, unchecked until it runs, let beat's
@@ -249,7 +224,7 @@ def imported_similarity_check_queue(*, narratives: list[Narrative]) -> None:
         [NarrativeIntegrity(narrative_id=pk) for pk in ids], batch_size=1000, ignore_conflicts=True
     )
     NarrativeIntegrity.objects.filter(narrative_id__in=ids).update(checked_at=None)
-    queue_on_commit(imported_similarity_check_task, ids)
+    queue_on_commit("annotation.imported_similarity_check", ids)
 
 
 def _expression(kind: str, expression: str) -> str:
@@ -288,12 +263,6 @@ def figurative_similarity_check(*, narrative_ids: list[int]) -> int:
     return len(checked)
 
 
-@shared_task(name="annotation.figurative_similarity_check")
-def figurative_similarity_check_task(narrative_ids: list[int]) -> int:
-    """The dataset check of imported idiom and simile narratives; idempotent."""
-    return figurative_similarity_check(narrative_ids=narrative_ids)
-
-
 def figurative_similarity_pending(*, now=None, limit: int = 200) -> list[int]:
     """Ids of imported idiom and simile narratives whose dataset check has not run though
     they were imported longer than the grace period ago (PARABLE_BACKGROUND_GRACE_SECONDS),
@@ -306,6 +275,6 @@ def figurative_similarity_requeue() -> int:
     """Queue one check of the oldest unchecked imported narratives (beat, with the story
     checks), unless a figurative check already waits in the queue; how many were queued."""
     pending = figurative_similarity_pending()
-    if not pending or task_waiting(figurative_similarity_check_task):
+    if not pending or task_waiting("annotation.figurative_similarity_check"):
         return 0
-    return len(pending) if task_send(figurative_similarity_check_task, pending) else 0
+    return len(pending) if task_send("annotation.figurative_similarity_check", pending) else 0

@@ -1,12 +1,14 @@
 """The overlap rules of free-text task types (annotation.text.OverlapRules) as batch
-settings: read from a batch's settings, and stated as a settings schema."""
+settings: read from a batch's settings, and stated as a settings schema; and how a
+written narrative is shown for review (the review queue and the narrative list): its text
+with the words the rules count marked, and its stored overlap figures in words."""
 
 from __future__ import annotations
 
 from dataclasses import fields
 
 from annotation.task_parts.sources import settings_object
-from annotation.text import OverlapRules
+from annotation.text import OverlapRules, check_overlap
 from common.request_input import MAX_INT
 
 
@@ -21,3 +23,39 @@ def rules_schema() -> dict:
 def batch_rules(settings: dict) -> OverlapRules:
     """The overlap rules of a free-text batch's settings (its "rules")."""
     return OverlapRules.from_dict(settings.get("rules"))
+
+
+def marked_pieces(proverb: str, text: str) -> list[dict]:
+    """The text in pieces, the words a rule counts marked ({"text", "mark"}), as the task
+    page marks them."""
+    pieces, position = [], 0
+    for start, end in check_overlap(proverb, text, {"min_words": 0})["highlights"]:
+        pieces.append({"text": text[position:start], "mark": False})
+        pieces.append({"text": text[start:end], "mark": True})
+        position = end
+    pieces.append({"text": text[position:], "mark": False})
+    return [piece for piece in pieces if piece["text"]]
+
+
+def overlap_lines(overlap: dict) -> list[str]:
+    """A narrative's stored overlap figures as short lines."""
+    lines = [
+        f"{n}-grams shared: {overlap[str(n)]['shared']} of {overlap[str(n)]['proverb']}"
+        for n in (1, 2, 3)
+        if isinstance(overlap.get(str(n)), dict)
+    ]
+    if "shared_content_words" in overlap:
+        counted = overlap["shared_content_words"]
+        lines.append(
+            f"Proverb words used (the rule's count, small words left out): {len(counted)}"
+            + (f" ({', '.join(counted)})" if counted else "")
+        )
+    if overlap.get("longest_shared_ngram"):
+        lines.append(
+            "Longest phrase from the proverb: " + " ".join(overlap["longest_shared_ngram"])
+        )
+    if overlap.get("shared_words"):
+        lines.append(
+            "All words in common, small ones included: " + ", ".join(overlap["shared_words"])
+        )
+    return lines

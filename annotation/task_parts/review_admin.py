@@ -13,10 +13,10 @@ from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from annotation import spans
 from annotation.models import FigurativeNarrative
 from annotation.quality.reports import quality_report
 from common.request_input import query_int
+from crowd import task_types
 from crowd.admin.review import REVIEW_ACTIONS, ReviewActions
 from crowd.models import Batch
 
@@ -28,15 +28,17 @@ def excerpt(text: str) -> str:
     return text if len(text) <= EXCERPT_CHARACTERS else text[:EXCERPT_CHARACTERS] + "…"
 
 
-def batch_filter(task_type: str) -> type[admin.SimpleListFilter]:
-    """A list filter by the batches of one task type (?batch=id)."""
+def batch_filter(task_type: str = "", *, makes: str = "") -> type[admin.SimpleListFilter]:
+    """A list filter by the batches of one task type, or of the type that `makes` something
+    (TaskType.produces) (?batch=id)."""
 
     class BatchFilter(admin.SimpleListFilter):
         title = "batch"
         parameter_name = "batch"
 
         def lookups(self, request, model_admin):
-            batches = Batch.objects.filter(task_type=task_type).order_by("-id")
+            key = task_type or task_types.producing(makes).key
+            batches = Batch.objects.filter(task_type=key).order_by("-id")
             return [(batch.pk, batch.name) for batch in batches]
 
         def queryset(self, request, queryset):
@@ -86,9 +88,9 @@ def drawn_text(pieces: list[dict]):
     )
 
 
-def alignment_html(*, proverb: str, narrative: str, pairs):
-    """An alignment: the proverb and narrative with coloured spans, then the pair list."""
-    drawing = spans.drawing(proverb=proverb, narrative=narrative, pairs=pairs)
+def alignment_html(drawing: dict):
+    """An alignment (spans.drawing's dict): the proverb and narrative with coloured spans,
+    then the pair list."""
     pair_rows = format_html_join(
         "",
         '<li><span style="display:inline-block;width:.9em;height:.9em;background:{};'

@@ -120,15 +120,22 @@ def _draw_queryset(draw: dict) -> QuerySet[Narrative]:
     return narratives
 
 
-def source_batch_check(batch, *, expected: str) -> None:
+def source_batch_check(batch, *, makes: str) -> None:
     """Raise SettingConflict (a ValueError; the API's 409) when the batch's source batch,
-    which exists, is not of the expected task type."""
+    which exists, is not of a type that makes `makes` (TaskType.produces)."""
     source = batch.source_batch
-    if source is not None and source.task_type != expected:
+    if source is not None and task_types.get(source.task_type).produces != makes:
         raise task_types.SettingConflict(
-            f"This {batch.task_type} batch can only draw from {expected} batches; "
+            f"This {batch.task_type} batch can only draw from batches that make {makes}; "
             f"{source.name!r} is a {source.task_type} batch."
         )
+
+
+def source_drawing(assignment: Assignment | None) -> dict | None:
+    """What the type of `assignment`'s batch draws of its output (an alignment), if any."""
+    if assignment is None:
+        return None
+    return task_types.get(assignment.item.batch.task_type).output_drawing(assignment=assignment)
 
 
 def _take(candidates: list[int], *, taken: int, sample: int | None, seed, fits=None) -> list[int]:
@@ -287,11 +294,11 @@ DRAW_ROWS = 3
 class DrawnBatchForm(BatchForm):
     """A batch whose items are drawn: from a source batch's approved output and/or the dataset.
 
-    Subclasses name the task types a source batch may have (`source_types`) and add
-    their own settings in `type_settings()`.
+    Subclasses name what a source batch's type may make (`source_makes`, as
+    TaskType.produces says it) and add their own settings in `type_settings()`.
     """
 
-    source_types: tuple[str, ...] = ("write",)
+    source_makes: tuple[str, ...] = ("narratives",)
 
     source_batch = forms.ModelChoiceField(
         queryset=Batch.objects.none(),
@@ -310,7 +317,7 @@ class DrawnBatchForm(BatchForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["source_batch"].queryset = Batch.objects.filter(
-            task_type__in=self.source_types
+            task_type__in=task_types.keys_where(lambda type_: type_.produces in self.source_makes)
         ).order_by("-id")
         for row in range(1, DRAW_ROWS + 1):
             self.fields[f"draw_{row}"] = DrawField(

@@ -14,7 +14,6 @@ from django.db import transaction
 from annotation.models import Narrative, NarrativeIntegrity
 from annotation.quality.canary import canary_found
 from annotation.quality.integrity import IntegritySettings, TelemetryError, telemetry_clean
-from annotation.quality.similarity_scan import narrative_similarity_check_task
 from common.task_queue import queue_on_commit
 from crowd.task_types import SubmissionError
 
@@ -72,4 +71,4 @@ def writing_record_store(
         telemetry=telemetry,
         canary=canary_found(narrative.text, settings=integrity),
     )
-    queue_on_commit(narrative_similarity_check_task, narrative.pk)
+    queue_on_commit("annotation.narrative_similarity_check", narrative.pk)

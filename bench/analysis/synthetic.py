@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from annotation.analysis.records import (  # noqa: E402
+from annotation.task_parts.records import (  # noqa: E402
     ChoiceRecord,
     ModelChoiceRecord,
     NarrativeRecord,

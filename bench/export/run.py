@@ -185,10 +185,9 @@ def child_export(format: str, batch: str | None) -> dict:
 def child_analyze(batch: str | None) -> dict:
     from annotation.analysis.pool import load_models
     from annotation.analysis.selectors import (
-        choice_records,
         dataset_analysis,
+        evaluation_records,
         narrative_records,
-        rating_records,
     )
     from crowd.models import Batch
 
@@ -196,8 +195,7 @@ def child_analyze(batch: str | None) -> dict:
     load_models()
     start = time.perf_counter()
     list(narrative_records(batches=batches))
-    rating_records(batches=batches)
-    choice_records(batches=batches)
+    evaluation_records(batches=batches)
     loading = time.perf_counter() - start
     start, cpu = time.perf_counter(), time.process_time()
     result = dataset_analysis(batches=batches)

@@ -12,7 +12,7 @@ with slots for people, places, dates, verbs, objects and adjectives, drawn from 
 word lists below, so that no template or fixed order can be learnt from a few
 examples. Each story's keywords are what Parable extracts from an approved narrative:
 its verbs (spaCy lemmas) and named entities, by the same pipeline
-(annotation.keywords, PARABLE_SPACY_MODEL's default en_core_web_sm).
+(annotation.analysis.keywords, PARABLE_SPACY_MODEL's default en_core_web_sm).
 """
 
 from __future__ import annotations
@@ -354,7 +354,7 @@ def main() -> None:
                 }
             )
     for record, doc in zip(records, nlp.pipe(r["narrative"] for r in records), strict=True):
-        # annotation.keywords' extraction: verb lemmas, then entities, each once.
+        # annotation.analysis.keywords' extraction: verb lemmas, then entities, each once.
         verbs = [token.lemma_.lower() for token in doc if token.pos_ == "VERB"]
         entities = [entity.text for entity in doc.ents]
         record["keywords"] = list(dict.fromkeys([*dict.fromkeys(verbs), *entities]))

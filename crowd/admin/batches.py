@@ -29,12 +29,25 @@ from crowd.models import Assignment, Batch, BatchItem
 from crowd.providers import ProviderError
 
 
+class TaskTypeFilter(admin.SimpleListFilter):
+    """Batches of one registered task type, by its label."""
+
+    title = "task type"
+    parameter_name = "task_type"
+
+    def lookups(self, request, model_admin):
+        return [(task_type.key, task_type.label) for task_type in task_types.in_order()]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(task_type=self.value()) if self.value() else queryset
+
+
 @admin.register(Batch)
 class BatchAdmin(admin.ModelAdmin):
     form = BatchAdminForm
     list_display = (
         "name",
-        "task_type",
+        "task_type_label",
         "provider",
         "status",
         "target_per_item",
@@ -42,7 +55,7 @@ class BatchAdmin(admin.ModelAdmin):
         "progress_link",
         "created_at",
     )
-    list_filter = ("task_type", "provider", "status")
+    list_filter = (TaskTypeFilter, "provider", "status")
     search_fields = ("name",)
     actions = ("publish_selected", "close_selected")
     readonly_fields = (
@@ -56,6 +69,14 @@ class BatchAdmin(admin.ModelAdmin):
         "published_at",
         "closed_at",
     )
+
+    @admin.display(description="task type", ordering="task_type")
+    def task_type_label(self, batch: Batch) -> str:
+        return (
+            task_types.get(batch.task_type).label
+            if batch.task_type in task_types.registered()
+            else batch.task_type
+        )
 
     def get_queryset(self, request):
         return (

@@ -16,8 +16,8 @@ import random
 from django.db import transaction
 
 from annotation.models import Narrative
-from annotation.task_types.choose.distractors import DistractorSource, SourceFamily
-from annotation.task_types.choose.task import choice_question_create
+from annotation.task_parts.distractors import DistractorSource, SourceFamily
+from crowd import task_types
 from crowd.batches import batch_create, batch_items_add
 from modeling.models import Run
 from modeling.training.registry import baselines_where
@@ -124,24 +124,20 @@ def choose_batch_from_run(
         raise ValueError(f"Run {run.pk} has no approved test narrative left to ask about.")
     random.Random(f"{seed}:model-distractors:{run.pk}").shuffle(narratives)
     narratives = narratives[:sample]
+    choosing = task_types.producing("proverb choices")
     batch = batch_create(
         name=name or f"Choose: distractors from {run_label(run)}",
-        task_type="choose",
+        task_type=choosing.key,
         target_per_item=target_per_item,
         settings={"distractors": source.key, "options": options, "seed": seed},
         created_by=created_by,
     )
-    items = []
-    for narrative in narratives:
-        question = choice_question_create(
-            narrative=narrative, source=source.key, options=options, seed=seed
-        )
+
+    def model_answer(narrative, question_options: list[int]) -> tuple[int, str]:
         probabilities = source.probabilities(narrative.text)
-        question.model_chosen_id = max(
-            question.options, key=lambda pk: (probabilities.get(pk, 0.0), -pk)
-        )
-        question.model_label = run_label(run)[:200]
-        question.save(update_fields=["model_chosen", "model_label"])
-        items.append({"narrative": narrative, "choice_question": question})
+        chosen = max(question_options, key=lambda pk: (probabilities.get(pk, 0.0), -pk))
+        return chosen, run_label(run)[:200]
+
+    items = choosing.narrative_items(batch=batch, narratives=narratives, answers=model_answer)
     batch_items_add(batch=batch, items=items)
     return batch

@@ -17,16 +17,10 @@ from django.conf import settings
 from django.db import connections, transaction
 from django.utils import timezone
 
-from common.task_queue import queue_on_commit, task_send
+from common.task_queue import named_task, queue_on_commit, task_send
 from modeling.models import Run
 
 RUN_EXECUTE = "modeling.run_execute"
-
-
-def run_execute_task():
-    from celery import current_app
-
-    return current_app.tasks[RUN_EXECUTE]
 
 
 def run_queue_on_commit(run_id: int) -> None:
@@ -35,7 +29,7 @@ def run_queue_on_commit(run_id: int) -> None:
     if settings.CELERY_TASK_ALWAYS_EAGER and settings.PARABLE_MODELING_WITHOUT_BROKER == "thread":
         transaction.on_commit(lambda: run_in_thread(run_id))
     else:
-        queue_on_commit(run_execute_task(), run_id)
+        queue_on_commit(RUN_EXECUTE, run_id)
 
 
 def run_create_queued(*, queue: bool = True, **fields) -> Run:
@@ -54,7 +48,7 @@ def run_in_thread(run_id: int) -> threading.Thread:
 
     def execute() -> None:
         try:
-            run_execute_task().apply(args=[run_id])
+            named_task(RUN_EXECUTE).apply(args=[run_id])
         finally:
             connections.close_all()  # this thread's connections
 
@@ -65,4 +59,4 @@ def run_in_thread(run_id: int) -> threading.Thread:
 
 def run_send(run_id: int) -> bool:
     """Send the run now; False when the broker could not take it (logged)."""
-    return task_send(run_execute_task(), run_id)
+    return task_send(RUN_EXECUTE, run_id)

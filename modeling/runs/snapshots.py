@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import asdict
 
 from django.db import transaction
-from django.db.models import Q
 
-from annotation.datasets.records import dataset_narratives
-from annotation.task_types.align.models import SpanPair
-from crowd.models import Assignment
+from annotation.datasets.epic import SPAN_PAIRS
+from annotation.datasets.records import dataset_narratives, narrative_parts
 from modeling.models import Snapshot
 from modeling.training.examples import Example, content_hash
 
@@ -22,32 +20,26 @@ def keyword_list(keywords: dict) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*verbs, *entities]))
 
 
-def narrative_alignments(narrative_ids) -> dict[int, tuple[tuple[str, int, int], ...]]:
-    """One alignment per narrative: the imported one, else the earliest approved align
-    assignment's (other annotators' alignments of the same narrative are agreement data)."""
-    rows = (
-        SpanPair.objects.filter(narrative_id__in=narrative_ids)
-        .filter(Q(assignment__isnull=True) | Q(assignment__status=Assignment.Status.APPROVED))
-        .order_by("narrative_id", "assignment_id", "position")
-        .values_list(
-            "narrative_id", "assignment_id", "proverb_span", "narrative_start", "narrative_end"
+def narrative_alignments(narrative_ids: list[int]) -> dict[int, tuple[tuple[str, int, int], ...]]:
+    """One alignment per narrative, as the dataset's span pairs number it: the imported one,
+    else the earliest approved alignment (other annotators' alignments of the same narrative
+    are agreement data); none where no registered task type keeps span pairs."""
+    pairs = narrative_parts(narrative_ids, names=[SPAN_PAIRS]).get(SPAN_PAIRS, {})
+    return {
+        narrative_id: tuple(
+            (pair["proverb_span"], pair["narrative_start"], pair["narrative_end"])
+            for pair in found
+            if pair["alignment"] == 1
         )
-    )
-    by_owner: dict[int, dict] = defaultdict(dict)
-    for narrative_id, assignment_id, span, start, end in rows.iterator(chunk_size=2_000):
-        by_owner[narrative_id].setdefault(assignment_id, []).append((span, start, end))
-    alignments = {
-        narrative_id: owners[None] if None in owners else owners[min(owners)]
-        for narrative_id, owners in by_owner.items()
+        for narrative_id, found in pairs.items()
     }
-    return {key: tuple(pairs) for key, pairs in alignments.items()}
 
 
 def approved_examples() -> list[Example]:
     """Every approved dataset narrative (crowd or imported) as an Example, by id, with its
     keywords and its alignment where it has them."""
     narratives = dataset_narratives(approved_only=True).order_by("id")
-    alignments = narrative_alignments(narratives.values("id"))
+    alignments = narrative_alignments(list(narratives.values_list("id", flat=True)))
     rows = narratives.values_list(
         "id", "text", "proverb_id", "proverb__text", "split_seen", "split_unseen", "keywords"
     )

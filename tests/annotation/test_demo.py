@@ -168,7 +168,7 @@ def test_command_lists_what_it_kept(demo):
 
 
 def test_ratings_and_answers_about_demo_stories_count_nowhere(demo):
-    from annotation.analysis.selectors import choice_records, rating_records
+    from annotation.analysis.selectors import evaluation_records
     from tests.factories import rating_create
 
     batch, workers = demo
@@ -179,5 +179,6 @@ def test_ratings_and_answers_about_demo_stories_count_nowhere(demo):
     for story in (demo_story, study_story):
         rating_create(narrative=story, criterion="fluency", value=4)
         choice_answer_create(narrative=story, correct=True)
-    assert [record.narrative_id for record in rating_records()] == [study_story.pk]
-    assert len(choice_records()) == 1
+    records = evaluation_records()
+    assert [record.narrative_id for record in records["ratings"]] == [study_story.pk]
+    assert len(records["choices"]) == 1

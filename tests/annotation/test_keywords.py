@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.test import override_settings
 from django.utils import timezone
 
-from annotation.keywords import (
+from annotation.analysis.keywords import (
     keywords_extract,
     narrative_keywords_extract,
     narratives_keywords_fill,

@@ -98,43 +98,68 @@ def test_no_module_imports_one_that_imports_it_back():
     assert cycles(graph) == []
 
 
-def _package(module: str) -> str:
-    """The package of an app a module belongs to: the app's sub-package or top module it is
-    in (annotation.datasets.records -> annotation.datasets; annotation.text itself)."""
-    return ".".join(module.split(".")[:2])
+def room_loops(graph: dict[str, set[str]]) -> list[str]:
+    """Import loops of any length between rooms: inside each package, its modules and
+    sub-packages (each standing for all below it) are rooms, and a room that reaches itself
+    through others is a loop (annotation.task_types -> annotation.keywords ->
+    annotation.datasets -> annotation.task_types). Each loop with one import per arrow."""
+    loops = []
+    depth = max(module.count(".") for module in graph) + 1
+    for level in range(1, depth + 1):
+        arrows: dict[tuple[str, str], str] = {}
+        for module, deps in sorted(graph.items()):
+            for dep in sorted(deps):
+                ends = (_room(module, level), _room(dep, level))
+                same_parent = ends[0].rsplit(".", 1)[0] == ends[1].rsplit(".", 1)[0]
+                if ends[0] != ends[1] and same_parent and ends[0].count(".") == level - 1:
+                    arrows.setdefault(ends, f"{module} -> {dep}")
+        rooms: dict[str, set[str]] = {}
+        for start, end in arrows:
+            rooms.setdefault(start, set()).add(end)
+            rooms.setdefault(end, set())
+        for loop in cycles(rooms):
+            inside = [arrows[pair] for pair in sorted(arrows) if {*pair} <= {*loop}]
+            loops.append(" -> ".join(loop) + ": " + "; ".join(inside))
+    return loops
 
 
-def packages_importing_each_other(graph: dict[str, set[str]]) -> list[str]:
-    """Pairs of packages of one app that import each other, each with one import each way."""
-    arrows: dict[tuple[str, str], str] = {}
-    for module, deps in sorted(graph.items()):
-        for dep in sorted(deps):
-            ends = (_package(module), _package(dep))
-            if _app(dep) == _app(module) and ends[0] != ends[1]:
-                arrows.setdefault(ends, f"{module} -> {dep}")
-    return sorted(
-        f"{arrows[(a, b)]}; {arrows[(b, a)]}" for a, b in arrows if a < b and (b, a) in arrows
-    )
+def _room(module: str, level: int) -> str:
+    """The room a module is in, `level` names deep (annotation.datasets.records at level 2
+    is annotation.datasets; annotation.text is its own room at every level)."""
+    return ".".join(module.split(".")[:level])
 
 
-def test_no_two_packages_of_one_app_import_each_other():
-    """Within an app the packages are layers too: datasets read what analysis does not
-    write back, a task type's package uses quality's measures and quality never reaches
-    into a type. A pair that imports each other would be one package in two folders."""
-    assert packages_importing_each_other(import_graph()) == []
+def test_no_import_loop_between_rooms():
+    """Packages and modules are layers at every depth: datasets read what analysis does not
+    write back, a task type's package uses quality's measures and quality never reaches into
+    a type, one type never reaches into another. A loop through rooms, however long, would
+    be one room in several folders."""
+    assert room_loops(import_graph()) == []
 
 
-def test_pairs_of_packages_are_found_through_their_modules():
+def test_loops_between_rooms_are_found_through_a_third_room():
     graph = {
-        "annotation.datasets.records": {"annotation.analysis.common"},
-        "annotation.analysis.selectors": {"annotation.datasets.records"},
-        "annotation.analysis.common": set(),
+        "annotation.task_types.write.task": {"annotation.keywords"},
+        "annotation.keywords": {"annotation.datasets.records"},
+        "annotation.datasets.records": {"annotation.task_types.align.models"},
+        "annotation.task_types.align.models": set(),
+        "annotation.task_types.rate.task": {"annotation.task_types.align.models"},
         "annotation.text": {"crowd.models"},
-        "crowd.models": {"annotation.text"},
+        "crowd.models": set(),
     }
-    assert packages_importing_each_other(graph) == [
-        "annotation.analysis.selectors -> annotation.datasets.records; "
-        "annotation.datasets.records -> annotation.analysis.common"
+    assert room_loops(graph) == [
+        "annotation.datasets -> annotation.keywords -> annotation.task_types: "
+        "annotation.datasets.records -> annotation.task_types.align.models; "
+        "annotation.keywords -> annotation.datasets.records; "
+        "annotation.task_types.write.task -> annotation.keywords"
+    ]
+    graph["annotation.task_types.align.models"] = {"annotation.task_types.rate.task"}
+    del graph["annotation.datasets.records"]
+    graph["annotation.keywords"] = set()
+    assert room_loops(graph) == [
+        "annotation.task_types.align -> annotation.task_types.rate: "
+        "annotation.task_types.align.models -> annotation.task_types.rate.task; "
+        "annotation.task_types.rate.task -> annotation.task_types.align.models"
     ]
 
 

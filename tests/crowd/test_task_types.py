@@ -2,19 +2,27 @@
 one registry line runs through the whole platform (create batch, its page, submit, review,
 agreement, export) by its declared interface alone, and nothing else names it."""
 
+import importlib
 import json
 import os
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
+from django.apps import apps
 from django.contrib.staticfiles import finders
+from django.db import connection
 
-from annotation.models import Narrative
+from annotation.analysis.jobs import dataset_state_key
+from annotation.analysis.methods import methods_document
+from annotation.analysis.methods_render import methods_markdown
+from annotation.analysis.selectors import dataset_analysis
+from annotation.exports.dataset import dataset_export
 from annotation.quality.gold import gold_items_add
 from crowd import task_types
 from crowd.models import Assignment, Batch
 from tests.crowd.sample_task_type.task import GlossTask
-from tests.factories import invite_path, proverb_create, worker_create
+from tests.factories import crowd_narrative_create, invite_path, proverb_create, worker_create
 
 pytestmark = pytest.mark.django_db
 
@@ -24,10 +32,23 @@ ROOT = SAMPLE_DIR.parents[2]
 
 
 @pytest.fixture
-def gloss_type():
+def gloss_type(transactional_db):
+    """The sample type registered as PACKAGES lists a type, its models imported as its app
+    imports them and its table made (a type of the project adds a migration); taken out
+    again afterwards, table and model with it."""
     task_type = task_types.package_register(SAMPLE)  # the registry line, as PACKAGES lists one
+    task_types.package_module_import(SAMPLE, "models")
+    gloss = importlib.import_module(f"{SAMPLE}.models").Gloss
+    if "gloss" not in apps.all_models["annotation"]:  # taken out by an earlier test
+        apps.register_model("annotation", gloss)
+    with connection.schema_editor() as editor:
+        editor.create_model(gloss)
     yield task_type
     task_types.unregister(task_type.key)
+    with connection.schema_editor() as editor:
+        editor.delete_model(gloss)
+    del apps.all_models["annotation"]["gloss"]
+    apps.clear_cache()
 
 
 def _submit(client, assignment_id: int, payload: dict):
@@ -39,15 +60,19 @@ def _submit(client, assignment_id: int, payload: dict):
 
 
 def test_a_type_added_as_a_package_runs_from_its_page_to_export(
-    gloss_type, researcher_api, researcher, client
+    gloss_type, researcher_api, researcher, client, tmp_path
 ):
-    proverb = proverb_create("Patience is a virtue")
+    story = crowd_narrative_create(
+        proverb=proverb_create("Patience is a virtue"),
+        text="Ana waited a year for the seeds to sprout.",
+        status="approved",
+    )
     created = researcher_api.post(
         "/api/batches/",
         {
             "name": "Glosses <b>1</b>",
             "task_type": "gloss",
-            "items": [{"proverb": proverb.pk}],
+            "items": [{"narrative": story.pk}],
             "target_per_item": 3,
             "publish": True,
         },
@@ -55,7 +80,7 @@ def test_a_type_added_as_a_package_runs_from_its_page_to_export(
     )
     assert created.status_code == 201, created.content
     batch = Batch.objects.get(pk=created.json()["id"])
-    assert batch.instructions == "Say in at most 8 words what the proverb means."
+    assert batch.instructions == "Say in at most 8 words what the story means."
 
     workers = [worker_create() for _ in range(3)]
     glosses = ("Patience pays off", "patience wins", "Hurry <up>")
@@ -70,13 +95,13 @@ def test_a_type_added_as_a_package_runs_from_its_page_to_export(
         html = page.content.decode()
         # The page is the package's own template, its ES module the package's own file.
         assert page.templates[0].origin.name == str(SAMPLE_DIR / "templates" / "page.html")
-        assert '<p class="proverb" data-testid="proverb">Patience is a virtue</p>' in html
+        assert 'data-testid="narrative">Ana waited a year for the seeds to sprout.</p>' in html
         assert '<script type="module" src="/static/task_types/gloss/page.js">' in html
         if assignment == assignments[0]:
             refused = _submit(client, assignment.pk, {"gloss": ""})
             assert refused.status_code == 400
             assert refused.json()["error"] == "A gloss is 1 to 8 words."
-            assert not Narrative.objects.filter(assignment=assignment).exists()
+            assert not apps.get_model("annotation", "Gloss").objects.exists()
         stored = _submit(client, assignment.pk, {"gloss": gloss})
         assert stored.status_code == 200, stored.content
         assert stored.json()["result"] == {"gloss": gloss}
@@ -88,14 +113,14 @@ def test_a_type_added_as_a_package_runs_from_its_page_to_export(
     shown = client.get(f"/admin/review/{batch.pk}/next/").json()["submission"]
     assert shown["assignment"] == assignments[0].pk
     assert shown["display"] == {"kind": "result", "fields": [["gloss", "Patience pays off"]]}
+    state = dataset_state_key()
     for assignment, decision in zip(assignments, ("approve", "approve", "reject"), strict=True):
         decided = client.post(
             f"/admin/review/{batch.pk}/{assignment.pk}/decide/",
-            {"decision": decision, "message": "Not a gloss of this proverb."},
+            {"decision": decision, "message": "Not a gloss of this story."},
         )
         assert decided.status_code == 200, decided.content
-    statuses = [Narrative.objects.get(assignment=a).status for a in assignments]
-    assert statuses == ["approved", "approved", "rejected"]
+    assert dataset_state_key() != state  # the dashboard's analysis is computed again
 
     report = researcher_api.get(f"/api/agreement/{batch.pk}/").json()
     assert report["gloss"] == {"glosses": 2, "first_word_agreement": 1.0}
@@ -113,6 +138,21 @@ def test_a_type_added_as_a_package_runs_from_its_page_to_export(
             assignments, workers, ("approved", "approved", "rejected"), glosses, strict=True
         )
     ]
+
+    # The dataset asks the type for its part: an export column of the approved glosses, with
+    # their annotators hashed, in every format; the methods section says what was collected.
+    dataset_export(format="jsonl", directory=tmp_path / "jsonl")
+    (row,) = [json.loads(line) for line in (tmp_path / "jsonl/dataset.jsonl").open()]
+    assert [gloss["text"] for gloss in row["glosses"]] == ["Patience pays off", "patience wins"]
+    assert all(len(gloss["annotator"]) == 16 for gloss in row["glosses"])
+    dataset_export(format="parquet", directory=tmp_path / "parquet")
+    table = pq.read_table(tmp_path / "parquet/dataset.parquet")
+    assert table.column("glosses").to_pylist()[0][1]["text"] == "patience wins"
+    dataset_export(format="csv", directory=tmp_path / "csv")
+    assert "glosses" in (tmp_path / "csv/dataset.csv").read_text().splitlines()[0].split(",")
+    assert "Approved glosses of the story" in (tmp_path / "csv/README.md").read_text()
+    methods = methods_markdown(methods_document(analysis=dataset_analysis()))
+    assert "Workers wrote 3 gloss(es) of stories, at most 8 words each." in methods
 
 
 def _project_files():
@@ -143,10 +183,10 @@ def test_a_type_without_agreement_or_gold_is_refused_both(gloss_type, researcher
 
     task_types.register(PlainTask())
     try:
-        proverb = proverb_create()
+        story = crowd_narrative_create(proverb=proverb_create(), status="approved")
         created = researcher_api.post(
             "/api/batches/",
-            {"name": "Plain", "task_type": "test_plain", "items": [{"proverb": proverb.pk}]},
+            {"name": "Plain", "task_type": "test_plain", "items": [{"narrative": story.pk}]},
             format="json",
         )
         assert created.status_code == 201, created.content
@@ -154,7 +194,7 @@ def test_a_type_without_agreement_or_gold_is_refused_both(gloss_type, researcher
         assert researcher_api.get(f"/api/agreement/{batch.pk}/").status_code == 404
         listed = researcher_api.get("/api/agreement/").json()["results"]
         assert batch.pk not in [row["id"] for row in listed]
-        with pytest.raises(ValueError, match="Gloss a proverb batches have no gold items"):
+        with pytest.raises(ValueError, match="Gloss a story batches have no gold items"):
             gold_items_add(batch=batch, narratives=[])
         assert batch.items.count() == 1
     finally:

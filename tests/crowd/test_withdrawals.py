@@ -5,7 +5,7 @@ import logging
 import pytest
 
 from annotation.models import Narrative
-from annotation.task_types.rate.task import rating_agreement
+from annotation.task_types.rate.dataset import rating_agreement
 from crowd.assignments import NoWorkAvailable, assignment_reserve_next, assignment_submit
 from crowd.models import Assignment, Batch, ProviderAction
 from crowd.review import assignment_approve, assignment_reject

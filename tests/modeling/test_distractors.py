@@ -4,7 +4,7 @@ import pytest
 
 from annotation.models import Narrative
 from annotation.quality.reports import batch_agreement
-from annotation.task_types.choose.distractors import Candidate, get_source
+from annotation.task_parts.distractors import Candidate, get_source
 from annotation.task_types.choose.task import ChooseBatchForm
 from modeling.runs.distractors import choose_batch_from_run
 from tests.factories import (

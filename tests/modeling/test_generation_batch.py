@@ -8,10 +8,10 @@ from django.contrib.auth.models import Permission
 from django.core.management import call_command
 from django.utils.html import escape
 
-from annotation.analysis.selectors import rating_records
+from annotation.analysis.selectors import evaluation_records
 from annotation.datasets.records import dataset_narratives
 from annotation.models import Narrative
-from annotation.task_types.choose.distractors import get_source
+from annotation.task_parts.distractors import get_source
 from crowd.assignments import assignment_reserve_next, assignment_submit
 from crowd.batches import batch_publish
 from crowd.models import Batch
@@ -181,7 +181,7 @@ def test_raters_see_generated_text_escaped_and_their_ratings_compare_it_as_model
         sources.add(assignment.item.narrative.source)
         assignment_submit(assignment=assignment, payload={"ratings": RATINGS})
     assert sources == {"model", "imported"}
-    compared = {record.source for record in rating_records(batches=[batch.pk])}
+    compared = {record.source for record in evaluation_records(batches=[batch.pk])["ratings"]}
     assert compared == {f"model:{generation_label(run)}", "imported:unlabelled"}
 
 

@@ -43,19 +43,19 @@ def enter(client, standin, batch, participant="p1"):
 
 def test_entry_opens_the_first_item_and_submits_lead_to_the_completion_code(client, standin, batch):
     response, _ = enter(client, standin, batch)
-    assert response.url == reverse("prolific:continue")
+    assert response.url == reverse("prolific:session_continue")
     for _ in range(3):
-        task = client.get(reverse("prolific:continue"))
+        task = client.get(reverse("prolific:session_continue"))
         assert task.url.startswith("/tasks/a/")
         page = client.get(task.url)
-        assert page.context["task_config"]["next_url"] == reverse("prolific:continue")
+        assert page.context["task_config"]["next_url"] == reverse("prolific:session_continue")
         answer = client.post(
             task.url + "submit/",
             json.dumps({"payload": {"text": BIRDS_STORY}}),
             content_type="application/json",
         )
-        assert answer.json()["next_url"] == reverse("prolific:continue")
-    done = client.get(reverse("prolific:continue"))
+        assert answer.json()["next_url"] == reverse("prolific:session_continue")
+    done = client.get(reverse("prolific:session_continue"))
     code = batch.prolific_study.completion_code
     assert done.url == f"{standin.url}/submissions/complete?cc={code}"
     assert ParticipantSession.objects.get().status == ParticipantSession.Status.FINISHED
@@ -114,7 +114,7 @@ def test_a_prolific_participant_sees_no_local_batch_nor_its_name(client, standin
 
 
 def test_continue_without_a_session_is_refused(client, standin, batch):
-    assert client.get(reverse("prolific:continue")).status_code == 403
+    assert client.get(reverse("prolific:session_continue")).status_code == 403
 
 
 def post_webhook(client, body: bytes, *, secret=WEBHOOK_SECRET, timestamp=None, event_id="e1"):
@@ -251,7 +251,7 @@ def test_signed_webhook_that_is_not_json_is_a_400(client, standin):
 def test_batch_links_keep_participants_in_their_session(client, standin, batch):
     enter(client, standin, batch)
     response = client.get(reverse("frontend:next", args=[batch.pk]))
-    assert response.url == reverse("prolific:continue")
+    assert response.url == reverse("prolific:session_continue")
     assert Assignment.objects.count() == 3  # nothing reserved beyond the session
 
 
@@ -274,7 +274,7 @@ def test_webhook_is_not_recorded_while_prolific_cannot_be_asked(client, standin,
 def work_through(client, rounds: int):
     """Submit the items the continue page hands out, `rounds` times."""
     for _ in range(rounds):
-        task = client.get(reverse("prolific:continue"))
+        task = client.get(reverse("prolific:session_continue"))
         client.post(
             task.url + "submit/",
             json.dumps({"payload": {"text": BIRDS_STORY}}),
@@ -288,7 +288,7 @@ def test_an_unconfirmed_session_holds_one_slot_and_gets_no_completion_code(clien
     client.get(reverse("prolific:enter"), {**query, "SESSION_ID": "madeup"})
     assert Assignment.objects.count() == 1  # one slot, not a session's three
     work_through(client, 1)
-    done = client.get(reverse("prolific:continue"))  # Prolific up again: no such session
+    done = client.get(reverse("prolific:session_continue"))  # Prolific up again: no such session
     assert done.status_code == 503
     assert b"has not confirmed your session" in done.content
     assert batch.prolific_study.completion_code.encode() not in done.content
@@ -312,7 +312,7 @@ def test_a_real_session_unchecked_at_entry_gets_its_items_and_code_once_confirme
     assert Assignment.objects.count() == 1
     work_through(client, 3)  # confirmed after the first: the other two follow
     assert Assignment.objects.count() == 3
-    done = client.get(reverse("prolific:continue"))
+    done = client.get(reverse("prolific:session_continue"))
     assert done.url.endswith(f"cc={batch.prolific_study.completion_code}")
 
 

@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.keywords import narratives_keywords_fill, narratives_keywords_missing
+from annotation.analysis.keywords import narratives_keywords_fill, narratives_keywords_missing
 from annotation.management.progress import progress_printer
 
 

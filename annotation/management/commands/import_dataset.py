@@ -6,11 +6,11 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.analysis.keywords import narratives_keywords_fill
 from annotation.datasets.epic import EpicImportReport, dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.splits import SplitFileError, split_files_select
 from annotation.intake.uploads import UploadTooLarge, upload_read
-from annotation.keywords import narratives_keywords_fill
 from annotation.management.progress import progress_printer
 
 

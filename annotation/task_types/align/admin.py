@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 
 from annotation.task_parts.review_admin import TaskReviewAdmin, alignment_html
+from annotation.task_types.align.dataset import drawing
 from annotation.task_types.align.models import SpanPair
 
 
@@ -28,6 +29,4 @@ class AlignmentReviewAdmin(TaskReviewAdmin):
 
     @admin.display(description="Alignment (pairs in matching colours)")
     def alignment(self, row):
-        narrative = row.narrative
-        pairs = list(SpanPair.objects.filter(assignment_id=row.assignment_id))
-        return alignment_html(proverb=narrative.proverb.text, narrative=narrative.text, pairs=pairs)
+        return alignment_html(drawing(row.assignment))

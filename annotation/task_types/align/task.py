@@ -27,10 +27,12 @@ from annotation.task_parts.sources import (
     settings_object,
     source_batch_check,
 )
+from annotation.task_types.align import dataset
 from annotation.task_types.align.models import SpanPair
+from common.prose import figure_text
 from crowd.batches import batch_items_add
 from crowd.models import Assignment, Batch, BatchItem
-from crowd.task_types import SubmissionError, TaskType, figure_text
+from crowd.task_types import SubmissionError, TaskType
 
 INSTRUCTIONS = """Read the proverb and the story written for it. Find parts of the proverb that \
 correspond to parts of the story (a role, an action, a consequence).
@@ -76,6 +78,8 @@ class AlignTask(TaskType):
         for n in range(2, spans.MAX_PAIRS + 1)
         for side in ("proverb", "narrative")
     )
+    produces = "alignments"
+    narrative_parts = (dataset.SPAN_PAIRS,)
 
     def default_settings(self) -> dict:
         return {"min_pairs": 1, "max_pairs": spans.MAX_PAIRS, "sample": None, "seed": 1, "draw": []}
@@ -166,7 +170,7 @@ class AlignTask(TaskType):
     @transaction.atomic
     def items_refresh(self, *, batch: Batch) -> int:
         batch_lock(batch)
-        source_batch_check(batch, expected="write")
+        source_batch_check(batch, makes="narratives")
         return batch_items_add(
             batch=batch, items=[{"narrative": n} for n in narratives_to_add(batch=batch)]
         )
@@ -199,12 +203,22 @@ class AlignTask(TaskType):
         }
 
     def review_display(self, *, assignment: Assignment) -> dict:
-        narrative = Narrative.objects.select_related("proverb").get(pk=assignment.item.narrative_id)
-        pairs = list(SpanPair.objects.filter(assignment=assignment))
-        drawn = spans.alignment_drawing(
-            proverb=narrative.proverb.text, narrative=narrative.text, pairs=pairs
-        )
-        return {"kind": "align", **drawn}
+        return {"kind": "align", **spans.review_drawing(dataset.drawing(assignment))}
+
+    def output_drawing(self, *, assignment: Assignment) -> dict:
+        return dataset.drawing(assignment)
+
+    def narrative_parts_of(self, *, narrative_ids: list[int]) -> dict[str, dict[int, list]]:
+        return {dataset.SPAN_PAIRS.name: dataset.span_pairs_of(narrative_ids)}
+
+    def narrative_parts_store(self, *, part: str, rows) -> int:
+        return dataset.span_pairs_store(rows)
+
+    def dataset_state(self) -> list:
+        return dataset.state()
+
+    def methods_sentences(self, *, batch: Batch | None = None, imported=None) -> list[str]:
+        return dataset.imported_sentences(imported) if imported is not None else []
 
     def import_subject(self, *, batch: Batch, fields: dict[str, str]) -> dict:
         return {"narrative": imported_narrative(batch=batch, fields=fields)}

@@ -9,7 +9,6 @@ way and different questions are shuffled differently.
 from __future__ import annotations
 
 import random
-from collections import defaultdict
 
 from django import forms
 from django.db import transaction
@@ -22,18 +21,14 @@ from annotation.opponents.outcomes import (
     fooling_stories,
     validation_answer_reviewed,
 )
-from annotation.quality.agreement import (
-    aggregate_accuracy,
-    alpha_note,
-    choice_accuracy,
-    dawid_skene,
-    krippendorff_alpha,
-    majority_vote,
-    majority_vote_ties,
-    pairwise_label_agreement,
-)
 from annotation.quality.gold import GOLD_SETTINGS_SCHEMA, GoldSettingsForm, clean_gold_settings
-from annotation.quality.reports import counted
+from annotation.task_parts.distractors import (
+    SourceNotFound,
+    distractors_for,
+    get_source,
+    source_choices,
+    source_schema,
+)
 from annotation.task_parts.sources import (
     DRAW_SETTINGS_SCHEMA,
     DrawnBatchForm,
@@ -43,17 +38,12 @@ from annotation.task_parts.sources import (
     settings_object,
     source_batch_check,
 )
-from annotation.task_types.choose.distractors import (
-    SourceNotFound,
-    distractors_for,
-    get_source,
-    source_choices,
-    source_schema,
-)
+from annotation.task_types.choose import dataset
 from annotation.task_types.choose.models import ChoiceAnswer, ChoiceQuestion
+from common.prose import figure_text
 from crowd.batches import batch_items_add
-from crowd.models import Assignment, Batch, BatchItem
-from crowd.task_types import SettingNotFound, SubmissionError, TaskType, figure_text
+from crowd.models import Assignment, Batch
+from crowd.task_types import SettingNotFound, SubmissionError, TaskType
 
 INSTRUCTIONS = """Read the story, then choose the proverb it illustrates. Only one of the \
 proverbs is the one the story was written for; the others may look related. Think about the \
@@ -127,6 +117,7 @@ class ChooseBatchForm(GoldSettingsForm, DrawnBatchForm):
 
 class ChooseTask(TaskType):
     key = "choose"
+    produces = "proverb choices"
     label = "Choose proverb"
     target_per_item = 3
     template = "frontend/choice.html"
@@ -216,7 +207,7 @@ class ChooseTask(TaskType):
     @transaction.atomic
     def items_refresh(self, *, batch: Batch) -> int:
         batch_lock(batch)
-        source_batch_check(batch, expected="write")
+        source_batch_check(batch, makes="narratives")
         among = fooling_stories() if batch.settings.get(FOOLED_ONLY) else None
         items = [
             {"narrative": narrative, "choice_question": self._question(batch, narrative)}
@@ -286,7 +277,39 @@ class ChooseTask(TaskType):
         }
 
     def agreement(self, *, batch: Batch) -> dict:
-        return choice_agreement(batch=batch)
+        return dataset.choice_agreement(batch=batch)
+
+    def analysis_records(self, *, counted) -> dict[str, list]:
+        return dataset.choice_records(counted)
+
+    def dataset_state(self) -> list:
+        return dataset.state()
+
+    def narratives_forget(self, *, narratives) -> None:
+        ChoiceQuestion.objects.filter(narrative__in=narratives).delete()
+
+    def proverbs_named(self) -> dict[int, str]:
+        return dataset.proverbs_in_options()
+
+    def narrative_items(self, *, batch: Batch, narratives: list, answers=None) -> list[dict]:
+        """A question per narrative from the batch's distractor source, with the option a
+        model picks (`answers(narrative, options)`: (proverb id, the model's label))."""
+        settings = {**self.default_settings(), **batch.settings}
+        items = []
+        for narrative in narratives:
+            question = choice_question_create(
+                narrative=narrative,
+                source=settings["distractors"],
+                options=settings["options"],
+                seed=settings["seed"],
+            )
+            if answers is not None:
+                question.model_chosen_id, question.model_label = answers(
+                    narrative, question.options
+                )
+                question.save(update_fields=["model_chosen", "model_label"])
+            items.append({"narrative": narrative, "choice_question": question})
+        return items
 
     def agreement_display(self, *, report: dict) -> dict:
         return {
@@ -318,74 +341,6 @@ class ChooseTask(TaskType):
             if item.is_gold
             else None,
         }
-
-
-def choice_agreement(*, batch: Batch) -> dict:
-    """Human accuracy, pairwise agreement, nominal alpha, majority vote and Dawid-Skene."""
-    rows = list(
-        counted(ChoiceAnswer, batch).values_list(
-            "question_id", "assignment__worker_id", "chosen_id", "question__correct_id"
-        )
-    )
-    answers = [(question, worker, chosen) for question, worker, chosen, _ in rows]
-    gold = {question: correct for question, _, _, correct in rows}
-    voted = majority_vote(answers)
-    ties = majority_vote_ties(answers)
-    modelled = dawid_skene(answers)
-    alpha = krippendorff_alpha(answers, level="nominal")
-    counts: dict[int, int] = defaultdict(int)
-    for question, *_ in rows:
-        counts[question] += 1
-    tied_labels = {label for labels in ties.values() for label in labels}
-    texts = Proverb.objects.in_bulk(
-        {*gold.values(), *voted.values(), *modelled.values(), *tied_labels}
-    )
-    questions = [
-        {
-            "question": question,
-            "answers": counts[question],
-            "correct": gold[question],
-            "correct_text": texts[gold[question]].text,
-            "majority_vote": voted.get(question),
-            "majority_vote_text": texts[voted[question]].text if question in voted else None,
-            "majority_vote_tie": [texts[label].text for label in ties.get(question, [])],
-            "dawid_skene": modelled.get(question),
-            "dawid_skene_text": texts[modelled[question]].text if question in modelled else None,
-        }
-        for question in sorted(gold)
-    ]
-    return {
-        "answers": len(answers),
-        "questions": len(gold),
-        "human_accuracy": choice_accuracy(answers, gold),
-        **model_choice_figures(batch=batch),
-        "pairwise_agreement": pairwise_label_agreement(answers),
-        "alpha": alpha,
-        "alpha_note": alpha_note(answers, alpha=alpha),
-        "majority_vote_accuracy": aggregate_accuracy(voted, gold),
-        "majority_vote_ties": len(ties),
-        "dawid_skene_accuracy": aggregate_accuracy(modelled, gold),
-        "aggregated": questions,
-    }
-
-
-def model_choice_figures(*, batch: Batch) -> dict:
-    """A model's answers to the batch's questions (all of them, answered by humans or not)."""
-    rows = list(
-        BatchItem.objects.filter(
-            batch=batch, is_gold=False, choice_question__model_chosen__isnull=False
-        ).values_list(
-            "choice_question__model_chosen_id",
-            "choice_question__correct_id",
-            "choice_question__model_label",
-        )
-    )
-    correct = sum(1 for chosen, answer, _ in rows if chosen == answer)
-    return {
-        "model": ", ".join(sorted({label for *_, label in rows})) or None,
-        "model_questions": len(rows),
-        "model_accuracy": correct / len(rows) if rows else None,
-    }
 
 
 task_type = ChooseTask()

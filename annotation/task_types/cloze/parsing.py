@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from django.conf import settings
 
-from annotation.keywords import spacy_pipeline
+from common.nlp import spacy_pipeline
 
 SUBJECTS = {"nsubj", "nsubjpass", "csubj", "csubjpass", "expl"}
 OBJECTS = {"dobj", "obj", "dative", "attr", "oprd", "acomp"}

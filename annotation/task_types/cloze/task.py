@@ -162,6 +162,7 @@ class ClozeBatchForm(DrawnBatchForm):
 
 class ClozeTask(TaskType):
     key = "cloze"
+    produces = "cloze answers"
     label = "Narrative cloze"
     target_per_item = 5
     template = "task_types/cloze/page.html"
@@ -236,7 +237,7 @@ class ClozeTask(TaskType):
     @transaction.atomic
     def items_refresh(self, *, batch: Batch) -> int:
         batch_lock(batch)
-        source_batch_check(batch, expected="write")
+        source_batch_check(batch, makes="narratives")
         settings = batch.settings
         items = []
         for narrative in narratives_to_add(batch=batch, text_fits=story_fits):

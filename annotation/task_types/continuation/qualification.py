@@ -8,9 +8,11 @@ how many must be right; each worker answers once, before their first task of the
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models import Count, Q
 
 from annotation.models import ContinuationPair
 from annotation.task_types.continuation.models import QualificationAttempt
+from common.prose import paper_number, plural
 from crowd.models import Batch
 from crowd.task_types import SettingConflict, SettingNotFound, SubmissionError
 
@@ -90,3 +92,16 @@ def qualification_attempt_create(*, batch: Batch, worker, answers: dict) -> Qual
         correct=correct,
         passed=correct >= settings.get("min_correct", len(pairs)),
     )
+
+
+def qualification_sentences(batch: Batch) -> list[str]:
+    """The methods section's sentence on the batch's qualification test, if it had one."""
+    attempts = QualificationAttempt.objects.filter(batch=batch).aggregate(
+        total=Count("id"), passed=Count("id", filter=Q(passed=True))
+    )
+    if not attempts["total"]:
+        return []
+    return [
+        f"A qualification test came first: {paper_number(attempts['passed'])} of "
+        f"{plural(attempts['total'], 'worker')} passed it."
+    ]

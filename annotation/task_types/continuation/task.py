@@ -31,6 +31,7 @@ from annotation.task_types.continuation.qualification import (
     clean_qualification,
     qualification_attempt_create,
     qualification_questions,
+    qualification_sentences,
 )
 from annotation.text import OverlapRules, check_overlap, load_stopwords, overlap_tokens
 from common.request_input import MAX_INT
@@ -205,6 +206,7 @@ class ContinuationBatchForm(BatchForm):
 
 class ContinuationTask(task_types.TaskType):
     key = "continue"
+    produces = "continuations"
     label = "Write continuations"
     target_per_item = WORKERS_PER_NARRATIVE[0]
     template = "task_types/continue/page.html"
@@ -262,6 +264,9 @@ class ContinuationTask(task_types.TaskType):
 
     def qualification_submit(self, *, batch: Batch, worker, answers: dict) -> None:
         qualification_attempt_create(batch=batch, worker=worker, answers=answers)
+
+    def methods_sentences(self, *, batch: Batch | None = None, imported=None) -> list[str]:
+        return qualification_sentences(batch) if batch is not None else []
 
     def page_context(self, *, assignment: Assignment) -> dict:
         narrative = _narrative(assignment)

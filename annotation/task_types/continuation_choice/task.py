@@ -31,6 +31,7 @@ from annotation.task_parts.sources import (
     source_batch_check,
 )
 from annotation.task_types.continuation_choice.models import ContinuationAnswer
+from crowd import task_types
 from crowd.batches import batch_items_add
 from crowd.forms import BatchForm
 from crowd.models import Assignment, Batch
@@ -124,7 +125,9 @@ class ContinuationChoiceBatchForm(BatchForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["instructions"].initial = INSTRUCTIONS
-        self.fields["source_batch"].queryset = Batch.objects.filter(task_type="continue")
+        self.fields["source_batch"].queryset = Batch.objects.filter(
+            task_type__in=task_types.keys_where(lambda type_: type_.produces == "continuations")
+        )
 
     def clean(self):
         data = super().clean()
@@ -146,6 +149,7 @@ class ContinuationChoiceBatchForm(BatchForm):
 
 class ContinuationChoiceTask(TaskType):
     key = "continue_choice"
+    produces = "continuation choices"
     label = "Choose the continuation"
     target_per_item = 3
     template = "frontend/choice.html"
@@ -215,7 +219,7 @@ class ContinuationChoiceTask(TaskType):
     @transaction.atomic
     def items_refresh(self, *, batch: Batch) -> int:
         batch_lock(batch)
-        source_batch_check(batch, expected="continue")
+        source_batch_check(batch, makes="continuations")
         items = [{"continuation_pair": pair} for pair in pairs_to_add(batch=batch)]
         return batch_items_add(batch=batch, items=items)
 

@@ -7,7 +7,7 @@ from django.db.models import Min
 from django.utils.html import format_html, format_html_join
 
 from annotation.task_parts.review_admin import TaskReviewAdmin, alignment_html, excerpt
-from annotation.task_types.align.models import SpanPair
+from annotation.task_parts.sources import source_drawing
 from annotation.task_types.rate.criteria import gold_passes
 from annotation.task_types.rate.models import Rating
 
@@ -35,10 +35,7 @@ class RatingReviewAdmin(TaskReviewAdmin):
     def target(self, row):
         narrative = row.narrative
         if row.alignment_id is not None:
-            pairs = list(SpanPair.objects.filter(assignment_id=row.alignment_id))
-            return alignment_html(
-                proverb=narrative.proverb.text, narrative=narrative.text, pairs=pairs
-            )
+            return alignment_html(source_drawing(row.alignment))
         return format_html(
             '<strong>{}</strong><br><span style="white-space:pre-wrap">{}</span>'
             '<br><span class="quiet">{}</span>',

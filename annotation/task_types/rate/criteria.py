@@ -6,12 +6,12 @@ A criterion is {"key", "label", "question", "anchors": {"1": ..., "5": ...}} on 
 
 from __future__ import annotations
 
-import re
-
+from annotation.quality.gold import CRITERION_KEY, SCALE
 from common.api_parser import CLEAN_TEXT
 from crowd.task_types import SettingConflict
 
-SCALE = (1, 2, 3, 4, 5)
+# ePiC: "good" is a rating of 3 or more (Table 5 agreement, overall >= 3 vs < 3).
+BINARY_THRESHOLD = 3
 
 NARRATIVE_CRITERIA = [
     {
@@ -84,8 +84,6 @@ SCALE_NOTE = (
     "1 is the lowest and 5 the highest. 3 leans positive: choose 3 or more when what you "
     "rate is at least somewhat good on a criterion, 1 or 2 when it is not."
 )
-
-CRITERION_KEY = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 
 _TEXT = {"type": "string", "pattern": CLEAN_TEXT}

@@ -10,16 +10,13 @@ alignments of an approved align batch ("how well do the aligned spans correspond
 from __future__ import annotations
 
 from collections import defaultdict
-from statistics import mean
 
 from django import forms
 from django.db import transaction
 
 from annotation import spans
 from annotation.models import Narrative
-from annotation.quality.agreement import rating_summary
 from annotation.quality.gold import GOLD_SETTINGS_SCHEMA, GoldSettingsForm, clean_gold_settings
-from annotation.quality.reports import counted
 from annotation.task_parts.imported import imported_narrative
 from annotation.task_parts.sources import (
     DRAW_SETTINGS_SCHEMA,
@@ -30,8 +27,9 @@ from annotation.task_parts.sources import (
     narratives_to_add,
     settings_object,
     source_batch_check,
+    source_drawing,
 )
-from annotation.task_types.align.models import SpanPair
+from annotation.task_types.rate import dataset
 from annotation.task_types.rate.criteria import (
     ALIGNMENT_CRITERIA,
     CRITERIA_SCHEMA,
@@ -44,12 +42,11 @@ from annotation.task_types.rate.criteria import (
 )
 from annotation.task_types.rate.models import Rating
 from common.api_parser import CLEAN_TEXT
+from common.prose import figure_text
 from crowd.batches import batch_items_add
 from crowd.models import Assignment, Batch, BatchItem
-from crowd.task_types import SettingConflict, SubmissionError, TaskType, figure_text
+from crowd.task_types import SettingConflict, SubmissionError, TaskType
 
-# ePiC: "good" is a rating of 3 or more (Table 5 agreement, overall >= 3 vs < 3).
-BINARY_THRESHOLD = 3
 TARGETS = ("narratives", "alignments")
 
 INSTRUCTIONS = """Read the proverb and the story, then rate the story on every criterion from \
@@ -129,7 +126,7 @@ CRITERION_ROWS = 6
 class RateBatchForm(GoldSettingsForm, DrawnBatchForm):
     """A rate-quality batch: narratives or alignments, criteria, gold thresholds."""
 
-    source_types = ("write", "align")
+    source_makes = ("narratives", "alignments")
 
     target = forms.ChoiceField(
         choices=[
@@ -193,6 +190,8 @@ class RateBatchForm(GoldSettingsForm, DrawnBatchForm):
 
 class RateTask(TaskType):
     key = "rate"
+    produces = "ratings"
+    narrative_parts = (dataset.RATINGS,)
     label = "Rate quality"
     target_per_item = 3
     template = "task_types/rate/page.html"
@@ -262,12 +261,7 @@ class RateTask(TaskType):
         narrative = item.narrative
         settings = item.batch.settings
         finished = assignment.status in Assignment.STORED
-        alignment = None
-        if item.source_assignment_id is not None:
-            pairs = list(SpanPair.objects.filter(assignment_id=item.source_assignment_id))
-            alignment = spans.drawing(
-                proverb=narrative.proverb.text, narrative=narrative.text, pairs=pairs
-            )
+        alignment = source_drawing(item.source_assignment)
         criteria = settings.get("criteria", NARRATIVE_CRITERIA)
         given = self.result(assignment=assignment)["ratings"] if finished else {}
         return {
@@ -347,13 +341,13 @@ class RateTask(TaskType):
     def items_refresh(self, *, batch: Batch) -> int:
         batch_lock(batch)
         if batch.settings.get("target") == "alignments":
-            source_batch_check(batch, expected="align")
+            source_batch_check(batch, makes="alignments")
             items = [
                 {"narrative": a.item.narrative, "source_assignment": a}
                 for a in alignments_to_add(batch=batch)
             ]
         else:
-            source_batch_check(batch, expected="write")
+            source_batch_check(batch, makes="narratives")
             items = [{"narrative": n} for n in narratives_to_add(batch=batch)]
         return batch_items_add(batch=batch, items=items)
 
@@ -413,7 +407,16 @@ class RateTask(TaskType):
         return records
 
     def agreement(self, *, batch: Batch) -> dict:
-        return rating_agreement(batch=batch)
+        return dataset.rating_agreement(batch=batch)
+
+    def narrative_parts_of(self, *, narrative_ids: list[int]) -> dict[str, dict[int, list]]:
+        return {dataset.RATINGS.name: dataset.rating_summaries(narrative_ids)}
+
+    def analysis_records(self, *, counted) -> dict[str, list]:
+        return {"ratings": dataset.rating_records(counted)}
+
+    def dataset_state(self) -> list:
+        return dataset.state()
 
     def agreement_display(self, *, report: dict) -> dict:
         criteria = list(report["criteria"])
@@ -455,10 +458,7 @@ class RateTask(TaskType):
             "gold": (gold_passes(item.gold_answer, given) if item.is_gold else None),
         }
         if item.source_assignment_id is not None:
-            pairs = list(SpanPair.objects.filter(assignment_id=item.source_assignment_id))
-            display["alignment"] = spans.alignment_drawing(
-                proverb=narrative.proverb.text, narrative=narrative.text, pairs=pairs
-            )
+            display["alignment"] = spans.review_drawing(source_drawing(item.source_assignment))
         else:
             display["narrative"] = narrative.text
         return display
@@ -477,52 +477,6 @@ class RateTask(TaskType):
                     )
                 ratings[name[7:]] = int(value)
         return {"ratings": ratings}
-
-
-def _source_name(source: str, label: str) -> str:
-    return f"{source}: {label}" if label else source
-
-
-def rating_agreement(*, batch: Batch) -> dict:
-    """Per criterion: mean, binarized pairwise agreement (>= 3), ordinal alpha; by source."""
-    rows = list(
-        counted(Rating, batch).values_list(
-            "assignment__item_id",
-            "assignment__worker_id",
-            "criterion",
-            "value",
-            "narrative__source",
-            "narrative__source_label",
-        )
-    )
-    criteria = [c["key"] for c in batch.settings.get("criteria", [])]
-    criteria += sorted({criterion for _, _, criterion, *_ in rows} - set(criteria))
-    labels = {c["key"]: c.get("label", c["key"]) for c in batch.settings.get("criteria", [])}
-    by_criterion = {}
-    for criterion in criteria:
-        triples = [
-            (item, worker, value) for item, worker, key, value, *_ in rows if key == criterion
-        ]
-        by_criterion[criterion] = {
-            "label": labels.get(criterion, criterion),
-            **rating_summary(triples, criterion_levels="ordinal", threshold=BINARY_THRESHOLD),
-        }
-    grouped: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-    for _, _, criterion, value, source, label in rows:
-        grouped[_source_name(source, label)][criterion].append(value)
-    by_source = {
-        source: {
-            criterion: {"mean": mean(values), "ratings": len(values)}
-            for criterion, values in values_by_criterion.items()
-        }
-        for source, values_by_criterion in sorted(grouped.items())
-    }
-    return {
-        "threshold": BINARY_THRESHOLD,
-        "forms": len({(item, worker) for item, worker, *_ in rows}),
-        "criteria": by_criterion,
-        "by_source": by_source,
-    }
 
 
 task_type = RateTask()

@@ -37,7 +37,12 @@ from annotation.quality.integrity import (
     IntegritySettings,
 )
 from annotation.task_parts.imported import imported_proverb
-from annotation.task_parts.overlap_rules import batch_rules, rules_schema
+from annotation.task_parts.overlap_rules import (
+    batch_rules,
+    marked_pieces,
+    overlap_lines,
+    rules_schema,
+)
 from annotation.task_parts.sources import settings_object
 from annotation.task_parts.writing_record import (
     batch_integrity,
@@ -46,7 +51,6 @@ from annotation.task_parts.writing_record import (
     writing_record_context,
     writing_record_store,
 )
-from annotation.task_types.write.review import marked_pieces, overlap_lines
 from annotation.text import OverlapRules, check_overlap, load_stopwords
 from common.api_parser import CLEAN_TEXT
 from common.task_queue import queue_on_commit
@@ -225,6 +229,7 @@ class WriteBatchForm(RoundFields, BatchForm):
 
 class WriteTask(task_types.TaskType):
     key = "write"
+    produces = "narratives"
     label = "Write narratives"
     template = "task_types/write/page.html"
     batch_form = WriteBatchForm  # crowd/admin/batches.py offers "New Write narratives batch"
@@ -356,15 +361,13 @@ class WriteTask(task_types.TaskType):
         narrative.status = Narrative.Status.APPROVED if approved else Narrative.Status.REJECTED
         narrative.reviewed_at = assignment.reviewed_at or timezone.now()
         narrative.review_message = assignment.review_message
-        # Recorded with the approval, so that a lost task is re-queued (annotation.keywords).
+        # Recorded with the approval, so that a lost task is re-queued (analysis.keywords).
         narrative.keywords_pending_since = timezone.now() if approved else None
         narrative.save(
             update_fields=["status", "reviewed_at", "review_message", "keywords_pending_since"]
         )
         if approved:
-            from annotation.keywords import narrative_keywords_extract_task
-
-            queue_on_commit(narrative_keywords_extract_task, narrative.pk)
+            queue_on_commit("annotation.narrative_keywords_extract", narrative.pk)
         story_reviewed(assignment=assignment, approved=approved)
 
     def review_display(self, *, assignment: Assignment) -> dict:

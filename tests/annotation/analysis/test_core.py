@@ -32,7 +32,7 @@ from scipy import stats
 from annotation.analysis import core, lexical, readability
 from annotation.analysis.core import analyze
 from annotation.analysis.definitions import DEFINITIONS
-from annotation.analysis.records import (
+from annotation.task_parts.records import (
     ChoiceRecord,
     ModelChoiceRecord,
     NarrativeRecord,

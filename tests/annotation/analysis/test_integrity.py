@@ -1,7 +1,7 @@
 """Shares of writing-integrity flags: overall, per batch, per worker."""
 
 from annotation.analysis.integrity import FLAG_CODES, integrity_shares
-from annotation.analysis.records import IntegrityRecord
+from annotation.task_parts.records import IntegrityRecord
 
 
 def record(batch, worker, *flags, has_record=True, checked=True):

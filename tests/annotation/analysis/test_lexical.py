@@ -11,7 +11,7 @@ import pytest
 from annotation.analysis import lexical
 from annotation.analysis.core import analyze
 from annotation.analysis.lexical import _distinct_ngram_counts
-from annotation.analysis.records import (
+from annotation.task_parts.records import (
     NarrativeRecord,
 )
 from annotation.text import jaccard, simple_tokens

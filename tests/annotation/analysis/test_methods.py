@@ -11,12 +11,13 @@ import pytest
 from django.core.management import call_command
 
 from annotation.analysis import methods
-from annotation.analysis.methods import MethodsPart, methods_document, paper_number
+from annotation.analysis.methods import MethodsPart, methods_document
 from annotation.analysis.methods_render import latex_escape, methods_latex, methods_markdown
 from annotation.analysis.selectors import dataset_analysis
 from annotation.datasets.epic import dataset_import_epic
 from annotation.demo import demo_proverbs_load, demo_write_batch_ensure
 from annotation.models import NarrativeIntegrity
+from common.prose import paper_number
 from crowd.pledges import pledge_record
 from tests.factories import (
     crowd_narrative_create,

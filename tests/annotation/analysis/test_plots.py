@@ -8,7 +8,7 @@ import pytest
 
 from annotation.analysis import plots
 from annotation.analysis.core import analyze
-from annotation.analysis.records import NarrativeRecord, RatingRecord
+from annotation.task_parts.records import NarrativeRecord, RatingRecord
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -7,12 +7,10 @@ import pytest
 from annotation.analysis.common import LONG_READ_GC_THRESHOLDS, long_read_gc
 from annotation.analysis.selectors import (
     ScopeAnalysis,
-    choice_records,
     dataset_analysis,
+    evaluation_records,
     integrity_records,
-    model_choice_records,
     narrative_records,
-    rating_records,
     split_counts,
 )
 from annotation.datasets.records import FLAG_ROW, export_rows
@@ -75,7 +73,7 @@ def test_rating_records_skip_rejected_assignments_and_name_their_source():
     rating_create(narrative=crowd, criterion="overall", value=4)
     rating_create(narrative=imported, criterion="overall", value=2)
     rating_create(narrative=crowd, criterion="overall", value=1, status="rejected")
-    records = rating_records()
+    records = evaluation_records()["ratings"]
     assert [(r.source, r.criterion, r.value) for r in records] == [
         ("dataset", "overall", 4),
         ("imported:ePiC", "overall", 2),
@@ -90,16 +88,19 @@ def test_rating_records_in_batch_scope_include_ratings_made_in_the_rate_batch():
     rating_create(narrative=written, criterion="overall", value=5)
     rating_create(narrative=other, criterion="overall", value=3, batch=rate)
     rating_create(narrative=other, criterion="overall", value=1)
-    assert sorted(r.value for r in rating_records(batches=[write.pk])) == [5]
-    assert sorted(r.value for r in rating_records(batches=[write.pk, rate.pk])) == [3, 5]
-    assert {r.source for r in rating_records(batches=[rate.pk])} == {"model:bart"}
+    assert sorted(r.value for r in evaluation_records(batches=[write.pk])["ratings"]) == [5]
+    assert sorted(r.value for r in evaluation_records(batches=[write.pk, rate.pk])["ratings"]) == [
+        3,
+        5,
+    ]
+    assert {r.source for r in evaluation_records(batches=[rate.pk])["ratings"]} == {"model:bart"}
 
 
 def test_choice_records_give_question_worker_and_correctness():
     narrative = crowd_narrative_create(proverb=proverb_create(PROVERB))
     answer = choice_answer_create(narrative=narrative, correct=True)
     choice_answer_create(narrative=narrative, correct=False, question=answer.question)
-    records = choice_records()
+    records = evaluation_records()["choices"]
     assert [(r.question_id, r.correct) for r in records] == [
         (answer.question_id, True),
         (answer.question_id, False),
@@ -112,8 +113,8 @@ def test_model_choice_records_cover_answered_questions_a_model_answered():
     answered = choice_answer_create(narrative=narrative, correct=True).question
     answered.model_chosen = proverb_create()
     answered.save()
-    unanswered_by_model = choice_answer_create(narrative=narrative, correct=True).question
-    records = model_choice_records(question_ids={answered.pk, unanswered_by_model.pk})
+    choice_answer_create(narrative=narrative, correct=True)  # a question no model answered
+    records = evaluation_records()["model_choices"]
     assert [(r.question_id, r.correct) for r in records] == [(answered.pk, False)]
 
 

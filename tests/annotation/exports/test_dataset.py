@@ -14,8 +14,8 @@ from django.test import override_settings
 from annotation.analysis.cards import analysis_sections, format_value, markdown_table
 from annotation.datasets.epic import dataset_import_epic
 from annotation.exports.dataset import (
-    COLUMNS,
     WorkerPseudonyms,
+    columns,
     dataset_export,
     export_salt,
     parquet_schema,
@@ -117,7 +117,7 @@ def test_csv_has_a_header_and_nested_fields_as_json():
     stream = io.StringIO()
     write_csv(iter([[_row(narrative='He said "no",\nthen left.')]]), stream)
     header, row = list(csv.reader(io.StringIO(stream.getvalue())))
-    assert header == list(COLUMNS)
+    assert header == list(columns())
     record = dict(zip(header, row, strict=True))
     assert record["narrative"] == 'He said "no",\nthen left.'
     assert record["split_unseen"] == ""

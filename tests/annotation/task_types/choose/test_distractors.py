@@ -2,7 +2,7 @@
 
 import pytest
 
-from annotation.task_types.choose.distractors import (
+from annotation.task_parts.distractors import (
     Candidate,
     LexicalSimilaritySource,
     RandomSource,

@@ -1,10 +1,21 @@
 """The plain records that the dataset analysis reads: narratives with their span pairs,
-ratings and multiple-choice answers (human and model). Every analysis module imports
-these; none of them imports the modules that compute with them."""
+ratings and multiple-choice answers (human and model). The task types give them
+(`TaskType.analysis_records`, by these names: "ratings", "choices", "model_choices");
+every analysis module reads them, and none of them imports the modules that compute
+with them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from annotation.models import Narrative
+
+
+def rating_source(source: str, label: str) -> str:
+    """The source a narrative's ratings are compared under: dataset, imported:X, model:X."""
+    if source == Narrative.Source.CROWD:
+        return "dataset"
+    return f"{source}:{label or 'unlabelled'}"
 
 
 @dataclass(frozen=True, slots=True)

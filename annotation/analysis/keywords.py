@@ -20,37 +20,16 @@ re-queued by the beat task `annotation.keywords_requeue`.
 
 from __future__ import annotations
 
-import functools
-import threading
-
-from celery import shared_task
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.analysis.text_scores import texts_score_keep
 from annotation.datasets.records import dataset_narratives
 from annotation.models import Narrative
+from common.nlp import spacy_pipeline
 from common.progress import ProgressCallback, progress_noop
 from common.task_queue import queue_on_commit, waiting_past_grace
-
-_loading = threading.Lock()
-
-
-@functools.cache
-def _load(name: str):
-    import spacy
-
-    return spacy.load(name)
-
-
-def spacy_pipeline(name: str):
-    """The spaCy pipeline `name` (a package name or a path), loaded once per process.
-
-    The lock makes a caller that arrives while another thread loads it wait for it instead
-    of loading a second copy.
-    """
-    with _loading:
-        return _load(name)
 
 
 def keywords_extract(text: str, *, model: str | None = None) -> dict:
@@ -95,9 +74,7 @@ def _keywords_store(narrative_ids: list[int], *, model: str, force: bool = False
     }
     extracted = _keywords_of_texts(read, model)
     # The dataset analysis' scores of the same texts, kept for the next export (numpy and
-    # the scorers are imported here only: the web path queues this task).
-    from annotation.analysis.text_scores import texts_score_keep
-
+    # the scorers are imported when they score: the web path only queues this task).
     texts_score_keep(list(read.values()))
     with transaction.atomic():
         narratives = list(
@@ -165,24 +142,5 @@ def narratives_keywords_queue(*, narrative_ids: list[int]) -> int:
     ids = list(dict.fromkeys(narrative_ids))
     Narrative.objects.filter(pk__in=ids).update(keywords_pending_since=timezone.now())
     if ids:
-        queue_on_commit(narratives_keywords_fill_task, ids)
+        queue_on_commit("annotation.narratives_keywords_fill", ids)
     return len(ids)
-
-
-@shared_task(name="annotation.narrative_keywords_extract")
-def narrative_keywords_extract_task(narrative_id: int) -> int:
-    """Extract and store an approved narrative's verbs and named entities; idempotent.
-    Defined here, beside its service, so that the write type queues it without reaching
-    up to annotation/tasks.py (which re-exports it for Celery)."""
-    narrative_keywords_extract(narrative_id=narrative_id)
-    return narrative_id
-
-
-@shared_task(name="annotation.narratives_keywords_fill")
-def narratives_keywords_fill_task(narrative_ids: list[int]) -> int:
-    """Extract the keywords of many narratives (an import, a backfill); idempotent.
-
-    Defined here rather than in annotation/tasks.py (which re-exports it) because the
-    service above queues it: the two modules would otherwise import each other.
-    """
-    return narratives_keywords_fill(narrative_ids=narrative_ids)

@@ -1,6 +1,6 @@
 """How a written narrative is shown for review: marked words and overlap figures in words."""
 
-from annotation.task_types.write.review import marked_pieces, overlap_lines
+from annotation.task_parts.overlap_rules import marked_pieces, overlap_lines
 
 
 def test_marked_pieces_mark_the_words_a_rule_counts_and_keep_the_text():
