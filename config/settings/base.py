@@ -320,6 +320,8 @@ PROLIFIC_BONUS_SETTLE_SECONDS = env.int("PROLIFIC_BONUS_SETTLE_SECONDS", default
 PROLIFIC_WEBHOOK_MAX_SKEW_SECONDS = env.int("PROLIFIC_WEBHOOK_MAX_SKEW_SECONDS", default=3600)
 # The studies list warns when no verified webhook delivery came for this long.
 PROLIFIC_WEBHOOK_SILENCE_HOURS = env.int("PROLIFIC_WEBHOOK_SILENCE_HOURS", default=24)
+# A trial with the stand-in: a local PARABLE_PUBLIC_URL is taken while PROLIFIC_API_URL is local.
+PROLIFIC_LOCAL_TRIAL = env.bool("PROLIFIC_LOCAL_TRIAL", default=False)
 
 # Amazon Mechanical Turk (closed by AWS on 30 September 2026): the URL of a compatible
 # endpoint such as the stand-in ("sandbox" and "production" name AWS's closed ones).

@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 from urllib.parse import urlsplit
 
-from prolific.addresses import loopback_url
+from prolific.addresses import local_url
 from prolific.standin.state import REWARD_RATES, ApiError, StandInState, new_id, now_iso
 
 
@@ -195,7 +195,7 @@ class AccountRoutes:
         (https://docs.prolific.com/api-reference/webhooks/create-subscription). The
         workspace needs a secret first, and "target_url must use https:// and be publicly
         accessible" (https://docs.prolific.com/documentation/core-concepts/monitoring-study-progress):
-        the stand-in, being on this machine, also takes a loopback address."""
+        the stand-in, being on this machine or network, also takes a local address."""
         errors = {
             field: ["This field is required."]
             for field in ("event_type", "target_url", "workspace_id")
@@ -204,7 +204,7 @@ class AccountRoutes:
         if errors:
             raise ApiError(400, errors)
         target, workspace_id = body["target_url"], self._workspace(body["workspace_id"])["id"]
-        if urlsplit(target).scheme != "https" and not loopback_url(target):
+        if urlsplit(target).scheme != "https" and not local_url(target):
             raise ApiError(400, {"target_url": ["target_url must use https://."]})
         if workspace_id not in self.state.secrets:
             raise ApiError(400, "Create a secret for the workspace before subscribing.")
