@@ -4,6 +4,7 @@ import pytest
 
 from crowd.batches import batch_close, batch_publish
 from crowd.models import Batch
+from crowd.providers import batch_currency
 from prolific.client import ProlificError
 from prolific.models import Study
 from prolific.preflight import study_publish_confirmed
@@ -36,6 +37,8 @@ def test_cost_comes_from_prolifics_calculator_and_is_stored(standin):
     assert "fees" not in cost and "vat" not in cost
     batch.prolific_study.refresh_from_db()
     assert batch.prolific_study.cost_cents == 630
+    # The workspace's currency, stored with the cost: the batch's amounts are in it.
+    assert batch.prolific_study.currency == "GBP" == batch_currency(batch)
 
 
 def test_the_study_is_created_in_the_project_and_spends_the_workspaces_wallet(standin):
