@@ -1,9 +1,15 @@
-"""/healthz: the database always, the Celery broker when one is configured."""
+"""/healthz: the database, the Celery broker when one is configured, this deployment's identity."""
 
 from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse
+from django.utils.crypto import salted_hmac
 from kombu import Connection
+
+
+def deployment_id() -> str:
+    """The same in every process of one deployment, and in no other: its SECRET_KEY hashed."""
+    return salted_hmac("parable.healthz", "deployment").hexdigest()[:16]
 
 
 def _check_database() -> str:
@@ -33,5 +39,6 @@ def healthz(request):
             report[name] = f"error: {type(error).__name__}"
             healthy = False
     return JsonResponse(
-        {"status": "ok" if healthy else "error", **report}, status=200 if healthy else 503
+        {"status": "ok" if healthy else "error", **report, "deployment": deployment_id()},
+        status=200 if healthy else 503,
     )

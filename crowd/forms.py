@@ -7,33 +7,12 @@ crowd/admin/batches.py shows it as "New <label> batch".
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from django import forms
 
-from common.request_input import MAX_INT
 from crowd.models import Batch
-from crowd.money import MAX_AMOUNT, money_text
+from crowd.money import MAX_HOURLY, AmountField
 from crowd.pledges import DEFAULT_PLEDGE
-
-
-def target_rate_field() -> forms.DecimalField:
-    """The target pay per hour, typed as an amount (the payments page takes the same)."""
-    return forms.DecimalField(
-        required=False,
-        min_value=Decimal("0.01"),
-        max_value=MAX_AMOUNT,
-        max_digits=8,
-        decimal_places=2,
-        label="Target pay per hour",
-        help_text="The hourly pay this batch aims at, reward plus bonuses, as an amount in "
-        "the study's currency (12.00). Payments → the batch's realised pay compares each "
-        "worker with it and offers to top up whoever is below. Empty: no target.",
-    )
-
-
-def target_cents(amount: Decimal | None) -> int | None:
-    return None if amount is None else int(amount * 100)
+from crowd.providers import batch_currency
 
 
 class BatchForm(forms.Form):
@@ -53,14 +32,20 @@ class BatchForm(forms.Form):
         help_text="Most items one worker may do in this batch (empty: no limit), "
         "so no one worker dominates the dataset.",
     )
-    reward_cents = forms.IntegerField(
-        min_value=0,
-        max_value=MAX_INT,
+    reward = AmountField(
+        zero=True,
         initial=50,
-        label="Reward per task, in cents",
-        help_text="In hundredths of the study's currency: 50 is 0.50.",
+        label="Reward per task",
+        help_text="Paid for each approved task (a Prolific session pays it for each item).",
     )
-    target_hourly_rate = target_rate_field()
+    target_hourly_rate = AmountField(
+        required=False,
+        maximum=MAX_HOURLY,
+        label="Target pay per hour",
+        help_text="The hourly pay this batch aims at, reward plus bonuses. Payments → the "
+        "batch's realised pay compares each worker with it and offers to top up whoever is "
+        "below. Empty: no target.",
+    )
     time_allowed_minutes = forms.IntegerField(
         min_value=1,
         initial=30,
@@ -109,8 +94,8 @@ class BatchForm(forms.Form):
             "name": data["name"],
             "target_per_item": data["target_per_item"],
             "per_worker_cap": data["per_worker_cap"],
-            "reward_cents": data["reward_cents"],
-            "target_hourly_cents": target_cents(data["target_hourly_rate"]),
+            "reward_cents": data["reward"],
+            "target_hourly_cents": data["target_hourly_rate"],
             "time_allowed_seconds": data["time_allowed_minutes"] * 60,
             "instructions": data["instructions"],
             "pledge": (data["pledge"] or DEFAULT_PLEDGE) if data["ask_pledge"] else "",
@@ -121,14 +106,13 @@ class BatchForm(forms.Form):
 
 class BatchAdminForm(forms.ModelForm):
     """Editing a batch in the admin: its settings go through its task type's validation;
-    time allowed is in minutes, as when the batch was created."""
+    time allowed is in minutes and amounts in the batch's currency, as when the batch was
+    created."""
 
-    time_allowed_minutes = forms.IntegerField(
-        min_value=1,
-        label="Time allowed (minutes)",
-        help_text="A reservation expires after this and its slot returns to the pool.",
-    )
-    target_hourly_rate = target_rate_field()
+    # The batch form's own fields (each form works on its own copy).
+    time_allowed_minutes = BatchForm.base_fields["time_allowed_minutes"]
+    reward = BatchForm.base_fields["reward"]
+    target_hourly_rate = BatchForm.base_fields["target_hourly_rate"]
 
     class Meta:
         model = Batch
@@ -138,7 +122,6 @@ class BatchAdminForm(forms.ModelForm):
             "pledge",
             "target_per_item",
             "per_worker_cap",
-            "reward_cents",
             "settings",
         ]
 
@@ -146,14 +129,19 @@ class BatchAdminForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         seconds = self.instance.time_allowed_seconds or 1800
         self.fields["time_allowed_minutes"].initial = max(1, round(seconds / 60))
-        if self.instance.target_hourly_cents:
-            self.fields["target_hourly_rate"].initial = Decimal(
-                money_text(self.instance.target_hourly_cents)
-            )
+        currency = batch_currency(self.instance) if self.instance.pk else ""
+        for name, cents in (
+            ("reward", self.instance.reward_cents),
+            ("target_hourly_rate", self.instance.target_hourly_cents),
+        ):
+            self.fields[name].initial = cents
+            self.fields[name].show_currency(currency)
 
     def save(self, commit=True):
-        self.instance.time_allowed_seconds = self.cleaned_data["time_allowed_minutes"] * 60
-        self.instance.target_hourly_cents = target_cents(self.cleaned_data["target_hourly_rate"])
+        data = self.cleaned_data
+        self.instance.time_allowed_seconds = data["time_allowed_minutes"] * 60
+        self.instance.reward_cents = data["reward"]
+        self.instance.target_hourly_cents = data["target_hourly_rate"]
         return super().save(commit=commit)
 
     def clean_settings(self):

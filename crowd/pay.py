@@ -19,10 +19,9 @@ from collections import defaultdict
 
 from django.db import transaction
 
-from common.request_input import MAX_INT
 from crowd.models import Assignment, Batch, Bonus, Worker
-from crowd.money import money_text
-from crowd.providers import get_provider
+from crowd.money import MAX_HOURLY, money_text
+from crowd.providers import batch_currency, get_provider
 from crowd.review import ReviewError, assignment_bonus
 
 
@@ -85,10 +84,8 @@ def batch_realised_pay(*, batch: Batch) -> dict:
 
 @transaction.atomic
 def batch_target_rate_set(*, batch: Batch, target_hourly_cents: int | None) -> Batch:
-    if target_hourly_cents is not None and not 1 <= target_hourly_cents <= MAX_INT:
-        raise ValueError(
-            f"The target hourly rate is a positive amount of at most {money_text(MAX_INT)}."
-        )
+    if target_hourly_cents is not None and not 1 <= target_hourly_cents <= MAX_HOURLY * 100:
+        raise ValueError(f"The target hourly rate is an amount from 0.01 to {MAX_HOURLY}.")
     batch = Batch.objects.select_for_update().get(pk=batch.pk)
     batch.target_hourly_cents = target_hourly_cents
     batch.save(update_fields=["target_hourly_cents"])
@@ -97,7 +94,8 @@ def batch_target_rate_set(*, batch: Batch, target_hourly_cents: int | None) -> B
 
 def top_up_reason(batch: Batch) -> str:
     return (
-        f"Top-up of your pay for “{batch.name}” to {money_text(batch.target_hourly_cents)} "
+        f"Top-up of your pay for “{batch.name}” to "
+        f"{money_text(batch.target_hourly_cents, batch_currency(batch))} "
         "an hour, the rate this study aims to pay."
     )
 
@@ -123,14 +121,15 @@ def batch_top_up(*, batch: Batch) -> dict:
 
 
 def bonus_state_text(bonus: Bonus) -> str:
-    """What happened to a bonus, in the provider's own words ("recorded (paid by the lab)"
+    """What happened to a bonus, in the provider's own words ("recorded for the lab to pay"
     for lab workers): the one wording of the review queue, the worker's page and the report."""
     return get_provider(bonus.assignment.item.batch.provider).bonus_state(bonus=bonus)
 
 
 def payments_report(*, batch: Batch | None = None) -> list[dict]:
-    """Per worker and batch: paid tasks, rewards, bonuses, and each bonus with the state of
-    the call that pays it (waiting, being sent, paid, or unknown: awaiting reconciliation)."""
+    """Per worker and batch: paid tasks, rewards, bonuses, the batch's currency, and each
+    bonus with the state of the call that pays it (waiting, being sent, paid, or unknown:
+    awaiting reconciliation)."""
     work = Assignment.objects.filter(status__in=Assignment.PAID).select_related(
         "worker", "item__batch"
     )
@@ -157,8 +156,10 @@ def payments_report(*, batch: Batch | None = None) -> list[dict]:
         of = bonus.assignment.item.batch
         states[bonus.pk] = bonus_state_text(bonus)
         row_for(bonus.assignment.worker, of)["bonuses"].append((bonus, states[bonus.pk]))
+    currencies = {of.pk: batch_currency(of) for of in {row["batch"] for row in rows.values()}}
     report = []
     for row in rows.values():
+        row["currency"] = currencies[row["batch"].pk]
         row["bonus_cents"] = sum(bonus.cents for bonus, _ in row["bonuses"])
         row["unknown"] = sum(1 for _, state in row["bonuses"] if "unknown" in state.lower())
         report.append(row)

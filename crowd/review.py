@@ -46,7 +46,8 @@ class ReviewError(ValueError):
 
 
 class BonusAlreadyPaid(ReviewError):
-    """The same bonus (assignment, reason, amount) was paid before: a resent form."""
+    """The same bonus (assignment, reason, amount) was given before, whether paid yet or
+    still on its way to the provider: a resent form."""
 
 
 def _ensure_vouched(assignment: Assignment, what: str) -> None:
@@ -245,11 +246,13 @@ def assignment_bonus(*, assignment: Assignment, cents: int, reason: str) -> Assi
     digest = reason_digest(reason)
     earlier = Bonus.objects.filter(assignment=locked, cents=cents, reason_digest=digest).first()
     if earlier is not None:
+        provider = get_provider(locked.item.batch.provider)
+        amount = money_text(cents, provider.currency(batch=locked.item.batch))
         raise BonusAlreadyPaid(
-            f"Assignment {locked.pk} was already paid a bonus of {money_text(cents)} with "
-            "this reason "
-            f"({earlier.created_at:%Y-%m-%d %H:%M} UTC): it is paid once. To pay another "
-            "bonus, give it its own reason."
+            f"Assignment {locked.pk} already has this bonus of {amount} with this reason, "
+            f"given {earlier.created_at:%Y-%m-%d %H:%M} UTC and now "
+            f"{provider.bonus_state(bonus=earlier)}: it is paid once. To pay another bonus, "
+            "give it its own reason."
         )
     bonus = Bonus.objects.create(
         assignment=locked,

@@ -19,9 +19,9 @@ from django.utils.html import format_html
 
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from crowd import task_types
-from crowd.admin.read_only import ReadOnlyAdmin
+from crowd.admin.read_only import AdminPages, ReadOnlyAdmin
 from crowd.models import Assignment, Batch, Worker
-from crowd.money import money_text
+from crowd.money import cents_from_amount, money_text
 from crowd.providers import ProviderError
 from crowd.review import (
     ReviewError,
@@ -134,7 +134,7 @@ class DurationsInMinutes:
 
 
 @admin.register(Publication)
-class PublicationAdmin(DurationsInMinutes, admin.ModelAdmin):
+class PublicationAdmin(AdminPages, DurationsInMinutes, admin.ModelAdmin):
     """A batch's MTurk settings; its MTurk page is where everything else happens."""
 
     form = PublicationForm
@@ -187,9 +187,6 @@ class PublicationAdmin(DurationsInMinutes, admin.ModelAdmin):
             ),
         ]
         return own + super().get_urls()
-
-    def _context(self, request, **extra):
-        return {**self.admin_site.each_context(request), "opts": self.model._meta, **extra}
 
     def import_view(self, request):
         """Upload a batch results CSV (add-batch permission): the same service as the command."""
@@ -327,7 +324,7 @@ class PublicationAdmin(DurationsInMinutes, admin.ModelAdmin):
     def _do_bonus(self, request, batch):
         answer = assignment_bonus(
             assignment=self._answer(request, batch),
-            cents=int(request.POST.get("cents", 0)),
+            cents=cents_from_amount(request.POST.get("amount", "")),
             reason=request.POST.get("reason", ""),
         )
         return (

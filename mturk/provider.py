@@ -38,6 +38,9 @@ class MTurkProvider(CrowdProvider):
         MTurk's own submit."""
         return timedelta(minutes=10)
 
+    def currency(self, *, batch) -> str:
+        return "USD"  # MTurk pays in US dollars only
+
     def publish(self, *, batch) -> dict:
         return hits_create(batch=batch)
 

@@ -6,6 +6,8 @@ submissions, webhooks. The calls to Prolific these decide are Crowd work › Pro
 
 from __future__ import annotations
 
+from functools import partial
+
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
@@ -13,12 +15,13 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from crowd.admin.read_only import ReadOnlyAdmin
-from crowd.admin.review import REVIEW_PERMISSION, action_form_step
+from crowd.admin.read_only import AdminPages, ReadOnlyAdmin
+from crowd.admin.review import REVIEW_PERMISSION, BonusForm, action_form_step, apply_each
 from crowd.batches import batch_close
+from crowd.models import Batch
 from crowd.providers import ProviderError
 from crowd.review import ReviewError, worker_block, worker_unblock, workers_notify
-from prolific.forms import BlockForm, BonusForm, MessageForm, PlacesForm, StudyForm
+from prolific.forms import BlockForm, MessageForm, PlacesForm, StudyForm
 from prolific.models import ParticipantSession, Study, Submission, WebhookEvent, WebhookRefusal
 from prolific.preflight import preflight, study_publish_confirmed
 from prolific.review import sessions_approve, sessions_bonus
@@ -36,8 +39,13 @@ from prolific.submissions import study_sync
 FAILURES = (ValueError, ProviderError)
 
 
+def _count(name: str, title: str):
+    """A list column showing one of `studies_with_counts`' counts."""
+    return admin.display(description=title)(lambda _, study: getattr(study, f"{name}_count"))
+
+
 @admin.register(Study)
-class StudyAdmin(admin.ModelAdmin):
+class StudyAdmin(AdminPages, admin.ModelAdmin):
     list_display = (
         "batch",
         "study_id",
@@ -61,25 +69,11 @@ class StudyAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False  # settings are set when preparing; the manage page acts on a study
 
-    @admin.display(description="Sessions")
-    def sessions(self, study):
-        return study.session_count
-
-    @admin.display(description="Awaiting review")
-    def awaiting(self, study):
-        return study.awaiting_count
-
-    @admin.display(description="Approved")
-    def approved(self, study):
-        return study.approved_count
-
-    @admin.display(description="Returned / timed out")
-    def returned(self, study):
-        return study.returned_count
-
-    @admin.display(description="No Prolific submission")
-    def unvouched(self, study):
-        return study.unvouched_count
+    sessions = _count("session", "Sessions")
+    awaiting = _count("awaiting", "Awaiting review")
+    approved = _count("approved", "Approved")
+    returned = _count("returned", "Returned / timed out")
+    unvouched = _count("unvouched", "No Prolific submission")
 
     @admin.display(description="")
     def manage_link(self, study):
@@ -111,9 +105,6 @@ class StudyAdmin(admin.ModelAdmin):
             ),
             *super().get_urls(),
         ]
-
-    def _context(self, request, **extra):
-        return {**self.admin_site.each_context(request), "opts": self.model._meta, **extra}
 
     def add_view(self, request, form_url="", extra_context=None):
         """Make a draft batch a Prolific study (add-study permission); nothing goes to
@@ -256,10 +247,15 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
             form_class=BonusForm,
             action="bonus_selected",
             title="Pay a bonus",
+            form_options={
+                "batches": Batch.objects.filter(prolific_study__sessions__in=queryset).distinct()
+            },
         )
         if response is not None:
             return response
-        outcome = sessions_bonus(sessions=list(queryset), **data)
+        outcome = sessions_bonus(
+            sessions=list(queryset), cents=data["amount"], reason=data["reason"]
+        )
         self.message_user(request, f"Bonus recorded for {outcome['paid']} participant(s).")
         for reason in outcome["refused"]:
             self.message_user(request, reason, messages.WARNING)
@@ -288,22 +284,13 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
         )
         if response is not None:
             return response
-        self._each_worker(request, queryset, lambda w: worker_block(worker=w, **data), "blocked")
+        block = partial(worker_block, **data)
+        apply_each(self, request, _workers(queryset), block, "participant(s) blocked")
         return None
 
     @admin.action(description="Unblock selected participants", permissions=["review"])
     def unblock_selected(self, request, queryset):
-        self._each_worker(request, queryset, lambda w: worker_unblock(worker=w), "unblocked")
-
-    def _each_worker(self, request, queryset, apply, done: str) -> None:
-        count = 0
-        for session in queryset.select_related("worker"):
-            try:
-                apply(session.worker)
-                count += 1
-            except ReviewError as error:
-                self.message_user(request, str(error), messages.WARNING)
-        self.message_user(request, f"{count} participant(s) {done}.")
+        apply_each(self, request, _workers(queryset), worker_unblock, "participant(s) unblocked")
 
     def has_review_permission(self, request) -> bool:
         return request.user.has_perm(REVIEW_PERMISSION)
@@ -337,6 +324,10 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
             )
         for reason in outcome["refused"]:
             self.message_user(request, reason, messages.WARNING)
+
+
+def _workers(sessions) -> list:
+    return [session.worker for session in sessions.select_related("worker")]
 
 
 @admin.register(Submission)

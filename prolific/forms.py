@@ -81,13 +81,6 @@ class PlacesForm(forms.Form):
     )
 
 
-class BonusForm(forms.Form):
-    cents = forms.IntegerField(min_value=1, max_value=100_000, help_text="Bonus in cents.")
-    reason = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 2, "cols": 60}), help_text="Kept with the payment."
-    )
-
-
 class BlockForm(forms.Form):
     reason = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),

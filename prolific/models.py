@@ -40,6 +40,9 @@ class Study(models.Model):
     cost_cents = models.PositiveIntegerField(
         null=True, blank=True, help_text="Prolific's total cost (rewards, fees, VAT) last quoted."
     )
+    currency = models.CharField(
+        max_length=3, blank=True, help_text="The workspace's currency, read with the cost."
+    )
     cost_confirmed_at = models.DateTimeField(
         null=True, blank=True, help_text="When a researcher saw the cost and confirmed publishing."
     )

@@ -2,12 +2,13 @@
 
 Read-only calls confirm what a real account needs before it spends money: the token,
 the workspace and its project (the project must be in the workspace, or the study bills
-another wallet), the workspace's balance against the study's cost, each eligibility
-filter still on Prolific's list, how submissions reach Parable (webhooks with the
-workspace's secret, or polling), the public URL as participants reach it, and the time
-limits. Each failure says what to set. The checks whose failure would lose money are
-`blocking`: `study_publish_confirmed` refuses to publish while one fails.
-`manage.py prolific_check` and the study's page before *Publish* show them all.
+another wallet), the workspace's balance against the study's cost (without a study,
+against every study not published yet), each eligibility filter still on Prolific's
+list, how submissions reach Parable (webhooks with the workspace's secret, or polling),
+the public URL as participants reach it (a local one only in a trial against the
+stand-in: `local_trial`), and the time limits. Each failure says what to set. The checks
+whose failure would lose money are `blocking`: `study_publish_confirmed` refuses to
+publish while one fails. `manage.py prolific_check` and the study's page show them all.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 
+from common.health import deployment_id
 from crowd.batches import batch_publish
 from crowd.models import Batch
-from prolific.addresses import loopback_url
+from crowd.money import money_text
+from prolific.addresses import local_url, unreachable_reason
 from prolific.client import ProlificClient, ProlificError
 from prolific.models import Study
 from prolific.selectors import polling as polling_state
@@ -50,6 +53,18 @@ class Check:
     blocking: bool = True  # a failure would lose money: publishing is refused
 
 
+class Failed(Exception):
+    """A check failed; the message says what was found and what to set."""
+
+
+def _checked(name: str, check, *args, blocking: bool = True) -> Check:
+    """The Check of `check(*args)`: what it found, or what it raised as Failed."""
+    try:
+        return Check(name, True, check(*args), blocking)
+    except Failed as failed:
+        return Check(name, False, str(failed), blocking)
+
+
 @dataclass
 class _Found:
     """What the earlier checks learnt, for the later ones."""
@@ -58,119 +73,103 @@ class _Found:
     workspace: dict | None = None
 
 
-def _money(cents: float, currency: str) -> str:
-    return f"{cents / 100:.2f} {currency}".strip()
-
-
-def _token(client: ProlificClient, found: _Found) -> Check:
+def _token(client: ProlificClient, found: _Found) -> str:
     if not settings.PROLIFIC_API_TOKEN:
-        return Check(
-            "Token",
-            False,
+        raise Failed(
             "Set PROLIFIC_API_TOKEN to an API token of the account (on Prolific: "
-            "Settings › API token).",
+            "Settings › API token)."
         )
     try:
         me = client.me()
     except ProlificError as error:
         if error.status == 401:
-            return Check(
-                "Token",
-                False,
+            raise Failed(
                 "Prolific refuses PROLIFIC_API_TOKEN (401): create a new API token on "
-                "Prolific and set PROLIFIC_API_TOKEN to it.",
-            )
-        return Check(
-            "Token",
-            False,
+                "Prolific and set PROLIFIC_API_TOKEN to it."
+            ) from error
+        raise Failed(
             f"Prolific could not be asked at PROLIFIC_API_URL ({settings.PROLIFIC_API_URL}): "
-            f"{error}",
-        )
+            f"{error}"
+        ) from error
     found.reachable = True
     name = me.get("name") or me.get("email") or me.get("id", "")
-    return Check("Token", True, f"Prolific accepts the token (researcher {name}).")
+    return f"Prolific accepts the token (researcher {name})."
 
 
-def _workspace(client: ProlificClient, found: _Found) -> Check:
+def _workspace(client: ProlificClient, found: _Found) -> str:
     workspace_id = settings.PROLIFIC_WORKSPACE_ID
     if not workspace_id:
-        return Check(
-            "Workspace",
-            False,
+        raise Failed(
             "Set PROLIFIC_WORKSPACE_ID to the workspace whose funds pay for the studies (its "
-            "id is in the workspace's address on app.prolific.com).",
+            "id is in the workspace's address on app.prolific.com)."
         )
     if not found.reachable:
-        return Check("Workspace", False, "Not checked: Prolific did not accept the token.")
+        raise Failed("Not checked: Prolific did not accept the token.")
     try:
-        workspace = client.workspace_get(workspace_id=workspace_id)
+        found.workspace = client.workspace_get(workspace_id=workspace_id)
     except ProlificError as error:
-        return Check(
-            "Workspace",
-            False,
+        raise Failed(
             f"PROLIFIC_WORKSPACE_ID={workspace_id} names no workspace this token can use "
-            f"({error}): set it to one of the account's workspaces.",
-        )
-    found.workspace = workspace
-    return Check("Workspace", True, f"Workspace “{workspace.get('title', '')}” ({workspace_id}).")
+            f"({error}): set it to one of the account's workspaces."
+        ) from error
+    return f"Workspace “{found.workspace.get('title', '')}” ({workspace_id})."
 
 
-def _project(client: ProlificClient, found: _Found) -> Check:
+def _project(client: ProlificClient, found: _Found) -> str:
     workspace_id, project_id = settings.PROLIFIC_WORKSPACE_ID, settings.PROLIFIC_PROJECT_ID
     if not project_id:
-        return Check(
-            "Project",
-            False,
+        raise Failed(
             "Set PROLIFIC_PROJECT_ID to a project of the workspace: a study created without "
-            "a project bills the researcher's personal balance, not the workspace's.",
+            "a project bills the researcher's personal balance, not the workspace's."
         )
     if found.workspace is None:
-        return Check("Project", False, "Not checked: the workspace is not confirmed.")
+        raise Failed("Not checked: the workspace is not confirmed.")
     try:
         project = client.project_get(project_id=project_id)
     except ProlificError as error:
-        return Check(
-            "Project",
-            False,
+        raise Failed(
             f"PROLIFIC_PROJECT_ID={project_id} names no project this token can use ({error}): "
-            f"set it to a project of workspace {workspace_id}.",
-        )
+            f"set it to a project of workspace {workspace_id}."
+        ) from error
     if project.get("workspace") != workspace_id:
-        return Check(
-            "Project",
-            False,
+        raise Failed(
             f"PROLIFIC_PROJECT_ID={project_id} is a project of workspace "
             f"{project.get('workspace')}, not of PROLIFIC_WORKSPACE_ID={workspace_id}: set "
             "PROLIFIC_PROJECT_ID to a project of that workspace, or PROLIFIC_WORKSPACE_ID to "
-            "the project's.",
+            "the project's."
         )
-    return Check("Project", True, f"Project “{project.get('title', '')}”, in the workspace.")
+    return f"Project “{project.get('title', '')}”, in the workspace."
 
 
-def _balance(client: ProlificClient, found: _Found, study: Study | None) -> Check:
+def _balance(client: ProlificClient, found: _Found, study: Study | None) -> str:
+    """The workspace's balance against the study's cost, or without a study against the
+    cost of every study not published yet (Prolific's totals, with fees and VAT)."""
     if found.workspace is None:
-        return Check("Balance", False, "Not checked: the workspace is not confirmed.")
+        raise Failed("Not checked: the workspace is not confirmed.")
+    waiting = Study.objects.filter(batch__status=Batch.Status.DRAFT, status__in=("", "UNPUBLISHED"))
+    studies = [study] if study else list(waiting.select_related("batch").order_by("id"))
     try:
         balance = client.workspace_balance(workspace_id=settings.PROLIFIC_WORKSPACE_ID)
-        cost = study_quote(study=study, client=client)["total_cost"] if study else None
+        cost = sum(study_quote(study=each, client=client)["total_cost"] for each in studies)
     except ProlificError as error:
-        return Check("Balance", False, f"Prolific did not give the balance or the cost: {error}")
-    currency = balance.get("currency_code") or ""
-    available = balance.get("available_balance")
+        raise Failed(f"Prolific did not give the balance or the cost: {error}") from error
+    currency, available = balance.get("currency_code") or "", balance.get("available_balance")
     if available is None:
-        return Check("Balance", False, "Prolific gave no available balance for the workspace.")
-    held = f"{_money(available, currency)} available in the workspace"
-    if cost is None:
-        return Check("Balance", True, f"{held}.")
+        raise Failed("Prolific gave no available balance for the workspace.")
+    held = f"{money_text(available, currency)} available in the workspace"
+    if not studies:
+        return f"{held}; no study waits to be published."
+    names = ", ".join(f"“{each.batch.name}”" for each in studies)
+    costs = "this study costs" if study else f"the {len(studies)} study(ies) not published yet"
+    costs += f"{'' if study else f' ({names}) cost'} {money_text(cost, currency)}"
     if available < cost:
-        return Check(
-            "Balance",
-            False,
-            f"{held}, and this study costs {_money(cost, currency)} (Prolific's total, with "
-            f"fees and VAT): add at least {_money(math.ceil(cost - available), currency)} to "
-            "the workspace on Prolific, or lower the places or the reward.",
+        short = money_text(math.ceil(cost - available), currency)
+        raise Failed(
+            f"{held}, and {costs} (Prolific's total, with fees and VAT): short by {short}. "
+            f"Add at least {short} to the workspace on Prolific, or lower the places or the "
+            "reward."
         )
-    return Check("Balance", True, f"{held}; this study costs {_money(cost, currency)}.")
+    return f"{held}; {costs}."
 
 
 def _study_filters(study: Study) -> list[tuple[str, str, list]]:
@@ -185,16 +184,16 @@ def _study_filters(study: Study) -> list[tuple[str, str, list]]:
     return used
 
 
-def _filters(client: ProlificClient, found: _Found, study: Study) -> Check:
+def _filters(client: ProlificClient, found: _Found, study: Study) -> str:
     used = _study_filters(study)
     if not used:
-        return Check("Filters", True, "The study uses no eligibility filter.")
+        return "The study uses no eligibility filter."
     if not found.reachable:
-        return Check("Filters", False, "Not checked: Prolific did not accept the token.")
+        raise Failed("Not checked: Prolific did not accept the token.")
     try:
         live = {str(entry.get("filter_id")): entry for entry in client.filters()}
     except ProlificError as error:
-        return Check("Filters", False, f"Prolific did not list its filters: {error}")
+        raise Failed(f"Prolific did not list its filters: {error}") from error
     problems = []
     for what, filter_id, values in used:
         entry = live.get(filter_id)
@@ -206,14 +205,12 @@ def _filters(client: ProlificClient, found: _Found, study: Study) -> Check:
         if gone:
             problems.append(f"“{what}” chooses {', '.join(map(str, gone))}, no longer offered")
     if problems:
-        return Check(
-            "Filters",
-            False,
+        raise Failed(
             "; ".join(problems) + ": prepare the batch again (Prolific › Studies › Add) to "
-            "choose from the filters the account has now.",
+            "choose from the filters the account has now."
         )
     ids = ", ".join(filter_id for _, filter_id, _ in used)
-    return Check("Filters", True, f"Each filter the study uses is on Prolific's list ({ids}).")
+    return f"Each filter the study uses is on Prolific's list ({ids})."
 
 
 def _webhooks(client: ProlificClient, found: _Found) -> str:
@@ -252,67 +249,74 @@ def _webhooks(client: ProlificClient, found: _Found) -> str:
     return ""
 
 
-def _delivery(client: ProlificClient, found: _Found) -> Check:
+def _delivery(client: ProlificClient, found: _Found) -> str:
     problem = _webhooks(client, found)
     polled, polling = polling_state()
-    name = "Submissions reach Parable"
     if not problem:
-        return Check(
-            name,
-            True,
-            f"Webhooks for {', '.join(EVENTS)}, signed with the workspace's secret; {polling}.",
-            blocking=False,
-        )
+        return f"Webhooks for {', '.join(EVENTS)}, signed with the workspace's secret; {polling}."
     if polled:
-        return Check(name, True, f"No webhooks ({problem}); {polling}.", blocking=False)
-    return Check(
-        name,
-        False,
+        return f"No webhooks ({problem}); {polling}."
+    raise Failed(
         f"No webhooks ({problem}); and {polling}. Subscribe (a public https "
-        "PARABLE_PUBLIC_URL, then manage.py prolific_subscribe) or run Celery beat.",
-        blocking=False,
+        "PARABLE_PUBLIC_URL, then manage.py prolific_subscribe) or run Celery beat."
     )
 
 
-def _public_url() -> Check:
-    """The entry page at PARABLE_PUBLIC_URL answers as Parable's (asked from this server:
-    the nearest Parable can come to a participant's browser). It must be https, as Prolific
-    requires of webhook targets and production's secure cookies require of participants;
-    a loopback address is taken for trials with the stand-in."""
-    name, entry = "Public URL", settings.PARABLE_PUBLIC_URL.rstrip("/") + reverse("prolific:enter")
-    if urlsplit(entry).scheme != "https" and not loopback_url(entry):
-        return Check(
-            name,
-            False,
-            f"PARABLE_PUBLIC_URL is {settings.PARABLE_PUBLIC_URL}: Prolific sends webhooks only "
-            "to https:// addresses, and participants' session cookies travel only over https "
-            "in production. Set PARABLE_PUBLIC_URL to the https address participants reach.",
-            blocking=False,
+def local_trial() -> bool:
+    """PROLIFIC_LOCAL_TRIAL, honoured only while PROLIFIC_API_URL is not Prolific's: on
+    this machine or the lab's network (the stand-in), where no real token is of use."""
+    return settings.PROLIFIC_LOCAL_TRIAL and local_url(settings.PROLIFIC_API_URL)
+
+
+def public_url_reached() -> str:
+    """Participants reach PARABLE_PUBLIC_URL: its addresses are public, it is https, and its
+    /healthz, asked at that public address (from outside the loopback interface), answers as
+    this deployment; under `local_trial` a local address is taken, answering the same."""
+    public, trial = settings.PARABLE_PUBLIC_URL.rstrip("/"), local_trial()
+    fix = "Set PARABLE_PUBLIC_URL to the https address participants reach Parable at"
+    if settings.PROLIFIC_LOCAL_TRIAL and not trial:
+        fix += " (PROLIFIC_LOCAL_TRIAL holds only beside the stand-in, never Prolific's API)"
+    if not public:
+        raise Failed(f"PARABLE_PUBLIC_URL is not set. {fix}.")
+    unreachable = unreachable_reason(public)
+    if unreachable and not trial:
+        raise Failed(
+            f"PARABLE_PUBLIC_URL is {public}, which {unreachable}: participants cannot reach "
+            f"it, so each one who starts the study fails while it spends. {fix}."
+        )
+    if urlsplit(public).scheme != "https" and not trial:
+        raise Failed(
+            f"PARABLE_PUBLIC_URL is {public}: Prolific sends webhooks only to https:// "
+            f"addresses, and participants' session cookies travel only over https in "
+            f"production. {fix}."
         )
     import requests  # as the Prolific client does: only when a check is run
 
     try:
-        answer = requests.get(entry, timeout=URL_TIMEOUT_SECONDS)
+        answer = requests.get(f"{public}/healthz", timeout=URL_TIMEOUT_SECONDS)
     except requests.RequestException as error:
-        return Check(
-            name,
-            False,
-            f"{entry} could not be reached ({error.__class__.__name__}): set PARABLE_PUBLIC_URL "
-            "to the address participants reach, and check that the site is up there.",
-            blocking=False,
+        raise Failed(
+            f"{public}/healthz could not be reached ({error.__class__.__name__}): start "
+            f"Parable there, or correct the address. {fix}."
+        ) from error
+    try:
+        said = answer.json().get("deployment")
+    except (ValueError, AttributeError):  # not JSON, or not an object
+        said = None
+    if said != deployment_id():
+        raise Failed(
+            f"{public}/healthz answered {answer.status_code}, not as this deployment of "
+            f"Parable: participants would not reach this Parable. {fix}."
         )
-    if answer.status_code != 400 or "This link is missing Prolific" not in answer.text:
-        return Check(
-            name,
-            False,
-            f"{entry} answered {answer.status_code}, not with Parable's entry page: "
-            "PARABLE_PUBLIC_URL points somewhere else.",
-            blocking=False,
+    if answer.status_code != 200:
+        raise Failed(
+            f"{public}/healthz answered {answer.status_code} as this deployment, unwell "
+            f"({answer.text[:200]}): fix what it names before participants arrive."
         )
-    return Check(name, True, f"{entry} answers as Parable's entry page.", blocking=False)
+    return f"{public} answers as this deployment{' (a local trial)' if unreachable else ''}."
 
 
-def _time_limits(study: Study) -> Check:
+def _time_limits(study: Study) -> str:
     floor = maximum_allowed_floor(study.estimated_minutes)
     allowed = study_maximum_minutes(study=study)
     reserved = study.batch.time_allowed_seconds / 60
@@ -322,34 +326,35 @@ def _time_limits(study: Study) -> Check:
         f"items for {reserved:g} min"
     )
     if reserved < allowed:
-        return Check(
-            "Time limits",
-            False,
+        raise Failed(
             f"{said}: set the batch's time allowed to at least {allowed} min (Crowd work › "
             "Batches), or a participant still working loses their items to someone else "
-            "while Prolific pays them.",
+            "while Prolific pays them."
         )
-    return Check("Time limits", True, f"{said}.")
+    return f"{said}."
 
 
 def preflight(
     *, study: Study | None = None, client: ProlificClient | None = None, blocking_only=False
 ) -> list[Check]:
     """Every check, in order (those of a study when one is given); with `blocking_only`,
-    those that decide whether publishing is allowed (no call to the public URL)."""
+    those that decide whether publishing is allowed."""
     client = client or ProlificClient()
     found = _Found()
     checks = [
-        _token(client, found),
-        _workspace(client, found),
-        _project(client, found),
-        _balance(client, found, study),
+        _checked("Token", _token, client, found),
+        _checked("Workspace", _workspace, client, found),
+        _checked("Project", _project, client, found),
+        _checked("Balance", _balance, client, found, study),
     ]
     if study is not None:
-        checks.append(_filters(client, found, study))
-        checks.append(_time_limits(study))
+        checks.append(_checked("Filters", _filters, client, found, study))
+        checks.append(_checked("Time limits", _time_limits, study))
+    checks.append(_checked("Public URL", public_url_reached))
     if not blocking_only:
-        checks += [_delivery(client, found), _public_url()]
+        checks.append(
+            _checked("Submissions reach Parable", _delivery, client, found, blocking=False)
+        )
     return checks
 
 
@@ -368,12 +373,18 @@ def study_publish_confirmed(
     *, study: Study, cost_cents: int, client: ProlificClient | None = None
 ) -> Batch:
     """The researcher saw `cost_cents` and confirmed: refused while a blocking check fails;
-    else create the draft on Prolific (committed on its own, so a failed publish is retried
-    on it), then publish the batch."""
+    else `study_publish_at_cost`."""
     client = client or ProlificClient()
     refusal = preflight_refusal(study=study, client=client)
     if refusal:
         raise ProlificError(refusal)
+    return study_publish_at_cost(study=study, cost_cents=cost_cents, client=client)
+
+
+def study_publish_at_cost(*, study: Study, cost_cents: int, client: ProlificClient) -> Batch:
+    """Unless Prolific now quotes another cost, create the draft on Prolific (committed on
+    its own: a failed publish is retried on it) and publish; `study_publish_confirmed`
+    runs the pre-flight first."""
     quoted = study_cost(study=study, client=client)["total_cost"]
     if round(quoted) != cost_cents:
         raise ValueError(

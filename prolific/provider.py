@@ -75,6 +75,10 @@ class ProlificProvider(CrowdProvider):
             "approvable": submission.status == "APPROVED",
         }
 
+    def currency(self, *, batch) -> str:
+        """The workspace's, as stored with the study's cost ("" before it was priced)."""
+        return Study.objects.filter(batch=batch).values_list("currency", flat=True).first() or ""
+
     def reward_recommendation(self, *, batch) -> dict | None:
         """Prolific's minimum and recommended hourly rewards in the account's currency."""
         if not settings.PROLIFIC_WORKSPACE_ID:

@@ -21,6 +21,7 @@ from django.utils import timezone
 from crowd.models import Batch, Provider, Worker
 from prolific.client import ProlificClient, ProlificError
 from prolific.models import Study
+from prolific.selectors import workspace_currency
 from prolific.timing import maximum_allowed_floor
 
 ENTRY_QUERY = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
@@ -134,11 +135,13 @@ def study_quote(*, study: Study, client: ProlificClient) -> dict:
 
 
 def study_cost(*, study: Study, client: ProlificClient | None = None) -> dict:
-    """Prolific's price for the study (`study_quote`), stored on the study."""
-    quote = study_quote(study=study, client=client or ProlificClient())
+    """Prolific's price for the study (`study_quote`), stored with the workspace's currency."""
+    client = client or ProlificClient()
+    quote = study_quote(study=study, client=client)
     Study.objects.filter(pk=study.pk).update(
         cost_cents=round(quote["total_cost"]),
         total_available_places=quote["total_available_places"],
+        currency=workspace_currency(client=client)[:3],
     )
     return quote
 

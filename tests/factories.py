@@ -241,7 +241,8 @@ def prolific_batch_create(
     """A batch run as a Prolific study (prepared, and published unless told otherwise);
     write batches take `proverbs`, align/rate/choose batches a `source_batch`."""
     from crowd.batches import batch_create as batch_create_service
-    from prolific.preflight import study_publish_confirmed
+    from prolific.client import ProlificClient
+    from prolific.preflight import study_publish_at_cost
     from prolific.studies import study_cost, study_prepare
 
     proverbs = fields.pop("proverbs", [])
@@ -255,7 +256,9 @@ def prolific_batch_create(
     if not publish:
         return batch
     cost = study_cost(study=study)["total_cost"]
-    return study_publish_confirmed(study=study, cost_cents=round(cost))
+    # As the researcher confirms it once the pre-flight passed (tests/prolific/ check that
+    # pre-flight, whose public URL check needs a live server).
+    return study_publish_at_cost(study=study, cost_cents=round(cost), client=ProlificClient())
 
 
 def mturk_batch_create(*, proverbs: list[Proverb], publish: bool = True, **fields) -> Batch:

@@ -26,8 +26,9 @@ from annotation.quality.submissions import submission_counts, submission_next, s
 from crowd import task_types
 from crowd.admin.review import REVIEW_PERMISSION, withdrawal_summary
 from crowd.models import Assignment, Batch, Bonus, SavedReviewMessage
-from crowd.money import money_text
+from crowd.money import AmountField, money_text
 from crowd.pay import bonus_state_text
+from crowd.providers import batch_currency
 from crowd.review import (
     ReviewError,
     assignment_approve,
@@ -49,7 +50,7 @@ DECISIONS = ("approve", "reject", "block", "bonus", "exclude")
 class DecisionForm(forms.Form):
     decision = forms.ChoiceField(choices=[(d, d) for d in DECISIONS])
     message = forms.CharField(required=False, max_length=5_000)
-    cents = forms.IntegerField(required=False, min_value=1, max_value=100_000)
+    amount = AmountField(required=False)
 
 
 def index_view(request):
@@ -78,6 +79,7 @@ def queue_view(request, batch_id: int):
         counts=submission_counts(batch=batch),
         saved_messages=SavedReviewMessage.objects.all()[:SAVED_SHOWN],
         bonus_reasons=bonus_reasons_used(batch=batch),
+        currency=batch_currency(batch),
         list_url=f"{review_url}&status=submitted" if review_url else "",
         next_url=reverse("review_queue:next", args=[batch.pk]),
         decide_url=reverse("review_queue:decide", args=[batch.pk, 0]),
@@ -129,8 +131,9 @@ def decide_view(request, batch_id: int, assignment_id: int):
     )
     form = DecisionForm(request.POST)
     if not form.is_valid():
+        said = " ".join(form.errors.get("amount", []))
         return JsonResponse(
-            {"error": "Choose approve, reject, block, bonus (with an amount) or exclude."},
+            {"error": said or "Choose approve, reject, block, bonus (with an amount) or exclude."},
             status=400,
         )
     decision, message = form.cleaned_data["decision"], form.cleaned_data["message"]
@@ -146,7 +149,7 @@ def decide_view(request, batch_id: int, assignment_id: int):
             if impact.items:
                 notes.append(withdrawal_summary(impact))
         elif decision == "bonus":
-            done = _approve_and_pay(assignment, cents=form.cleaned_data["cents"], reason=message)
+            done = _approve_and_pay(assignment, cents=form.cleaned_data["amount"], reason=message)
         elif decision == "exclude":
             assignment_approve_exclude(assignment=assignment, reason=message)
             done = "Approved and excluded: paid, kept out of the dataset; its slot reopens."
@@ -167,7 +170,7 @@ def _approve_and_pay(assignment: Assignment, *, cents: int | None, reason: str) 
     transaction with the calls they owe it (sent once it commits): a bonus refused as it is
     recorded leaves the submission as it was."""
     if not cents:
-        raise ReviewError("Give the bonus amount in cents.")
+        raise ReviewError("Give the bonus as an amount (0.25).")
     with transaction.atomic():
         if assignment.status == Assignment.Status.SUBMITTED:
             assignment_approve(assignment=assignment)
@@ -176,7 +179,8 @@ def _approve_and_pay(assignment: Assignment, *, cents: int | None, reason: str) 
         assignment=given, cents=cents, reason_digest=reason_digest(reason.strip())
     )
     return (
-        f"Approved; bonus of {money_text(cents)} for {given.worker}: {bonus_state_text(bonus)} "
+        f"Approved; bonus of {money_text(cents, batch_currency(assignment.item.batch))} for "
+        f"{given.worker}: {bonus_state_text(bonus)} "
         f"(reason: {reason.strip()})."
     )
 

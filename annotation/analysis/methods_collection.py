@@ -17,6 +17,9 @@ from common.prose import UNKNOWN, noun_for, paper_number, plural, series
 from crowd import task_types
 from crowd.models import Assignment, BatchItem
 from crowd.money import money_text
+from crowd.providers import batch_currency
+
+NO_CURRENCY = "(currency not recorded)"
 
 # How many distinct rejection messages are listed (the rest are counted together).
 TOP_REASONS = 5
@@ -88,13 +91,13 @@ def design_part(doc: Methods, scope: MethodsScope) -> None:
             if batch.per_worker_cap
             else ""
         )
-        reward = money_text(batch.reward_cents)
+        reward = money_text(batch.reward_cents, batch_currency(batch) or NO_CURRENCY)
         text = (
             f"Batch #{batch.pk} (“{batch.name}”, {task_type.label.lower()}) "
             f"offered {plural(items, 'item')} to crowd workers through "
             f"{batch.get_provider_display()}, each item to be done by "
             f"{plural(batch.target_per_item, 'distinct worker')}{cap}, for a reward of "
-            f"{reward} per task (in the provider's currency) with "
+            f"{reward} per task with "
             f"{plural(batch.time_allowed_seconds // 60, 'minute')} allowed."
         )
         if gold:
@@ -178,12 +181,13 @@ def _pay(doc: Methods, scope: MethodsScope, stored) -> None:
             continue
         median = statistics.median(minutes)
         hourly = round(batch.reward_cents * 60 / median) if median > 0 else None
+        currency = batch_currency(batch) or NO_CURRENCY
         rows.append(
             [
                 f"#{batch.pk}",
-                money_text(batch.reward_cents),
+                money_text(batch.reward_cents, currency),
                 paper_number(round(median, 1)),
-                money_text(hourly) if hourly is not None else UNKNOWN,
+                money_text(hourly, currency) if hourly is not None else UNKNOWN,
             ]
         )
     doc.table(
@@ -191,7 +195,7 @@ def _pay(doc: Methods, scope: MethodsScope, stored) -> None:
             ["Batch", "Reward per task", "Median minutes per task", "Pay per hour"],
             rows,
             caption="Pay: the reward over the median time from reservation to submission "
-            "(bonuses not included; in the provider's currency)",
+            "(bonuses not included)",
         )
     )
 

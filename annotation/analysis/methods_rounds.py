@@ -9,10 +9,12 @@ from collections import defaultdict
 
 from annotation.analysis.cards import Table, format_value
 from annotation.analysis.methods import Methods, MethodsScope
+from annotation.analysis.methods_collection import NO_CURRENCY
 from annotation.opponents.backend import OpponentUnavailable, opponent_describe
 from annotation.opponents.batch_settings import batch_round
 from common.prose import paper_number, plural, series, share_text
 from crowd.money import money_text
+from crowd.providers import batch_currency
 
 SOURCE = "Dashboard → Model-in-the-loop rounds (rounds.by_round)"
 EVALUATION_SOURCE = "Dashboard → Model-in-the-loop rounds (rounds.evaluation)"
@@ -48,7 +50,8 @@ def _design(scope: MethodsScope) -> dict[int, list[str]]:
         if opponent is None:
             text = f"batch “{batch.name}” had no opponent"
         else:
-            mode = MODES[opponent.mode].format(bonus=money_text(opponent.bonus_cents))
+            bonus = money_text(opponent.bonus_cents, batch_currency(batch) or NO_CURRENCY)
+            mode = MODES[opponent.mode].format(bonus=bonus)
             if opponent.validate:
                 mode += (
                     ", and a fooling story counted once the workers of a choose batch chose "

@@ -21,7 +21,7 @@ from django import forms
 
 from annotation.opponents.backend import OpponentUnavailable, opponent_choices, opponent_describe
 from common.request_input import MAX_INT
-from crowd.money import MAX_AMOUNT
+from crowd.money import AmountField
 from crowd.task_types import SettingNotFound
 
 MODES = ("inform", "require", "bonus")
@@ -179,15 +179,11 @@ class RoundFields(forms.Form):
         label="Show the model's guesses",
         help_text="The page lists the model's first three proverbs with their scores.",
     )
-    bonus = forms.DecimalField(
+    bonus = AmountField(
         required=False,
-        min_value=0,
-        max_value=MAX_AMOUNT,
-        max_digits=8,
-        decimal_places=2,
         label="Bonus for fooling the model",
-        help_text="Bonus mode: the amount (0.25), paid once per approved story that fooled "
-        "the model, through the provider's bonus.",
+        help_text="Bonus mode: paid once per approved story that fooled the model, through "
+        "the provider's bonus, in the same currency as the reward per task.",
     )
     max_checks = forms.IntegerField(
         required=False,
@@ -232,7 +228,7 @@ class RoundFields(forms.Form):
                 "run": run,
                 "mode": mode,
                 "show_guesses": bool(data.get("show_guesses")),
-                "bonus_cents": int((data.get("bonus") or 0) * 100) if mode == "bonus" else 0,
+                "bonus_cents": (data.get("bonus") or 0) if mode == "bonus" else 0,
                 "max_checks": data.get("max_checks") or 10,
                 "validate": bool(data.get("validate")),
             }
@@ -244,6 +240,9 @@ class RoundFields(forms.Form):
             return data
         if data.get("round") is None and data.get("opponent") is not None:
             self.add_error("round", "A batch with an opponent belongs to a round.")
+            return data
+        if data.get("opponent_mode") == "bonus" and not data.get("bonus"):
+            self.add_error("bonus", "Bonus mode pays a bonus: give its amount.")
             return data
         try:
             rounds_settings_clean(self.round_settings())

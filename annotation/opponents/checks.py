@@ -30,6 +30,7 @@ from annotation.text import OverlapRules, check_overlap
 from common.task_queue import queue_on_commit, waiting_past_grace
 from crowd.models import Assignment
 from crowd.money import money_text
+from crowd.providers import batch_currency
 from crowd.task_types import SubmissionError
 
 # A page check still unanswered after this is taken as lost (no worker took it): it is
@@ -211,7 +212,9 @@ def opponent_page_context(*, assignment: Assignment) -> dict | None:
         "round": rounds.round,
         "mode": opponent.mode,
         "show_guesses": opponent.show_guesses,
-        "bonus": money_text(opponent.bonus_cents) if opponent.mode == "bonus" else "",
+        "bonus": money_text(opponent.bonus_cents, batch_currency(assignment.item.batch))
+        if opponent.mode == "bonus"
+        else "",
         "validate": opponent.validate,
         "max_checks": opponent.max_checks,
         "checks_used": checks_used(assignment),

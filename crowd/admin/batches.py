@@ -17,6 +17,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from crowd import task_types
+from crowd.admin.read_only import AdminPages
 from crowd.batches import (
     ITEM_SUBJECTS,
     batch_close,
@@ -26,7 +27,7 @@ from crowd.batches import (
 )
 from crowd.forms import BatchAdminForm
 from crowd.models import Assignment, Batch, BatchItem
-from crowd.providers import ProviderError
+from crowd.providers import ProviderError, batch_currency
 
 
 class TaskTypeFilter(admin.SimpleListFilter):
@@ -43,7 +44,7 @@ class TaskTypeFilter(admin.SimpleListFilter):
 
 
 @admin.register(Batch)
-class BatchAdmin(admin.ModelAdmin):
+class BatchAdmin(AdminPages, admin.ModelAdmin):
     form = BatchAdminForm
     list_display = (
         "name",
@@ -115,9 +116,6 @@ class BatchAdmin(admin.ModelAdmin):
             *super().get_urls(),
         ]
 
-    def _context(self, request, **extra):
-        return {**self.admin_site.each_context(request), "opts": self.model._meta, **extra}
-
     def add_view(self, request, form_url="", extra_context=None):
         """Batches are made from their task type's form: choose the type first."""
         if not self.has_add_permission(request):
@@ -183,6 +181,7 @@ class BatchAdmin(admin.ModelAdmin):
             request,
             title=f"Progress: {batch.name}",
             batch=batch,
+            currency=batch_currency(batch),
             progress=batch_progress(batch=batch),
             review_url=review_url,
             can_change=self.has_change_permission(request, batch),

@@ -19,12 +19,13 @@ from django.template.response import TemplateResponse
 from django.urls import path
 
 from common.csv_cells import SafeCsvWriter
-from crowd.admin.read_only import ReadOnlyAdmin
+from crowd.admin.read_only import AdminPages, ReadOnlyAdmin
 from crowd.admin.review import REVIEW_PERMISSION
+from crowd.forms import BatchForm
 from crowd.models import Batch, Bonus
-from crowd.money import cents_from_amount, money_text
+from crowd.money import money_text
 from crowd.pay import batch_realised_pay, batch_target_rate_set, batch_top_up, payments_report
-from crowd.providers import ProviderError, get_provider
+from crowd.providers import ProviderError, batch_currency, get_provider
 
 # worker: the name every page shows ("Lab 4"); worker_id: the provider's id for that worker.
 CSV_FIELDS = (
@@ -43,20 +44,15 @@ SETTINGS_PERMISSION = "crowd.change_batch"
 class TargetRateForm(forms.Form):
     """The target hourly rate as typed (an amount such as 12.50; empty: no target)."""
 
-    target = forms.CharField(required=False, max_length=40)
+    target = BatchForm.base_fields["target_hourly_rate"]
 
-    def clean_target(self) -> int | None:
-        raw = self.cleaned_data["target"].strip()
-        if not raw:
-            return None
-        try:
-            return cents_from_amount(raw)
-        except ValueError as error:
-            raise forms.ValidationError(str(error)) from error
+    def __init__(self, *args, currency: str = "", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["target"].show_currency(currency)
 
 
 @admin.register(Bonus)
-class PaymentsAdmin(ReadOnlyAdmin):
+class PaymentsAdmin(AdminPages, ReadOnlyAdmin):
     """Crowd work › Bonuses is the payments report: rewards and bonuses per worker and batch."""
 
     def get_urls(self):
@@ -68,9 +64,6 @@ class PaymentsAdmin(ReadOnlyAdmin):
             ),
             *super().get_urls(),
         ]
-
-    def _context(self, request, **extra):
-        return {**self.admin_site.each_context(request), "opts": self.model._meta, **extra}
 
     def changelist_view(self, request, extra_context=None):
         """The payments report, for one batch (?batch=) or all; ?format=csv downloads it."""
@@ -113,14 +106,15 @@ class PaymentsAdmin(ReadOnlyAdmin):
             recommendation = get_provider(batch.provider).reward_recommendation(batch=batch)
         except ProviderError as error:
             recommendation_error = str(error)
-        pay = batch_realised_pay(batch=batch)
+        pay, currency = batch_realised_pay(batch=batch), batch_currency(batch)
         context = self._context(
             request,
             title=f"Realised pay: {batch.name}",
             batch=batch,
             pay=pay,
+            currency=currency,
+            target_form=TargetRateForm(initial={"target": pay["target"]}, currency=currency),
             median_minutes=pay["median_seconds"] / 60 if pay["median_seconds"] else None,
-            target_amount=money_text(pay["target"]) if pay["target"] else "",
             recommendation=recommendation,
             recommendation_error=recommendation_error,
             can_pay=request.user.has_perm(REVIEW_PERMISSION),
@@ -136,6 +130,7 @@ class PaymentsAdmin(ReadOnlyAdmin):
             title=f"Top up to the target rate: {batch.name}",
             batch=batch,
             pay=pay,
+            currency=batch_currency(batch),
             owed=[row for row in pay["workers"] if row["top_up"] > 0],
         )
         return TemplateResponse(request, "admin/crowd/payments/top_up.html", context)
@@ -148,7 +143,8 @@ class PaymentsAdmin(ReadOnlyAdmin):
             return
         self.message_user(
             request,
-            f"Topped up {outcome['paid']} worker(s) with {money_text(outcome['cents'])} in "
+            f"Topped up {outcome['paid']} worker(s) with "
+            f"{money_text(outcome['cents'], batch_currency(batch))} in "
             "bonuses to the target rate.",
         )
         for reason in outcome["refused"]:
@@ -177,9 +173,12 @@ def _report_csv(rows) -> HttpResponse:
                 row["worker"].external_id,
                 row["worker"].provider,
                 row["tasks"],
-                money_text(row["rewards"]),
-                money_text(row["bonus_cents"]),
-                "; ".join(f"{bonus.amount} {state}" for bonus, state in row["bonuses"]),
+                money_text(row["rewards"], row["currency"]),
+                money_text(row["bonus_cents"], row["currency"]),
+                "; ".join(
+                    f"{money_text(bonus.cents, row['currency'])} {state}"
+                    for bonus, state in row["bonuses"]
+                ),
             ]
         )
     return response

@@ -1,5 +1,6 @@
 """A model admin that lists and shows rows but never adds, changes or deletes them: for
-records a provider owns (Prolific submissions, MTurk HITs), mirrored into Parable."""
+records a provider owns (Prolific submissions, MTurk HITs), mirrored into Parable; and the
+context of an admin's own pages."""
 
 from django.contrib import admin
 
@@ -13,3 +14,10 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class AdminPages:
+    """Mixed into a model admin with pages of its own: their template context."""
+
+    def _context(self, request, **extra):
+        return {**self.admin_site.each_context(request), "opts": self.model._meta, **extra}

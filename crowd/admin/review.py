@@ -7,13 +7,16 @@ the actions need the `review_batch` permission (researchers and reviewers).
 
 from __future__ import annotations
 
+from functools import partial
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.template.response import TemplateResponse
 
-from crowd.models import Assignment, SavedReviewMessage, Worker
-from crowd.providers import ProviderError
+from crowd.models import Assignment, Batch, SavedReviewMessage, Worker
+from crowd.money import AmountField
+from crowd.providers import ProviderError, batch_currency
 from crowd.review import (
     ReviewError,
     assignment_approve,
@@ -35,13 +38,16 @@ class ReasonForm(forms.Form):
 
 
 class BonusForm(forms.Form):
-    cents = forms.IntegerField(
-        min_value=1, max_value=100_000, help_text="Bonus in cents, on each selected submission."
-    )
+    amount = AmountField(label="Bonus", help_text="Paid on each one selected.")
     reason = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 2, "cols": 60}),
         help_text="Shown to the worker. The same reason and amount is paid once per submission.",
     )
+
+    def __init__(self, *args, batches=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        currencies = {batch_currency(batch) for batch in batches}
+        self.fields["amount"].show_currency(currencies.pop() if len(currencies) == 1 else "")
 
 
 class ExclusionForm(forms.Form):
@@ -53,13 +59,13 @@ class ExclusionForm(forms.Form):
 
 
 def action_form_step(
-    model_admin, request, queryset, *, form_class, action: str, title: str, **extra
+    model_admin, request, queryset, *, form_class, action, title, form_options=None, **extra
 ):
     """An admin action's intermediate form (a reason, a bonus, a message), for every app's
     review actions: returns (cleaned data, None) once the form is sent and valid, else
     (None, the page that asks for it)."""
     submitted = any(name in request.POST for name in form_class.base_fields)
-    form = form_class(request.POST if submitted else None)
+    form = form_class(request.POST if submitted else None, **(form_options or {}))
     if form.is_valid():
         return form.cleaned_data, None
     context = {
@@ -73,6 +79,19 @@ def action_form_step(
         **extra,
     }
     return None, TemplateResponse(request, "admin/crowd/review_reason.html", context)
+
+
+def apply_each(model_admin, request, rows, apply, done: str) -> None:
+    """A review service on each row, an assignment or a worker (passed by that name): a row
+    refused is said as a warning, then how many were `done` ("3 submission(s) approved")."""
+    count = 0
+    for row in rows:
+        try:
+            apply(**{"worker" if isinstance(row, Worker) else "assignment": row})
+            count += 1
+        except (ReviewError, ProviderError) as error:
+            model_admin.message_user(request, str(error), messages.WARNING)
+    model_admin.message_user(request, f"{count} {done}.")
 
 
 def withdrawal_summary(impact) -> str:
@@ -108,14 +127,8 @@ class ReviewActions:
 
     @admin.action(description="Approve selected", permissions=["review"])
     def approve_selected(self, request, queryset):
-        approved = 0
-        for assignment in self._assignments(queryset):
-            try:
-                assignment_approve(assignment=assignment)
-                approved += 1
-            except (ReviewError, ProviderError) as error:
-                self.message_user(request, str(error), messages.WARNING)
-        self.message_user(request, f"{approved} submission(s) approved.")
+        rows = self._assignments(queryset)
+        apply_each(self, request, rows, assignment_approve, "submission(s) approved")
 
     @admin.action(description="Reject selected (with a message)…", permissions=["review"])
     def reject_selected(self, request, queryset):
@@ -144,17 +157,25 @@ class ReviewActions:
 
     @admin.action(description="Pay a bonus on selected approved work…", permissions=["review"])
     def bonus_selected(self, request, queryset):
+        batches = Batch.objects.filter(items__assignments__in=self._assignments(queryset))
         data, response = action_form_step(
-            self, request, queryset, form_class=BonusForm, action="bonus_selected", title="Bonus"
+            self,
+            request,
+            queryset,
+            form_class=BonusForm,
+            action="bonus_selected",
+            title="Bonus",
+            form_options={"batches": batches.distinct()},
         )
         if response is not None:
             return response
-        self._each(
+        apply_each(
+            self,
             request,
-            queryset,
-            lambda a: assignment_bonus(assignment=a, **data),
-            "given the bonus (Payments shows its state at the provider: paid, or recorded "
-            "for the lab to pay)",
+            self._assignments(queryset),
+            partial(assignment_bonus, cents=data["amount"], reason=data["reason"]),
+            "submission(s) given the bonus (Payments shows its state at the provider: paid, "
+            "or recorded for the lab to pay)",
         )
         return None
 
@@ -173,36 +194,20 @@ class ReviewActions:
         )
         if response is not None:
             return response
-        reason = data["exclusion"]
-        self._each(
+        apply_each(
+            self,
             request,
-            queryset,
-            lambda a: assignment_approve_exclude(assignment=a, reason=reason),
-            "approved and excluded; their slots reopened",
+            self._assignments(queryset),
+            partial(assignment_approve_exclude, reason=data["exclusion"]),
+            "submission(s) approved and excluded; their slots reopened",
         )
         return None
-
-    def _each(self, request, queryset, apply, done: str) -> None:
-        count = 0
-        for assignment in self._assignments(queryset):
-            try:
-                apply(assignment)
-                count += 1
-            except (ReviewError, ProviderError) as error:
-                self.message_user(request, str(error), messages.WARNING)
-        self.message_user(request, f"{count} submission(s) {done}.")
 
     def _reject(self, request, queryset, reason: str) -> None:
         assignments = list(self._assignments(queryset).select_related("item__batch"))
         impact = withdrawal_impact(assignments=assignments)
-        rejected = 0
-        for assignment in assignments:
-            try:
-                assignment_reject(assignment=assignment, message=reason)
-                rejected += 1
-            except (ReviewError, ProviderError) as error:
-                self.message_user(request, str(error), messages.WARNING)
-        self.message_user(request, f"{rejected} submission(s) rejected; their slots reopened.")
+        done = "submission(s) rejected; their slots reopened"
+        apply_each(self, request, assignments, partial(assignment_reject, message=reason), done)
         if impact.items:
             self.message_user(request, withdrawal_summary(impact), messages.WARNING)
 
@@ -210,14 +215,9 @@ class ReviewActions:
         workers = Worker.objects.filter(
             pk__in=self._assignments(queryset).values("worker_id")
         ).exclude(blocked=True)
-        blocked = 0
-        for worker in workers:
-            try:
-                worker_block(worker=worker, reason=reason)
-                blocked += 1
-            except ReviewError as error:
-                self.message_user(request, str(error), messages.WARNING)
-        self.message_user(request, f"{blocked} worker(s) blocked.")
+        apply_each(
+            self, request, workers, partial(worker_block, reason=reason), "worker(s) blocked"
+        )
 
     def _with_reason(self, request, queryset, *, action: str, title: str, apply, impact=None):
         data, response = action_form_step(

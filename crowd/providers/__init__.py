@@ -25,6 +25,11 @@ def get_provider(key: str) -> CrowdProvider:
         raise ProviderError(f"The {key!r} provider is not configured.") from None
 
 
+def batch_currency(batch) -> str:
+    """The code of the currency a batch's amounts are in, from its provider ("": unknown)."""
+    return get_provider(batch.provider).currency(batch=batch)
+
+
 __all__ = [
     "ONCE",
     "RECONCILE",
@@ -32,6 +37,7 @@ __all__ = [
     "CallNotSent",
     "CrowdProvider",
     "ProviderError",
+    "batch_currency",
     "get_provider",
     "register",
 ]

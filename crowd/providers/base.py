@@ -89,6 +89,10 @@ class CrowdProvider:
         call): {"label", "approvable"}; None when there is nothing to say."""
         return None
 
+    def currency(self, *, batch: Batch) -> str:
+        """The code of the currency the batch's amounts are in ("" when not known); no call."""
+        return ""
+
     def reward_recommendation(self, *, batch: Batch) -> dict | None:
         """The provider's own hourly rates for the batch ({currency, min_reward_per_hour,
         recommended_reward_per_hour}, in cents), or None when it gives none."""

@@ -3,12 +3,14 @@
 Workers come in through signed invite links; there is no external payment, so
 approve, reject, bonus, block and messages need only the decision's own rows and no
 call: a lab worker's bonus is the crowd.Bonus record, shown on their page and in the
-payments report, for the lab to pay as it pays its workers.
+payments report, for the lab to pay as it pays its workers (PARABLE_LAB_CURRENCY).
 """
 
 from __future__ import annotations
 
 import logging
+
+from django.conf import settings
 
 from crowd.providers.base import CrowdProvider
 
@@ -22,7 +24,10 @@ class LocalProvider(CrowdProvider):
         return True  # an invite link is the lab's own record of who did the work
 
     def bonus_state(self, *, bonus) -> str:
-        return "recorded (paid by the lab)"
+        return "recorded for the lab to pay (Parable pays lab workers nothing)"
+
+    def currency(self, *, batch) -> str:
+        return settings.PARABLE_LAB_CURRENCY
 
     def publish(self, *, batch) -> dict:
         return {"local": f"batch-{batch.pk}"}

@@ -1,8 +1,11 @@
 """A local stand-in of Prolific's API for tests and for trying Parable without an account.
 
-It answers the endpoints Parable uses with Prolific's documented request and
-response shapes and status codes, keeps its state in memory (one workspace with a
-project and a wallet, and the researcher's personal balance), answers 429 on
+It answers the endpoints Parable uses, and those other Prolific clients call (Prolific's
+CLI, Dallinger's recruiter), with Prolific's documented request and response shapes,
+status codes and paging (`page`/`page_size` or `limit`/`offset`), each citing its
+reference page; a call Prolific does not make idempotent (a bonus's pay, a message) acts
+again when repeated. It keeps its state in memory (one workspace, with the id it is given,
+holding a project and a wallet, and the researcher's personal balance), answers 429 on
 demand and delivers signed `submission.status.change` webhooks. A few pages
 outside the API play the participant's side: `/` lists published studies,
 `/_standin/take/<study>/` starts a submission and sends the participant to the

@@ -1,19 +1,34 @@
 """The stand-in's answers about the account: the researcher, workspaces and their wallets,
-projects, filters, reward rates, participant groups, messages and webhook hooks."""
+projects, filters, reward rates, participant groups and webhook hooks; `_list` pages any
+list."""
 
 from __future__ import annotations
 
 import secrets
 from urllib.parse import urlsplit
 
-from prolific.addresses import loopback_url
-from prolific.standin.state import REWARD_RATES, ApiError, StandInState, new_id, now_iso
+from prolific.addresses import local_url
+from prolific.standin.paging import listing
+from prolific.standin.state import API, REWARD_RATES, ApiError, StandInState, new_id, now_iso
+
+# GET /hooks/event-types/: the events the stand-in delivers, as Prolific describes them.
+EVENTS = (
+    ("study.status.change", "Triggered when the status of a study changes."),
+    ("submission.status.change", "Triggered when the status of a submission changes."),
+    ("study.has_high_return_rate", "Triggered when many participants return a study."),
+)
 
 
 class AccountRoutes:
     """The account's endpoints (mixed into ApiRoutes, which routes to them)."""
 
     state: StandInState
+    headers: dict
+
+    def _list(self, rows: list, path: str, query: dict) -> dict:
+        """`rows` paged as Prolific pages its lists (prolific.standin.paging)."""
+        url = f"http://{self.headers.get('Host')}{API}{path}"
+        return listing(rows, query=query, url=url, page_size=self.state.page_size)
 
     @staticmethod
     def _get(table: dict, key: str, what: str) -> dict:
@@ -61,6 +76,21 @@ class AccountRoutes:
     def _workspace(self, workspace_id: str) -> dict:
         return self._get(self.state.workspaces, workspace_id, "workspace")
 
+    def _workspaces(self, *, query, body):
+        """Every workspace the token's researcher is in, paged
+        (https://docs.prolific.com/api-reference/workspaces/get-workspaces)."""
+        rows = [
+            {
+                "id": workspace["id"],
+                "title": workspace["title"],
+                "description": "",
+                "owner": "standin-researcher",
+                "users": [{"id": "standin-researcher", "roles": ["WORKSPACE_ADMIN"]}],
+            }
+            for workspace in self.state.workspaces.values()
+        ]
+        return 200, self._list(rows, "workspaces/", query), {}
+
     def _workspace_get(self, workspace_id: str, *, query, body):
         """https://docs.prolific.com/api-reference/workspaces/get-workspace"""
         workspace = self._workspace(workspace_id)
@@ -87,7 +117,7 @@ class AccountRoutes:
         """https://docs.prolific.com/api-reference/projects/get-projects"""
         self._workspace(workspace_id)
         projects = [p for p in self.state.projects.values() if p["workspace"] == workspace_id]
-        return 200, {"results": projects}, {}
+        return 200, self._list(projects, f"workspaces/{workspace_id}/projects/", query), {}
 
     def _project_get(self, project_id: str, *, query, body):
         """A project names the workspace it is in
@@ -108,23 +138,52 @@ class AccountRoutes:
             )
         if workspace_id:
             self._workspace(str(workspace_id))
-        group = {"id": new_id(), "name": name, "workspace_id": workspace_id, "participants": []}
+        group = {
+            "id": new_id(),
+            "name": name,
+            "workspace_id": workspace_id,
+            "participants": [],
+            "added": {},
+        }
         with self.state.lock:
             self.state.groups[group["id"]] = group
         public = {"id": group["id"], "name": name, "workspace_id": workspace_id}
         return 201, {**public, "participant_count": 0}, {}
 
+    @staticmethod
+    def _members(group: dict) -> list[dict]:
+        """A group's participants as Prolific lists them: each with when it was added
+        ({participant_id, datetime_created}:
+        https://docs.prolific.com/api-reference/participant-groups/get-participant-group-participants)."""
+        return [
+            {"participant_id": i, "datetime_created": group["added"][i]}
+            for i in group["participants"]
+        ]
+
+    def _group_participants(self, group_id: str, *, query, body):
+        group = self._get(self.state.groups, group_id, "participant group")
+        path = f"participant-groups/{group_id}/participants/"
+        return 200, self._list(self._members(group), path, query), {}
+
     def _group_change(self, group_id: str, body: dict, *, add: bool):
+        """Adding appends those not in the group yet ("If a participant is already a
+        member of the group, they will be ignored") and answers every participant now in
+        it, each with its `datetime_created`
+        (https://docs.prolific.com/api-reference/participant-groups/add-to-participant-group);
+        removing answers those left."""
         group = self._get(self.state.groups, group_id, "participant group")
         ids = body.get("participant_ids")
         if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
             raise ApiError(400, {"participant_ids": ["A non-empty list is required."]})
         with self.state.lock:
             if add:
-                group["participants"].extend(i for i in ids if i not in group["participants"])
+                for i in ids:
+                    if i not in group["participants"]:
+                        group["participants"].append(i)
+                        group["added"][i] = now_iso()
             else:
                 group["participants"] = [i for i in group["participants"] if i not in ids]
-        return 200, {"results": [{"participant_id": i} for i in group["participants"]]}, {}
+        return 200, {"results": self._members(group)}, {}
 
     def _group_add(self, group_id: str, *, query, body):
         return self._group_change(group_id, body, add=True)
@@ -132,27 +191,18 @@ class AccountRoutes:
     def _group_remove(self, group_id: str, *, query, body):
         return self._group_change(group_id, body, add=False)
 
-    def _message_send(self, *, query, body):
-        """recipient_id, body and study_id are all required; every call sends a message:
-        it takes no id that would make a repeat safe
-        (https://docs.prolific.com/api-reference/messages/send-message)."""
-        errors = {
-            field: ["This field is required."]
-            for field in ("recipient_id", "body", "study_id")
-            if not isinstance(body.get(field), str) or not body.get(field)
-        }
-        if errors:
-            raise ApiError(400, errors)
-        with self.state.lock:
-            self.state.messages.append({**body, "sent_at": now_iso()})
-        return 201, {}, {}
-
     # Webhooks
     def _query_workspace(self, query: dict) -> str:
         workspace_id = (query.get("workspace_id") or [""])[0]
         if not workspace_id:
             raise ApiError(400, {"workspace_id": ["This field is required."]})
         return self._workspace(workspace_id)["id"]
+
+    def _event_types(self, *, query, body):
+        """The events a subscription may name, each with what it is
+        (https://docs.prolific.com/api-reference/webhooks/get-event-types): those the
+        stand-in delivers."""
+        return 200, {"results": [{"event_type": e, "description": d} for e, d in EVENTS]}, {}
 
     def _secrets(self, *, query, body):
         """The workspace's secret (https://docs.prolific.com/api-reference/webhooks/get-secrets)."""
@@ -187,7 +237,7 @@ class AccountRoutes:
             if hook["workspace_id"] == workspace_id
             and (not enabled or hook["is_enabled"] == (enabled in ("true", "1")))
         ]
-        return 200, {"results": rows}, {}
+        return 200, self._list(rows, "hooks/subscriptions/", query), {}
 
     def _subscription_create(self, *, query, body):
         """An unconfirmed subscription, answered 201 {"results": [...]} with the secret to
@@ -195,7 +245,7 @@ class AccountRoutes:
         (https://docs.prolific.com/api-reference/webhooks/create-subscription). The
         workspace needs a secret first, and "target_url must use https:// and be publicly
         accessible" (https://docs.prolific.com/documentation/core-concepts/monitoring-study-progress):
-        the stand-in, being on this machine, also takes a loopback address."""
+        the stand-in, being on this machine or network, also takes a local address."""
         errors = {
             field: ["This field is required."]
             for field in ("event_type", "target_url", "workspace_id")
@@ -204,7 +254,7 @@ class AccountRoutes:
         if errors:
             raise ApiError(400, errors)
         target, workspace_id = body["target_url"], self._workspace(body["workspace_id"])["id"]
-        if urlsplit(target).scheme != "https" and not loopback_url(target):
+        if urlsplit(target).scheme != "https" and not local_url(target):
             raise ApiError(400, {"target_url": ["target_url must use https://."]})
         if workspace_id not in self.state.secrets:
             raise ApiError(400, "Create a secret for the workspace before subscribing.")

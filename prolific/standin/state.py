@@ -1,6 +1,6 @@
 """The stand-in's state: workspaces and their wallets, projects, studies, submissions,
-bonuses, groups, messages, hooks, in memory; failures on demand and signed webhook
-deliveries.
+bonuses, groups, messages, hooks, in memory; failures on demand, and signed webhook
+deliveries (prolific.standin.webhooks).
 
 Money sits in wallets as Prolific keeps it: each workspace has its own balance
 (https://docs.prolific.com/api-reference/workspaces/get-workspace-balance), and the
@@ -13,15 +13,9 @@ amount required": https://docs.prolific.com/api-reference/studies).
 
 from __future__ import annotations
 
-import json
-import secrets
 import threading
-import time
-from datetime import UTC, datetime
 
-import requests
-
-from prolific.signatures import signature
+from prolific.standin.webhooks import WebhookDeliveries, new_id, now_iso
 
 API = "/api/v1/"
 REJECTION_CATEGORIES = {
@@ -56,21 +50,17 @@ REWARD_RATES = {"GBP": (900, 1200), "USD": (1200, 1500), "EUR": (1000, 1350)}
 DONE = {"AWAITING REVIEW", "APPROVED"}
 
 
-def study_cost_cents(*, reward: float, places: float) -> float:
-    """The stand-in account's price of a study: the rewards, a third on top as Prolific's
-    fee, and VAT of a fifth on that fee. Prolific's calculator returns only the total
-    (https://docs.prolific.com/api-reference/studies/calculate-study-cost)."""
-    rewards = reward * places
+def cost_parts(rewards: float) -> dict:
+    """The stand-in account's price of `rewards`: a third on top as Prolific's fee, and tax
+    (VAT) of a fifth on that fee."""
     fees = round(rewards / 3)
-    return float(rewards + fees + round(fees * 0.2))
+    return {"rewards": rewards, "fees": fees, "tax": round(fees * 0.2)}
 
 
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
-
-
-def new_id() -> str:
-    return secrets.token_hex(12)
+def study_cost_cents(*, reward: float, places: float) -> float:
+    """A study's total price; Prolific's calculator returns only the total
+    (https://docs.prolific.com/api-reference/studies/calculate-study-cost)."""
+    return float(sum(cost_parts(reward * places).values()))
 
 
 class ApiError(Exception):
@@ -83,7 +73,7 @@ class ApiError(Exception):
             self.body = {"error": {"status": status, "title": title, "detail": detail}}
 
 
-class StandInState:
+class StandInState(WebhookDeliveries):
     """Everything the stand-in knows; one lock guards it."""
 
     def __init__(
@@ -151,7 +141,10 @@ class StandInState:
         self.bonuses: dict[str, dict] = {}
         self.payments: list[dict] = []
         self.groups: dict[str, dict] = {}
+        # Messages the researcher sent, and those participants sent the researcher (with
+        # `read`), as GET /messages/ and /messages/unread/ list them.
         self.messages: list[dict] = []
+        self.received: list[dict] = []
         self.subscriptions: dict[str, dict] = {}
         self.deliveries: list[dict] = []
         self.requests: list[tuple[str, str]] = []
@@ -198,6 +191,39 @@ class StandInState:
                 self.studies[study_id]["status"] = "ACTIVE"
         for study_id in published:
             self.study_event(study_id=study_id)
+
+    def pay(self, *, study: dict, submission_id: str, cents: float, bulk_id: str) -> None:
+        """Pay a participant on a submission from the study's wallet (a bonus, or a
+        screen-out's payment); recorded on the submission as Prolific lists it."""
+        with self.lock:
+            submission = self.submissions[submission_id]
+            submission.setdefault("bonus_payments", []).append(float(cents))
+            self.payments.append(
+                {
+                    "bulk_id": bulk_id,
+                    "participant_id": submission["participant_id"],
+                    "submission_id": submission_id,
+                    "cents": cents,
+                }
+            )
+            self.wallet(study)["available_balance"] -= cents
+
+    def participant_writes(self, *, participant_id: str, body: str, study_id: str) -> dict:
+        """A participant messages the researcher (unread until the researcher reads it on
+        Prolific's site: the API never marks it read)."""
+        message = {
+            "id": new_id(),
+            "sender_id": participant_id,
+            "body": body,
+            "sent_at": now_iso(),
+            "channel_id": f"{participant_id}-standin-researcher",
+            "type": "message",
+            "data": {"study_id": study_id, "category": "feedback"},
+            "read": False,
+        }
+        with self.lock:
+            self.received.append(message)
+        return message
 
     def wallet(self, study: dict) -> dict:
         """The wallet a study spends: its project's workspace, else the personal balance."""
@@ -307,101 +333,8 @@ class StandInState:
                 if submission["study_id"] == study_id and submission["status"] in DONE
             )
 
-    def deliver(self, submission: dict) -> None:
-        """Send a signed submission.status.change to every confirmed subscription, shaped
-        as Prolific documents it: the body is {resource_id, event_type, participant_id,
-        status}; the event's id is the X-Event-ID header, the same across redeliveries
-        (https://docs.prolific.com/api-reference/webhooks/idempotency-and-the-x-event-id-header);
-        X-Timestamp says when the event happened, and X-Prolific-Request-Timestamp (UNIX
-        seconds of this request) with X-Prolific-Request-Signature (base64 HMAC-SHA256 of
-        timestamp + body with the workspace secret) let the receiver verify it
-        (https://docs.prolific.com/api-reference/webhooks/verifying)."""
-        event = {
-            "resource_id": submission["id"],
-            "event_type": "submission.status.change",
-            "participant_id": submission["participant_id"],
-            "status": submission["status"],
-        }
-        self.send_event(event=event, event_id=new_id(), happened_at=now_iso())
-
-    def send_event(self, *, event: dict, event_id: str, happened_at: str) -> None:
-        with self.lock:
-            targets = [
-                (hook["target_url"], hook["workspace_id"])
-                for hook in self.subscriptions.values()
-                if hook["is_enabled"] and hook["event_type"] == event["event_type"]
-            ]
-        for target, workspace_id in targets:
-            body, headers = self.signed_delivery(
-                event=event, event_id=event_id, happened_at=happened_at, workspace_id=workspace_id
-            )
-            try:
-                status = requests.post(target, data=body, headers=headers, timeout=10).status_code
-            except requests.RequestException as error:
-                status = str(error)
-            with self.lock:
-                self.deliveries.append(
-                    {
-                        "target": target,
-                        "event": event,
-                        "event_id": event_id,
-                        "happened_at": happened_at,
-                        "status": status,
-                    }
-                )
-
-    def signed_delivery(
-        self,
-        *,
-        event: dict,
-        event_id: str,
-        happened_at: str,
-        sent_at: float | None = None,
-        workspace_id: str = "",
-    ):
-        """The body and headers of one delivery attempt, signed now (or at `sent_at`) with
-        the workspace's secret (the default workspace's unless named)."""
-        body = json.dumps(event).encode()
-        timestamp = str(int(time.time() if sent_at is None else sent_at))
-        headers = {
-            "Content-Type": "application/json",
-            "X-Event-ID": event_id,
-            "X-Timestamp": happened_at,
-            "X-Prolific-Request-Timestamp": timestamp,
-            "X-Prolific-Request-Signature": signature(
-                secret=self.secrets[workspace_id or self.default_workspace],
-                timestamp=timestamp,
-                body=body,
-            ),
-        }
-        return body, headers
-
-    def study_event(self, *, study_id: str, event_type: str = "study.status.change") -> None:
-        """Deliver a study event (study.status.change, study.has_high_return_rate) with the
-        study's id as resource_id and its status."""
-        with self.lock:
-            study = self.studies[study_id]
-            event = {"resource_id": study_id, "event_type": event_type, "status": study["status"]}
-        # Delivered in the background, as Prolific does, not inside the call that caused it.
-        threading.Thread(
-            target=self.send_event,
-            kwargs={"event": event, "event_id": new_id(), "happened_at": now_iso()},
-            daemon=True,
-        ).start()
-
     def study_complete(self, *, study_id: str) -> None:
         """Prolific completes the study (every place approved): COMPLETED, and its event."""
         with self.lock:
             self.studies[study_id]["status"] = "COMPLETED"
         self.study_event(study_id=study_id)
-
-    def redeliver(self, index: int = -1) -> None:
-        """Deliver an event again, as Prolific does after a failure: same X-Event-ID and
-        body, a new request timestamp and signature."""
-        with self.lock:
-            delivery = self.deliveries[index]
-        self.send_event(
-            event=delivery["event"],
-            event_id=delivery["event_id"],
-            happened_at=delivery["happened_at"],
-        )

@@ -59,7 +59,7 @@ def test_publish_work_sync_approve_and_bonus_end_to_end(
     expect(row.get_by_test_id("answer-status")).to_have_text("Submitted")
     row.get_by_test_id("approve").click()
     expect(row.get_by_test_id("remote-status")).to_have_text("Approved")
-    row.get_by_test_id("bonus-cents").fill("25")
+    row.get_by_test_id("bonus-amount").fill("0.25")
     row.get_by_test_id("bonus-reason").fill("A vivid story")
     row.get_by_test_id("bonus").click()
     expect(row.get_by_test_id("bonus-total")).to_have_text("0.25 USD")

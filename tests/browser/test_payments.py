@@ -28,13 +28,13 @@ def test_a_lab_worker_paid_a_bonus_in_the_queue_sees_it_on_their_page(
     log_in(page, live_server, f"/admin/review/{batch.pk}/")
     current = shown(page)
     page.keyboard.press("p")
-    expect(page.locator("#bonus-cents")).to_be_focused()
-    page.keyboard.type("75")
+    expect(page.locator("#bonus-amount")).to_be_focused()
+    page.keyboard.type("0.75")
     page.fill("#reason-text", "A vivid <b>story</b>")
     page.locator("#reason-text").press("Enter")
     assert wait_for_next(page, current) == 0
     expect(page.locator("#queue-status")).to_contain_text(
-        "bonus of 0.75 for Ana: recorded (paid by the lab)"
+        "bonus of 0.75 for Ana: recorded for the lab to pay (Parable pays lab workers nothing)"
     )
 
     worker_page = browser.new_context().new_page()
@@ -43,7 +43,9 @@ def test_a_lab_worker_paid_a_bonus_in_the_queue_sees_it_on_their_page(
     expect(bonus).to_have_count(1)
     expect(bonus.locator("[data-testid=bonus-amount]")).to_have_text("0.75")
     expect(bonus.locator("[data-testid=bonus-reason]")).to_have_text("A vivid <b>story</b>")
-    expect(bonus.locator("[data-testid=bonus-state]")).to_have_text("recorded (paid by the lab)")
+    expect(bonus.locator("[data-testid=bonus-state]")).to_have_text(
+        "recorded for the lab to pay (Parable pays lab workers nothing)"
+    )
     expect(worker_page.locator("[data-testid=earnings-total]")).to_have_text("1.75")
     guide_picture(worker_page, "worker-page")
     worker_page.context.close()
@@ -67,7 +69,7 @@ def test_a_batch_is_topped_up_to_its_target_hourly_rate(live_server, page, resea
     page.fill("#id_username", "researcher")
     page.fill("#id_password", "researcher-pass")
     page.click("input[type=submit]")
-    page.fill("[data-testid=target-input]", "10.00")
+    page.fill("input[name=target]", "10.00")
     page.click("[data-testid=save-target]")
     expect(page.locator("[data-testid=target-rate]")).to_have_text("10.00")
     expect(page.locator("[data-testid=below-target]")).to_contain_text("1,")

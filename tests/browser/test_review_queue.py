@@ -156,12 +156,12 @@ def test_bonus_dialog_offers_earlier_bonus_reasons_and_says_what_was_done(
     page.keyboard.press("p")
     assert page.is_hidden("[data-testid=saved-rejections]")
     assert page.inner_text("[data-testid=bonus-reasons]").strip() == "1 A vivid, careful story"
-    page.fill("#bonus-cents", "25")
+    page.fill("#bonus-amount", "0.25")
     page.focus("#reason-text")
     page.keyboard.press("1")  # the first offered reason: the earlier bonus's
     assert page.input_value("#reason-text") == "A vivid, careful story"
     page.keyboard.press("Enter")
-    page.wait_for_selector("#queue-status:has-text('recorded (paid by the lab)')")
+    page.wait_for_selector("#queue-status:has-text('recorded for the lab to pay')")
     assert "bonus of 0.25" in page.inner_text("#queue-status")
     waiting.assignment.refresh_from_db()
     assert waiting.assignment.bonus_cents == 25

@@ -72,7 +72,7 @@ def test_top_up_brings_everyone_below_the_target_to_it_once(batch):
 def test_a_target_is_needed_before_topping_up(batch):
     with pytest.raises(ValueError, match="target hourly rate"):
         batch_top_up(batch=batch)
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(ValueError, match=r"an amount from 0\.01 to 200\.00"):
         batch_target_rate_set(batch=batch, target_hourly_cents=0)
 
 
@@ -87,5 +87,5 @@ def test_excluded_work_is_paid_and_counted_in_pay_and_the_report(batch):
     [row] = payments_report(batch=batch)
     assert (row["tasks"], row["rewards"], row["bonus_cents"]) == (2, 200, 50)
     assert [(bonus.reason, state) for bonus, state in row["bonuses"]] == [
-        ("Thank you", "recorded (paid by the lab)")
+        ("Thank you", "recorded for the lab to pay (Parable pays lab workers nothing)")
     ]

@@ -135,7 +135,7 @@ def bonus_form(participant: ParticipantSession, cents: int, reason: str) -> dict
     return {
         "action": "bonus_selected",
         "_selected_action": [participant.pk],
-        "cents": str(cents),
+        "amount": f"{cents / 100:.2f}",
         "reason": reason,
     }
 
@@ -284,7 +284,7 @@ def test_mturk_decisions_killed_at_each_step_are_sent_exactly_once(
         standin.state.fail_next("SendBonus", "ServiceFault", delay=300)
         with celery_worker(redis_url, pool="prefork", env=env) as worker:
             admin_post(
-                session, url + page, {"action": "bonus", "cents": "40", "reason": "B", **key}
+                session, url + page, {"action": "bonus", "amount": "0.40", "reason": "B", **key}
             )
             wait_until(lambda: "SendBonus" in standin.state.calls, timeout=120, what="SendBonus")
             killed(worker)
@@ -293,7 +293,7 @@ def test_mturk_decisions_killed_at_each_step_are_sent_exactly_once(
         standin.state.fail_next("SendBonus", "", after=True, delay=300)
         with celery_worker(redis_url, pool="prefork", env=env) as worker:
             admin_post(
-                session, url + page, {"action": "bonus", "cents": "50", "reason": "C", **key}
+                session, url + page, {"action": "bonus", "amount": "0.50", "reason": "C", **key}
             )
             wait_until(lambda: standin.state.bonuses, timeout=120, what="MTurk to pay")
             killed(worker)

@@ -157,11 +157,14 @@ def test_double_sent_bonus_form_pays_once(client, researcher, standin):
     form = {
         "action": "bonus",
         "answer": answer.pk,
-        "cents": "40",
+        "amount": "0.40",
         "reason": "Great",
     }
+    in_cents = client.post(_page(batch), {**form, "amount": "40"}, follow=True)
+    assert "not in cents: 40 cents would be 0.40" in in_cents.content.decode()
     client.post(_page(batch), form)
     response = client.post(_page(batch), form, follow=True)
+    assert "already has this bonus of 0.40 USD" in response.content.decode()
     assert "it is paid once" in response.content.decode()
     assert provider_calls_send() == ["done", "done"]  # the approval, the one bonus
     assert len(standin.state.bonuses) == 1

@@ -32,8 +32,10 @@ def standin_settings(settings, server: StandIn) -> None:
     settings.PROLIFIC_WEBHOOK_SECRET = WEBHOOK_SECRET
     settings.PROLIFIC_COMPLETION_URL = f"{server.url}/submissions/complete"
     # Nothing listens there: a test that needs Parable's public URL to answer sets the
-    # live server's (the pre-flight check asks it, never anything off this machine).
+    # live server's (the pre-flight check asks it, never anything off this machine), which
+    # the trial's allowance takes as the stand-in's runs do.
     settings.PARABLE_PUBLIC_URL = "http://127.0.0.1:9"
+    settings.PROLIFIC_LOCAL_TRIAL = True
 
 
 def standin_wired(settings, **options) -> StandIn:
@@ -41,6 +43,14 @@ def standin_wired(settings, **options) -> StandIn:
     server = standin_start(**options)
     standin_settings(settings, server)
     return server
+
+
+@pytest.fixture
+def reachable(settings, live_server):
+    """Parable's public URL answers as this deployment (the live server: its tests need the
+    transactional database), as the pre-flight check asks before a study is published."""
+    settings.PARABLE_PUBLIC_URL = live_server.url
+    return live_server
 
 
 @pytest.fixture

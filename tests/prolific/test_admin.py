@@ -29,7 +29,8 @@ def draft_batch():
     )
 
 
-def test_researcher_prepares_sees_the_cost_then_publishes(client, researcher, standin):
+@pytest.mark.django_db(transaction=True)
+def test_researcher_prepares_sees_the_cost_then_publishes(client, researcher, standin, reachable):
     batch = draft_batch()
     client.force_login(researcher)
     form = client.get(reverse("admin:prolific_study_add"))

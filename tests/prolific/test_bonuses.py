@@ -167,7 +167,7 @@ def test_a_resent_bonus_form_pays_once(
     form = {
         "action": "bonus_selected",
         "_selected_action": [session.pk],
-        "cents": "60",
+        "amount": "0.60",
         "reason": "Thank you",
     }
     with django_capture_on_commit_callbacks(execute=True):
@@ -179,6 +179,25 @@ def test_a_resent_bonus_form_pays_once(
     with pytest.raises(BonusAlreadyPaid):
         assignment_bonus(assignment=approved, cents=60, reason="Thank you")
     assert pay_calls(standin) == 1
+
+
+def test_the_bonus_form_takes_an_amount_in_the_studys_currency_and_a_resend_says_it_is_queued(
+    client, reviewer, standin, approved, django_capture_on_commit_callbacks
+):
+    session = ParticipantSession.objects.get()
+    client.force_login(reviewer)
+    changelist = reverse("admin:prolific_participantsession_changelist")
+    selection = {"action": "bonus_selected", "_selected_action": [session.pk]}
+    asked = client.post(changelist, selection).content.decode()
+    assert '<label for="id_amount">Bonus (GBP):</label>' in asked  # the workspace's currency
+    form = {**selection, "amount": "0.60", "reason": "Thank you"}
+    with django_capture_on_commit_callbacks(execute=False):  # the pay call is not sent yet
+        client.post(changelist, form)
+    again = client.post(changelist, form, follow=True).content.decode()
+    assert "already has this bonus of 0.60 GBP with this reason" in again
+    assert "now waiting to be sent: it is paid once" in again
+    assert "already paid" not in again
+    assert standin.state.payments == []
 
 
 def test_a_top_up_to_the_target_rate_is_paid_once_through_the_same_path(

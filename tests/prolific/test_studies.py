@@ -4,6 +4,7 @@ import pytest
 
 from crowd.batches import batch_close, batch_publish
 from crowd.models import Batch
+from crowd.providers import batch_currency
 from prolific.client import ProlificError
 from prolific.models import Study
 from prolific.preflight import study_publish_confirmed
@@ -36,6 +37,8 @@ def test_cost_comes_from_prolifics_calculator_and_is_stored(standin):
     assert "fees" not in cost and "vat" not in cost
     batch.prolific_study.refresh_from_db()
     assert batch.prolific_study.cost_cents == 630
+    # The workspace's currency, stored with the cost: the batch's amounts are in it.
+    assert batch.prolific_study.currency == "GBP" == batch_currency(batch)
 
 
 def test_the_study_is_created_in_the_project_and_spends_the_workspaces_wallet(standin):
@@ -76,9 +79,10 @@ def test_publishing_is_refused_while_the_workspace_cannot_pay(standin):
     assert Batch.objects.get(pk=batch.pk).status == Batch.Status.DRAFT
 
 
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(("estimated", "floor"), [(5, 12), (25, 37), (60, 78)])
 def test_the_time_allowed_is_at_least_prolifics_floor_and_reservations_last_as_long(
-    standin, estimated, floor
+    standin, reachable, estimated, floor
 ):
     batch = write_study(publish=False, time_allowed_seconds=600)
     study_prepare(batch=batch, estimated_minutes=estimated)
@@ -120,7 +124,8 @@ def test_publish_creates_the_study_with_current_fields_and_publishes_it(standin)
     assert blocklist in remote["filters"]
 
 
-def test_eligibility_filters_use_prolifics_filter_ids(standin):
+@pytest.mark.django_db(transaction=True)
+def test_eligibility_filters_use_prolifics_filter_ids(standin, reachable):
     batch = write_study(publish=False)
     study_prepare(
         batch=batch,
@@ -150,7 +155,8 @@ def confirm_and_publish(batch):
     return study_publish_confirmed(study=study, cost_cents=study_cost(study=study)["total_cost"])
 
 
-def test_publishing_needs_the_cost_confirmed_first(standin):
+@pytest.mark.django_db(transaction=True)
+def test_publishing_needs_the_cost_confirmed_first(standin, reachable):
     batch = write_study(publish=False)
     with pytest.raises(ProlificError, match="confirm it first"):
         batch_publish(batch=batch)
@@ -162,7 +168,8 @@ def test_publishing_needs_the_cost_confirmed_first(standin):
     assert Batch.objects.get(pk=batch.pk).status == Batch.Status.PUBLISHED
 
 
-def test_a_failed_publish_is_retried_on_the_same_draft(standin):
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_publish_is_retried_on_the_same_draft(standin, reachable):
     batch = write_study(publish=False)
     standin.state.fail(path="/transition/", status=503, count=50)
     with pytest.raises(ProlificError):

@@ -92,7 +92,8 @@ def test_write_study_end_to_end_with_webhook(
 
     def bonus(reason: str):
         select_session_and_act(page, live_server, "bonus_selected")
-        page.fill("#id_cents", "100")
+        expect(page.locator("label[for=id_amount]")).to_have_text("Bonus (GBP):")
+        page.fill("#id_amount", "1.00")
         page.fill("#id_reason", reason)
         page.click("input[type=submit]")
 

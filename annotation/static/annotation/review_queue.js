@@ -9,9 +9,9 @@ const card = document.getElementById("submission");
 const reasonForm = document.getElementById("reason");
 const reasonText = document.getElementById("reason-text");
 const reasonLabel = document.getElementById("reason-label");
-const bonusAmount = document.getElementById("bonus-amount");
+const bonusField = document.getElementById("bonus-field");
 const approveButton = root.querySelector("[data-decision=approve]");
-const bonusCents = document.getElementById("bonus-cents");
+const bonusAmount = document.getElementById("bonus-amount");
 const status = document.getElementById("queue-status");
 const csrf = root.querySelector("input[name=csrfmiddlewaretoken]").value;
 
@@ -187,7 +187,7 @@ async function loadNext() {
   card.focus();
 }
 
-async function decide(decision, message = "", cents = "") {
+async function decide(decision, message = "", amount = "") {
   if (!current || busy) return;
   if (decision === "approve" && approveButton.disabled) {
     say(`Not approvable yet: ${current.provider_state.label}. Skip it (S) and come back later.`, { error: true });
@@ -195,7 +195,7 @@ async function decide(decision, message = "", cents = "") {
   }
   busy = true;
   const body = new URLSearchParams({ decision, message });
-  if (cents) body.set("cents", cents);
+  if (amount) body.set("amount", amount);
   const url = root.dataset.decideUrl.replace("/0/decide/", `/${current.assignment}/decide/`);
   try {
     const response = await fetch(url, {
@@ -228,7 +228,7 @@ function openReason(decision) {
     exclude: "Why this paid work is kept out of the dataset (not shown to them)",
   };
   reasonLabel.textContent = labels[decision] || "Message to the worker";
-  bonusAmount.hidden = decision !== "bonus";
+  bonusField.hidden = decision !== "bonus";
   // Each decision is offered its own texts: rejections the saved review messages, bonuses
   // the batch's earlier bonus reasons, blocks and exclusions none.
   for (const offered of reasonForm.querySelectorAll("[data-offered], [data-offered-note]")) {
@@ -238,7 +238,7 @@ function openReason(decision) {
   if (decision === "reject" && !reasonText.value) reasonText.value = current.evidence_message;
   reasonForm.hidden = false;
   if (decision === "bonus") {
-    bonusCents.focus();
+    bonusAmount.focus();
   } else {
     reasonText.focus();
     reasonText.select(); // typing replaces the offered message; Enter sends it
@@ -249,8 +249,8 @@ function closeReason() {
   pending = null;
   reasonForm.hidden = true;
   reasonText.value = "";
-  bonusCents.value = "";
-  bonusAmount.hidden = true;
+  bonusAmount.value = "";
+  bonusField.hidden = true;
   card.focus();
 }
 
@@ -274,12 +274,12 @@ reasonForm.addEventListener("submit", (event) => {
     say("Write a message, or pick an offered one with its number.", { error: true });
     return;
   }
-  if (pending === "bonus" && !(Number(bonusCents.value) >= 1)) {
-    say("Give the bonus amount in cents.", { error: true });
-    bonusCents.focus();
+  if (pending === "bonus" && !(Number(bonusAmount.value) > 0)) {
+    say(`Give the bonus as an amount (${bonusAmount.placeholder}), not in cents.`, { error: true });
+    bonusAmount.focus();
     return;
   }
-  decide(pending, message, pending === "bonus" ? bonusCents.value : "");
+  decide(pending, message, pending === "bonus" ? bonusAmount.value : "");
 });
 
 reasonForm.addEventListener("click", (event) => {

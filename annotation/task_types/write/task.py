@@ -168,7 +168,7 @@ class WriteBatchForm(RoundFields, BatchForm):
         "proverbs",
         "target_per_item",
         "per_worker_cap",
-        "reward_cents",
+        "reward",
         "time_allowed_minutes",
         "min_words",
         "max_words",

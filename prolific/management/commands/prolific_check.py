@@ -9,10 +9,11 @@ from prolific.preflight import preflight
 class Command(BaseCommand):
     help = (
         "Check, with read-only calls, that Prolific accepts the token, the workspace and its "
-        "project, the workspace's balance (against a study's cost with --study), the "
-        "study's filters and time limits, that submissions reach Parable (webhooks or "
-        "polling) and that PARABLE_PUBLIC_URL answers as Parable. Each failure says what to "
-        "set; the command fails when any check does."
+        "project, the workspace's balance (against a study's cost with --study, else against "
+        "every study not published yet), the study's filters and time limits, that "
+        "participants reach PARABLE_PUBLIC_URL and it answers as this deployment, and that "
+        "submissions reach Parable (webhooks or polling). Each failure says what to set; "
+        "the command fails when any check does."
     )
 
     def add_arguments(self, parser):

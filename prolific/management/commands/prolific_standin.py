@@ -16,12 +16,14 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=8010)
         parser.add_argument("--token", default="", help="API token it accepts (random if empty).")
         parser.add_argument("--webhook-secret", default="", help="Secret it signs webhooks with.")
+        parser.add_argument("--workspace-id", default="standin-workspace", help="Its workspace.")
+        parser.add_argument("--project-id", default="standin-project", help="Its project.")
 
-    def handle(self, *args, host, port, token, webhook_secret, **options):
-        token = token or secrets.token_urlsafe(16)
-        webhook_secret = webhook_secret or secrets.token_urlsafe(24)
-        standin = StandIn(host=host, port=port, token=token, webhook_secret=webhook_secret)
-        standin.start()
+    def handle(self, *args, **options):
+        token = options["token"] or secrets.token_urlsafe(16)
+        webhook_secret = options["webhook_secret"] or secrets.token_urlsafe(24)
+        where = {name: options[name] for name in ("host", "port", "workspace_id", "project_id")}
+        standin = StandIn(token=token, webhook_secret=webhook_secret, **where).start()
         self.stdout.write(
             "Prolific stand-in serving. Put these in .env (or the environment) and `make run`:\n\n"
             f"PROLIFIC_API_URL={standin.api_url}\n"
@@ -29,7 +31,8 @@ class Command(BaseCommand):
             f"PROLIFIC_WORKSPACE_ID={standin.workspace_id}\n"
             f"PROLIFIC_PROJECT_ID={standin.project_id}\n"
             f"PROLIFIC_WEBHOOK_SECRET={webhook_secret}\n"
-            f"PROLIFIC_COMPLETION_URL={standin.url}/submissions/complete\n\n"
+            f"PROLIFIC_COMPLETION_URL={standin.url}/submissions/complete\n"
+            "PROLIFIC_LOCAL_TRIAL=true\n\n"
             f"Participants start studies from {standin.url}/ . Stop with Ctrl-C."
         )
         try:

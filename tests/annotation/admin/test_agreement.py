@@ -33,7 +33,7 @@ def test_new_batch_form_creates_a_chained_batch_with_its_items(client, researche
         {
             "name": "Which proverb?",
             "target_per_item": 3,
-            "reward_cents": 10,
+            "reward": "0.10",
             "time_allowed_minutes": 10,
             "source_batch": write.pk,
             "seed": 1,
@@ -58,7 +58,7 @@ def test_new_batch_form_needs_a_source(client, researcher):
         {
             "name": "Nowhere",
             "target_per_item": 2,
-            "reward_cents": 0,
+            "reward": "0",
             "time_allowed_minutes": 10,
             "seed": 1,
             "min_pairs": 1,

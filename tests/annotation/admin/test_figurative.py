@@ -27,7 +27,7 @@ from tests.factories import (
 
 pytestmark = pytest.mark.django_db
 
-COMMON = {"reward_cents": 10, "time_allowed_minutes": 10, "publish": "on", "seed": 1}
+COMMON = {"reward": "0.10", "time_allowed_minutes": 10, "publish": "on", "seed": 1}
 
 
 def test_continuation_batch_is_created_from_its_form(client, researcher):

@@ -244,8 +244,9 @@ def test_bonus_action_pays_each_selected_approved_story_once(client, reviewer, b
     client.force_login(reviewer)
     selection = {"action": "bonus_selected", "_selected_action": [narrative.pk]}
     asked = client.post("/admin/annotation/narrative/", selection)
-    assert 'name="cents"' in asked.content.decode()
-    form = {**selection, "cents": "40", "reason": "Lovely"}
+    assert 'name="amount"' in asked.content.decode()
+    assert "An amount in the study's currency, like 0.50 (not cents)" in asked.content.decode()
+    form = {**selection, "amount": "0.40", "reason": "Lovely"}
     client.post("/admin/annotation/narrative/", form)
     again = client.post("/admin/annotation/narrative/", form, follow=True).content.decode()
     assert "it is paid once" in again

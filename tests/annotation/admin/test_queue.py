@@ -161,19 +161,30 @@ def test_queue_page_draws_the_batchs_flags_over_its_submissions(client, reviewer
     assert "<td>100%</td>" in page
 
 
-def test_bonus_key_approves_and_pays_a_lab_worker_once(client, reviewer, batch):
+def test_bonus_key_approves_and_pays_a_lab_worker_once(client, reviewer, batch, settings):
+    settings.PARABLE_LAB_CURRENCY = "EUR"
     client.force_login(reviewer)
     assignment = submit(batch)
+    page = client.get(f"/admin/review/{batch.pk}/").content.decode()
+    assert "Bonus (EUR), an amount like 0.25 (not cents)" in page
     url = f"/admin/review/{batch.pk}/{assignment.pk}/decide/"
-    form = {"decision": "bonus", "message": "A vivid story", "cents": "75"}
-    assert client.post(url, {**form, "cents": ""}).status_code == 409  # an amount is needed
+    form = {"decision": "bonus", "message": "A vivid story", "amount": "0.75"}
+    assert client.post(url, {**form, "amount": ""}).status_code == 409  # an amount is needed
+    in_cents = client.post(url, {**form, "amount": "75"})  # cents typed as an amount
+    assert in_cents.status_code == 400
+    assert (
+        "at most 20.00. Amounts are typed in the currency, not in cents: 75 cents would be 0.75"
+        in (in_cents.json()["error"])
+    )
     assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.SUBMITTED
     done = client.post(url, form).json()["done"]
-    # A lab worker's bonus is recorded: the lab pays it, as the payments report says.
-    assert done.startswith("Approved; bonus of 0.75 for ")
-    assert "recorded (paid by the lab)" in done and "paid to" not in done
+    # A lab worker's bonus is recorded for the lab to pay, as the payments report says.
+    assert done.startswith("Approved; bonus of 0.75 EUR for ")
+    assert "recorded for the lab to pay (Parable pays lab workers nothing)" in done
     again = client.post(url, form)
-    assert again.status_code == 409 and "it is paid once" in again.json()["error"]
+    assert again.status_code == 409
+    assert f"Assignment {assignment.pk} already has this bonus of 0.75 EUR" in again.json()["error"]
+    assert "now recorded for the lab to pay" in again.json()["error"]
     paid = Assignment.objects.get(pk=assignment.pk)
     assert (paid.status, paid.bonus_cents) == (Assignment.Status.APPROVED, 75)
 

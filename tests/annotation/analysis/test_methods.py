@@ -102,7 +102,8 @@ def test_a_study_collected_here_is_described_with_its_design_workers_pay_and_rev
     assert "The batches collected here asked about 3 curated proverbs." in markdown
     assert "3 workers submitted 4 tasks (median 1, at most 2 per worker)." in markdown
     assert "Reviewers approved 3 and rejected 1." in markdown
-    assert "for a reward of 0.50 per task" in markdown
+    # The lab's currency is not set: the amount says so rather than pass for any currency.
+    assert "for a reward of 0.50 (currency not recorded) per task" in markdown
     assert "Please write without AI tools." in markdown and "“quixotic”" in markdown
     assert "Pasted &amp; off topic" in markdown  # a cell is escaped for Markdown
     assert "writing record (" in markdown and "for 1 of the 4 narratives collected here" in markdown

@@ -42,7 +42,8 @@ def rounds(opponent, proverbs, verdicts, django_capture_on_commit_callbacks):
     narrative_splits_assign(seed=0)
 
 
-def test_the_statement_describes_each_round_and_what_it_found(rounds, opponent):
+def test_the_statement_describes_each_round_and_what_it_found(rounds, opponent, settings):
+    settings.PARABLE_LAB_CURRENCY = "GBP"  # the lab's currency: amounts are written with it
     document = methods_document(analysis=dataset_analysis())
     text = methods_markdown(document)
     assert "## Model-in-the-loop rounds" in text
@@ -53,7 +54,7 @@ def test_the_statement_describes_each_round_and_what_it_found(rounds, opponent):
         f"with {opponent.model_name}, off the shelf, trained on nothing: once a story passed "
         "the writing rules, its writer could ask the model, up to 4 times per task, and saw "
         "whether it ranked the proverb first; a story that fooled the model earned a bonus of "
-        "0.30 once approved" in text
+        "0.30 GBP once approved" in text
     )
     assert "Of the 2 stories the model ranked, 50% fooled it (1)" in text
     assert "1 bonus paid" in text

@@ -19,7 +19,7 @@ def form_data(proverb, **fields) -> dict:
         "proverbs": [proverb.pk],
         "target_per_item": 3,
         "per_worker_cap": 5,
-        "reward_cents": 50,
+        "reward": "0.50",
         "time_allowed_minutes": 20,
         "min_words": 20,
         "max_words": 200,
@@ -69,7 +69,7 @@ def test_the_form_refuses_a_bonus_round_without_a_bonus_and_an_opponent_without_
         data=form_data(proverb, round=2, opponent=opponent.pk, opponent_mode="bonus")
     )
     assert not form.is_valid()
-    assert "needs opponent.bonus_cents" in str(form.errors)
+    assert "Bonus mode pays a bonus: give its amount." in str(form.errors["bonus"])
     form = WriteBatchForm(data=form_data(proverb, opponent=opponent.pk))
     assert not form.is_valid() and "belongs to a round" in str(form.errors["round"])
 
@@ -123,3 +123,22 @@ def test_the_schema_states_the_round_and_opponent_settings():
     assert properties["round"]["minimum"] == 1
     assert properties["opponent"]["properties"]["mode"] == {"enum": ["inform", "require", "bonus"]}
     assert properties["opponent"]["required"] == ["run"]
+
+
+def test_the_reward_and_the_fooling_bonus_are_typed_in_one_unit(opponent, proverbs):
+    """Both amounts, never cents: 25 meant as cents is refused, not promised as 25.00."""
+    proverb = next(iter(proverbs.values()))
+    round_fields = {"round": 2, "opponent": opponent.pk, "opponent_mode": "bonus"}
+    form = WriteBatchForm(data=form_data(proverb, **round_fields, bonus="25"))
+    assert not form.is_valid()
+    assert "not in cents: 25 cents would be 0.25" in str(form.errors["bonus"])
+    labels = {name: str(form.fields[name].label) for name in ("reward", "bonus")}
+    assert labels == {"reward": "Reward per task", "bonus": "Bonus for fooling the model"}
+    for name in ("reward", "bonus"):
+        assert "An amount in the study's currency, like 0.50 (not cents)" in (
+            form.fields[name].help_text
+        )
+    form = WriteBatchForm(data=form_data(proverb, **round_fields, bonus="0.25", reward="0.75"))
+    assert form.is_valid(), form.errors
+    assert form.batch_fields()["reward_cents"] == 75
+    assert form.batch_settings()["opponent"]["bonus_cents"] == 25

@@ -45,7 +45,7 @@ def test_researcher_creates_a_write_batch_for_chosen_proverbs(client, researcher
             "proverbs": [proverb.pk for proverb in proverbs],
             "target_per_item": 3,
             "per_worker_cap": 5,
-            "reward_cents": 50,
+            "reward": "0.50",
             "time_allowed_minutes": 30,
             "instructions": "",
             "min_words": 20,
@@ -64,14 +64,17 @@ def test_researcher_creates_a_write_batch_for_chosen_proverbs(client, researcher
     assert batch.items.count() == 5
 
 
-def test_the_target_hourly_rate_is_set_on_the_batch_form_and_shown_as_money(client, researcher):
+def test_the_target_hourly_rate_is_set_on_the_batch_form_and_shown_as_money(
+    client, researcher, settings
+):
+    settings.PARABLE_LAB_CURRENCY = "EUR"  # a lab batch's amounts are in the lab's currency
     proverb = proverb_create()
     client.force_login(researcher)
     fields = {
         "name": "Paid fairly",
         "proverbs": [proverb.pk],
         "target_per_item": 3,
-        "reward_cents": 25,
+        "reward": "0.25",
         "time_allowed_minutes": 30,
         "min_words": 20,
         "max_words": 150,
@@ -84,9 +87,11 @@ def test_the_target_hourly_rate_is_set_on_the_batch_form_and_shown_as_money(clie
     batch = Batch.objects.get()
     assert batch.target_hourly_cents == 1250
     progress = client.get(f"/admin/crowd/batch/{batch.pk}/progress/").content.decode()
-    assert "reward 0.25 a task · target pay 12.50 an hour" in progress and "¢" not in progress
+    assert "reward 0.25 EUR a task · target pay 12.50 EUR an hour" in progress
     change = client.get(f"/admin/crowd/batch/{batch.pk}/change/").content.decode()
     assert 'name="target_hourly_rate" value="12.50"' in change
+    assert 'name="reward" value="0.25"' in change
+    assert "Reward per task (EUR)" in change and "Target pay per hour (EUR)" in change
 
 
 def test_form_errors_are_shown_and_nothing_is_created(client, researcher):
@@ -134,7 +139,7 @@ def test_invalid_settings_are_refused_when_editing_a_batch(client, researcher):
             "name": batch.name,
             "instructions": "x",
             "target_per_item": 3,
-            "reward_cents": 0,
+            "reward": "0",
             "time_allowed_minutes": 10,
             "settings": '{"rules": {"max_words": -5}}',
         },
@@ -156,7 +161,7 @@ def test_time_allowed_is_edited_and_shown_in_minutes(client, researcher):
             "name": batch.name,
             "instructions": "x",
             "target_per_item": 3,
-            "reward_cents": 0,
+            "reward": "0",
             "time_allowed_minutes": 10,
             "settings": json.dumps(batch.settings),
         },

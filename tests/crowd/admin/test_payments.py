@@ -23,13 +23,15 @@ def batch():
     )
 
 
-def test_report_lists_rewards_and_bonuses_and_downloads_as_csv(client, researcher, batch):
+def test_report_lists_rewards_and_bonuses_and_downloads_as_csv(client, researcher, batch, settings):
+    settings.PARABLE_LAB_CURRENCY = "EUR"  # the lab's own: every amount names it
     task = worked(batch, worker_create(external_id="lab-7", display_name="<b>Ana</b>"), 10)
     assignment_bonus(assignment=task, cents=30, reason="Careful <i>work</i>")
     client.force_login(researcher)
     page = client.get(reverse("admin:crowd_bonus_changelist")).content.decode()
     assert "Careful &lt;i&gt;work&lt;/i&gt;" in page and "<b>Ana</b>" not in page
-    assert "recorded (paid by the lab)" in page
+    assert "recorded for the lab to pay (Parable pays lab workers nothing)" in page
+    assert "<td>1.00 EUR</td>" in page and "0.30 EUR · Careful" in page
     download = client.get(reverse("admin:crowd_bonus_changelist"), {"format": "csv"})
     rows = list(csv.DictReader(io.StringIO(download.content.decode())))
     assert rows == [
@@ -39,9 +41,10 @@ def test_report_lists_rewards_and_bonuses_and_downloads_as_csv(client, researche
             "worker_id": "lab-7",
             "provider": "local",
             "paid_tasks": "1",
-            "rewards": "1.00",
-            "bonuses": "0.30",
-            "bonus_states": "0.30 recorded (paid by the lab)",
+            "rewards": "1.00 EUR",
+            "bonuses": "0.30 EUR",
+            "bonus_states": "0.30 EUR recorded for the lab to pay "
+            "(Parable pays lab workers nothing)",
         }
     ]
 
@@ -90,7 +93,8 @@ def test_target_rate_and_top_up_from_the_batch_page(client, researcher, batch):
 @pytest.mark.parametrize(
     "typed, message",
     [
-        ("99999999999999999999999", "at most 100000.00"),
+        ("99999999999999999999999", "at most 200.00"),
+        ("1500", "not in cents: 1500 cents would be 15.00"),
         ("inf", "above 0"),
         ("-3", "above 0"),
         ("12.345", "two decimals"),
@@ -125,7 +129,7 @@ def test_a_reviewer_tops_up_but_cannot_set_the_target_rate(client, reviewer, bat
     worked(batch, worker_create(display_name="Slow"), 30)
     client.force_login(reviewer)
     url = reverse("admin:crowd_batch_pay", args=[batch.pk])
-    assert 'data-testid="target-input"' not in client.get(url).content.decode()
+    assert 'name="target"' not in client.get(url).content.decode()
     assert client.post(url, {"target": "10.00"}).status_code == 403
     batch.refresh_from_db()
     assert batch.target_hourly_cents is None

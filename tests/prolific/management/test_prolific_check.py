@@ -8,16 +8,16 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from prolific.models import Study
+from tests.factories import prolific_batch_create, proverb_create
 from tests.prolific.helpers import write_study
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def account(standin, settings, live_server):
+def account(standin, reachable):
     """The stand-in as a real account: Parable's public URL answers (the live server) and
     the webhooks are subscribed."""
-    settings.PARABLE_PUBLIC_URL = live_server.url
     call_command("prolific_subscribe", stdout=io.StringIO())
     return standin
 
@@ -77,8 +77,44 @@ def test_each_missing_or_wrong_setting_fails_and_is_named(account, settings, set
 def test_unsubscribed_webhooks_fail_unless_beat_polls(account, settings):
     account.state.subscriptions.clear()
     assert "run manage.py prolific_subscribe" in failing()
-    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/0"
-    assert "Celery beat polls every study on Prolific every 120 s" in check()
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:9/0"
+    out = failing()  # no broker there: /healthz answers 503, and the public URL check says so
+    assert re.search(r"ok +Submissions reach Parable: .* Celery beat polls every study", out)
+    assert re.search(
+        r"FAIL Public URL: [^\n]*/healthz answered 503 as this deployment, unwell", out
+    )
+
+
+def test_a_public_url_on_this_machine_fails_outside_a_trial(account, settings):
+    settings.PROLIFIC_LOCAL_TRIAL = False  # the live server's loopback address, as for real
+    out = failing()
+    assert re.search(
+        r"FAIL Public URL: PARABLE_PUBLIC_URL is http://127\.0\.0\.1:\d+, which is", out
+    )
+    assert "participants cannot reach it" in out
+    assert out.endswith("publishing is refused while these fail: Public URL.")
+
+
+def test_without_a_study_the_balance_must_cover_every_study_not_published_yet(account):
+    # A study running on Prolific has its cost locked already: it waits for nothing.
+    running = prolific_batch_create(proverbs=[proverb_create("Haste makes waste")], publish=False)
+    type(running).objects.filter(pk=running.pk).update(status="published")
+    Study.objects.filter(batch=running).update(study_id="running", status="ACTIVE")
+    draft = write_study(publish=False)
+    account.state.workspaces[account.workspace_id]["available_balance"] = 340
+    out = failing()
+    assert (
+        "3.40 GBP available in the workspace, and the 1 study(ies) not published yet "
+        f"(“{draft.name}”) cost 6.30 GBP (Prolific's total, with fees and VAT): short by "
+        "2.90 GBP. Add at least 2.90 GBP to the workspace on Prolific"
+    ) in out
+    assert out.endswith("publishing is refused while these fail: Balance.")
+    account.state.workspaces[account.workspace_id]["available_balance"] = 630
+    assert "630.00" not in check() and "cost 6.30 GBP." in check()
+
+
+def test_without_a_study_waiting_the_balance_alone_is_said(account):
+    assert "5000.00 GBP available in the workspace; no study waits to be published." in check()
 
 
 def test_a_study_the_workspace_cannot_pay_for_fails_and_says_how_much_to_add(account):
@@ -86,7 +122,7 @@ def test_a_study_the_workspace_cannot_pay_for_fails_and_says_how_much_to_add(acc
     study = write_study(publish=False).prolific_study
     out = failing("--study", str(study.pk))
     assert "5.00 GBP available in the workspace, and this study costs 6.30 GBP" in out
-    assert "add at least 1.30 GBP to the workspace" in out
+    assert "short by 1.30 GBP. Add at least 1.30 GBP to the workspace" in out
     assert out.endswith(
         "1 check(s) failed: Balance; publishing is refused while these fail: Balance."
     )

@@ -184,7 +184,7 @@ def test_the_batch_form_says_how_many_stories_qualify(client, researcher):
     fields = {
         "name": "Cloze",
         "target_per_item": 3,
-        "reward_cents": 0,
+        "reward": "0",
         "time_allowed_minutes": 10,
         "source_batch": write.pk,
         "seed": 1,

@@ -178,7 +178,7 @@ def test_batch_form_takes_3_to_10_workers_and_the_narratives_of_a_kind():
         "split": "",
         "seed": 1,
         "target_per_item": 11,
-        "reward_cents": 0,
+        "reward": "0",
         "time_allowed_minutes": 10,
         "min_words": 5,
         "max_words": 25,

@@ -254,7 +254,7 @@ def _form_fields(**changes) -> dict:
     fields = {
         "name": "Rate",
         "target_per_item": 3,
-        "reward_cents": 0,
+        "reward": "0",
         "time_allowed_minutes": 10,
         "seed": 1,
         "target": "narratives",
