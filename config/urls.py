@@ -55,6 +55,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("prolific/", include("prolific.urls")),
     path("mturk/", include("mturk.urls")),
+    path("", include("annotation.task_types.template.urls")),
     path("", include("frontend.urls")),
 ]
 

@@ -10,8 +10,6 @@ researcher keeps them.
 from __future__ import annotations
 
 import functools
-import hashlib
-import hmac
 import json
 import logging
 import operator
@@ -22,8 +20,6 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
-
-from django.conf import settings
 
 from annotation.analysis.cards import dataset_card
 from annotation.analysis.methods import methods_document
@@ -41,6 +37,7 @@ from annotation.models import Narrative
 from annotation.opponents.selectors import ROUND_FIELDS
 from common.csv_cells import SafeCsvWriter
 from common.progress import ProgressCallback
+from common.pseudonyms import WorkerPseudonyms, export_salt
 
 logger = logging.getLogger(__name__)
 
@@ -114,6 +111,9 @@ def parquet_schema():
             ("mean_key_interval_ms", pa.float64()),
             ("composition_seconds", pa.int64()),
             ("hidden_seconds", pa.int64()),
+            ("tab_switches", pa.int64()),
+            ("blurs", pa.int64()),
+            ("blurred_seconds", pa.int64()),
         ]
     )
     rating = pa.struct([("criterion", pa.string()), ("mean", pa.float64()), ("n", pa.int64())])
@@ -145,30 +145,6 @@ def parquet_schema():
             ("writing", writing),
         ]
     )
-
-
-def export_salt() -> bytes:
-    """PARABLE_EXPORT_SALT, or a salt derived from SECRET_KEY (stable for an installation)."""
-    configured = getattr(settings, "PARABLE_EXPORT_SALT", None)
-    if configured:
-        return configured.encode()
-    return hmac.new(settings.SECRET_KEY.encode(), b"parable-export-salt", "sha256").digest()
-
-
-class WorkerPseudonyms:
-    """Worker keys ("provider:id") to salted hashes: first 16 hex digits of HMAC-SHA256."""
-
-    def __init__(self, salt: bytes) -> None:
-        self.salt = salt
-        self._known: dict[str, str] = {}
-
-    def __call__(self, worker: str | None) -> str | None:
-        if worker is None:
-            return None
-        if worker not in self._known:
-            digest = hmac.new(self.salt, worker.encode(), hashlib.sha256).hexdigest()
-            self._known[worker] = digest[:16]
-        return self._known[worker]
 
 
 def pseudonymize(chunks: Iterable[list[dict]], pseudonym: WorkerPseudonyms) -> Iterator[list[dict]]:

@@ -20,7 +20,6 @@ from crowd import task_types
 from crowd.batches import (
     ITEM_SUBJECTS,
     batch_close,
-    batch_create,
     batch_progress,
     batch_publish,
 )
@@ -121,11 +120,13 @@ class BatchAdmin(admin.ModelAdmin):
         if form_class is None:
             raise Http404
         form = form_class(
-            request.POST or None, initial={"target_per_item": task_type.target_per_item}
+            request.POST or None,
+            request.FILES or None,
+            initial={"target_per_item": task_type.target_per_item},
         )
         if request.method == "POST" and form.is_valid():
             try:
-                batch = batch_create(task_type=key, created_by=request.user, **form.batch_fields())
+                batch = form.create(task_type=key, created_by=request.user)
                 if form.cleaned_data.get("publish"):
                     batch = batch_publish(batch=batch)
             except (ValueError, ProviderError) as error:
