@@ -38,7 +38,7 @@ MTURK_SUBMIT = re.compile(r"^https://(www|workersandbox)\.mturk\.com/mturk/exter
 HELPER_SCRIPT = re.compile(
     r"<script\b[^>]*\bsrc\s*=\s*[\"']?[^\"'>\s]*externalHIT_v1\.js[^>]*>\s*</script\s*>", re.I
 )
-RUNTIME_NAME = "\x00runtime"  # the frame runtime's place: a variable of its own
+RUNTIME_NAME = "\u2063parable runtime"  # the runtime's place: a variable no CSV names
 RUNTIME = "${" + RUNTIME_NAME + "}"
 ATTRIBUTE = r"""\s+[^\s=/>]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+))?"""
 TAG = re.compile(rf"<[a-zA-Z][^\s/>]*(?:{ATTRIBUTE})*\s*/?>")

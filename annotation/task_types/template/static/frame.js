@@ -89,17 +89,16 @@ const writing = {};
 let restoredWriting = {};
 let sending = false;
 let done = mode === "review";
-let draftTimer = 0;
+let flushing = false;
 
+// The draft goes to the parent at each change, with each field's writing record as it is now.
 function sendDraft() {
-  clearTimeout(draftTimer);
-  draftTimer = 0;
   const form = mainForm();
-  if (form && !done) toParent({ type: "draft", draft: { fields: snapshot(form), writing } });
-}
-
-function draftSoon() {
-  if (mode === "work" && draftTimer === 0) draftTimer = setTimeout(sendDraft, 300);
+  if (mode !== "work" || !form || done || flushing) return;
+  flushing = true;
+  for (const telemetry of telemetries.values()) telemetry.save();
+  flushing = false;
+  toParent({ type: "draft", draft: { fields: snapshot(form), writing } });
 }
 
 function attachWriting(form) {
@@ -113,7 +112,7 @@ function attachWriting(form) {
       load: () => restoredWriting[name] || null,
       save: (state) => {
         writing[name] = state;
-        draftSoon();
+        sendDraft();
       },
       clear: () => {},
     };
@@ -145,7 +144,9 @@ window.addEventListener("message", (event) => {
   if (message.type === "restore" && form) {
     const draft = message.draft || {};
     restoredWriting = draft.writing || {};
+    flushing = true; // the restored draft is the parent's already
     if (Array.isArray(draft.fields)) restore(form, draft.fields);
+    flushing = false;
     attachWriting(form);
   } else if (message.type === "stored" && form) {
     done = true;
@@ -155,7 +156,8 @@ window.addEventListener("message", (event) => {
   }
 });
 
-for (const kind of ["input", "change"]) document.addEventListener(kind, draftSoon, true);
+// After the writing record's own listeners (they are on the field; this is on the window).
+for (const kind of ["input", "change"]) window.addEventListener(kind, sendDraft);
 for (const kind of ["focus", "blur"]) window.addEventListener(kind, () => toParent({ type: "focus" }));
 
 function tellHeight() {
