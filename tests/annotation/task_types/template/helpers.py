@@ -15,3 +15,18 @@ def template_batch(*, source=LAYOUT, content=REVIEWS, name="Reviews", **fields):
 
     fields.setdefault("target_per_item", 3)
     return template_batch_create(name=name, source=source, content=content, **fields)[0]
+
+
+def answered(batch, answers: list[tuple[int, str, list]]):
+    """Workers' answers to a published template batch: (item position, worker id, fields)."""
+    from crowd.assignments import assignment_reserve_next, assignment_submit
+    from crowd.models import Worker
+
+    stored = []
+    for position, worker_id, fields in answers:
+        worker, _ = Worker.objects.get_or_create(provider="local", external_id=worker_id)
+        item = batch.items.get(position=position)
+        assignment = assignment_reserve_next(batch=batch, worker=worker, item=item)
+        assignment_submit(assignment=assignment, payload={"fields": fields})
+        stored.append(assignment)
+    return stored
