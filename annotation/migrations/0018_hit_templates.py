@@ -42,7 +42,7 @@ class Migration(migrations.Migration):
                 (
                     "fields",
                     models.JSONField(
-                        default=dict, help_text="Form fields: {name: {kind, options, ...}}."
+                        default=list, help_text="Form fields: [{name, kind, options, ...}]."
                     ),
                 ),
                 (

@@ -137,8 +137,8 @@ class BatchAdmin(admin.ModelAdmin):
                     f"Batch “{batch.name}” created ({batch.get_status_display().lower()}). "
                     "Create worker links to start.",
                 )
-                if form.created_message():
-                    messages.info(request, form.created_message())
+                for line in form.created_message().splitlines():  # a line a message
+                    messages.info(request, line)
                 return redirect("admin:crowd_batch_progress", batch_id=batch.pk)
         context = self._context(
             request, title=f"New batch: {task_type.label}", form=form, media=self.media + form.media

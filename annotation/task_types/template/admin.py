@@ -54,7 +54,7 @@ class TemplateReviewAdmin(TaskReviewAdmin):
 
     @admin.display(description="Answer (Answer.*)")
     def answer_table(self, answer):
-        return pairs_table(answer.answers.items())
+        return pairs_table(answer.pairs())
 
     @admin.display(description="Time away")
     def time_away(self, answer) -> str:

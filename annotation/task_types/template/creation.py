@@ -40,7 +40,7 @@ def upload_read(*, source: str, content: bytes) -> tuple[TemplateInfo, CsvTable,
     shapes = {"fragment": "the requester UI's layout", "page": "a whole HTMLQuestion page"}
     extra = [name for name in table.header if name not in info.variables]
     lines = [
-        f"Template: {shapes[info.shape]}. CSV: {len(table.rows):,} rows, {table.encoding}.",
+        f"Template: {shapes[info.shape]}. CSV: {len(table.rows):,} row(s), {table.encoding}.",
         "Variables, each a column of the CSV: "
         + (", ".join(f"${{{name}}}" for name in info.variables) or "none")
         + ".",
@@ -81,7 +81,7 @@ def template_batch_create(
         source=source,
         shape=info.shape,
         segments=info.segments,
-        fields={name: found.__dict__ for name, found in info.fields.items()},
+        fields=[{"name": name, **found.__dict__} for name, found in info.fields.items()],
         columns=table.header,
         csv_encoding=table.encoding,
     )
@@ -154,4 +154,4 @@ class TemplateBatchForm(BatchForm):
         return batch
 
     def created_message(self) -> str:
-        return " ".join(self.report)
+        return "\n".join(self.report)

@@ -108,7 +108,7 @@ def frame_view(request, token: str):
         raise Http404
     config = {
         "mode": mode,
-        "free_text": [n for n, f in row.template.fields.items() if f["kind"] in FREE_TEXT],
+        "free_text": row.template.field_names(FREE_TEXT),
     }
     if mode == "review":
         answer = TemplateAnswer.objects.filter(assignment_id=claim["a"], row=row).first()

@@ -18,7 +18,7 @@ class HitTemplate(models.Model):
     source = models.TextField(blank=True, help_text="The template as uploaded.")
     shape = models.CharField(max_length=16, choices=Shape.choices)
     segments = models.JSONField(default=list, help_text="The frame document, split at variables.")
-    fields = models.JSONField(default=dict, help_text="Form fields: {name: {kind, options, ...}}.")
+    fields = models.JSONField(default=list, help_text="Form fields: [{name, kind, options, ...}].")
     columns = models.JSONField(default=list, help_text="The CSV's header, in its order.")
     csv_encoding = models.CharField(max_length=32, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -28,6 +28,10 @@ class HitTemplate(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def field_names(self, kinds=None) -> list[str]:
+        """The form's fields (of these kinds), in the form's order."""
+        return [found["name"] for found in self.fields if kinds is None or found["kind"] in kinds]
 
 
 class TemplateRow(models.Model):
@@ -67,3 +71,9 @@ class TemplateAnswer(models.Model):
 
     def __str__(self) -> str:
         return f"Answer of assignment {self.assignment_id}"
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """The answer's fields in the form's order, then those its scripts added."""
+        names = self.row.template.field_names()
+        known = [(name, self.answers[name]) for name in names if name in self.answers]
+        return known + [(name, value) for name, value in self.answers.items() if name not in names]

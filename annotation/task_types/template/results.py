@@ -94,7 +94,7 @@ def result_records(*, batch: Batch, assignments: list[Assignment]) -> dict[int, 
 
 def answer_columns(template: HitTemplate | None, answers: list[TemplateAnswer]) -> list[str]:
     """The form's fields in its order, then any other name the answers carry."""
-    names = dict.fromkeys(template.fields if template else [])
+    names = dict.fromkeys(template.field_names() if template else [])
     for answer in answers:
         names.update(dict.fromkeys(answer.answers))
     return list(names)
@@ -157,11 +157,11 @@ def agreement_report(*, batch: Batch) -> dict:
     """Per categorical field (radio, select, checkbox) of the template: Krippendorff's alpha
     (nominal) over the items' answers, and per item its majority answer (ties named)."""
     template = batch_template(batch)
-    kinds = {
-        name: found["kind"]
-        for name, found in (template.fields if template else {}).items()
-        if found["kind"] in CATEGORICAL
-    }
+    kinds = (
+        {f["name"]: f["kind"] for f in template.fields if f["kind"] in CATEGORICAL}
+        if template
+        else {}
+    )
     rows = list(
         counted(TemplateAnswer, batch).values_list(
             "assignment__item_id", "assignment__worker_id", "answers", "row__position"
@@ -227,7 +227,7 @@ def _majority_text(majority: dict | None) -> str:
     if majority is None:
         return "—"
     if majority["tied"]:
-        return "tie: " + " / ".join(majority["tied"])
+        return "tie: " + " / ".join(value or "(none)" for value in majority["tied"])
     return majority["answer"] or "(none)"
 
 
@@ -235,12 +235,12 @@ def methods_paragraphs(*, batch: Batch, agreement: dict) -> list[str]:
     """The methods section's paragraphs on the batch, from what Parable holds (unknown is
     said as unknown); the dataset card carries them."""
     template = batch_template(batch)
-    fields = template.fields if template else {}
+    fields = template.fields if template else []
     statuses = Counter(exported(batch).values_list("assignment__status", flat=True))
     workers = exported(batch).values("assignment__worker").distinct().count()
-    free = [name for name, found in fields.items() if found["kind"] in FREE_TEXT]
+    free = [found["name"] for found in fields if found["kind"] in FREE_TEXT]
     shape = template.get_shape_display().lower() if template else "unknown"
-    listed = ", ".join(f"{name} ({found['kind']})" for name, found in fields.items())
+    listed = ", ".join(f"{found['name']} ({found['kind']})" for found in fields)
     paragraphs = [
         f"Annotations were collected with the requester's own Amazon Mechanical Turk HIT "
         f"template “{template.name if template else 'unknown'}” ({shape}), run on Parable "

@@ -41,10 +41,6 @@ MAX_CHARACTERS = 1_000_000  # all of a form's names and values together
 UNREADABLE = "The form's answers could not be read; reload the page and submit again."
 
 
-def template_fields(template: HitTemplate, kinds) -> list[str]:
-    return [name for name, found in template.fields.items() if found["kind"] in kinds]
-
-
 def away_text(away: dict | None) -> str:
     """How often and how long the worker left the page, in words ("unknown" without one)."""
     if away is None:
@@ -98,7 +94,7 @@ class TemplateTask(TaskType):
         return {
             "frame_url": frame_url(mode="work", item=assignment.item, assignment=assignment),
             "sandbox": " ".join(SANDBOX),
-            "free_text": template_fields(template, FREE_TEXT),
+            "free_text": template.field_names(FREE_TEXT),
             "refuse_paste": batch_integrity(settings).refuse_paste,
             "canary": canary_context(settings),
             "approved": assignment.status in Assignment.PAID,
@@ -124,7 +120,7 @@ class TemplateTask(TaskType):
             raise SubmissionError(UNREADABLE, field="writing")
         integrity = batch_integrity(assignment.item.batch.settings)
         writing, canary = {}, []
-        for name in template_fields(template, FREE_TEXT):
+        for name in template.field_names(FREE_TEXT):
             record = records.get(name)
             record = writing_record_clean(payload={"telemetry": record}, integrity=integrity)
             if record is not None:
@@ -152,7 +148,7 @@ class TemplateTask(TaskType):
         answer = TemplateAnswer.objects.select_related("row__template").get(assignment=assignment)
         integrity = batch_integrity(assignment.item.batch.settings)
         notes = [away_text(answer.away)]
-        for name in template_fields(answer.row.template, FREE_TEXT):
+        for name in answer.row.template.field_names(FREE_TEXT):
             length = len(answer.answers.get(name, ""))
             flags = process_flags(answer.writing.get(name), text_length=length, settings=integrity)
             notes += [f"{name}: {flag.explanation}" for flag in flags]
@@ -163,7 +159,7 @@ class TemplateTask(TaskType):
             if answer.row.template.segments
             else "",
             "sandbox": "allow-scripts",
-            "fields": [[name, value] for name, value in answer.answers.items()],
+            "fields": [list(pair) for pair in answer.pairs()],
             "notes": notes,
         }
 

@@ -25,7 +25,7 @@ def test_the_command_creates_the_batch_and_prints_the_report():
     batch = Batch.objects.get()
     assert (batch.target_per_item, batch.reward_cents, batch.items.count()) == (5, 15, 4)
     printed = out.getvalue()
-    assert "Template: a whole HTMLQuestion page. CSV: 4 rows, UTF-8 with BOM." in printed
+    assert "Template: a whole HTMLQuestion page. CSV: 4 row(s), UTF-8 with BOM." in printed
     assert "Fields collected (Answer.*): workerId (hidden), confidence_clicks (hidden)" in printed
     assert f"Batch {batch.pk} “Entailment”: draft." in printed
 

@@ -29,7 +29,7 @@ def test_each_csv_row_becomes_an_item_of_a_draft_batch():
 
 def test_the_report_says_what_the_upload_holds():
     lines = upload_read(source=LAYOUT, content=REVIEWS)[2]
-    assert lines[0] == "Template: the requester UI's layout. CSV: 5 rows, Windows-1252."
+    assert lines[0] == "Template: the requester UI's layout. CSV: 5 row(s), Windows-1252."
     assert lines[1] == "Variables, each a column of the CSV: ${review_text}, ${source}."
     assert "(kept, exported as Input.*): review_id, annotator_note." in lines[2]
     assert "sentiment (radio), on_topic (radio), topic (select), aspects (checkbox)" in lines[3]
@@ -67,7 +67,7 @@ def test_the_admin_form_uploads_and_reports(client, researcher):
     assert batch.items.count() == 4 and batch.reward_cents == 20
     assert batch.settings["integrity"]["canary_word"] == "quixotic"
     page = response.content.decode()
-    assert "Template: a whole HTMLQuestion page. CSV: 4 rows, UTF-8 with BOM." in page
+    assert "Template: a whole HTMLQuestion page. CSV: 4 row(s), UTF-8 with BOM." in page
 
 
 def test_the_admin_form_refuses_with_the_reason_and_stores_nothing(client, researcher):
@@ -99,7 +99,7 @@ def test_the_api_creates_a_batch_and_returns_the_report(researcher_api):
     response = researcher_api.post("/api/template-batches/", body, format="multipart")
     assert response.status_code == 201
     assert response.json()["batch"]["item_count"] == 5
-    assert response.json()["report"][0].endswith("5 rows, Windows-1252.")
+    assert response.json()["report"][0].endswith("5 row(s), Windows-1252.")
     assert BatchItem.objects.filter(batch_id=response.json()["batch"]["id"]).count() == 5
 
 
