@@ -85,7 +85,7 @@ def template_batch_create(
         columns=table.header,
         csv_encoding=table.encoding,
     )
-    TemplateRow.objects.bulk_create(
+    rows = TemplateRow.objects.bulk_create(
         [
             TemplateRow(template=template, position=position, values=values)
             for position, values in enumerate(table.rows, 1)
@@ -93,7 +93,10 @@ def template_batch_create(
         batch_size=2_000,
     )
     settings = {"template": template.pk, "integrity": integrity or {}}
-    batch = batch_create(name=name, task_type="template", settings=settings, **batch_fields)
+    items = [{"template_row": row} for row in rows]
+    batch = batch_create(
+        name=name, task_type="template", settings=settings, items=items, **batch_fields
+    )
     return batch, report
 
 

@@ -102,7 +102,8 @@ def frame_view(request, token: str):
         request.user.is_staff and request.user.has_perm(STAFF_MODES[mode])
     ):
         raise Http404
-    item = BatchItem.objects.select_related("batch", "template_row__template").get(pk=claim["i"])
+    items = BatchItem.objects.select_related("template_row__template")
+    item = items.defer("template_row__template__source").get(pk=claim["i"])
     row = item.template_row
     if row is None or not row.template.segments:
         raise Http404
