@@ -1,11 +1,13 @@
 """The template type's review list: one row per answer with its fields as a table; an
 answer's page shows it in the template's own layout (a sandboxed, read-only frame) beside
-them; and the batch's downloads (MTurk's Batch results CSV, JSONL, the dataset card).
+them; and the batch's downloads (MTurk's Batch results CSV, JSONL, the dataset card, the
+agreement with each item's majority answer).
 Worker text is escaped: every cell is built with format_html."""
 
 from __future__ import annotations
 
 import io
+import json
 
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
@@ -25,6 +27,7 @@ DOWNLOADS = {
     "csv": (results.results_csv, "text/csv", "results.csv"),
     "jsonl": (results.results_jsonl, "application/x-ndjson", "results.jsonl"),
     "card": (None, "text/markdown", "README.md"),
+    "agreement": (None, "application/json", "agreement.json"),
 }
 
 
@@ -89,8 +92,10 @@ class TemplateReviewAdmin(TaskReviewAdmin):
         batch = get_object_or_404(Batch, pk=batch_id, task_type=self.task_type)
         write, content_type, filename = DOWNLOADS[kind]
         stream = io.StringIO()
-        if write is None:
+        if kind == "card":
             stream.write(results.results_card(batch=batch))
+        elif kind == "agreement":  # with the majority answer of each item
+            json.dump(results.agreement_report(batch=batch), stream, indent=1)
         else:
             write(batch=batch, stream=stream)
         response = HttpResponse(stream.getvalue(), content_type=f"{content_type}; charset=utf-8")

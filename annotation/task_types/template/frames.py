@@ -1,8 +1,8 @@
 """The HIT template's frame: a document of its own origin, and its one channel to Parable.
 
 Security: the template is someone else's code. Its document is served at a URL that
-carries a signed capability for one thing (the worker's assignment, a staff preview of an
-item, or a reviewer's look at an answer), with a Content-Security-Policy whose `sandbox`
+carries a signed capability for one thing (the worker's assignment, which a staff preview
+borrows, or a reviewer's look at an answer), with a Content-Security-Policy whose `sandbox`
 allows scripts and forms but not the same origin: the template runs in an opaque origin,
 so it cannot read Parable's cookies, session, storage, CSRF token or the page around it,
 and Parable refuses its posts (CSRF: no token, no trusted origin). It cannot navigate the
@@ -38,9 +38,6 @@ from crowd.models import Assignment, BatchItem
 
 SALT = "parable.template.frame"
 MAX_AGE = 7 * 24 * 3600
-PREVIEW_ID = "PREVIEW"
-# Who may open a frame other than the worker's: (staff) permission by mode.
-STAFF_MODES = {"preview": "crowd.view_batch", "review": "crowd.review_batch"}
 SANDBOX = ["allow-scripts", "allow-forms", "allow-modals", "allow-popups"]
 WEB = ["*", "data:", "blob:", "'unsafe-inline'", "'unsafe-eval'"]
 POLICY = {
@@ -54,18 +51,13 @@ POLICY = {
 }
 
 
-def frame_url(*, mode: str, item: BatchItem, assignment: Assignment | None = None) -> str:
-    """The frame's URL: the capability, then MTurk's parameters, which a template reads
-    from its own address (assignmentId, hitId, workerId, turkSubmitTo)."""
-    claim = {"m": mode, "i": item.pk, "a": assignment.pk if assignment else None}
-    token = signing.dumps(claim, salt=SALT, compress=True)
-    if assignment is None or mode == "preview":
-        worker_id, assignment_id = PREVIEW_ID, PREVIEW_ID
-    else:
-        worker = assignment.worker
-        worker_id = WorkerPseudonyms(export_salt())(f"{worker.provider}:{worker.external_id}")
-        assignment_id = str(assignment.pk)
-    query = {"assignmentId": assignment_id, "hitId": str(item.pk), "workerId": worker_id}
+def frame_url(*, mode: str, item: BatchItem, assignment: Assignment) -> str:
+    """The frame's URL ("work" or "review"): the capability, then MTurk's parameters, which
+    a template reads from its own address (assignmentId, hitId, workerId, turkSubmitTo)."""
+    token = signing.dumps({"m": mode, "i": item.pk, "a": assignment.pk}, salt=SALT, compress=True)
+    worker = assignment.worker
+    worker_id = WorkerPseudonyms(export_salt())(f"{worker.provider}:{worker.external_id}")
+    query = {"assignmentId": str(assignment.pk), "hitId": str(item.pk), "workerId": worker_id}
     url = reverse("template_frame", args=[token])
     return f"{url}?{urlencode({**query, 'turkSubmitTo': settings.PARABLE_PUBLIC_URL or ''})}"
 
@@ -91,38 +83,29 @@ def frame_document(*, template: HitTemplate, values: dict, config: dict) -> str:
 @xframe_options_sameorigin
 @require_GET
 def frame_view(request, token: str):
-    """The frame's document: 404 for a forged or expired capability, for a worker's
-    assignment no longer open, and for preview or review without the staff permission."""
+    """The frame's document: 404 for a forged or expired capability, and for a review
+    without the reviewer's permission (a worker's capability shows their row's HIT, whatever
+    became of the assignment: a staff preview's is rolled back with it)."""
     try:
         claim = signing.loads(token, salt=SALT, max_age=MAX_AGE)
     except signing.BadSignature:
         raise Http404 from None
     mode = claim["m"]
-    if mode in STAFF_MODES and not (
-        request.user.is_staff and request.user.has_perm(STAFF_MODES[mode])
+    if mode == "review" and not (
+        request.user.is_staff and request.user.has_perm("crowd.review_batch")
     ):
         raise Http404
     items = BatchItem.objects.select_related("template_row__template")
-    item = items.defer("template_row__template__source").get(pk=claim["i"])
-    row = item.template_row
+    item = items.defer("template_row__template__source").filter(pk=claim["i"]).first()
+    row = item.template_row if item else None
     if row is None or not row.template.segments:
         raise Http404
-    config = {
-        "mode": mode,
-        "free_text": row.template.field_names(FREE_TEXT),
-    }
+    config = {"mode": mode, "free_text": row.template.field_names(FREE_TEXT)}
     if mode == "review":
         answer = TemplateAnswer.objects.filter(assignment_id=claim["a"], row=row).first()
         if answer is None:
             raise Http404
         config["answers"] = answer.answers
-    elif (
-        mode == "work"
-        and not Assignment.objects.filter(
-            pk=claim["a"], item=item, status=Assignment.Status.RESERVED
-        ).exists()
-    ):
-        raise Http404
     response = HttpResponse(frame_document(template=row.template, values=row.values, config=config))
     response._csp_replace = POLICY  # django-csp's per-response policy
     response["Cache-Control"] = "no-store"

@@ -91,3 +91,12 @@ def test_the_review_frame_needs_a_reviewer(client, reviewer, opened):
     client.force_login(reviewer)
     document = client.get(url).content.decode()
     assert '"mode": "review"' in document and '"answers": {"sentiment": "negative"}' in document
+
+
+def test_a_staff_preview_shows_the_frame_of_a_sample_row_and_stores_nothing(client, researcher):
+    batch = template_batch()
+    client.force_login(researcher)
+    page = client.get(f"/tasks/preview/{batch.pk}/").content.decode()
+    document = client.get(frame_src(page)).content.decode()
+    assert "Arrived in two days and works great" in document
+    assert not Assignment.objects.exists()  # the preview's assignment was rolled back

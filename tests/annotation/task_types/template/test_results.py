@@ -163,5 +163,7 @@ def test_the_downloads_need_the_view_permission(client, researcher, worker_user,
     response = client.get(url)
     assert response["Content-Disposition"] == f'attachment; filename="batch-{batch.pk}-results.csv"'
     assert response.content.decode().startswith('"HITId"')
+    agreement = client.get(url.replace("/csv/", "/agreement/")).json()
+    assert agreement["by_item"][0]["majority"]["sentiment"]["answer"] == "positive"
     client.force_login(worker_user)
     assert client.get(url).status_code == 302  # not staff: the admin's login
