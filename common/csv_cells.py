@@ -22,6 +22,11 @@ def formula_safe(value: Any) -> Any:
     return value
 
 
+def formula_unsafe(value: str) -> str:
+    """A cell as it was before `formula_safe`: what Parable's own importers read back."""
+    return value[1:] if value.startswith("'") and value[1:].startswith(FORMULA_PREFIXES) else value
+
+
 class SafeCsvWriter:
     """`csv.writer` whose rows are passed through `formula_safe` cell by cell."""
 

@@ -14,6 +14,7 @@ from annotation.api.narratives import NarrativeViewSet
 from annotation.api.tokens import token_obtain
 from common.api_docs import view_on_first_request
 from common.health import healthz
+from crowd import task_types
 from crowd.api import BatchViewSet
 
 router = DefaultRouter()
@@ -55,6 +56,8 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("prolific/", include("prolific.urls")),
     path("mturk/", include("mturk.urls")),
+    # The task types' own views, where a type serves any (TaskType.urls).
+    *(path("", include(type_.urls)) for type_ in task_types.in_order() if type_.urls),
     path("", include("frontend.urls")),
 ]
 

@@ -65,6 +65,7 @@ SUBJECT_FIELDS = (
     "figurative_narrative",
     "continuation_pair",
     "cloze_item",
+    "template_row",
 )
 
 
@@ -161,6 +162,7 @@ ITEM_SUBJECTS = (
     "figurative_narrative",
     "continuation_pair__narrative",
     "cloze_item__narrative__proverb",
+    "template_row__template",
 )
 
 

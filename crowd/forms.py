@@ -87,6 +87,13 @@ class BatchForm(forms.Form):
         """What the researcher should know once the batch is made ("" when nothing)."""
         return ""
 
+    def create(self, *, task_type: str, created_by) -> Batch:
+        """Make the batch (a type whose batch holds more than items and settings, such as
+        uploaded files, makes it through its own service)."""
+        from crowd.batches import batch_create
+
+        return batch_create(task_type=task_type, created_by=created_by, **self.batch_fields())
+
     def batch_fields(self) -> dict:
         """Keyword arguments for crowd.batches.batch_create (all but task_type and user)."""
         data = self.cleaned_data

@@ -121,14 +121,14 @@ class BatchItem(models.Model):
     The one documented exception to "a task type is one unit": an item names its
     subject through one nullable foreign key per kind of subject (proverb, narrative,
     earlier assignment, choice question, figurative narrative, option pair, cloze
-    item) instead of one generic reference. Real foreign keys keep what a generic
-    reference would lose: PROTECT against deleting a subject that has work, the
-    database's check that an item has a subject and its unique-subject constraint
-    (one item per subject and batch), and joins that the agreement, review and
-    export queries follow (`item__narrative__proverb`). A new task type whose items
-    are about a proverb, a narrative or an earlier assignment adds nothing here; one
-    with a new kind of subject adds its foreign key, in SUBJECT_FIELDS
-    (crowd/batches.py) and in the two constraints below.
+    item, row of a HIT template's CSV) instead of one generic reference. Real foreign
+    keys keep what a generic reference would lose: PROTECT against deleting a subject
+    that has work, the database's check that an item has a subject and its
+    unique-subject constraint (one item per subject and batch), and joins that the
+    agreement, review and export queries follow (`item__narrative__proverb`). A new
+    task type whose items are about a proverb, a narrative or an earlier assignment
+    adds nothing here; one with a new kind of subject adds its foreign key, in
+    SUBJECT_FIELDS (crowd/batches.py) and in the two constraints below.
     """
 
     batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="items")
@@ -170,6 +170,9 @@ class BatchItem(models.Model):
     cloze_item = models.ForeignKey(
         "annotation.ClozeItem", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
+    template_row = models.ForeignKey(
+        "annotation.TemplateRow", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     is_gold = models.BooleanField(default=False)
     gold_answer = models.JSONField(null=True, blank=True)
     position = models.PositiveIntegerField(default=0)
@@ -192,7 +195,8 @@ class BatchItem(models.Model):
                 | Q(choice_question__isnull=False)
                 | Q(figurative_narrative__isnull=False)
                 | Q(continuation_pair__isnull=False)
-                | Q(cloze_item__isnull=False),
+                | Q(cloze_item__isnull=False)
+                | Q(template_row__isnull=False),
                 name="batch_item_has_subject",
             ),
             models.CheckConstraint(
@@ -209,6 +213,7 @@ class BatchItem(models.Model):
                     "figurative_narrative",
                     "continuation_pair",
                     "cloze_item",
+                    "template_row",
                 ],
                 name="batch_item_unique_subject",
                 nulls_distinct=False,
@@ -223,6 +228,7 @@ class BatchItem(models.Model):
             or self.figurative_narrative
             or self.continuation_pair
             or self.cloze_item
+            or self.template_row
         )
         return str(subject) if subject is not None else f"Item {self.pk} of batch {self.batch_id}"
 

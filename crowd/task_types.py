@@ -107,6 +107,9 @@ class TaskType:
     import_fields: ClassVar[tuple[str, ...]] = ()
     # Fields the mapping may name besides those.
     import_optional_fields: ClassVar[tuple[str, ...]] = ()
+    # The module of URL patterns the type serves beyond the task pages (its own views), which
+    # the project's URL map includes for every registered type; "": none.
+    urls: ClassVar[str] = ""
     # What the type's batches make, for callers that need a kind of work and not a type by
     # name (a chained batch's source, modeling's evaluation batches): `producing(what)`.
     produces: ClassVar[str] = ""

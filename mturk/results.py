@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
+from common.csv_cells import formula_unsafe
+
 if TYPE_CHECKING:
     from crowd.task_types import TaskType
 
@@ -175,7 +177,10 @@ def _row(line: int, record: dict, mapping: dict[str, str]) -> ResultRow:
         status=STATUSES[record["AssignmentStatus"].strip()],
         submitted_at=_time(record.get("SubmitTime") or ""),
         work_seconds=int(work) if work else None,
-        fields={name: (record.get(column) or "").strip() for name, column in mapping.items()},
+        fields={
+            name: formula_unsafe((record.get(column) or "").strip())
+            for name, column in mapping.items()
+        },
     )
 
 

@@ -9,8 +9,6 @@ researcher keeps them.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import logging
 import operator
@@ -21,8 +19,6 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
-
-from django.conf import settings
 
 from annotation.analysis.cards import dataset_card
 from annotation.analysis.methods import methods_document
@@ -40,6 +36,7 @@ from annotation.models import Narrative
 from annotation.opponents.selectors import ROUND_FIELDS
 from common.csv_cells import SafeCsvWriter
 from common.progress import ProgressCallback
+from common.pseudonyms import WorkerPseudonyms, export_salt
 from crowd import task_types
 
 logger = logging.getLogger(__name__)
@@ -112,6 +109,9 @@ def parquet_schema():
             ("mean_key_interval_ms", pa.float64()),
             ("composition_seconds", pa.int64()),
             ("hidden_seconds", pa.int64()),
+            ("tab_switches", pa.int64()),
+            ("blurs", pa.int64()),
+            ("blurred_seconds", pa.int64()),
         ]
     )
     return pa.schema(
@@ -141,30 +141,6 @@ def parquet_schema():
             ("writing", writing),
         ]
     )
-
-
-def export_salt() -> bytes:
-    """PARABLE_EXPORT_SALT, or a salt derived from SECRET_KEY (stable for an installation)."""
-    configured = getattr(settings, "PARABLE_EXPORT_SALT", None)
-    if configured:
-        return configured.encode()
-    return hmac.new(settings.SECRET_KEY.encode(), b"parable-export-salt", "sha256").digest()
-
-
-class WorkerPseudonyms:
-    """Worker keys ("provider:id") to salted hashes: first 16 hex digits of HMAC-SHA256."""
-
-    def __init__(self, salt: bytes) -> None:
-        self.salt = salt
-        self._known: dict[str, str] = {}
-
-    def __call__(self, worker: str | None) -> str | None:
-        if worker is None:
-            return None
-        if worker not in self._known:
-            digest = hmac.new(self.salt, worker.encode(), hashlib.sha256).hexdigest()
-            self._known[worker] = digest[:16]
-        return self._known[worker]
 
 
 def pseudonymize(chunks: Iterable[list[dict]], pseudonym: WorkerPseudonyms) -> Iterator[list[dict]]:

@@ -43,7 +43,10 @@ COUNT_KEYS = (
     "burst_interval_ms_sum",  # sum of key intervals under 2 s (for the typing speed)
     "burst_intervals",  # how many such intervals
 )
-TELEMETRY_KEYS = {"version", *COUNT_KEYS, "intervals", "hidden_returns"}
+# Version 3 pages add how often and how long the worker left the page: tab switches (the
+# page hidden), times the window lost focus and the time it was out of focus but in view.
+AWAY_KEYS = ("tab_switches", "blurs", "blurred_ms")
+TELEMETRY_KEYS = {"version", *COUNT_KEYS, *AWAY_KEYS, "intervals", "hidden_returns"}
 
 
 MAX_CANARY_CHARACTERS = 500
@@ -78,10 +81,15 @@ def telemetry_clean(record) -> dict:
     unknown = sorted(set(record) - TELEMETRY_KEYS)
     if unknown:
         raise TelemetryError(f"Unknown key(s) in the writing record: {', '.join(unknown)}.")
-    # Version 2 pages also count the script-inserted characters still in the story.
-    cleaned = {"version": 2 if record.get("version") == 2 else 1}
+    # Version 2 pages also count the script-inserted characters still in the story, version
+    # 3 ones the times away (unknown, so left out, for older records).
+    version = record.get("version")
+    cleaned = {"version": version if version in (2, 3) else 1}
     for key in COUNT_KEYS:
         cleaned[key] = _count(record.get(key, 0), key)
+    for key in AWAY_KEYS:
+        if key in record:
+            cleaned[key] = _count(record[key], key)
     intervals = record.get("intervals", [0] * (len(INTERVAL_BINS_MS) + 1))
     if not isinstance(intervals, list) or len(intervals) != len(INTERVAL_BINS_MS) + 1:
         raise TelemetryError(
@@ -103,6 +111,17 @@ def telemetry_clean(record) -> dict:
         pairs.append([_count(pair[0], "hidden_returns"), _count(pair[1], "hidden_returns")])
     cleaned["hidden_returns"] = pairs
     return cleaned
+
+
+def away_clean(record) -> dict | None:
+    """A page's record of the times the worker left it (tab switches and hidden time, lost
+    focus and its time), as stored; None for none (unknown). TelemetryError otherwise."""
+    if record is None:
+        return None
+    keys = ("tab_switches", "hidden_ms", "blurs", "blurred_ms")
+    if not isinstance(record, dict) or set(record) - set(keys):
+        raise TelemetryError(f"The record of time away must be an object of {', '.join(keys)}.")
+    return {key: _count(record.get(key, 0), key) for key in keys}
 
 
 @dataclass(frozen=True)
@@ -383,4 +402,10 @@ def telemetry_summary(telemetry: dict | None, *, text_length: int) -> dict:
         else None,
         "composition_seconds": round(telemetry["composition_ms"] / 1000),
         "hidden_seconds": round(telemetry["hidden_ms"] / 1000),
+        # None for a record that did not count them (before version 3): unknown.
+        "tab_switches": telemetry.get("tab_switches"),
+        "blurs": telemetry.get("blurs"),
+        "blurred_seconds": round(telemetry["blurred_ms"] / 1000)
+        if "blurred_ms" in telemetry
+        else None,
     }

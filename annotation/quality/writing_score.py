@@ -34,6 +34,11 @@ too_fast              0.05    1 when keys came faster than a person types (the
 The four pieces read from keystrokes (revisions, pauses, rhythm, pauses inside words)
 count no lower than `inserted`: the few keys of a story that was mostly not typed show
 nothing of how the story was composed.
+
+Records from pages that count the times the worker left the page (version 3: tab switches,
+the window losing focus, the time out of focus) give two more figures, AWAY_FEATURES. No
+default weight rests on them (nothing yet says how much they tell); a calibration fitted
+on a pilot whose every labelled story has them weighs them with the rest.
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ FEATURES = (
     "hidden_share",
     "log_key_interval_ms",
 )
+AWAY_FEATURES = ("leaves_per_minute", "away_share")
 MEANING = (
     "How likely the story was composed on the page (1) rather than transcribed from "
     "another text or inserted (0), from how it was written: pauses before words and "
@@ -114,6 +120,19 @@ def writing_features(telemetry: dict, *, text_length: int) -> dict[str, float]:
         "log_key_interval_ms": math.log1p(mean_ms),
         # Not a model feature: the speed rule needs the count behind the mean.
         "burst_intervals": telemetry["burst_intervals"],
+        **_away_features(telemetry),
+    }
+
+
+def _away_features(telemetry: dict) -> dict[str, float]:
+    """AWAY_FEATURES of a record that counts the times away (version 3); {} otherwise."""
+    if "blurred_ms" not in telemetry:
+        return {}
+    away = telemetry["hidden_ms"] + telemetry["blurred_ms"]
+    minutes = max(telemetry["focused_ms"] + away, 1) / 60_000
+    return {
+        "leaves_per_minute": (telemetry["tab_switches"] + telemetry["blurs"]) / minutes,
+        "away_share": _share(away, telemetry["focused_ms"] + away),
     }
 
 
@@ -163,13 +182,18 @@ class Calibration:
     correct: int | None = None
     accuracy_low: float | None = None
     accuracy_high: float | None = None
+    # The figures it was fitted on (None: FEATURES, as every calibration before the times
+    # away were recorded).
+    features: list[str] | None = None
 
     def score(self, features: dict) -> float:
-        """The fitted probability that the story was composed on the page."""
+        """The fitted probability that the story was composed on the page (a story whose
+        record lacks a figure the fit weighs counts the pilot's mean for it)."""
+        names = self.features or FEATURES
         z = self.intercept + sum(
-            weight * (features[name] - mean) / scale
+            weight * (features.get(name, mean) - mean) / scale
             for name, weight, mean, scale in zip(
-                FEATURES, self.coef, self.mean, self.scale, strict=True
+                names, self.coef, self.mean, self.scale, strict=True
             )
         )
         return round(1 / (1 + math.exp(-max(min(z, 50.0), -50.0))), 3)
@@ -211,7 +235,10 @@ def calibration_fit(features: list[dict], composed: list[bool]) -> Calibration:
             f"{MIN_PER_LABEL} marked transcribed, each with a writing record; there are "
             f"{n_composed} and {n_transcribed}."
         )
-    matrix = [[row[name] for name in FEATURES] for row in features]
+    names = FEATURES
+    if all(name in row for row in features for name in AWAY_FEATURES):
+        names = (*FEATURES, *AWAY_FEATURES)  # every labelled story's record counts them
+    matrix = [[row[name] for name in names] for row in features]
     labels = [int(value) for value in composed]
     folds = min(5, n_composed, n_transcribed)
     pipeline = make_pipeline(StandardScaler(), LogisticRegression(class_weight="balanced"))
@@ -245,4 +272,5 @@ def calibration_fit(features: list[dict], composed: list[bool]) -> Calibration:
         correct=correct,
         accuracy_low=round(float(interval.low), 3),
         accuracy_high=round(float(interval.high), 3),
+        features=list(names),
     )

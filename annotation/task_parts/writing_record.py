@@ -9,11 +9,20 @@ in `validate`, and `writing_record_store` in `store`.
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from django.db import transaction
 
 from annotation.models import Narrative, NarrativeIntegrity
 from annotation.quality.canary import canary_found
-from annotation.quality.integrity import IntegritySettings, TelemetryError, telemetry_clean
+from annotation.quality.integrity import (
+    MAX_CANARY_CHARACTERS,
+    IntegritySettings,
+    TelemetryError,
+    telemetry_clean,
+)
+from annotation.task_parts.sources import settings_object
+from common.api_parser import CLEAN_TEXT
 from common.task_queue import queue_on_commit
 from crowd.task_types import SubmissionError
 
@@ -72,3 +81,33 @@ def writing_record_store(
         canary=canary_found(narrative.text, settings=integrity),
     )
     queue_on_commit("annotation.narrative_similarity_check", narrative.pk)
+
+
+# The largest number an integrity setting takes (times, counts): a bound the API states.
+MAX_SETTING_NUMBER = 1e9
+
+
+def integrity_schema() -> dict:
+    """The writing-integrity settings (IntegritySettings' fields), as an OpenAPI schema:
+    switches, texts of at most MAX_CANARY_CHARACTERS, numbers from 0 (shares and
+    similarities up to 1); and a canary instruction only with its canary word."""
+    properties = {}
+    for field in fields(IntegritySettings):  # typed by their defaults, as from_dict reads them
+        if isinstance(field.default, bool):
+            properties[field.name] = {"type": "boolean"}
+        elif isinstance(field.default, str):
+            properties[field.name] = {
+                "type": "string",
+                "maxLength": MAX_CANARY_CHARACTERS,
+                "pattern": CLEAN_TEXT,
+            }
+        else:
+            high = 1 if field.name.endswith(("_share", "_similarity")) else MAX_SETTING_NUMBER
+            properties[field.name] = {"type": "number", "minimum": 0, "maximum": high}
+    return {
+        **settings_object(properties),
+        "anyOf": [
+            {"properties": {"canary_instruction": {"pattern": "^\\s*$"}}},
+            {"required": ["canary_word"], "properties": {"canary_word": {"pattern": "\\S"}}},
+        ],
+    }

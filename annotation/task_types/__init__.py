@@ -14,4 +14,5 @@ PACKAGES = (
     "annotation.task_types.continuation",
     "annotation.task_types.continuation_choice",
     "annotation.task_types.cloze",
+    "annotation.task_types.template",
 )

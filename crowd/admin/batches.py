@@ -21,7 +21,6 @@ from crowd.admin.read_only import AdminPages
 from crowd.batches import (
     ITEM_SUBJECTS,
     batch_close,
-    batch_create,
     batch_progress,
     batch_publish,
 )
@@ -140,11 +139,13 @@ class BatchAdmin(AdminPages, admin.ModelAdmin):
         if form_class is None:
             raise Http404
         form = form_class(
-            request.POST or None, initial={"target_per_item": task_type.target_per_item}
+            request.POST or None,
+            request.FILES or None,
+            initial={"target_per_item": task_type.target_per_item},
         )
         if request.method == "POST" and form.is_valid():
             try:
-                batch = batch_create(task_type=key, created_by=request.user, **form.batch_fields())
+                batch = form.create(task_type=key, created_by=request.user)
                 if form.cleaned_data.get("publish"):
                     batch = batch_publish(batch=batch)
             except (ValueError, ProviderError) as error:
@@ -155,8 +156,8 @@ class BatchAdmin(AdminPages, admin.ModelAdmin):
                     f"Batch “{batch.name}” created ({batch.get_status_display().lower()}). "
                     "Create worker links to start.",
                 )
-                if form.created_message():
-                    messages.info(request, form.created_message())
+                for line in form.created_message().splitlines():  # a line a message
+                    messages.info(request, line)
                 return redirect("admin:crowd_batch_progress", batch_id=batch.pk)
         context = self._context(
             request, title=f"New batch: {task_type.label}", form=form, media=self.media + form.media

@@ -214,3 +214,29 @@ def test_worker_statistics_batch_filter_applies_on_change(live_server, page, res
     page.wait_for_url(f"**?batch={second.pk}")
     expect(page.locator("#worker-stats tbody")).to_have_text("No submissions yet.")
     assert violations == []
+
+
+def test_a_hit_template_runs_its_own_scripts_while_the_page_around_it_keeps_the_policy(
+    live_server, browser
+):
+    from crowd.batches import batch_publish
+    from tests.annotation.task_types.template.helpers import template_batch
+    from tests.browser.template_helpers import cdn_standin, hit_frame
+
+    context = browser.new_context()
+    cdn_standin(context)
+    page = context.new_page()
+    violations, troubles, problems = csp_violations(page), page_troubles(page), []
+    batch = batch_publish(batch=template_batch())
+    page.goto(f"{live_server.url}{invite_path(worker=worker_create(), batch=batch)}")
+    frame = hit_frame(page)
+    # The template's inline script and its jQuery from the web ran in the frame...
+    expect(frame.locator("#source")).to_have_attribute("title", "Collected from amazon.com")
+    # ...while Parable's page is held to scripts from this site only.
+    assert _is_page(page, page.url, problems) and problems == []
+    src = page.get_attribute("#hit-frame", "src")
+    policy = page.request.get(f"{live_server.url}{src}").headers["content-security-policy"]
+    assert "sandbox allow-scripts allow-forms allow-modals allow-popups" in policy
+    assert "script-src" not in policy and "default-src * data: blob: 'unsafe-inline'" in policy
+    assert violations == [] and troubles == []
+    context.close()

@@ -52,7 +52,7 @@ def test_request_bodies_take_only_their_fields_and_clean_text(schema):
     way_in, by_type = components["BatchCreateRequest"]["allOf"]
     draft, given, source, drawn = way_in["anyOf"]
     assert draft["properties"]["publish"] == {"allOf": [{"enum": [False]}]}
-    assert draft["properties"]["task_type"]["allOf"][0]["enum"] == ["continue", "write"]
+    assert draft["properties"]["task_type"]["allOf"][0]["enum"] == ["continue", "template", "write"]
     assert given == {"required": ["items"], "properties": {"items": {"minItems": 1}}}
     assert components["BatchItemInputRequest"]["minProperties"] == 1
     assert source["required"] == ["source_batch"]

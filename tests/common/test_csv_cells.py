@@ -35,3 +35,10 @@ def test_writer_neutralises_every_cell_of_every_row():
     writer.writerows([["@x", -1], ["ok", "+y"]])
     rows = list(csv.reader(io.StringIO(stream.getvalue())))
     assert rows == [["'=1+1", "plain"], ["'@x", "-1"], ["ok", "'+y"]]
+
+
+@pytest.mark.parametrize("value", ["=1+1", "-5 stars", "@x", "plain", "'quoted", "", "''=x"])
+def test_a_cell_written_safe_reads_back_as_it_was(value):
+    from common.csv_cells import formula_unsafe
+
+    assert formula_unsafe(formula_safe(value)) == value

@@ -196,7 +196,7 @@ test("synthetic_kept counts script-inserted characters still in the text", () =>
   for (let index = 0; index < 4; index += 1) backspace();
   typeKey("!");
   const record = telemetry.record();
-  assert.equal(record.version, 2);
+  assert.equal(record.version, 3);
   assert.equal(record.synthetic, "generated".length);
   assert.equal(record.synthetic_kept, "gener".length);
 });
@@ -215,4 +215,39 @@ test("editRange finds the replaced middle of a text", async () => {
   assert.deepEqual(editRange("abcdef", "abXYef"), { start: 2, removed: 2, inserted: 2 });
   assert.deepEqual(editRange("abc", "abc!"), { start: 3, removed: 0, inserted: 1 });
   assert.deepEqual(editRange("aaa", "aa"), { start: 2, removed: 1, inserted: 0 });
+});
+
+test("leaving the page is counted: tab switches, lost focus and the time out of focus", () => {
+  const telemetry = attachTelemetry(box, { storageKey: KEY, now });
+  clock += 1000;
+  window.fire("blur"); // another window, the page still in view
+  clock += 4000;
+  window.fire("focus");
+  window.fire("blur"); // then another tab: the page goes hidden
+  document.visibilityState = "hidden";
+  documentListeners.fire("visibilitychange");
+  clock += 30000;
+  document.visibilityState = "visible";
+  documentListeners.fire("visibilitychange");
+  window.fire("focus");
+  const record = telemetry.record();
+  assert.equal(record.version, 3);
+  assert.equal(record.tab_switches, 1);
+  assert.equal(record.blurs, 2);
+  assert.equal(record.blurred_ms, 4000); // the hidden stretch is hidden time, not blurred
+  assert.equal(record.hidden_ms, 30000);
+});
+
+test("a page that counts the time away itself leaves it out of the field's record", () => {
+  const saved = [];
+  const store = { load: () => null, save: (state) => saved.push(state), clear() {} };
+  const telemetry = attachTelemetry(box, { store, away: false, now });
+  window.fire("blur");
+  typeKey("a");
+  telemetry.save();
+  const record = telemetry.record();
+  assert.equal(record.version, 2);
+  assert.equal("blurs" in record, false);
+  assert.equal(storage.size, 0); // kept in the given store, not in localStorage
+  assert.equal(saved.length, 1);
 });

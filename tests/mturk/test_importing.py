@@ -141,7 +141,11 @@ def test_a_write_mapping_without_the_narrative_is_refused():
         ("rate", "proverb=Input.p,narrative=Input.n", r"needs rating\.<criterion>"),
         ("align", "proverb=Input.p,narrative=Input.n,rating.x=Answer.x", "align import has no"),
         ("align", "proverb=Input.p,narrative=Input.n,proverb_span_2=Answer.s", "needs proverb_s"),
-        ("choose", "proverb=Input.p", "Unknown batch type 'choose': use align, rate, write"),
+        (
+            "choose",
+            "proverb=Input.p",
+            "Unknown batch type 'choose': use align, rate, template, write",
+        ),
     ],
 )
 def test_a_mapping_the_task_type_cannot_read_writes_nothing(batch_type, mapping, refusal):

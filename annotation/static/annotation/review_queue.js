@@ -102,6 +102,24 @@ const displays = {
     ...goldLine(d.gold),
   ],
   result: (d) => [el("dl", {}, d.fields.flatMap(([key, value]) => [el("dt", { text: key }), el("dd", { text: value })]))],
+  // Someone else's page (a HIT template): in a sandboxed frame of its own origin, read-only,
+  // beside its fields as a table.
+  frame: (d) => {
+    const shown = [];
+    if (d.frame_url) {
+      const frame = el("iframe", { className: "answer-frame" });
+      frame.setAttribute("sandbox", d.sandbox);
+      frame.setAttribute("title", "The answer in the template's layout");
+      frame.dataset.testid = "answer-frame";
+      frame.src = d.frame_url;
+      shown.push(frame);
+    }
+    const rows = d.fields.map(([key, value]) => el("tr", {}, [el("th", { text: key }), el("td", { text: value })]));
+    const table = el("table", { className: "answer-fields" }, [el("tbody", {}, rows)]);
+    table.dataset.testid = "answer-fields";
+    shown.push(table, el("div", { className: "figures" }, d.notes.map((line) => el("span", { text: line }))));
+    return [el("div", { className: "answer-side-by-side" }, shown)];
+  },
 };
 
 function render(submission) {

@@ -8,7 +8,6 @@ the page accepts is accepted here and a refusal carries the page's own message.
 from __future__ import annotations
 
 import re
-from dataclasses import fields
 from typing import TYPE_CHECKING
 
 from django import forms
@@ -33,7 +32,6 @@ from annotation.opponents.outcomes import story_reviewed
 from annotation.opponents.selectors import round_review_lines
 from annotation.quality.integrity import (
     DEFAULT_CANARY_INSTRUCTION,
-    MAX_CANARY_CHARACTERS,
     IntegritySettings,
 )
 from annotation.task_parts.imported import imported_proverb
@@ -47,12 +45,12 @@ from annotation.task_parts.sources import settings_object
 from annotation.task_parts.writing_record import (
     batch_integrity,
     canary_context,
+    integrity_schema,
     writing_record_clean,
     writing_record_context,
     writing_record_store,
 )
 from annotation.text import OverlapRules, check_overlap, load_stopwords
-from common.api_parser import CLEAN_TEXT
 from common.task_queue import queue_on_commit
 from crowd import task_types
 from crowd.forms import BatchForm
@@ -85,36 +83,6 @@ PERMISSIVE_RULES = {
     "min_words": 1,
     "max_words": 100_000,
 }
-
-
-# The largest number an integrity setting takes (times, counts): a bound the API states.
-MAX_SETTING_NUMBER = 1e9
-
-
-def integrity_schema() -> dict:
-    """The writing-integrity settings (IntegritySettings' fields), as an OpenAPI schema:
-    switches, texts of at most MAX_CANARY_CHARACTERS, numbers from 0 (shares and
-    similarities up to 1); and a canary instruction only with its canary word."""
-    properties = {}
-    for field in fields(IntegritySettings):  # typed by their defaults, as from_dict reads them
-        if isinstance(field.default, bool):
-            properties[field.name] = {"type": "boolean"}
-        elif isinstance(field.default, str):
-            properties[field.name] = {
-                "type": "string",
-                "maxLength": MAX_CANARY_CHARACTERS,
-                "pattern": CLEAN_TEXT,
-            }
-        else:
-            high = 1 if field.name.endswith(("_share", "_similarity")) else MAX_SETTING_NUMBER
-            properties[field.name] = {"type": "number", "minimum": 0, "maximum": high}
-    return {
-        **settings_object(properties),
-        "anyOf": [
-            {"properties": {"canary_instruction": {"pattern": "^\\s*$"}}},
-            {"required": ["canary_word"], "properties": {"canary_word": {"pattern": "\\S"}}},
-        ],
-    }
 
 
 class WriteBatchForm(RoundFields, BatchForm):

@@ -9,9 +9,12 @@
 // text), dropped, inserted without keystrokes, inserted by script (isTrusted false) and
 // deleted, from InputEvent.inputType; bins the intervals between keystrokes, counting
 // the pauses that come before a sentence or a word apart; and times
-// focus, hidden stretches (visibilitychange) and composition. No keystroke, key name or
-// text is kept: pasted text is compared with the page's own text and then forgotten.
-// The record is saved in localStorage beside the draft, so it survives a reload.
+// focus, hidden stretches (visibilitychange) and composition, and how often and how long
+// the worker left the page: tab switches (the page hidden) and the window losing focus
+// while the page stays in view (`away: false` leaves these to the page around a frame).
+// No keystroke, key name or text is kept: pasted text is compared with the page's own
+// text and then forgotten. The record is saved in localStorage beside the draft (or in
+// `store`, an object with load() and save(state)), so it survives a reload.
 // The server checks it (annotation/quality/integrity.py telemetry_clean).
 import { draftStore } from "./submit.js";
 
@@ -49,10 +52,12 @@ const COUNTS = [
   "burst_interval_ms_sum",
   "burst_intervals",
 ];
+// Version 3 records: the times the worker left the page, and for how long.
+export const AWAY = ["tab_switches", "blurs", "blurred_ms"];
 
 function freshState() {
-  const state = { version: 2, length: 0, intervals: INTERVAL_BINS_MS.map(() => 0).concat(0) };
-  for (const key of COUNTS) state[key] = 0;
+  const state = { version: 3, length: 0, intervals: INTERVAL_BINS_MS.map(() => 0).concat(0) };
+  for (const key of [...COUNTS, ...AWAY]) state[key] = 0;
   state.hidden_returns = [];
   return state;
 }
@@ -60,7 +65,7 @@ function freshState() {
 function restored(saved) {
   const state = freshState();
   if (!saved || typeof saved !== "object") return null;
-  for (const key of [...COUNTS, "length"]) {
+  for (const key of [...COUNTS, ...AWAY, "length"]) {
     if (Number.isFinite(saved[key]) && saved[key] >= 0) state[key] = saved[key];
   }
   if (Array.isArray(saved.intervals) && saved.intervals.length === state.intervals.length) {
@@ -135,9 +140,15 @@ function pageText(textarea) {
 
 export function attachTelemetry(
   textarea,
-  { storageKey, refusePaste = false, onRefused = () => {}, now = () => Date.now() } = {},
+  {
+    storageKey,
+    store = draftStore(storageKey),
+    away = true,
+    refusePaste = false,
+    onRefused = () => {},
+    now = () => Date.now(),
+  } = {},
 ) {
-  const store = draftStore(storageKey);
   const state = restored(store.load()) || freshState();
   // Text present before the record (a draft restored without one) is not explained.
   if (textarea.value.length > state.length) {
@@ -307,10 +318,24 @@ export function attachTelemetry(
     focusSince = null;
   }
 
+  // The window lost focus while the page stayed in view (another window, a second screen).
+  let blurredSince = null;
+  function onWindowBlur() {
+    if (document.visibilityState === "hidden" || blurredSince !== null) return;
+    state.blurs += 1;
+    blurredSince = now();
+  }
+  function onWindowFocus() {
+    if (blurredSince !== null) state.blurred_ms += now() - blurredSince;
+    blurredSince = null;
+  }
+
   function onVisibility() {
     const at = now();
     if (document.visibilityState === "hidden") {
       focusStop();
+      onWindowFocus(); // from here on the page is hidden, not merely out of focus
+      if (away) state.tab_switches += 1;
       hiddenSince = at;
       save();
       return;
@@ -350,6 +375,10 @@ export function attachTelemetry(
     dragFromPage = false;
   });
   document.addEventListener("visibilitychange", onVisibility);
+  if (away) {
+    window.addEventListener("blur", onWindowBlur);
+    window.addEventListener("focus", onWindowFocus);
+  }
   window.addEventListener("pagehide", () => {
     focusStop();
     save();
@@ -365,8 +394,13 @@ export function attachTelemetry(
         focusStart();
       }
       state.synthetic_kept = marks.reduce((sum, mark) => sum + mark, 0);
-      const record = { version: 2 };
-      for (const key of COUNTS) record[key] = Math.round(state[key]);
+      if (blurredSince !== null) {
+        onWindowFocus();
+        onWindowBlur();
+        state.blurs -= 1; // the same time away, still going on
+      }
+      const record = { version: away ? 3 : 2 };
+      for (const key of away ? [...COUNTS, ...AWAY] : COUNTS) record[key] = Math.round(state[key]);
       record.intervals = state.intervals.slice();
       record.hidden_returns = state.hidden_returns.map(([hidden, inserted]) => [
         Math.round(hidden),

@@ -1,4 +1,5 @@
-"""manage.py import_mturk_results FILE --batch-type write|align|rate --mapping ... [--json]"""
+"""manage.py import_mturk_results FILE --batch-type TYPE (write, align, rate, template)
+--mapping ... [--json]"""
 
 import json
 from pathlib import Path

@@ -186,3 +186,24 @@ def test_canary_flag_shows_the_word_and_the_instruction():
     assert flag.code == "canary"
     assert "“zephyr”" in flag.explanation and "Mention a zephyr." in flag.explanation
     assert canary_flags(None) == []
+
+
+def test_a_version_3_record_keeps_the_times_away_and_an_older_one_leaves_them_unknown():
+    newer = telemetry_clean(writing_record(version=3, tab_switches=2, blurs=3, blurred_ms=4_500))
+    assert (newer["version"], newer["tab_switches"], newer["blurs"]) == (3, 2, 3)
+    assert telemetry_summary(newer, text_length=160)["blurred_seconds"] == 4  # rounded
+    older = telemetry_clean(writing_record(version=2))
+    assert "blurs" not in older
+    assert telemetry_summary(older, text_length=160)["tab_switches"] is None  # unknown, not 0
+
+
+def test_the_record_of_time_away_is_checked():
+    from annotation.quality.integrity import away_clean
+
+    assert away_clean(None) is None
+    record = {"tab_switches": 1, "hidden_ms": 20, "blurs": 2, "blurred_ms": 30.4}
+    assert away_clean(record) == {"tab_switches": 1, "hidden_ms": 20, "blurs": 2, "blurred_ms": 30}
+    with pytest.raises(TelemetryError):
+        away_clean({"tab_switches": -1})
+    with pytest.raises(TelemetryError):
+        away_clean({"keys_pressed": 1})

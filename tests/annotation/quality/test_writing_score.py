@@ -7,6 +7,8 @@ import pytest
 
 from annotation.quality.integrity import IntegritySettings, telemetry_clean
 from annotation.quality.writing_score import (
+    AWAY_FEATURES,
+    FEATURES,
     WEIGHTS,
     CalibrationError,
     calibration_fit,
@@ -87,3 +89,44 @@ def test_calibration_needs_enough_stories_of_each_kind():
     pilot = [features(writing_record_of(kind, rng)) for kind in kinds]
     with pytest.raises(CalibrationError, match="at least 10 stories marked composed"):
         calibration_fit(pilot, [kind == "composed" for kind in kinds])
+
+
+def with_time_away(record: dict, *, leaves: int, away_ms: int) -> dict:
+    return {**record, "version": 3, "tab_switches": leaves, "blurs": leaves, "blurred_ms": away_ms}
+
+
+def test_a_record_that_counts_the_time_away_gives_its_figures_and_an_older_one_none():
+    record = writing_record_of("composed", random.Random(4))
+    assert "away_share" not in features(record)
+    counted = features(with_time_away(record, leaves=3, away_ms=record["focused_ms"]))
+    assert counted["away_share"] == pytest.approx(0.5)
+    assert counted["leaves_per_minute"] > 0
+    # No default weight rests on them.
+    assert score(with_time_away(record, leaves=9, away_ms=1)) == score(record)
+
+
+def test_a_calibration_weighs_the_time_away_when_every_pilot_story_has_it():
+    rng = random.Random(17)
+    kinds = ["composed", "transcribed"] * 10
+    # Transcribers here read the text elsewhere: many trips away from the page.
+    pilot = [
+        features(
+            with_time_away(
+                writing_record_of(kind, rng),
+                leaves=rng.randint(0, 1) if kind == "composed" else rng.randint(8, 15),
+                away_ms=rng.randint(0, 5_000)
+                if kind == "composed"
+                else rng.randint(40_000, 90_000),
+            )
+        )
+        for kind in kinds
+    ]
+    calibration = calibration_fit(pilot, [kind == "composed" for kind in kinds])
+    assert calibration.features[-2:] == ["leaves_per_minute", "away_share"]
+    labels = [kind == "composed" for kind in kinds]
+    without = [{k: v for k, v in row.items() if k not in AWAY_FEATURES} for row in pilot]
+    older = calibration_fit([*without[:-1], pilot[-1]], labels)  # one story lacks them
+    assert older.features == list(FEATURES)
+    # A calibration kept before the times away were recorded scores as it did.
+    kept = older.to_dict() | {"features": None}
+    assert type(older).from_dict(kept).score(pilot[0]) == older.score(pilot[0])

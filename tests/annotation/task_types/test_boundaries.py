@@ -20,8 +20,8 @@ from annotation.analysis.methods_render import methods_latex, methods_markdown
 from annotation.analysis.selectors import dataset_analysis
 from annotation.exports.dataset import dataset_export
 from annotation.task_types import PACKAGES
-from annotation.task_types.align.admin import AlignmentReviewAdmin
 from annotation.task_types.align.models import SpanPair
+from annotation.task_types.template.models import TemplateAnswer
 from crowd import task_types
 from modeling.runs.snapshots import snapshot_freeze
 from tests.factories import aligned_dataset_create, crowd_narrative_create, rating_create
@@ -49,13 +49,25 @@ def _product_names() -> dict[Path, list[tuple[int, str, str]]]:
     return names
 
 
+def _own_command(path: Path, found: list, package: str, key: str) -> bool:
+    """A command of the type's (Django finds commands in an app's management/commands/
+    only): named for the type, it imports the Command of the type's package and no more."""
+    return (
+        path.parent == ROOT / "annotation/management/commands"
+        and path.stem.startswith(f"{key}_")
+        and [name for _, kind, name in found if kind == "imports"] == [f"{package}.command"]
+    )
+
+
 def reaches_into(names, package: str, key: str) -> list[str]:
     """Where a product module outside `package` imports it or names `key` in a string."""
     folder = ROOT / package.replace(".", "/")
     return [
         f"{path.relative_to(ROOT)}:{line} {kind} {name!r}"
         for path, found in names.items()
-        if folder not in path.parents and path != ROOT / "annotation/task_types/__init__.py"
+        if folder not in path.parents
+        and path != ROOT / "annotation/task_types/__init__.py"
+        and not _own_command(path, found, package, key)
         for line, kind, name in found
         if (kind == "imports" and (name == package or name.startswith(package + ".")))
         or (kind == "names" and name == key)
@@ -77,24 +89,36 @@ def test_a_reach_into_a_type_is_found():
         records: [(25, "imports", "annotation.task_types.align.models"), (30, "names", "align")],
         ROOT / "annotation/task_types/align/task.py": [(1, "names", "align")],
         ROOT / "annotation/task_types/alignment.py": [(2, "imports", "annotation.task_types")],
+        ROOT / "annotation/management/commands/align_batch.py": [
+            (1, "imports", "annotation.task_types.align.command")
+        ],
+        ROOT / "annotation/management/commands/spans.py": [
+            (1, "imports", "annotation.task_types.align.command")
+        ],
     }
     assert reaches_into(names, "annotation.task_types.align", "align") == [
         "annotation/datasets/records.py:25 imports 'annotation.task_types.align.models'",
         "annotation/datasets/records.py:30 names 'align'",
+        "annotation/management/commands/spans.py:1 imports 'annotation.task_types.align.command'",
     ]
 
 
 @pytest.fixture
 def without_align():
-    """The align type taken out, as a deployment without its package runs: not registered,
-    its review list not in the admin."""
-    assert get_resolver().url_patterns  # the URLs as the process made them, before it went
-    task_type = task_types.get("align")
-    task_types.unregister("align")
-    admin.site.unregister(SpanPair)
+    """The align and template types taken out, as a deployment without their packages runs:
+    not registered, their review lists not in the admin."""
+    assert get_resolver().url_patterns  # the URLs as the process made them, before they went
+    taken = {key: task_types.get(key) for key in ("align", "template")}
+    admins = {model: admin.site._registry[model] for model in (SpanPair, TemplateAnswer)}
+    for key in taken:
+        task_types.unregister(key)
+    for model in admins:
+        admin.site.unregister(model)
     yield
-    admin.site.register(SpanPair, AlignmentReviewAdmin)
-    task_types.register(task_type)
+    for model, model_admin in admins.items():
+        admin.site.register(model, type(model_admin))
+    for task_type in taken.values():
+        task_types.register(task_type)
 
 
 def _study() -> list:
@@ -108,8 +132,12 @@ def _study() -> list:
 
 
 def _names_align(text: str) -> list[str]:
-    """Where a text names the align type: its key, its label or its review list's address."""
-    pattern = r"(?<![\w-])align(?![\w-])|align spans|annotation/spanpair/"
+    """Where a text names the align or template type: a key, a label or a review list's
+    address."""
+    pattern = (
+        r"(?<![\w-])align(?![\w-])|align spans|annotation/spanpair/"
+        r"|mturk hit template|annotation/templateanswer/"
+    )
     return re.findall(pattern, text, flags=re.IGNORECASE)
 
 

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("crowd", "0012_provider_outbox"),
+        ("crowd", "0013_batch_item_template_row"),
     ]
 
     operations = [
