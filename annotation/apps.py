@@ -6,7 +6,7 @@ from crowd import task_types
 
 
 def _ensure_groups(sender, **kwargs) -> None:
-    from annotation.access import groups_ensure
+    from crowd.access import groups_ensure
 
     groups_ensure()
 

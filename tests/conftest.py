@@ -55,7 +55,7 @@ def files_of_this_session(tmp_path_factory):
 def researcher(django_user_model):
     from django.contrib.auth.models import Group
 
-    from annotation.access import RESEARCHERS
+    from crowd.access import RESEARCHERS
 
     user = django_user_model.objects.create_user(
         username="researcher", password="researcher-pass", is_staff=True
@@ -68,7 +68,7 @@ def researcher(django_user_model):
 def reviewer(django_user_model):
     from django.contrib.auth.models import Group
 
-    from annotation.access import REVIEWERS
+    from crowd.access import REVIEWERS
 
     user = django_user_model.objects.create_user(
         username="reviewer", password="reviewer-pass", is_staff=True

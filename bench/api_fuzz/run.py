@@ -71,7 +71,7 @@ def _manage(env: dict, *args: str) -> str:
 TOKEN_SCRIPT = """
 from django.contrib.auth.models import Group, User
 from rest_framework.authtoken.models import Token
-from annotation.access import RESEARCHERS
+from crowd.access import RESEARCHERS
 user = User.objects.create_user("fuzzer", password="fuzzer-pass-1234", is_staff=True)
 user.groups.add(Group.objects.get(name=RESEARCHERS))
 worker = User.objects.create_user("fuzz-worker", password="fuzz-worker-pass-1234")

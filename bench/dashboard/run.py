@@ -84,11 +84,11 @@ def main() -> None:
         from django.test import Client
         from django.test.utils import setup_test_environment
 
-        from annotation.access import groups_ensure
         from annotation.analysis.jobs import dataset_state_key
         from annotation.analysis.pool import load_models
         from annotation.models import DatasetAnalysis, Narrative
         from bench.export.run import populate
+        from crowd.access import groups_ensure
 
         setup_test_environment()  # the test client's host and response handling
         populate(args.size)

@@ -24,9 +24,9 @@ class Command(BaseCommand):
         parser.add_argument("--username", default="admin")
 
     def handle(self, *args, **options):
-        from annotation.access import groups_ensure
         from annotation.curation.services import curation_target_set
         from annotation.models import CurationTarget
+        from crowd.access import groups_ensure
 
         groups_ensure()
         if not CurationTarget.objects.exists():
