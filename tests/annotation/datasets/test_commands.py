@@ -1,6 +1,7 @@
 """The import_dataset, export_dataset, analyze and assign_splits commands, end to end."""
 
 import json
+import re
 import shutil
 from io import StringIO
 from pathlib import Path
@@ -116,20 +117,31 @@ def test_import_with_wrong_fields_names_the_record_and_writes_nothing(tmp_path):
     assert Proverb.objects.count() == Narrative.objects.count() == 0
 
 
-def test_import_prints_its_progress_on_stderr():
-    errors = StringIO()
+class Terminal(StringIO):
+    """A stream that says it is a terminal, as a researcher's stderr is."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_import_draws_a_bar_per_stage_with_counts_and_time_left_on_a_terminal():
+    terminal = Terminal()
+    path = str(FIXTURE / "dataset.json")
+    call_command("import_dataset", path, "--allow-partial", stdout=StringIO(), stderr=terminal)
+    bars = terminal.getvalue()
+    for stage in ("Resolving spans", "Writing narratives", "Extracting keywords"):
+        assert re.search(rf"{stage}: 100%\|[^|]*\| 6/6 \[\d\d:\d\d<\d\d:\d\d", bars), stage
+
+
+@pytest.mark.parametrize("json_flag, stream", [(["--json"], Terminal), ([], StringIO)])
+def test_import_draws_no_bar_under_json_nor_without_a_terminal(json_flag, stream):
+    errors = stream()
+    path = str(FIXTURE / "dataset.json")
     call_command(
-        "import_dataset",
-        str(FIXTURE / "dataset.json"),
-        "--json",
-        "--allow-partial",
-        stdout=StringIO(),
-        stderr=errors,
+        "import_dataset", path, "--allow-partial", *json_flag, stdout=StringIO(), stderr=errors
     )
-    lines = errors.getvalue().splitlines()
-    assert "Resolving spans: 6 of 6" in lines
-    assert "Writing narratives: 6 of 6" in lines
-    assert lines[-1] == "Extracting keywords: 6 of 6"
+    assert "Resolving spans" not in errors.getvalue()
+    assert "%|" not in errors.getvalue()
 
 
 def test_import_of_a_missing_file_is_a_clear_error(tmp_path):
@@ -447,12 +459,14 @@ def test_analyze_json_has_every_documented_key_and_hand_counted_values(tmp_path)
     }
 
 
-def test_analyze_to_standard_output_and_progress_to_standard_error():
+def test_analyze_json_to_standard_output_and_a_bar_on_the_terminal_only_without_it():
     _tiny_dataset()
-    out, err = StringIO(), StringIO()
+    out, err = StringIO(), Terminal()
     call_command("analyze", "--json", "-", "--approved-only", stdout=out, stderr=err)
     assert json.loads(out.getvalue())["collection"]["submitted"] == 3
-    assert " of 3\n" in err.getvalue()
+    assert "%|" not in err.getvalue()
+    call_command("analyze", "--approved-only", stdout=StringIO(), stderr=err)
+    assert re.search(r"100%\|[^|]*\| 3/3 ", err.getvalue())
 
 
 def test_analyze_without_json_prints_the_statistics():
