@@ -6,8 +6,10 @@ lines), each into a freshly migrated SQLite database (the embedded default: the 
 check runs in the command, keywords and the texts' kept scores too).
 
 Run from the repository root: `.venv/bin/python bench/imports/run.py [--narratives 2500]
-[--runs 2] [--idiom PATH]`. The runs alternate (epic, idiom, idiom, epic, ...); each is a
-fresh process. It prints, per command, its wall seconds, CPU seconds (the process and its
+[--runs 2] [--idiom PATH] [--base REV]`. The runs alternate (epic, idiom, idiom, epic, ...);
+each is a fresh process. `--base REV` times a checkout of REV too, side by side in mirrored
+order (A B B A), and prints the CPU seconds of each import against it. It prints, per
+command, its wall seconds, CPU seconds (the process and its
 children) and the load average over the run, and ends with the line
 `epic import X s wall, figurative idiom train Y s wall` (the best run of each). This machine
 is shared: judge by CPU seconds where others load it. Prints figures; it is not a test.
@@ -84,6 +86,14 @@ def epic_release(folder: Path, narratives: int, seed: int = 0) -> tuple[Path, Pa
     return path, splits
 
 
+def processor() -> str:
+    """The processor's model name, as /proc/cpuinfo gives it."""
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return "processor unknown"
+
+
 def migrated(workdir: Path) -> Path:
     """A migrated, empty SQLite database, made once: each run imports into a copy."""
     var = workdir / "template"
@@ -97,21 +107,21 @@ def migrated(workdir: Path) -> Path:
     return var
 
 
-def _env(var: Path) -> dict:
+def _env(var: Path, tree: Path = ROOT) -> dict:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.local",
         "PARABLE_VAR_DIR": str(var),
-        "PYTHONPATH": str(ROOT),
+        "PYTHONPATH": str(tree),
     }
     for name in ("DATABASE_URL", "CELERY_BROKER_URL"):
         env.pop(name, None)
     return env
 
 
-def timed(command: list[str], template: Path, workdir: Path) -> dict:
-    """Run a manage.py command in a fresh copy of the template database: its wall and CPU
-    seconds (with children), the load average before and after, and its JSON report."""
+def timed(command: list[str], template: Path, workdir: Path, tree: Path = ROOT) -> dict:
+    """Run a manage.py command of `tree` in a fresh copy of the template database: its wall
+    and CPU seconds (with children), the load average before and after, its JSON report."""
     var = workdir / "run"
     shutil.rmtree(var, ignore_errors=True)
     shutil.copytree(template, var)
@@ -120,8 +130,8 @@ def timed(command: list[str], template: Path, workdir: Path) -> dict:
     start = time.perf_counter()
     finished = subprocess.run(
         [sys.executable, "manage.py", *command, "--json"],
-        cwd=ROOT,
-        env=_env(var),
+        cwd=tree,
+        env=_env(var, tree),
         capture_output=True,
         timeout=1200,
     )
@@ -143,10 +153,11 @@ def main() -> None:
     parser.add_argument("--narratives", type=int, default=2_500)
     parser.add_argument("--runs", type=int, default=2, help="runs of each import")
     parser.add_argument("--idiom", type=Path, default=IDIOM_TRAIN)
+    parser.add_argument("--base", help="also time this commit's imports, side by side")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="parable-imports-"))
     try:
-        print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+        print(f"{processor()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
         epic, splits = epic_release(workdir / "release", args.narratives)
         template = migrated(workdir)
         commands = {
@@ -154,16 +165,36 @@ def main() -> None:
             "idiom": ["import_figurative", str(args.idiom), "--kind", "idiom", "--split", "train"],
         }
         commands["epic"].append("--allow-partial")  # the release's few spans not found
-        runs: dict[str, list[dict]] = {"epic": [], "idiom": []}
+        trees = {"": ROOT}
+        if args.base:
+            trees["base "] = workdir / "base"
+            subprocess.run(
+                ["git", "worktree", "add", "--detach", str(trees["base "]), args.base],
+                cwd=ROOT,
+                check=True,
+                capture_output=True,
+            )
+        runs: dict[str, list[dict]] = {
+            f"{label}{name}": [] for label in trees for name in ("epic", "idiom")
+        }
         for round_number in range(args.runs):
-            order = ["epic", "idiom"] if round_number % 2 == 0 else ["idiom", "epic"]
-            for name in order:
-                run = timed(commands[name], template, workdir)
-                runs[name].append(run)
+            # Mirrored rounds (A B B A): each tree and import first as often as last.
+            order = [(label, name) for label in trees for name in ("epic", "idiom")]
+            for label, name in order if round_number % 2 == 0 else order[::-1]:
+                run = timed(commands[name], template, workdir, trees[label])
+                runs[f"{label}{name}"].append(run)
                 print(
-                    f"{name}: {run['seconds']:.1f} s wall, {run['cpu']:.1f} s CPU, load "
+                    f"{label}{name}: {run['seconds']:.1f} s wall, {run['cpu']:.1f} s CPU, load "
                     f"{run['load'][0]:.1f} -> {run['load'][1]:.1f}",
                     flush=True,
+                )
+        if args.base:
+            for name in ("epic", "idiom"):
+                cpu = [min(run["cpu"] for run in runs[key]) for key in (name, f"base {name}")]
+                wall = [min(run["seconds"] for run in runs[key]) for key in (name, f"base {name}")]
+                print(
+                    f"{name} / base {args.base}, side by side: CPU {cpu[0]:.1f} / {cpu[1]:.1f} s "
+                    f"({cpu[0] / cpu[1]:.2f}x), wall {wall[0]:.1f} / {wall[1]:.1f} s"
                 )
         first = runs["epic"][0]["report"]
         print(
@@ -185,6 +216,10 @@ def main() -> None:
             f"{best['idiom']:.1f} s wall"
         )
     finally:
+        if args.base:
+            subprocess.run(
+                ["git", "worktree", "remove", "--force", str(workdir / "base")], cwd=ROOT
+            )
         shutil.rmtree(workdir, ignore_errors=True)
 
 
