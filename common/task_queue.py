@@ -192,9 +192,8 @@ def task_lane(task) -> str:
 
 
 class _Lanes:
-    """The tasks finished requests left, by lane, and one daemon thread per lane that runs
-    its lane's tasks in turn (started when first needed, and again in a forked process):
-    a short check never waits behind an import on another lane."""
+    """The tasks finished requests left, by lane, and a daemon thread per lane running them
+    in turn (started when first needed, and again in a forked process)."""
 
     def __init__(self):
         self.waiting: dict[str, deque[list]] = {}
@@ -243,17 +242,15 @@ _lanes = _Lanes()
 
 
 def tasks_after_response_wait(timeout: float | None = None) -> None:
-    """Wait until the tasks left for after their responses (or a `tasks_in_lanes` block)
-    have run (at exit, in a test), at most `timeout` seconds."""
+    """Wait, at most `timeout` seconds, until the tasks left for after their responses (or a
+    `tasks_in_lanes` block) have run."""
     _lanes.wait(timeout)
 
 
 @contextmanager
 def tasks_in_lanes():
-    """The in-process tasks queued in the block run on their lanes' threads once it ends,
-    as a request's do after its response: a command goes on with its own work meanwhile
-    (an import's keywords beside its integrity check) and waits with
-    `tasks_after_response_wait`."""
+    """Tasks queued in the block run on their lanes' threads once it ends, as a request's
+    after its response: a command works on meanwhile, then `tasks_after_response_wait`."""
     _collect()
     try:
         yield

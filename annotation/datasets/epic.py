@@ -165,7 +165,11 @@ def epic_write(
     Narrative.objects.bulk_create([narrative for narrative, _ in new], batch_size=_CHUNK)
     _update_narratives(changed)
     SpanPair.objects.bulk_create(
-        [_attach(pair, narrative) for narrative, pairs in new + changed for pair in pairs],
+        [
+            SpanPair(narrative=narrative, **asdict(pair))
+            for narrative, pairs in new + changed
+            for pair in pairs
+        ],
         batch_size=_CHUNK,
     )
     report.narratives_created, report.narratives_updated = len(new), len(changed)
@@ -237,10 +241,6 @@ def _sort_records(
             narrative.word_count = word_count(record.narrative)
             changed.append((narrative, pairs))
     return new, changed
-
-
-def _attach(pair: ResolvedSpanPair, narrative: Narrative) -> SpanPair:
-    return SpanPair(narrative=narrative, **asdict(pair))
 
 
 def _new_narrative(record: EpicRecord, proverb: Proverb, source_label: str) -> Narrative:

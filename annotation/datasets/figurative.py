@@ -160,51 +160,51 @@ def figurative_import(
                 f"the narrative of line {line.line} is stored once, with its first gloss "
                 f"{narrative.meaning!r}; this line's gloss {line.meaning!r} stays with the line"
             )
-        if line.options is None:
-            if not narrative.source_line and line.meaning == narrative.meaning:
+        if line.options is None and not narrative.source_line:
+            if line.meaning == narrative.meaning:
                 narrative.source_line = line.raw
                 narrative.source_state = line_state(narrative)
                 changed_narratives[narrative.pk] = narrative
-            _irregular(report, line, notes)
-            continue
-        option1, option2, correct = line.options
-        identity = (narrative.pk, option1, option2)
-        pair = pairs.get(identity)
-        created = pair is None
-        if created:
-            pair = pairs[identity] = ContinuationPair(
-                narrative=narrative,
-                option1=option1,
-                option2=option2,
-                correct=correct if labelled else None,
-                split=split,
-                published_answer=line.answer,
-            )
-            new_pairs.append(pair)
-        report.pairs += 1
-        report.pairs_created += created
-        if identity in brought:
-            notes.append(
-                f"the same narrative and options as line {brought[identity]}: stored once "
-                "(the export writes the line once)"
-            )
-        elif not created and pair.split != split:
-            report.pairs_in_other_split += 1
-            where = pair.split or "no"
-            notes.append(f"this option pair is already in the {where} split: left there")
-        elif not created and labelled and pair.correct is None:
-            pair.correct = correct
-            changed_pairs[identity] = pair
-            report.labels_added += 1
-        brought.setdefault(identity, line.line)
-        if created or (not pair.source_line and pair.published_answer == line.answer):
-            # The line describes the pair as stored: keep it as published.
-            pair.source_line = line.raw
-            pair.source_state = line_state(narrative, pair)
-            if not created:
+        elif line.options is not None:
+            option1, option2, correct = line.options
+            identity = (narrative.pk, option1, option2)
+            pair = pairs.get(identity)
+            created = pair is None
+            if created:
+                pair = pairs[identity] = ContinuationPair(
+                    narrative=narrative,
+                    option1=option1,
+                    option2=option2,
+                    correct=correct if labelled else None,
+                    split=split,
+                    published_answer=line.answer,
+                )
+                new_pairs.append(pair)
+            report.pairs += 1
+            report.pairs_created += created
+            if identity in brought:
+                notes.append(
+                    f"the same narrative and options as line {brought[identity]}: stored once "
+                    "(the export writes the line once)"
+                )
+            elif not created and pair.split != split:
+                report.pairs_in_other_split += 1
+                where = pair.split or "no"
+                notes.append(f"this option pair is already in the {where} split: left there")
+            elif not created and labelled and pair.correct is None:
+                pair.correct = correct
                 changed_pairs[identity] = pair
-        _irregular(report, line, notes)
-    _pairs_write(new_pairs, list(changed_pairs.values()))
+                report.labels_added += 1
+            brought.setdefault(identity, line.line)
+            if created or (not pair.source_line and pair.published_answer == line.answer):
+                # The line describes the pair as stored: keep it as published.
+                pair.source_line = line.raw
+                pair.source_state = line_state(narrative, pair)
+                changed_pairs[identity] = pair
+        if notes:
+            report.irregular_lines += 1
+            report.notes.extend({"line": line.line, "note": note} for note in notes)
+    _pairs_write(new_pairs, [pair for pair in changed_pairs.values() if pair.pk])
     FigurativeNarrative.objects.bulk_update(
         changed_narratives.values(), ["source_line", "source_state"], batch_size=_CHUNK
     )
@@ -220,12 +220,6 @@ def figurative_import(
     # The dataset check of what this file brought, once the import commits.
     queue_on_commit(figurative_similarity_check_task, [n.pk for n in narratives.values()])
     return report
-
-
-def _irregular(report: FigurativeImportReport, line, notes: list[str]) -> None:
-    if notes:
-        report.irregular_lines += 1
-        report.notes.extend({"line": line.line, "note": note} for note in notes)
 
 
 def _narratives_for(

@@ -356,14 +356,14 @@ CELERY_TASK_ROUTES = {
     "annotation.opponent_check_answer": {"queue": PARABLE_OPPONENT_QUEUE},
     **{
         f"annotation.{name}": {"queue": PARABLE_BULK_QUEUE}
-        for name in (
+        for name in [
             "import_job_run",
             "imported_similarity_check",
             "figurative_similarity_check",
             "narratives_keywords_fill",
             "dataset_analysis_compute",
             "variant_groups_refresh",
-        )
+        ]
     },
 }
 # Sentence embeddings for the near-duplicate check: a local model path; empty = the

@@ -38,10 +38,8 @@ class ProgressBar:
         if steps and key != self.key:
             self.close()
             epoch = f" epoch {fields['epoch']}/{fields['epochs']}" if fields.get("epoch") else ""
-            stage = f"{fields['stage']}{epoch}"
-            self.bar = progress_bar_open(
-                total=steps, stage=stage, stream=self.stream, quiet=self.quiet
-            )
+            stage, stream = f"{fields['stage']}{epoch}", self.stream
+            self.bar = progress_bar_open(total=steps, stage=stage, stream=stream, quiet=self.quiet)
             self.key = key
         if self.bar is not None and steps:
             self.bar.n = fields.get("step", 0)
