@@ -510,3 +510,32 @@ def test_analyze_and_export_take_the_sources_asked_for(tmp_path):
     rows = (tmp_path / "dataset.jsonl").read_text().splitlines()
     assert [json.loads(row)["narrative"] for row in rows] == ["A model wrote this."]
     assert "sources: model" in (tmp_path / "README.md").read_text()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_import_stores_for_each_story_what_the_one_story_path_stores():
+    """The command's bulk path (spaCy over the texts in chunks with their kept scores, the
+    integrity check on its lane beside them) against each story's own: its keywords
+    extracted alone, its text scored alone, its dataset check run for it alone."""
+    from annotation.analysis.text_scores import stored_scores, texts_score_keep
+    from annotation.keywords import narrative_keywords_extract
+    from annotation.models import NarrativeIntegrity, TextScores
+    from annotation.quality.similarity_scan import imported_similarity_check
+
+    def stored(narrative):
+        integrity = NarrativeIntegrity.objects.get(narrative=narrative)
+        return narrative.keywords, stored_scores([narrative.text])[0], integrity.similarity
+
+    release = FIXTURE.parent / "epic_release" / "epic.json"
+    call_command("import_dataset", str(release), "--allow-partial", stdout=StringIO())
+    imported = list(Narrative.objects.order_by("id"))
+    in_bulk = {narrative.pk: stored(narrative) for narrative in imported}
+    assert all(keywords["verbs"] and scores for keywords, scores, _ in in_bulk.values())
+    assert all(similarity["proverb"] for _, _, similarity in in_bulk.values())
+    TextScores.objects.all().delete()
+    NarrativeIntegrity.objects.update(similarity={}, checked_at=None)
+    for narrative in imported:
+        narrative = narrative_keywords_extract(narrative_id=narrative.pk, force=True)
+        texts_score_keep([narrative.text])
+        assert imported_similarity_check(narrative_ids=[narrative.pk]) == 1
+        assert stored(narrative) == in_bulk[narrative.pk]
