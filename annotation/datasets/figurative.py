@@ -259,9 +259,7 @@ def _pairs_write(new: list[ContinuationPair], changed: list[ContinuationPair]) -
     """Insert the new pairs (in the file's order) with their stored display order
     (shown_first_for their ids, as one pair at a time gets it), and save the changed."""
     ContinuationPair.objects.bulk_create(new, batch_size=_CHUNK)
-    for pair in new:
-        pair.shown_first = shown_first_for(pair.pk)
-    second = [pair.pk for pair in new if pair.shown_first == 2]
+    second = [pair.pk for pair in new if shown_first_for(pair.pk) == 2]
     for start in range(0, len(second), _CHUNK):
         ContinuationPair.objects.filter(pk__in=second[start : start + _CHUNK]).update(shown_first=2)
     ContinuationPair.objects.bulk_update(
