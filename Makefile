@@ -28,7 +28,7 @@ migrate: $(VENV)/.runtime
 # The links it prints and sends to Prolific and MTurk follow HOST and PORT unless
 # PARABLE_PUBLIC_URL is set, in the environment or .env (a real deployment sets it).
 # One gunicorn process with threads: SQLite takes one writer at a time (the process's
-# writers queue in turn) and in-process tasks run on its one background thread.
+# writers queue in turn) and in-process tasks run on a background thread per lane.
 run: export PARABLE_RUN_URL = http://$(HOST):$(PORT)
 run: migrate
 	$(PY) manage.py bootstrap
@@ -39,8 +39,13 @@ run: migrate
 prolific-standin: $(VENV)/.runtime
 	$(PY) manage.py prolific_standin --host $(HOST) --port $${PROLIFIC_STANDIN_PORT:-8010}
 
+# A worker per lane (docs/deploying.md): short interactive work never waits behind an
+# import or an analysis ("bulk"), nor behind a training run ("modeling").
 worker: $(VENV)/.runtime
-	$(VENV)/bin/celery -A config worker -Q celery,modeling --loglevel=INFO
+	$(VENV)/bin/celery -A config worker -Q bulk -n bulk@%h --loglevel=INFO & bulk=$$!; \
+	$(VENV)/bin/celery -A config worker -Q modeling -n modeling@%h --loglevel=INFO & \
+	modeling=$$!; trap "kill $$bulk $$modeling" EXIT; \
+	$(VENV)/bin/celery -A config worker -Q celery -n interactive@%h --loglevel=INFO
 
 test: $(VENV)/.test
 	bash tests/run.sh

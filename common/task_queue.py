@@ -14,10 +14,13 @@ keeps its connection to the broker from one send to the next.
 With no broker (the embedded default) tasks run in-process; under a web server
 (config/wsgi.py calls `tasks_after_response`) the tasks a request queues run once its
 response is sent, so that a worker's submit never waits for the similarity check, nor a
-researcher's click for an analysis. One background thread runs them, in the order their
-requests finished, as a Celery worker of one would: a thread per request let a lab's
+researcher's click for an analysis. Tasks run in lanes, a lane per Celery queue
+(`task_lane`: short interactive work on the default queue, long jobs on "bulk", training
+on "modeling"), each lane's on one background thread in the order their requests
+finished, as a Celery worker of one per queue would: a thread per request let a lab's
 submits start dozens of embedding runs at once, which took the CPU from the requests
-(and the GIL from a request holding SQLite's write lock, which every other write waits for).
+(and the GIL from a request holding SQLite's write lock, which every other write waits
+for), and one thread for all let an import hold up every model check behind it.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import logging
 import os
 import threading
 from collections import deque
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import NamedTuple
 
@@ -192,42 +196,55 @@ def queue_on_commit(task, *args) -> None:
 
 def tasks_after_response() -> None:
     """Run the in-process tasks each request queues after its response is sent
-    (request_finished), on one background thread, instead of inside the request. For web
-    servers where tasks run in-process (no broker): config/wsgi.py calls it."""
+    (request_finished), on their lanes' background threads, instead of inside the request.
+    For web servers where tasks run in-process (no broker): config/wsgi.py calls it."""
     request_started.connect(_collect, dispatch_uid="tasks_after_response_collect")
     request_finished.connect(_run_collected, dispatch_uid="tasks_after_response_run")
 
 
-class _AfterResponse:
-    """The tasks finished requests left, and the one daemon thread that runs them in turn
-    (started when first needed, and again in a forked process)."""
+def task_lane(task) -> str:
+    """The lane a task runs in: its Celery queue (CELERY_TASK_ROUTES), with a broker the
+    workers that take that queue, without one a background thread of its own."""
+    return task.app.amqp.router.route({}, task.name, args=(), kwargs={})["queue"].name
+
+
+class _Lanes:
+    """The tasks finished requests left, by lane, and a daemon thread per lane running them
+    in turn (started when first needed, and again in a forked process)."""
 
     def __init__(self):
-        self.waiting: deque[list] = deque()
+        self.waiting: dict[str, deque[list]] = {}
+        self.threads: dict[str, threading.Thread] = {}
         self.unfinished = 0  # batches put and not yet run to the end
         self.changed = threading.Condition()
-        self.thread: threading.Thread | None = None
 
     def put(self, tasks: list) -> None:
+        by_lane: dict[str, list] = {}
+        for task, args in tasks:
+            by_lane.setdefault(task_lane(task), []).append((task, args))
         with self.changed:
-            self.waiting.append(tasks)
-            self.unfinished += 1
+            for lane, batch in by_lane.items():
+                self.waiting.setdefault(lane, deque()).append(batch)
+                self.unfinished += 1
+                thread = self.threads.get(lane)
+                if thread is None or not thread.is_alive():
+                    thread = threading.Thread(
+                        target=self._drain, args=(lane,), name=f"tasks-{lane}", daemon=True
+                    )
+                    self.threads[lane] = thread
+                    thread.start()
             self.changed.notify_all()
-            if self.thread is None or not self.thread.is_alive():
-                self.thread = threading.Thread(
-                    target=self._drain, name="tasks-after-response", daemon=True
-                )
-                self.thread.start()
 
     def wait(self, timeout: float | None) -> None:
         with self.changed:
             self.changed.wait_for(lambda: self.unfinished == 0, timeout)
 
-    def _drain(self) -> None:
+    def _drain(self, lane: str) -> None:
+        waiting = self.waiting[lane]
         while True:
             with self.changed:
-                self.changed.wait_for(lambda: self.waiting)
-                tasks = self.waiting.popleft()
+                self.changed.wait_for(lambda: waiting)
+                tasks = waiting.popleft()
             try:
                 for task, args in tasks:
                     task_send(task, *args)
@@ -238,13 +255,24 @@ class _AfterResponse:
                     self.changed.notify_all()
 
 
-_after_response = _AfterResponse()
+_lanes = _Lanes()
 
 
 def tasks_after_response_wait(timeout: float | None = None) -> None:
-    """Wait until the tasks left for after their responses have run (at exit, in a test),
-    at most `timeout` seconds."""
-    _after_response.wait(timeout)
+    """Wait, at most `timeout` seconds, until the tasks left for after their responses (or a
+    `tasks_in_lanes` block) have run."""
+    _lanes.wait(timeout)
+
+
+@contextmanager
+def tasks_in_lanes():
+    """Tasks queued in the block run on their lanes' threads once it ends, as a request's
+    after its response: a command works on meanwhile, then `tasks_after_response_wait`."""
+    _collect()
+    try:
+        yield
+    finally:
+        _run_collected()
 
 
 def _collect(**kwargs) -> None:
@@ -254,4 +282,4 @@ def _collect(**kwargs) -> None:
 def _run_collected(**kwargs) -> None:
     tasks, _this_request.tasks = getattr(_this_request, "tasks", None), None
     if tasks:
-        _after_response.put(tasks)
+        _lanes.put(tasks)

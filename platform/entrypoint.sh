@@ -16,10 +16,10 @@ case "${1:-web}" in
     exec python manage.py bootstrap --no-demo
     ;;
   worker)
-    # The queues: the second argument, else CELERY_QUEUES, else both (the modeling queue's
-    # runs then share the CPU with the default queue's tasks); further arguments go to
-    # the worker (--concurrency=1).
-    queues="${2:-${CELERY_QUEUES:-celery,modeling}}"
+    # The queues: the second argument, else CELERY_QUEUES, else all three (long jobs and
+    # runs then share the worker's processes with the short checks); further arguments go
+    # to the worker (--concurrency=1).
+    queues="${2:-${CELERY_QUEUES:-celery,bulk,modeling}}"
     shift $(( $# < 2 ? $# : 2 ))
     exec celery -A config worker -Q "$queues" --loglevel="${LOG_LEVEL:-INFO}" "$@"
     ;;

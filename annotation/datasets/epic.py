@@ -12,7 +12,7 @@ report says the import was partial (`import_dataset` then exits non-zero unless
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 
 from django.conf import settings
@@ -34,6 +34,7 @@ from annotation.datasets.records import (
     narrative_parts,
     narrative_parts_store,
     narratives_for_generated_pks,
+    rows_in_chunks,
 )
 from annotation.datasets.splits import SplitFileError, narrative_splits_apply, parse_split_files
 from annotation.models import ImportedFile, Narrative, Proverb
@@ -288,7 +289,8 @@ def _proverbs_for(
     quotes: dict[str, EpicRecord] = {}
     for record in records:
         quotes.setdefault(normalize_text(record.quote), record)
-    found = {p.normalized_text: p for p in _in_chunks(Proverb.objects, "normalized_text", quotes)}
+    found = rows_in_chunks(Proverb.objects, "normalized_text", quotes)
+    found = {proverb.normalized_text: proverb for proverb in found}
     # A demo proverb the dataset uses is study data now: it counts and stays on removal.
     Proverb.objects.filter(pk__in=[p.pk for p in found.values()], is_demo=True).update(
         is_demo=False
@@ -332,21 +334,13 @@ def _proverbs_for(
     return {**found, **{proverb.normalized_text: proverb for proverb in created}}
 
 
-def _in_chunks(queryset, field_name: str, values: Iterable) -> list:
-    values = list(values)
-    rows = []
-    for start in range(0, len(values), _CHUNK):
-        rows.extend(queryset.filter(**{f"{field_name}__in": values[start : start + _CHUNK]}))
-    return rows
-
-
 def _existing_narratives(
     records: list[EpicRecord], proverbs: dict[str, Proverb], source_label: str
 ) -> dict[str, Narrative]:
     """Narratives already standing for records, by pk; raises EpicFileError on a conflict."""
     by_pk = {
         narrative.external_id: narrative
-        for narrative in _in_chunks(
+        for narrative in rows_in_chunks(
             Narrative.objects.all(),
             "external_id",
             (record.pk for record in records),

@@ -34,8 +34,9 @@ from annotation.datasets.imported_files import (
     imported_file_layout,
     imported_file_record,
 )
+from annotation.datasets.records import rows_in_chunks
 from annotation.models import ContinuationPair, FigurativeNarrative, ImportedFile
-from annotation.task_parts.option_pairs import continuation_pair_create
+from annotation.task_parts.option_pairs import shown_first_for
 from annotation.text import normalize_text
 from common.task_queue import queue_on_commit
 
@@ -60,6 +61,7 @@ class FigurativeImportReport:
 
 
 LABELS = ("auto", "given", "withheld")
+_CHUNK = 1_000  # rows a bulk statement writes
 # From this many option pairs up, one correctanswer on every line is a placeholder (the
 # release's withheld test labels), not labels: a real benchmark balances the two options.
 PLACEHOLDER_MIN_PAIRS = 20
@@ -129,7 +131,9 @@ def figurative_import(
     for a test split or a placeholder (labels_given). Re-importing with labels given labels
     the pairs stored unlabelled. Each line is kept as published with what it brought, and
     the file's name, fields and line endings (ImportedFile), so that the export of the
-    split gives the file back byte for byte.
+    split gives the file back byte for byte. In bulk: the narratives and pairs the file
+    names are read in a few statements, and the new and changed ones written with bulk
+    statements, in the file's order (a line at a time stores the same).
     """
     if split not in FigurativeNarrative.Split.values:
         raise ValueError(f"split must be one of train, dev, test, not {split!r}.")
@@ -137,75 +141,72 @@ def figurative_import(
     answers = [line.answer for line in lines if line.options is not None]
     labelled = labels_given(labels=labels, split=split, answers=answers)
     report = FigurativeImportReport(lines=len(lines), labelled=labelled)
-    narratives: dict[str, FigurativeNarrative] = {}
-    brought: dict[int, int] = {}  # pair id -> the line of this file that brought it
+    narratives = _narratives_for(lines, kind=kind, split=split, report=report)
+    pairs = {
+        (pair.narrative_id, pair.option1, pair.option2): pair
+        for pair in rows_in_chunks(
+            ContinuationPair.objects, "narrative_id", [n.pk for n in narratives.values()]
+        )
+    }
+    new_pairs, changed_pairs, changed_narratives = [], {}, {}
+    brought: dict[tuple, int] = {}  # pair -> the line of this file that brought it
     for line in lines:
         notes = list(line.notes)
-        key = content_key(kind=kind, text=line.text, expression=line.expression)
-        if key not in narratives:
-            start, end = line.span if line.span else (None, None)
-            narrative, created = FigurativeNarrative.objects.get_or_create(
-                content_key=key,
-                defaults={
-                    "kind": kind,
-                    "text": line.text,
-                    "expression": line.expression,
-                    "expression_start": start,
-                    "expression_end": end,
-                    "meaning": line.meaning,
-                    "split": split,
-                    "source_values": line.source_values,
-                },
-            )
-            narratives[key] = narrative
-            report.narratives_created += created
-        narrative = narratives[key]
+        narrative = narratives[content_key(kind=kind, text=line.text, expression=line.expression)]
         if line.meaning != narrative.meaning:
             report.other_glosses += 1
             notes.append(
                 f"the narrative of line {line.line} is stored once, with its first gloss "
                 f"{narrative.meaning!r}; this line's gloss {line.meaning!r} stays with the line"
             )
-        if line.options is None:
-            if not narrative.source_line and line.meaning == narrative.meaning:
+        if line.options is None and not narrative.source_line:
+            if line.meaning == narrative.meaning:
                 narrative.source_line = line.raw
                 narrative.source_state = line_state(narrative)
-                narrative.save(update_fields=["source_line", "source_state"])
-        else:
+                changed_narratives[narrative.pk] = narrative
+        elif line.options is not None:
             option1, option2, correct = line.options
-            pair, created = continuation_pair_create(
-                narrative=narrative,
-                option1=option1,
-                option2=option2,
-                correct=correct if labelled else None,
-                split=split,
-                published_answer=line.answer,
-            )
+            identity = (narrative.pk, option1, option2)
+            pair = pairs.get(identity)
+            created = pair is None
+            if created:
+                pair = pairs[identity] = ContinuationPair(
+                    narrative=narrative,
+                    option1=option1,
+                    option2=option2,
+                    correct=correct if labelled else None,
+                    split=split,
+                    published_answer=line.answer,
+                )
+                new_pairs.append(pair)
             report.pairs += 1
             report.pairs_created += created
-            if pair.pk in brought:
+            if identity in brought:
                 notes.append(
-                    f"the same narrative and options as line {brought[pair.pk]}: stored once "
+                    f"the same narrative and options as line {brought[identity]}: stored once "
                     "(the export writes the line once)"
                 )
             elif not created and pair.split != split:
                 report.pairs_in_other_split += 1
-                notes.append(
-                    f"this option pair is already in the {pair.split or 'no'} split: left there"
-                )
+                where = pair.split or "no"
+                notes.append(f"this option pair is already in the {where} split: left there")
             elif not created and labelled and pair.correct is None:
                 pair.correct = correct
-                pair.save(update_fields=["correct"])
+                changed_pairs[identity] = pair
                 report.labels_added += 1
-            brought.setdefault(pair.pk, line.line)
+            brought.setdefault(identity, line.line)
             if created or (not pair.source_line and pair.published_answer == line.answer):
                 # The line describes the pair as stored: keep it as published.
                 pair.source_line = line.raw
                 pair.source_state = line_state(narrative, pair)
-                pair.save(update_fields=["source_line", "source_state"])
+                changed_pairs[identity] = pair
         if notes:
             report.irregular_lines += 1
             report.notes.extend({"line": line.line, "note": note} for note in notes)
+    _pairs_write(new_pairs, [pair for pair in changed_pairs.values() if pair.pk])
+    FigurativeNarrative.objects.bulk_update(
+        changed_narratives.values(), ["source_line", "source_state"], batch_size=_CHUNK
+    )
     report.narratives = len(narratives)
     imported_file_record(
         kind=ImportedFile.Kind.FIGURATIVE,
@@ -218,6 +219,51 @@ def figurative_import(
     # The dataset check of what this file brought, once the import commits.
     queue_on_commit("annotation.figurative_similarity_check", [n.pk for n in narratives.values()])
     return report
+
+
+def _narratives_for(
+    lines: list, *, kind: str, split: str, report: FigurativeImportReport
+) -> dict[str, FigurativeNarrative]:
+    """The narrative of each content key the lines name: stored ones, and new ones created
+    (in the order of the lines that first bring them) from their first line."""
+    first_lines = {}
+    for line in lines:
+        key = content_key(kind=kind, text=line.text, expression=line.expression)
+        first_lines.setdefault(key, line)
+    found = {
+        narrative.content_key: narrative
+        for narrative in rows_in_chunks(FigurativeNarrative.objects, "content_key", first_lines)
+    }
+    new = [
+        FigurativeNarrative(
+            content_key=key,
+            kind=kind,
+            text=line.text,
+            expression=line.expression,
+            expression_start=line.span[0] if line.span else None,
+            expression_end=line.span[1] if line.span else None,
+            meaning=line.meaning,
+            split=split,
+            source_values=line.source_values,
+        )
+        for key, line in first_lines.items()
+        if key not in found
+    ]
+    FigurativeNarrative.objects.bulk_create(new, batch_size=_CHUNK)
+    report.narratives_created = len(new)
+    return {**found, **{narrative.content_key: narrative for narrative in new}}
+
+
+def _pairs_write(new: list[ContinuationPair], changed: list[ContinuationPair]) -> None:
+    """Insert the new pairs (in the file's order) with their stored display order
+    (shown_first_for their ids, as one pair at a time gets it), and save the changed."""
+    ContinuationPair.objects.bulk_create(new, batch_size=_CHUNK)
+    second = [pair.pk for pair in new if shown_first_for(pair.pk) == 2]
+    for start in range(0, len(second), _CHUNK):
+        ContinuationPair.objects.filter(pk__in=second[start : start + _CHUNK]).update(shown_first=2)
+    ContinuationPair.objects.bulk_update(
+        changed, ["correct", "source_line", "source_state"], batch_size=_CHUNK
+    )
 
 
 def figurative_export_lines(*, kind: str, split: str | None = None) -> list[str]:

@@ -227,16 +227,22 @@ def keyword_list(keywords) -> list[str]:
     return list(dict.fromkeys(word for word in words if word))
 
 
+def rows_in_chunks(queryset: QuerySet, field_name: str, values: Iterable) -> list:
+    """The queryset's rows whose `field_name` is one of `values`, read CHUNK_SIZE values a
+    statement (a database limits the parameters of one)."""
+    values = list(values)
+    rows = []
+    for start in range(0, len(values), CHUNK_SIZE):
+        chunk = values[start : start + CHUNK_SIZE]
+        rows.extend(queryset.filter(**{f"{field_name}__in": chunk}))
+    return rows
+
+
 def narratives_for_pks(pks: Iterable[str]) -> dict[str, int]:
     """Narrative ids of record pks: external ids, then pks that export_rows generated."""
     pks = list(dict.fromkeys(pks))
-    found: dict[str, int] = {}
-    for start in range(0, len(pks), CHUNK_SIZE):
-        found.update(
-            Narrative.objects.filter(external_id__in=pks[start : start + CHUNK_SIZE]).values_list(
-                "external_id", "id"
-            )
-        )
+    pairs = Narrative.objects.values_list("external_id", "id")
+    found: dict[str, int] = dict(rows_in_chunks(pairs, "external_id", pks))
     found.update(narratives_for_generated_pks([pk for pk in pks if pk not in found]))
     return found
 
@@ -247,16 +253,11 @@ def narratives_for_generated_pks(pks: Iterable[str]) -> dict[str, int]:
     own_ids = {pk: int(m[1]) for pk in pks if (m := FALLBACK_PK.match(pk))}
     ranked: dict[int, list[int]] = defaultdict(list)
     proverb_ids = sorted({proverb_id for proverb_id, _ in ranked_pks.values()})
-    for start in range(0, len(proverb_ids), CHUNK_SIZE):
-        rows = (
-            Narrative.objects.filter(
-                proverb_id__in=proverb_ids[start : start + CHUNK_SIZE], external_id__isnull=True
-            )
-            .order_by("id")
-            .values_list("id", "proverb_id")
-        )
-        for narrative_id, proverb_id in rows:
-            ranked[proverb_id].append(narrative_id)
+    crowd = Narrative.objects.filter(external_id__isnull=True).order_by("id")
+    for narrative_id, proverb_id in rows_in_chunks(
+        crowd.values_list("id", "proverb_id"), "proverb_id", proverb_ids
+    ):
+        ranked[proverb_id].append(narrative_id)
     found = {
         pk: ranked[proverb_id][k - 1]
         for pk, (proverb_id, k) in ranked_pks.items()

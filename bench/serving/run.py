@@ -36,8 +36,8 @@ figures measured before:
   requests each (an unmeasured top-up follows the phases when they made fewer);
 - the load average, since this machine is shared and the figures move with it.
 
-Turkle is not run beside it: it cannot be installed offline. The output says so and
-shows the Turkle figures measured earlier on this machine, marked as such.
+Turkle is not run beside it yet, and no Turkle figure measured at another time is shown:
+the output says so.
 
 Prints figures; it is not a test.
 """
@@ -80,9 +80,6 @@ TARGETS = {
     "small_batch_ratio": 0.9,
     "next_ratio": 1.5,
 }
-# Turkle 2.x on this machine (same PostgreSQL, gunicorn -w 4), measured earlier by hand:
-# it cannot be installed offline, so this run does not measure it.
-TURKLE_EARLIER = {"cycles": {10: 43.0, 50: 42.0, 100: 22.0}, "cpu_ms": "38-50"}
 NEXT_SAMPLES = 25
 # Measured before OpenItem, on a 1,500-item batch (same machine, 4 sync workers).
 BEFORE = {"cycles": {10: 58.0, 50: 48.0, 100: 51.0}, "cpu_ms": "30.5-30.9", "statements": 28}
@@ -509,9 +506,6 @@ def report_phase(figures: dict, size: int) -> None:
     count = figures["workers"]
     before = BEFORE["cycles"].get(count)
     ratio = f"{figures['rate'] / before:.2f}× the {before:.0f} before" if before else ""
-    turkle = TURKLE_EARLIER["cycles"].get(count)
-    if turkle:
-        ratio += f", {figures['rate'] / turkle:.2f}× Turkle's {turkle:.0f} measured earlier"
     target = f"; target ≥ {TARGETS['cycles_at_100']:.0f}" if count == 100 else ""
     cpu = figures["app_ms"] + figures["db_ms"]
     print(
@@ -522,8 +516,7 @@ def report_phase(figures: dict, size: int) -> None:
     )
     print(
         f"    server CPU per cycle {cpu:5.1f} ms = app {figures['app_ms']:.1f} + database "
-        f"{figures['db_ms']:.1f} (target ≤ {TARGETS['cpu_ms']:.0f}, before {BEFORE['cpu_ms']}, "
-        f"Turkle {TURKLE_EARLIER['cpu_ms']} measured earlier); "
+        f"{figures['db_ms']:.1f} (target ≤ {TARGETS['cpu_ms']:.0f}, before {BEFORE['cpu_ms']}); "
         f"Redis (queued checks) {figures['redis_ms']:.1f} ms; load generator "
         f"{figures['client_ms']:.1f} ms"
     )
@@ -637,10 +630,7 @@ def main() -> None:
         from django.conf import settings
 
         print(f"load average at the start {load_average()} ({os.cpu_count()} CPUs)")
-        print(
-            "Turkle side by side: not run (it cannot be installed on this machine offline); "
-            "its figures below were measured earlier on this machine, not by this run"
-        )
+        print("Turkle side by side: not run by this bench yet; no Turkle figure is shown")
         phases = 2 * len(counts) * args.rounds  # phases per batch
         batches = prepare_database(sizes, phases, args.max_cycles)
         stories = PassingStories()

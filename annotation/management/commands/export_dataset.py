@@ -7,7 +7,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.exports.dataset import DATA_FILES, FORMATS, dataset_export
-from annotation.management.progress import progress_printer
+from common.progress import progress_bar
 from crowd.models import Batch
 
 
@@ -111,7 +111,7 @@ class Command(BaseCommand):
             analysis=analysis,
             seed=options["seed"],
             newer_flesch=options["newer_flesch"],
-            progress=progress_printer(self.stderr),
+            progress=progress_bar(self.stderr),
         )
         self.stdout.write(
             f"Wrote {result.rows} narrative(s) to {result.directory / DATA_FILES[result.format]}"

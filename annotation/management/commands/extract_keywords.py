@@ -5,14 +5,14 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.analysis.keywords import narratives_keywords_fill, narratives_keywords_missing
-from annotation.management.progress import progress_printer
+from common.progress import progress_bar
 
 
 class Command(BaseCommand):
     help = (
         "Extract the keywords (verbs and named entities, spaCy) of every approved dataset "
         "narrative that has none, e.g. narratives imported before imports extracted them: "
-        "the generation baseline needs them. Progress on stderr; running it again finds "
+        "the generation baseline needs them. A progress bar on stderr; running it again finds "
         "nothing to do."
     )
 
@@ -23,7 +23,7 @@ class Command(BaseCommand):
         missing = narratives_keywords_missing()
         try:
             extracted = narratives_keywords_fill(
-                narrative_ids=missing, progress=progress_printer(self.stderr)
+                narrative_ids=missing, progress=progress_bar(self.stderr, quiet=options["json"])
             )
         except (ImportError, OSError) as error:
             raise CommandError(

@@ -11,7 +11,8 @@ from annotation.datasets.epic import EpicImportReport, dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.splits import SplitFileError, split_files_select
 from annotation.intake.uploads import UploadTooLarge, upload_read
-from annotation.management.progress import progress_printer
+from common.progress import progress_bar
+from common.task_queue import tasks_after_response_wait, tasks_in_lanes
 
 
 class Command(BaseCommand):
@@ -52,14 +53,18 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         content = _read(options["file"])
         splits = _split_files(options["splits"]) if options["splits"] else None
+        progress = progress_bar(self.stderr, quiet=options["json"])
         try:
-            report = dataset_import_epic(
-                content=content,
-                splits=splits,
-                source_label=options["source_label"],
-                progress=progress_printer(self.stderr),
-                filename=options["file"].name,
-            )
+            # The integrity check the import queues runs on its lane's thread (without a
+            # broker) beside the keywords, which this thread extracts meanwhile.
+            with tasks_in_lanes():
+                report = dataset_import_epic(
+                    content=content,
+                    splits=splits,
+                    source_label=options["source_label"],
+                    progress=progress,
+                    filename=options["file"].name,
+                )
         except EpicFileError as error:
             if options["json"]:
                 self.stdout.write(json.dumps(EpicImportReport(errors=error.errors).as_dict()))
@@ -69,8 +74,9 @@ class Command(BaseCommand):
             raise CommandError(f"Nothing was imported: {error}") from error
         if not options["no_keywords"]:
             report.keywords_extracted = keywords_fill_or_warn(
-                report.keyword_narratives, stderr=self.stderr
+                report.keyword_narratives, stderr=self.stderr, progress=progress
             )
+        tasks_after_response_wait()
         if options["json"]:
             self.stdout.write(json.dumps(report.as_dict(), ensure_ascii=False))
         else:
@@ -95,13 +101,11 @@ class Command(BaseCommand):
             self.stderr.write(problem.message)
 
 
-def keywords_fill_or_warn(narrative_ids: list[int], *, stderr) -> int | None:
-    """Extract the narratives' keywords with progress on stderr; None (and a warning) when
-    the spaCy model cannot be loaded: they stay marked for a later extraction."""
+def keywords_fill_or_warn(narrative_ids: list[int], *, stderr, progress) -> int | None:
+    """Extract the narratives' keywords with `progress`; None (and a warning on stderr)
+    when the spaCy model cannot be loaded: they stay marked for a later extraction."""
     try:
-        return narratives_keywords_fill(
-            narrative_ids=narrative_ids, progress=progress_printer(stderr)
-        )
+        return narratives_keywords_fill(narrative_ids=narrative_ids, progress=progress)
     except (ImportError, OSError) as error:
         stderr.write(
             f"Keywords not extracted ({error}); the narratives stay marked: run "

@@ -7,11 +7,11 @@ from django.core.management.base import BaseCommand
 
 from annotation.datasets.records import dataset_narratives
 from annotation.management.commands.export_dataset import batch_ids
-from annotation.management.progress import progress_printer
 from annotation.models import Narrative
 from annotation.quality.integrity import IntegritySettings
 from annotation.quality.similarity import narratives_embed, similarity_distribution
 from annotation.quality.similarity_scan import similarity_scan
+from common.progress import progress_bar
 
 CHECK_TITLES = {
     "near_duplicate": "near-duplicate (same proverb, cosine)",
@@ -53,7 +53,7 @@ class Command(BaseCommand):
         if options["source_label"]:
             narratives = narratives.filter(source_label=options["source_label"])
         ids = list(narratives.values_list("id", flat=True))
-        progress = progress_printer(self.stderr)
+        progress = progress_bar(self.stderr, quiet=options["json"])
         embedded = narratives_embed(
             ids, progress=lambda done: progress(done, len(ids), "embedding")
         )

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from common.progress import progress_bar_open
 from modeling.models import Run
 from modeling.runs.selectors import run_record, runs_compare
 from modeling.runs.services import run_execute, runs_create, runs_dead_end
@@ -22,29 +23,30 @@ from modeling.training.registry import BASELINES, baseline_for
 
 
 class ProgressBar:
-    """A tqdm bar over the run's training steps (or scoring scopes)."""
+    """A tqdm bar over the run's training steps (or scoring scopes), with the stages between
+    them; nothing under --json - or without a terminal (common.progress)."""
 
-    def __init__(self, stream):
+    def __init__(self, stream, *, quiet: bool = False):
         self.stream = stream
+        self.quiet = quiet or not stream.isatty()
         self.bar = None
         self.key = None
 
     def __call__(self, fields: dict) -> None:
-        from tqdm import tqdm
-
         steps = fields.get("steps")
         key = (fields.get("stage", "").split(" ")[0], fields.get("epoch"), steps)
         if steps and key != self.key:
             self.close()
             epoch = f" epoch {fields['epoch']}/{fields['epochs']}" if fields.get("epoch") else ""
-            self.bar = tqdm(total=steps, desc=f"{fields['stage']}{epoch}", file=self.stream)
+            stage, stream = f"{fields['stage']}{epoch}", self.stream
+            self.bar = progress_bar_open(total=steps, stage=stage, stream=stream, quiet=self.quiet)
             self.key = key
         if self.bar is not None and steps:
             self.bar.n = fields.get("step", 0)
             if fields.get("loss") is not None:
                 self.bar.set_postfix(loss=f"{fields['loss']:.4f}", refresh=False)
             self.bar.refresh()
-        elif not steps:
+        elif not steps and not self.quiet:
             self.close()
             self.stream.write(f"{fields.get('stage', '')}\n")
 
@@ -130,7 +132,7 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         records, failures = [], []
         for run in created:
-            bar = ProgressBar(sys.stderr)
+            bar = ProgressBar(sys.stderr, quiet=options["json_out"] == "-")
             try:
                 run = run_execute(run_id=run.pk, echo=bar)
             finally:

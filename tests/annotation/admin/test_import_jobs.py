@@ -37,6 +37,20 @@ def test_a_large_proverb_list_becomes_a_job_whose_page_shows_its_progress(
     assert Proverb.objects.count() == 0
 
 
+def test_a_running_jobs_page_shows_the_counts_of_its_stage(client, researcher):
+    client.force_login(researcher)
+    job = import_job_create(kind=ImportJob.Kind.EPIC, content=b"[]", filename="epic.json")
+    ImportJob.objects.filter(pk=job.pk).update(
+        status=ImportJob.Status.RUNNING,
+        progress_done=1200,
+        progress_total=2500,
+        progress_stage="Extracting keywords",
+    )
+    page = client.get(f"/admin/annotation/importjob/{job.pk}/progress/").content.decode()
+    assert '<progress max="2500" value="1200">' in page
+    assert "Extracting keywords: 1200 of 2500" in page
+
+
 def test_the_job_page_shows_the_report_once_the_job_ran(
     client, researcher, small_threshold, django_capture_on_commit_callbacks
 ):

@@ -1,6 +1,7 @@
 """The import_dataset, export_dataset, analyze and assign_splits commands, end to end."""
 
 import json
+import re
 import shutil
 from io import StringIO
 from pathlib import Path
@@ -116,20 +117,31 @@ def test_import_with_wrong_fields_names_the_record_and_writes_nothing(tmp_path):
     assert Proverb.objects.count() == Narrative.objects.count() == 0
 
 
-def test_import_prints_its_progress_on_stderr():
-    errors = StringIO()
+class Terminal(StringIO):
+    """A stream that says it is a terminal, as a researcher's stderr is."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_import_draws_a_bar_per_stage_with_counts_and_time_left_on_a_terminal():
+    terminal = Terminal()
+    path = str(FIXTURE / "dataset.json")
+    call_command("import_dataset", path, "--allow-partial", stdout=StringIO(), stderr=terminal)
+    bars = terminal.getvalue()
+    for stage in ("Resolving spans", "Writing narratives", "Extracting keywords"):
+        assert re.search(rf"{stage}: 100%\|[^|]*\| 6/6 \[\d\d:\d\d<\d\d:\d\d", bars), stage
+
+
+@pytest.mark.parametrize("json_flag, stream", [(["--json"], Terminal), ([], StringIO)])
+def test_import_draws_no_bar_under_json_nor_without_a_terminal(json_flag, stream):
+    errors = stream()
+    path = str(FIXTURE / "dataset.json")
     call_command(
-        "import_dataset",
-        str(FIXTURE / "dataset.json"),
-        "--json",
-        "--allow-partial",
-        stdout=StringIO(),
-        stderr=errors,
+        "import_dataset", path, "--allow-partial", *json_flag, stdout=StringIO(), stderr=errors
     )
-    lines = errors.getvalue().splitlines()
-    assert "Resolving spans: 6 of 6" in lines
-    assert "Writing narratives: 6 of 6" in lines
-    assert lines[-1] == "Extracting keywords: 6 of 6"
+    assert "Resolving spans" not in errors.getvalue()
+    assert "%|" not in errors.getvalue()
 
 
 def test_import_of_a_missing_file_is_a_clear_error(tmp_path):
@@ -447,12 +459,14 @@ def test_analyze_json_has_every_documented_key_and_hand_counted_values(tmp_path)
     }
 
 
-def test_analyze_to_standard_output_and_progress_to_standard_error():
+def test_analyze_json_to_standard_output_and_a_bar_on_the_terminal_only_without_it():
     _tiny_dataset()
-    out, err = StringIO(), StringIO()
+    out, err = StringIO(), Terminal()
     call_command("analyze", "--json", "-", "--approved-only", stdout=out, stderr=err)
     assert json.loads(out.getvalue())["collection"]["submitted"] == 3
-    assert " of 3\n" in err.getvalue()
+    assert "%|" not in err.getvalue()
+    call_command("analyze", "--approved-only", stdout=StringIO(), stderr=err)
+    assert re.search(r"100%\|[^|]*\| 3/3 ", err.getvalue())
 
 
 def test_analyze_without_json_prints_the_statistics():
@@ -496,3 +510,32 @@ def test_analyze_and_export_take_the_sources_asked_for(tmp_path):
     rows = (tmp_path / "dataset.jsonl").read_text().splitlines()
     assert [json.loads(row)["narrative"] for row in rows] == ["A model wrote this."]
     assert "sources: model" in (tmp_path / "README.md").read_text()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_import_stores_for_each_story_what_the_one_story_path_stores():
+    """The command's bulk path (spaCy over the texts in chunks with their kept scores, the
+    integrity check on its lane beside them) against each story's own: its keywords
+    extracted alone, its text scored alone, its dataset check run for it alone."""
+    from annotation.analysis.keywords import narrative_keywords_extract
+    from annotation.analysis.text_scores import stored_scores, texts_score_keep
+    from annotation.models import NarrativeIntegrity, TextScores
+    from annotation.quality.similarity_scan import imported_similarity_check
+
+    def stored(narrative):
+        integrity = NarrativeIntegrity.objects.get(narrative=narrative)
+        return narrative.keywords, stored_scores([narrative.text])[0], integrity.similarity
+
+    release = FIXTURE.parent / "epic_release" / "epic.json"
+    call_command("import_dataset", str(release), "--allow-partial", stdout=StringIO())
+    imported = list(Narrative.objects.order_by("id"))
+    in_bulk = {narrative.pk: stored(narrative) for narrative in imported}
+    assert all(keywords["verbs"] and scores for keywords, scores, _ in in_bulk.values())
+    assert all(similarity["proverb"] for _, _, similarity in in_bulk.values())
+    TextScores.objects.all().delete()
+    NarrativeIntegrity.objects.update(similarity={}, checked_at=None)
+    for narrative in imported:
+        narrative = narrative_keywords_extract(narrative_id=narrative.pk, force=True)
+        texts_score_keep([narrative.text])
+        assert imported_similarity_check(narrative_ids=[narrative.pk]) == 1
+        assert stored(narrative) == in_bulk[narrative.pk]

@@ -283,3 +283,51 @@ def test_a_repeated_line_is_stored_once_and_said():
     assert ContinuationPair.objects.count() == 7
     assert {"line": 8, "note": report.notes[-1]["note"]} == report.notes[-1]
     assert "the same narrative and options as line 1" in report.notes[-1]["note"]
+
+
+def _stored_rows() -> tuple[list, list]:
+    """What the imports stored, without ids: narratives and pairs in id order, each pair
+    with whether its display order is the one its id gives (shown_first_for)."""
+    from annotation.task_parts.option_pairs import shown_first_for
+
+    narratives = list(
+        FigurativeNarrative.objects.order_by("id").values_list(
+            "content_key", "kind", "text", "expression", "expression_start", "expression_end",
+            "meaning", "split", "source_values", "source_line", "source_state",
+        )
+    )  # fmt: skip
+    pairs = [
+        (*row, shown_first == shown_first_for(pk))
+        for pk, shown_first, *row in ContinuationPair.objects.order_by("id").values_list(
+            "pk", "shown_first", "narrative__content_key", "option1", "option2", "correct",
+            "split", "published_answer", "source", "source_line", "source_state",
+        )
+    ]  # fmt: skip
+    return narratives, pairs
+
+
+def test_a_file_imported_in_bulk_stores_what_its_lines_imported_one_at_a_time_store():
+    """The bulk import and the same lines imported one file of one line at a time (a
+    repeated line, a second gloss, a pair in train and dev, withheld test labels)."""
+    from django.db import transaction
+
+    files = [(name, (FIGURATIVE_RELEASE / f"{name}.jsonl").read_bytes()) for name in RELEASE]
+    for name in RELEASE:
+        figurative_release_import(name)
+    in_bulk = _stored_rows()
+    assert len(in_bulk[1]) >= 10 and all(pair[-1] for pair in in_bulk[1])
+    with transaction.atomic():
+        FigurativeNarrative.objects.all().delete()
+        for name, content in files:
+            kind, split = name.split("_")
+            for line in content.splitlines(keepends=True):
+                if line.strip():
+                    figurative_import(content=line, kind=kind, split=split, labels=LABELS[name])
+        assert _stored_rows() == in_bulk
+        transaction.set_rollback(True)
+
+
+RELEASE = ["idiom_train", "idiom_dev", "idiom_test"]
+# What "auto" decides for each whole file, given to each of its lines alone (a one-line
+# file is too short to be taken for a placeholder).
+LABELS = {"idiom_train": "given", "idiom_dev": "given", "idiom_test": "withheld"}

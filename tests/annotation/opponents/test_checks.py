@@ -4,6 +4,7 @@ recorded at submit; the writing rules and integrity controls whatever the model 
 
 import json
 import re
+import time
 from datetime import timedelta
 
 import pytest
@@ -14,7 +15,13 @@ from annotation.opponents.checks import CHECK_LOST_AFTER, opponent_check_answer
 from crowd.models import Assignment
 from crowd.workers import invite_token
 from tests.annotation.opponents.conftest import CHICKENS
-from tests.factories import STORIES, round_batch_create, worker_create, writing_record
+from tests.factories import (
+    FIXTURES,
+    STORIES,
+    round_batch_create,
+    worker_create,
+    writing_record,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -259,3 +266,42 @@ def test_the_page_states_the_round_and_its_rules_and_a_preview_asks_nothing(
     preview = staff.get(f"/tasks/preview/{chosen.pk}/").content.decode()
     assert 'data-testid="opponent-preview"' in preview and "up to 4 times" in preview
     assert 'data-testid="opponent-check"' not in preview
+
+
+def _release(copies: int) -> bytes:
+    """The ePiC release fixture's records `copies` times over, each copy's pks its own."""
+    records = json.loads((FIXTURES / "epic_release" / "epic.json").read_bytes())
+    return json.dumps(
+        [{**record, "pk": f"C{copy}{record['pk']}"} for copy in range(copies) for record in records]
+    ).encode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_model_check_answers_within_two_seconds_while_an_import_runs(client, batch, verdicts):
+    """Without a broker, tasks run on a thread per lane: the import job on the bulk lane
+    (its spans, keywords and integrity check) does not hold up the writer's check."""
+    from annotation.intake.import_jobs import import_job_create
+    from annotation.models import ImportJob
+    from common.task_queue import tasks_after_response_wait, tasks_in_lanes
+
+    (found, *_), _ = verdicts  # the opponent's model loaded, as a running server has it
+    assignment = enter(client, batch())
+    with tasks_in_lanes():  # as after the import page's response
+        job = import_job_create(kind=ImportJob.Kind.EPIC, content=_release(20), filename="e.json")
+    deadline = time.monotonic() + 30
+    while ImportJob.objects.get(pk=job.pk).status == ImportJob.Status.QUEUED:
+        assert time.monotonic() < deadline, "the import job never started"
+        time.sleep(0.05)
+    with tasks_in_lanes():  # as after the check's response
+        status, state = ask(client, assignment, opponent="check", text=found)
+    asked = time.monotonic()
+    check = OpponentCheck.objects.get(pk=state["check"])
+    while check.status == OpponentCheck.Status.PENDING and time.monotonic() - asked < 30:
+        time.sleep(0.05)
+        check.refresh_from_db()
+    answered_in = time.monotonic() - asked
+    import_running = ImportJob.objects.get(pk=job.pk).status == ImportJob.Status.RUNNING
+    tasks_after_response_wait(timeout=600)
+    assert (status, check.status, import_running) == (200, OpponentCheck.Status.ANSWERED, True)
+    assert answered_in < 2
+    assert ImportJob.objects.get(pk=job.pk).status == ImportJob.Status.SUCCEEDED
