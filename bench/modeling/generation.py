@@ -186,11 +186,15 @@ def main() -> None:
             "test_size": args.test,
         }
     )
+    what = (
+        f"rescoring {len(args.rescore)} saved run(s)"
+        if args.rescore
+        else f"{args.model}, seen split of the {args.set} set; {vars(hyperparameters)}"
+    )
     print(
         f"torch {torch.__version__}, {device_default()}"
         f"{' ' + torch.cuda.get_device_name() if torch.cuda.is_available() else ''}, "
-        f"{args.threads} threads, load {os.getloadavg()}; "
-        f"{args.model}, seen split of the {args.set} set; {vars(hyperparameters)}",
+        f"{args.threads} threads, load {os.getloadavg()}; {what}",
         flush=True,
     )
     runs = []
