@@ -339,6 +339,16 @@ PARABLE_MODELING_ARTIFACTS = env.str("PARABLE_MODELING_ARTIFACTS", default=str(V
 PARABLE_MODELING_QUEUE = env.str("PARABLE_MODELING_QUEUE", default="modeling")
 # Opt-in checkpoints (manage.py install_checkpoint all-mpnet-base-v2) unpack here.
 PARABLE_CHECKPOINTS = env.str("PARABLE_CHECKPOINTS", default=str(VAR_DIR / "checkpoints"))
+# Generation's recommended model, Gemma 3 270M (install_checkpoint gemma-3-270m), is offered
+# under the Gemma Terms of Use (https://ai.google.dev/gemma/terms), not an open-source
+# licence: true accepts them, and makes it the default generator; false keeps MiniLM.
+PARABLE_GEMMA_TERMS_ACCEPTED = env.bool("PARABLE_GEMMA_TERMS_ACCEPTED", default=False)
+PARABLE_GENERATION_MODEL = env.str(
+    "PARABLE_GENERATION_MODEL",
+    default=str(Path(PARABLE_CHECKPOINTS) / "gemma-3-270m")
+    if PARABLE_GEMMA_TERMS_ACCEPTED
+    else PARABLE_MODELING_MODEL,
+)
 PARABLE_MODELING_S3_BUCKET = env.str("PARABLE_MODELING_S3_BUCKET", default="")
 PARABLE_MODELING_S3_ENDPOINT_URL = env.str("PARABLE_MODELING_S3_ENDPOINT_URL", default="")
 # With no broker, a launched run executes in a background thread of the web process

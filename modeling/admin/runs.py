@@ -45,6 +45,7 @@ from modeling.training.registry import BASELINES, baseline_for, baselines_where
 DEFAULTS = Hyperparameters()
 GENERATION = {"required": False, "help_text": "Generation only."}
 BEAMS = {"required": False, "help_text": "Generation only; 1: greedy decoding."}
+SUBSET = {"help_text": "Generation only: the first N train (or test) narratives; 0: all."}
 ALIGNMENT = {
     "required": False,
     "help_text": "Alignment: the longest narrative span predicted, in tokens.",
@@ -72,7 +73,9 @@ class RunLaunchForm(forms.Form):
     )
     model_name = forms.CharField(
         max_length=500,
-        help_text="A folder, a model shipped in a PyPI package, or a hub name.",
+        required=False,
+        help_text="A folder, a model shipped in a PyPI package, or a hub name; empty: the "
+        "task's default (generation: PARABLE_GENERATION_MODEL).",
     )
     epochs = forms.IntegerField(min_value=1, max_value=100, initial=DEFAULTS.epochs)
     batch_size = forms.IntegerField(min_value=2, max_value=1024, initial=DEFAULTS.batch_size)
@@ -139,6 +142,8 @@ class RunLaunchForm(forms.Form):
     no_repeat_ngram_size = forms.IntegerField(
         min_value=0, max_value=10, initial=DEFAULTS.no_repeat_ngram_size, **GENERATION
     )
+    train_size = forms.IntegerField(min_value=0, initial=0, required=False, **SUBSET)
+    test_size = forms.IntegerField(min_value=0, initial=0, required=False, **SUBSET)
     keyword_decoding = forms.ChoiceField(
         required=False,
         choices=[(name, name) for name in KEYWORD_DECODING],

@@ -11,7 +11,7 @@ from collections import defaultdict
 
 from modeling.models import Run
 from modeling.runs.selectors import MEASURE_SCALES, run_configuration
-from modeling.training.figures import mean_sd, mean_sd_text
+from modeling.training.figures import health_failures, mean_sd, mean_sd_text
 from modeling.training.registry import baseline_for
 
 SOURCE = "Admin → Modeling → Runs → Results side by side"
@@ -81,5 +81,14 @@ def baselines_methods(doc, scope) -> None:
                 f" In {degenerate} of these runs under half of the generated texts were "
                 "distinct: the model wrote nearly the same text whatever its input, and "
                 "those scores are not those of a working generator."
+            )
+        unlike = {run.pk: health_failures(test) for run, test in zip(group, tests, strict=True)}
+        unlike = {pk: failures for pk, failures in unlike.items() if failures}
+        if unlike:
+            failed = "; ".join(f"run {pk}: {', '.join(fails)}" for pk, fails in unlike.items())
+            sentence += (
+                f" In {len(unlike)} of these runs the generated texts were not like the "
+                f"references (the health check failed, {failed}), and those scores are not "
+                "those of a generator that writes such stories."
             )
         doc.paragraph(sentence)

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from modeling.models import Run
 from modeling.training.examples import SnapshotError
-from modeling.training.figures import mean_sd, mean_sd_text
+from modeling.training.figures import health_failures, mean_sd, mean_sd_text
 from modeling.training.registry import SourceRun, baseline_for
 
 HEARTBEAT_MISSES = 3  # heartbeats missed in a row: the run's process is dead
@@ -149,9 +149,11 @@ def runs_compare(*, first: Run, second: Run) -> dict:
         raise ValueError(
             f"A {first.task} run and a {second.task} run share no per-item figure to compare."
         )
+    tests = [((run.metrics or {}).get("test") or {}, run.pk) for run in (first, second)]
     return {
         "first": first.pk,
         "second": second.pk,
+        "unlike": {pk: health_failures(test) for test, pk in tests if health_failures(test)},
         "snapshot": first.snapshot.content_hash,
         "setting": first.setting,
         "measures": {
@@ -191,6 +193,7 @@ def series_rows(runs: list[Run]) -> list[dict]:
                     for measure, summary in figures.items()
                 ],
                 "degenerate": sum(bool(test.get("degenerate")) for test in tests),
+                "unlike": sum(bool(health_failures(test)) for test in tests),
                 "numbers": figures,
             }
         )

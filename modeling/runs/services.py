@@ -82,12 +82,14 @@ def run_create(
                 "There are no approved narratives to train or score on: approve narratives "
                 "or import a dataset first."
             )
-        baseline.parts(snapshot_examples(snapshot), setting=setting, seed=seed)
+        baseline.parts(
+            snapshot_examples(snapshot), setting=setting, seed=seed, hp=Hyperparameters(**cleaned)
+        )
     return run_create_queued(
         queue=queue,
         task=task,
         setting=setting,
-        model_name=model_name or settings.PARABLE_MODELING_MODEL,
+        model_name=model_name or getattr(settings, baseline.model_setting),
         hyperparameters=cleaned,
         seed=seed,
         snapshot=snapshot,

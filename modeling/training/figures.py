@@ -2,8 +2,9 @@
 decimals, span and generation figures, and means with their standard deviation.
 
 A generation run whose outputs barely depend on their input (under
-DEGENERATE_DISTINCT of its test outputs distinct, modeling.training.generation) is never
-written as a plain score: each of its figures carries "degenerate".
+DEGENERATE_DISTINCT of its test outputs distinct, modeling.training.generation), or whose
+outputs failed the health check (modeling.training.health), is never written as a plain
+score: each of its figures carries "degenerate" or "not like the references".
 """
 
 from __future__ import annotations
@@ -30,15 +31,46 @@ def span_figures(figures: dict) -> dict:
     }
 
 
+def health_failures(test: dict) -> list[str]:
+    """The health check's failed measures of a generation run's test figures, each as
+    "label: outputs vs references' figure"; empty when it passed or is unknown."""
+    health = test.get("health") or {}
+    return [
+        f"{measure['label']}: {_figure(measure['outputs'])} vs the references' "
+        f"{_figure(measure['references'])} ({measure['rule']})"
+        for name, measure in (health.get("measures") or {}).items()
+        if name in health.get("failed", ())
+    ]
+
+
+def _figure(value) -> str:
+    return "unknown" if value is None else f"{value:.3f}" if value < 10 else f"{value:.0f}"
+
+
+def health_text(test: dict) -> str:
+    """passed | not like the references | unknown (no spaCy pipeline, or a run from before
+    the check)."""
+    passed = (test.get("health") or {}).get("passed")
+    return "unknown" if passed is None else "passed" if passed else NOT_LIKE
+
+
+NOT_LIKE = "not like the references"
+
+
 def generation_figures(test: dict) -> dict:
-    """BLEU, ROUGE-L, keyword recall (surface, lemmas), the distinct share and the most
-    repeated output with its count; every score marked when the run is degenerate."""
+    """BLEU, ROUGE-L, keyword recall (surface, lemmas), the distinct share, the most
+    repeated output with its count and the health check; every score marked when the run
+    is degenerate or not like the references."""
     degenerate = bool(test.get("degenerate"))
-    mark = " (degenerate)" if degenerate else ""
+    failures = health_failures(test)
+    marks = ["degenerate"] * degenerate + [NOT_LIKE] * bool(failures)
+    mark = f" ({', '.join(marks)})" if marks else ""
     bleu = test.get("bleu")
     repeated = test.get("most_repeated") or {}
     return {
         "degenerate": degenerate,
+        "unlike": failures,
+        "health": health_text(test),
         "bleu": ("—" if bleu is None else f"{bleu:.2f}") + mark,
         "rouge_l": decimal(test.get("rouge_l")) + mark,
         "keyword_recall": percent(test.get("keyword_recall")) + mark,
@@ -53,7 +85,8 @@ def generation_figures(test: dict) -> dict:
 
 
 def generation_summary(test: dict) -> str:
-    """One line of a generation run's test figures, degenerate said first."""
+    """One line of a generation run's test figures, degenerate or not like the references
+    said first (with the measures that failed)."""
     repeated = test.get("most_repeated") or {}
     decoding = test.get("decoding", "the model alone")
     line = (
@@ -63,6 +96,9 @@ def generation_summary(test: dict) -> str:
         f"{test.get('distinct_count')}/{test.get('total')}, most repeated output "
         f"{repeated.get('count', 0)} times; decoding: {decoding}"
     )
+    failures = health_failures(test)
+    if failures:
+        line = f"NOT LIKE THE REFERENCES ({'; '.join(failures)}): {line}"
     return (
         ("DEGENERATE (outputs barely depend on the input): " + line)
         if test.get("degenerate")

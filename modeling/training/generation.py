@@ -1,20 +1,21 @@
 """Narrative generation from a proverb and keywords (ePiC Table 11): inputs, parts, metrics.
 
 No Django and no torch (the web process checks a snapshot with it; training and
-decoding are in modeling.training.seq2seq). A model reads "proverb [SEP] keyword, keyword,
-..." (the narrative's verbs, then its named entities, as extracted on approval)
-and writes the narrative. Narratives without keywords are left out and counted.
+decoding are in modeling.training.generator). A seq2seq model reads "proverb [SEP]
+keyword, keyword, ..." (the narrative's verbs, then its named entities, as extracted on
+approval), a causal decoder a prompt of the same (`prompt_text`), and either writes the
+narrative. Narratives without keywords are left out and counted.
 
 Metrics, as the paper reports them: corpus BLEU (sacrebleu, 0-100), ROUGE-L
 (rouge-score's F-measure averaged over narratives, 0-1), and keyword recall (the
 share of all input keywords found in the generated text, case-insensitive, on
 word boundaries). That figure, `keyword_recall`, is on surface forms: the verbs are
 stored as lemmas, so "ran" does not count for "run". `keyword_recall_lemmas` counts a
-keyword whose lemmas occur in a row among the generated text's lemmas (given a
-lemmatizer; spaCy's in modeling.training.seq2seq), which credits inflected verbs.
-Beside them, the share of distinct outputs and the most repeated output with its count:
-a run under DEGENERATE_DISTINCT distinct writes nearly the same text whatever its input,
-and is marked degenerate.
+keyword whose lemmas occur in a row among the generated text's lemmas (spaCy's), which
+credits inflected verbs. Beside them, the share of distinct outputs and the most repeated
+output with its count: a run under DEGENERATE_DISTINCT distinct writes nearly the same
+text whatever its input, and is marked degenerate; and the health check against the
+references (modeling.training.health), which word salad fails.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from modeling.training.examples import Example, Parts, SnapshotError, split_parts
+from modeling.training.health import Parsed, text_health
+from modeling.training.hyperparameters import Hyperparameters
 
 SEPARATOR = " [SEP] "
 
@@ -41,13 +44,26 @@ class GenerationParts:
     total: int
 
 
-def generation_parts(examples: Sequence[Example], *, setting: str, seed: int) -> GenerationParts:
-    """Train (less dev), dev and test of the narratives that have keywords.
+def prompt_text(example: Example) -> str:
+    """A causal decoder's prompt: the proverb and the keywords, then where the story starts."""
+    return f"Proverb: {example.proverb}\nKeywords: {', '.join(example.keywords)}\nStory:"
+
+
+def generation_parts(
+    examples: Sequence[Example], *, setting: str, seed: int, hp: Hyperparameters | None = None
+) -> GenerationParts:
+    """Train (less dev), dev and test of the narratives that have keywords; with
+    `hp.train_size` or `hp.test_size`, the first so many of the split's train or test.
 
     Raises SnapshotError saying how many narratives had keywords when too few are left.
     """
     usable = [example for example in examples if example.keywords]
     left_out = len(examples) - len(usable)
+    for part, size in (("train", hp.train_size), ("test", hp.test_size)) if hp else ():
+        if size:
+            in_part = [e.narrative_id for e in usable if getattr(e, setting) == part]
+            past = set(in_part[size:])
+            usable = [e for e in usable if e.narrative_id not in past]
     if not usable:
         raise SnapshotError(
             f"None of the snapshot's {len(examples)} narratives has keywords: generation "
@@ -158,18 +174,23 @@ def generation_metrics(
     references: Sequence[str],
     keywords: Sequence[Sequence[str]],
     *,
-    lemmatize: Lemmatize | None = None,
+    nlp=None,
 ) -> dict:
-    """{"bleu", "rouge_l", "keyword_recall", "keyword_recall_lemmas", "total"} and the
-    output spread (`output_spread`) of generated texts against references; recall on
-    lemmas is None without a lemmatizer."""
-    return {
+    """{"bleu", "rouge_l", "keyword_recall", "keyword_recall_lemmas", "health", "total"} and
+    the output spread (`output_spread`) of generated texts against references. With spaCy's
+    pipeline `nlp` (modeling.training.health.english_pipeline), recall on lemmas and the
+    health check against the references; without it both are None (unknown)."""
+    figures = {
         **output_spread(generated),
         "bleu": corpus_bleu(generated, references),
         "rouge_l": rouge_l(generated, references),
         "keyword_recall": keyword_recall(generated, keywords),
-        "keyword_recall_lemmas": (
-            keyword_recall_lemmas(generated, keywords, lemmatize) if lemmatize else None
-        ),
+        "keyword_recall_lemmas": None,
+        "health": None,
         "total": len(generated),
     }
+    if nlp is not None and generated:
+        parsed = Parsed(nlp, generated, references, [word for words in keywords for word in words])
+        figures["keyword_recall_lemmas"] = keyword_recall_lemmas(generated, keywords, parsed.lemmas)
+        figures["health"] = text_health(generated, references, keywords, parsed=parsed)
+    return figures

@@ -6,7 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # The hyperparameters only the generation task reads.
-GENERATION_FIELDS = ("target_max_length", "max_new_tokens", "num_beams", "no_repeat_ngram_size")
+GENERATION_FIELDS = (
+    "target_max_length",
+    "max_new_tokens",
+    "num_beams",
+    "no_repeat_ngram_size",
+    "train_size",
+    "test_size",
+)
 # The hyperparameters only the alignment task reads.
 ALIGNMENT_FIELDS = ("span_max_tokens",)
 # Decoding: "none" (the model alone, the default figure), or "biased": each input keyword's
@@ -43,6 +50,10 @@ class Hyperparameters:
     num_beams: int = 1
     no_repeat_ngram_size: int = 3
     keyword_decoding: str = "none"
+    # Generation on a subset: the first train_size train and test_size test narratives of
+    # the split (0: all); the dev slice is held out of those train narratives.
+    train_size: int = 0
+    test_size: int = 0
 
     @classmethod
     def from_dict(cls, values: dict) -> Hyperparameters:
@@ -64,6 +75,8 @@ class Hyperparameters:
             raise ValueError("max new tokens and beams must be at least 1")
         if hyperparameters.keyword_decoding not in KEYWORD_DECODING:
             raise ValueError(f"keyword decoding is one of {', '.join(KEYWORD_DECODING)}")
+        if min(hyperparameters.train_size, hyperparameters.test_size) < 0:
+            raise ValueError("train and test sizes are 0 (all) or more")
         if hyperparameters.no_repeat_ngram_size < 0:
             raise ValueError("no-repeat n-gram size is 0 (off) or more")
         return hyperparameters

@@ -68,6 +68,7 @@ class Baseline:
     source_runs: tuple[str, ...] = ()  # hyperparameters naming the finished runs it combines
     every_scope = False  # scores every scope whatever the setting (retrieval)
     own_hyperparameters: tuple[str, ...] = ()  # read by this baseline and no other
+    model_setting = "PARABLE_MODELING_MODEL"  # the setting naming its default model
 
     def hyperparameters_read(self, names) -> list[str]:
         """The names among `names` this baseline reads: other baselines' own left out."""
@@ -79,7 +80,7 @@ class Baseline:
         }
         return [name for name in names if name not in unread]
 
-    def parts(self, examples: Sequence[Example], *, setting: str, seed: int):
+    def parts(self, examples: Sequence[Example], *, setting: str, seed: int, hp=None):
         """The parts a run uses; SnapshotError when the snapshot cannot serve it."""
         return split_parts(examples, setting=setting, seed=seed, dev=self.trains)
 
@@ -277,7 +278,7 @@ class Alignment(Baseline):
     measures = ("f1", "exact")
     own_hyperparameters = ALIGNMENT_FIELDS
 
-    def parts(self, examples, *, setting: str, seed: int):
+    def parts(self, examples, *, setting: str, seed: int, hp=None):
         return aligned_parts(examples, setting=setting, seed=seed)
 
     def run(self, **arguments) -> dict:
@@ -322,7 +323,7 @@ class Pipeline(Baseline):
     measures = ("f1", "exact")
     source_runs = ("proverb_run", "alignment_run")
 
-    def parts(self, examples, *, setting: str, seed: int):
+    def parts(self, examples, *, setting: str, seed: int, hp=None):
         raise SnapshotError("A pipeline run combines two finished runs: pick both.")
 
     def check_sources(self, sources: Mapping[str, SourceRun]) -> None:
@@ -388,12 +389,13 @@ class Generation(Baseline):
     results = "generation"
     measures = ("bleu", "rouge_l", "keyword_recall", "keyword_recall_lemmas", "distinct")
     own_hyperparameters = GENERATION_FIELDS
+    model_setting = "PARABLE_GENERATION_MODEL"
 
-    def parts(self, examples, *, setting: str, seed: int):
-        return generation_parts(examples, setting=setting, seed=seed)
+    def parts(self, examples, *, setting: str, seed: int, hp=None):
+        return generation_parts(examples, setting=setting, seed=seed, hp=hp)
 
     def run(self, **arguments) -> dict:
-        from modeling.training.seq2seq import run_generation
+        from modeling.training.generator import run_generation
 
         arguments.pop("sources")
         return run_generation(**arguments)

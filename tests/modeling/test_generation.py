@@ -20,10 +20,12 @@ from modeling.training.generation import (
     rouge_l,
     source_text,
 )
+from modeling.training.generator import DECODING_LABELS
+from modeling.training.health import english_pipeline
 from modeling.training.hyperparameters import Cancelled, Hyperparameters
 from modeling.training.loop import Reporter
 from modeling.training.registry import run_task
-from modeling.training.seq2seq import DECODING_LABELS, KIND_COPYING, Seq2Seq, spacy_lemmatizer
+from modeling.training.seq2seq import KIND_COPYING, Seq2Seq
 from modeling.training.story_set import story_set_examples
 from tests.modeling.conftest import WORDS
 
@@ -79,7 +81,7 @@ def test_keyword_recall_on_lemmas_credits_inflected_verbs_and_surface_recall_doe
     # The keywords are stored as verb lemmas: "ran" is "run" only on lemmas.
     text = ["Maya ran to New York and sang there."]
     keywords = [["run", "New York", "sing", "walk"]]
-    metrics = generation_metrics(text, ["x"], keywords, lemmatize=spacy_lemmatizer())
+    metrics = generation_metrics(text, ["x"], keywords, nlp=english_pipeline())
     assert metrics["keyword_recall"] == pytest.approx(1 / 4)
     assert metrics["keyword_recall_lemmas"] == pytest.approx(3 / 4)
     assert generation_metrics(text, ["x"], keywords)["keyword_recall_lemmas"] is None
@@ -177,7 +179,7 @@ def test_tiny_encoder_decoder_trains_chooses_on_dev_and_scores_test(tiny_model, 
     generated = [p["generated"] for p in result["predictions"]]
     references = [p["reference"] for p in result["predictions"]]
     keywords = [p["keywords"] for p in result["predictions"]]
-    scored = generation_metrics(generated, references, keywords, lemmatize=spacy_lemmatizer())
+    scored = generation_metrics(generated, references, keywords, nlp=english_pipeline())
     assert test == {**scored, "decoding": "the model alone"}
     training = [p for p in progress if p["stage"] == "training"]
     assert training[-1]["step"] == training[-1]["steps"] and training[-1]["epoch"] == 2
@@ -298,7 +300,7 @@ def test_the_shipped_story_set_is_shaped_like_epic():
         [e.narrative for e in examples[::20]],
         [e.narrative for e in examples[::20]],
         [e.keywords for e in examples[::20]],
-        lemmatize=spacy_lemmatizer(),
+        nlp=english_pipeline(),
     )
     assert recall["keyword_recall_lemmas"] > 0.95
     # Varied: no sentence opens more than a twentieth of the stories.

@@ -91,8 +91,9 @@ def test_a_generation_run_launched_from_the_admin_stores_and_shows_its_results(
     test = run.metrics["test"]
     assert set(test) == {
         *("bleu", "rouge_l", "keyword_recall", "keyword_recall_lemmas", "total", "decoding"),
-        *("distinct", "distinct_count", "most_repeated", "degenerate"),
+        *("distinct", "distinct_count", "most_repeated", "degenerate", "health"),
     }
+    assert test["health"]["passed"] is False  # a tiny model's few tokens are no stories
     assert test["decoding"] == "the model alone"
     assert len(run.predictions) == test["total"] == run.environment["counts"]["test"]
     assert {"reference", "generated", "keywords", "proverb"} <= set(run.predictions[0])
@@ -244,7 +245,9 @@ def test_run_baseline_generation_writes_its_json(tiny_model, artifacts, tmp_path
     assert len(record["predictions"]) == record["metrics"]["test"]["total"] > 0
     assert record["metrics"]["selection"] == "lowest dev loss"
     err = capsys.readouterr().err
-    assert "training epoch 1/1" in err and f"Run {run.pk} (seed 1): test BLEU" in err
+    assert "training epoch 1/1" in err and "test BLEU" in err
+    # A tiny model's few tokens are not like the references, and the summary says so first.
+    assert f"Run {run.pk} (seed 1): NOT LIKE THE REFERENCES (" in err
 
 
 def test_the_progress_line_shows_the_dev_loss_of_a_generation_run():

