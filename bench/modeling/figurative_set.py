@@ -9,7 +9,7 @@ default `../shared/data/figurative-train/`. Each distinct narrative becomes one 
 its idiom or simile standing where ePiC has the proverb (the <b> marks around the idiom
 taken out, white space collapsed); repeated lines (one per pair of continuations) are
 one story. Keywords are what Parable extracts from an approved or imported narrative:
-annotation.keywords.keywords_extract (verb lemmas, then named entities, by
+annotation.analysis.keywords.keywords_extract (verb lemmas, then named entities, by
 en_core_web_sm), flattened as a snapshot flattens them (modeling.runs.snapshots.
 keyword_list). Stories are grouped by figure, figures in the order they first appear.
 Seen split: the last story of each figure with two or more is test, the others train;
@@ -61,7 +61,7 @@ def main() -> None:
     import django
 
     django.setup()
-    from annotation.keywords import keywords_extract
+    from annotation.analysis.keywords import keywords_extract
     from modeling.runs.snapshots import keyword_list
     from modeling.training.story_set import SETS
 
