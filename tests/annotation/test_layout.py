@@ -239,3 +239,23 @@ def test_top_level_holds_about_a_dozen_concerns():
         assert docstring, f"annotation/{package}/__init__.py has no docstring"
     modules = {p for p in entries if p.endswith(".py")}
     assert len(modules) <= 9, sorted(modules)
+
+
+def test_every_celery_task_is_defined_in_its_apps_tasks_module():
+    """One rule for where a task lives (docs/ARCHITECTURE.md): its app's tasks.py, which
+    imports the services; a service queues a task by its name, never importing tasks.py."""
+    defined, importers = [], []
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if "migrations" in path.parts:
+                continue
+            tree = ast.parse(path.read_text())
+            for node in ast.walk(tree):
+                decorators = getattr(node, "decorator_list", [])
+                if any("task" in ast.unparse(d).split("(")[0] for d in decorators):
+                    defined.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+                modules = _imported(node, _module_name(path), path.name == "__init__.py")
+                if path.name != "apps.py" and any(m.endswith(".tasks") for m in modules):
+                    importers.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert defined and all(place.split(":")[0].endswith("/tasks.py") for place in defined)
+    assert [place for place in importers if not place.split(":")[0].endswith("/tasks.py")] == []
