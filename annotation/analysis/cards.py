@@ -10,6 +10,7 @@ templates for HTML.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -548,12 +549,16 @@ _EPIC_FIELDS = {
 }
 
 
+# What Markdown would read as HTML: a tag, comment or autolink (< then a letter, /, ! or ?)
+# and a character reference (&amp; &#38;); "< 0.001" and "Q&A" are text as they stand.
+_MARKUP = re.compile(r"<(?=[A-Za-z/!?])|&(?=#|[A-Za-z0-9]+;)")
+
+
 def markdown_cell(value) -> str:
-    """A value as one line of a Markdown table cell: HTML and pipes escaped."""
+    """A value as one line of a Markdown table cell: what would be HTML, and pipes, escaped."""
     text = format_value(value) if not isinstance(value, str) else value
-    for raw, escaped in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|")):
-        text = text.replace(raw, escaped)
-    return " ".join(text.split())
+    text = _MARKUP.sub(lambda found: "&lt;" if found[0] == "<" else "&amp;", text)
+    return " ".join(text.replace("|", "\\|").split())
 
 
 def markdown_table(columns: list[str], rows: list[list]) -> str:
@@ -652,7 +657,7 @@ def _summary_rows(summary) -> list[list]:
     rows = [
         ["rows (narratives)", summary.rows],
         ["proverbs", len(summary.proverbs)],
-        ["distinct workers", len(summary.workers)],
+        ["distinct workers", _workers_text(len(summary.workers), summary.without_worker)],
         ["span pairs", summary.span_pairs],
         ["ambiguous span pairs", summary.ambiguous],
     ]
@@ -664,6 +669,14 @@ def _summary_rows(summary) -> list[list]:
         for part, n in sorted(parts.items())
     ]
     return rows
+
+
+def _workers_text(workers: int, without_worker: int) -> int | str:
+    """Distinct workers, unknown (never 0) for rows that name none."""
+    if not without_worker:
+        return workers
+    unknown = f"unknown for {without_worker} row(s) that name no worker"
+    return f"{workers}, and {unknown}" if workers else unknown
 
 
 def _section_markdown(section: Section) -> str:
