@@ -30,38 +30,30 @@ def _api(request) -> bool:
     return request.path.startswith("/api/")
 
 
-def bad_request(request, exception):
-    if _api(request):
-        return JsonResponse({"detail": str(exception) or _DETAILS[400]}, status=400)
-    return defaults.bad_request(request, exception)
+def _json_under_api(page, status: int):
+    """The handler of `status`: JSON under /api/ (a bad request says why), else `page`."""
+
+    def handler(request, exception):
+        if _api(request):
+            detail = str(exception) if status == 400 else ""
+            return JsonResponse({"detail": detail or _DETAILS[status]}, status=status)
+        return page(request, exception)
+
+    return handler
 
 
-def permission_denied(request, exception):
-    if _api(request):
-        return JsonResponse({"detail": _DETAILS[403]}, status=403)
-    return defaults.permission_denied(request, exception)
-
-
-def page_not_found(request, exception):
-    if _api(request):
-        return JsonResponse({"detail": _DETAILS[404]}, status=404)
-    return defaults.page_not_found(request, exception)
-
-
-def _database_unreachable() -> bool:
-    """Whether the error being handled is the database out of reach (not a query's fault:
-    SQLite says "no such table" with the same class)."""
-    error = sys.exc_info()[1]
-    return isinstance(error, InterfaceError | OperationalError) and "no such" not in str(error)
+bad_request = _json_under_api(defaults.bad_request, 400)
+permission_denied = _json_under_api(defaults.permission_denied, 403)
+page_not_found = _json_under_api(defaults.page_not_found, 404)
 
 
 def server_error(request):
-    if _database_unreachable():
-        response = (
-            JsonResponse({"detail": OUTAGE}, status=503)
-            if _api(request)
-            else HttpResponse(loader.render_to_string("503.html", {"message": OUTAGE}), status=503)
-        )
+    # The database out of reach (not a query's fault: SQLite says "no such table" with the
+    # same class): a 503 that says when to try again.
+    error = sys.exc_info()[1]
+    if isinstance(error, InterfaceError | OperationalError) and "no such" not in str(error):
+        page = HttpResponse(loader.render_to_string("503.html", {"message": OUTAGE}), status=503)
+        response = JsonResponse({"detail": OUTAGE}, status=503) if _api(request) else page
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
     if _api(request):

@@ -65,6 +65,11 @@ def format_value(value) -> str:
     return str(value)
 
 
+def format_share(value) -> str:
+    """A fraction as a percentage to three significant digits ("12.5%"); '—' for none."""
+    return "—" if value is None else f"{significant(100 * value, 3)}%"
+
+
 def statistic_label(key: str) -> str:
     """What a statistic is called where people read it (definitions.LABELS; a flag's share
     by the flag's title)."""
@@ -89,7 +94,9 @@ def _statistics(analysis: dict, keys: list[str], meaning: dict[str, str]) -> Tab
     rows = [
         [
             statistic_label(key),
-            format_value(statistic_value(analysis, key)),
+            (format_share if key == "integrity.flagged" or ".shares." in key else format_value)(
+                statistic_value(analysis, key)
+            ),
             f"{meaning.get(key, '')} (key: {key})".lstrip(),
         ]
         for key in keys
@@ -225,7 +232,7 @@ def _integrity_section(integrity: dict, meaning: dict[str, str]) -> Section:
 
     def row(group: dict) -> list:
         shares = [group["shares"][code] for code in codes]
-        return [group["narratives"], *map(format_value, [group["flagged"], *shares])]
+        return [group["narratives"], *map(format_share, [group["flagged"], *shares])]
 
     by_batch = Table(
         ["Batch", *columns],
@@ -278,9 +285,9 @@ def _rounds_sections(rounds: dict, meaning: dict[str, str]) -> list[Section]:
                 ", ".join(figures["modes"]) or "—",
                 figures["answered"],
                 figures["fooled"],
-                format_value(figures["fooled_share"]),
+                format_share(figures["fooled_share"]),
                 figures["unmatched"],
-                format_value(figures["validated_fooled_share"]),
+                format_share(figures["validated_fooled_share"]),
                 format_value(figures["checks_mean"]),
                 figures["bonuses_paid"],
             ]
@@ -296,7 +303,7 @@ def _rounds_sections(rounds: dict, meaning: dict[str, str]) -> list[Section]:
         if figures is None:
             return "—"
         return (
-            f"accuracy {format_value(figures['accuracy'])}, MRR {format_value(figures['mrr'])} "
+            f"accuracy {format_share(figures['accuracy'])}, MRR {format_value(figures['mrr'])} "
             f"(n {figures['n']})"
         )
 
@@ -452,7 +459,13 @@ def _human_tables(human: dict, meaning: dict[str, str]) -> list[Table]:
         for criterion, value in human.get("pairwise_agreement", {}).items()
     ]
     choice = human.get("choice_accuracy", {})
-    accuracy = [[CHOICE_LABELS.get(key, key), format_value(choice.get(key))] for key in choice]
+    accuracy = [
+        [
+            CHOICE_LABELS.get(key, key),
+            (format_share if key in ("human", "model") else format_value)(value),
+        ]
+        for key, value in choice.items()
+    ]
     return [
         Table(
             ["Criterion", "Source", "Mean", "n", "Std"],

@@ -27,6 +27,7 @@ from annotation.models import Narrative, NarrativeRound, OpponentCheck, Proverb
 from annotation.opponents.backend import opponent_describe, opponent_rank
 from annotation.opponents.batch_settings import RoundSettings, batch_round
 from annotation.opponents.outcomes import story_answered
+from annotation.opponents.selectors import round_proverbs
 from annotation.text import OverlapRules, check_overlap
 from common.task_queue import queue_on_commit, waiting_past_grace
 from crowd.models import Assignment
@@ -49,9 +50,9 @@ def text_digest(text: str) -> str:
 
 
 def proverbs_ranked(*, proverb_id: int) -> list[tuple[int, str]]:
-    """The proverbs a story is ranked among: the study's curated proverbs, and the story's
-    own (which an imported or retired proverb may not be), by id."""
-    ranked = dict(Proverb.objects.filter(status=Proverb.Status.CURATED).values_list("id", "text"))
+    """The proverbs a story is ranked among: round_proverbs, and the story's own (which an
+    imported or retired proverb may not be), by id."""
+    ranked = dict(round_proverbs())
     if proverb_id not in ranked:
         ranked[proverb_id] = Proverb.objects.values_list("text", flat=True).get(pk=proverb_id)
     return sorted(ranked.items())

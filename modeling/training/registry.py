@@ -98,9 +98,12 @@ class Baseline:
         artifact_dir: Path | None,
         device,
         sources: Mapping[str, SourceRun],
+        round_proverbs: Sequence[tuple[int, str]] = (),
     ) -> dict:
         """Train (or score) and evaluate; the result is JSON-ready: metrics, epochs,
-        selected_epoch, predictions, candidates, counts, durations, environment..."""
+        selected_epoch, predictions, candidates, counts, durations, environment...
+        `round_proverbs`: a study's curated proverbs, that a proverb baseline also ranks
+        (its metrics' `round_task`); the others ignore them."""
         raise NotImplementedError
 
     def result_rows(self, *, metrics: dict, setting: str, selected_epoch, counts: dict) -> list:
@@ -154,6 +157,7 @@ def run_task(
     artifact_dir: Path | None = None,
     device=None,
     sources: Mapping[str, SourceRun] | None = None,
+    round_proverbs: Sequence[tuple[int, str]] = (),
 ) -> dict:
     """Run one baseline in this process (tests, benchmarks, the services); JSON-ready."""
     from common.encoder import device_default
@@ -175,6 +179,7 @@ def run_task(
         artifact_dir=artifact_dir,
         device=device or device_default(),
         sources=sources or {},
+        round_proverbs=round_proverbs,
     )
 
 
@@ -187,7 +192,7 @@ class ProverbBaseline(Baseline):
     def run(self, **arguments) -> dict:
         from modeling.training.baselines import proverb_run
 
-        arguments.pop("sources")
+        del arguments["sources"]
         return proverb_run(objective=self.name, **arguments)
 
     def ranker(self, *, model: str, proverbs: Sequence[tuple[int, str]], hyperparameters=None):
@@ -195,7 +200,7 @@ class ProverbBaseline(Baseline):
         proverbs' vectors computed once: `.rank(text)` gives [(proverb id, score)], best
         first, `.rank_texts(texts)` one such list per text. `model` is the run's artifact
         folder (retrieval: its model name)."""
-        from modeling.training.baselines import ProverbRanker
+        from modeling.training.ranker import ProverbRanker
 
         return ProverbRanker(
             model=model, proverbs=proverbs, hyperparameters=hyperparameters or Hyperparameters()
@@ -283,7 +288,7 @@ class Alignment(Baseline):
     def run(self, **arguments) -> dict:
         from modeling.training.alignment import alignment_task
 
-        arguments.pop("sources")
+        del arguments["sources"], arguments["round_proverbs"]
         return alignment_task(**arguments)
 
     def item_scores(self, predictions: list[dict]) -> dict[str, dict]:
@@ -395,7 +400,7 @@ class Generation(Baseline):
     def run(self, **arguments) -> dict:
         from modeling.training.seq2seq import run_generation
 
-        arguments.pop("sources")
+        del arguments["sources"], arguments["round_proverbs"]
         return run_generation(**arguments)
 
     def item_scores(self, predictions: list[dict]) -> dict[str, dict]:

@@ -20,6 +20,7 @@ from annotation.models import Narrative, Proverb
 from annotation.opponents.batch_settings import (
     ROUND_KEYS,
     RoundFields,
+    round_lines,
     rounds_schema,
     rounds_settings_clean,
 )
@@ -283,6 +284,9 @@ class WriteTask(task_types.TaskType):
                 **writing,
             },
         }
+
+    def settings_lines(self, *, batch: Batch) -> list[str]:
+        return round_lines(batch.settings)
 
     def validate(self, *, assignment: Assignment, payload: dict) -> dict:
         text = payload.get("text")
