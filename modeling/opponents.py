@@ -50,11 +50,7 @@ def _run(run_id: int) -> Run:
     return run
 
 
-def opponent_model(run_id: int) -> OpponentModel:
-    return _model(_run(run_id))
-
-
-def _model(run: Run) -> OpponentModel:
+def opponent_model(run: Run) -> OpponentModel:
     return OpponentModel(
         run_id=run.pk,
         label=run_label(run),
@@ -82,7 +78,7 @@ def opponent_choices() -> list[tuple[int, str]]:
     and its warnings (OpponentModel.strength)."""
     curated = len(round_proverbs())
     return [
-        (run.pk, f"{run_label(run)}: {_model(run).strength(curated=curated)}")
+        (run.pk, f"{run_label(run)}: {opponent_model(run).strength(curated=curated)}")
         for run in _runs().order_by("-id")[:CHOICES]
     ]
 
@@ -138,7 +134,7 @@ def opponent_rank(
 
 OPPONENTS = OpponentBackend(
     choices=opponent_choices,
-    describe=opponent_model,
+    describe=lambda run_id: opponent_model(_run(run_id)),
     trained_on=opponent_trained_on,
     rank=opponent_rank,
 )

@@ -258,41 +258,30 @@ def _integrity_section(integrity: dict, meaning: dict[str, str]) -> Section:
     )
 
 
+# The per-round table: each column, and what it shows of a round's figures.
+ROUND_COLUMNS = (
+    ("Round", lambda figures: figures["round"]),
+    ("Stories", lambda figures: figures["stories"]),
+    ("Opponent", lambda figures: "; ".join(figures["opponents"]) or "none"),
+    ("Mode", lambda figures: ", ".join(figures["modes"]) or "—"),
+    ("Answered", lambda figures: figures["answered"]),
+    ("Fooled", lambda figures: figures["fooled"]),
+    ("Fooled share", lambda figures: format_share(figures["fooled_share"])),
+    ("Unmatched", lambda figures: figures["unmatched"]),
+    ("Validated fooled share", lambda figures: format_share(figures["validated_fooled_share"])),
+    ("Checks per story", lambda figures: format_value(figures["checks_mean"])),
+    ("Bonuses paid", lambda figures: figures["bonuses_paid"]),
+)
+
+
 def _rounds_sections(rounds: dict, meaning: dict[str, str]) -> list[Section]:
     """Model-in-the-loop rounds: per round, the stories that fooled their opponent; and each
     round's model on every round's test stories. None when no story was written in a round."""
     if not rounds.get("by_round"):
         return []
     by_round = Table(
-        [
-            "Round",
-            "Stories",
-            "Opponent",
-            "Mode",
-            "Answered",
-            "Fooled",
-            "Fooled share",
-            "Unmatched",
-            "Validated fooled share",
-            "Checks per story",
-            "Bonuses paid",
-        ],
-        [
-            [
-                figures["round"],
-                figures["stories"],
-                "; ".join(figures["opponents"]) or "none",
-                ", ".join(figures["modes"]) or "—",
-                figures["answered"],
-                figures["fooled"],
-                format_share(figures["fooled_share"]),
-                figures["unmatched"],
-                format_share(figures["validated_fooled_share"]),
-                format_value(figures["checks_mean"]),
-                figures["bonuses_paid"],
-            ]
-            for figures in rounds.get("by_round") or []
-        ],
+        [column for column, _ in ROUND_COLUMNS],
+        [[cell(figures) for _, cell in ROUND_COLUMNS] for figures in rounds["by_round"]],
         _notes(meaning, ["rounds.by_round"]),
         "Per round",
     )

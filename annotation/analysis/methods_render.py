@@ -1,7 +1,7 @@
 """The methods and data statement (annotation.analysis.methods) rendered as Markdown, or as
-a LaTeX fragment for a paper: special characters escaped, typography as LaTeX writes it,
-breaks allowed in long words, and tables as `longtable`s of wrapping columns that together
-fit the text width."""
+a LaTeX fragment for a paper of one or two columns: special characters escaped, typography
+as LaTeX writes it, breaks allowed in long words, and tables of wrapping columns that
+together fit the line's width."""
 
 from __future__ import annotations
 

@@ -36,8 +36,8 @@ class OpponentModel:
     def strength(self, *, curated: int) -> str:
         """The run on a round's own task in words (its held-out stories' proverbs ranked
         among the curated proverbs, against chance, and what it trained on), each warning
-        after a ⚠: near chance (under twice chance's share first, or a mean rank nearer
-        chance's than 1); more curated proverbs to rank than it trained on."""
+        after a ⚠: near chance (its mean rank less than a third of the way from chance's
+        to 1); more curated proverbs to rank than it trained on."""
         figures = self.round_task or {}
         if figures.get("top1") is None:
             return "not measured on a round's task (relaunch the run to measure it)"
@@ -52,10 +52,7 @@ class OpponentModel:
             if self.trains
             else "off the shelf, trained on nothing"
         )
-        if (
-            figures["top1"] < 2 * figures["chance_top1"]
-            or figures["mean_rank"] > (chance_rank + 1) / 2
-        ):
+        if figures["mean_rank"] > chance_rank - (chance_rank - 1) / 3:
             line += " ⚠ near chance"
         if self.trains and curated > trained:
             line += f" ⚠ ranks among {curated} curated proverbs, trained on {trained}"

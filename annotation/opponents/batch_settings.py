@@ -208,16 +208,6 @@ class RoundFields(forms.Form):
         "did not match is left out of the round.",
     )
 
-    ROUND_FIELD_ORDER = (
-        "round",
-        "opponent",
-        "opponent_mode",
-        "show_guesses",
-        "bonus",
-        "max_checks",
-        "validate",
-    )
-
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["opponent"].choices = [("", "none"), *opponent_choices()]

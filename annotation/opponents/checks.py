@@ -182,15 +182,14 @@ def submit_checks_waiting(*, now=None, limit: int = 100) -> list[int]:
     return waiting_past_grace(waiting, since="requested_at", limit=limit, now=now)
 
 
+def _checks(assignment: Assignment, max_checks: int) -> dict:
+    used = checks_used(assignment)
+    return {"checks_used": used, "checks_left": max(0, max_checks - used)}
+
+
 def check_state(check: OpponentCheck, *, show_guesses: bool, max_checks: int) -> dict:
     """A check as the page shows it (JSON-ready); guesses only where the batch shows them."""
-    used = checks_used(check.assignment)
-    state = {
-        "check": check.pk,
-        "status": check.status,
-        "checks_used": used,
-        "checks_left": max(0, max_checks - used),
-    }
+    state = {"check": check.pk, "status": check.status, **_checks(check.assignment, max_checks)}
     if check.status == OpponentCheck.Status.FAILED:
         state["message"] = check.error or "The model could not answer; ask again."
     if check.status == OpponentCheck.Status.ANSWERED:
@@ -249,13 +248,8 @@ def opponent_live_check(*, assignment: Assignment, payload: dict, rules: Overlap
     try:
         check = opponent_check_ask(assignment=assignment, text=payload.get("text"), rules=rules)
     except CheckRefused as refusal:
-        used = checks_used(assignment)
-        return {
-            "status": "refused",
-            "message": str(refusal),
-            "checks_used": used,
-            "checks_left": max(0, rounds.opponent.max_checks - used),
-        }
+        checks = _checks(assignment, rounds.opponent.max_checks)
+        return {"status": "refused", "message": str(refusal), **checks}
     check.refresh_from_db()  # answered already where tasks run in the request
     return check_state(check, **shown)
 

@@ -355,7 +355,7 @@ class RunAdmin(admin.ModelAdmin):
             predictions=predictions,
             generated=generated_rows(run, limit=50) if generation else [],
             motifs=motif_rows(run),
-            opponent=opponent_model(run.pk).strength(curated=len(round_proverbs()))
+            opponent=opponent_model(run).strength(curated=len(round_proverbs()))
             if baseline.ranks_proverbs and run.status == Run.Status.SUCCEEDED
             else "",
             can_cancel=not run.finished and request.user.has_perm("modeling.change_run"),

@@ -1,9 +1,7 @@
-"""A finished proverb run's ranking of proverbs for story texts, as rounds' checks ask it
-(ProverbRanker), and a run measured on a round's own task when it finishes (round_task).
-
-No Django. A classifier's trained head rows stand for the proverbs it was trained on (its
-artifact's HEAD_FILE, their ids in LABELS_FILE); every other proverb is its text embedded.
-"""
+"""A proverb run's ranking of a study's proverbs for stories, as rounds' checks ask it
+(ProverbRanker), and its figures on a round's own task as it finishes (round_task). No
+Django. A classifier's head rows (its artifact's HEAD_FILE, their ids in LABELS_FILE) stand
+for the proverbs it was trained on; every other proverb is its text embedded."""
 
 from __future__ import annotations
 
@@ -75,9 +73,8 @@ class ProverbRanker:
 
     The run's encoder is the process's shared encoder of that checkpoint (loaded once, for
     embedding only: bf16 weights where the CPU computes bf16). The proverbs' vectors
-    (proverb_vectors) are computed once, here. `rank(text)` embeds one story and scores it
-    against them: one encoder pass of one text per check; `rank_texts` embeds many in
-    batches.
+    (proverb_vectors) are computed once, here. `rank_texts` embeds the stories, in batches,
+    and scores them against them: a check costs one encoder pass of its story.
     """
 
     def __init__(self, *, model: str, proverbs: Sequence[tuple[int, str]], hyperparameters):
@@ -91,12 +88,8 @@ class ProverbRanker:
             labels = json.loads((folder / LABELS_FILE).read_text())
         self.vectors = proverb_vectors(self.encoder, proverbs, hyperparameters, head, labels)
 
-    def rank(self, text: str) -> list[tuple[int, float]]:
-        """[(proverb id, cosine)] of the story against every proverb, best first."""
-        return self.rank_texts([text])[0]
-
     def rank_texts(self, texts: list[str]) -> list[list[tuple[int, float]]]:
-        """`rank` of each text, the texts embedded together."""
+        """For each text, [(proverb id, cosine)] against every proverb, best first."""
         if not texts:
             return []
         scores = (

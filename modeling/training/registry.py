@@ -197,9 +197,9 @@ class ProverbBaseline(Baseline):
 
     def ranker(self, *, model: str, proverbs: Sequence[tuple[int, str]], hyperparameters=None):
         """A finished run's model loaded once (the process's shared encoder of it), with the
-        proverbs' vectors computed once: `.rank(text)` gives [(proverb id, score)], best
-        first, `.rank_texts(texts)` one such list per text. `model` is the run's artifact
-        folder (retrieval: its model name)."""
+        proverbs' vectors computed once: `.rank_texts(texts)` gives, per text, [(proverb id,
+        score)], best first. `model` is the run's artifact folder (retrieval: its model
+        name)."""
         from modeling.training.ranker import ProverbRanker
 
         return ProverbRanker(

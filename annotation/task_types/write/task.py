@@ -177,7 +177,7 @@ class WriteBatchForm(RoundFields, BatchForm):
         "pledge",
         "canary_word",
         "canary_instruction",
-        *RoundFields.ROUND_FIELD_ORDER,
+        *RoundFields.base_fields,  # in the order declared
     )
 
     def __init__(self, *args, **kwargs):
