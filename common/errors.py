@@ -13,16 +13,13 @@ from django.template import loader
 from django.views import defaults
 
 RETRY_AFTER_SECONDS = 10
-OUTAGE = (
-    "The server cannot reach its database for a moment, so nothing was done or stored. "
-    f"Try again in {RETRY_AFTER_SECONDS} seconds."
-)
-
 _DETAILS = {
     400: "Bad request.",
     403: "You do not have permission to perform this action.",
     404: "Not found.",
     500: "Server error.",
+    503: "The server cannot reach its database for a moment, so nothing was done or stored. "
+    f"Try again in {RETRY_AFTER_SECONDS} seconds.",
 }
 
 
@@ -52,8 +49,9 @@ def server_error(request):
     # same class): a 503 that says when to try again.
     error = sys.exc_info()[1]
     if isinstance(error, InterfaceError | OperationalError) and "no such" not in str(error):
-        page = HttpResponse(loader.render_to_string("503.html", {"message": OUTAGE}), status=503)
-        response = JsonResponse({"detail": OUTAGE}, status=503) if _api(request) else page
+        message = _DETAILS[503]
+        page = HttpResponse(loader.render_to_string("503.html", {"message": message}), status=503)
+        response = JsonResponse({"detail": message}, status=503) if _api(request) else page
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
     if _api(request):

@@ -29,8 +29,8 @@ class OpponentModel:
     snapshot: str  # the content hash of the data it was trained on
     snapshot_narratives: int
     trains: bool  # False: off the shelf (retrieval), trained on nothing
-    # Its figures on a round's own task, measured when it finished (modeling.training.
-    # baselines.round_task, with trained_stories and trained_proverbs); None: not measured.
+    # Its figures on a round's own task, measured when it finished (modeling.training.ranker
+    # round_task, with trained_stories and trained_proverbs); None: not measured.
     round_task: dict | None = None
 
     def strength(self, *, curated: int) -> str:
