@@ -44,8 +44,9 @@ def demo_write_batch_ensure(
 ) -> tuple[Batch, list[Worker]] | None:
     """The demo "write narratives" batch, published, and its local demo workers.
 
-    Created once, when the database has curated proverbs and no write batch yet:
-    `proverbs` curated proverbs, `per_proverb` narratives each, `workers` workers.
+    Created once, when the database has curated demo proverbs and no write batch yet:
+    `proverbs` of them (never a study's own: an imported one, say), `per_proverb`
+    narratives each, `workers` workers.
     Returns the batch and its workers (also when it existed), or None.
     """
     from crowd.batches import batch_create, batch_publish
@@ -56,9 +57,8 @@ def demo_write_batch_ensure(
     if batch is None:
         if Batch.objects.filter(task_type=writing).exists():
             return None
-        chosen = list(
-            Proverb.objects.filter(status=Proverb.Status.CURATED).order_by("id")[:proverbs]
-        )
+        curated = Proverb.objects.filter(status=Proverb.Status.CURATED, is_demo=True)
+        chosen = list(curated.order_by("id")[:proverbs])
         if not chosen:
             return None
         batch = batch_create(

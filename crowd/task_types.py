@@ -202,6 +202,10 @@ class TaskType:
     def on_reviewed(self, *, assignment: Assignment, approved: bool) -> None:
         """React to approve/reject (e.g. mark the narrative, feed chained batches)."""
 
+    def settings_lines(self, *, batch: Batch) -> list[str]:
+        """The batch's own settings in words, lines its progress page shows (none here)."""
+        return []
+
     def review_url(self, *, batch: Batch) -> str:
         """Where the batch's submissions are reviewed in the admin ("" when nowhere)."""
         if not self.review_changelist:

@@ -32,12 +32,16 @@ def local_worker_create(*, display_name: str = "") -> Worker:
 
 @transaction.atomic
 def local_workers_create(*, count: int, name_prefix: str = "Worker") -> list[Worker]:
-    """Create `count` local workers named "<prefix> <n>", numbered after the existing ones."""
+    """Create `count` local workers named "<prefix> <n>", numbered from 1 per prefix, after
+    the highest number of that prefix ("Lab writer 1", ... beside "Worker 4")."""
     if count < 1:
         raise ValueError("Create at least one worker.")
-    start = Worker.objects.filter(provider="local").count()
+    prefix = name_prefix.strip() or "Worker"
+    names = Worker.objects.filter(provider="local", display_name__startswith=f"{prefix} ")
+    numbers = [name[len(prefix) + 1 :] for name in names.values_list("display_name", flat=True)]
+    start = max((int(number) for number in numbers if number.isdecimal()), default=0)
     return [
-        local_worker_create(display_name=f"{name_prefix.strip() or 'Worker'} {number}")
+        local_worker_create(display_name=f"{prefix} {number}")
         for number in range(start + 1, start + count + 1)
     ]
 

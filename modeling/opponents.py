@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from annotation.opponents.backend import OpponentBackend, OpponentModel, OpponentUnavailable
+from annotation.opponents.selectors import round_proverbs
 from modeling.models import Run
 from modeling.runs.distractors import run_label
 from modeling.runs.services import artifact_folder
@@ -30,13 +31,17 @@ RANKERS_KEPT = 8  # rankers (a model and its proverbs' vectors) a process keeps
 
 
 def _runs():
-    return Run.objects.filter(
-        status=Run.Status.SUCCEEDED, task__in=baselines_where(ranks_proverbs=True)
-    ).defer("predictions", "candidates", "epochs", "metrics")
+    return (
+        Run.objects.filter(
+            status=Run.Status.SUCCEEDED, task__in=baselines_where(ranks_proverbs=True)
+        )
+        .defer("predictions", "candidates", "epochs", "snapshot__examples")
+        .select_related("snapshot")
+    )
 
 
 def _run(run_id: int) -> Run:
-    run = _runs().select_related("snapshot").defer("snapshot__examples").filter(pk=run_id).first()
+    run = _runs().filter(pk=run_id).first()
     if run is None:
         raise OpponentUnavailable(
             f"No finished proverb run {run_id} (retrieval, bi-encoder or classifier) to play "
@@ -45,8 +50,7 @@ def _run(run_id: int) -> Run:
     return run
 
 
-def opponent_model(run_id: int) -> OpponentModel:
-    run = _run(run_id)
+def opponent_model(run: Run) -> OpponentModel:
     return OpponentModel(
         run_id=run.pk,
         label=run_label(run),
@@ -56,6 +60,7 @@ def opponent_model(run_id: int) -> OpponentModel:
         snapshot=run.snapshot.content_hash[:10],
         snapshot_narratives=run.snapshot.narratives,
         trains=baseline_for(run.task).trains,
+        round_task=run.metrics.get("round_task"),
     )
 
 
@@ -69,7 +74,13 @@ def opponent_trained_on(run_id: int) -> frozenset[int]:
 
 
 def opponent_choices() -> list[tuple[int, str]]:
-    return [(run.pk, run_label(run)) for run in _runs().order_by("-id")[:CHOICES]]
+    """The newest runs that can oppose, each labelled with how it does on a round's task
+    and its warnings (OpponentModel.strength)."""
+    curated = len(round_proverbs())
+    return [
+        (run.pk, f"{run_label(run)}: {opponent_model(run).strength(curated=curated)}")
+        for run in _runs().order_by("-id")[:CHOICES]
+    ]
 
 
 def model_path(run: Run) -> str:
@@ -123,7 +134,7 @@ def opponent_rank(
 
 OPPONENTS = OpponentBackend(
     choices=opponent_choices,
-    describe=opponent_model,
+    describe=lambda run_id: opponent_model(_run(run_id)),
     trained_on=opponent_trained_on,
     rank=opponent_rank,
 )

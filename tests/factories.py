@@ -427,6 +427,10 @@ FIGURATIVE_RELEASE = FIXTURES / "figurative" / "release"
 # near-copies across train and dev, a trailing space, a property false, a stray </b>, final
 # newlines present and absent.
 FIGURATIVE_PUBLISHED = FIXTURES / "figurative" / "published"
+# Stories the release publishes verbatim in train and dev, each time with another option pair
+# (one narrative, pairs in two splits), beside a near-copy across them, a story repeated in
+# train alone, a trailing space, and a dev file with no final newline.
+FIGURATIVE_VERBATIM = FIXTURES / "figurative" / "verbatim"
 
 
 def figurative_release_import(name: str, **options):

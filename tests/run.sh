@@ -46,7 +46,7 @@ node --test tests/js/
 services=$(mktemp -d /tmp/parable-test.XXXXXX)
 trap 'bash tests/services.sh stop "$services"' EXIT
 eval "$(bash tests/services.sh start "$services")"
-export DATABASE_URL PARABLE_TEST_REDIS_URL
+export DATABASE_URL PARABLE_TEST_REDIS_URL PARABLE_TEST_SERVICES_DIR
 
 workers=${PARABLE_TEST_WORKERS:-auto}
 status=0

@@ -124,8 +124,8 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
             if group is None:
                 return self.similarity_flags(narrative)
             return format_html(
-                '<a href="{}#group-{}" data-testid="copy-group">Near-copy group {}</a>: one of '
-                "{} copies of one text ({}){}",
+                '<a href="{}#group-{}" data-testid="copy-group">Near-copy group {}</a>: one '
+                "text in {} narrative(s) ({}){}",
                 url,
                 group.number,
                 group.number,

@@ -9,6 +9,7 @@ templates for HTML.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -55,6 +56,11 @@ def format_value(value) -> str:
     return str(value)
 
 
+def format_share(value) -> str:
+    """A fraction as a percentage to three significant digits ("12.5%"); '—' for none."""
+    return "—" if value is None else f"{significant(100 * value, 3)}%"
+
+
 def statistic_label(key: str) -> str:
     """What a statistic is called where people read it (definitions.LABELS; a flag's share
     by the flag's title)."""
@@ -79,7 +85,9 @@ def _statistics(analysis: dict, keys: list[str], meaning: dict[str, str]) -> Tab
     rows = [
         [
             statistic_label(key),
-            format_value(statistic_value(analysis, key)),
+            (format_share if key == "integrity.flagged" or ".shares." in key else format_value)(
+                statistic_value(analysis, key)
+            ),
             f"{meaning.get(key, '')} (key: {key})".lstrip(),
         ]
         for key in keys
@@ -215,7 +223,7 @@ def _integrity_section(integrity: dict, meaning: dict[str, str]) -> Section:
 
     def row(group: dict) -> list:
         shares = [group["shares"][code] for code in codes]
-        return [group["narratives"], *map(format_value, [group["flagged"], *shares])]
+        return [group["narratives"], *map(format_share, [group["flagged"], *shares])]
 
     by_batch = Table(
         ["Batch", *columns],
@@ -241,41 +249,30 @@ def _integrity_section(integrity: dict, meaning: dict[str, str]) -> Section:
     )
 
 
+# The per-round table: each column, and what it shows of a round's figures.
+ROUND_COLUMNS = (
+    ("Round", lambda figures: figures["round"]),
+    ("Stories", lambda figures: figures["stories"]),
+    ("Opponent", lambda figures: "; ".join(figures["opponents"]) or "none"),
+    ("Mode", lambda figures: ", ".join(figures["modes"]) or "—"),
+    ("Answered", lambda figures: figures["answered"]),
+    ("Fooled", lambda figures: figures["fooled"]),
+    ("Fooled share", lambda figures: format_share(figures["fooled_share"])),
+    ("Unmatched", lambda figures: figures["unmatched"]),
+    ("Validated fooled share", lambda figures: format_share(figures["validated_fooled_share"])),
+    ("Checks per story", lambda figures: format_value(figures["checks_mean"])),
+    ("Bonuses paid", lambda figures: figures["bonuses_paid"]),
+)
+
+
 def _rounds_sections(rounds: dict, meaning: dict[str, str]) -> list[Section]:
     """Model-in-the-loop rounds: per round, the stories that fooled their opponent; and each
     round's model on every round's test stories. None when no story was written in a round."""
     if not rounds.get("by_round"):
         return []
     by_round = Table(
-        [
-            "Round",
-            "Stories",
-            "Opponent",
-            "Mode",
-            "Answered",
-            "Fooled",
-            "Fooled share",
-            "Unmatched",
-            "Validated fooled share",
-            "Checks per story",
-            "Bonuses paid",
-        ],
-        [
-            [
-                figures["round"],
-                figures["stories"],
-                "; ".join(figures["opponents"]) or "none",
-                ", ".join(figures["modes"]) or "—",
-                figures["answered"],
-                figures["fooled"],
-                format_value(figures["fooled_share"]),
-                figures["unmatched"],
-                format_value(figures["validated_fooled_share"]),
-                format_value(figures["checks_mean"]),
-                figures["bonuses_paid"],
-            ]
-            for figures in rounds.get("by_round") or []
-        ],
+        [column for column, _ in ROUND_COLUMNS],
+        [[cell(figures) for _, cell in ROUND_COLUMNS] for figures in rounds["by_round"]],
         _notes(meaning, ["rounds.by_round"]),
         "Per round",
     )
@@ -286,7 +283,7 @@ def _rounds_sections(rounds: dict, meaning: dict[str, str]) -> list[Section]:
         if figures is None:
             return "—"
         return (
-            f"accuracy {format_value(figures['accuracy'])}, MRR {format_value(figures['mrr'])} "
+            f"accuracy {format_share(figures['accuracy'])}, MRR {format_value(figures['mrr'])} "
             f"(n {figures['n']})"
         )
 
@@ -442,7 +439,13 @@ def _human_tables(human: dict, meaning: dict[str, str]) -> list[Table]:
         for criterion, value in human.get("pairwise_agreement", {}).items()
     ]
     choice = human.get("choice_accuracy", {})
-    accuracy = [[CHOICE_LABELS.get(key, key), format_value(choice.get(key))] for key in choice]
+    accuracy = [
+        [
+            CHOICE_LABELS.get(key, key),
+            (format_share if key in ("human", "model") else format_value)(value),
+        ]
+        for key, value in choice.items()
+    ]
     return [
         Table(
             ["Criterion", "Source", "Mean", "n", "Std"],
@@ -543,12 +546,16 @@ _EPIC_FIELDS = {
 }
 
 
+# What Markdown would read as HTML: a tag, comment or autolink (< then a letter, /, ! or ?)
+# and a character reference (&amp; &#38;); "< 0.001" and "Q&A" are text as they stand.
+_MARKUP = re.compile(r"<(?=[A-Za-z/!?])|&(?=#|[A-Za-z0-9]+;)")
+
+
 def markdown_cell(value) -> str:
-    """A value as one line of a Markdown table cell: HTML and pipes escaped."""
+    """A value as one line of a Markdown table cell: what would be HTML, and pipes, escaped."""
     text = format_value(value) if not isinstance(value, str) else value
-    for raw, escaped in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|")):
-        text = text.replace(raw, escaped)
-    return " ".join(text.split())
+    text = _MARKUP.sub(lambda found: "&lt;" if found[0] == "<" else "&amp;", text)
+    return " ".join(text.replace("|", "\\|").split())
 
 
 def markdown_table(columns: list[str], rows: list[list]) -> str:
@@ -647,7 +654,7 @@ def _summary_rows(summary) -> list[list]:
     rows = [
         ["rows (narratives)", summary.rows],
         ["proverbs", len(summary.proverbs)],
-        ["distinct workers", len(summary.workers)],
+        ["distinct workers", _workers_text(len(summary.workers), summary.without_worker)],
         *([name.replace("_", " "), n] for name, n in summary.parts.items()),
     ]
     rows += [[f"status {status}", n] for status, n in sorted(summary.statuses.items())]
@@ -658,6 +665,14 @@ def _summary_rows(summary) -> list[list]:
         for part, n in sorted(parts.items())
     ]
     return rows
+
+
+def _workers_text(workers: int, without_worker: int) -> int | str:
+    """Distinct workers, unknown (never 0) for rows that name none."""
+    if not without_worker:
+        return workers
+    unknown = f"unknown for {without_worker} row(s) that name no worker"
+    return f"{workers}, and {unknown}" if workers else unknown
 
 
 def _section_markdown(section: Section) -> str:

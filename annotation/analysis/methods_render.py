@@ -1,7 +1,7 @@
 """The methods and data statement (annotation.analysis.methods) rendered as Markdown, or as
-a LaTeX fragment for a paper: special characters escaped, typography as LaTeX writes it,
-breaks allowed in long words, and tables as `longtable`s of wrapping columns that together
-fit the text width."""
+a LaTeX fragment for a paper of one or two columns: special characters escaped, typography
+as LaTeX writes it, breaks allowed in long words, and tables of wrapping columns that
+together fit the line's width."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ _LATEX = {
     "’": "'",
     "–": "--",
     "—": "---",
-    "−": "-",
+    "−": "$-$",
     "…": r"\ldots{}",
     "→": r"$\rightarrow$",
     "←": r"$\leftarrow$",
@@ -76,6 +76,7 @@ _LATEX = {
 LONG_WORD = 16
 BREAK_EVERY = 8
 _SPACE = re.compile(r"(\s+)")
+_NEGATIVE = re.compile(r"(?<![\w.])-(?=\.?\d)")
 
 
 def _latex_character(character: str) -> str:
@@ -90,6 +91,7 @@ def latex_escape(value) -> str:
     """A value as LaTeX text: every special character escaped, typography as LaTeX writes
     it, and break points in very long words."""
     text = value if isinstance(value, str) else paper_number(value)
+    text = _NEGATIVE.sub("−", text)  # a number's minus sign, not a hyphen
     pieces = []
     for piece in _SPACE.split(text):
         if piece.isspace() or len(piece) <= LONG_WORD:
@@ -106,7 +108,7 @@ def latex_escape(value) -> str:
 
 LATEX_PREAMBLE = (
     "% Methods and data statement, written by Parable. \\input it in a paper whose preamble\n"
-    "% has \\usepackage{longtable,array} (and \\usepackage[utf8]{inputenc} before 2018 LaTeX)."
+    "% has \\usepackage{array} (and \\usepackage[utf8]{inputenc} before 2018 LaTeX)."
 )
 
 
@@ -139,8 +141,9 @@ def _unbreakable(text: str) -> int:
     return max(len(word) if len(word) <= LONG_WORD else BREAK_EVERY for word in words)
 
 
-# The line of an article in \small, and a column's two \tabcolsep, in characters.
-LINE_CHARACTERS = 76
+# The narrowest line a table is set in, a column of a two-column paper (ACL's 7.7 cm) in
+# \small, and a column's two \tabcolsep, in characters: shares that fit it fit an article.
+LINE_CHARACTERS = 44
 COLUMN_PADDING = 3
 
 
@@ -156,30 +159,36 @@ def column_shares(table: Table) -> list[float]:
     ]
     spare = LINE_CHARACTERS - sum(needs)
     flexible = sum(wants) - sum(needs)
-    if flexible > spare > 0:
+    if flexible > spare:
         wants = [
-            need + (want - need) * spare / flexible for need, want in zip(needs, wants, strict=True)
+            need + (want - need) * max(spare, 0) / flexible
+            for need, want in zip(needs, wants, strict=True)
         ]
     return [math.floor(1000 * want / sum(wants)) / 1000 for want in wants]
 
 
 def _latex_table(table: Table) -> str:
-    """A longtable of wrapping columns, together the text width (column_shares), its
-    header repeated on each page."""
+    """A table of wrapping columns, together the line's width (column_shares): its caption,
+    its header and each row a tabular of their own with the same columns, so that the
+    table breaks between rows across pages and columns in one- and two-column documents
+    alike (a longtable stops a two-column document)."""
     spec = "".join(
         r">{\raggedright\arraybackslash\hspace{0pt}}"
         rf"p{{\dimexpr {share:.3f}\linewidth-2\tabcolsep\relax}}"
         for share in column_shares(table)
     )
-    lines = [r"\begingroup\small", rf"\begin{{longtable}}{{{spec}}}"]
+    rows = [table.columns, *table.rows]
+    lines = [r"\begingroup\small\par\medskip"]
     if table.caption:
-        lines.append(rf"\caption{{{latex_escape(table.caption)}}}\\")
-    lines += [
-        r"\hline",
-        " & ".join(latex_escape(column) for column in table.columns) + r" \\",
-        r"\hline",
-        r"\endhead",
-    ]
-    lines += [" & ".join(latex_escape(value) for value in row) + r" \\" for row in table.rows]
-    lines += [r"\hline", r"\end{longtable}", r"\endgroup"]
+        caption = latex_escape(table.caption)
+        lines.append(rf"\refstepcounter{{table}}\noindent Table~\thetable: {caption}\par")
+    for number, row in enumerate(rows):
+        above = r"\hline " if number == 0 else ""
+        below = r" \hline" if number in (0, len(rows) - 1) else ""
+        cells = " & ".join(map(latex_escape, row))
+        lines.append(
+            rf"\noindent\begin{{tabular}}{{{spec}}}{above}{cells} \\{below}\end{{tabular}}"
+            r"\par\nointerlineskip"
+        )
+    lines.append(r"\medskip\endgroup")
     return "\n".join(lines)

@@ -291,9 +291,10 @@ def _proverbs_for(
         quotes.setdefault(normalize_text(record.quote), record)
     found = rows_in_chunks(Proverb.objects, "normalized_text", quotes)
     found = {proverb.normalized_text: proverb for proverb in found}
-    # A demo proverb the dataset uses is study data now: it counts and stays on removal.
+    # A demo proverb the dataset uses is study data now, curated as the import makes its own
+    # (the demo list leaves its variants candidates): it counts and stays on removal as is.
     Proverb.objects.filter(pk__in=[p.pk for p in found.values()], is_demo=True).update(
-        is_demo=False
+        is_demo=False, status=Proverb.Status.CURATED
     )
     per_quote = Counter(normalize_text(record.quote) for record in records)
     for key, proverb in found.items():

@@ -343,8 +343,10 @@ def figurative_export_text(*, kind: str, split: str | None = None) -> str:
 class CopyGroup:
     """Figurative narratives whose texts are one text up to case, punctuation and spacing
     (annotation.text.normalize_text): one story published several times, as the release
-    does. `splits` are those of the narratives and of their option pairs: a group in more
-    than one split may leak a test story into training."""
+    does, whether as several narratives or as one narrative whose option pairs are in
+    several splits (the release's verbatim repeats, imported as one row). `splits` are
+    those of the narratives and of their option pairs: a group in more than one split may
+    leak a test story into training."""
 
     number: int
     kind: str
@@ -359,28 +361,29 @@ class CopyGroup:
 
 
 def figurative_copy_groups(*, kind: str | None = None) -> list[CopyGroup]:
-    """The near-copy groups (two or more narratives of one text), the largest first."""
+    """The near-copy groups (two or more narratives of one text, or one narrative in more
+    than one split), the largest first."""
     narratives = FigurativeNarrative.objects.order_by("id")
     if kind is not None:
         narratives = narratives.filter(kind=kind)
     by_text: dict[tuple[str, str], list[tuple]] = {}
     for row in narratives.values_list("id", "kind", "text", "expression", "split"):
         by_text.setdefault((row[1], normalize_text(row[2])), []).append(row)
-    members = [rows for rows in by_text.values() if len(rows) > 1]
-    ids = [row[0] for rows in members for row in rows]
     pair_splits: dict[int, set[str]] = {}
     for narrative_id, split in (
-        ContinuationPair.objects.filter(narrative_id__in=ids)
+        ContinuationPair.objects.filter(narrative__in=narratives)
         .exclude(split="")
         .values_list("narrative_id", "split")
         .distinct()
     ):
         pair_splits.setdefault(narrative_id, set()).add(split)
     groups = []
-    for rows in sorted(members, key=lambda rows: (-len(rows), rows[0][0])):
+    for rows in sorted(by_text.values(), key=lambda rows: (-len(rows), rows[0][0])):
         splits = {row[4] for row in rows if row[4]}
         for row in rows:
             splits |= pair_splits.get(row[0], set())
+        if len(rows) == 1 and len(splits) < 2:
+            continue
         groups.append(
             CopyGroup(
                 number=len(groups) + 1,

@@ -162,6 +162,7 @@ class ExportSummary:
     rows: int = 0
     proverbs: set = field(default_factory=set)
     workers: set = field(default_factory=set)
+    without_worker: int = 0  # rows whose worker is not known (an imported release's)
     statuses: Counter = field(default_factory=Counter)
     sources: Counter = field(default_factory=Counter)
     # Records of each of the task types' narrative parts (span pairs, ratings).
@@ -177,6 +178,7 @@ class ExportSummary:
             self.rows += len(chunk)
             self.proverbs.update(row["proverb_id"] for row in chunk)
             self.workers.update(row["worker"] for row in chunk if row["worker"])
+            self.without_worker += sum(not row["worker"] for row in chunk)
             self.statuses.update(row["status"] for row in chunk)
             self.sources.update(
                 f"{row['source']}:{row['source_label']}".rstrip(":") for row in chunk

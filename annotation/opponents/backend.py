@@ -29,6 +29,34 @@ class OpponentModel:
     snapshot: str  # the content hash of the data it was trained on
     snapshot_narratives: int
     trains: bool  # False: off the shelf (retrieval), trained on nothing
+    # Its figures on a round's own task, measured when it finished (modeling.training.ranker
+    # round_task, with trained_stories and trained_proverbs); None: not measured.
+    round_task: dict | None = None
+
+    def strength(self, *, curated: int) -> str:
+        """The run on a round's own task in words (its held-out stories' proverbs ranked
+        among the curated proverbs, against chance, and what it trained on), each warning
+        after a ⚠: near chance (its mean rank less than a third of the way from chance's
+        to 1); more curated proverbs to rank than it trained on."""
+        figures = self.round_task or {}
+        if figures.get("top1") is None:
+            return "not measured on a round's task (relaunch the run to measure it)"
+        trained, chance_rank = figures["trained_proverbs"], figures["chance_mean_rank"]
+        line = (
+            f"on its {figures['stories']} held-out stories among {figures['proverbs']} "
+            f"proverbs: first {figures['top1']:.0%} (chance {figures['chance_top1']:.1%}), "
+            f"mean rank {figures['mean_rank']:.1f} (chance {chance_rank:.1f}); "
+        )
+        line += (
+            f"trained on {figures['trained_stories']} stories of {trained} proverbs"
+            if self.trains
+            else "off the shelf, trained on nothing"
+        )
+        if figures["mean_rank"] > chance_rank - (chance_rank - 1) / 3:
+            line += " ⚠ near chance"
+        if self.trains and curated > trained:
+            line += f" ⚠ ranks among {curated} curated proverbs, trained on {trained}"
+        return line
 
 
 @dataclass(frozen=True)

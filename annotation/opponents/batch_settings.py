@@ -20,11 +20,16 @@ from dataclasses import asdict, dataclass
 from django import forms
 
 from annotation.opponents.backend import OpponentUnavailable, opponent_choices, opponent_describe
+from annotation.opponents.selectors import round_proverbs
 from common.request_input import MAX_INT
-from crowd.money import AmountField
+from crowd.money import AmountField, money_text
 from crowd.task_types import SettingNotFound
 
-MODES = ("inform", "require", "bonus")
+MODES = {
+    "inform": "Inform: the page says whether the model finds the proverb",
+    "require": "Require: Submit waits for a story the model does not find",
+    "bonus": "Bonus: an approved story that fooled the model earns the bonus",
+}
 MAX_ROUND = 1000
 MAX_CHECKS = 100
 ROUND_KEYS = ("round", "opponent")
@@ -160,16 +165,14 @@ class RoundFields(forms.Form):
         empty_value=None,
         label="Opponent",
         help_text="A finished proverb run (retrieval, bi-encoder, classifier) that writers "
-        "try to fool: the page asks it whether it finds the proverb. Empty: no opponent "
-        "(a first round).",
+        "try to fool: the page asks it whether it finds the proverb. Each is shown with how "
+        "it does on a round's task (its held-out stories' proverbs ranked among the curated "
+        "proverbs, against chance) and what it trained on; ⚠ marks one near chance, or one "
+        "that ranks more proverbs than it trained on. Empty: no opponent (a first round).",
     )
     opponent_mode = forms.ChoiceField(
         required=False,
-        choices=[
-            ("inform", "Inform: the page says whether the model finds the proverb"),
-            ("require", "Require: Submit waits for a story the model does not find"),
-            ("bonus", "Bonus: an approved story that fooled the model earns the bonus"),
-        ],
+        choices=list(MODES.items()),
         initial="inform",
         widget=forms.RadioSelect,
         label="Mode",
@@ -199,16 +202,6 @@ class RoundFields(forms.Form):
         help_text="A story that fooled the model counts, and earns its bonus, once the "
         "workers of a choose batch drawing its fooling stories chose its proverb; one they "
         "did not match is left out of the round.",
-    )
-
-    ROUND_FIELD_ORDER = (
-        "round",
-        "opponent",
-        "opponent_mode",
-        "show_guesses",
-        "bonus",
-        "max_checks",
-        "validate",
     )
 
     def __init__(self, *args, **kwargs):
@@ -249,3 +242,27 @@ class RoundFields(forms.Form):
         except ValueError as error:
             raise forms.ValidationError(str(error)) from error
         return data
+
+
+def round_lines(settings: dict, *, currency: str = "") -> list[str]:
+    """A write batch's round and opponent in words, with how the opponent does on a round's
+    task (its progress page), amounts in `currency`; [] for a batch in no round."""
+    rounds = batch_round(settings)
+    if rounds is None:
+        return []
+    opponent = rounds.opponent
+    if opponent is None:
+        return [f"Round {rounds.round}, no opponent."]
+    try:
+        model = opponent_describe(opponent.run)
+        label, strength = model.label, model.strength(curated=len(round_proverbs()))
+    except OpponentUnavailable as error:
+        label, strength = f"run {opponent.run}", f"cannot be described: {error}"
+    bonus = f" ({money_text(opponent.bonus_cents, currency)})" if opponent.mode == "bonus" else ""
+    return [
+        f"Round {rounds.round} against {label}. {MODES[opponent.mode]}{bonus}; "
+        f"{opponent.max_checks} checks per task; the model's guesses "
+        f"{'shown' if opponent.show_guesses else 'not shown'}; fooling stories "
+        f"{'validated by a choose batch' if opponent.validate else 'not validated'}.",
+        f"The opponent {strength}.",
+    ]

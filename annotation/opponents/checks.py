@@ -26,6 +26,7 @@ from annotation.models import Narrative, NarrativeRound, OpponentCheck, Proverb
 from annotation.opponents.backend import opponent_describe, opponent_rank
 from annotation.opponents.batch_settings import RoundSettings, batch_round
 from annotation.opponents.outcomes import story_answered
+from annotation.opponents.selectors import round_proverbs
 from annotation.text import OverlapRules, check_overlap
 from common.task_queue import queue_on_commit, waiting_past_grace
 from crowd.models import Assignment
@@ -49,9 +50,9 @@ def text_digest(text: str) -> str:
 
 
 def proverbs_ranked(*, proverb_id: int) -> list[tuple[int, str]]:
-    """The proverbs a story is ranked among: the study's curated proverbs, and the story's
-    own (which an imported or retired proverb may not be), by id."""
-    ranked = dict(Proverb.objects.filter(status=Proverb.Status.CURATED).values_list("id", "text"))
+    """The proverbs a story is ranked among: round_proverbs, and the story's own (which an
+    imported or retired proverb may not be), by id."""
+    ranked = dict(round_proverbs())
     if proverb_id not in ranked:
         ranked[proverb_id] = Proverb.objects.values_list("text", flat=True).get(pk=proverb_id)
     return sorted(ranked.items())
@@ -174,15 +175,14 @@ def submit_checks_waiting(*, now=None, limit: int = 100) -> list[int]:
     return waiting_past_grace(waiting, since="requested_at", limit=limit, now=now)
 
 
+def _checks(assignment: Assignment, max_checks: int) -> dict:
+    used = checks_used(assignment)
+    return {"checks_used": used, "checks_left": max(0, max_checks - used)}
+
+
 def check_state(check: OpponentCheck, *, show_guesses: bool, max_checks: int) -> dict:
     """A check as the page shows it (JSON-ready); guesses only where the batch shows them."""
-    used = checks_used(check.assignment)
-    state = {
-        "check": check.pk,
-        "status": check.status,
-        "checks_used": used,
-        "checks_left": max(0, max_checks - used),
-    }
+    state = {"check": check.pk, "status": check.status, **_checks(check.assignment, max_checks)}
     if check.status == OpponentCheck.Status.FAILED:
         state["message"] = check.error or "The model could not answer; ask again."
     if check.status == OpponentCheck.Status.ANSWERED:
@@ -243,13 +243,8 @@ def opponent_live_check(*, assignment: Assignment, payload: dict, rules: Overlap
     try:
         check = opponent_check_ask(assignment=assignment, text=payload.get("text"), rules=rules)
     except CheckRefused as refusal:
-        used = checks_used(assignment)
-        return {
-            "status": "refused",
-            "message": str(refusal),
-            "checks_used": used,
-            "checks_left": max(0, rounds.opponent.max_checks - used),
-        }
+        checks = _checks(assignment, rounds.opponent.max_checks)
+        return {"status": "refused", "message": str(refusal), **checks}
     check.refresh_from_db()  # answered already where tasks run in the request
     return check_state(check, **shown)
 

@@ -1,9 +1,9 @@
-"""Reads of the rounds for the pages that show a story: the export's fields and the
-review's lines."""
+"""Reads of the rounds: the proverbs a round ranks, and for the pages that show a story the
+export's fields and the review's lines."""
 
 from __future__ import annotations
 
-from annotation.models import NarrativeRound, OpponentCheck
+from annotation.models import NarrativeRound, OpponentCheck, Proverb
 from common.id_ranges import of_ids
 from crowd.money import money_text
 from crowd.providers import batch_currency
@@ -21,6 +21,11 @@ _VALIDATED = {
     NarrativeRound.Validation.CONFIRMED: True,
     NarrativeRound.Validation.UNMATCHED: False,
 }
+
+
+def round_proverbs() -> list[tuple[int, str]]:
+    """The study's curated proverbs, (id, text) by id: those a round ranks stories among."""
+    return sorted(Proverb.objects.filter(status=Proverb.Status.CURATED).values_list("id", "text"))
 
 
 def round_fields_of(narrative_ids: list[int]) -> dict[int, dict]:

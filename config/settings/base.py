@@ -35,7 +35,7 @@ SECRET_KEY = env.str("SECRET_KEY", default="") or _local_secret_key()
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "config.admin_site.ParableAdminConfig",  # django.contrib.admin, its index grouped by a study
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -177,14 +177,15 @@ class BatchAdmin(AdminPages, admin.ModelAdmin):
                 raise PermissionDenied
             self._apply(request, batch, "close" if "close" in request.POST else "publish")
             return redirect("admin:crowd_batch_progress", batch_id=batch.pk)
-        review_url = task_types.get(batch.task_type).review_url(batch=batch)
+        task_type = task_types.get(batch.task_type)
         context = self._context(
             request,
             title=f"Progress: {batch.name}",
             batch=batch,
             currency=batch_currency(batch),
             progress=batch_progress(batch=batch),
-            review_url=review_url,
+            review_url=task_type.review_url(batch=batch),
+            settings_lines=task_type.settings_lines(batch=batch),
             can_change=self.has_change_permission(request, batch),
             can_add_workers=request.user.has_perm("crowd.add_worker"),
         )

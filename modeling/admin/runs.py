@@ -20,6 +20,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
+from annotation.opponents.selectors import round_proverbs
 from modeling.admin.display import (
     curves_of,
     motif_rows,
@@ -28,6 +29,7 @@ from modeling.admin.display import (
     span_prediction_rows,
 )
 from modeling.models import Run, Snapshot
+from modeling.opponents import opponent_model
 from modeling.runs.distractors import choose_batch_from_run, run_label
 from modeling.runs.generation_batch import generated_rows, rate_batch_from_run
 from modeling.runs.selectors import result_rows, results_tables, run_record, runs_compare
@@ -358,6 +360,9 @@ class RunAdmin(admin.ModelAdmin):
             predictions=predictions,
             generated=generated_rows(run, limit=50) if generation else [],
             motifs=motif_rows(run),
+            opponent=opponent_model(run).strength(curated=len(round_proverbs()))
+            if baseline.ranks_proverbs and run.status == Run.Status.SUCCEEDED
+            else "",
             can_cancel=not run.finished and request.user.has_perm("modeling.change_run"),
             can_relaunch=run.finished and request.user.has_perm("modeling.add_run"),
             distractor_form=DistractorBatchForm() if finished and baseline.ranks_proverbs else None,

@@ -28,6 +28,7 @@ from django.conf import settings
 from django.db import DatabaseError, connections, transaction
 from django.utils import timezone
 
+from annotation.opponents.selectors import round_proverbs
 from modeling.models import Run
 from modeling.runs.queueing import run_create_queued, run_send
 from modeling.runs.selectors import run_is_dead, runs_dead, runs_to_resend, source_runs_of
@@ -313,6 +314,7 @@ def _execute(run: Run, echo) -> Run:
             reporter=_reporter(run, echo),
             artifact_dir=folder,
             sources={key: view for key, (view, _) in sources.items()},
+            round_proverbs=round_proverbs() if baseline.ranks_proverbs else (),
         )
         artifact = artifact_upload(folder=folder, name=folder.name) if folder else ""
     except Cancelled as stop:

@@ -1,5 +1,6 @@
 """The proverb baselines as plain Python (ePiC Tables 4 and 7): retrieval, bi-encoder,
-classifier; and a finished run's ranker of a study's proverbs.
+classifier (a finished run's ranker of a study's proverbs, and a run's figures on a round's
+own task: modeling.training.ranker).
 
 No Django. `proverb_run` takes a snapshot's examples and returns everything a run
 stores (metrics per epoch, the selected epoch, per-item predictions, durations,
@@ -35,7 +36,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from common.encoder import Encoder, autocast, shared_encoder
+from common.encoder import Encoder, autocast
 from modeling.training.examples import Example, Parts, proverbs_of, split_parts
 from modeling.training.hyperparameters import Cancelled, Hyperparameters
 from modeling.training.loop import (
@@ -47,12 +48,11 @@ from modeling.training.loop import (
     selection,
 )
 from modeling.training.metrics import MOTIF_DISTANCES, motif_accuracy, ranking_metrics, softmax
+from modeling.training.ranker import HEAD_FILE, LABELS_FILE, proverb_vectors, round_task
 
 __all__ = ["Cancelled", "Hyperparameters", "Reporter", "distinct_proverb_batches", "proverb_run"]
 
 TOP_K = 5
-HEAD_FILE = "classifier_head.pt"
-LABELS_FILE = "classifier_labels.json"  # the proverb id of each head row
 
 
 class InBatchNegatives:
@@ -68,9 +68,6 @@ class InBatchNegatives:
         proverbs = encoder([e.proverb for e in batch], hp.proverb_max_length)
         targets = torch.arange(len(batch), device=encoder.device)
         return hp.scale * narratives @ nn.functional.normalize(proverbs, dim=-1).T, targets
-
-    def candidates(self, head, proverbs: list[tuple[int, str]]):
-        return [text for _, text in proverbs]
 
 
 class ProverbHead(InBatchNegatives):
@@ -89,9 +86,6 @@ class ProverbHead(InBatchNegatives):
         targets = torch.tensor(indices, device=encoder.device)
         return hp.scale * narratives @ nn.functional.normalize(head, dim=-1).T, targets
 
-    def candidates(self, head, proverbs: list[tuple[int, str]]):
-        return nn.functional.normalize(head.detach().float(), dim=-1).cpu()
-
 
 OBJECTIVES = {"biencoder": InBatchNegatives(), "classifier": ProverbHead()}
 
@@ -107,9 +101,12 @@ def proverb_run(
     reporter: Reporter,
     artifact_dir: Path | None,
     device: torch.device,
+    round_proverbs: Sequence[tuple[int, str]] = (),
 ) -> dict:
     """Score (retrieval) or train and score (an OBJECTIVES key) a proverb baseline; the
-    result is JSON-ready. Raises SnapshotError, Cancelled, ModelNotFound."""
+    result is JSON-ready. With `round_proverbs` (a study's curated proverbs), its metrics
+    also hold `round_task`: the model on a round's own task (see round_task). Raises
+    SnapshotError, Cancelled, ModelNotFound."""
     clock = Clock()
     random.seed(seed)
     np.random.seed(seed)
@@ -130,6 +127,14 @@ def proverb_run(
         result["metrics"]["motifs"] = _motifs(embeddings, parts.test, result["predictions"])
     result.pop("embeddings", None)
     head = result.pop("head", None)
+    if round_proverbs:
+        reporter.progress({"stage": "a round's task"})
+        labels = [proverb_id for proverb_id, _ in parts.train_proverbs] if head is not None else []
+        result["metrics"]["round_task"] = {
+            **round_task(encoder, parts.test, round_proverbs, hyperparameters, head, labels),
+            "trained_stories": len(parts.train) if training else 0,
+            "trained_proverbs": len(proverbs_of(parts.train)) if training else 0,
+        }
     if artifact_dir is not None and training is not None:
         _save_artifact(encoder, head, parts.train_proverbs, artifact_dir)
     result["durations"] = {**result.get("durations", {}), "load": loaded, "total": clock.elapsed()}
@@ -138,17 +143,6 @@ def proverb_run(
     result["model_path"] = encoder.path
     result["pooling"] = encoder.pooling
     return result
-
-
-def _scores(encoder: Encoder, narratives: list[str], proverbs, hp: Hyperparameters) -> np.ndarray:
-    narrative_vectors = encoder.embed(narratives, batch_size=hp.eval_batch_size)
-    if isinstance(proverbs, torch.Tensor):
-        proverb_vectors = proverbs
-    else:
-        proverb_vectors = encoder.embed(
-            proverbs, batch_size=hp.eval_batch_size, max_length=hp.proverb_max_length
-        )
-    return (narrative_vectors @ proverb_vectors.T).numpy()
 
 
 class Embeddings:
@@ -312,7 +306,7 @@ def _fine_tune(
             losses.append(steps.optimize(loss, optimizer, epoch, step, len(batches), dev))
         seconds = steps.trained(epoch, epoch_started)
         evaluate_started = time.monotonic()
-        record, predictions = _epoch_scores(training, encoder, head, parts, hp)
+        record, predictions = _epoch_scores(encoder, head, parts, hp)
         evaluate_seconds += time.monotonic() - evaluate_started
         record.update(
             epoch=epoch,
@@ -343,15 +337,19 @@ def _dev_key(record: dict) -> tuple:
     return (record["dev"]["accuracy"], record["dev"]["mrr"])
 
 
-def _epoch_scores(training, encoder, head, parts: Parts, hp) -> tuple[dict, list[dict]]:
+def _epoch_scores(encoder, head, parts: Parts, hp) -> tuple[dict, list[dict]]:
+    # A classifier's proverbs are its head's rows; a bi-encoder embeds their texts.
+    labels = [proverb_id for proverb_id, _ in parts.train_proverbs] if head is not None else []
+    head = head.detach().cpu() if head is not None else None
     record: dict = {}
     test_predictions: list[dict] = []
     for name, examples, proverbs in (
         ("dev", parts.dev, parts.dev_proverbs),
         ("test", parts.test, parts.test_proverbs),
     ):
-        candidates = training.candidates(head, proverbs)
-        scores = _scores(encoder, [e.narrative for e in examples], candidates, hp)
+        vectors = proverb_vectors(encoder, proverbs, hp, head, labels)
+        narratives = encoder.embed([e.narrative for e in examples], batch_size=hp.eval_batch_size)
+        scores = (narratives @ vectors.T).numpy()
         metrics, predictions = _evaluate(scores, examples, proverbs, hp.scale)
         record[name] = metrics
         if name == "test":
@@ -366,48 +364,3 @@ def _save_artifact(encoder: Encoder, head, labels: list[tuple[int, str]], folder
     if head is not None:
         torch.save(head, folder / HEAD_FILE)
         (folder / LABELS_FILE).write_text(json.dumps([proverb_id for proverb_id, _ in labels]))
-
-
-class ProverbRanker:
-    """A finished proverb run loaded once, to rank a study's proverbs for new story texts.
-
-    The run's encoder is the process's shared encoder of that checkpoint (loaded once, for
-    embedding only: bf16 weights where the CPU computes bf16). The proverbs' vectors are
-    computed once, here: a classifier's trained head rows for the proverbs it was trained
-    on, the encoder's embedding for the others (and for a retrieval or bi-encoder run).
-    `rank(text)` embeds one story and scores it against them: one encoder pass of one
-    text per check; `rank_texts` embeds many in batches.
-    """
-
-    def __init__(self, *, model: str, proverbs: Sequence[tuple[int, str]], hyperparameters):
-        self.hp = hyperparameters
-        self.encoder = shared_encoder(model)
-        self.ids = [proverb_id for proverb_id, _ in proverbs]
-        vectors = self.encoder.embed(
-            [text for _, text in proverbs], max_length=hyperparameters.proverb_max_length
-        ).clone()  # rows are replaced below; embed's tensors are read-only
-        folder = Path(self.encoder.path)
-        if (folder / HEAD_FILE).is_file() and (folder / LABELS_FILE).is_file():
-            rows = torch.load(folder / HEAD_FILE, weights_only=True).float()
-            row_of = {
-                pid: i for i, pid in enumerate(json.loads((folder / LABELS_FILE).read_text()))
-            }
-            for column, proverb_id in enumerate(self.ids):
-                if proverb_id in row_of:
-                    vectors[column] = nn.functional.normalize(rows[row_of[proverb_id]], dim=-1)
-        self.vectors = vectors
-
-    def rank(self, text: str) -> list[tuple[int, float]]:
-        """[(proverb id, cosine)] of the story against every proverb, best first."""
-        return self.rank_texts([text])[0]
-
-    def rank_texts(self, texts: list[str]) -> list[list[tuple[int, float]]]:
-        """`rank` of each text, the texts embedded together."""
-        if not texts:
-            return []
-        scores = (
-            self.encoder.embed(texts, max_length=self.hp.max_length) @ self.vectors.T
-        ).tolist()
-        return [
-            sorted(zip(self.ids, row, strict=True), key=lambda pair: -pair[1]) for row in scores
-        ]

@@ -99,9 +99,12 @@ class Baseline:
         artifact_dir: Path | None,
         device,
         sources: Mapping[str, SourceRun],
+        round_proverbs: Sequence[tuple[int, str]] = (),
     ) -> dict:
         """Train (or score) and evaluate; the result is JSON-ready: metrics, epochs,
-        selected_epoch, predictions, candidates, counts, durations, environment..."""
+        selected_epoch, predictions, candidates, counts, durations, environment...
+        `round_proverbs`: a study's curated proverbs, that a proverb baseline also ranks
+        (its metrics' `round_task`); the others ignore them."""
         raise NotImplementedError
 
     def result_rows(self, *, metrics: dict, setting: str, selected_epoch, counts: dict) -> list:
@@ -155,6 +158,7 @@ def run_task(
     artifact_dir: Path | None = None,
     device=None,
     sources: Mapping[str, SourceRun] | None = None,
+    round_proverbs: Sequence[tuple[int, str]] = (),
 ) -> dict:
     """Run one baseline in this process (tests, benchmarks, the services); JSON-ready."""
     from common.encoder import device_default
@@ -176,6 +180,7 @@ def run_task(
         artifact_dir=artifact_dir,
         device=device or device_default(),
         sources=sources or {},
+        round_proverbs=round_proverbs,
     )
 
 
@@ -188,15 +193,15 @@ class ProverbBaseline(Baseline):
     def run(self, **arguments) -> dict:
         from modeling.training.baselines import proverb_run
 
-        arguments.pop("sources")
+        del arguments["sources"]
         return proverb_run(objective=self.name, **arguments)
 
     def ranker(self, *, model: str, proverbs: Sequence[tuple[int, str]], hyperparameters=None):
         """A finished run's model loaded once (the process's shared encoder of it), with the
-        proverbs' vectors computed once: `.rank(text)` gives [(proverb id, score)], best
-        first, `.rank_texts(texts)` one such list per text. `model` is the run's artifact
-        folder (retrieval: its model name)."""
-        from modeling.training.baselines import ProverbRanker
+        proverbs' vectors computed once: `.rank_texts(texts)` gives, per text, [(proverb id,
+        score)], best first. `model` is the run's artifact folder (retrieval: its model
+        name)."""
+        from modeling.training.ranker import ProverbRanker
 
         return ProverbRanker(
             model=model, proverbs=proverbs, hyperparameters=hyperparameters or Hyperparameters()
@@ -284,7 +289,7 @@ class Alignment(Baseline):
     def run(self, **arguments) -> dict:
         from modeling.training.alignment import alignment_task
 
-        arguments.pop("sources")
+        del arguments["sources"], arguments["round_proverbs"]
         return alignment_task(**arguments)
 
     def item_scores(self, predictions: list[dict]) -> dict[str, dict]:
@@ -395,9 +400,9 @@ class Generation(Baseline):
         return generation_parts(examples, setting=setting, seed=seed, hp=hp)
 
     def run(self, **arguments) -> dict:
-        from modeling.training.generator import run_generation
+        from modeling.training.generation_run import run_generation
 
-        arguments.pop("sources")
+        del arguments["sources"], arguments["round_proverbs"]
         return run_generation(**arguments)
 
     def item_scores(self, predictions: list[dict]) -> dict[str, dict]:

@@ -2,16 +2,20 @@
 
 import io
 import re
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
+from annotation.datasets.epic import dataset_import_epic
 from annotation.demo import demo_write_batch_ensure
+from annotation.models import Proverb
 from crowd.models import Batch, Worker
 from crowd.workers import invite_read
 from tests.factories import proverb_create, write_batch_create
 
 pytestmark = pytest.mark.django_db
+EPIC = Path(__file__).resolve().parents[1] / "fixtures" / "epic"
 
 
 def bootstrap(*args) -> str:
@@ -52,3 +56,12 @@ def test_no_demo_batch_beside_the_researchers_own_write_batch():
     write_batch_create(proverbs=[proverb_create()])
     assert demo_write_batch_ensure() is None
     assert Batch.objects.count() == 1
+
+
+def test_bootstrap_after_an_import_says_what_it_loaded_and_builds_no_demo_work_on_it():
+    dataset_import_epic(content=(EPIC / "dataset.json").read_bytes())
+    output = bootstrap()
+    assert "Demo proverbs not loaded: the database holds 3 proverb(s) already" in output
+    assert "No demo batch: it is made only on curated demo proverbs" in output
+    assert not Batch.objects.exists() and not Worker.objects.exists()
+    assert Proverb.objects.filter(status="curated", is_demo=False).count() == 3

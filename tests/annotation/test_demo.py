@@ -44,7 +44,21 @@ def test_the_curated_count_leaves_demo_proverbs_out_but_counts_those_epic_uses(d
     assert used.count() == 3
     assert not used.filter(is_demo=True).exists()
     assert progress["curated"] == used.filter(status="curated").count()
-    assert progress["demo_curated"] == demo_curated - progress["curated"]
+    assert progress["curated"] == 3
+    # Two were curated demo proverbs; the third, a candidate in a variant group of the demo
+    # list, the import curated.
+    assert progress["demo_curated"] == demo_curated - 2
+
+
+def test_removal_leaves_the_proverbs_an_import_matched_curated_as_it_imported_them(demo):
+    chickens = Proverb.objects.get(text="Don't count your chickens before they hatch")
+    assert chickens.status == "candidate"  # in a variant group of the demo list
+    dataset_import_epic(content=(FIXTURE / "dataset.json").read_bytes())
+    demo_data_remove()
+    used = Proverb.objects.filter(narratives__isnull=False).distinct()
+    assert sorted(used.values_list("status", flat=True)) == ["curated"] * 3
+    assert used.filter(pk=chickens.pk).exists()
+    assert Proverb.objects.count() == 3 and not VariantGroup.objects.exists()
 
 
 def test_removal_takes_the_demo_batch_its_work_workers_and_proverbs(demo):

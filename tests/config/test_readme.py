@@ -38,7 +38,7 @@ def readme_admin_names() -> set[str]:
 
 def test_readme_names_the_admin_as_it_shows_itself(admin_client):
     names = readme_admin_names()
-    assert {"Proverbs", "Crowd work", "Participant sessions", "Review queue"} <= names
+    assert {"Proverbs", "Settings and records", "Participant sessions", "Review queue"} <= names
     index = admin_client.get("/admin/").content.decode()
     shown = {unescape(text).strip() for text in re.findall(r"<a [^>]*>([^<]+)</a>", index)}
     assert sorted(names - shown) == []

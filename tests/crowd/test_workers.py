@@ -33,6 +33,15 @@ def test_local_workers_are_numbered_after_existing_ones():
     assert names == ["Lab 3", "Lab 4"]
 
 
+def test_local_workers_are_numbered_from_one_per_prefix():
+    local_workers_create(count=3)
+    local_workers_create(count=1, name_prefix="Lab writer ")
+    worker_create(display_name="Lab writer Anna")  # named by hand: no number to follow
+    names = [str(worker) for worker in local_workers_create(count=2, name_prefix="Lab writer")]
+    assert names == ["Lab writer 2", "Lab writer 3"]
+    assert str(local_workers_create(count=1)[0]) == "Worker 4"
+
+
 def test_invite_token_names_worker_and_batch():
     worker = local_workers_create(count=1)[0]
     batch = batch_create()

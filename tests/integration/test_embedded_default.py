@@ -131,14 +131,15 @@ print(json.dumps({{"status": page.status_code, "body": page.content.decode()}}))
 def test_a_worker_meets_a_server_error_as_a_plain_page(tmp_path):
     """On the embedded default (debug pages off unless PARABLE_DEBUG=1) a request that
     fails, here on "database is locked", shows the worker a plain page: no traceback, no
-    exception, no settings."""
+    exception, no settings; a database out of reach for a moment is a 503 that says to
+    try again."""
     env, output = embedded_environment(tmp_path, ("migrate", "--no-input"), ("bootstrap",))
     link = re.findall(r"Demo worker \d: (\S+)", output)[0]
     result = python_run(PLAIN_ERROR.format(path=urlsplit(link).path), env=env, timeout=300)
     assert result.returncode == 0, result.stderr
     page = json.loads(result.stdout.strip().splitlines()[-1])
-    assert page["status"] == 500
-    assert "Something went wrong" in page["body"]
+    assert page["status"] == 503
+    assert "Back in a moment" in page["body"] and "Try again in 10 seconds" in page["body"]
     for detail in ("Traceback", "OperationalError", "database is locked", "SECRET_KEY", "sqlite"):
         assert detail not in page["body"]
     assert "database is locked" in result.stderr  # the server's own log keeps the reason

@@ -199,6 +199,13 @@ def test_a_classifier_run_page_says_its_status_once_and_only_the_settings_it_rea
     assert "span_max_tokens" not in shown and "learning_rate" in shown
     listing = client.get("/admin/modeling/run/").content.decode()
     assert listing.count("Succeeded") == 2  # the status column and its filter, not the progress
+    # As a round's opponent: its 12 held-out stories among the 6 curated proverbs, and what
+    # it trained on.
+    strength = page.split('data-testid="opponent-strength">')[1].split("</p>")[0]
+    figures = run.metrics["round_task"]
+    assert "on its 12 held-out stories among 6 proverbs: first " in strength
+    assert f"mean rank {figures['mean_rank']:.1f} (chance 3.5)" in strength
+    assert "trained on 6 stories of 6 proverbs" in strength
 
 
 def finished_series(accuracies: list[float]) -> list[Run]:

@@ -204,3 +204,59 @@ def test_retrieval_encodes_each_distinct_text_once(tiny_model):
     distinct = len({e.narrative for e in repeated}) + len({e.proverb for e in repeated})
     assert result["counts"]["texts_encoded"] == distinct == 30 + 6
     assert result["metrics"]["scopes"]["all"]["total"] == 35
+
+
+def test_a_run_is_measured_on_a_rounds_own_task_among_the_studys_proverbs(tiny_model):
+    """Each held-out story's proverb ranked among the study's proverbs, as a round's check
+    ranks it: among the run's own proverbs, its own test figures; among more, chance falls
+    with them. Beside them, what it trained on."""
+    examples = keyed_examples()
+    own = sorted({(e.proverb_id, e.proverb) for e in examples})
+    hp = Hyperparameters(epochs=2, batch_size=8, max_length=32, learning_rate=1e-3)
+    result = run_task(
+        task="classifier",
+        examples=examples,
+        setting="seen",
+        model=tiny_model,
+        hyperparameters=hp,
+        seed=1,
+        round_proverbs=own,
+    )
+    ranks = [prediction["rank"] for prediction in result["predictions"]]
+    assert result["metrics"]["round_task"] == {
+        "stories": 12,
+        "proverbs": 6,
+        "top1": pytest.approx(result["metrics"]["test"]["accuracy"]),
+        "mean_rank": pytest.approx(sum(ranks) / len(ranks)),
+        "chance_top1": pytest.approx(1 / 6),
+        "chance_mean_rank": pytest.approx(3.5),
+        "trained_stories": 30,  # 36 train stories, one of each proverb held out for dev
+        "trained_proverbs": 6,
+    }
+    study = own[1:] + [(100 + n, " ".join(WORDS[n : n + 3])) for n in range(24)]
+    retrieval = run_task(
+        task="retrieval",
+        examples=examples,
+        setting="seen",
+        model=tiny_model,
+        hyperparameters=hp,
+        seed=1,
+        round_proverbs=study,  # proverb 1 is not the study's: its stories rank it beside
+    )["metrics"]["round_task"]
+    assert (retrieval["stories"], retrieval["proverbs"]) == (12, 29)
+    # Proverb 1's two stories among 30 proverbs, the ten others' among the study's 29.
+    assert retrieval["chance_top1"] == pytest.approx((2 / 30 + 10 / 29) / 12)
+    assert retrieval["chance_mean_rank"] == pytest.approx((2 * 15.5 + 10 * 15) / 12)
+    assert (retrieval["trained_stories"], retrieval["trained_proverbs"]) == (0, 0)
+    assert 1 <= retrieval["mean_rank"] <= 30
+    assert (
+        "round_task"
+        not in run_task(
+            task="retrieval",
+            examples=examples,
+            setting="seen",
+            model=tiny_model,
+            seed=1,
+            hyperparameters=hp,
+        )["metrics"]
+    )

@@ -12,7 +12,7 @@ import pytest
 from modeling.training.causal import KIND_CAUSAL, CausalDecoder
 from modeling.training.examples import Example
 from modeling.training.generation import generation_parts, prompt_text
-from modeling.training.generator import load_generator
+from modeling.training.generation_run import load_generator
 from modeling.training.hyperparameters import Hyperparameters
 from modeling.training.registry import run_task
 from modeling.training.seq2seq import KIND_COPYING

@@ -26,13 +26,13 @@ def test_only_finished_proverb_runs_can_oppose_newest_first(tiny_model):
     failed.status = "failed"
     failed.save()
     assert [pk for pk, _ in opponents.opponent_choices()] == [classifier.pk, retrieval.pk]
-    model = opponents.opponent_model(retrieval.pk)
+    model = opponents.OPPONENTS.describe(retrieval.pk)
     assert (model.task, model.setting, model.trains) == ("retrieval", "seen", False)
     assert model.label == f"run {retrieval.pk}: retrieval seen, {tiny_model}"
     assert model.snapshot_narratives == 24
     for run_id in (failed.pk, failed.pk + 100):
         with pytest.raises(OpponentUnavailable, match=f"No finished proverb run {run_id}"):
-            opponents.opponent_model(run_id)
+            opponents.OPPONENTS.describe(run_id)
 
 
 def test_a_trained_run_trained_on_its_snapshots_train_part_and_retrieval_on_nothing():
@@ -65,7 +65,9 @@ def test_a_ranker_is_kept_per_run_and_proverbs_on_the_shared_encoder(tiny_model)
     assert opponents._ranker(run.pk, study[:1]) is not first
     story = "Tom rushed the letter and spelled the name wrong."
     (ranked,) = opponents.opponent_rank(run_id=run.pk, proverbs=study, texts=[story])
-    assert ranked == first.rank(story) and {pk for pk, _ in ranked} == {pk for pk, _ in study}
+    assert ranked == first.rank_texts([story])[0] and {pk for pk, _ in ranked} == {
+        pk for pk, _ in study
+    }
     assert [score for _, score in ranked] == sorted((score for _, score in ranked), reverse=True)
     # Texts ranked together are embedded in one batch: the same order, the same scores
     # to float rounding.

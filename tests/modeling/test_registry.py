@@ -102,13 +102,13 @@ def test_a_finished_classifier_run_ranks_a_study_proverbs_for_a_new_story(tiny_m
     ranker = baseline_for("classifier").ranker(model=str(tmp_path), proverbs=study)
     # The trained head's rows stand for the proverbs it was trained on; a new proverb is
     # embedded. Each check embeds one story against vectors computed once.
-    ranked = ranker.rank(examples[0].narrative)
+    ranked = ranker.rank_texts([examples[0].narrative])[0]
     assert sorted(pid for pid, _ in ranked) == sorted(pid for pid, _ in study)
     scores = [score for _, score in ranked]
     assert scores == sorted(scores, reverse=True)
-    assert ranker.rank(examples[0].narrative) == ranked
+    assert ranker.rank_texts([examples[0].narrative])[0] == ranked
     vectors = ranker.vectors.clone()
-    ranker.rank(examples[1].narrative)
+    ranker.rank_texts([examples[1].narrative])
     assert ranker.vectors.equal(vectors)
     retrieval = baseline_for("retrieval").ranker(model=tiny_model, proverbs=study)
     assert retrieval.vectors[:6].ne(vectors[:6]).any()  # the classifier's rows differ

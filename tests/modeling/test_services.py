@@ -90,6 +90,9 @@ def test_unknown_task_and_classifier_on_unseen_are_refused():
 
 def test_run_executes_and_stores_results(tiny_model, artifacts):
     split_dataset_create()
+    # The study's curated proverbs a round ranks among: the snapshot's six and three more.
+    for status in ("curated", "curated", "curated", "candidate"):
+        proverb_create(status=status)
     run = run_create(
         task="biencoder", model_name=tiny_model, hyperparameters=TINY_HYPERPARAMETERS, queue=False
     )
@@ -103,6 +106,12 @@ def test_run_executes_and_stores_results(tiny_model, artifacts):
     assert run.durations["total"] > 0 and run.finished_at and run.started_at
     assert (artifacts / f"run-{run.pk}" / "config.json").is_file()
     assert run.progress["stage"] == "succeeded"
+    # On a round's task: its 12 held-out (seen test) stories among the 9 curated proverbs.
+    figures = run.metrics["round_task"]
+    assert (figures["stories"], figures["proverbs"]) == (12, 9)
+    assert figures["chance_top1"] == pytest.approx(1 / 9)
+    # Its seen train part less the dev slice (one story of each proverb): 6 of 6 proverbs.
+    assert (figures["trained_stories"], figures["trained_proverbs"]) == (6, 6)
 
 
 def test_executing_a_finished_run_again_changes_nothing(tiny_model, artifacts):

@@ -25,7 +25,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         from annotation.curation.services import curation_target_set
-        from annotation.models import CurationTarget
+        from annotation.models import CurationTarget, Proverb
         from crowd.access import groups_ensure
 
         groups_ensure()
@@ -33,11 +33,13 @@ class Command(BaseCommand):
             curation_target_set(curated_target=settings.PARABLE_CURATED_TARGET)
         if not options["no_demo"]:
             report = demo_proverbs_load()
-            if report is not None:
-                self.stdout.write(
-                    f"Loaded {report.created} demo proverbs; "
-                    f"{report.variant_groups} variant group(s) await curation."
-                )
+            self.stdout.write(
+                f"Loaded {report.created} demo proverbs; "
+                f"{report.variant_groups} variant group(s) await curation."
+                if report is not None
+                else f"Demo proverbs not loaded: the database holds {Proverb.objects.count()} "
+                "proverb(s) already (demo data goes only into an empty database)."
+            )
             self._demo_batch()
         user_model = get_user_model()
         if not user_model.objects.filter(is_superuser=True).exists():
@@ -60,6 +62,10 @@ class Command(BaseCommand):
 
         demo = demo_write_batch_ensure()
         if demo is None:
+            self.stdout.write(
+                "No demo batch: it is made only on curated demo proverbs, before any write "
+                "batch; the study's own proverbs are left as they are."
+            )
             return
         batch, workers = demo
         self.stdout.write(

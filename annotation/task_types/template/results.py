@@ -23,10 +23,10 @@ from annotation.quality.reports import counted
 from annotation.task_types.template.models import HitTemplate, TemplateAnswer
 from annotation.task_types.template.parsing import CATEGORICAL, FREE_TEXT
 from common.csv_cells import SafeCsvWriter
+from common.prose import figure_text
 from common.pseudonyms import WorkerPseudonyms, export_salt
 from crowd.models import Assignment, Batch
 from crowd.money import money_text
-from crowd.task_types import figure_text
 
 HIT_COLUMNS = (
     "HITId", "HITTypeId", "Title", "Description", "Keywords", "Reward", "CreationTime",

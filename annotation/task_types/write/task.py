@@ -19,6 +19,7 @@ from annotation.models import Narrative, Proverb
 from annotation.opponents.batch_settings import (
     ROUND_KEYS,
     RoundFields,
+    round_lines,
     rounds_schema,
     rounds_settings_clean,
 )
@@ -57,7 +58,8 @@ from crowd.forms import BatchForm
 from crowd.task_types import SubmissionError
 
 if TYPE_CHECKING:
-    from crowd.models import Assignment, Batch, BatchItem
+    from crowd.providers import batch_currency
+from crowd.models import Assignment, Batch, BatchItem
 
 # Far above any sensible story, far below what would strain the check.
 MAX_CHARACTERS = 20_000
@@ -148,7 +150,7 @@ class WriteBatchForm(RoundFields, BatchForm):
         "pledge",
         "canary_word",
         "canary_instruction",
-        *RoundFields.ROUND_FIELD_ORDER,
+        *RoundFields.base_fields,  # in the order declared
     )
 
     def __init__(self, *args, **kwargs):
@@ -256,6 +258,9 @@ class WriteTask(task_types.TaskType):
                 **writing,
             },
         }
+
+    def settings_lines(self, *, batch: Batch) -> list[str]:
+        return round_lines(batch.settings, currency=batch_currency(batch))
 
     def validate(self, *, assignment: Assignment, payload: dict) -> dict:
         text = payload.get("text")

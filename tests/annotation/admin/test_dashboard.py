@@ -116,7 +116,7 @@ def test_dashboard_shows_the_share_of_each_flag_per_batch_and_worker(client, res
     client.force_login(researcher)
     page = analysed()
     section = page[page.index("<h2>Writing integrity</h2>") :]
-    assert f"<td>{batch.pk}: Pilot write</td><td>2</td><td>0.5</td>" in section
+    assert f"<td>{batch.pk}: Pilot write</td><td>2</td><td>50%</td>" in section
     assert '<th scope="col">Pasted from outside</th>' in section
 
 
@@ -464,4 +464,4 @@ def test_dashboard_shows_each_rounds_fooled_share_and_the_models_on_every_rounds
     assert "Stories that fooled their opponent, per round" in page
     assert page.count('<figure class="plot"><svg') == 8
     # Round 2: 12 stories answered, 6 fooled the model.
-    assert "<td>12</td>" in page and "<td>0.5</td>" in page
+    assert "<td>12</td>" in page and "<td>50%</td>" in page

@@ -6,7 +6,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from annotation.datasets.figurative import figurative_import
+from annotation.datasets.figurative import figurative_copy_groups, figurative_import
 from annotation.datasets.figurative_files import parse_figurative_file
 from annotation.models import ContinuationPair, FigurativeNarrative
 from crowd.assignments import assignment_reserve_next, assignment_submit
@@ -15,6 +15,7 @@ from tests.factories import (
     FIGURATIVE_FILES,
     FIGURATIVE_PUBLISHED,
     FIGURATIVE_RELEASE,
+    FIGURATIVE_VERBATIM,
     continuation_batch_create,
     crowd_narrative_create,
     figurative_import_fixture,
@@ -213,8 +214,8 @@ def test_near_copies_are_shown_as_groups_with_the_splits_they_span(client, revie
     client.force_login(reviewer)
     listing = client.get("/admin/annotation/figurativenarrative/").content.decode()
     assert listing.count('data-testid="copy-group"') == 4  # two texts, two copies each
-    assert "one of 2 copies of one text (train)" in listing  # "call it a day", train only
-    assert "one of 2 copies of one text (train, dev) ⚑ spans splits" in listing
+    assert "one text in 2 narrative(s) (train)" in listing  # "call it a day", train only
+    assert "one text in 2 narrative(s) (train, dev) ⚑ spans splits" in listing
     assert listing.count("Nearly the same as another story") == 3  # the others keep the flag
     page = client.get("/admin/annotation/figurativenarrative/copies/").content.decode()
     assert page.count('data-testid="copy-group-row"') == 2
@@ -222,3 +223,28 @@ def test_near_copies_are_shown_as_groups_with_the_splits_they_span(client, revie
     assert "train, dev <strong>⚑ across splits</strong>" in page
     leaking = client.get("/admin/annotation/figurativenarrative/", {"copies": "across"})
     assert leaking.content.decode().count('data-testid="copy-group"') == 2
+
+
+def test_stories_published_verbatim_in_train_and_dev_count_as_leaking_groups(client, reviewer):
+    for split in ("train", "dev"):
+        content = (FIGURATIVE_VERBATIM / f"idiom_{split}.jsonl").read_bytes()
+        figurative_import(content=content, kind="idiom", split=split)
+    # Two stories are one narrative each with pairs in train and dev, a third is two
+    # narratives (its dev copy's punctuation differs); the story repeated in train stays
+    # in train.
+    groups = figurative_copy_groups()
+    assert [(len(group.narrative_ids), group.splits) for group in groups] == [
+        (2, ["train", "dev"]),
+        (1, ["train", "dev"]),
+        (1, ["train", "dev"]),
+    ]
+    assert {group.expressions[0] for group in groups} == {
+        "bury the hatchet",
+        "bite the bullet",
+        "make the best of it",
+    }
+    client.force_login(reviewer)
+    page = client.get("/admin/annotation/figurativenarrative/copies/").content.decode()
+    assert "<strong>3</strong> group(s) span more than one split" in page
+    listing = client.get("/admin/annotation/figurativenarrative/", {"copies": "across"})
+    assert listing.content.decode().count("one text in 1 narrative(s) (train, dev) ⚑") == 2

@@ -11,6 +11,7 @@ import pytest
 from django.core.management import call_command
 
 from annotation.analysis import methods
+from annotation.analysis.cards import markdown_table
 from annotation.analysis.methods import MethodsPart, methods_document
 from annotation.analysis.methods_render import latex_escape, methods_latex, methods_markdown
 from annotation.analysis.selectors import dataset_analysis
@@ -105,7 +106,7 @@ def test_a_study_collected_here_is_described_with_its_design_workers_pay_and_rev
     # The lab's currency is not set: the amount says so rather than pass for any currency.
     assert "for a reward of 0.50 (currency not recorded) per task" in markdown
     assert "Please write without AI tools." in markdown and "“quixotic”" in markdown
-    assert "Pasted &amp; off topic" in markdown  # a cell is escaped for Markdown
+    assert "| Pasted & off topic" in markdown  # a cell is Markdown: no HTML to escape
     assert "writing record (" in markdown and "for 1 of the 4 narratives collected here" in markdown
     assert "### Imported data" not in markdown  # nothing was imported
 
@@ -234,12 +235,27 @@ def test_a_part_registered_by_another_app_is_written_in_its_place(study, monkeyp
 def test_latex_escapes_every_special_character(study):
     latex = methods_latex(methods_document(analysis=dataset_analysis(batches=[study.pk])))
     assert r"\section*{Methods and data statement}" in latex
-    assert latex.count(r"\begin{longtable}") == latex.count(r"\end{longtable}") >= 5
+    assert "longtable" not in latex  # it stops a two-column document
     assert r"Pasted \& off topic: 100\% copied\_text." in latex
-    assert r"\caption{Table" not in latex  # longtable numbers its tables itself
-    text = re.sub(r"\$\\[a-zA-Z]+\$|\\[a-zA-Z]+\*?(\{[^}]*\})?|\\[&%$#_{}]| & |\\\\", "", latex)
+    text = re.sub(r"\$(\\[a-zA-Z]+|-)\$|\\[a-zA-Z]+\*?(\{[^}]*\})?|\\[&%$#_{}]| & |\\\\", "", latex)
     text = "\n".join(line for line in text.splitlines() if not line.startswith("%"))
     assert not re.search(r"[&%$#_]", text)
+
+
+def test_markdown_cells_escape_only_what_markdown_reads_as_html():
+    table = markdown_table(
+        ["p", "note"], [["< 0.001", "Q&A <b>bold</b> &amp; x<y | r > 0.3"], [-0.25, "−1"]]
+    )
+    assert table.splitlines()[2] == (
+        "| < 0.001 | Q&A &lt;b>bold&lt;/b> &amp;amp; x&lt;y \\| r > 0.3 |"
+    )
+
+
+def test_latex_prints_minus_signs_as_minus_signs_and_hyphens_as_hyphens():
+    assert latex_escape(-0.25) == "$-$0.25"
+    assert latex_escape("r = -0.31, −2 (2020-01-05, well-known)") == (
+        "r = $-$0.31, $-$2 (2020-01-05, well-known)"
+    )
 
 
 def test_latex_escape_covers_the_special_characters_and_typography():
@@ -252,8 +268,19 @@ def test_latex_escape_covers_the_special_characters_and_typography():
     )
 
 
-def compiled(latex: str, tmp_path) -> str:
-    """pdflatex's log of the fragment in an article; fails when pdflatex is missing."""
+# An article, and a two-column paper laid out as ACL's style lays it out (its text block and
+# column separation) with LaTeX's base alone.
+LAYOUTS = {
+    "article": "\\documentclass{article}\n",
+    "two columns": "\\documentclass[11pt,twocolumn]{article}\n"
+    "\\setlength\\textwidth{16.0cm}\\setlength\\columnsep{0.6cm}\\setlength\\textheight{24.7cm}\n"
+    "\\setlength\\oddsidemargin{-0.5cm}\\setlength\\topmargin{-1.5cm}\n",
+}
+
+
+def compiled(latex: str, tmp_path, layout: str = "article") -> str:
+    """pdflatex's log of the fragment in a paper of `layout` (LAYOUTS); fails when pdflatex
+    is missing."""
     pdflatex = shutil.which("pdflatex")
     assert pdflatex, (
         "pdflatex is not installed, so the methods section cannot be checked for overfull "
@@ -262,11 +289,11 @@ def compiled(latex: str, tmp_path) -> str:
     )
     (tmp_path / "methods.tex").write_text(latex, encoding="utf-8")
     (tmp_path / "paper.tex").write_text(
-        "\\documentclass{article}\n\\usepackage[utf8]{inputenc}\n"
-        "\\usepackage{longtable,array}\n\\begin{document}\n\\input{methods}\n\\end{document}\n",
+        LAYOUTS[layout] + "\\usepackage[utf8]{inputenc}\n\\usepackage{array}\n"
+        "\\begin{document}\n\\input{methods}\n\\end{document}\n",
         encoding="utf-8",
     )
-    for _ in range(2):  # longtable settles its column widths on the second run
+    for _ in range(2):  # references settle on the second run
         done = subprocess.run(
             [pdflatex, "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
             cwd=tmp_path,
@@ -278,7 +305,8 @@ def compiled(latex: str, tmp_path) -> str:
     return (tmp_path / "paper.log").read_text(encoding="latin-1")
 
 
-def test_the_latex_section_compiles_with_tables_within_the_text_width(study, tmp_path):
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_the_latex_section_compiles_with_tables_within_the_text_width(study, tmp_path, layout):
     import_release()
     study.instructions = "Write a story (see https://example.org/a_very_long_path_of_the_guide)."
     study.save()
@@ -286,10 +314,10 @@ def test_the_latex_section_compiles_with_tables_within_the_text_width(study, tmp
         narrative=study.items.first().proverb.narratives.first(), criterion="overall", value=4
     )
     latex = methods_latex(methods_document(analysis=dataset_analysis()))
-    log = compiled(latex, tmp_path)
+    log = compiled(latex, tmp_path, layout)
     overfull = [line for line in log.splitlines() if line.startswith("Overfull")]
     assert overfull == [], overfull
-    assert "Table 1: Table 1" not in log
+    assert latex.count(r"\refstepcounter{table}") >= 5 and "Table~\\thetable: Table" not in latex
 
 
 def test_methods_section_command_writes_markdown_and_latex(study, tmp_path):

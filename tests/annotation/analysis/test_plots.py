@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -169,6 +170,19 @@ def test_rounds_evaluation_writes_each_models_accuracy_on_each_rounds_test_stori
     for shown in ("80%", "n=12", "25%", "75%", "run 4 (vs round 2)", "run 9 (vs round 3)"):
         assert shown in text
     assert text.count("—") == 2  # no test story: a dash, never 0%
+    # Each cell's words in white on the dark shades (above 50%), black on the light ones.
+    root = ET.fromstring(plots.rounds_evaluation(ROUNDS))
+    fills = {
+        "".join(node.itertext()): re.search(r"fill: (#\w+)", node.get("style", ""))
+        for node in root.iter(f"{SVG}text")
+        if "".join(node.itertext()).endswith("%")
+    }
+    assert {shown: fill and fill[1] for shown, fill in fills.items()} == {
+        "80%": "#ffffff",
+        "90%": "#ffffff",
+        "75%": "#ffffff",
+        "25%": None,  # black, matplotlib's default: no fill written
+    }
 
 
 @pytest.mark.parametrize("figure", [plots.rounds_fooled, plots.rounds_evaluation])

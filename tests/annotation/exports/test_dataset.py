@@ -160,7 +160,7 @@ def test_format_value_shows_none_integers_and_four_significant_digits():
 
 def test_markdown_table_escapes_html_pipes_and_newlines():
     table = markdown_table(["Proverb"], [["<script>a|b</script>\nend"]])
-    assert table.splitlines()[2] == "| &lt;script&gt;a\\|b&lt;/script&gt; end |"
+    assert table.splitlines()[2] == "| &lt;script>a\\|b&lt;/script> end |"
 
 
 def test_every_section_lists_definitions_for_its_statistics():
@@ -279,6 +279,18 @@ def test_an_imported_epic_release_exports_byte_for_byte(tmp_path):
     assert (tmp_path / "epic.json").read_bytes() == (RELEASE / "epic.json").read_bytes()
     for name, content in _release_splits().items():
         assert (tmp_path / name).read_bytes() == content, name
+
+
+@pytest.mark.django_db
+def test_the_card_says_the_workers_of_an_imported_release_are_unknown(tmp_path):
+    dataset_import_epic(content=(RELEASE / "epic.json").read_bytes())
+    dataset_export(format="jsonl", directory=tmp_path / "release", statistics=False)
+    card = (tmp_path / "release" / "README.md").read_text()
+    assert "| distinct workers | unknown for 8 row(s) that name no worker |" in card
+    crowd_narrative_create(proverb=proverb_create(PROVERB), text=STORY)
+    dataset_export(format="jsonl", directory=tmp_path / "both", statistics=False)
+    card = (tmp_path / "both" / "README.md").read_text()
+    assert "| distinct workers | 1, and unknown for 8 row(s) that name no worker |" in card
 
 
 @pytest.mark.django_db

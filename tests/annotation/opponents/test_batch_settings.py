@@ -1,12 +1,19 @@
 """A write batch's round and opponent: set from the admin's form or the API, checked
 (a run that cannot oppose writers is a 404), and absent from a batch in no round."""
 
+import re
+
 import pytest
 
 from annotation.task_types.write.task import WriteBatchForm
 from crowd import task_types
 from crowd.models import Batch
-from tests.factories import proverb_create, write_batch_create
+from tests.factories import (
+    opponent_run_create,
+    proverb_create,
+    round_batch_create,
+    write_batch_create,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -45,7 +52,8 @@ def test_the_form_offers_finished_proverb_runs_and_sets_the_round(opponent, prov
     )
     assert (
         opponent.pk,
-        f"run {opponent.pk}: retrieval seen, {opponent.model_name}",
+        f"run {opponent.pk}: retrieval seen, {opponent.model_name}: not measured on a round's "
+        "task (relaunch the run to measure it)",
     ) in form.fields["opponent"].choices
     assert form.is_valid(), form.errors
     settings = form.batch_settings()
@@ -142,3 +150,53 @@ def test_the_reward_and_the_fooling_bonus_are_typed_in_one_unit(opponent, prover
     assert form.is_valid(), form.errors
     assert form.batch_fields()["reward_cents"] == 75
     assert form.batch_settings()["opponent"]["bonus_cents"] == 25
+
+
+def round_task(**figures) -> dict:
+    """A run's figures on a round's task as a finished run stores them (metrics)."""
+    return {"round_task": {"stories": 40, "proverbs": 6, "chance_top1": 1 / 6, **figures}}
+
+
+def test_the_form_shows_how_each_opponent_does_and_warns_of_a_weak_one(
+    client, researcher, tiny_model, proverbs
+):
+    strong = opponent_run_create(
+        model_name=tiny_model,
+        task="classifier",
+        metrics=round_task(
+            top1=0.6, mean_rank=1.6, chance_mean_rank=3.5, trained_stories=60, trained_proverbs=6
+        ),
+    )
+    weak = opponent_run_create(
+        model_name=tiny_model,
+        task="classifier",
+        metrics=round_task(
+            top1=0.2, mean_rank=3.1, chance_mean_rank=3.5, trained_stories=13, trained_proverbs=5
+        ),
+    )
+    labels = dict(WriteBatchForm().fields["opponent"].choices)
+    assert labels[strong.pk].endswith(
+        "on its 40 held-out stories among 6 proverbs: first 60% (chance 16.7%), mean rank 1.6 "
+        "(chance 3.5); trained on 60 stories of 6 proverbs"
+    )
+    assert labels[weak.pk].endswith(
+        "trained on 13 stories of 5 proverbs ⚠ near chance ⚠ ranks among 6 curated proverbs, "
+        "trained on 5"
+    )
+    proverb = next(iter(proverbs.values()))
+    # The batch's progress page says its round, and its opponent's strength.
+    batch = round_batch_create(
+        proverbs=[proverb],
+        opponent={"run": weak.pk, "mode": "bonus", "bonus_cents": 25, "validate": True},
+    )
+    client.force_login(researcher)
+    page = client.get(f"/admin/crowd/batch/{batch.pk}/progress/").content.decode()
+    lines = re.findall(r'data-testid="settings-line">([^<]*)</p>', page)
+    assert lines == [
+        f"Round 2 against run {weak.pk}: classifier seen, {tiny_model}. Bonus: an approved "
+        "story that fooled the model earns the bonus (0.25); 10 checks per task; "
+        "the model&#x27;s guesses not shown; fooling stories validated by a choose batch.",
+        "The opponent on its 40 held-out stories among 6 proverbs: first 20% (chance 16.7%), "
+        "mean rank 3.1 (chance 3.5); trained on 13 stories of 5 proverbs ⚠ near chance ⚠ "
+        "ranks among 6 curated proverbs, trained on 5.",
+    ]
