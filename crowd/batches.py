@@ -7,7 +7,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from crowd import task_types
-from crowd.models import Assignment, Batch, BatchItem
+from crowd.models import SUBJECT_FIELDS, Assignment, Batch, BatchItem
 from crowd.providers import get_provider
 
 
@@ -55,18 +55,6 @@ def batch_create(
     # Items drawn from a source batch or from the dataset (settings), if the type has any.
     registered_type.items_refresh(batch=batch)
     return batch
-
-
-SUBJECT_FIELDS = (
-    "proverb",
-    "narrative",
-    "source_assignment",
-    "choice_question",
-    "figurative_narrative",
-    "continuation_pair",
-    "cloze_item",
-    "template_row",
-)
 
 
 ANALYZE_AFTER = 1_000  # items added at once, after which PostgreSQL's statistics are renewed

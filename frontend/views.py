@@ -65,27 +65,26 @@ def invite_enter(request, token: str):
         return _blocked(request)
     except (signing.BadSignature, Worker.DoesNotExist) as error:
         request.session.flush()
-        message = (
-            "This link has expired; ask for a new one."
-            if isinstance(error, signing.SignatureExpired)
-            else "This link is not valid."
-        )
-        return render(request, "frontend/message.html", {"message": message}, status=404)
+        if isinstance(error, signing.SignatureExpired):
+            return message_page(request, "This link has expired; ask for a new one.", status=404)
+        return message_page(request, "This link is not valid.", status=404)
     session_worker_set(request, worker)
     if batch_id is not None:
         return redirect("frontend:next", batch_id=batch_id)
     return redirect("frontend:home")
 
 
+def message_page(request, message: str, *, status: int = 200, **context):
+    """A page that says one thing to the worker (escaped, as every worker-facing text)."""
+    return render(request, "frontend/message.html", {"message": message, **context}, status=status)
+
+
 def _no_worker(request):
     """403 for a browser with no worker: a blocked worker's reason, or where to start."""
     if session_blocked_reason(request):
         return _blocked(request)
-    return render(
-        request,
-        "frontend/message.html",
-        {"message": "Open the personal link you were given to start working."},
-        status=403,
+    return message_page(
+        request, "Open the personal link you were given to start working.", status=403
     )
 
 
@@ -137,11 +136,7 @@ def next_task(request, batch_id: int):
     except NoWorkAvailable as reason:
         if reason.code == "qualification":
             return redirect("frontend:qualify", batch_id=batch.pk)
-        return render(
-            request,
-            "frontend/message.html",
-            {"message": reason.reason, "code": reason.code, "batch": batch},
-        )
+        return message_page(request, reason.reason, code=reason.code, batch=batch)
     return redirect("frontend:task", assignment_id=assignment.pk)
 
 
@@ -290,17 +285,12 @@ def pledge_agree(request):
             pk=data["a"], worker_id=data["w"], worker__blocked=False
         )
     except (signing.BadSignature, KeyError, TypeError, Assignment.DoesNotExist):
-        return render(
-            request,
-            "frontend/message.html",
-            {"message": "This page has expired; open your task link again."},
-            status=400,
+        return message_page(
+            request, "This page has expired; open your task link again.", status=400
         )
     if request.POST.get("agree") != "yes":
-        return render(
-            request,
-            "frontend/message.html",
-            {"message": "This batch's tasks need your agreement first; you can close the page."},
+        return message_page(
+            request, "This batch's tasks need your agreement first; you can close the page."
         )
     pledge_record(batch=assignment.item.batch, worker=assignment.worker)
     back = request.POST.get("back", "")
@@ -320,7 +310,7 @@ def task_preview(request, batch_id: int):
     try:
         item = preview_item(batch=batch, item_id=query_int(request, "item"))
     except NothingToPreview as reason:
-        return render(request, "frontend/message.html", {"message": str(reason)})
+        return message_page(request, str(reason))
     with preview_assignment(item=item) as assignment:
         return render_task_page(
             request,
@@ -363,15 +353,13 @@ def submit_response(
     `next_url` None lets the batch's provider say where the worker goes next. With
     `worker_id`, only that worker's assignment is found (404 for anyone else's, and a
     blocked worker's session is dropped)."""
-    try:
-        body = request_json(request) if request.body else {}
-    except InputError as error:
-        return JsonResponse(
-            {"error": f"The submission could not be read: {error} Nothing was stored."},
-            status=400,
+    body, refusal = _json_object(request, "The submission", " Nothing was stored.")
+    if refusal is None and not isinstance(body.get("payload", {}), dict):
+        refusal = JsonResponse(
+            {"error": "The submission could not be read; try again."}, status=400
         )
-    if not isinstance(body, dict) or not isinstance(body.get("payload", {}), dict):
-        return JsonResponse({"error": "The submission could not be read; try again."}, status=400)
+    if refusal is not None:
+        return refusal
     try:
         outcome = assignment_submit(
             assignment=assignment,
@@ -401,6 +389,17 @@ def submit_response(
     )
 
 
+def _json_object(request, what: str, after: str = "") -> tuple[dict, JsonResponse | None]:
+    """The request's JSON object (empty body: {}), or a 400 saying why it cannot be read."""
+    try:
+        body = request_json(request) if request.body else {}
+    except InputError as error:
+        return {}, JsonResponse({"error": f"{what} could not be read: {error}{after}"}, status=400)
+    if not isinstance(body, dict):
+        return {}, JsonResponse({"error": f"{what} could not be read; try again."}, status=400)
+    return body, None
+
+
 @require_POST
 def task_check(request, assignment_id: int):
     """JSON live check of a draft (e.g. the cloze parser's verdict); stores nothing.
@@ -408,12 +407,9 @@ def task_check(request, assignment_id: int):
     Only the assignment's own worker may ask; 404 for task types without a live check.
     """
     assignment = _own_assignment(request, assignment_id)
-    try:
-        body = request_json(request) if request.body else {}
-    except InputError as error:
-        return JsonResponse({"error": f"The draft could not be read: {error}"}, status=400)
-    if not isinstance(body, dict):
-        return JsonResponse({"error": "The draft could not be read."}, status=400)
+    body, refusal = _json_object(request, "The draft")
+    if refusal is not None:
+        return refusal
     task_type = task_types.get(assignment.item.batch.task_type)
     try:
         return JsonResponse(task_type.live_check(assignment=assignment, payload=body))
