@@ -29,6 +29,10 @@ class NoWorkAvailable(Exception):
         self.code = code
 
 
+# What a task page and a submit read with the assignment, in the same statement.
+WITH_TASK = ("item__batch", "item__proverb", "item__narrative", "worker")
+
+
 @dataclass(frozen=True)
 class SubmitOutcome:
     assignment: Assignment
@@ -83,8 +87,6 @@ def assignments_expire(*, batch: Batch | None = None, now=None) -> int:
 # come from OpenItem's serving-order index, gold and open items each from one range of it,
 # so the statement reads the rows it returns plus those the worker may not take, whatever
 # the batch holds (counting the whole batch per call took 220-330 ms at 10,000 items).
-_LIVE_RESERVATION = "(a.status = 'reserved' AND a.expires_at > %(now)s)"
-_LIVE_SLOTS = f"(a.status IN ('submitted', 'approved') OR {_LIVE_RESERVATION})"
 _WORKER_MAY_TAKE = """
   AND o.item_id NOT IN (
     SELECT mine.item_id FROM crowd_assignment mine
@@ -141,28 +143,6 @@ def _candidates_sql(*, one_item: bool, holds_slot: bool = True) -> str:
     )
 
 
-def _candidate_items(
-    *,
-    batch: Batch,
-    worker: Worker,
-    limit: int,
-    item: BatchItem | None = None,
-    holds_slot: bool = True,
-) -> list[int]:
-    """Ids of up to `limit` items the worker may take (see _CANDIDATES_SQL), best first;
-    only `item` when given; full items too when the reservation holds no slot."""
-    params = {
-        "batch": batch.pk,
-        "worker": worker.pk,
-        "item": item.pk if item is not None else None,
-        "target": batch.target_per_item,
-        "limit": limit,
-    }
-    with connection.cursor() as cursor:
-        cursor.execute(_candidates_sql(one_item=item is not None, holds_slot=holds_slot), params)
-        return [row[0] for row in cursor.fetchall()]
-
-
 def _reserve_open(
     *,
     batch: Batch,
@@ -172,29 +152,39 @@ def _reserve_open(
     item: BatchItem | None = None,
     holds_slot: bool = True,
 ) -> list[Assignment]:
-    """Reserve up to `count` of the items the worker may take, best first.
+    """Reserve up to `count` of the items the worker may take (_CANDIDATES_SQL), best first;
+    only `item` when given; full items too when the reservation holds no slot.
 
     OpenItem counts a reservation past its time as held until it is marked expired: when
     fewer items look open than were asked for (at the end of a batch), the batch's stale
     reservations are expired first, before any item's row is locked, and the items looked
     for again. A deadlock with another transaction expiring the same rows leaves them to it.
     """
-    limit = 20 + count
-    candidates = _candidate_items(
-        batch=batch, worker=worker, limit=limit, item=item, holds_slot=holds_slot
-    )
-    if len(candidates) < count:
+    sql = _candidates_sql(one_item=item is not None, holds_slot=holds_slot)
+    params = {
+        "batch": batch.pk,
+        "worker": worker.pk,
+        "item": item.pk if item is not None else None,
+        "target": batch.target_per_item,
+        "limit": 20 + count,
+    }
+
+    def candidates() -> list[int]:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return [row[0] for row in cursor.fetchall()]
+
+    found = candidates()
+    if len(found) < count:
         try:
             with transaction.atomic():
                 expired = assignments_expire(batch=batch, now=now)
         except OperationalError:
             expired = 0
         if expired:
-            candidates = _candidate_items(
-                batch=batch, worker=worker, limit=limit, item=item, holds_slot=holds_slot
-            )
+            found = candidates()
     return _reserve_items(
-        candidates, batch=batch, worker=worker, now=now, count=count, holds_slot=holds_slot
+        found, batch=batch, worker=worker, now=now, count=count, holds_slot=holds_slot
     )
 
 
@@ -221,8 +211,7 @@ def assignment_reserve_next(
     _ensure_open(batch)
     # A caller holding the worker's lock has its transaction: no savepoint inside it.
     with transaction.atomic(savepoint=not worker_locked):
-        # One decision per worker at a time: two tabs asking at once must not
-        # both pass the cap check or hold two reservations.
+        # One decision per worker at a time: two tabs must not both pass the cap check.
         worker = _locked_worker(worker, batch=batch, locked=worker_locked)
         live = Assignment.objects.filter(
             item__batch=batch, worker=worker, status=Assignment.Status.RESERVED, expires_at__gt=now
@@ -328,14 +317,17 @@ def _reserve_items(
 
 _BUSY = object()  # _reserve_item without waiting: another transaction holds the item's row
 
-# The reservation itself, run under the item's row lock so that its count of held slots
-# sees every reservation committed before: a new assignment when the item has room (a gold
-# item always has), or the worker's own expired or returned one taken again.
+# The reservation, under the item's row lock so that its count of held slots sees every
+# reservation committed before: a new assignment when the item has room, or the worker's
+# own expired or returned one taken again.
 _RESERVE_SQL = """
 INSERT INTO crowd_assignment ({columns})
 SELECT {values}
 WHERE %(unlimited)s OR (
-    SELECT count(*) FROM crowd_assignment a WHERE a.item_id = %(item)s AND {live}
+    SELECT count(*) FROM crowd_assignment a WHERE a.item_id = %(item)s AND (
+        a.status IN ('submitted', 'approved')
+        OR (a.status = 'reserved' AND a.expires_at > %(now)s)
+    )
 ) < %(target)s
 ON CONFLICT (item_id, worker_id) DO UPDATE
 SET status = 'reserved', started_at = excluded.started_at, expires_at = excluded.expires_at,
@@ -347,14 +339,12 @@ RETURNING {returned}
 
 @cache
 def _reserve_sql() -> tuple[str, list[str]]:
-    """_RESERVE_SQL for Assignment's columns (each new one at its field's default), and the
-    columns it returns."""
+    """_RESERVE_SQL for Assignment's columns, and the attributes of those it returns."""
     fields = [field for field in Assignment._meta.concrete_fields if not field.primary_key]
     columns = [field.column for field in Assignment._meta.concrete_fields]
     sql = _RESERVE_SQL.format(
         columns=", ".join(field.column for field in fields),
         values=", ".join(f"%({field.column})s" for field in fields),
-        live=_LIVE_SLOTS,
         returned=", ".join(columns),
     )
     return sql, [field.attname for field in Assignment._meta.concrete_fields]
@@ -363,9 +353,9 @@ def _reserve_sql() -> tuple[str, list[str]]:
 def _reserve_item(
     item_id: int, *, batch: Batch, worker: Worker, now, wait: bool, holds_slot: bool = True
 ):
-    """Lock the item's row and reserve it for the worker: the Assignment, None when it has
-    no room or the worker holds it already, _BUSY when not `wait`ing and the row is held.
-    A reservation that holds no slot (or one on a gold item) needs no room."""
+    """Lock the item's row and reserve it: the Assignment, None when it has no room (a gold
+    item or a reservation holding no slot needs none) or the worker holds it already,
+    _BUSY when not `wait`ing and the row is held."""
     features = connection.features
     lock = ""  # SQLite (the embedded default) has no row locks: its writers take turns
     if features.has_select_for_update:
@@ -426,22 +416,16 @@ def assignment_submit(
 ) -> SubmitOutcome:
     """Validate and store a worker's submission exactly once.
 
-    `worker_id` makes the locked read of the assignment its ownership check too: only
-    that worker's assignment, while they are not blocked (Assignment.DoesNotExist
-    otherwise, nothing stored), so `assignment` may be a bare Assignment(pk=...).
-
-    A retried or double-clicked submit (same submission key) returns the stored result
-    (replayed=True); a submit with another key, from a second window, raises
-    SubmissionConflict and stores nothing. Raises SubmissionError with a message for
-    the worker when the rules fail or the reservation can no longer be honoured.
+    `worker_id` makes the locked read its ownership check too (Assignment.DoesNotExist for
+    another's or a blocked worker's), so `assignment` may be a bare Assignment(pk=...).
+    A retry with the same submission key returns the stored result (replayed=True);
+    another key (a second window) raises SubmissionConflict. SubmissionError says why
+    the rules fail or the reservation can no longer be honoured.
     """
     now = now or timezone.now()
     with transaction.atomic():
-        # Only the assignment's row is locked; its item, batch and proverb or narrative
-        # come in the same statement for the task type's validation.
-        locked = Assignment.objects.select_for_update(of=("self",)).select_related(
-            "item__batch", "item__proverb", "item__narrative", "worker"
-        )
+        # Only the assignment's row is locked; what validation reads comes with it.
+        locked = Assignment.objects.select_for_update(of=("self",)).select_related(*WITH_TASK)
         if worker_id is not None:
             locked = locked.filter(worker_id=worker_id, worker__blocked=False)
         locked = locked.get(pk=assignment.pk)
