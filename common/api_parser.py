@@ -1,5 +1,5 @@
-"""The API's JSON parser: DRF's, reading through json_loads_checked (see
-common/request_input.py), and the strict reading of request serializers."""
+"""The API's JSON parser (DRF's, through json_loads_checked) and the strict reading of
+request serializers."""
 
 from __future__ import annotations
 
@@ -39,20 +39,16 @@ class CheckedJSONParser(JSONParser):
 
 
 class StrictInput:
-    # A request serializer that takes what its schema says and nothing else: a field it
-    # does not write is refused (the schema says additionalProperties: false), and in a
-    # JSON body a boolean field takes only true/false, a text field only a string (no 0
-    # for "0", and no more characters than its maxLength, white space included) and a
-    # number or id field only a whole number (no "12", 2.5 or true). Mixed
-    # in before the DRF serializer class. `schema_rules`: JSON Schema keywords for the
-    # rules across fields that its validation applies (e.g. anyOf).
-    # (Comments, not a docstring: the schema would show it as each serializer's text.)
+    # A request serializer that takes what its schema says and nothing else: no field it
+    # does not write, and in a JSON body only true/false for a boolean, a string within
+    # maxLength (white space included) for a text, a whole number for a number or id.
+    # Mixed in before the DRF class. `schema_rules`: JSON Schema keywords for its rules
+    # across fields. (Comments: the schema would show a docstring as each serializer's.)
     schema_rules: dict = {}
 
     def is_valid(self, *, raise_exception=False):
-        """As DRF's; but when every error is an id that names nothing (a body's reference
-        to a row that does not exist), raise_exception answers 404, as a path's id does:
-        the request is well formed, no schema can know which ids exist."""
+        """As DRF's, but 404 when every error is an id that names nothing, as for a path's
+        id: no schema can know which ids exist."""
         valid = super().is_valid()
         if not valid and raise_exception:
             codes = _leaf_codes(self.errors)
@@ -113,8 +109,7 @@ def _leaf_codes(errors) -> set[str]:
 
 
 class Conflict(APIException):
-    """409: the request is well formed, but what it asks clashes with what is stored (a
-    duplicate), so no change to the request alone can make it go through as it is."""
+    """409: the request is well formed, but clashes with what is stored (a duplicate)."""
 
     status_code = status.HTTP_409_CONFLICT
     default_code = "conflict"

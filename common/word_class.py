@@ -1,12 +1,7 @@
-"""Python's `\\w` as an explicit regular-expression character class, for patterns an
-API schema states.
-
-Python's `\\w` is Unicode (a character str.isalnum() calls alphanumeric, or "_");
-ECMA-262's, which JSON Schema validators outside Python follow (jsonschema-rs, ajv), is
-ASCII only. A class that spells the characters out reads the same in every engine. It is
-generated from Python's Unicode database: `python -m common.word_class` prints this
-module anew, and tests/common/test_word_class.py checks it against `\\w` character for
-character.
+"""Python's `\\w` (Unicode) spelled out as a character class, for patterns an API schema
+states: ECMA-262's `\\w`, which validators outside Python follow, is ASCII only. Generated
+(`python -m common.word_class` prints this module anew) and checked against `\\w` by
+tests/common/test_word_class.py; a constant, as computing it would slow every start.
 """
 
 from __future__ import annotations

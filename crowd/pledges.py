@@ -1,6 +1,5 @@
 """A batch's pledge: the researcher's text a worker agrees to once, before their first task
-of the batch (for example, not to use AI tools to write). Recorded per worker with the text
-shown; a task page asks for it first (frontend/views.py render_task_page)."""
+of the batch (not to use AI tools to write, say), recorded per worker with the text shown."""
 
 from __future__ import annotations
 
@@ -42,10 +41,8 @@ def pledge_record(*, batch: Batch, worker: Worker) -> BatchPledge:
 
 
 def pledge_times_of(*, batch_ids, worker_ids) -> dict[tuple[int, int], datetime]:
-    """When these workers agreed to these batches' pledges, by (batch id, worker id).
-
-    Read by batch (a dataset's chunk has few batches and thousands of workers: an IN list
-    of every worker costs Django more than reading the batches' pledges as plain values)."""
+    """When these workers agreed to these batches' pledges, by (batch id, worker id); read
+    by batch (an IN list of thousands of workers costs more than the batches' rows)."""
     worker_ids = set(worker_ids)
     rows = BatchPledge.objects.filter(batch_id__in=batch_ids).values_list(
         "batch_id", "worker_id", "agreed_at"

@@ -1,9 +1,5 @@
-"""Previews of a batch's task page: a worker's view of a sample item, with nothing stored.
-
-The page of a task type is built from an assignment. A preview makes one for a preview
-worker inside a savepoint, lets the caller render the page, and rolls the savepoint
-back, so neither the worker nor the assignment outlives the request.
-"""
+"""Previews of a batch's task page on a sample item, with nothing stored: an assignment of
+a preview worker, made inside a savepoint that is rolled back once the page is rendered."""
 
 from __future__ import annotations
 
