@@ -208,26 +208,14 @@ class Assignment(models.Model):
         REJECTED = "rejected", "Rejected"
         EXPIRED = "expired", "Expired"
         RETURNED = "returned", "Returned"
-        # Paid as approved, but kept out of the dataset, agreement, chained batches and
-        # exports (suspicious, not proven bad); its slot reopens.
+        # Paid as approved, but kept out of the dataset (suspicious, not proven bad).
         EXCLUDED = "excluded", "Approved and excluded"
-        # Stored under a provider's claim that the provider confirms only once the worker
-        # has submitted there too (MTurk): it holds no slot and counts for nothing until
-        # the provider vouches for it (crowd.review.assignment_confirm).
+        # Awaiting the provider's confirmation (MTurk): holds no slot, counts for nothing.
         UNCONFIRMED = "unconfirmed", "Stored, awaiting the provider's confirmation"
 
-    # Statuses that hold one of the item's slots.
-    ACTIVE = (Status.RESERVED, Status.SUBMITTED, Status.APPROVED)
-    # Statuses of an assignment whose submission is stored.
-    STORED = (
-        Status.SUBMITTED,
-        Status.APPROVED,
-        Status.REJECTED,
-        Status.EXCLUDED,
-        Status.UNCONFIRMED,
-    )
-    # Statuses of work the worker is paid for.
+    ACTIVE = (Status.RESERVED, Status.SUBMITTED, Status.APPROVED)  # holding an item's slot
     PAID = (Status.APPROVED, Status.EXCLUDED)
+    STORED = (*PAID, Status.SUBMITTED, Status.REJECTED, Status.UNCONFIRMED)  # a submission
 
     item = models.ForeignKey(BatchItem, on_delete=models.PROTECT, related_name="assignments")
     worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="assignments")

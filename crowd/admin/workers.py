@@ -20,10 +20,6 @@ def invite_url(request, *, worker: Worker, batch: Batch | None = None) -> str:
     return request.build_absolute_uri(reverse("frontend:invite", args=[token]))
 
 
-def _open_local_batches():
-    return Batch.objects.filter(status=Batch.Status.PUBLISHED, provider="local").order_by("id")
-
-
 class LocalWorkersForm(forms.Form):
     count = forms.IntegerField(min_value=1, max_value=200, initial=3, label="How many")
     name_prefix = forms.CharField(
@@ -84,7 +80,8 @@ class WorkerAdmin(AdminPages, admin.ModelAdmin):
     def show_invite_links(self, request, queryset):
         """Signed links sign a browser in as the worker, so they need the add-worker
         permission (researchers), never only view (reviewers). Blocked workers get none."""
-        batches = list(_open_local_batches())
+        open_batches = Batch.objects.filter(status=Batch.Status.PUBLISHED, provider="local")
+        batches = list(open_batches.order_by("id"))
         rows = [
             {
                 "worker": worker,
