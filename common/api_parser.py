@@ -63,30 +63,11 @@ class StrictInput:
             errors = {
                 name: ["This operation has no such field."] for name in data if name not in writable
             }
-            if type(data) is dict:  # JSON; form data (a QueryDict) is text by nature
-                for name, field in writable.items():
-                    value = data.get(name)
-                    if value is None:
-                        continue
-                    if isinstance(field, serializers.BooleanField) and not isinstance(value, bool):
-                        errors[name] = ["Must be true or false."]
-                    elif isinstance(field, serializers.CharField) and not isinstance(value, str):
-                        errors[name] = ["Must be a string."]
-                    elif isinstance(field, _WHOLE_NUMBERS) and not _is_whole_number(value):
-                        errors[name] = ["Must be a whole number."]
+            json = type(data) is dict  # form data (a QueryDict) is text by nature
             for name, field in writable.items():
-                value = data.get(name)
-                # The schema's maxLength is the text as sent; DRF counts it after stripping
-                # its white space.
-                if (
-                    name not in errors
-                    and isinstance(field, serializers.CharField)
-                    and field.max_length is not None
-                    and isinstance(value, str)
-                    and len(value) > field.max_length
-                ):
-                    message = field.error_messages["max_length"]  # DRF's own words
-                    errors[name] = [message.format(max_length=field.max_length)]
+                problem = _field_problem(field, data.get(name), json=json)
+                if problem:
+                    errors[name] = [problem]
             if errors:
                 raise serializers.ValidationError(errors)
         return super().to_internal_value(data)
@@ -95,8 +76,23 @@ class StrictInput:
 _WHOLE_NUMBERS = (serializers.IntegerField, serializers.PrimaryKeyRelatedField)
 
 
-def _is_whole_number(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _field_problem(field, value, *, json: bool) -> str | None:
+    """Why a value sent for a field is refused before DRF reads it, or None."""
+    text = isinstance(field, serializers.CharField)
+    if value is None:
+        return None
+    if json and isinstance(field, serializers.BooleanField) and not isinstance(value, bool):
+        return "Must be true or false."
+    if json and text and not isinstance(value, str):
+        return "Must be a string."
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    if json and isinstance(field, _WHOLE_NUMBERS) and not whole:
+        return "Must be a whole number."
+    # The schema's maxLength is the text as sent; DRF counts it after stripping white space.
+    limit = field.max_length if text else None
+    if limit is not None and isinstance(value, str) and len(value) > limit:
+        return field.error_messages["max_length"].format(max_length=limit)  # DRF's own words
+    return None
 
 
 def _leaf_codes(errors) -> set[str]:
