@@ -130,9 +130,8 @@ def _unanswered(provider, action: ProviderAction, why: str) -> tuple[str, str]:
 
 
 def _settle(action_id: int, status: str, note: str, *, was: str = Status.SENDING) -> str:
-    """Write a call's outcome, unless something else settled it meanwhile (it is no longer
-    `was`). A refused bonus is taken back with it; a finished call lets the next call
-    about its subject go."""
+    """Write a call's outcome unless it is no longer `was`; a refused bonus is taken back,
+    and a finished call lets the next call about its subject go."""
     with transaction.atomic():
         action = ProviderAction.objects.select_for_update().get(pk=action_id)
         if action.status != was:
@@ -163,9 +162,8 @@ def _bonus_take_back(action: ProviderAction) -> None:
 
 
 def provider_action_reconcile(*, action_id: int, now=None) -> str:
-    """Settle an unknown RECONCILE call from the provider's own record (outside any
-    transaction): done, or sent again when the provider certainly has no such call.
-    ProviderError when the provider cannot be asked (it stays unknown)."""
+    """Settle an unknown RECONCILE call from the provider's record, outside any transaction:
+    done, or sent again (ProviderError when the provider cannot be asked)."""
     now = now or timezone.now()
     action = ProviderAction.objects.get(pk=action_id)
     provider = get_provider(action.provider)
@@ -214,8 +212,8 @@ def provider_actions_due(*, now=None) -> tuple[list[int], list[int]]:
 
 
 def action_progress(*, action: ProviderAction, **payload) -> None:
-    """Keep a provider's progress on a call being sent (e.g. the id of a first step), in a
-    short transaction of its own, for the admin and a later reconciliation."""
+    """Keep a provider's progress on a call being sent (the id of a first step), for the
+    admin and a later reconciliation."""
     action.payload.update(payload)
     ProviderAction.objects.filter(pk=action.pk).update(payload=action.payload)
 

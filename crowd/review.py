@@ -41,8 +41,7 @@ class ReviewError(ValueError):
 
 
 class BonusAlreadyPaid(ReviewError):
-    """The same bonus (assignment, reason, amount) was given before, whether paid yet or
-    still on its way to the provider: a resent form."""
+    """The same bonus (assignment, reason, amount) was given before: a resent form."""
 
 
 def _ensure_vouched(assignment: Assignment, what: str) -> None:
@@ -83,9 +82,8 @@ def _ensure_slot_free(assignment: Assignment) -> None:
 
 
 def _tell(locked: Assignment | Worker, kind: str, *, bonus=None, **payload):
-    """Record the call the decision about `locked` (work, or a worker) owes its provider,
-    in the decision's transaction (a provider that would refuse it raises ReviewError:
-    nothing is decided)."""
+    """Record the call the decision about `locked` (work, or a worker) owes its provider;
+    one it would refuse raises ReviewError, and nothing is decided."""
     if isinstance(locked, Worker):
         subject, provider = {"worker": locked}, locked.provider
     else:
@@ -130,10 +128,9 @@ def assignment_approve(*, assignment: Assignment, message: str = "") -> Assignme
 
 @transaction.atomic
 def assignment_approve_exclude(*, assignment: Assignment, reason: str) -> Assignment:
-    """Pay the worker as for approved work, but keep the work out of the dataset,
-    agreement, chained batches and exports, with a reason (kept, not shown to the
-    worker): for work that is suspicious but not proven bad, as Prolific's policy asks.
-    Its slot reopens for another worker; items already built on it are withdrawn."""
+    """Pay the worker as for approved work, but keep the work out of the dataset, with a
+    reason not shown to them: for work suspicious but not proven bad, as Prolific's policy
+    asks. Its slot reopens; items already built on it are withdrawn."""
     reason = _text(reason, "Approving and excluding needs a reason (kept with the work).")
     locked = _locked_submission(assignment)
     if locked.status == Assignment.Status.EXCLUDED:
@@ -191,9 +188,8 @@ def worker_unblock(*, worker: Worker) -> Worker:
 
 @transaction.atomic
 def workers_notify(*, workers, subject: str, message: str) -> int:
-    """Message each worker through their provider (one call per worker, sent once this
-    commits; a message is never sent twice). Returns how many calls were recorded; a
-    worker the provider cannot message raises ReviewError and records none."""
+    """Message each worker through their provider, one call each, sent once this commits;
+    returns how many were recorded (a worker who cannot be messaged: ReviewError, none)."""
     subject, message = subject.strip(), _text(message, "A message needs some text.")
     recorded = 0
     for worker in workers:
@@ -207,11 +203,9 @@ def reason_digest(reason: str) -> str:
 
 @transaction.atomic
 def assignment_bonus(*, assignment: Assignment, cents: int, reason: str) -> Assignment:
-    """Pay a bonus on approved, vouched work (added to what was paid before), once for
-    this assignment, reason and amount: a resent form raises BonusAlreadyPaid.
-
-    The bonus, its amount and the provider's pay call are recorded together; the call is
-    sent once this commits (a provider's refusal then takes the bonus back)."""
+    """Pay a bonus on approved, vouched work, once for this assignment, reason and amount
+    (a resent form: BonusAlreadyPaid). The bonus and its pay call are recorded together;
+    the call is sent once this commits (a refusal then takes the bonus back)."""
     if cents <= 0:
         raise ReviewError("A bonus must be a positive amount.")
     reason = _text(reason, "A bonus needs a reason; the worker sees it.")
@@ -256,8 +250,7 @@ def assignment_confirm(*, assignment: Assignment) -> Assignment:
 
 def unvouched_release(*, batch: Batch, now=None) -> int:
     """Reject stored work its provider has still not vouched for once the batch's time
-    allowed and the provider's grace are over (the provider has nothing to reject: it is
-    rejected here), so it is never approved or counted and its slot reopens."""
+    allowed and the provider's grace are over (here: the provider has nothing to reject)."""
     now = now or timezone.now()
     provider = get_provider(batch.provider)
     cutoff = (
