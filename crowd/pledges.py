@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 
 from crowd.models import Batch, BatchPledge, Worker
 
@@ -30,14 +30,11 @@ def pledge_record(*, batch: Batch, worker: Worker) -> BatchPledge:
     (a second agreement, from another tab, keeps the first)."""
     if not batch.pledge.strip():
         raise ValueError("This batch asks for no pledge.")
-    existing = BatchPledge.objects.filter(batch=batch, worker=worker).first()
-    if existing is not None:
-        return existing
-    try:
-        with transaction.atomic():
-            return BatchPledge.objects.create(batch=batch, worker=worker, text=batch.pledge)
-    except IntegrityError:  # the other tab's agreement won the race
-        return BatchPledge.objects.get(batch=batch, worker=worker)
+    # get_or_create finds the other tab's agreement when it won the race (IntegrityError).
+    pledge, _ = BatchPledge.objects.get_or_create(
+        batch=batch, worker=worker, defaults={"text": batch.pledge}
+    )
+    return pledge
 
 
 def pledge_times_of(*, batch_ids, worker_ids) -> dict[tuple[int, int], datetime]:

@@ -80,15 +80,14 @@ class PaymentsAdmin(AdminPages, ReadOnlyAdmin):
         if not self.has_view_permission(request):
             raise PermissionDenied
         if request.method == "POST":
-            if "top_up" in request.POST or "top_up_confirmed" in request.POST:
-                if not request.user.has_perm(REVIEW_PERMISSION):
-                    raise PermissionDenied
-                if "top_up" in request.POST:
-                    return self._top_up_confirmation(request, batch)
+            paying = "top_up" in request.POST or "top_up_confirmed" in request.POST
+            if not request.user.has_perm(REVIEW_PERMISSION if paying else SETTINGS_PERMISSION):
+                raise PermissionDenied
+            if "top_up" in request.POST:
+                return self._top_up_confirmation(request, batch)
+            if paying:
                 self._top_up(request, batch)
             else:
-                if not request.user.has_perm(SETTINGS_PERMISSION):
-                    raise PermissionDenied
                 self._target_set(request, batch)
             return redirect("admin:crowd_batch_pay", batch_id=batch.pk)
         recommendation, recommendation_error = None, ""
