@@ -21,6 +21,13 @@ class Provider(models.TextChoices):
     MTURK = "mturk", "Amazon Mechanical Turk"
 
 
+def _optional_key(model, *, related_name: str = "+", **options) -> models.ForeignKey:
+    """An optional foreign key that PROTECTs the row it names: work is built on it."""
+    return models.ForeignKey(
+        model, null=True, blank=True, on_delete=models.PROTECT, related_name=related_name, **options
+    )
+
+
 class Worker(models.Model):
     provider = models.CharField(max_length=16, choices=Provider.choices)
     external_id = models.CharField(max_length=128, help_text="The provider's worker id.")
@@ -78,11 +85,8 @@ class Batch(models.Model):
         help_text="The hourly pay this batch aims at (reward plus bonuses), in cents.",
     )
     time_allowed_seconds = models.PositiveIntegerField(default=1800)
-    source_batch = models.ForeignKey(
+    source_batch = _optional_key(
         "self",
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
         related_name="chained_batches",
         help_text="Draw items from this batch's approved output.",
     )
@@ -132,13 +136,6 @@ SUBJECT_FIELDS = (
 )
 
 
-def _subject(model: str, **options) -> models.ForeignKey:
-    """A batch item's optional subject: PROTECTed, since work is built on it."""
-    return models.ForeignKey(
-        model, null=True, blank=True, on_delete=models.PROTECT, related_name="+", **options
-    )
-
-
 class BatchItem(models.Model):
     """One unit of work in a batch; which field is set depends on the task type.
 
@@ -152,17 +149,17 @@ class BatchItem(models.Model):
     """
 
     batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="items")
-    proverb = _subject("annotation.Proverb")
-    narrative = _subject("annotation.Narrative")
-    source_assignment = _subject(
+    proverb = _optional_key("annotation.Proverb")
+    narrative = _optional_key("annotation.Narrative")
+    source_assignment = _optional_key(
         "crowd.Assignment",
         help_text="An earlier assignment whose output this item is about (e.g. an alignment).",
     )
-    choice_question = _subject("annotation.ChoiceQuestion")
-    figurative_narrative = _subject("annotation.FigurativeNarrative")
-    continuation_pair = _subject("annotation.ContinuationPair")
-    cloze_item = _subject("annotation.ClozeItem")
-    template_row = _subject("annotation.TemplateRow")
+    choice_question = _optional_key("annotation.ChoiceQuestion")
+    figurative_narrative = _optional_key("annotation.FigurativeNarrative")
+    continuation_pair = _optional_key("annotation.ContinuationPair")
+    cloze_item = _optional_key("annotation.ClozeItem")
+    template_row = _optional_key("annotation.TemplateRow")
     is_gold = models.BooleanField(default=False)
     gold_answer = models.JSONField(null=True, blank=True)
     position = models.PositiveIntegerField(default=0)
@@ -411,19 +408,13 @@ class ProviderAction(models.Model):
     provider = models.CharField(max_length=16, choices=Provider.choices)
     kind = models.CharField(max_length=16, choices=Kind.choices)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
-    assignment = models.ForeignKey(
+    assignment = _optional_key(
         Assignment,
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
         related_name="provider_actions",
         help_text="The work the call is about (approve, reject, bonus).",
     )
-    worker = models.ForeignKey(
+    worker = _optional_key(
         Worker,
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
         related_name="provider_actions",
         help_text="The worker the call is about (block, unblock, message).",
     )
