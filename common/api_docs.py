@@ -1,18 +1,9 @@
-"""The API's documentation, loaded only by the requests that ask for it.
-
-Generating the OpenAPI schema takes drf-spectacular's generator and Parable's schema class
-(common.api_schema), which import Django's and DRF's test clients with unittest and jinja2
-(about 5 MiB and 0.05 s of a web worker's start-up), for two URLs that a crowd worker
-never requests. So:
-
-- `extend_schema` and `extend_schema_view` record a view's schema annotations, and
-  `schema_annotations_attach` attaches them with drf-spectacular's own decorators when a
-  schema is first generated (`common.api_schema.ParableSchemaGenerator`), in the order
-  they were written: drf-spectacular's decorators read the schema class the moment they
-  are applied;
-- `ViewSetActions` lets the router find a viewset's actions without reading its `schema`
-  attribute, whose first read imports the schema class;
-- `view_on_first_request` is a URL's view that imports its class when first requested.
+"""The API's documentation, loaded only by the requests that ask for it: its generator
+imports Django's and DRF's test clients (5 MiB and 0.05 s of a web worker's start) for two
+URLs a crowd worker never requests. `extend_schema` and `extend_schema_view` record a view's
+annotations, attached when a schema is first generated (drf-spectacular's decorators read
+the schema class when applied); `ViewSetActions` finds a viewset's actions without reading
+its `schema`; `view_on_first_request` imports a URL's view class when first requested.
 """
 
 from __future__ import annotations
@@ -49,9 +40,7 @@ def extend_schema_view(**methods) -> Callable:
 
 
 def schema_annotations_attach() -> None:
-    """Attach the annotations recorded so far, each once, in the order they were made
-    (an annotation of a viewset's method before the viewset's own, as when applied at
-    once; `extend_schema_view` records its methods' as it is attached)."""
+    """Attach the annotations recorded so far, each once, in the order they were made."""
     with _attaching:
         while _pending:
             decorator, target = _pending.pop(0)
@@ -71,8 +60,7 @@ class ViewSetActions:
 
 
 def view_on_first_request(view_class: str, **initkwargs) -> Callable:
-    """A view that imports `view_class` (a dotted path) and makes its view on its first
-    request."""
+    """A view that imports `view_class` (a dotted path) on its first request."""
     made = []
 
     @csrf_exempt  # as the API's views are: DRF checks the session's CSRF token itself

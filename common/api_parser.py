@@ -1,5 +1,5 @@
-"""The API's JSON parser: DRF's, reading through json_loads_checked (see
-common/request_input.py), and the strict reading of request serializers."""
+"""The API's JSON parser (DRF's, through json_loads_checked) and the strict reading of
+request serializers."""
 
 from __future__ import annotations
 
@@ -39,20 +39,16 @@ class CheckedJSONParser(JSONParser):
 
 
 class StrictInput:
-    # A request serializer that takes what its schema says and nothing else: a field it
-    # does not write is refused (the schema says additionalProperties: false), and in a
-    # JSON body a boolean field takes only true/false, a text field only a string (no 0
-    # for "0", and no more characters than its maxLength, white space included) and a
-    # number or id field only a whole number (no "12", 2.5 or true). Mixed
-    # in before the DRF serializer class. `schema_rules`: JSON Schema keywords for the
-    # rules across fields that its validation applies (e.g. anyOf).
-    # (Comments, not a docstring: the schema would show it as each serializer's text.)
+    # A request serializer that takes what its schema says and nothing else: no field it
+    # does not write, and in a JSON body only true/false for a boolean, a string within
+    # maxLength (white space included) for a text, a whole number for a number or id.
+    # Mixed in before the DRF class. `schema_rules`: JSON Schema keywords for its rules
+    # across fields. (Comments: the schema would show a docstring as each serializer's.)
     schema_rules: dict = {}
 
     def is_valid(self, *, raise_exception=False):
-        """As DRF's; but when every error is an id that names nothing (a body's reference
-        to a row that does not exist), raise_exception answers 404, as a path's id does:
-        the request is well formed, no schema can know which ids exist."""
+        """As DRF's, but 404 when every error is an id that names nothing, as for a path's
+        id: no schema can know which ids exist."""
         valid = super().is_valid()
         if not valid and raise_exception:
             codes = _leaf_codes(self.errors)
@@ -67,30 +63,11 @@ class StrictInput:
             errors = {
                 name: ["This operation has no such field."] for name in data if name not in writable
             }
-            if type(data) is dict:  # JSON; form data (a QueryDict) is text by nature
-                for name, field in writable.items():
-                    value = data.get(name)
-                    if value is None:
-                        continue
-                    if isinstance(field, serializers.BooleanField) and not isinstance(value, bool):
-                        errors[name] = ["Must be true or false."]
-                    elif isinstance(field, serializers.CharField) and not isinstance(value, str):
-                        errors[name] = ["Must be a string."]
-                    elif isinstance(field, _WHOLE_NUMBERS) and not _is_whole_number(value):
-                        errors[name] = ["Must be a whole number."]
+            json = type(data) is dict  # form data (a QueryDict) is text by nature
             for name, field in writable.items():
-                value = data.get(name)
-                # The schema's maxLength is the text as sent; DRF counts it after stripping
-                # its white space.
-                if (
-                    name not in errors
-                    and isinstance(field, serializers.CharField)
-                    and field.max_length is not None
-                    and isinstance(value, str)
-                    and len(value) > field.max_length
-                ):
-                    message = field.error_messages["max_length"]  # DRF's own words
-                    errors[name] = [message.format(max_length=field.max_length)]
+                problem = _field_problem(field, data.get(name), json=json)
+                if problem:
+                    errors[name] = [problem]
             if errors:
                 raise serializers.ValidationError(errors)
         return super().to_internal_value(data)
@@ -99,8 +76,23 @@ class StrictInput:
 _WHOLE_NUMBERS = (serializers.IntegerField, serializers.PrimaryKeyRelatedField)
 
 
-def _is_whole_number(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _field_problem(field, value, *, json: bool) -> str | None:
+    """Why a value sent for a field is refused before DRF reads it, or None."""
+    text = isinstance(field, serializers.CharField)
+    if value is None:
+        return None
+    if json and isinstance(field, serializers.BooleanField) and not isinstance(value, bool):
+        return "Must be true or false."
+    if json and text and not isinstance(value, str):
+        return "Must be a string."
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    if json and isinstance(field, _WHOLE_NUMBERS) and not whole:
+        return "Must be a whole number."
+    # The schema's maxLength is the text as sent; DRF counts it after stripping white space.
+    limit = field.max_length if text else None
+    if limit is not None and isinstance(value, str) and len(value) > limit:
+        return field.error_messages["max_length"].format(max_length=limit)  # DRF's own words
+    return None
 
 
 def _leaf_codes(errors) -> set[str]:
@@ -113,8 +105,7 @@ def _leaf_codes(errors) -> set[str]:
 
 
 class Conflict(APIException):
-    """409: the request is well formed, but what it asks clashes with what is stored (a
-    duplicate), so no change to the request alone can make it go through as it is."""
+    """409: the request is well formed, but clashes with what is stored (a duplicate)."""
 
     status_code = status.HTTP_409_CONFLICT
     default_code = "conflict"

@@ -1,11 +1,6 @@
-"""The OpenAPI schema tells every answer an operation can give, errors included.
-
-drf-spectacular documents the success response of each operation; `ParableAutoSchema`
-adds the error answers Parable's API gives (400 bad input, 401 no credentials, 403
-no permission, 404 no such object, 409 a state that forbids the change, 414 a request
-line longer than the server reads, 415 a body type the operation does not read, and on
-a view that names it in `schema_extra_errors`, 429 too many failed logins), each an
-object with at least a `detail` message or the invalid fields and their messages.
+"""The OpenAPI schema tells every answer an operation can give: `ParableAutoSchema` adds the
+error answers (_ERRORS; 429 on a view naming it in `schema_extra_errors`) to
+drf-spectacular's success responses, each a `detail` message or the invalid fields.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""Input that the database or Python cannot take, refused with a clear message (pure).
-
-PostgreSQL refuses NUL characters in text and `\\u0000` in JSON; UTF-8 cannot encode a
-lone surrogate (`\\ud800`); Python's JSON reader overflows the stack on deeply nested
-arrays and refuses integers of more than 4,300 digits with an error of another kind.
-Every request body and uploaded file that Parable parses as JSON goes through
-`json_loads_checked`, and every text it stores can be checked with `text_problem`.
+"""Input that the database or Python cannot take, refused with a clear message (pure):
+PostgreSQL refuses NUL, UTF-8 a lone surrogate, and Python's JSON reader overflows on deep
+nesting and fails otherwise on huge integers. Every JSON request body and upload goes
+through `json_loads_checked`; `text_problem` checks a text before it is stored.
 """
 
 from __future__ import annotations
@@ -45,13 +42,9 @@ def _no_constant(name: str):
 def json_loads_checked(
     raw: bytes | str, *, check_strings: bool = True, what: str = "The data"
 ) -> Any:
-    """Parse JSON that Parable can store, or raise InputError saying why not.
-
-    Refused: bytes that are not UTF-8 (a leading BOM is allowed), invalid JSON, nesting
-    deeper than MAX_JSON_DEPTH, numbers longer than MAX_NUMBER_CHARACTERS, NaN and
-    Infinity, and (with `check_strings`) strings or keys that `text_problem` refuses.
-    Messages begin with `what` ("The file", "The request body").
-    """
+    """Parse JSON that Parable can store, or raise InputError (beginning with `what`) saying
+    why not: not UTF-8 (a BOM is allowed), invalid, too deep or long a number, NaN or
+    Infinity, and with `check_strings` a string or key that `text_problem` refuses."""
     if isinstance(raw, bytes | bytearray):
         try:
             raw = bytes(raw).decode("utf-8-sig")

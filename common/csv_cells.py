@@ -1,9 +1,6 @@
-"""CSV cells that spreadsheets cannot run: every CSV Parable writes goes through here.
-
-A cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is read by
-Excel, LibreOffice and Google Sheets as a formula (`=HYPERLINK(...)`, DDE `=cmd|...`).
-Following OWASP's advice, such a text cell gets a leading single quote, which
-spreadsheets show as text and do not evaluate. Numbers are left as they are.
+"""CSV cells that spreadsheets cannot run: every CSV Parable writes goes through here. A
+text cell a spreadsheet would read as a formula (`=`, `+`, `-`, `@`, tab, carriage return)
+gets a leading single quote, as OWASP advises; numbers are left as they are.
 """
 
 from __future__ import annotations

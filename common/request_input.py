@@ -1,12 +1,7 @@
-"""Bad input stopped at the edges of the site: query strings, JSON bodies, integer parameters.
-
-`RequestInputMiddleware` refuses query strings holding a NUL character or a lone
-surrogate with a 400 before any view runs. `CheckedJSONParser` (common/api_parser.py,
-apart so that the admin and the commands importing this module do not import DRF) is
-the API's JSON parser and `request_json` reads the JSON body of a plain view: both parse through
-`common.checked_input.json_loads_checked`, so NUL, lone surrogates, bodies that are not
-UTF-8, over-deep nesting and huge numbers get a 400 that says why, and nothing is
-written. `query_int` reads an integer query parameter or answers 400.
+"""Bad input stopped at the edges of the site, with a 400 that says why: query strings
+holding NUL or a lone surrogate (`RequestInputMiddleware`), JSON bodies of plain views
+(`request_json`, as the API's parser in common/api_parser.py, kept apart so that the admin
+does not import DRF), integer query parameters (`query_int`).
 """
 
 from __future__ import annotations

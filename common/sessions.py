@@ -1,11 +1,6 @@
-"""Django's database sessions, with the read that every request of a signed-in worker or
-user makes as one plain SQL statement (SESSION_ENGINE = "common.sessions"), and Django's
-session middleware, except that a request holding a session that no longer exists leaves
-the browser's cookie alone (`SessionMiddleware`).
-
-Loading a session is the one statement every worker request shares; through the ORM it
-builds the same query anew each time, which costs the web worker more than PostgreSQL
-takes to answer it. Everything else (saving, cycling, flushing, expiry) is Django's.
+"""Django's database sessions, read in one plain SQL statement (every worker request makes
+it, and the ORM building it anew cost more than PostgreSQL's answer), and Django's session
+middleware, except that a session gone meanwhile leaves the browser's cookie alone.
 """
 
 from __future__ import annotations
@@ -37,17 +32,13 @@ class SessionStore(db.SessionStore):
 
 
 class SessionMiddleware(middleware.SessionMiddleware):
-    """Django's session middleware, except for a request whose cookie names a session that
-    is gone and which did not end one itself: its response leaves the cookie alone.
+    """Django's session middleware, except that a request whose cookie names a session gone
+    meanwhile, and which did not end one itself, leaves the cookie alone.
 
-    Opening a worker's link gives the browser a new session key (against session
-    fixation) and deletes the old session. A request the browser sent before, with the
-    old key, still running then (the review queue's fetch of its next submission, a
-    submit from another tab), finds no session; Django's middleware answers it with
-    "delete the session cookie", and the browser, which by then holds the new key,
-    deletes that: the worker's next page is a 404, signed out. A session emptied by the
-    request itself (a logout, a dropped worker: `flush` marks it modified) still has its
-    cookie deleted."""
+    Opening a worker's link cycles the session key; a request sent before with the old key
+    (another tab's submit) finds no session, and Django's "delete the cookie" would delete
+    the new key the browser holds by then, signing the worker out. A session the request
+    emptied itself (`flush` marks it modified) still has its cookie deleted."""
 
     def process_response(self, request, response):
         session = getattr(request, "session", None)

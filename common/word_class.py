@@ -1,19 +1,8 @@
-"""Python's `\\w` as an explicit regular-expression character class, for patterns an
-API schema states.
-
-Python's `\\w` is Unicode (a character str.isalnum() calls alphanumeric, or "_");
-ECMA-262's, which JSON Schema validators outside Python follow (jsonschema-rs, ajv), is
-ASCII only. A class that spells the characters out reads the same in every engine. It is
-generated from Python's Unicode database: `python -m common.word_class` prints this
-module anew, and tests/common/test_word_class.py checks it against `\\w` character for
-character.
+"""Python's `\\w` (Unicode) spelled out as a character class, for patterns an API schema
+states: ECMA-262's `\\w`, which validators outside Python follow, is ASCII only. Written
+and checked against `\\w` by tests/common/test_word_class.py (run as a script, it writes
+this module anew); a constant, as computing it would slow every start.
 """
-
-from __future__ import annotations
-
-import re
-import sys
-from pathlib import Path
 
 # fmt: off
 WORD_CLASS = (
@@ -157,50 +146,3 @@ WORD_CLASS = (
     "]"
 )
 # fmt: on
-
-
-def word_ranges() -> list[tuple[int, int]]:
-    """The code points `\\w` matches, as inclusive ranges (surrogates left out)."""
-    word = re.compile(r"\w")
-    ranges, start = [], None
-    for code in range(sys.maxunicode + 2):
-        inside = code <= sys.maxunicode and not 0xD800 <= code <= 0xDFFF and word.match(chr(code))
-        if inside and start is None:
-            start = code
-        elif not inside and start is not None:
-            ranges.append((start, code - 1))
-            start = None
-    return ranges
-
-
-def _escaped(code: int) -> str:
-    if code < 0x80:
-        return chr(code)
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
-
-
-def _module() -> str:
-    parts = [
-        _escaped(a)
-        if a == b
-        else _escaped(a) + _escaped(b)
-        if b == a + 1
-        else f"{_escaped(a)}-{_escaped(b)}"
-        for a, b in word_ranges()
-    ]
-    lines, line = [], ""
-    for part in parts:
-        if len(line) + len(part) > 84:
-            lines.append(line)
-            line = ""
-        line += part
-    lines.append(line)
-    text = Path(__file__).read_text(encoding="utf-8")
-    before, _, rest = text.partition("# fmt: off\n")
-    _, _, after = rest.partition("# fmt: on\n")
-    body = "".join(f'    "{line}"\n' for line in lines)
-    return f'{before}# fmt: off\nWORD_CLASS = (\n    "["\n{body}    "]"\n)\n# fmt: on\n{after}'
-
-
-if __name__ == "__main__":
-    print(_module(), end="")

@@ -64,8 +64,7 @@ class BatchCreateSerializer(StrictInput, serializers.Serializer):
 
     @staticmethod
     def _drawing() -> list[dict]:
-        """Schemas of a body that gives its items a way in: items, a source batch, draws or
-        imported pairs."""
+        """Schemas of a body whose items come in: items, a source batch, draws or imports."""
         return [
             {"required": ["items"], "properties": {"items": {"minItems": 1}}},
             {"required": ["source_batch"], "properties": {"source_batch": {"type": "integer"}}},
@@ -90,11 +89,10 @@ class BatchCreateSerializer(StrictInput, serializers.Serializer):
 
     @property
     def schema_rules(self) -> dict:
-        """What `validate` and batch_publish hold a body to, in two rules (more would be
-        more than a generator of bodies can combine): a body gives its items a way in,
-        unless it is a draft of a type whose items are given (publishing needs items; a
-        type with drawn items needs a source batch, draws or imported pairs); and each
-        task type's settings are those it takes, a source batch only for a drawn type."""
+        """What `validate` and batch_publish hold a body to, in two rules (more than a
+        generator of bodies can combine): its items come in, unless it is a draft of a type
+        whose items are given; and each type's settings are its own, a source batch only
+        for a drawn type."""
         drawn = task_types.keys_drawn()
         placed = [key for key in sorted(task_types.registered()) if key not in drawn]
         # (enums in allOf: drf-spectacular would make each enum a component of its own)
@@ -209,10 +207,9 @@ class _PublishRefused(Exception):
 
 
 def batch_create_response(request) -> Response:
-    """Create a batch from the request's body (BatchCreateSerializer) and publish it when
-    asked: 201 with the batch; 400 when it cannot be made as asked; 409 when it cannot be
-    published now (no items yet, the provider refuses), as the publish action answers.
-    Nothing is kept from a refused request."""
+    """Create a batch from the request's body and publish it when asked: 201 with the batch,
+    400 when it cannot be made as asked, 409 when it cannot be published now (as the
+    publish action). Nothing is kept from a refused request."""
     form = BatchCreateSerializer(data=request.data)
     form.is_valid(raise_exception=True)
     data = dict(form.validated_data)
@@ -258,8 +255,8 @@ class BatchViewSet(
 
     @extend_schema(request=BatchCreateSerializer, responses={201: BatchSerializer})
     def create(self, request, *args, **kwargs):
-        """Create a batch with its items, or one that draws them from a source batch or the
-        dataset (settings: the task type's own); publish it with "publish": true."""
+        """Create a batch with its items, or drawing them from a source batch or the dataset
+        (settings: the task type's own); publish it with "publish": true."""
         return batch_create_response(request)
 
     @extend_schema(responses={200: ProgressSerializer})

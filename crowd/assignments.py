@@ -1,7 +1,8 @@
 """Handing out work and taking it back: reservations, quotas, caps, expiry, submission.
 
-Slots are counted under a row lock on the batch item, so two workers asking at
-once never over-fill it; an expired reservation gives its slot back.
+Slots are counted under a row lock on the batch item, so two workers asking at once never
+over-fill it; an expired reservation gives its slot back. Over 400 lines: the serving and
+reservation SQL that keeps finding the next item constant-time sits beside its services.
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ from crowd.models import Assignment, Batch, BatchItem, Worker
 from crowd.providers import get_provider
 from crowd.task_types import SubmissionConflict, SubmissionError
 
-ACTIVE = Assignment.ACTIVE
-
 
 class NoWorkAvailable(Exception):
     """Why a worker gets no task: the reason is shown to them as is."""
@@ -31,6 +30,10 @@ class NoWorkAvailable(Exception):
         self.code = code
 
 
+# What a task page and a submit read with the assignment, in the same statement.
+WITH_TASK = ("item__batch", "item__proverb", "item__narrative", "worker")
+
+
 @dataclass(frozen=True)
 class SubmitOutcome:
     assignment: Assignment
@@ -38,23 +41,18 @@ class SubmitOutcome:
     replayed: bool
 
 
-def active_filter(now, *, prefix: str = "") -> Q:
-    """Assignments holding a slot: live reservations, submitted or approved work.
+_DONE = Q(status__in=[Assignment.Status.SUBMITTED, Assignment.Status.APPROVED])
 
-    `prefix` reaches them through a relation, e.g. "assignments__" from a BatchItem.
-    """
-    return Q(
-        **{f"{prefix}status__in": [Assignment.Status.SUBMITTED, Assignment.Status.APPROVED]}
-    ) | Q(**{f"{prefix}status": Assignment.Status.RESERVED, f"{prefix}expires_at__gt": now})
+
+def active_filter(now) -> Q:
+    """Assignments holding a slot: live reservations, submitted or approved work."""
+    return _DONE | Q(status=Assignment.Status.RESERVED, expires_at__gt=now)
 
 
 def item_slot_free(*, item_id: int, now, excluding: Assignment | None = None) -> bool:
-    """Lock the item's row and say whether it has a free slot; call inside a transaction.
-
-    Counting under the lock is what keeps concurrent workers from over-filling an
-    item. `excluding` leaves one assignment out of the count (its own slot). Gold
-    (control) items go to every worker: they always have room.
-    """
+    """Lock the item's row and say whether it has a free slot (inside a transaction):
+    counting under the lock keeps concurrent workers from over-filling it. `excluding`
+    leaves one assignment's own slot out; gold (control) items always have room."""
     # Only the item's row is locked: locking its batch too would queue every reservation
     # of the batch behind one row.
     item = BatchItem.objects.select_for_update(of=("self",)).select_related("batch").get(pk=item_id)
@@ -70,8 +68,7 @@ def worker_load(*, batch: Batch, worker: Worker, now=None, reservations: bool = 
     """How many items of the batch count against the worker's cap: their submitted and
     approved work, and their live reservations unless `reservations` is False."""
     now = now or timezone.now()
-    done = Q(status__in=[Assignment.Status.SUBMITTED, Assignment.Status.APPROVED])
-    counted = active_filter(now) if reservations else done
+    counted = active_filter(now) if reservations else _DONE
     return Assignment.objects.filter(counted, item__batch=batch, worker=worker).count()
 
 
@@ -84,22 +81,13 @@ def assignments_expire(*, batch: Batch | None = None, now=None) -> int:
     return stale.update(status=Assignment.Status.EXPIRED)
 
 
-# The items of a batch a worker may take, best first: gold (control) items, which go to
-# every worker and are not limited by the target, then the least filled, then by position.
-# The rules: not withdrawn, not already taken by the worker (an expired or returned
-# assignment may be taken again), never an item built on the worker's own work (their
-# narrative, assignment or continuation), no more work on a narrative a reviewer confirmed
-# as literal use (nor on crowd continuations of it) or on a withdrawn
-# continuation pair, and a free slot. The items come from
-# OpenItem (kept by triggers: served items only, with their held slots) through its index
-# in serving order, the gold ones and the open ones each from one range of it, so the
-# statement reads the rows it returns plus those the worker may not take, whatever the
-# batch holds (the whole batch's counts, computed and sorted per call, made it grow with
-# the batch: 220-330 ms at 10,000 items). The held count only orders and filters: it is
-# counted again under the item's row lock before a reservation. Each rule on an item's
-# subject is checked only for items that have that subject.
-_LIVE_RESERVATION = "(a.status = 'reserved' AND a.expires_at > %(now)s)"
-_LIVE_SLOTS = f"(a.status IN ('submitted', 'approved') OR {_LIVE_RESERVATION})"
+# The items of a batch a worker may take, best first: gold (control) items, then the least
+# filled, then by position. Not taken by the worker already (an expired or returned one may
+# be taken again), never built on their own work, no narrative confirmed as literal use
+# (nor crowd continuations of it), no withdrawn continuation pair, and a free slot. They
+# come from OpenItem's serving-order index, gold and open items each from one range of it,
+# so the statement reads the rows it returns plus those the worker may not take, whatever
+# the batch holds (counting the whole batch per call took 220-330 ms at 10,000 items).
 _WORKER_MAY_TAKE = """
   AND o.item_id NOT IN (
     SELECT mine.item_id FROM crowd_assignment mine
@@ -156,28 +144,6 @@ def _candidates_sql(*, one_item: bool, holds_slot: bool = True) -> str:
     )
 
 
-def _candidate_items(
-    *,
-    batch: Batch,
-    worker: Worker,
-    limit: int,
-    item: BatchItem | None = None,
-    holds_slot: bool = True,
-) -> list[int]:
-    """Ids of up to `limit` items the worker may take (see _CANDIDATES_SQL), best first;
-    only `item` when given; full items too when the reservation holds no slot."""
-    params = {
-        "batch": batch.pk,
-        "worker": worker.pk,
-        "item": item.pk if item is not None else None,
-        "target": batch.target_per_item,
-        "limit": limit,
-    }
-    with connection.cursor() as cursor:
-        cursor.execute(_candidates_sql(one_item=item is not None, holds_slot=holds_slot), params)
-        return [row[0] for row in cursor.fetchall()]
-
-
 def _reserve_open(
     *,
     batch: Batch,
@@ -187,30 +153,39 @@ def _reserve_open(
     item: BatchItem | None = None,
     holds_slot: bool = True,
 ) -> list[Assignment]:
-    """Reserve up to `count` of the items the worker may take, best first.
+    """Reserve up to `count` of the items the worker may take (_CANDIDATES_SQL), best first;
+    only `item` when given; full items too when the reservation holds no slot.
 
-    OpenItem counts a reservation past its time as held until it is marked expired (the
-    periodic task does that for every batch): when fewer items look open than were asked
-    for (at the end of a batch, where it matters), the batch's stale reservations are
-    marked expired first, before any item's row is locked, and the items looked for
-    again. A deadlock with another transaction expiring the same rows leaves them to it.
+    OpenItem counts a reservation past its time as held until it is marked expired: when
+    fewer items look open than were asked for (at the end of a batch), the batch's stale
+    reservations are expired first, before any item's row is locked, and the items looked
+    for again. A deadlock with another transaction expiring the same rows leaves them to it.
     """
-    limit = 20 + count
-    candidates = _candidate_items(
-        batch=batch, worker=worker, limit=limit, item=item, holds_slot=holds_slot
-    )
-    if len(candidates) < count:
+    sql = _candidates_sql(one_item=item is not None, holds_slot=holds_slot)
+    params = {
+        "batch": batch.pk,
+        "worker": worker.pk,
+        "item": item.pk if item is not None else None,
+        "target": batch.target_per_item,
+        "limit": 20 + count,
+    }
+
+    def candidates() -> list[int]:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return [row[0] for row in cursor.fetchall()]
+
+    found = candidates()
+    if len(found) < count:
         try:
             with transaction.atomic():
                 expired = assignments_expire(batch=batch, now=now)
         except OperationalError:
             expired = 0
         if expired:
-            candidates = _candidate_items(
-                batch=batch, worker=worker, limit=limit, item=item, holds_slot=holds_slot
-            )
+            found = candidates()
     return _reserve_items(
-        candidates, batch=batch, worker=worker, now=now, count=count, holds_slot=holds_slot
+        found, batch=batch, worker=worker, now=now, count=count, holds_slot=holds_slot
     )
 
 
@@ -223,28 +198,21 @@ def assignment_reserve_next(
     worker_locked: bool = False,
     holds_slot: bool = True,
 ) -> Assignment:
-    """Give the worker their live reservation in the batch, or reserve the next open item.
+    """Give the worker their live reservation in the batch, or reserve the next open item;
+    NoWorkAvailable says why not (batch closed, worker blocked, cap reached, nothing left).
 
-    `item` restricts the choice to one item, for providers whose unit of work is
-    one item (an MTurk HIT takes N assignments from distinct workers); without it
-    the worker holds one reservation at a time and moves through the batch (a
-    local or Prolific session). `worker_locked`: the caller already holds the
-    worker's row lock (select_for_update) in the current transaction.
-    `holds_slot=False`: the reservation neither needs nor takes one of the item's
-    slots, for a provider whose claims cannot be checked before the work is
-    submitted and whose own service limits the workers on an item (MTurk's
+    `item` restricts the choice to one item (an MTurk HIT); without it the worker holds
+    one reservation at a time and moves through the batch. `worker_locked`: the caller
+    holds the worker's row lock in its transaction. `holds_slot=False`: the reservation
+    takes none of the item's slots, for a provider whose claims are checked only after
+    submission and whose own service limits the workers on an item (MTurk's
     MaxAssignments): unverified claims must not lock real workers out.
-
-    Raises NoWorkAvailable with the reason (batch not open, worker blocked, cap
-    reached, nothing left for this worker).
     """
     now = now or timezone.now()
-    if batch.status != Batch.Status.PUBLISHED:
-        raise NoWorkAvailable("This batch is not open for work.", code="closed")
+    _ensure_open(batch)
     # A caller holding the worker's lock has its transaction: no savepoint inside it.
     with transaction.atomic(savepoint=not worker_locked):
-        # One decision per worker at a time: two tabs asking at once must not
-        # both pass the cap check or hold two reservations.
+        # One decision per worker at a time: two tabs must not both pass the cap check.
         worker = _locked_worker(worker, batch=batch, locked=worker_locked)
         live = Assignment.objects.filter(
             item__batch=batch, worker=worker, status=Assignment.Status.RESERVED, expires_at__gt=now
@@ -259,24 +227,28 @@ def assignment_reserve_next(
         reserved = _reserve_open(
             batch=batch, worker=worker, now=now, count=1, item=item, holds_slot=holds_slot
         )
-        if reserved:
-            return reserved[0]
-    raise NoWorkAvailable("There are no tasks left for you in this batch right now.", code="empty")
+    return _first_or_none_left(reserved)[0]
 
 
 def assignments_reserve(*, batch: Batch, worker: Worker, count: int, now=None) -> list[Assignment]:
-    """Reserve up to `count` open items at once, for a session that holds several
-    (a Prolific participant's), under the same quotas, cap and never-your-own-work rule.
-
-    Raises NoWorkAvailable when not even one item can be reserved.
-    """
+    """Reserve up to `count` open items at once, for a session that holds several (a
+    Prolific participant's), under the same rules; NoWorkAvailable when not even one."""
     now = now or timezone.now()
-    if batch.status != Batch.Status.PUBLISHED:
-        raise NoWorkAvailable("This batch is not open for work.", code="closed")
+    _ensure_open(batch)
     with transaction.atomic():
         worker = _locked_worker(worker, batch=batch)
         room = min(count, _cap_room(batch=batch, worker=worker, now=now))
         reserved = _reserve_open(batch=batch, worker=worker, now=now, count=room)
+    return _first_or_none_left(reserved)
+
+
+def _ensure_open(batch: Batch) -> None:
+    if batch.status != Batch.Status.PUBLISHED:
+        raise NoWorkAvailable("This batch is not open for work.", code="closed")
+
+
+def _first_or_none_left(reserved: list[Assignment]) -> list[Assignment]:
+    """The reservations made, after the transaction that made them; none: NoWorkAvailable."""
     if not reserved:
         raise NoWorkAvailable(
             "There are no tasks left for you in this batch right now.", code="empty"
@@ -329,38 +301,34 @@ def _reserve_items(
     same one, and waited for only when the others run out.
     """
     reserved: list[Assignment] = []
-    busy: list[int] = []
-    for item_id in item_ids:
-        if len(reserved) >= count:
-            return reserved
-        assignment = _reserve_item(
-            item_id, batch=batch, worker=worker, now=now, wait=False, holds_slot=holds_slot
-        )
-        if assignment is _BUSY:
-            busy.append(item_id)
-        elif assignment is not None:
-            reserved.append(assignment)
-    for item_id in busy:
-        if len(reserved) >= count:
-            break
-        assignment = _reserve_item(
-            item_id, batch=batch, worker=worker, now=now, wait=True, holds_slot=holds_slot
-        )
-        if assignment is not None:
-            reserved.append(assignment)
+    busy: list[int] = []  # filled by the first pass, waited for by the second
+    for wait, candidates in ((False, item_ids), (True, busy)):
+        for item_id in candidates:
+            if len(reserved) >= count:
+                return reserved
+            assignment = _reserve_item(
+                item_id, batch=batch, worker=worker, now=now, wait=wait, holds_slot=holds_slot
+            )
+            if assignment is _BUSY:
+                busy.append(item_id)
+            elif assignment is not None:
+                reserved.append(assignment)
     return reserved
 
 
 _BUSY = object()  # _reserve_item without waiting: another transaction holds the item's row
 
-# The reservation itself, run under the item's row lock so that its count of held slots
-# sees every reservation committed before: a new assignment when the item has room (a gold
-# item always has), or the worker's own expired or returned one taken again.
+# The reservation, under the item's row lock so that its count of held slots sees every
+# reservation committed before: a new assignment when the item has room, or the worker's
+# own expired or returned one taken again.
 _RESERVE_SQL = """
 INSERT INTO crowd_assignment ({columns})
 SELECT {values}
 WHERE %(unlimited)s OR (
-    SELECT count(*) FROM crowd_assignment a WHERE a.item_id = %(item)s AND {live}
+    SELECT count(*) FROM crowd_assignment a WHERE a.item_id = %(item)s AND (
+        a.status IN ('submitted', 'approved')
+        OR (a.status = 'reserved' AND a.expires_at > %(now)s)
+    )
 ) < %(target)s
 ON CONFLICT (item_id, worker_id) DO UPDATE
 SET status = 'reserved', started_at = excluded.started_at, expires_at = excluded.expires_at,
@@ -372,14 +340,12 @@ RETURNING {returned}
 
 @cache
 def _reserve_sql() -> tuple[str, list[str]]:
-    """_RESERVE_SQL for Assignment's columns (each new one at its field's default), and the
-    columns it returns."""
+    """_RESERVE_SQL for Assignment's columns, and the attributes of those it returns."""
     fields = [field for field in Assignment._meta.concrete_fields if not field.primary_key]
     columns = [field.column for field in Assignment._meta.concrete_fields]
     sql = _RESERVE_SQL.format(
         columns=", ".join(field.column for field in fields),
         values=", ".join(f"%({field.column})s" for field in fields),
-        live=_LIVE_SLOTS,
         returned=", ".join(columns),
     )
     return sql, [field.attname for field in Assignment._meta.concrete_fields]
@@ -388,9 +354,9 @@ def _reserve_sql() -> tuple[str, list[str]]:
 def _reserve_item(
     item_id: int, *, batch: Batch, worker: Worker, now, wait: bool, holds_slot: bool = True
 ):
-    """Lock the item's row and reserve it for the worker: the Assignment, None when it has
-    no room or the worker holds it already, _BUSY when not `wait`ing and the row is held.
-    A reservation that holds no slot (or one on a gold item) needs no room."""
+    """Lock the item's row and reserve it: the Assignment, None when it has no room (a gold
+    item or a reservation holding no slot needs none) or the worker holds it already,
+    _BUSY when not `wait`ing and the row is held."""
     features = connection.features
     lock = ""  # SQLite (the embedded default) has no row locks: its writers take turns
     if features.has_select_for_update:
@@ -403,19 +369,16 @@ def _reserve_item(
             return _BUSY if not wait else None
         sql, attnames = _reserve_sql()
         values = {
-            field.column: field.get_default()
-            for field in Assignment._meta.concrete_fields
-            if not field.primary_key
+            "item_id": item_id,
+            "worker_id": worker.pk,
+            "status": Assignment.Status.RESERVED.value,
+            "started_at": now,
+            "expires_at": now + timedelta(seconds=batch.time_allowed_seconds),
         }
-        values.update(
-            item_id=item_id,
-            worker_id=worker.pk,
-            status=Assignment.Status.RESERVED.value,
-            started_at=now,
-            expires_at=now + timedelta(seconds=batch.time_allowed_seconds),
-        )
         params = {
-            field.column: field.get_db_prep_save(values[field.column], connection)
+            field.column: field.get_db_prep_save(
+                values.get(field.column, field.get_default()), connection
+            )
             for field in Assignment._meta.concrete_fields
             if not field.primary_key
         }
@@ -454,22 +417,16 @@ def assignment_submit(
 ) -> SubmitOutcome:
     """Validate and store a worker's submission exactly once.
 
-    `worker_id` makes the locked read of the assignment its ownership check too: only
-    that worker's assignment, while they are not blocked (Assignment.DoesNotExist
-    otherwise, nothing stored), so `assignment` may be a bare Assignment(pk=...).
-
-    A retried or double-clicked submit (same submission key) returns the stored result
-    (replayed=True); a submit with another key, from a second window, raises
-    SubmissionConflict and stores nothing. Raises SubmissionError with a message for
-    the worker when the rules fail or the reservation can no longer be honoured.
+    `worker_id` makes the locked read its ownership check too (Assignment.DoesNotExist for
+    another's or a blocked worker's), so `assignment` may be a bare Assignment(pk=...).
+    A retry with the same submission key returns the stored result (replayed=True);
+    another key (a second window) raises SubmissionConflict. SubmissionError says why
+    the rules fail or the reservation can no longer be honoured.
     """
     now = now or timezone.now()
     with transaction.atomic():
-        # Only the assignment's row is locked; its item, batch and proverb or narrative
-        # come in the same statement for the task type's validation.
-        locked = Assignment.objects.select_for_update(of=("self",)).select_related(
-            "item__batch", "item__proverb", "item__narrative", "worker"
-        )
+        # Only the assignment's row is locked; what validation reads comes with it.
+        locked = Assignment.objects.select_for_update(of=("self",)).select_related(*WITH_TASK)
         if worker_id is not None:
             locked = locked.filter(worker_id=worker_id, worker__blocked=False)
         locked = locked.get(pk=assignment.pk)

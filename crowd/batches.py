@@ -7,7 +7,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from crowd import task_types
-from crowd.models import Assignment, Batch, BatchItem
+from crowd.models import SUBJECT_FIELDS, Assignment, Batch, BatchItem
 from crowd.providers import get_provider
 
 
@@ -29,9 +29,8 @@ def batch_create(
     created_by=None,
     items: list[dict] | None = None,
 ) -> Batch:
-    """Create a draft batch; `items` are BatchItem field dicts (e.g. {"proverb": p}).
-    A non-empty `pledge` is asked of each worker once before their first task. Left out,
-    the target per item and the instructions are the task type's for these settings."""
+    """Create a draft batch; `items` are BatchItem field dicts (e.g. {"proverb": p}). Left
+    out, the target per item and the instructions are the task type's."""
     registered_type = task_types.get(task_type)  # `task_type` is the key the batch stores
     if not name.strip():
         raise ValueError("A batch needs a name.")
@@ -55,18 +54,6 @@ def batch_create(
     # Items drawn from a source batch or from the dataset (settings), if the type has any.
     registered_type.items_refresh(batch=batch)
     return batch
-
-
-SUBJECT_FIELDS = (
-    "proverb",
-    "narrative",
-    "source_assignment",
-    "choice_question",
-    "figurative_narrative",
-    "continuation_pair",
-    "cloze_item",
-    "template_row",
-)
 
 
 ANALYZE_AFTER = 1_000  # items added at once, after which PostgreSQL's statistics are renewed
@@ -113,9 +100,8 @@ def _publish_check(batch: Batch) -> None:
 
 
 def batch_publish(*, batch: Batch) -> Batch:
-    """Publish the batch on its provider. The provider is asked outside any transaction
-    (publishing can take many calls; each provider's publish is safe to repeat: a retry
-    reuses what an earlier try created); the batch is marked published after it answers."""
+    """Publish the batch on its provider, asked outside any transaction (publishing can
+    take many calls, and is safe to repeat); the batch is marked published after."""
     batch = Batch.objects.get(pk=batch.pk)
     if batch.status == Batch.Status.PUBLISHED:
         return batch
@@ -167,9 +153,9 @@ ITEM_SUBJECTS = (
 
 
 def batch_progress(*, batch: Batch, now=None) -> dict:
-    """Per item and in total: target, reserved, submitted (awaiting review), approved, rejected,
-    and open (slots nobody holds). A withdrawn item (its subject withdrawn: no worker is
-    given it again) has no open slots and leaves the total target, and says why."""
+    """Per item and in total: target, reserved, submitted (awaiting review), approved,
+    rejected, and open slots. A withdrawn item has none open, leaves the total target and
+    says why."""
     now = now or timezone.now()
     rows = (
         batch.items.select_related(*ITEM_SUBJECTS)

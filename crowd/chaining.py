@@ -1,10 +1,5 @@
-"""Chained batches: a batch that draws its items from another batch's approved output.
-
-"Align spans for every approved narrative of batch X" is a batch whose
-source_batch is X; each time work of X is approved, the batches chained to it
-that are not closed take what is new (each task type's `items_refresh` decides
-what an item is and how many to take, e.g. a seeded sample of 250).
-"""
+"""Chained batches draw their items from another batch's approved output: each approval
+lets the open batches chained to its batch take what is new (their type's `items_refresh`)."""
 
 from __future__ import annotations
 
@@ -22,11 +17,8 @@ def batch_items_refresh(*, batch: Batch) -> int:
 
 @transaction.atomic
 def batches_feed(*, assignment: Assignment) -> dict[int, int]:
-    """After an approval: refresh every open batch chained to the assignment's batch.
-
-    Returns {batch id: items added}. Runs inside the approval's transaction, so
-    the new items appear together with the approval, or not at all.
-    """
+    """Refresh every open batch chained to the assignment's batch, in the approval's
+    transaction (the items appear with it, or not at all); {batch id: items added}."""
     chained = Batch.objects.filter(source_batch_id=assignment.item.batch_id).exclude(
         status=Batch.Status.CLOSED
     )

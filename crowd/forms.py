@@ -1,9 +1,5 @@
-"""The researcher's batch form: the settings every batch has.
-
-A task type that researchers create batches of from the admin sets `batch_form`
-to a subclass that adds its items and settings (annotation/task_types/write/task.py);
-crowd/admin/batches.py shows it as "New <label> batch".
-"""
+"""The researcher's batch form: the settings every batch has. A task type's `batch_form`
+subclasses it with its items and settings; the admin shows it as "New <label> batch"."""
 
 from __future__ import annotations
 
@@ -88,8 +84,7 @@ class BatchForm(forms.Form):
         return ""
 
     def create(self, *, task_type: str, created_by) -> Batch:
-        """Make the batch (a type whose batch holds more than items and settings, such as
-        uploaded files, makes it through its own service)."""
+        """Make the batch (a type whose batch holds more, such as uploads, overrides it)."""
         from crowd.batches import batch_create
 
         return batch_create(task_type=task_type, created_by=created_by, **self.batch_fields())
@@ -112,9 +107,8 @@ class BatchForm(forms.Form):
 
 
 class BatchAdminForm(forms.ModelForm):
-    """Editing a batch in the admin: its settings go through its task type's validation;
-    time allowed is in minutes and amounts in the batch's currency, as when the batch was
-    created."""
+    """Editing a batch in the admin: settings checked by its task type, time in minutes and
+    amounts in the batch's currency, as when it was created."""
 
     # The batch form's own fields (each form works on its own copy).
     time_allowed_minutes = BatchForm.base_fields["time_allowed_minutes"]

@@ -1,8 +1,12 @@
 """Provider-neutral crowd work: workers, batches, the items of a batch, and assignments.
 
-An assignment is one worker's go at one batch item; on MTurk it maps to a HIT
-assignment, on Prolific to a submission, locally to a reservation.
+An assignment is one worker's go at one batch item: on MTurk a HIT assignment, on
+Prolific a submission, locally a reservation. Over 400 lines: one app's tables, each
+with the constraints the database holds it to.
 """
+
+from functools import reduce
+from operator import or_
 
 from django.conf import settings as django_settings
 from django.db import models
@@ -15,6 +19,13 @@ class Provider(models.TextChoices):
     LOCAL = "local", "Local (in-lab)"
     PROLIFIC = "prolific", "Prolific"
     MTURK = "mturk", "Amazon Mechanical Turk"
+
+
+def _optional_key(model, *, related_name: str = "+", **options) -> models.ForeignKey:
+    """An optional foreign key that PROTECTs the row it names: work is built on it."""
+    return models.ForeignKey(
+        model, null=True, blank=True, on_delete=models.PROTECT, related_name=related_name, **options
+    )
 
 
 class Worker(models.Model):
@@ -74,11 +85,8 @@ class Batch(models.Model):
         help_text="The hourly pay this batch aims at (reward plus bonuses), in cents.",
     )
     time_allowed_seconds = models.PositiveIntegerField(default=1800)
-    source_batch = models.ForeignKey(
+    source_batch = _optional_key(
         "self",
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
         related_name="chained_batches",
         help_text="Draw items from this batch's approved output.",
     )
@@ -115,64 +123,43 @@ class Batch(models.Model):
         return self.name
 
 
+# The kinds of subject a batch item may have, one nullable foreign key each (BatchItem).
+SUBJECT_FIELDS = (
+    "proverb",
+    "narrative",
+    "source_assignment",
+    "choice_question",
+    "figurative_narrative",
+    "continuation_pair",
+    "cloze_item",
+    "template_row",
+)
+
+
 class BatchItem(models.Model):
     """One unit of work in a batch; which field is set depends on the task type.
 
     The one documented exception to "a task type is one unit": an item names its
-    subject through one nullable foreign key per kind of subject (proverb, narrative,
-    earlier assignment, choice question, figurative narrative, option pair, cloze
-    item, row of a HIT template's CSV) instead of one generic reference. Real foreign
-    keys keep what a generic reference would lose: PROTECT against deleting a subject
-    that has work, the database's check that an item has a subject and its
-    unique-subject constraint (one item per subject and batch), and joins that the
-    agreement, review and export queries follow (`item__narrative__proverb`). A new
-    task type whose items are about a proverb, a narrative or an earlier assignment
-    adds nothing here; one with a new kind of subject adds its foreign key, in
-    SUBJECT_FIELDS (crowd/batches.py) and in the two constraints below.
+    subject through one nullable foreign key per kind of subject instead of one generic
+    reference. Real foreign keys keep what a generic reference would lose: PROTECT
+    against deleting a subject that has work, the database's check that an item has a
+    subject and its unique-subject constraint (one item per subject and batch), and
+    joins that the agreement, review and export queries follow (`item__narrative__proverb`).
+    A task type with a new kind of subject adds its foreign key here and in SUBJECT_FIELDS.
     """
 
     batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="items")
-    proverb = models.ForeignKey(
-        "annotation.Proverb", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    narrative = models.ForeignKey(
-        "annotation.Narrative", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    source_assignment = models.ForeignKey(
+    proverb = _optional_key("annotation.Proverb")
+    narrative = _optional_key("annotation.Narrative")
+    source_assignment = _optional_key(
         "crowd.Assignment",
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="+",
         help_text="An earlier assignment whose output this item is about (e.g. an alignment).",
     )
-    choice_question = models.ForeignKey(
-        "annotation.ChoiceQuestion",
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="+",
-    )
-    figurative_narrative = models.ForeignKey(
-        "annotation.FigurativeNarrative",
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="+",
-    )
-    continuation_pair = models.ForeignKey(
-        "annotation.ContinuationPair",
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        related_name="+",
-    )
-    cloze_item = models.ForeignKey(
-        "annotation.ClozeItem", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
-    template_row = models.ForeignKey(
-        "annotation.TemplateRow", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
+    choice_question = _optional_key("annotation.ChoiceQuestion")
+    figurative_narrative = _optional_key("annotation.FigurativeNarrative")
+    continuation_pair = _optional_key("annotation.ContinuationPair")
+    cloze_item = _optional_key("annotation.ClozeItem")
+    template_row = _optional_key("annotation.TemplateRow")
     is_gold = models.BooleanField(default=False)
     gold_answer = models.JSONField(null=True, blank=True)
     position = models.PositiveIntegerField(default=0)
@@ -189,14 +176,7 @@ class BatchItem(models.Model):
         ordering = ["batch_id", "position", "id"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(proverb__isnull=False)
-                | Q(narrative__isnull=False)
-                | Q(source_assignment__isnull=False)
-                | Q(choice_question__isnull=False)
-                | Q(figurative_narrative__isnull=False)
-                | Q(continuation_pair__isnull=False)
-                | Q(cloze_item__isnull=False)
-                | Q(template_row__isnull=False),
+                condition=reduce(or_, (Q(**{f"{name}__isnull": False}) for name in SUBJECT_FIELDS)),
                 name="batch_item_has_subject",
             ),
             models.CheckConstraint(
@@ -204,32 +184,16 @@ class BatchItem(models.Model):
                 name="gold_item_has_answer",
             ),
             models.UniqueConstraint(
-                fields=[
-                    "batch",
-                    "proverb",
-                    "narrative",
-                    "source_assignment",
-                    "choice_question",
-                    "figurative_narrative",
-                    "continuation_pair",
-                    "cloze_item",
-                    "template_row",
-                ],
+                fields=["batch", *SUBJECT_FIELDS],
                 name="batch_item_unique_subject",
                 nulls_distinct=False,
             ),
         ]
 
     def __str__(self) -> str:
-        subject = (
-            self.proverb
-            or self.narrative
-            or self.choice_question
-            or self.figurative_narrative
-            or self.continuation_pair
-            or self.cloze_item
-            or self.template_row
-        )
+        # Named by its subject's content; an earlier assignment's name says nothing of it.
+        named = (getattr(self, name) for name in SUBJECT_FIELDS if name != "source_assignment")
+        subject = next((found for found in named if found is not None), None)
         return str(subject) if subject is not None else f"Item {self.pk} of batch {self.batch_id}"
 
 
@@ -241,26 +205,14 @@ class Assignment(models.Model):
         REJECTED = "rejected", "Rejected"
         EXPIRED = "expired", "Expired"
         RETURNED = "returned", "Returned"
-        # Paid as approved, but kept out of the dataset, agreement, chained batches and
-        # exports (suspicious, not proven bad); its slot reopens.
+        # Paid as approved, but kept out of the dataset (suspicious, not proven bad).
         EXCLUDED = "excluded", "Approved and excluded"
-        # Stored under a provider's claim that the provider confirms only once the worker
-        # has submitted there too (MTurk): it holds no slot and counts for nothing until
-        # the provider vouches for it (crowd.review.assignment_confirm).
+        # Awaiting the provider's confirmation (MTurk): holds no slot, counts for nothing.
         UNCONFIRMED = "unconfirmed", "Stored, awaiting the provider's confirmation"
 
-    # Statuses that hold one of the item's slots.
-    ACTIVE = (Status.RESERVED, Status.SUBMITTED, Status.APPROVED)
-    # Statuses of an assignment whose submission is stored.
-    STORED = (
-        Status.SUBMITTED,
-        Status.APPROVED,
-        Status.REJECTED,
-        Status.EXCLUDED,
-        Status.UNCONFIRMED,
-    )
-    # Statuses of work the worker is paid for.
+    ACTIVE = (Status.RESERVED, Status.SUBMITTED, Status.APPROVED)  # holding an item's slot
     PAID = (Status.APPROVED, Status.EXCLUDED)
+    STORED = (*PAID, Status.SUBMITTED, Status.REJECTED, Status.UNCONFIRMED)  # a submission
 
     item = models.ForeignKey(BatchItem, on_delete=models.PROTECT, related_name="assignments")
     worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="assignments")
@@ -313,15 +265,9 @@ class Assignment(models.Model):
 
 
 class ItemDone(models.Model):
-    """How many assignments of an item are submitted or approved: the slots next-task
-    ordering counts without visiting every assignment.
-
-    Kept by database triggers on crowd_assignment (migration 0006), so every status
-    change counts, queryset updates and provider syncs included. Only the ordering and
-    filtering of candidates read it; a reservation recounts the item's slots under its
-    row lock. In its own table, not on BatchItem, so that a submit (assignment row, then
-    this row) never waits on an item row a reservation holds.
-    """
+    """How many assignments of an item are submitted or approved, kept by database
+    triggers on crowd_assignment (migration 0006), whatever changes a status. In its own
+    table, so that a submit never waits on an item row a reservation holds."""
 
     item = models.OneToOneField(
         BatchItem, primary_key=True, on_delete=models.CASCADE, related_name="done"
@@ -333,9 +279,8 @@ class ItemDone(models.Model):
 
 
 class BatchPledge(models.Model):
-    """A worker's agreement to a batch's pledge, with the text they were shown: asked once,
-    before their first task of the batch (crowd/pledges.py), and shown in review and
-    exports beside their work."""
+    """A worker's agreement to a batch's pledge, with the text they were shown
+    (crowd/pledges.py); shown in review and exports beside their work."""
 
     batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="pledges")
     worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="pledges")
@@ -353,16 +298,14 @@ class BatchPledge(models.Model):
 
 
 class OpenItem(models.Model):
-    """An item a worker may be served (not withdrawn) and how many of its slots are held
-    (reserved, submitted or approved): what finding the next item reads, in one index in
-    serving order, so that it visits a handful of rows whatever the batch holds.
+    """An item a worker may be served and how many of its slots are held: what finding
+    the next item reads, in one index in serving order, so that it visits a handful of
+    rows whatever the batch holds.
 
     Kept by database triggers on crowd_batchitem and crowd_assignment (migration 0011),
-    like ItemDone. A reservation past its time still counts in `held` until it is marked
-    expired (assignments_expire, which finding the next item runs for its batch first);
-    a reservation recounts the item's live slots under its row lock, so `held` only
-    orders and filters. Batch, gold flag and position are copies of the item's, kept by
-    the same triggers, for the index.
+    with copies of the item's batch, gold flag and position for the index. A reservation
+    past its time counts in `held` until marked expired, and a reservation recounts the
+    item's slots under its row lock: `held` only orders and filters.
     """
 
     item = models.OneToOneField(
@@ -406,9 +349,8 @@ class SavedReviewMessage(models.Model):
 
 
 class Bonus(models.Model):
-    """A bonus paid on an assignment, whatever the provider: the one record that says a
-    bonus for this assignment with this reason and amount is paid once (a resent form
-    finds it), shown to the worker and in the payments report."""
+    """A bonus on an assignment, whatever the provider: one per assignment, reason and
+    amount, so a resent form pays nothing more."""
 
     assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="bonuses")
     cents = models.PositiveIntegerField()
@@ -441,14 +383,8 @@ class Bonus(models.Model):
 
 
 class ProviderAction(models.Model):
-    """A call a review decision owes its provider (approve, reject, pay a bonus, block,
-    unblock, message): the outbox. It is written in the decision's own transaction, so a
-    decision never commits without the row that carries it out, nor the row without its
-    decision; crowd.outbox sends it after commit, and beat sends what is left, under the
-    provider's rules for calls that must not be repeated blindly. The admin and the
-    payments report show a call's state from here: waiting, being sent, done, refused or
-    unknown (no answer: settled from the provider's own records where it keeps them).
-    """
+    """A call a review decision owes its provider: the outbox. Written in the decision's
+    own transaction, so neither commits without the other; crowd.outbox sends it."""
 
     class Kind(models.TextChoices):
         APPROVE = "approve", "Approve"
@@ -472,19 +408,13 @@ class ProviderAction(models.Model):
     provider = models.CharField(max_length=16, choices=Provider.choices)
     kind = models.CharField(max_length=16, choices=Kind.choices)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
-    assignment = models.ForeignKey(
+    assignment = _optional_key(
         Assignment,
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
         related_name="provider_actions",
         help_text="The work the call is about (approve, reject, bonus).",
     )
-    worker = models.ForeignKey(
+    worker = _optional_key(
         Worker,
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
         related_name="provider_actions",
         help_text="The worker the call is about (block, unblock, message).",
     )

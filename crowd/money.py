@@ -1,8 +1,6 @@
-"""Money as Parable writes, reads and takes it. Amounts are stored in cents (hundredths of
-the study's currency) and written with two decimals and the currency's code where known (a
-provider's `currency`): "0.25", "63.91 GBP". Every amount a researcher types (a reward, a
-bonus, a target rate, a round's bonus for fooling the model) is typed as an amount, never
-cents, within a sane range: `AmountField`, `cents_from_amount`."""
+"""Money as Parable writes, reads and takes it: stored in cents, written with two decimals
+and the currency's code where known ("0.25", "63.91 GBP"), typed by researchers as an
+amount, never cents, within a sane range (`AmountField`, `cents_from_amount`)."""
 
 from __future__ import annotations
 
@@ -25,9 +23,8 @@ def money_text(cents: int | float | None, currency: str = "") -> str:
 
 
 def cents_from_amount(text: str, *, maximum: Decimal = MAX_PER_TASK, zero: bool = False) -> int:
-    """The cents of an amount typed as "12.50" (at most two decimals, above 0 or with
-    `zero` at least 0, at most `maximum`); raises ValueError with a sentence that says what
-    is wrong and how to write it."""
+    """The cents of an amount typed as "12.50" (two decimals at most, above 0 or with `zero`
+    0 too, at most `maximum`); ValueError says what is wrong and how to write it."""
     try:
         amount = Decimal(text.strip())
     except InvalidOperation:

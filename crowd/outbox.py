@@ -1,30 +1,11 @@
-"""The outbox of provider calls: what a review decision asks of its provider is written
-with the decision, and sent once the decision has committed.
-
-Recording (`action_record`, inside the decision's transaction): the provider checks the
-call from Parable's own copy of its records (a refusal rolls the decision back) and a
-crowd.ProviderAction row is written with the decision; a task sends it after commit.
-
-Sending (`provider_action_send`, never inside a transaction):
-1. claim: under the row's lock, pending becomes `sending`, committed before any call;
-   calls deciding about the same work or worker (approve and reject, block and unblock)
-   wait for the earlier ones to finish, so the provider ends with the last decision;
-2. the provider carries the call out, with no transaction held;
-3. its answer is written: done; refused (a refused bonus is taken back, so it can be
-   paid later); pending again when the call certainly did nothing; when no answer came,
-   what the provider's rule for the call says (RETRY: pending again; RECONCILE and
-   ONCE: unknown).
-A process that dies, or loses its database, at any step leaves the row pending (before
-the claim commits) or `sending` (after it). Beat (`provider_actions_due`) sends again the
-pending rows past PARABLE_BACKGROUND_GRACE_SECONDS whose message is lost, treats a row
-`sending` for longer than the provider's in-flight time as a call that got no answer,
-and settles unknown RECONCILE calls from the provider's own records
-(`provider_action_reconcile`): done, or certainly not done and so sent again. A call is
-sent once, or again only where the provider's state or records make a repeat harmless;
-an unknown ONCE call (a message: providers keep no record of them) is never sent again.
-
-A later decision about the same work or worker supersedes an earlier call of the same
-kind of decision that still waits to be sent: only the last decision goes out.
+"""The outbox of provider calls: what a review decision asks of its provider is recorded
+with the decision (`action_record`) and sent once the decision has committed
+(`provider_action_send`, never inside a transaction): claimed (pending → sending, committed
+before any call), carried out, then settled (done; refused, a refused bonus taken back;
+pending again when it certainly did nothing; otherwise the provider's rule for a call with
+no answer: RETRY pending, RECONCILE and ONCE unknown). Beat (`provider_actions_due`) sends
+again what was lost, and settles unknown RECONCILE calls from the provider's records. Calls
+about one subject's decisions go in order, and a later decision supersedes an unsent one.
 """
 
 from __future__ import annotations
@@ -74,10 +55,9 @@ def action_record(
     bonus=None,
     payload: dict | None = None,
 ) -> ProviderAction | None:
-    """Record the call a decision owes its provider, in the decision's own transaction, and
-    send it once that commits. The provider checks it first from its records here
-    (ProviderError: refused, and the caller's transaction rolls back); None when the
-    provider needs nothing for this decision."""
+    """Record the call a decision owes its provider, in the decision's own transaction, to
+    be sent once that commits; the provider may refuse it here (ProviderError). None when
+    the provider needs nothing for this decision."""
     action = ProviderAction(
         provider=provider,
         kind=kind,
@@ -88,9 +68,7 @@ def action_record(
     )
     needed = get_provider(provider).action_prepare(action=action)
     if kind in _DECISIONS:  # whether or not the new decision needs a call of its own
-        ProviderAction.objects.filter(
-            _subject(action), kind__in=_DECISIONS[kind], status=Status.PENDING
-        ).update(
+        _decisions_alike(action, status=Status.PENDING).update(
             status=Status.SUPERSEDED,
             finished_at=timezone.now(),
             note="A later decision was made before this one was sent.",
@@ -102,22 +80,20 @@ def action_record(
     return action
 
 
-def _earlier_unfinished(action: ProviderAction):
+def _decisions_alike(action: ProviderAction, **filters):
+    """The calls of decisions about the same subject whose order matters with `action`."""
     return ProviderAction.objects.filter(
-        _subject(action),
-        kind__in=_DECISIONS.get(action.kind, ()),
-        status__in=_UNFINISHED,
-        pk__lt=action.pk,
+        _subject(action), kind__in=_DECISIONS.get(action.kind, ()), **filters
     )
 
 
 def provider_action_send(*, action_id: int) -> str:
-    """Send a recorded call (see the module): at most once per claim, never inside a
-    transaction; safe to run any number of times (a call being sent, unknown or finished
-    is left alone). Returns the call's status."""
+    """Send a recorded call (see the module), at most once per claim; safe to run any number
+    of times (a call being sent, unknown or finished is left alone). Returns its status."""
     with transaction.atomic():
         action = ProviderAction.objects.select_for_update().get(pk=action_id)
-        if action.status != Status.PENDING or _earlier_unfinished(action).exists():
+        earlier = _decisions_alike(action, status__in=_UNFINISHED, pk__lt=action.pk)
+        if action.status != Status.PENDING or earlier.exists():
             return action.status
         action.status = Status.SENDING
         action.sent_at = timezone.now()
@@ -154,9 +130,8 @@ def _unanswered(provider, action: ProviderAction, why: str) -> tuple[str, str]:
 
 
 def _settle(action_id: int, status: str, note: str, *, was: str = Status.SENDING) -> str:
-    """Write a call's outcome, unless something else settled it meanwhile (it is no longer
-    `was`). A refused bonus is taken back with it; a finished call lets the next call
-    about its subject go."""
+    """Write a call's outcome unless it is no longer `was`; a refused bonus is taken back,
+    and a finished call lets the next call about its subject go."""
     with transaction.atomic():
         action = ProviderAction.objects.select_for_update().get(pk=action_id)
         if action.status != was:
@@ -169,15 +144,7 @@ def _settle(action_id: int, status: str, note: str, *, was: str = Status.SENDING
             _bonus_take_back(action)
         action.save(update_fields=["status", "note", "finished_at", "bonus"])
         if status in ProviderAction.FINISHED:
-            waiting = (
-                ProviderAction.objects.filter(
-                    _subject(action),
-                    kind__in=_DECISIONS.get(action.kind, ()),
-                    status=Status.PENDING,
-                )
-                .order_by("pk")
-                .first()
-            )
+            waiting = _decisions_alike(action, status=Status.PENDING).order_by("pk").first()
             if waiting is not None:
                 queue_on_commit(SEND_TASK, waiting.pk)
     return status
@@ -195,42 +162,34 @@ def _bonus_take_back(action: ProviderAction) -> None:
 
 
 def provider_action_reconcile(*, action_id: int, now=None) -> str:
-    """Settle an unknown RECONCILE call from the provider's own record (outside any
-    transaction): done, or sent again when the provider certainly has no such call.
-    ProviderError when the provider cannot be asked (it stays unknown)."""
+    """Settle an unknown RECONCILE call from the provider's record, outside any transaction:
+    done, or sent again (ProviderError when the provider cannot be asked)."""
     now = now or timezone.now()
     action = ProviderAction.objects.get(pk=action_id)
     provider = get_provider(action.provider)
     if action.status != Status.UNKNOWN or provider.action_delivery(action=action) != RECONCILE:
         return action.status
     verdict = provider.action_reconcile(action=action, now=now)
-    if verdict == Status.DONE:
-        return _settle(
-            action_id,
-            Status.DONE,
-            "Reconciled: the provider's records show the call took effect.",
-            was=Status.UNKNOWN,
-        )
-    if verdict == Status.PENDING:
-        status = _settle(
-            action_id,
-            Status.PENDING,
-            "Reconciled: the provider has no record of the call, so it is sent again.",
-            was=Status.UNKNOWN,
-        )
-        if status == Status.PENDING:
-            task_send(SEND_TASK, action_id)
-        return status
-    return Status.UNKNOWN
+    if verdict not in _RECONCILED:
+        return Status.UNKNOWN
+    status = _settle(action_id, verdict, _RECONCILED[verdict], was=Status.UNKNOWN)
+    if verdict == status == Status.PENDING:
+        task_send(SEND_TASK, action_id)
+    return status
+
+
+_RECONCILED = {
+    Status.DONE: "Reconciled: the provider's records show the call took effect.",
+    Status.PENDING: "Reconciled: the provider has no record of the call, so it is sent again.",
+}
 
 
 def provider_actions_due(*, now=None) -> tuple[list[int], list[int]]:
     """What beat does with the calls left over: (calls to send again, calls to reconcile).
 
-    A call `sending` for longer than its provider's in-flight time was left by a process
-    that died: it becomes what a call with no answer becomes (RETRY: pending; else
-    unknown). Pending calls are due once PARABLE_BACKGROUND_GRACE_SECONDS have passed
-    since they were recorded or last sent; unknown RECONCILE calls are reconciled."""
+    A call `sending` past its provider's in-flight time was left by a process that died:
+    it is settled as a call with no answer. Pending calls are due once
+    PARABLE_BACKGROUND_GRACE_SECONDS have passed since they were recorded or last sent."""
     now = now or timezone.now()
     for action in ProviderAction.objects.filter(status=Status.SENDING).order_by("pk"):
         provider = get_provider(action.provider)
@@ -253,17 +212,15 @@ def provider_actions_due(*, now=None) -> tuple[list[int], list[int]]:
 
 
 def action_progress(*, action: ProviderAction, **payload) -> None:
-    """Keep a provider's progress on a call being sent (e.g. the id of a first step), in a
-    short transaction of its own, for the admin and a later reconciliation."""
+    """Keep a provider's progress on a call being sent (the id of a first step), for the
+    admin and a later reconciliation."""
     action.payload.update(payload)
     ProviderAction.objects.filter(pk=action.pk).update(payload=action.payload)
 
 
 def provider_actions_drain(*, now=None) -> Counter:
-    """Beat's part for provider calls, done in this process, where no beat runs (the
-    embedded default: `manage.py provider_calls_send`): the calls due are sent and the
-    unknown ones reconciled. Returns the statuses the calls it touched ended in; a
-    provider that cannot be asked leaves its calls unknown."""
+    """Beat's part for provider calls, done in this process where no beat runs
+    (`manage.py provider_calls_send`). Returns the statuses the calls it touched ended in."""
     now = now or timezone.now()
     to_send, to_reconcile = provider_actions_due(now=now)
     for action_id in to_send:

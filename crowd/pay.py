@@ -1,21 +1,16 @@
 """What work paid: realised hourly pay per batch and worker against the batch's target rate,
 the one-action top-up to that rate, and the payments report.
 
-Realised pay counts paid work only (approved, or approved and excluded): the batch's
-reward per task plus every bonus, over the time the work took. A task's time runs from
-when it was reserved, or from the worker's previous submission in the batch when that is
-later (a Prolific session reserves its items at once), to its submission.
-
-A top-up is paid as a bonus through crowd.review.assignment_bonus, so it goes through the
-provider's safe path (Prolific's once-only pay call) and is paid once: run again, it finds
-the workers at the target and pays nothing more.
+Realised pay counts paid work only: reward plus bonuses over the time the work took, a
+task's time running from its reservation, or from the worker's previous submission in the
+batch when later (a Prolific session reserves its items at once), to its submission. A
+top-up is a bonus (crowd.review.assignment_bonus): paid once, run again it pays nothing.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
-from collections import defaultdict
 
 from django.db import transaction
 
@@ -121,15 +116,14 @@ def batch_top_up(*, batch: Batch) -> dict:
 
 
 def bonus_state_text(bonus: Bonus) -> str:
-    """What happened to a bonus, in the provider's own words ("recorded for the lab to pay"
-    for lab workers): the one wording of the review queue, the worker's page and the report."""
+    """What happened to a bonus, in the provider's words: the one wording of the review
+    queue, the worker's page and the report."""
     return get_provider(bonus.assignment.item.batch.provider).bonus_state(bonus=bonus)
 
 
 def payments_report(*, batch: Batch | None = None) -> list[dict]:
-    """Per worker and batch: paid tasks, rewards, bonuses, the batch's currency, and each
-    bonus with the state of the call that pays it (waiting, being sent, paid, or unknown:
-    awaiting reconciliation)."""
+    """Per worker and batch: paid tasks, rewards, the batch's currency, and each bonus with
+    the state of the call that pays it."""
     work = Assignment.objects.filter(status__in=Assignment.PAID).select_related(
         "worker", "item__batch"
     )
@@ -151,11 +145,9 @@ def payments_report(*, batch: Batch | None = None) -> list[dict]:
         row = row_for(task.worker, task.item.batch)
         row["tasks"] += 1
         row["rewards"] += task.item.batch.reward_cents
-    states = defaultdict(str)
     for bonus in bonuses:
-        of = bonus.assignment.item.batch
-        states[bonus.pk] = bonus_state_text(bonus)
-        row_for(bonus.assignment.worker, of)["bonuses"].append((bonus, states[bonus.pk]))
+        row = row_for(bonus.assignment.worker, bonus.assignment.item.batch)
+        row["bonuses"].append((bonus, bonus_state_text(bonus)))
     currencies = {of.pk: batch_currency(of) for of in {row["batch"] for row in rows.values()}}
     report = []
     for row in rows.values():

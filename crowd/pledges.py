@@ -1,12 +1,11 @@
 """A batch's pledge: the researcher's text a worker agrees to once, before their first task
-of the batch (for example, not to use AI tools to write). Recorded per worker with the text
-shown; a task page asks for it first (frontend/views.py render_task_page)."""
+of the batch (not to use AI tools to write, say), recorded per worker with the text shown."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 
 from crowd.models import Batch, BatchPledge, Worker
 
@@ -31,21 +30,16 @@ def pledge_record(*, batch: Batch, worker: Worker) -> BatchPledge:
     (a second agreement, from another tab, keeps the first)."""
     if not batch.pledge.strip():
         raise ValueError("This batch asks for no pledge.")
-    existing = BatchPledge.objects.filter(batch=batch, worker=worker).first()
-    if existing is not None:
-        return existing
-    try:
-        with transaction.atomic():
-            return BatchPledge.objects.create(batch=batch, worker=worker, text=batch.pledge)
-    except IntegrityError:  # the other tab's agreement won the race
-        return BatchPledge.objects.get(batch=batch, worker=worker)
+    # get_or_create finds the other tab's agreement when it won the race (IntegrityError).
+    pledge, _ = BatchPledge.objects.get_or_create(
+        batch=batch, worker=worker, defaults={"text": batch.pledge}
+    )
+    return pledge
 
 
 def pledge_times_of(*, batch_ids, worker_ids) -> dict[tuple[int, int], datetime]:
-    """When these workers agreed to these batches' pledges, by (batch id, worker id).
-
-    Read by batch (a dataset's chunk has few batches and thousands of workers: an IN list
-    of every worker costs Django more than reading the batches' pledges as plain values)."""
+    """When these workers agreed to these batches' pledges, by (batch id, worker id); read
+    by batch (an IN list of thousands of workers costs more than the batches' rows)."""
     worker_ids = set(worker_ids)
     rows = BatchPledge.objects.filter(batch_id__in=batch_ids).values_list(
         "batch_id", "worker_id", "agreed_at"

@@ -1,9 +1,5 @@
-"""Previews of a batch's task page: a worker's view of a sample item, with nothing stored.
-
-The page of a task type is built from an assignment. A preview makes one for a preview
-worker inside a savepoint, lets the caller render the page, and rolls the savepoint
-back, so neither the worker nor the assignment outlives the request.
-"""
+"""Previews of a batch's task page on a sample item, with nothing stored: an assignment of
+a preview worker, made inside a savepoint that is rolled back once the page is rendered."""
 
 from __future__ import annotations
 
@@ -37,27 +33,18 @@ def preview_item(*, batch: Batch, item_id: int | None = None) -> BatchItem:
     return item
 
 
-class _RollBack(Exception):
-    pass
-
-
 @contextmanager
 def preview_assignment(*, item: BatchItem) -> Iterator[Assignment]:
     """A reserved assignment of the item for a throwaway worker, rolled back on exit."""
-    try:
-        with transaction.atomic():
-            now = timezone.now()
-            worker = Worker.objects.create(
-                provider="local",
-                external_id=f"preview-{uuid.uuid4().hex}",
-                display_name="Preview",
-            )
-            assignment = Assignment.objects.create(
-                item=item,
-                worker=worker,
-                expires_at=now + timedelta(seconds=item.batch.time_allowed_seconds),
-            )
-            yield assignment
-            raise _RollBack
-    except _RollBack:
-        pass
+    with transaction.atomic():
+        now = timezone.now()
+        worker = Worker.objects.create(
+            provider="local", external_id=f"preview-{uuid.uuid4().hex}", display_name="Preview"
+        )
+        assignment = Assignment.objects.create(
+            item=item,
+            worker=worker,
+            expires_at=now + timedelta(seconds=item.batch.time_allowed_seconds),
+        )
+        yield assignment
+        transaction.set_rollback(True)

@@ -1,13 +1,9 @@
 """Review services: approve, reject (the slot reopens), block a worker, pay a bonus, message
 workers; and the confirmation of work the provider vouches for after the fact.
 
-A decision and the call it owes its provider commit together, in one short transaction:
-the decision's rows and a crowd.ProviderAction (the outbox), which crowd.outbox sends
-once the transaction commits; no provider call runs inside a transaction. The provider
-judges the call from Parable's own copy of its records as it is recorded: one it would
-refuse (ProviderError) surfaces as a ReviewError with its reason, and nothing is
-decided. A refusal that comes only when the call is sent is kept on the call (the admin
-shows it), and a refused bonus is taken back.
+A decision and the call it owes its provider (a crowd.ProviderAction, sent by crowd.outbox
+after commit) commit together; a call the provider would refuse, judged from Parable's
+copy of its records, is a ReviewError and nothing is decided.
 
 The rules every provider shares are stated here once:
 - only work the provider vouches for (CrowdProvider.vouched) is approved or paid;
@@ -22,7 +18,6 @@ The rules every provider shares are stated here once:
 from __future__ import annotations
 
 import hashlib
-from contextlib import contextmanager
 from datetime import timedelta
 
 from django.db import transaction
@@ -46,8 +41,7 @@ class ReviewError(ValueError):
 
 
 class BonusAlreadyPaid(ReviewError):
-    """The same bonus (assignment, reason, amount) was given before, whether paid yet or
-    still on its way to the provider: a resent form."""
+    """The same bonus (assignment, reason, amount) was given before: a resent form."""
 
 
 def _ensure_vouched(assignment: Assignment, what: str) -> None:
@@ -58,14 +52,6 @@ def _ensure_vouched(assignment: Assignment, what: str) -> None:
             "confirming this worker did this work, so it is never approved or paid. "
             "Sync the batch if the worker has just finished."
         )
-
-
-@contextmanager
-def _provider_refusal():
-    try:
-        yield
-    except ProviderError as error:
-        raise ReviewError(str(error)) from error
 
 
 def _locked_submission(assignment: Assignment) -> Assignment:
@@ -79,6 +65,13 @@ def _locked_submission(assignment: Assignment) -> Assignment:
     return locked
 
 
+def _text(text: str, missing: str) -> str:
+    """`text` stripped; ReviewError `missing` when nothing is left."""
+    if not text.strip():
+        raise ReviewError(missing)
+    return text.strip()
+
+
 def _ensure_slot_free(assignment: Assignment) -> None:
     """A rejected submission gave its slot back: approving it later needs a free slot."""
     if not item_slot_free(item_id=assignment.item_id, now=timezone.now(), excluding=assignment):
@@ -89,24 +82,23 @@ def _ensure_slot_free(assignment: Assignment) -> None:
 
 
 def _tell(locked: Assignment | Worker, kind: str, *, bonus=None, **payload):
-    """Record the call the decision about `locked` (work, or a worker) owes its provider,
-    in the decision's transaction (a provider that would refuse it raises ReviewError:
-    nothing is decided)."""
+    """Record the call the decision about `locked` (work, or a worker) owes its provider;
+    one it would refuse raises ReviewError, and nothing is decided."""
     if isinstance(locked, Worker):
         subject, provider = {"worker": locked}, locked.provider
     else:
         subject, provider = {"assignment": locked}, locked.item.batch.provider
-    with _provider_refusal():
+    try:
         return action_record(kind=kind, provider=provider, bonus=bonus, payload=payload, **subject)
+    except ProviderError as error:
+        raise ReviewError(str(error)) from error
 
 
-def _reviewed_save(
-    locked: Assignment, status: str, *, withdrawn_because: str = "", **fields
-) -> None:
+def _reviewed_save(locked: Assignment, status: str, *, why: str = "", **fields) -> None:
     """Write the review's outcome; the task type reacts (approved work counts). Approved
-    work reviewed otherwise withdraws the items built on it (crowd.withdrawals)."""
+    work reviewed otherwise withdraws the items built on it (crowd.withdrawals), saying why."""
     if locked.status == Assignment.Status.APPROVED and status != locked.status:
-        batch_items_withdraw(assignment=locked, reason=withdrawn_because)
+        batch_items_withdraw(assignment=locked, reason=f"Assignment {locked.pk} {status}: {why}")
     locked.status = status
     locked.reviewed_at = timezone.now()
     for name, value in fields.items():
@@ -136,22 +128,16 @@ def assignment_approve(*, assignment: Assignment, message: str = "") -> Assignme
 
 @transaction.atomic
 def assignment_approve_exclude(*, assignment: Assignment, reason: str) -> Assignment:
-    """Pay the worker as for approved work, but keep the work out of the dataset,
-    agreement, chained batches and exports, with a reason (kept, not shown to the
-    worker): for work that is suspicious but not proven bad, as Prolific's policy asks.
-    Its slot reopens for another worker; items already built on it are withdrawn."""
-    reason = reason.strip()
-    if not reason:
-        raise ReviewError("Approving and excluding needs a reason (kept with the work).")
+    """Pay the worker as for approved work, but keep the work out of the dataset, with a
+    reason not shown to them: for work suspicious but not proven bad, as Prolific's policy
+    asks. Its slot reopens; items already built on it are withdrawn."""
+    reason = _text(reason, "Approving and excluding needs a reason (kept with the work).")
     locked = _locked_submission(assignment)
     if locked.status == Assignment.Status.EXCLUDED:
         return locked
     _ensure_vouched(locked, "approved")
     paid_already = locked.status == Assignment.Status.APPROVED
-    why = f"Assignment {locked.pk} excluded: {reason}"
-    _reviewed_save(
-        locked, Assignment.Status.EXCLUDED, withdrawn_because=why, exclusion_reason=reason
-    )
+    _reviewed_save(locked, Assignment.Status.EXCLUDED, why=reason, exclusion_reason=reason)
     if not paid_already:  # approved work was approved at the provider already
         _tell(locked, Kind.APPROVE, message="")
     return locked
@@ -160,20 +146,13 @@ def assignment_approve_exclude(*, assignment: Assignment, reason: str) -> Assign
 @transaction.atomic
 def assignment_reject(*, assignment: Assignment, message: str) -> Assignment:
     """Reject a submission with a message to the worker; its slot reopens for others, and
-    the provider's rejection is sent once this commits.
-
-    Rejecting approved work withdraws the items built on it (crowd.withdrawals).
-    """
-    message = message.strip()
-    if not message:
-        raise ReviewError("A rejection needs a message telling the worker why.")
+    the provider's rejection is sent once this commits. Rejecting approved work withdraws
+    the items built on it (crowd.withdrawals)."""
+    message = _text(message, "A rejection needs a message telling the worker why.")
     locked = _locked_submission(assignment)
     if locked.status == Assignment.Status.REJECTED:
         return locked
-    why = f"Assignment {locked.pk} rejected: {message}"
-    _reviewed_save(
-        locked, Assignment.Status.REJECTED, withdrawn_because=why, review_message=message
-    )
+    _reviewed_save(locked, Assignment.Status.REJECTED, why=message, review_message=message)
     _tell(locked, Kind.REJECT, message=message)
     return locked
 
@@ -182,9 +161,7 @@ def assignment_reject(*, assignment: Assignment, message: str) -> Assignment:
 def worker_block(*, worker: Worker, reason: str) -> Worker:
     """Block a worker: no new tasks, no further submissions; their reservations are given
     back, and the provider's block is sent once this commits."""
-    reason = reason.strip()
-    if not reason:
-        raise ReviewError("Blocking a worker needs a reason.")
+    reason = _text(reason, "Blocking a worker needs a reason.")
     worker = Worker.objects.select_for_update().get(pk=worker.pk)
     worker.blocked = True
     worker.blocked_reason = reason
@@ -211,12 +188,9 @@ def worker_unblock(*, worker: Worker) -> Worker:
 
 @transaction.atomic
 def workers_notify(*, workers, subject: str, message: str) -> int:
-    """Message each worker through their provider (one call per worker, sent once this
-    commits; a message is never sent twice). Returns how many calls were recorded; a
-    worker the provider cannot message raises ReviewError and records none."""
-    subject, message = subject.strip(), message.strip()
-    if not message:
-        raise ReviewError("A message needs some text.")
+    """Message each worker through their provider, one call each, sent once this commits;
+    returns how many were recorded (a worker who cannot be messaged: ReviewError, none)."""
+    subject, message = subject.strip(), _text(message, "A message needs some text.")
     recorded = 0
     for worker in workers:
         recorded += _tell(worker, Kind.NOTIFY, subject=subject, message=message) is not None
@@ -229,16 +203,12 @@ def reason_digest(reason: str) -> str:
 
 @transaction.atomic
 def assignment_bonus(*, assignment: Assignment, cents: int, reason: str) -> Assignment:
-    """Pay a bonus on approved, vouched work (added to what was paid before), once for
-    this assignment, reason and amount: a resent form raises BonusAlreadyPaid.
-
-    The bonus, its amount and the provider's pay call are recorded together; the call is
-    sent once this commits (a provider's refusal then takes the bonus back)."""
-    reason = reason.strip()
+    """Pay a bonus on approved, vouched work, once for this assignment, reason and amount
+    (a resent form: BonusAlreadyPaid). The bonus and its pay call are recorded together;
+    the call is sent once this commits (a refusal then takes the bonus back)."""
     if cents <= 0:
         raise ReviewError("A bonus must be a positive amount.")
-    if not reason:
-        raise ReviewError("A bonus needs a reason; the worker sees it.")
+    reason = _text(reason, "A bonus needs a reason; the worker sees it.")
     locked = _locked_submission(assignment)
     if locked.status not in Assignment.PAID:
         raise ReviewError("Bonuses are paid on approved work only.")
@@ -280,8 +250,7 @@ def assignment_confirm(*, assignment: Assignment) -> Assignment:
 
 def unvouched_release(*, batch: Batch, now=None) -> int:
     """Reject stored work its provider has still not vouched for once the batch's time
-    allowed and the provider's grace are over (the provider has nothing to reject: it is
-    rejected here), so it is never approved or counted and its slot reopens."""
+    allowed and the provider's grace are over (here: the provider has nothing to reject)."""
     now = now or timezone.now()
     provider = get_provider(batch.provider)
     cutoff = (

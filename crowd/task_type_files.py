@@ -1,10 +1,6 @@
-"""Where Django finds a task type's templates and static files: in the type's own package.
-
-A registered type's `templates/<name>` is the template "task_types/<key>/<name>" and its
-`static/<name>` the static file "task_types/<key>/<name>", so a type's page, its agreement
-section and its ES module live with the rest of the type, and a new type needs no setting.
-Both are read from the registry when asked (a type registered later is found too);
-collectstatic copies the static files under STATIC_ROOT like any app's.
+"""Where Django finds a task type's templates and static files: a registered type's
+`templates/<name>` and `static/<name>` are "task_types/<key>/<name>", read from the registry
+when asked, so a type's files live in its package and a new type needs no setting.
 """
 
 from __future__ import annotations

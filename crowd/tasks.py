@@ -43,9 +43,8 @@ def provider_action_reconcile_task(action_id: int) -> str:
 
 @shared_task(name="crowd.provider_actions_requeue")
 def provider_actions_requeue_task() -> int:
-    """Beat's safety net for provider calls: send again those whose task was lost, treat
-    those left `sending` by a dead process as unanswered, reconcile the unknown ones.
-    Returns how many tasks it queued."""
+    """Beat's safety net for provider calls (crowd.outbox.provider_actions_due); returns
+    how many tasks it queued."""
     to_send, to_reconcile = provider_actions_due()
     queued = tasks_requeue_lost(provider_action_send_task, to_send)
     return queued + sum(task_send(provider_action_reconcile_task, pk) for pk in to_reconcile)

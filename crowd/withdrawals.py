@@ -1,9 +1,7 @@
-"""Withdrawing the items built on work that was rejected after it had been approved.
-
-An approved narrative feeds chained align, rate and choose batches. Rejecting it later
-retires every item built on it: no worker is served one again, open reservations are
-released with a message to their worker, and finished answers are kept but marked (their
-item's `withdrawn_at`) so agreement, analysis and export leave them out.
+"""Withdrawing the items built on work that was rejected after it had been approved: no
+worker is served one again, open reservations are released with a message to their worker,
+and finished answers are kept but marked (`withdrawn_at`) so that agreement, analysis and
+export leave them out.
 """
 
 from __future__ import annotations
@@ -62,12 +60,8 @@ def withdrawal_impact(*, assignments: Iterable[Assignment]) -> WithdrawalImpact:
 
 @transaction.atomic
 def batch_items_withdraw(*, assignment: Assignment, reason: str) -> WithdrawalImpact:
-    """Retire the items built on an approved assignment that is being rejected.
-
-    Call before the assignment's status changes (it must still read approved). Open
-    reservations on those items are returned with a message to their worker; the
-    items' finished answers stay, marked by their item's withdrawal.
-    """
+    """Retire the items built on an approved assignment that is being rejected; call
+    before its status changes (it must still read approved)."""
     found = set(downstream_items(assignments=[assignment]).values_list("pk", flat=True))
     item_ids = list(
         BatchItem.objects.select_for_update().filter(pk__in=found).values_list("pk", flat=True)
@@ -112,9 +106,8 @@ def batch_items_restore(*, assignment: Assignment) -> int:
 
 
 def _notify_released(reservation: Assignment) -> None:
-    """Tell the worker their reservation was released: a message recorded with the
-    withdrawal and sent after it commits (crowd.outbox). A provider that cannot message
-    them is logged, without undoing the withdrawal."""
+    """Tell the worker their reservation was released (crowd.outbox); a provider that
+    cannot message them is logged, without undoing the withdrawal."""
     worker = reservation.worker
     try:
         action_record(

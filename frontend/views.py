@@ -26,6 +26,7 @@ from common.checked_input import InputError
 from common.request_input import query_int, request_json
 from crowd import task_types
 from crowd.assignments import (
+    WITH_TASK,
     NoWorkAvailable,
     assignment_reserve_next,
     assignment_return,
@@ -53,39 +54,34 @@ from frontend.workers import (
 
 
 def invite_enter(request, token: str):
-    """Open a signed invite: the worker's session is set, then on to work.
-
-    A forged, expired or blocked worker's link is refused and any worker session in
-    this browser is dropped.
-    """
+    """Open a signed invite: the worker's session is set, then on to work. A forged,
+    expired or blocked worker's link is refused and any worker session here dropped."""
     try:
         worker, batch_id = invite_read(token)
     except WorkerBlocked as blocked:
         session_worker_drop(request, blocked_reason=blocked.reason)
         return _blocked(request)
-    except (signing.BadSignature, Worker.DoesNotExist) as error:
+    except signing.SignatureExpired:
         request.session.flush()
-        message = (
-            "This link has expired; ask for a new one."
-            if isinstance(error, signing.SignatureExpired)
-            else "This link is not valid."
-        )
-        return render(request, "frontend/message.html", {"message": message}, status=404)
+        return message_page(request, "This link has expired; ask for a new one.", status=404)
+    except (signing.BadSignature, Worker.DoesNotExist):
+        request.session.flush()
+        return message_page(request, "This link is not valid.", status=404)
     session_worker_set(request, worker)
-    if batch_id is not None:
-        return redirect("frontend:next", batch_id=batch_id)
-    return redirect("frontend:home")
+    return redirect("frontend:next", batch_id=batch_id) if batch_id else redirect("frontend:home")
+
+
+def message_page(request, message: str, *, status: int = 200, **context):
+    """A page that says one thing to the worker (escaped, as every worker-facing text)."""
+    return render(request, "frontend/message.html", {"message": message, **context}, status=status)
 
 
 def _no_worker(request):
     """403 for a browser with no worker: a blocked worker's reason, or where to start."""
     if session_blocked_reason(request):
         return _blocked(request)
-    return render(
-        request,
-        "frontend/message.html",
-        {"message": "Open the personal link you were given to start working."},
-        status=403,
+    return message_page(
+        request, "Open the personal link you were given to start working.", status=403
     )
 
 
@@ -97,34 +93,24 @@ def _blocked(request):
 
 
 def worker_home(request):
-    """The signed-in worker's own page: open batches, open tasks, submissions with the
-    reviewer's message, earnings. Anyone else is asked for their link."""
+    """The signed-in worker's own page: open batches and tasks, submissions with the
+    reviewer's message, earnings."""
     worker = session_worker(request)
     if worker is None:
         return _no_worker(request)
-    return render(
-        request,
-        "frontend/home.html",
-        {
-            "worker": worker,
-            "batches": worker_open_batches(worker=worker),
-            **worker_overview(worker=worker),
-        },
-    )
+    context = {"worker": worker, "batches": worker_open_batches(worker=worker)}
+    return render(request, "frontend/home.html", {**context, **worker_overview(worker=worker)})
 
 
 def next_task(request, batch_id: int):
-    """Reserve (or resume) the worker's next item in the batch and open it.
-
-    Only batches of the worker's own provider (404 otherwise); a provider that hands
-    out work in sessions (Prolific) sends the worker to their session instead."""
+    """Reserve (or resume) the worker's next item in the batch and open it: only batches
+    of the worker's own provider (404 otherwise), or their provider's session."""
     if session_worker_id(request) is None:
         return _no_worker(request)
     batch = get_object_or_404(Batch, pk=batch_id)
     try:
         with transaction.atomic():
-            # The worker's row lock, which reservation takes, in the same statement as
-            # the session's worker lookup.
+            # The worker's row lock (reservation takes it) with the session's lookup.
             worker = session_worker(request, lock=True)
             if worker is None:
                 return _no_worker(request)
@@ -137,20 +123,13 @@ def next_task(request, batch_id: int):
     except NoWorkAvailable as reason:
         if reason.code == "qualification":
             return redirect("frontend:qualify", batch_id=batch.pk)
-        return render(
-            request,
-            "frontend/message.html",
-            {"message": reason.reason, "code": reason.code, "batch": batch},
-        )
+        return message_page(request, reason.reason, code=reason.code, batch=batch)
     return redirect("frontend:task", assignment_id=assignment.pk)
 
 
 def qualify(request, batch_id: int):
-    """The batch's qualification test: GET shows it (or the outcome), POST scores it once.
-
-    The worker comes from the session only, and only a batch offered to them is shown (404
-    otherwise, its name included); answers are radio fields named q<pair id>.
-    """
+    """The batch's qualification test: GET shows it (or the outcome), POST scores it once;
+    only a batch offered to the session's worker (404 otherwise). Answers: q<pair id>."""
     worker = session_worker(request)
     if worker is None:
         return _no_worker(request)
@@ -181,13 +160,8 @@ def _own_assignment(request, assignment_id: int) -> Assignment:
     worker_id = session_worker_id(request)
     if worker_id is None:
         raise Http404
-    assignment = (
-        Assignment.objects.select_related(
-            "item__batch", "item__proverb", "item__narrative", "worker"
-        )
-        .filter(pk=assignment_id, worker_id=worker_id, worker__blocked=False)
-        .first()
-    )
+    mine = Assignment.objects.filter(worker_id=worker_id, worker__blocked=False)
+    assignment = mine.select_related(*WITH_TASK).filter(pk=assignment_id).first()
     if assignment is None:
         session_worker(request)  # drops the session of a blocked or deleted worker
         raise Http404
@@ -221,13 +195,10 @@ def render_task_page(
     preview: bool = False,
     **extra,
 ):
-    """Render the assignment's task-type page, for any way a worker arrives.
-
-    The page's JS module reads `task_config` (json_script): the task type's own
-    settings plus the common ones set here (submit, next and draft keys, and
-    `extra`, e.g. a provider's form to post after the answer is stored).
-    `return_url` "" leaves out the give-back button; `next_url` "" the next link.
-    A `preview` keeps its draft apart from any real assignment's.
+    """Render the assignment's task-type page, for any way a worker arrives (after the
+    batch's pledge). Its JS module reads `task_config`: the type's settings plus the
+    common ones set here and `extra` (e.g. a provider's form to post once stored).
+    `return_url` or `next_url` "" leave out their link; a `preview` keeps its own draft.
     """
     batch = assignment.item.batch
     task_type = task_types.get(batch.task_type)
@@ -261,9 +232,8 @@ PLEDGE_SALT = "parable.pledge"
 
 
 def _pledge_page(request, assignment: Assignment):
-    """The batch's pledge, asked before the worker's first task of it. The form carries a
-    signed reference to this assignment: whoever reached this page through the provider's
-    own entry checks may agree for its worker, and no one else."""
+    """The batch's pledge, with a token signed for this assignment: only whoever reached
+    the page through the provider's entry checks may agree for its worker."""
     token = signing.dumps({"a": assignment.pk, "w": assignment.worker_id}, salt=PLEDGE_SALT)
     return render(
         request,
@@ -280,27 +250,20 @@ def _pledge_page(request, assignment: Assignment):
 @csrf_exempt  # the signed token is the authority (MTurk frames the page: no CSRF cookie)
 @require_POST
 def pledge_agree(request):
-    """Record the worker's agreement to the batch's pledge, then back to the task page.
-
-    Only a token signed by `_pledge_page` names the worker and batch; a forged or
-    altered token gets 400 and records nothing. `back` must be a path on this site."""
+    """Record the agreement the token signed by `_pledge_page` names (400 for a forged or
+    altered one), then back to the task page (a path on this site only)."""
     try:
         data = signing.loads(request.POST.get("token", ""), salt=PLEDGE_SALT, max_age=86_400)
         assignment = Assignment.objects.select_related("item__batch", "worker").get(
             pk=data["a"], worker_id=data["w"], worker__blocked=False
         )
     except (signing.BadSignature, KeyError, TypeError, Assignment.DoesNotExist):
-        return render(
-            request,
-            "frontend/message.html",
-            {"message": "This page has expired; open your task link again."},
-            status=400,
+        return message_page(
+            request, "This page has expired; open your task link again.", status=400
         )
     if request.POST.get("agree") != "yes":
-        return render(
-            request,
-            "frontend/message.html",
-            {"message": "This batch's tasks need your agreement first; you can close the page."},
+        return message_page(
+            request, "This batch's tasks need your agreement first; you can close the page."
         )
     pledge_record(batch=assignment.item.batch, worker=assignment.worker)
     back = request.POST.get("back", "")
@@ -320,7 +283,7 @@ def task_preview(request, batch_id: int):
     try:
         item = preview_item(batch=batch, item_id=query_int(request, "item"))
     except NothingToPreview as reason:
-        return render(request, "frontend/message.html", {"message": str(reason)})
+        return message_page(request, str(reason))
     with preview_assignment(item=item) as assignment:
         return render_task_page(
             request,
@@ -360,18 +323,10 @@ def submit_response(
     worker_id: int | None = None,
 ) -> JsonResponse:
     """Store the JSON body's payload once (assignment_submit) and answer with the result;
-    `next_url` None lets the batch's provider say where the worker goes next. With
-    `worker_id`, only that worker's assignment is found (404 for anyone else's, and a
-    blocked worker's session is dropped)."""
-    try:
-        body = request_json(request) if request.body else {}
-    except InputError as error:
-        return JsonResponse(
-            {"error": f"The submission could not be read: {error} Nothing was stored."},
-            status=400,
-        )
-    if not isinstance(body, dict) or not isinstance(body.get("payload", {}), dict):
-        return JsonResponse({"error": "The submission could not be read; try again."}, status=400)
+    `next_url` None: the provider's. With `worker_id`, 404 for anyone else's assignment."""
+    body, refusal = _json_object(request, "The submission", " Nothing was stored.", "payload")
+    if refusal is not None:
+        return refusal
     try:
         outcome = assignment_submit(
             assignment=assignment,
@@ -387,33 +342,43 @@ def submit_response(
             {"error": error.message, "field": error.field, "details": error.details},
             status=409 if isinstance(error, SubmissionConflict) else 400,
         )
+    if next_url is None:
+        provider = get_provider(outcome.assignment.item.batch.provider)
+        next_url = provider.next_url(assignment=outcome.assignment)
     return JsonResponse(
         {
             "status": outcome.assignment.status,
             "replayed": outcome.replayed,
             "result": outcome.result,
-            "next_url": next_url
-            if next_url is not None
-            else get_provider(outcome.assignment.item.batch.provider).next_url(
-                assignment=outcome.assignment
-            ),
+            "next_url": next_url,
         }
     )
 
 
-@require_POST
-def task_check(request, assignment_id: int):
-    """JSON live check of a draft (e.g. the cloze parser's verdict); stores nothing.
-
-    Only the assignment's own worker may ask; 404 for task types without a live check.
-    """
-    assignment = _own_assignment(request, assignment_id)
+def _json_object(
+    request, what: str, after: str = "", *objects: str
+) -> tuple[dict, JsonResponse | None]:
+    """The request's JSON object (empty body: {}) whose `objects` keys, where present, hold
+    objects too; or a 400 saying why it cannot be read."""
     try:
         body = request_json(request) if request.body else {}
     except InputError as error:
-        return JsonResponse({"error": f"The draft could not be read: {error}"}, status=400)
-    if not isinstance(body, dict):
-        return JsonResponse({"error": "The draft could not be read."}, status=400)
+        return {}, JsonResponse({"error": f"{what} could not be read: {error}{after}"}, status=400)
+    if not isinstance(body, dict) or any(
+        not isinstance(body.get(key, {}), dict) for key in objects
+    ):
+        return {}, JsonResponse({"error": f"{what} could not be read; try again."}, status=400)
+    return body, None
+
+
+@require_POST
+def task_check(request, assignment_id: int):
+    """JSON live check of a draft (the cloze parser's verdict) by the assignment's own
+    worker; stores nothing. 404 for task types without a live check."""
+    assignment = _own_assignment(request, assignment_id)
+    body, refusal = _json_object(request, "The draft")
+    if refusal is not None:
+        return refusal
     task_type = task_types.get(assignment.item.batch.task_type)
     try:
         return JsonResponse(task_type.live_check(assignment=assignment, payload=body))

@@ -1,14 +1,8 @@
-"""The SQLite database backend of the embedded default: Django's, with a process's writers
-taking turns in the order they came instead of racing for SQLite's write lock.
-
-SQLite has one write lock per database file. A transaction that finds it held waits in
-SQLite's busy handler, which sleeps and tries again, sleeping longer the longer it has
-waited (up to 100 ms between tries): under a lab's steady writes the newcomers, who try
-again after 1-5 ms, keep taking the lock first, and a writer that has waited longest can
-wait out the whole busy timeout and fail "database is locked" while the lock was free
-many times. Here a transaction first waits for the process's write turn (a lock its
-threads queue on, woken one at a time), then begins IMMEDIATE as before; the busy
-timeout is left to writers of other processes (a management command, a second server).
+"""The SQLite backend of the embedded default: Django's, with a process's writers taking
+turns in the order they came instead of racing for SQLite's write lock, whose busy handler
+sleeps longer the longer a writer has waited, so that newcomers keep taking the lock and
+the oldest writer fails "database is locked". A transaction first waits for the process's
+write turn, then begins IMMEDIATE; the busy timeout is left to other processes' writers.
 """
 
 from __future__ import annotations

@@ -15,8 +15,6 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect
-from django.template.response import TemplateResponse
-from django.urls import path
 
 from common.csv_cells import SafeCsvWriter
 from crowd.admin.read_only import AdminPages, ReadOnlyAdmin
@@ -55,15 +53,7 @@ class TargetRateForm(forms.Form):
 class PaymentsAdmin(AdminPages, ReadOnlyAdmin):
     """Crowd work › Bonuses is the payments report: rewards and bonuses per worker and batch."""
 
-    def get_urls(self):
-        return [
-            path(
-                "batch/<int:batch_id>/",
-                self.admin_site.admin_view(self.batch_view),
-                name="crowd_batch_pay",
-            ),
-            *super().get_urls(),
-        ]
+    pages = (("batch/<int:batch_id>/", "batch_view", "crowd_batch_pay"),)
 
     def changelist_view(self, request, extra_context=None):
         """The payments report, for one batch (?batch=) or all; ?format=csv downloads it."""
@@ -75,14 +65,14 @@ class PaymentsAdmin(AdminPages, ReadOnlyAdmin):
         rows = payments_report(batch=batch)
         if request.GET.get("format") == "csv":
             return _report_csv(rows)
-        context = self._context(
+        return self._page(
             request,
+            "admin/crowd/payments/report.html",
             title="Payments" + (f": {batch.name}" if batch else ""),
             rows=rows,
             batch=batch,
             unknown=sum(row["unknown"] for row in rows),
         )
-        return TemplateResponse(request, "admin/crowd/payments/report.html", context)
 
     def batch_view(self, request, batch_id: int):
         """Realised pay of one batch; POST sets the target rate or tops up to it."""
@@ -90,15 +80,14 @@ class PaymentsAdmin(AdminPages, ReadOnlyAdmin):
         if not self.has_view_permission(request):
             raise PermissionDenied
         if request.method == "POST":
-            if "top_up" in request.POST or "top_up_confirmed" in request.POST:
-                if not request.user.has_perm(REVIEW_PERMISSION):
-                    raise PermissionDenied
-                if "top_up" in request.POST:
-                    return self._top_up_confirmation(request, batch)
+            paying = "top_up" in request.POST or "top_up_confirmed" in request.POST
+            if not request.user.has_perm(REVIEW_PERMISSION if paying else SETTINGS_PERMISSION):
+                raise PermissionDenied
+            if "top_up" in request.POST:
+                return self._top_up_confirmation(request, batch)
+            if paying:
                 self._top_up(request, batch)
             else:
-                if not request.user.has_perm(SETTINGS_PERMISSION):
-                    raise PermissionDenied
                 self._target_set(request, batch)
             return redirect("admin:crowd_batch_pay", batch_id=batch.pk)
         recommendation, recommendation_error = None, ""
@@ -107,8 +96,9 @@ class PaymentsAdmin(AdminPages, ReadOnlyAdmin):
         except ProviderError as error:
             recommendation_error = str(error)
         pay, currency = batch_realised_pay(batch=batch), batch_currency(batch)
-        context = self._context(
+        return self._page(
             request,
+            "admin/crowd/payments/batch.html",
             title=f"Realised pay: {batch.name}",
             batch=batch,
             pay=pay,
@@ -120,20 +110,19 @@ class PaymentsAdmin(AdminPages, ReadOnlyAdmin):
             can_pay=request.user.has_perm(REVIEW_PERMISSION),
             can_set_target=request.user.has_perm(SETTINGS_PERMISSION),
         )
-        return TemplateResponse(request, "admin/crowd/payments/batch.html", context)
 
     def _top_up_confirmation(self, request, batch: Batch):
         """What *Top up* would pay, worker by worker, with a button that pays it."""
         pay = batch_realised_pay(batch=batch)
-        context = self._context(
+        return self._page(
             request,
+            "admin/crowd/payments/top_up.html",
             title=f"Top up to the target rate: {batch.name}",
             batch=batch,
             pay=pay,
             currency=batch_currency(batch),
             owed=[row for row in pay["workers"] if row["top_up"] > 0],
         )
-        return TemplateResponse(request, "admin/crowd/payments/top_up.html", context)
 
     def _top_up(self, request, batch: Batch) -> None:
         try:

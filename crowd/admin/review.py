@@ -130,78 +130,92 @@ class ReviewActions:
         rows = self._assignments(queryset)
         apply_each(self, request, rows, assignment_approve, "submission(s) approved")
 
+    def _form_action(self, request, queryset, *, form_class, apply, form_options=None, **page):
+        """The action's form (`page`: its action, title and more), then `apply(cleaned
+        data)` once it is sent and valid; returns the form's page until then."""
+        data, response = action_form_step(
+            self, request, queryset, form_class=form_class, form_options=form_options, **page
+        )
+        if data is not None:
+            apply(data)
+        return response
+
     @admin.action(description="Reject selected (with a message)…", permissions=["review"])
     def reject_selected(self, request, queryset):
-        return self._with_reason(
+        assignments = self._assignments(queryset).select_related("item__batch")
+        impact = withdrawal_impact(assignments=assignments)
+        return self._form_action(
             request,
             queryset,
+            form_class=ReasonForm,
             action="reject_selected",
             title="Reject submissions",
-            apply=lambda reason: self._reject(request, queryset, reason),
-            impact=withdrawal_impact(
-                assignments=self._assignments(queryset).select_related("item__batch")
-            ),
+            apply=lambda data: self._reject(request, queryset, data["reason"]),
+            impact=withdrawal_summary(impact) if impact.items else "",
         )
 
     @admin.action(
         description="Block the workers of selected (with a reason)…", permissions=["review"]
     )
     def block_workers(self, request, queryset):
-        return self._with_reason(
+        workers = Worker.objects.filter(
+            pk__in=self._assignments(queryset).values("worker_id")
+        ).exclude(blocked=True)
+        return self._form_action(
             request,
             queryset,
+            form_class=ReasonForm,
             action="block_workers",
             title="Block workers",
-            apply=lambda reason: self._block(request, queryset, reason),
+            apply=lambda data: apply_each(
+                self,
+                request,
+                workers,
+                partial(worker_block, reason=data["reason"]),
+                "worker(s) blocked",
+            ),
         )
 
     @admin.action(description="Pay a bonus on selected approved work…", permissions=["review"])
     def bonus_selected(self, request, queryset):
-        batches = Batch.objects.filter(items__assignments__in=self._assignments(queryset))
-        data, response = action_form_step(
-            self,
+        assignments = self._assignments(queryset)
+        batches = Batch.objects.filter(items__assignments__in=assignments).distinct()
+        return self._form_action(
             request,
             queryset,
             form_class=BonusForm,
             action="bonus_selected",
             title="Bonus",
-            form_options={"batches": batches.distinct()},
+            form_options={"batches": batches},
+            apply=lambda data: apply_each(
+                self,
+                request,
+                assignments,
+                partial(assignment_bonus, cents=data["amount"], reason=data["reason"]),
+                "submission(s) given the bonus (Payments shows its state at the provider: "
+                "paid, or recorded for the lab to pay)",
+            ),
         )
-        if response is not None:
-            return response
-        apply_each(
-            self,
-            request,
-            self._assignments(queryset),
-            partial(assignment_bonus, cents=data["amount"], reason=data["reason"]),
-            "submission(s) given the bonus (Payments shows its state at the provider: paid, "
-            "or recorded for the lab to pay)",
-        )
-        return None
 
     @admin.action(
         description="Approve and exclude selected (paid, kept out of the dataset)…",
         permissions=["review"],
     )
     def exclude_selected(self, request, queryset):
-        data, response = action_form_step(
-            self,
+        return self._form_action(
             request,
             queryset,
             form_class=ExclusionForm,
             action="exclude_selected",
             title="Approve and exclude",
+            apply=lambda data: apply_each(
+                self,
+                request,
+                self._assignments(queryset),
+                partial(assignment_approve_exclude, reason=data["exclusion"]),
+                "submission(s) approved and excluded; their slots reopened",
+            ),
         )
-        if response is not None:
-            return response
-        apply_each(
-            self,
-            request,
-            self._assignments(queryset),
-            partial(assignment_approve_exclude, reason=data["exclusion"]),
-            "submission(s) approved and excluded; their slots reopened",
-        )
-        return None
 
     def _reject(self, request, queryset, reason: str) -> None:
         assignments = list(self._assignments(queryset).select_related("item__batch"))
@@ -210,28 +224,6 @@ class ReviewActions:
         apply_each(self, request, assignments, partial(assignment_reject, message=reason), done)
         if impact.items:
             self.message_user(request, withdrawal_summary(impact), messages.WARNING)
-
-    def _block(self, request, queryset, reason: str) -> None:
-        workers = Worker.objects.filter(
-            pk__in=self._assignments(queryset).values("worker_id")
-        ).exclude(blocked=True)
-        apply_each(
-            self, request, workers, partial(worker_block, reason=reason), "worker(s) blocked"
-        )
-
-    def _with_reason(self, request, queryset, *, action: str, title: str, apply, impact=None):
-        data, response = action_form_step(
-            self,
-            request,
-            queryset,
-            form_class=ReasonForm,
-            action=action,
-            title=title,
-            impact=withdrawal_summary(impact) if impact and impact.items else "",
-        )
-        if data is not None:
-            apply(data["reason"])
-        return response
 
 
 @admin.register(SavedReviewMessage)

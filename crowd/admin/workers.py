@@ -6,10 +6,10 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
-from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import reverse
 
 from common.request_input import query_int
+from crowd.admin.read_only import AdminPages
 from crowd.models import Batch, Worker
 from crowd.workers import invite_token, local_workers_create, worker_stats
 
@@ -18,10 +18,6 @@ def invite_url(request, *, worker: Worker, batch: Batch | None = None) -> str:
     """The absolute invite link of a local worker (into a batch, or to their task list)."""
     token = invite_token(worker=worker, batch=batch)
     return request.build_absolute_uri(reverse("frontend:invite", args=[token]))
-
-
-def _open_local_batches():
-    return Batch.objects.filter(status=Batch.Status.PUBLISHED, provider="local").order_by("id")
 
 
 class LocalWorkersForm(forms.Form):
@@ -39,33 +35,21 @@ class LocalWorkersForm(forms.Form):
 
 
 @admin.register(Worker)
-class WorkerAdmin(admin.ModelAdmin):
+class WorkerAdmin(AdminPages, admin.ModelAdmin):
     list_display = ("__str__", "provider", "external_id", "blocked", "created_at")
     list_filter = ("provider", "blocked")
     search_fields = ("external_id", "display_name")
     actions = ("show_invite_links",)
     change_list_template = "admin/crowd/worker/change_list.html"
-
-    def get_urls(self):
-        return [
-            path(
-                "add-local/",
-                self.admin_site.admin_view(self.add_local_view),
-                name="crowd_worker_add_local",
-            ),
-            path("stats/", self.admin_site.admin_view(self.stats_view), name="crowd_worker_stats"),
-            *super().get_urls(),
-        ]
+    pages = (
+        ("add-local/", "add_local_view", "crowd_worker_add_local"),
+        ("stats/", "stats_view", "crowd_worker_stats"),
+    )
 
     def _links_page(self, request, *, title: str, rows: list, form=None):
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": title,
-            "form": form,
-            "rows": rows,
-        }
-        return TemplateResponse(request, "admin/crowd/worker/invites.html", context)
+        return self._page(
+            request, "admin/crowd/worker/invites.html", title=title, form=form, rows=rows
+        )
 
     def add_local_view(self, request):
         """Create local workers and show their invite links (add-worker permission)."""
@@ -96,7 +80,8 @@ class WorkerAdmin(admin.ModelAdmin):
     def show_invite_links(self, request, queryset):
         """Signed links sign a browser in as the worker, so they need the add-worker
         permission (researchers), never only view (reviewers). Blocked workers get none."""
-        batches = list(_open_local_batches())
+        open_batches = Batch.objects.filter(status=Batch.Status.PUBLISHED, provider="local")
+        batches = list(open_batches.order_by("id"))
         rows = [
             {
                 "worker": worker,
@@ -113,12 +98,11 @@ class WorkerAdmin(admin.ModelAdmin):
             raise PermissionDenied
         batch_id = query_int(request, "batch")
         batch = None if batch_id is None else get_object_or_404(Batch, pk=batch_id)
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": f"Worker statistics: {batch}" if batch else "Worker statistics",
-            "batch": batch,
-            "batches": Batch.objects.order_by("-id"),
-            "rows": worker_stats(batch=batch),
-        }
-        return TemplateResponse(request, "admin/crowd/worker/stats.html", context)
+        return self._page(
+            request,
+            "admin/crowd/worker/stats.html",
+            title=f"Worker statistics: {batch}" if batch else "Worker statistics",
+            batch=batch,
+            batches=Batch.objects.order_by("-id"),
+            rows=worker_stats(batch=batch),
+        )

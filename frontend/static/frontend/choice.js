@@ -2,22 +2,13 @@
 // continuation that makes sense): one choice among the options, in their stored order; the
 // choice is kept in localStorage until the submit succeeds. Keys: 1-9 choose that option,
 // Enter submits.
-import {
-  createSubmitter,
-  draftStore,
-  showNextLink,
-  showStatus,
-  startTimer,
-  taskConfig,
-} from "./submit.js";
+import { showStatus, taskPage } from "./page.js";
 import { onTaskKeys } from "./hotkeys.js";
 
-const config = taskConfig();
-const draft = draftStore(config.draft_key);
-const submitter = createSubmitter(config);
+const page = taskPage();
+const { config, draft, draftState, submitter } = page;
 const form = document.getElementById("choice-form");
 const button = document.getElementById("submit");
-const draftState = document.getElementById("draft-state");
 let done = false;
 
 function chosen() {
@@ -40,11 +31,8 @@ async function submit() {
   const outcome = await submitter.submit({ chosen: choice });
   if (outcome.ok) {
     done = true;
-    draft.clear();
-    draftState.textContent = "";
     for (const input of form.querySelectorAll("input")) input.disabled = true;
-    showStatus("Thank you: your answer is stored. ", "ok");
-    showNextLink(outcome.data.next_url || config.next_url);
+    page.stored(outcome.data, "Thank you: your answer is stored. ");
     return;
   }
   showStatus(outcome.message, "error");
@@ -79,5 +67,4 @@ onTaskKeys({
   },
 });
 update();
-startTimer();
-document.body.dataset.ready = "true";
+page.ready();

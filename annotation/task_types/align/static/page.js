@@ -6,22 +6,14 @@
 // first word and then the last. Keyboard: arrows move, Shift+arrows extend,
 // Space selects the word under the cursor, Enter pairs, Escape clears. Pairs and the
 // current selection are kept in localStorage until the submit succeeds.
-import {
-  createSubmitter,
-  draftStore,
-  showNextLink,
-  showStatus,
-  startTimer,
-  taskConfig,
-} from "../../frontend/submit.js";
+import { showStatus, taskPage } from "../../frontend/page.js";
 
-const config = taskConfig();
+const page = taskPage();
+const { config, draft, draftState, submitter } = page;
 const SIDES = ["proverb", "narrative"];
 const palette = config.palette;
 const maxPairs = config.max_pairs;
 const minPairs = config.min_pairs;
-const draft = draftStore(config.draft_key);
-const submitter = config.submitted ? null : createSubmitter(config);
 
 const texts = {};
 for (const side of SIDES) {
@@ -50,7 +42,6 @@ const submitButton = document.getElementById("submit");
 const pairList = document.getElementById("pair-list");
 const pairCount = document.getElementById("pair-count");
 const selectionState = document.getElementById("selection-state");
-const draftState = document.getElementById("draft-state");
 
 function slice(side, start, end) {
   return texts[side].chars.slice(start, end).join("");
@@ -367,12 +358,9 @@ function restore() {
 
 function finish(data) {
   done = true;
-  draft.clear();
-  showStatus("Thank you: your pairs are stored. ", "ok");
-  showNextLink(data.next_url || config.next_url);
+  page.stored(data, "Thank you: your pairs are stored. ");
   pairButton.disabled = true;
   submitButton.disabled = true;
-  draftState.textContent = "";
   state.selection = { proverb: null, narrative: null };
   paint();
 }
@@ -422,6 +410,5 @@ if (done) {
   pairButton.addEventListener("click", pairSpans);
   submitButton.addEventListener("click", submit);
   paint();
-  startTimer();
 }
-document.body.dataset.ready = "true";
+page.ready();

@@ -1,23 +1,14 @@
 // The narrative cloze page: the answer is sent to the server's parser (config.check_url)
 // once typing pauses, and the page says what the sentence is missing (a verb, a subject);
 // Submit is enabled only for a full sentence, and the server checks again on submit.
-import {
-  createSubmitter,
-  draftStore,
-  showNextLink,
-  showStatus,
-  startTimer,
-  taskConfig,
-} from "../../frontend/submit.js";
+import { showStatus, taskPage } from "../../frontend/page.js";
 
 const CHECK_AFTER_MS = 300;
-const config = taskConfig();
-const draft = draftStore(config.draft_key);
-const submitter = createSubmitter(config);
+const page = taskPage();
+const { config, draft, draftState, submitter } = page;
 const answer = document.getElementById("answer");
 const verdictLine = document.getElementById("sentence-check");
 const button = document.getElementById("submit");
-const draftState = document.getElementById("draft-state");
 let verdict = { ok: false, text: null };
 let timer = 0;
 let asked = 0;
@@ -80,10 +71,7 @@ async function submit() {
   const outcome = await submitter.submit({ text: answer.value });
   if (outcome.ok) {
     done = true;
-    draft.clear();
-    draftState.textContent = "";
-    showStatus("Thank you: your sentence is stored. ", "ok");
-    showNextLink(outcome.data.next_url || config.next_url);
+    page.stored(outcome.data, "Thank you: your sentence is stored. ");
     return;
   }
   answer.readOnly = false;
@@ -102,5 +90,4 @@ answer.addEventListener("input", onInput);
 button.addEventListener("click", submit);
 answer.disabled = false;
 update();
-startTimer();
-document.body.dataset.ready = "true";
+page.ready();

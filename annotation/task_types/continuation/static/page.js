@@ -3,24 +3,15 @@
 // marked behind each box, a literal-use flag, the draft kept in this browser, submit.
 // The messages match continuation_check in annotation/task_types/continuation/task.py.
 import { checkOverlap, overlapTokens, renderHighlighted } from "../../frontend/overlap.js";
-import {
-  createSubmitter,
-  draftStore,
-  showNextLink,
-  showStatus,
-  startTimer,
-  taskConfig,
-} from "../../frontend/submit.js";
+import { showStatus, taskPage } from "../../frontend/page.js";
 
 const FIELDS = ["plausible", "implausible"];
-const config = taskConfig();
+const page = taskPage();
+const { config, draft, draftState, submitter } = page;
 const stopwords = new Set(config.stopwords);
-const draft = draftStore(config.draft_key);
-const submitter = createSubmitter(config);
 const button = document.getElementById("submit");
 const literal = document.getElementById("literal-use");
 const violationsList = document.getElementById("violations");
-const draftState = document.getElementById("draft-state");
 const boxes = Object.fromEntries(FIELDS.map((field) => [field, document.getElementById(field)]));
 let problems = [];
 let done = false;
@@ -107,12 +98,9 @@ async function submit() {
   const outcome = await submitter.submit(payload);
   if (outcome.ok) {
     done = true;
-    draft.clear();
-    draftState.textContent = "";
     for (const field of FIELDS) boxes[field].readOnly = true;
     literal.disabled = true;
-    showStatus("Thank you: your work is stored. ", "ok");
-    showNextLink(outcome.data.next_url || config.next_url);
+    page.stored(outcome.data, "Thank you: your work is stored. ");
     return;
   }
   if (outcome.details && Array.isArray(outcome.details.violations)) {
@@ -145,5 +133,4 @@ literal.disabled = false;
 button.addEventListener("click", submit);
 window.addEventListener("pagehide", saveDraft);
 update();
-startTimer();
-document.body.dataset.ready = "true";
+page.ready();

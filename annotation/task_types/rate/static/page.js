@@ -2,23 +2,14 @@
 // says what is missing, until every criterion is rated. The choices are kept in
 // localStorage until the submit succeeds. Keys: 1-5 rate the highlighted criterion and
 // move to the next one unrated, Enter submits; clicking a criterion highlights it.
-import {
-  createSubmitter,
-  draftStore,
-  showNextLink,
-  showStatus,
-  startTimer,
-  taskConfig,
-} from "../../frontend/submit.js";
+import { showStatus, taskPage } from "../../frontend/page.js";
 import { onTaskKeys } from "../../frontend/hotkeys.js";
 
-const config = taskConfig();
-const draft = draftStore(config.draft_key);
-const submitter = createSubmitter(config);
+const page = taskPage();
+const { config, draft, draftState, submitter } = page;
 const form = document.getElementById("rating-form");
 const button = document.getElementById("submit");
 const missingLine = document.getElementById("missing");
-const draftState = document.getElementById("draft-state");
 let done = false;
 
 function ratings() {
@@ -62,10 +53,7 @@ async function submit() {
   const outcome = await submitter.submit({ ratings: values });
   if (outcome.ok) {
     done = true;
-    draft.clear();
-    draftState.textContent = "";
-    showStatus("Thank you: your ratings are stored. ", "ok");
-    showNextLink(outcome.data.next_url || config.next_url);
+    page.stored(outcome.data, "Thank you: your ratings are stored. ");
     return;
   }
   setDisabled(false);
@@ -126,5 +114,4 @@ onTaskKeys({
 });
 highlight(fieldsets.length ? nextUnrated(fieldsets.length - 1) : 0);
 update();
-startTimer();
-document.body.dataset.ready = "true";
+page.ready();

@@ -6,20 +6,11 @@
 // the server answers a replay with what it stored). The page also counts how often and how
 // long the worker left it: tab switches (hidden) and the window out of focus (the frame's
 // focus is the page's: document.hasFocus() counts it in).
-import {
-  createSubmitter,
-  draftStore,
-  showNextLink,
-  showStatus,
-  startTimer,
-  taskConfig,
-} from "../../frontend/submit.js";
+import { showStatus, taskPage } from "../../frontend/page.js";
 
-const config = taskConfig();
+const page = taskPage();
+const { draft, draftState, submitter } = page;
 const frame = document.getElementById("hit-frame");
-const draft = draftStore(config.draft_key);
-const submitter = createSubmitter(config);
-const draftState = document.getElementById("draft-state");
 const saved = draft.load() || {};
 const away = { tab_switches: 0, hidden_ms: 0, blurs: 0, blurred_ms: 0, ...(saved.away || {}) };
 let hiddenSince = document.visibilityState === "hidden" ? Date.now() : null;
@@ -81,11 +72,8 @@ async function submit(message) {
   });
   if (outcome.ok) {
     done = true;
-    draft.clear();
-    draftState.textContent = "";
     tell({ type: "stored" });
-    showStatus("Thank you: your answer is stored. ", "ok");
-    showNextLink(outcome.data.next_url || config.next_url);
+    page.stored(outcome.data, "Thank you: your answer is stored. ");
     return;
   }
   tell({ type: "refused" });
@@ -105,5 +93,4 @@ window.addEventListener("message", (event) => {
   else if (message.type === "submit") submit(message);
 });
 
-startTimer();
-document.body.dataset.ready = "true";
+page.ready();

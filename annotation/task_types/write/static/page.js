@@ -4,27 +4,18 @@
 // every keystroke updates the word count, the marks behind the text and the rule messages.
 import { attachOpponent } from "../../frontend/opponent.js";
 import { checkOverlap, renderHighlighted } from "../../frontend/overlap.js";
-import {
-  createSubmitter,
-  draftStore,
-  showNextLink,
-  showStatus,
-  startTimer,
-  taskConfig,
-} from "../../frontend/submit.js";
+import { showStatus, taskPage } from "../../frontend/page.js";
 import { attachTelemetry } from "../../frontend/telemetry.js";
 
-const config = taskConfig();
+const page = taskPage();
+const { config, draft, draftState, submitter } = page;
 const stopwords = new Set(config.stopwords);
 const rules = config.rules;
-const draft = draftStore(config.draft_key);
-const submitter = createSubmitter(config);
 
 const textarea = document.getElementById("narrative");
 const backdrop = document.getElementById("backdrop");
 const button = document.getElementById("submit");
 const violationsList = document.getElementById("violations");
-const draftState = document.getElementById("draft-state");
 const wordCount = document.getElementById("word-count");
 const sharedWords = document.getElementById("shared-words");
 const sharedCount = document.getElementById("shared-count");
@@ -100,14 +91,11 @@ function onInput() {
 function finish(data) {
   done = true;
   clearTimeout(draftTimer);
-  draft.clear();
   telemetry.clear();
   textarea.readOnly = true;
   button.disabled = true;
   showViolations([]);
-  showStatus("Thank you: your story is stored. ", "ok");
-  showNextLink(data.next_url || config.next_url);
-  setText(draftState, "");
+  page.stored(data, "Thank you: your story is stored. ");
 }
 
 async function submit() {
@@ -148,5 +136,4 @@ document.addEventListener("visibilitychange", () => {
 button.addEventListener("click", submit);
 textarea.disabled = false;
 update();
-startTimer();
-document.body.dataset.ready = "true";
+page.ready();

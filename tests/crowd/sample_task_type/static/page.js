@@ -1,9 +1,9 @@
 // The gloss page: Submit is enabled for 1 to config.max_words words; the answer is sent
-// through the shared submitter and the page then offers the next task.
-import { createSubmitter, showNextLink, showStatus, startTimer, taskConfig } from "../../frontend/submit.js";
+// through the shared task page (frontend/page.js), which then offers the next task.
+import { showStatus, taskPage } from "../../frontend/page.js";
 
-const config = taskConfig();
-const submitter = createSubmitter(config);
+const page = taskPage();
+const { config, submitter } = page;
 const gloss = document.getElementById("gloss");
 const button = document.getElementById("submit");
 
@@ -20,8 +20,7 @@ async function submit() {
   const outcome = await submitter.submit({ gloss: gloss.value });
   if (outcome.ok) {
     gloss.readOnly = true;
-    showStatus("Thank you: your gloss is stored. ", "ok");
-    showNextLink(outcome.data.next_url || config.next_url);
+    page.stored(outcome.data, "Thank you: your gloss is stored. ");
     return;
   }
   showStatus(outcome.message, "error");
@@ -32,5 +31,4 @@ gloss.addEventListener("input", update);
 button.addEventListener("click", submit);
 gloss.disabled = false;
 update();
-startTimer();
-document.body.dataset.ready = "true";
+page.ready();
