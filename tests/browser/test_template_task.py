@@ -124,7 +124,7 @@ def test_the_researcher_reviews_pays_once_and_downloads_mturks_results(
         upload = {"name": name, "mimeType": "text/plain", "buffer": content}
         page.set_input_files(f"#id_{field}", upload)
     page.fill("#id_target_per_item", "2")
-    page.fill("#id_reward_cents", "40")
+    page.fill("#id_reward", "0.40")
     page.click("input[type=submit]")
     report = page.locator("ul.messagelist")
     expect(report).to_contain_text("Warning: radio groups that come checked")

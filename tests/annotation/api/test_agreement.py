@@ -276,7 +276,7 @@ def test_a_source_batch_of_another_type_is_a_409_and_nothing_is_kept(researcher_
         format="json",
     )
     assert response.status_code == 409
-    assert "can only draw from continue batches" in response.json()["detail"]
+    assert "can only draw from batches that make continuations" in response.json()["detail"]
     assert Batch.objects.count() == before
 
 
