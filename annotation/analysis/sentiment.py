@@ -7,10 +7,12 @@ import math
 import threading
 from collections import Counter, defaultdict
 from statistics import fmean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from annotation.analysis.common import t_two_sided_p
-from annotation.task_parts.records import NarrativeRecord
+
+if TYPE_CHECKING:  # the records import Django models: pool workers run without Django
+    from annotation.task_parts.records import NarrativeRecord
 
 SENTIMENT_POSITIVE = 0.05
 SENTIMENT_NEGATIVE = -0.05
