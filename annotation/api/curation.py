@@ -11,7 +11,9 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from annotation.curation.proverb_files import LineError
 from annotation.curation.services import (
+    ImportReport,
     ProverbFileError,
     proverbs_set_status,
     variant_group_dismiss,
@@ -151,15 +153,8 @@ class ProverbViewSet(
                 created_by=request.user,
             )
         except (ProverbFileError, UploadTooLarge) as error:
-            return Response(
-                {
-                    "created": 0,
-                    "duplicates": 0,
-                    "variant_groups": 0,
-                    "errors": [{"line": 0, "message": str(error)}],
-                },
-                status=status.HTTP_400_BAD_REQUEST,
-            )
+            refused = ImportReport(errors=[LineError(0, str(error))])
+            return Response(refused.as_dict(), status=status.HTTP_400_BAD_REQUEST)
         if started.job is not None:
             job = started.job
             status_url = reverse("import-job-detail", args=[job.pk], request=request)
