@@ -9,9 +9,13 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from annotation.curation.proverb_files import LineError, ProverbFileError, parse_proverb_file
+from annotation.curation.proverb_files import (
+    LineError,
+    ProverbFileError,
+    line_count,
+    parse_proverb_file,
+)
 from annotation.curation.variants import propose_variant_groups
-from annotation.intake.uploads import line_count
 from annotation.models import CurationTarget, Proverb, VariantGroup
 from annotation.text import normalize_text
 

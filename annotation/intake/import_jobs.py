@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from annotation.analysis.jobs import progress_writer
 from annotation.analysis.keywords import narratives_keywords_fill, narratives_keywords_queue
+from annotation.curation.proverb_files import line_count
 from annotation.curation.services import (
     ImportReport,
     ProverbFileError,
@@ -38,7 +39,6 @@ from annotation.datasets.epic import (
     epic_write,
 )
 from annotation.datasets.epic_files import EpicFileError
-from annotation.intake.uploads import line_count
 from annotation.models import ImportJob
 from common.task_queue import queue_on_commit, waiting_past_grace
 

@@ -13,11 +13,6 @@ from django.conf import settings
 CHUNK_BYTES = 1 << 20
 
 
-def line_count(content: bytes) -> int:
-    """Lines in a file, a last line without its newline counted."""
-    return content.count(b"\n") + 1 - content.endswith(b"\n") if content else 0
-
-
 class UploadTooLarge(ValueError):
     """A file over the import size limit; nothing was read past the limit."""
 
