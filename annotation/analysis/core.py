@@ -72,9 +72,6 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
-# --------------------------------------------------------------------------- analysis
-
-
 def analyze(
     narratives: Iterable[NarrativeRecord],
     *,

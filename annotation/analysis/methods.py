@@ -25,8 +25,6 @@ from common.prose import paper_number
 from crowd import task_types
 from crowd.models import Assignment, Batch
 
-# --------------------------------------------------------------------------- the document
-
 
 @dataclass
 class Methods:

@@ -101,7 +101,17 @@ class CurateSerializer(StrictInput, serializers.Serializer):
     status = serializers.ChoiceField(choices=Proverb.Status.choices)
 
 
+class StatusFilter:
+    """A list narrowed by ?status=."""
+
+    def get_queryset(self):
+        queryset = super().get_queryset()
+        wanted = self.request.query_params.get("status")
+        return queryset.filter(status=wanted) if wanted else queryset
+
+
 class ProverbViewSet(
+    StatusFilter,
     ViewSetActions,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
@@ -113,11 +123,6 @@ class ProverbViewSet(
 
     serializer_class = ProverbSerializer
     queryset = Proverb.objects.all()
-
-    def get_queryset(self):
-        queryset = super().get_queryset()
-        wanted = self.request.query_params.get("status")
-        return queryset.filter(status=wanted) if wanted else queryset
 
     @extend_schema(
         # The file is text (one proverb a line, or CSV): a binary file is refused.
@@ -193,16 +198,11 @@ class MergeSerializer(StrictInput, serializers.Serializer):
     )
 
 
-class VariantGroupViewSet(ViewSetActions, viewsets.ReadOnlyModelViewSet):
+class VariantGroupViewSet(StatusFilter, ViewSetActions, viewsets.ReadOnlyModelViewSet):
     """Proposed variant groups (filter with ?status=open), merged or dismissed by researchers."""
 
     serializer_class = VariantGroupSerializer
     queryset = VariantGroup.objects.prefetch_related("proverbs")
-
-    def get_queryset(self):
-        queryset = super().get_queryset()
-        wanted = self.request.query_params.get("status")
-        return queryset.filter(status=wanted) if wanted else queryset
 
     def _decide(self, request, decide):
         if not request.user.has_perm("annotation.change_variantgroup"):
