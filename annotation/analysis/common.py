@@ -4,6 +4,7 @@ is read, and the garbage collector's setting for reading a whole dataset."""
 
 from __future__ import annotations
 
+import functools
 import gc
 import threading
 from collections.abc import Callable, Iterator
@@ -39,6 +40,23 @@ def long_read_gc() -> Iterator[None]:
             _gc_depth -= 1
             if _gc_depth == 0:
                 gc.set_threshold(*_gc_saved)
+
+
+def built_once(build: Callable[[], Any]) -> Callable[[], Any]:
+    """``build()``'s result, made on the first call whatever the threads, then kept: a
+    model shared by every analysis in the process."""
+    lock = threading.Lock()
+    made: list = []
+
+    @functools.wraps(build)
+    def shared() -> Any:
+        if not made:
+            with lock:
+                if not made:
+                    made.append(build())
+        return made[0]
+
+    return shared
 
 
 class Deferred:

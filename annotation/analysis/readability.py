@@ -14,18 +14,15 @@ import math
 import os
 import re
 import string
-import threading
 from collections.abc import Callable, Sequence
 from statistics import fmean, median, pstdev
 from typing import Any
 
 import numpy as np
 
-from annotation.analysis.common import CACHE_LIMIT, Computed
+from annotation.analysis.common import CACHE_LIMIT, Computed, built_once
 
 HISTOGRAM_BIN_WIDTH = 10.0
-
-_LOCK = threading.RLock()
 
 # textstat 0.7.13's English rules (textstat/backend), reproduced so that syllable
 # counts can be cached per word and textstat's cmudict download is never attempted.
@@ -347,17 +344,10 @@ class ReadabilityScorer:
         return 206.835 - 1.015 * words_per_sentence - 84.6 * syllables_per_word
 
 
-_SCORER: ReadabilityScorer | None = None
-
-
+@built_once
 def readability_scorer() -> ReadabilityScorer:
     """The shared Flesch scorer (syllable source chosen once, cache kept)."""
-    global _SCORER
-    if _SCORER is None:
-        with _LOCK:
-            if _SCORER is None:
-                _SCORER = ReadabilityScorer()
-    return _SCORER
+    return ReadabilityScorer()
 
 
 def _summary(scores: list[float], prefix: str = "") -> dict[str, float | None]:
