@@ -1,23 +1,18 @@
 """MTurk's side of the calls crowd's review decisions owe it (crowd.outbox): what each
-needs, how it is carried out through the Requester API, and what keeps a repeat harmless.
+needs, how the Requester API carries it out, and what keeps a repeat harmless.
 
-- approve, reject: need MTurk's assignment linked to the answer (same id, HIT and worker:
-  mturk.sync); sent after reading MTurk's status (GetAssignment), so a repeat finds it
-  approved or rejected and calls nothing more (RETRY). ApproveAssignment acts on a
-  Submitted assignment, or on a Rejected one with OverrideRejection within 30 days of
-  its submission; RejectAssignment only on a Submitted one (the Requester API 2017-01-17:
-  https://docs.aws.amazon.com/goto/WebAPI/mturk-requester-2017-01-17/ApproveAssignment
-  and .../RejectAssignment).
-- bonus: SendBonus carries a UniqueRequestToken made from the call's id, so a retried
-  call never pays twice while MTurk remembers the token; MTurk forgets it after 24 hours
+- approve, reject (RETRY): need MTurk's assignment linked to the answer (mturk.sync), and
+  read its status first (GetAssignment), so a repeat calls nothing more. ApproveAssignment
+  takes a Submitted assignment, or a Rejected one with OverrideRejection within 30 days of
+  submission; RejectAssignment only a Submitted one
+  (https://docs.aws.amazon.com/goto/WebAPI/mturk-requester-2017-01-17/ApproveAssignment).
+- bonus (RECONCILE): SendBonus's UniqueRequestToken (the call's id) stops a retry paying
+  twice for 24 hours
   (https://docs.aws.amazon.com/AWSMechTurk/latest/AWSMechanicalTurkRequester/RequestTokens.html),
-  so a bonus whose outcome is unknown is settled from MTurk's own list of the
-  assignment's bonus payments (.../ListBonusPayments: worker, amount, assignment, reason)
-  before it is sent again (RECONCILE).
-- block, unblock: CreateWorkerBlock / DeleteWorkerBlock and the exclusion qualification
-  of live batches, which leave one block whatever the calls (RETRY).
-- notify: NotifyWorkers for the one worker, sent once (ONCE): MTurk takes no token for
-  it and keeps no record Parable can read.
+  so an unknown outcome is settled from ListBonusPayments before it is sent again.
+- block, unblock (RETRY): CreateWorkerBlock / DeleteWorkerBlock and the exclusion
+  qualification of live batches, which leave one block whatever the calls.
+- notify (ONCE): NotifyWorkers takes no token and leaves no record Parable can read.
 """
 
 from __future__ import annotations
@@ -32,7 +27,7 @@ from crowd.providers import ProviderError
 from mturk import client
 from mturk.claims import is_claim
 from mturk.models import MTurkAssignment, Publication
-from mturk.publishing import exclude_worker, include_worker
+from mturk.publishing import exclusion_set
 
 Kind = ProviderAction.Kind
 Status = ProviderAction.Status
@@ -101,12 +96,12 @@ def action_send(*, action: ProviderAction) -> str:
     if action.kind == Kind.BLOCK:
         client.call("create_worker_block", WorkerId=action.reference, Reason=_block_reason(action))
         for publication in _live_publications():
-            exclude_worker(publication=publication, worker_id=action.reference)
+            exclusion_set(publication=publication, worker_id=action.reference)
         return "Blocked on MTurk."
     if action.kind == Kind.UNBLOCK:
         client.call("delete_worker_block", WorkerId=action.reference, Reason="Unblocked")
         for publication in _live_publications():
-            include_worker(publication=publication, worker_id=action.reference)
+            exclusion_set(publication=publication, worker_id=action.reference, excluded=False)
         return "Unblocked on MTurk."
     return _notify(action)
 

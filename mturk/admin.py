@@ -13,10 +13,11 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from annotation.admin.pages import page_urls
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from crowd import task_types
 from crowd.admin.read_only import AdminPages, ReadOnlyAdmin
@@ -169,23 +170,11 @@ class PublicationAdmin(AdminPages, DurationsInMinutes, admin.ModelAdmin):
         return super().changelist_view(request, extra_context=extra)
 
     def get_urls(self):
-        own = [
-            path(
-                "batch/<int:batch_id>/",
-                self.admin_site.admin_view(self.batch_view),
-                name="mturk_batch",
-            ),
-            path(
-                "import-results/",
-                self.admin_site.admin_view(self.import_view),
-                name="mturk_import_results",
-            ),
-            path(
-                "batch/<int:batch_id>/publish/",
-                self.admin_site.admin_view(self.publish_view),
-                name="mturk_publish",
-            ),
-        ]
+        own = page_urls(
+            ("batch/<int:batch_id>/", self.batch_view, "mturk_batch"),
+            ("import-results/", self.import_view, "mturk_import_results"),
+            ("batch/<int:batch_id>/publish/", self.publish_view, "mturk_publish"),
+        )
         return own + super().get_urls()
 
     def import_view(self, request):

@@ -1,14 +1,11 @@
 """Whose answer is whose on MTurk: a task page's worker and assignment ids are claims, and
 only MTurk's own records settle them.
 
-Parable keeps one answer per item and worker. A claim for a worker and item whose answer
-is bound to another assignment id that MTurk has not vouched for (a made-up one, or one
-the worker returned) must not lock the newcomer out, so that answer, with what it stored,
-is set aside: it moves to a worker row of its own claim (`claim_external_id`, a worker
-named after the claimed id and the assignment), where it holds no slot, counts for
-nothing and is never paid. When MTurk vouches for an answer (mturk.sync finds its
-assignment with the same id, HIT and worker), the answer moves to the worker's own row,
-setting aside whatever other claim sits there, and from then on it counts.
+Parable keeps one answer per item and worker, so an answer bound to an assignment id MTurk
+has not vouched for (made up, or returned) is set aside for a new claim: it moves, with
+what it stored, to a worker row of its own claim (`claim_external_id`), holding no slot,
+counting for nothing, never paid. Once MTurk vouches for an answer (mturk.sync), it moves
+to the worker's own row, setting aside any other claim there, and counts from then on.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """The one module that talks to MTurk's Requester API (2017-01-17) through boto3.
 
-The endpoint is a setting (`MTURK_ENDPOINT`: the URL of anything speaking the same
-API, such as `mturk.standin`; sandbox and production name AWS's endpoints, closed
-on 30 September 2026). Unset, the provider is off: every call says so. Credentials come from
-the standard AWS environment variables or profile. Throttling and service
-faults are retried with backoff by botocore's standard retry mode.
+The endpoint is a setting (`MTURK_ENDPOINT`: the URL of anything speaking the same API,
+such as `mturk.standin`; AWS closed MTurk on 30 September 2026). Unset, the provider is
+off: every call says so. Credentials come from the standard AWS environment variables or
+profile. Throttling and service faults are retried by botocore's standard retry mode.
 """
 
 from __future__ import annotations
@@ -19,18 +18,6 @@ from django.conf import settings
 from common.outside_transaction import ensure_outside_transaction
 from crowd.providers import ProviderError
 
-ENDPOINTS = {
-    "production": "https://mturk-requester.us-east-1.amazonaws.com",
-    "sandbox": "https://mturk-requester-sandbox.us-east-1.amazonaws.com",
-}
-# Where a worker's browser posts the finished assignment, and the sites that frame task pages.
-WORKER_SITES = {
-    "production": ("https://www.mturk.com", ("https://worker.mturk.com", "https://www.mturk.com")),
-    "sandbox": (
-        "https://workersandbox.mturk.com",
-        ("https://workersandbox.mturk.com",),
-    ),
-}
 # MTurk's documented error messages for a UniqueRequestToken seen before.
 _DUPLICATE = re.compile(r"already (exists|been processed)|unique request token", re.IGNORECASE)
 _HIT_ID = re.compile(r"HITId[:=]?\s*([A-Z0-9]+)", re.IGNORECASE)
@@ -63,29 +50,22 @@ class MTurkError(ProviderError):
 @dataclass(frozen=True)
 class Endpoint:
     api_url: str
-    submit_origin: str
-    frame_ancestors: tuple[str, ...]
+    origin: str  # the worker site: it frames task pages and receives externalSubmit
 
 
-def endpoint(value: str | None = None) -> Endpoint:
-    """The API URL, the worker-site origin for externalSubmit and the sites allowed to frame."""
-    value = (value or settings.MTURK_ENDPOINT).strip()
+def endpoint() -> Endpoint:
+    """The configured endpoint: its API URL and the origin of its worker site."""
+    value = settings.MTURK_ENDPOINT.strip()
     if not value:
         raise ProviderError(
             "MTurk is off: MTURK_ENDPOINT is not set (AWS closed Mechanical Turk on "
             "30 September 2026). Set it to a compatible endpoint, such as the stand-in "
             "(manage.py mturk_standin), to publish; importing past results needs none."
         )
-    if value in ENDPOINTS:
-        submit, frames = WORKER_SITES[value]
-        return Endpoint(ENDPOINTS[value], submit, frames)
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ProviderError(
-            f"MTURK_ENDPOINT must be sandbox, production or an http(s) URL, not {value!r}."
-        )
-    origin = f"{parts.scheme}://{parts.netloc}"
-    return Endpoint(value.rstrip("/"), origin, (origin,))
+        raise ProviderError(f"MTURK_ENDPOINT must be an http(s) URL, not {value!r}.")
+    return Endpoint(value.rstrip("/"), f"{parts.scheme}://{parts.netloc}")
 
 
 def mturk_client():

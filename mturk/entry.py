@@ -1,19 +1,14 @@
 """A worker arriving from MTurk: the task page's parameters checked and bound to an answer.
 
-The parameters (assignmentId, hitId, workerId) are claims, which anyone who reads a HIT
-id in its URLs and knows a worker's id can make up. They let a page be worked on, never
-more: an answer stored under them waits unconfirmed (crowd's UNCONFIRMED status), holding
-no slot, counting for nothing and never paid, until mturk.sync finds MTurk's own
-assignment with the same id, HIT and worker (ListAssignmentsForHIT) and confirms it.
-
-The claims cannot be checked while the worker works: MTurk's GetAssignment "retrieves an
-assignment with an AssignmentStatus value of Submitted, Approved, or Rejected"
-(https://docs.aws.amazon.com/goto/WebAPI/mturk-requester-2017-01-17/GetAssignment),
-never one just accepted. So a reservation under them holds none of the item's slots and
-counts against no cap (MTurk itself lets at most MaxAssignments workers accept the HIT,
-and its exclusion qualification keeps the cap), and an answer bound to another claim of
-the same worker and item that MTurk has not vouched for is set aside (mturk.claims): a
-made-up assignment never locks the real worker out, nor takes their answer.
+The parameters (assignmentId, hitId, workerId) are claims anyone can make up: an answer
+stored under them waits UNCONFIRMED, holding no slot, counting for nothing and never paid,
+until mturk.sync finds MTurk's assignment with the same id, HIT and worker. They cannot be
+checked sooner: GetAssignment never returns an assignment just accepted
+(https://docs.aws.amazon.com/goto/WebAPI/mturk-requester-2017-01-17/GetAssignment). So a
+reservation under them holds no slot and counts against no cap (MTurk's MaxAssignments
+and exclusion qualification keep those), and an answer under another unvouched claim of
+the same worker and item is set aside (mturk.claims): a made-up assignment never locks
+the real worker out, nor takes their answer.
 """
 
 from __future__ import annotations
@@ -42,7 +37,7 @@ class EntryError(ValueError):
 
 def submit_origin(turk_submit_to: str) -> str:
     """turkSubmitTo when it is the configured MTurk site (or stand-in); EntryError otherwise."""
-    allowed = endpoint().submit_origin
+    allowed = endpoint().origin
     if turk_submit_to.rstrip("/") != allowed:
         raise EntryError("This task page was opened with a submit address that is not MTurk's.")
     return allowed

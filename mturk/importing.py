@@ -1,15 +1,10 @@
 """Bringing a lab's past MTurk batch results into the dataset (service).
 
-Each row becomes an answer of an MTurk import batch (closed, provider mturk):
-its worker (provider mturk, MTurk's WorkerId), its item (the subject the task
-type finds or creates from the row's fields: `TaskType.import_subject`), an
-assignment carrying MTurk's AssignmentId and status, and the task type's own
-records (narrative, span pairs, ratings), read from the row by the type
-(`import_payload`) and stored through its validate and store as live answers
-are. A row that fails is reported by line and left out; the others are kept. A
-row whose AssignmentId is already in Parable changes nothing, so importing the
-same file again changes nothing. When no row is imported nothing is written
-at all (no empty import batch).
+Each row becomes an answer of a closed MTurk import batch: its worker (MTurk's WorkerId),
+its item (`TaskType.import_subject`), an assignment with MTurk's AssignmentId and status,
+and the task type's records (`import_payload`, stored through its validate and store as
+live answers are). A row that fails is reported by line and left out; one whose
+AssignmentId is in Parable already changes nothing; with no row imported, nothing is.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """What Parable keeps of MTurk: a batch's HIT type and qualifications, one HIT per item,
-and assignments as MTurk reports them (linked to the stored answer when id, HIT and
-worker all match). The calls to MTurk (approvals, bonuses...) are crowd.ProviderAction
-rows (crowd.outbox, mturk.actions)."""
+and assignments as MTurk reports them, linked to the stored answer when id, HIT and
+worker all match (the calls to MTurk are crowd.ProviderAction rows)."""
 
 from datetime import timedelta
 

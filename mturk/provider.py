@@ -1,10 +1,6 @@
 """The MTurk crowd provider: crowd review decisions become Requester API calls
-(mturk.actions), sent after each decision commits.
-
-Work counts and is paid only once MTurk has an assignment with the same id, HIT and
-worker (mturk.sync links it): an answer stored under MTurk's page parameters waits
-unconfirmed until then, holding no slot, and one MTurk never vouches for (a forged
-worker or assignment id) is never approved or paid.
+(mturk.actions), sent after each decision commits. Work counts and is paid only once
+MTurk has an assignment with the same id, HIT and worker (mturk.entry, mturk.sync).
 """
 
 from __future__ import annotations
@@ -41,23 +37,13 @@ class MTurkProvider(CrowdProvider):
     def currency(self, *, batch) -> str:
         return "USD"  # MTurk pays in US dollars only
 
-    def publish(self, *, batch) -> dict:
-        return hits_create(batch=batch)
-
-    def sync(self, *, batch) -> int:
-        return batch_sync(batch=batch)
-
-    def action_prepare(self, *, action) -> bool:
-        return actions.action_prepare(action=action)
-
-    def action_send(self, *, action) -> str:
-        return actions.action_send(action=action)
-
-    def action_reconcile(self, *, action, now) -> str:
-        return actions.action_reconcile(action=action, now=now)
-
-    def action_in_flight(self) -> timedelta:
-        return actions.action_in_flight()
+    # The module functions take the provider's keyword arguments as they are.
+    publish = staticmethod(hits_create)
+    sync = staticmethod(batch_sync)
+    action_prepare = staticmethod(actions.action_prepare)
+    action_send = staticmethod(actions.action_send)
+    action_reconcile = staticmethod(actions.action_reconcile)
+    action_in_flight = staticmethod(actions.action_in_flight)
 
     def close(self, *, batch) -> None:
         for hit in batch.mturk_hits.all():

@@ -1,9 +1,6 @@
-"""Publishing a batch on MTurk: its settings, the cost estimate, qualifications, HITs.
-
-One HIT per item with MaxAssignments equal to the batch's target (MTurk then
-gives each assignment to a different worker), an ExternalQuestion pointing at
-the item's task page, and a UniqueRequestToken per HIT so that a retried
-publish creates nothing twice.
+"""Publishing a batch on MTurk: its settings, the cost estimate, qualifications, HITs: one
+per item, MaxAssignments the batch's target (each to a different worker), an
+ExternalQuestion of the item's task page, a UniqueRequestToken so a retry makes none twice.
 """
 
 from __future__ import annotations
@@ -116,11 +113,8 @@ def mturk_batch_publish(*, batch: Batch, confirmed_cost_cents: int) -> Batch:
 
 
 def task_url(*, item_id: int) -> str:
-    """The ExternalQuestion URL of an item: HTTPS, from PARABLE_PUBLIC_URL."""
-    base = settings.PARABLE_PUBLIC_URL.rstrip("/")
-    if settings.MTURK_ENDPOINT in client.ENDPOINTS and not base.startswith("https://"):
-        raise ProviderError("MTurk shows only HTTPS task pages: set PARABLE_PUBLIC_URL to https://")
-    return base + reverse("mturk:task", args=[item_id])
+    """The ExternalQuestion URL of an item, from PARABLE_PUBLIC_URL."""
+    return settings.PARABLE_PUBLIC_URL.rstrip("/") + reverse("mturk:task", args=[item_id])
 
 
 def _dollars(cents: int) -> str:
@@ -215,7 +209,7 @@ def hits_create(*, batch: Batch) -> dict:
     for worker_id in Worker.objects.filter(provider="mturk", blocked=True).values_list(
         "external_id", flat=True
     ):
-        exclude_worker(publication=publication, worker_id=worker_id)
+        exclusion_set(publication=publication, worker_id=worker_id)
     publication.hit_type_id = client.call(
         "create_hit_type",
         AutoApprovalDelayInSeconds=publication.auto_approval_delay_seconds,
@@ -263,34 +257,28 @@ def _hit_create(*, publication: Publication, item, stamp: int) -> dict:
         return client.call("get_hit", HITId=error.hit_id)["HIT"]
 
 
-def exclude_worker(*, publication: Publication, worker_id: str) -> None:
-    """Give the worker the batch's exclusion qualification: its HITs are closed to them."""
-    if worker_id in publication.excluded_worker_ids:
+def exclusion_set(*, publication: Publication, worker_id: str, excluded: bool = True) -> None:
+    """Give the worker the batch's exclusion qualification (its HITs are closed to them), or
+    take it back (`excluded=False`: an unblocked worker); nothing when it is so already."""
+    if (worker_id in publication.excluded_worker_ids) == excluded:
         return
-    client.call(
-        "associate_qualification_with_worker",
-        QualificationTypeId=publication.exclusion_qualification_id,
-        WorkerId=worker_id,
-        IntegerValue=1,
-        SendNotification=False,
-    )
-    publication.excluded_worker_ids = [*publication.excluded_worker_ids, worker_id]
-    publication.save(update_fields=["excluded_worker_ids"])
-
-
-def include_worker(*, publication: Publication, worker_id: str) -> None:
-    """Take the exclusion qualification back (an unblocked worker)."""
-    if worker_id not in publication.excluded_worker_ids:
-        return
-    client.call(
-        "disassociate_qualification_from_worker",
-        QualificationTypeId=publication.exclusion_qualification_id,
-        WorkerId=worker_id,
-        Reason="Unblocked",
-    )
-    publication.excluded_worker_ids = [
-        excluded for excluded in publication.excluded_worker_ids if excluded != worker_id
-    ]
+    if excluded:
+        client.call(
+            "associate_qualification_with_worker",
+            QualificationTypeId=publication.exclusion_qualification_id,
+            WorkerId=worker_id,
+            IntegerValue=1,
+            SendNotification=False,
+        )
+    else:
+        client.call(
+            "disassociate_qualification_from_worker",
+            QualificationTypeId=publication.exclusion_qualification_id,
+            WorkerId=worker_id,
+            Reason="Unblocked",
+        )
+    others = [other for other in publication.excluded_worker_ids if other != worker_id]
+    publication.excluded_worker_ids = [*others, worker_id] if excluded else others
     publication.save(update_fields=["excluded_worker_ids"])
 
 

@@ -1,10 +1,8 @@
 """Bringing MTurk's records in: HITs and their assignments, linked to the stored answers.
 
-An answer counts, and is paid, only when MTurk has an assignment with the same
-assignment id, HIT and worker: only then is it linked here, moved to the worker's own
-row if it was set aside (mturk.claims) and confirmed (it held nothing before). Decisions
-made on MTurk (auto-approval after the delay, a rejection on the requester site) are
-mirrored into Parable's review state.
+An answer MTurk has an assignment for (same id, HIT and worker) is linked here, moved to
+the worker's own row (mturk.claims) and confirmed: only then does it count. Decisions made
+on MTurk (auto-approval, a rejection on the requester site) are mirrored into Parable's.
 """
 
 from __future__ import annotations
@@ -19,7 +17,7 @@ from crowd.review import assignment_approve, assignment_reject, unvouched_releas
 from mturk import client
 from mturk.claims import answer_vouched, claim_external_id
 from mturk.models import HIT, MTurkAssignment, Publication
-from mturk.publishing import as_datetime, exclude_worker
+from mturk.publishing import as_datetime, exclusion_set
 
 STATUSES = ["Submitted", "Approved", "Rejected"]
 _TIMES = {
@@ -133,5 +131,5 @@ def cap_enforce(*, batch: Batch) -> list[str]:
     )
     at_cap = sorted(worker for worker, count in counts.items() if count >= batch.per_worker_cap)
     for worker_id in at_cap:
-        exclude_worker(publication=publication, worker_id=worker_id)
+        exclusion_set(publication=publication, worker_id=worker_id)
     return at_cap

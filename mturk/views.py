@@ -1,12 +1,11 @@
 """The ExternalQuestion task page MTurk frames, and its cookie-free JSON submit.
 
-Security: MTurk's URL parameters are claims; an answer is stored under them but
-counts and is paid only once sync finds MTurk's assignment with the same id, HIT
-and worker. The page keeps the site's Content-Security-Policy (scripts from this
-site only) with frame-ancestors widened to MTurk's worker sites and form-action to
-MTurk's submit site; Django's X-Frame-Options is lifted for it. No cookie is
-needed: the submit URL carries a signed reference to the answer.
-Worker text is rendered escaped, as on every task page.
+Security: MTurk's URL parameters are claims; an answer is stored under them but counts and
+is paid only once sync finds MTurk's assignment with the same id, HIT and worker. The page
+keeps the site's Content-Security-Policy (scripts from this site only) with frame-ancestors
+and form-action widened to MTurk's worker site; Django's X-Frame-Options is lifted for it.
+No cookie is needed: the submit URL carries a signed reference to the answer. Worker text
+is rendered escaped, as on every task page.
 """
 
 from __future__ import annotations
@@ -36,13 +35,10 @@ from mturk.entry import (
 
 def _framed_by_mturk(response):
     # django-csp's per-response replacement (what its csp_replace decorator sets): the
-    # site's policy, with frame-ancestors widened to MTurk's worker sites and form-action
-    # to the one the page posts the HIT to (externalSubmit), from the configured endpoint.
-    mturk = endpoint()
-    response._csp_replace = {
-        "frame-ancestors": [SELF, *mturk.frame_ancestors],
-        "form-action": [SELF, mturk.submit_origin],
-    }
+    # site's policy, with frame-ancestors and form-action (externalSubmit) widened to the
+    # configured endpoint's worker site.
+    origin = endpoint().origin
+    response._csp_replace = {"frame-ancestors": [SELF, origin], "form-action": [SELF, origin]}
     return response
 
 

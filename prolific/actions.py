@@ -1,17 +1,15 @@
 """Prolific's side of the calls crowd's review decisions owe it (crowd.outbox): what each
 needs, how it is carried out, and what keeps a repeat harmless.
 
-- approve, reject: one transition of the session's submission, judged from Prolific's
-  status first (GET), so a repeat finds it approved or rejected and sends nothing
-  (RETRY). Items are reviewed here one by one: Prolific's submission is approved with
-  the first approved item, and rejected once every item of the session is (its message
-  at least 100 characters, category PROLIFIC_REJECTION_CATEGORY).
-- bonus: prolific.bonuses (RECONCILE: the pay call is not idempotent).
-- block, unblock: the participant joins or leaves the blocklist group every study
-  excludes (RETRY: a participant is in a group once, whatever the calls).
-- notify: one message per participant about their latest study, sent once (ONCE):
-  POST /messages/ takes no id that would make a repeat safe
-  (https://docs.prolific.com/api-reference/messages/send-message).
+- approve, reject (RETRY): a transition of the session's submission, judged from
+  Prolific's status first, so a repeat sends nothing. Items are reviewed one by one: the
+  submission is approved with the first approved item, and rejected once every item of
+  the session is (a message of 100 characters or more, PROLIFIC_REJECTION_CATEGORY).
+- bonus (RECONCILE): prolific.bonuses, the pay call not being idempotent.
+- block, unblock (RETRY): the participant joins or leaves the blocklist group every study
+  excludes (a participant is in a group once, whatever the calls).
+- notify (ONCE): a message about their latest study; POST /messages/ takes no id that
+  would make a repeat safe (https://docs.prolific.com/api-reference/messages/send-message).
 """
 
 from __future__ import annotations
@@ -24,7 +22,7 @@ from prolific.bonuses import bonus_prepare, bonus_reconcile, bonus_send
 from prolific.client import ProlificClient, ProlificError
 from prolific.models import REVIEWABLE, STILL_PROCESSING, ParticipantSession, Study, Submission
 from prolific.sessions import session_assignments
-from prolific.submissions import submission_approve, submission_reject
+from prolific.submissions import TRANSITIONED, submission_transition
 from prolific.vouching import session_of, vouched_submission
 
 Kind = ProviderAction.Kind
@@ -113,10 +111,8 @@ def _message_prepare(action: ProviderAction) -> None:
 
 def action_send(*, action: ProviderAction, client: ProlificClient) -> str:
     """Carry the call out on Prolific (outside any transaction); a note on what was done."""
-    if action.kind == Kind.APPROVE:
-        return _transition(action, client, submission_approve, "APPROVED")
-    if action.kind == Kind.REJECT:
-        return _transition(action, client, submission_reject, "REJECTED")
+    if action.kind in (Kind.APPROVE, Kind.REJECT):
+        return _transition(action, client, "APPROVE" if action.kind == Kind.APPROVE else "REJECT")
     if action.kind == Kind.BONUS:
         return bonus_send(action=action, client=client)
     if action.kind in (Kind.BLOCK, Kind.UNBLOCK):
@@ -130,12 +126,14 @@ def action_send(*, action: ProviderAction, client: ProlificClient) -> str:
     return "Message sent."
 
 
-def _transition(action: ProviderAction, client: ProlificClient, send, wanted: str) -> str:
+def _transition(action: ProviderAction, client: ProlificClient, transition: str) -> str:
     """Approve or reject the submission unless Prolific has it so already; a transition
     refused because another call got there first reads the status again."""
-    submission_pk = action.payload["submission"]
+    submission_pk, wanted = action.payload["submission"], TRANSITIONED[transition]
     try:
-        status = send(submission_pk=submission_pk, client=client)
+        status = submission_transition(
+            submission_pk=submission_pk, action=transition, client=client
+        )
     except ProlificError as error:
         if not error.refused:
             raise

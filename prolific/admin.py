@@ -12,9 +12,10 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils.html import format_html
 
+from annotation.admin.pages import page_urls
 from crowd.admin.read_only import AdminPages, ReadOnlyAdmin
 from crowd.admin.review import REVIEW_PERMISSION, BonusForm, action_form_step, apply_each
 from crowd.batches import batch_close
@@ -97,14 +98,8 @@ class StudyAdmin(AdminPages, admin.ModelAdmin):
         return super().changelist_view(request, extra_context)
 
     def get_urls(self):
-        return [
-            path(
-                "<int:study_pk>/manage/",
-                self.admin_site.admin_view(self.manage_view),
-                name="prolific_study_manage",
-            ),
-            *super().get_urls(),
-        ]
+        manage = ("<int:study_pk>/manage/", self.manage_view, "prolific_study_manage")
+        return [*page_urls(manage), *super().get_urls()]
 
     def add_view(self, request, form_url="", extra_context=None):
         """Make a draft batch a Prolific study (add-study permission); nothing goes to

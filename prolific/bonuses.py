@@ -1,23 +1,17 @@
 """Bonuses on Prolific, each paid at most once: the Prolific side of a bonus's call
-(crowd.ProviderAction of kind bonus, sent by crowd.outbox).
+(crowd.ProviderAction of kind bonus, a RECONCILE call of crowd.outbox).
 
-Prolific's pay call (POST /bulk-bonus-payments/{id}/pay/) is not idempotent: each call
-pays again. So crowd.outbox commits the call as `sending` before it goes out and never
-repeats it blindly (it is a RECONCILE call), and here:
-1. set up (prices the bonus, pays nothing; repeating it is harmless), its bulk payment id
-   kept on the call; a set-up that fails pays nothing, so the call waits to be sent again
-   (CallNotSent) unless Prolific refused it (the bonus is then taken back);
-2. the pay call is sent once (the client never retries it); a refusal (4xx) or a
-   throttled call pays nothing and is sent again later with the same set-up; no answer
-   (time-out, 5xx) leaves it unknown, as does a process killed mid-call;
-3. an unknown bonus is reconciled from Prolific's own record of the submission's bonus
-   payments (GET /submissions/{id}/ `bonus_payments`, in cents): listed there and not
-   yet counted for another bonus, it is paid; not listed once Prolific's asynchronous
-   payment has had time to land (PROLIFIC_BONUS_SETTLE_SECONDS), it is sent again.
-A bonus paid on the submission outside Parable with the same amount makes a lost one
-count as paid: the error is towards paying too little, never twice.
-
-No call to Prolific runs inside a database transaction.
+Prolific's pay call (POST /bulk-bonus-payments/{id}/pay/) pays again each time, so:
+1. set up (prices it, pays nothing: harmless to repeat), its bulk payment id kept on the
+   call; a failed set-up waits to be sent again (CallNotSent) unless Prolific refused it;
+2. the pay call is sent once (never retried); a refusal or a throttled call pays nothing
+   and is sent again with the same set-up; no answer (time-out, 5xx, a killed process)
+   leaves it unknown;
+3. an unknown bonus is settled from Prolific's record of the submission's bonus payments
+   (GET /submissions/{id}/ `bonus_payments`, in cents): listed and not counted for another
+   bonus, it is paid; unlisted after PROLIFIC_BONUS_SETTLE_SECONDS, it is sent again.
+A bonus of the same amount paid outside Parable makes a lost one count as paid: the error
+is towards paying too little, never twice. No call runs inside a database transaction.
 """
 
 from __future__ import annotations

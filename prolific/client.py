@@ -1,11 +1,9 @@
 """The only module that talks HTTP to Prolific: one session, timeouts, retries, clear errors.
 
-Base URL and token come from settings (PROLIFIC_API_URL, PROLIFIC_API_TOKEN), so
-tests and `make run` users point the same client at the local stand-in.
-
-Calls are retried on time-outs, 429 and 5xx, except the bonus pay call: Prolific
-documents it as not idempotent (each call pays again), so it is sent once and a
-failure is reported with its status (0: no answer) for prolific.bonuses to judge.
+Base URL and token are settings (PROLIFIC_API_URL, PROLIFIC_API_TOKEN): tests and `make
+run` point the same client at the stand-in. Calls are retried on time-outs, 429 and 5xx,
+except those a repeat would double (the bonus pay call, a message, a subscription): sent
+once, a failure reported with its status (0: no answer) for the caller to judge.
 """
 
 from __future__ import annotations
@@ -267,10 +265,9 @@ class ProlificClient:
 
     def hook_subscribe(self, *, event_type: str, target_url: str, workspace_id: str) -> dict:
         """Subscribe, then confirm with the X-Hook-Secret Prolific returns. The answer is
-        documented as 201 {"results": [subscription]}
-        (https://docs.prolific.com/api-reference/webhooks/create-subscription) and described
-        as the subscription itself with its `id` (Prolific's monitoring guide, which its CLI
-        follows): either is read."""
+        read as documented, 201 {"results": [subscription]}
+        (https://docs.prolific.com/api-reference/webhooks/create-subscription), or as the
+        subscription itself (Prolific's monitoring guide, which its CLI follows)."""
         response = self.request(
             "POST",
             "hooks/subscriptions/",

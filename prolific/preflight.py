@@ -1,14 +1,11 @@
 """The pre-flight check of a Prolific account and a study, and publishing gated on it.
 
-Read-only calls confirm what a real account needs before it spends money: the token,
-the workspace and its project (the project must be in the workspace, or the study bills
-another wallet), the workspace's balance against the study's cost (without a study,
-against every study not published yet), each eligibility filter still on Prolific's
-list, how submissions reach Parable (webhooks with the workspace's secret, or polling),
-the public URL as participants reach it (a local one only in a trial against the
-stand-in: `local_trial`), and the time limits. Each failure says what to set. The checks
-whose failure would lose money are `blocking`: `study_publish_confirmed` refuses to
-publish while one fails. `manage.py prolific_check` and the study's page show them all.
+Read-only calls confirm what a real account needs before it spends money: the token, the
+workspace and its project (else the study bills another wallet), the balance against the
+cost, the eligibility filters, how submissions reach Parable, the public URL as
+participants reach it (a local one only in a `local_trial`) and the time limits; each
+failure says what to set. While a `blocking` check fails (one that would lose money),
+`study_publish_confirmed` refuses to publish. `manage.py prolific_check` shows them all.
 """
 
 from __future__ import annotations

@@ -10,26 +10,23 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from prolific.client import ProlificClient, ProlificError
-from prolific.models import ParticipantSession, Study, WebhookEvent, WebhookRefusal
+from prolific.models import REVIEWABLE, ParticipantSession, Study, WebhookEvent, WebhookRefusal
 
 
 def studies_with_counts() -> QuerySet[Study]:
-    sessions = "sessions"
     return Study.objects.select_related("batch").annotate(
-        session_count=Count(sessions, distinct=True),
-        unvouched_count=Count(sessions, filter=Q(sessions__submission__isnull=True), distinct=True),
-        awaiting_count=Count(
-            "submissions", filter=Q(submissions__status="AWAITING REVIEW"), distinct=True
+        session_count=Count("sessions", distinct=True),
+        unvouched_count=Count(
+            "sessions", filter=Q(sessions__submission__isnull=True), distinct=True
         ),
-        approved_count=Count(
-            "submissions", filter=Q(submissions__status="APPROVED"), distinct=True
-        ),
-        returned_count=Count(
-            "submissions",
-            filter=Q(submissions__status__in=["RETURNED", "TIMED-OUT"]),
-            distinct=True,
-        ),
+        awaiting_count=_submissions(REVIEWABLE),
+        approved_count=_submissions("APPROVED"),
+        returned_count=_submissions("RETURNED", "TIMED-OUT"),
     )
+
+
+def _submissions(*statuses: str) -> Count:
+    return Count("submissions", filter=Q(submissions__status__in=statuses), distinct=True)
 
 
 def study_counts(*, study: Study) -> dict:

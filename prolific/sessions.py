@@ -59,13 +59,11 @@ def session_enter(
 ) -> ParticipantSession:
     """Start or resume a participant's session; raises EntryRefused with the reason.
 
-    Prolific is asked about SESSION_ID first: a session it does not know, or knows for
-    another participant or study, is refused before any item is reserved. If Prolific
-    cannot be reached, the session starts unvouched with one item only: it gets no more
-    items and no completion code until Prolific confirms it (asked again at each step),
-    so a forged session holds at most one slot. A confirmed session reserves up to the
-    study's items per session at once; the same participant coming back resumes; one who
-    already finished is refused.
+    Prolific is asked about SESSION_ID first: one it does not know, or knows for another
+    participant or study, is refused before any item is reserved. Unreachable, the session
+    starts unvouched with one item, and gets no more and no completion code until Prolific
+    confirms it (asked at each step): a forged session holds one slot at most. A confirmed
+    one reserves the study's items per session; a participant who finished is refused.
     """
     if not all(
         PROLIFIC_ID.fullmatch(value or "") for value in (participant_id, study_id, session_id)

@@ -1,11 +1,9 @@
 """Study services and selectors: prepare a batch as a study, price it, publish it, move it
 through Prolific's states, add places.
 
-A study is always created in PROLIFIC_PROJECT_ID (a project of PROLIFIC_WORKSPACE_ID), so
-that it spends the workspace's funds: one created without a project bills the researcher's
-personal balance. Prolific may pause a study on its own (a full study pauses when a
-submission is rejected or returned); `Study.paused_on_prolific` says so, adding places
-resumes such a study, and closing stops it.
+A study is created in PROLIFIC_PROJECT_ID, so that it spends PROLIFIC_WORKSPACE_ID's funds
+(without a project it bills the researcher's personal balance). A study Prolific paused on
+its own (`Study.paused_on_prolific`) is resumed by adding places, and stopped by closing.
 """
 
 from __future__ import annotations
@@ -119,10 +117,9 @@ def study_maximum_minutes(*, study: Study) -> int:
 
 def study_quote(*, study: Study, client: ProlificClient) -> dict:
     """Prolific's price for the study, read only: `total_cost` is Prolific's (rewards, fees and
-    VAT together: its calculator gives no breakdown); `rewards` is places × reward, which is
-    what a reward means ("the total reward you pay a participant":
-    https://docs.prolific.com/api-reference/studies/the-study-object); `fees_and_vat` is
-    the rest of Prolific's total."""
+    VAT: its calculator gives no breakdown), `rewards` places × reward ("the total reward you
+    pay a participant": https://docs.prolific.com/api-reference/studies/the-study-object),
+    `fees_and_vat` the rest."""
     places, reward = study_places(study=study), study_reward_cents(study=study)
     total = client.study_cost(reward=reward, total_available_places=places)["total_cost"]
     return {
@@ -203,13 +200,10 @@ def study_fields(*, study: Study) -> dict:
 
 
 def study_draft_create(*, study: Study, client: ProlificClient | None = None) -> Study:
-    """Create the study on Prolific as a draft, once; the admin commits it before publishing,
-    so a failed publish is retried on the same draft.
-
-    Prolific is called outside any transaction: the study is read, the blocklist group
-    and the draft are made, and their ids are written after, only where no other
-    publish wrote one meanwhile (a draft made twice at once stays an unpublished draft
-    on Prolific, which costs nothing)."""
+    """Create the study on Prolific as a draft, once (committed before publishing, so a
+    failed publish is retried on it). Prolific is called outside any transaction; the ids
+    are written after, only where no other publish wrote one meanwhile (a draft made twice
+    at once stays an unpublished draft on Prolific, which costs nothing)."""
     client = client or ProlificClient()
     study = Study.objects.select_related("batch").get(pk=study.pk)
     if study.study_id:
@@ -238,7 +232,6 @@ def study_draft_create(*, study: Study, client: ProlificClient | None = None) ->
 
 def study_publish(*, study: Study, client: ProlificClient | None = None) -> str:
     """Publish the study on Prolific (creating its draft first if needed); returns its id.
-
     Refused until a researcher has confirmed the study's cost."""
     client = client or ProlificClient()
     if Study.objects.filter(pk=study.pk, cost_confirmed_at__isnull=True).exists():
@@ -325,10 +318,9 @@ def study_status_record(*, study: Study, status: str) -> None:
 
 
 def study_places_add(*, study: Study, places: int, client: ProlificClient | None = None) -> Study:
-    """Open more places (e.g. to refill rejected work); Prolific's places only grow. A study
-    that Prolific paused on its own (it pauses a full study when a submission is rejected or
-    returned) is resumed, so that the places recruit; one the researcher paused stays
-    paused. Prolific is called outside any transaction; its answers are written after."""
+    """Open more places (to refill rejected work; Prolific's places only grow), resuming a
+    study Prolific paused on its own (a full study, when a submission was rejected or
+    returned); one the researcher paused stays paused. Called outside any transaction."""
     if places < 1:
         raise ValueError("Add at least one place.")
     if not study.study_id:

@@ -56,43 +56,34 @@ def study_sync(*, study: Study, client: ProlificClient | None = None, now=None) 
     return len(rows)
 
 
-def submission_approve(*, submission_pk: int, client: ProlificClient | None = None) -> str:
-    """Send a submission's approval to Prolific, outside any transaction (the call an
-    approval owes Prolific: prolific.actions); returns the status Prolific then has. Safe
+# What Prolific has a submission as once a transition is done.
+TRANSITIONED = {"APPROVE": "APPROVED", "REJECT": "REJECTED"}
+
+
+def submission_transition(
+    *, submission_pk: int, action: str, client: ProlificClient | None = None
+) -> str:
+    """Send a submission's approval ("APPROVE") or rejection ("REJECT", with its stored
+    message and PROLIFIC_REJECTION_CATEGORY) to Prolific, outside any transaction (the call
+    a review owes Prolific: prolific.actions); returns the status Prolific then has. Safe
     to repeat: an approved submission is left alone, and one Prolific no longer has
     awaiting review keeps Prolific's status (logged)."""
     submission = Submission.objects.get(pk=submission_pk)
-    if submission.status == "APPROVED":
+    if submission.status == "APPROVED" or (action == "REJECT" and submission.status != REVIEWABLE):
         return submission.status
     client = client or ProlificClient()
     status = client.submission_get(submission_id=submission.submission_id)["status"]
-    if status == REVIEWABLE:
-        client.submission_transition(submission_id=submission.submission_id, action="APPROVE")
-        status = "APPROVED"
-    else:
-        logger.warning("prolific: %s not approved: Prolific has it as %s", submission, status)
-    Submission.objects.filter(pk=submission_pk).update(status=status)
-    return status
-
-
-def submission_reject(*, submission_pk: int, client: ProlificClient | None = None) -> str:
-    """Send a submission's rejection (its stored message, PROLIFIC_REJECTION_CATEGORY) to
-    Prolific, outside any transaction; safe to repeat, like submission_approve."""
-    submission = Submission.objects.get(pk=submission_pk)
-    if submission.status != REVIEWABLE:
-        return submission.status
-    client = client or ProlificClient()
-    status = client.submission_get(submission_id=submission.submission_id)["status"]
+    done = TRANSITIONED[action]
     if status == REVIEWABLE:
         client.submission_transition(
             submission_id=submission.submission_id,
-            action="REJECT",
+            action=action,
             message=submission.rejection_message,
             rejection_category=settings.PROLIFIC_REJECTION_CATEGORY,
         )
-        status = "REJECTED"
+        status = done
     else:
-        logger.warning("prolific: %s not rejected: Prolific has it as %s", submission, status)
+        logger.warning("prolific: %s not %s: Prolific has it as %s", submission, done, status)
     Submission.objects.filter(pk=submission_pk).update(status=status)
     return status
 

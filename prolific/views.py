@@ -1,10 +1,9 @@
 """Prolific participants' pages and Prolific's webhook.
 
-Security: the entry's PROLIFIC_PID / STUDY_ID / SESSION_ID only let a participant
-work; work counts and is paid only through Prolific's submission for that session
-(prolific/submissions.py). The session cookie set at entry identifies the
-participant afterwards. The webhook accepts only deliveries signed with the
-workspace secret and recent timestamps.
+Security: the entry's PROLIFIC_PID / STUDY_ID / SESSION_ID only let a participant work;
+work counts and is paid only through Prolific's submission for that session. The session
+cookie set at entry identifies the participant afterwards. The webhook accepts only
+deliveries signed with the workspace secret and recent timestamps.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """Admin of the dataset: curation, narrative review, agreement pages, the dashboard, and
-each task type's review list (its package's `admin` module).
-
-Importing the package registers the model admins (Django's admin autodiscovery imports
-``annotation.admin``); the agreement pages and the dashboard are URL modules mounted
-in config/urls.py.
+each task type's review list (its package's `admin` module), registered on import (admin
+autodiscovery); the agreement pages and the dashboard are mounted in config/urls.py.
 """
 
 from annotation.admin import curation, figurative, import_jobs, narratives  # noqa: F401

@@ -1,11 +1,9 @@
-"""Admin pages for batches of the task types with an agreement report (align, rate,
-choose, ...): agreement, aggregation and quality control. Each type's section is its
-own template (`TaskType.agreement_template`) with its own context
-(`TaskType.agreement_display`).
+"""Admin pages for batches of the task types with an agreement report: agreement,
+aggregation and quality control, each type's section its own template and context
+(`TaskType.agreement_template`, `agreement_display`).
 
-Mounted under /admin/agreement/ (config/urls.py) inside the admin site: anonymous
-and non-staff users are sent to the admin login; reading needs view_batch,
-refreshing items and adding gold items change_batch (researchers).
+Under /admin/agreement/ inside the admin site: anonymous and non-staff users are sent to
+the admin login; reading needs view_batch, refreshing items and adding gold change_batch.
 """
 
 from __future__ import annotations
@@ -13,13 +11,13 @@ from __future__ import annotations
 import json
 
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import messages
 from django.db.models import Count, Q
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect
-from django.urls import path, reverse
+from django.urls import reverse
 
-from annotation.admin.pages import admin_page, require_permission
+from annotation.admin.pages import admin_page, page_urls, require_permission
 from annotation.models import Narrative
 from annotation.quality.gold import gold_items_add, gold_ranges_by_criterion
 from annotation.quality.reports import batch_agreement
@@ -183,12 +181,12 @@ def results_view(request, batch_id: int):
 
 
 urls = (
-    [
-        path("", admin.site.admin_view(index_view), name="index"),
-        path("<int:batch_id>/", admin.site.admin_view(report_view), name="report"),
-        path("<int:batch_id>/refresh/", admin.site.admin_view(refresh_view), name="refresh"),
-        path("<int:batch_id>/gold/", admin.site.admin_view(gold_view), name="gold"),
-        path("<int:batch_id>/results/", admin.site.admin_view(results_view), name="results"),
-    ],
+    page_urls(
+        ("", index_view, "index"),
+        ("<int:batch_id>/", report_view, "report"),
+        ("<int:batch_id>/refresh/", refresh_view, "refresh"),
+        ("<int:batch_id>/gold/", gold_view, "gold"),
+        ("<int:batch_id>/results/", results_view, "results"),
+    ),
     "agreement",
 )

@@ -5,9 +5,10 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from annotation.admin.pages import page_urls
 from annotation.curation.services import (
     ProverbFileError,
     curation_progress,
@@ -19,6 +20,7 @@ from annotation.demo import demo_data_remove
 from annotation.intake.import_jobs import upload_import
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import CurationTarget, Proverb, VariantGroup
+from crowd.admin.read_only import AdminPages
 
 
 class ProverbImportForm(forms.Form):
@@ -56,8 +58,23 @@ class ProverbForm(forms.ModelForm):
         return status
 
 
+def _status_action(status: str):
+    """The list action that marks the selected proverbs `status`."""
+
+    @admin.action(description=f"Mark selected proverbs {status}", permissions=["change"])
+    def mark(model_admin, request, queryset):
+        change = proverbs_set_status(
+            proverb_ids=list(queryset.values_list("pk", flat=True)), status=status
+        )
+        model_admin.message_user(request, f"{change.changed} proverb(s) marked {status}.")
+        if change.merged_variants:
+            model_admin.message_user(request, change.refusal(), messages.WARNING)
+
+    return mark
+
+
 @admin.register(Proverb)
-class ProverbAdmin(admin.ModelAdmin):
+class ProverbAdmin(AdminPages, admin.ModelAdmin):
     form = ProverbForm
     list_display = ("text", "status", "source", "variant_of", "created_at")
     list_filter = ("status", "source")
@@ -76,15 +93,9 @@ class ProverbAdmin(admin.ModelAdmin):
 
     def get_urls(self):
         return [
-            path(
-                "import/",
-                self.admin_site.admin_view(self.import_view),
-                name="annotation_proverb_import",
-            ),
-            path(
-                "remove-demo/",
-                self.admin_site.admin_view(self.remove_demo_view),
-                name="annotation_proverb_remove_demo",
+            *page_urls(
+                ("import/", self.import_view, "annotation_proverb_import"),
+                ("remove-demo/", self.remove_demo_view, "annotation_proverb_remove_demo"),
             ),
             *super().get_urls(),
         ]
@@ -103,12 +114,9 @@ class ProverbAdmin(admin.ModelAdmin):
         if not self.has_delete_permission(request):
             raise PermissionDenied
         if request.method != "POST":
-            context = {
-                **self.admin_site.each_context(request),
-                "opts": self.model._meta,
-                "title": "Remove demo data",
-                "preview": demo_data_remove(commit=False),
-            }
+            context = self._context(
+                request, title="Remove demo data", preview=demo_data_remove(commit=False)
+            )
             return TemplateResponse(request, "admin/annotation/proverb/remove_demo.html", context)
         removed = demo_data_remove()
         messages.success(request, f"Removed {removed.summary()}.")
@@ -153,38 +161,16 @@ class ProverbAdmin(admin.ModelAdmin):
                     messages.warning(
                         request, f"{len(report.errors)} line(s) were not imported: see below."
                     )
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": "Import proverbs",
-            "form": form,
-            "report": report,
-        }
+        context = self._context(request, title="Import proverbs", form=form, report=report)
         return TemplateResponse(request, "admin/annotation/proverb/import.html", context)
 
-    def _set_status(self, request, queryset, status):
-        change = proverbs_set_status(
-            proverb_ids=list(queryset.values_list("pk", flat=True)), status=status
-        )
-        self.message_user(request, f"{change.changed} proverb(s) marked {status}.")
-        if change.merged_variants:
-            self.message_user(request, change.refusal(), messages.WARNING)
-
-    @admin.action(description="Mark selected proverbs curated", permissions=["change"])
-    def mark_curated(self, request, queryset):
-        self._set_status(request, queryset, Proverb.Status.CURATED)
-
-    @admin.action(description="Mark selected proverbs candidate", permissions=["change"])
-    def mark_candidate(self, request, queryset):
-        self._set_status(request, queryset, Proverb.Status.CANDIDATE)
-
-    @admin.action(description="Mark selected proverbs rejected", permissions=["change"])
-    def mark_rejected(self, request, queryset):
-        self._set_status(request, queryset, Proverb.Status.REJECTED)
+    mark_curated = _status_action(Proverb.Status.CURATED)
+    mark_candidate = _status_action(Proverb.Status.CANDIDATE)
+    mark_rejected = _status_action(Proverb.Status.REJECTED)
 
 
 @admin.register(VariantGroup)
-class VariantGroupAdmin(admin.ModelAdmin):
+class VariantGroupAdmin(AdminPages, admin.ModelAdmin):
     list_display = ("id", "member_list", "score", "status", "created_at", "decide_link")
     list_filter = ("status",)
     search_fields = ("proverbs__text",)
@@ -211,14 +197,8 @@ class VariantGroupAdmin(admin.ModelAdmin):
         return False
 
     def get_urls(self):
-        return [
-            path(
-                "<int:group_id>/decide/",
-                self.admin_site.admin_view(self.decide_view),
-                name="annotation_variantgroup_decide",
-            ),
-            *super().get_urls(),
-        ]
+        decide = ("<int:group_id>/decide/", self.decide_view, "annotation_variantgroup_decide")
+        return [*page_urls(decide), *super().get_urls()]
 
     def decide_view(self, request, group_id: int):
         """Merge a group into a chosen canonical proverb, or dismiss it (change permission)."""
@@ -241,13 +221,9 @@ class VariantGroupAdmin(admin.ModelAdmin):
             except ValueError as error:
                 messages.error(request, str(error))
             return redirect("admin:annotation_variantgroup_changelist")
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": f"Variant group {group.pk}",
-            "group": group,
-            "members": members,
-        }
+        context = self._context(
+            request, title=f"Variant group {group.pk}", group=group, members=members
+        )
         return TemplateResponse(request, "admin/annotation/variantgroup/decide.html", context)
 
     @admin.action(description="Dismiss selected suggestions", permissions=["change"])

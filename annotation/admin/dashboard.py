@@ -1,8 +1,6 @@
 """Admin pages for the dataset: the analysis dashboard, ePiC import upload, splits, export.
-
-Mounted under /admin/dataset/ (config/urls.py) inside the admin site: anonymous
-users and non-staff users are sent to the admin login; staff without the model
-permission a page needs get 403.
+Under /admin/dataset/ inside the admin site: anonymous and non-staff users are sent to the
+admin login; staff without the model permission a page needs get 403.
 """
 
 from __future__ import annotations
@@ -12,13 +10,13 @@ import zipfile
 from pathlib import Path
 
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import messages
 from django.http import FileResponse, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
-from django.urls import path, reverse
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from annotation.admin.pages import admin_page, require_permission
+from annotation.admin.pages import admin_page, page_urls, require_permission
 from annotation.analysis.cards import analysis_sections
 from annotation.analysis.jobs import analysis_progress, analysis_request, analysis_scope
 from annotation.analysis.methods import methods_document
@@ -142,16 +140,21 @@ class ExportForm(ScopeForm):
             del self.fields["raw_worker_ids"]
 
 
-def dashboard_view(request):
-    """The last analysis of the scope at once, every table and plot with its definition;
-    a fresh one is computed in the background when the data changed. Needs view_narrative."""
+def _scope_analysis(request) -> tuple[ScopeForm, DatasetAnalysis]:
+    """The query's scope and its analysis, requested now (needs view_narrative). Where
+    tasks run in-process (tests, commands) the job has finished by now; under a web server
+    with no broker it runs after the response, with one in a worker."""
     require_permission(request, "annotation.view_narrative")
     form = ScopeForm(request.GET or None)
     analysis = analysis_request(scope=form.scope())
-    # Where tasks run in-process inside the request (tests, commands) the job has finished
-    # by now; under a web server with no broker it runs after this response, and with a
-    # broker in a worker: the page then shows its progress.
     analysis.refresh_from_db()
+    return form, analysis
+
+
+def dashboard_view(request):
+    """The last analysis of the scope at once, every table and plot with its definition;
+    a fresh one is computed in the background when the data changed (its progress shown)."""
+    form, analysis = _scope_analysis(request)
     sections = []
     if analysis.result is not None:
         sections = [
@@ -174,10 +177,7 @@ def methods_view(request):
     """The methods and data statement of the dashboard's scope (?format=md or tex), made
     from the scope's stored analysis, the figures the dashboard shows. Needs
     view_narrative; 409 while the analysis is still being computed."""
-    require_permission(request, "annotation.view_narrative")
-    form = ScopeForm(request.GET or None)
-    analysis = analysis_request(scope=form.scope())
-    analysis.refresh_from_db()
+    form, analysis = _scope_analysis(request)
     if analysis.result is None:
         return HttpResponse(
             "The analysis of this scope is still being computed; try again shortly.",
@@ -219,9 +219,8 @@ def import_view(request):
     redirects to the job's progress page."""
     require_permission(request, "annotation.add_narrative")
     form = EpicImportForm(request.POST or None, request.FILES or None)
-    report = None
+    shown = {"form": form}
     if request.method == "POST" and form.is_valid():
-        source_label = form.cleaned_data["source_label"]
         try:
             uploads = {upload.name: upload_read(upload) for upload in form.cleaned_data["splits"]}
             try:
@@ -235,40 +234,27 @@ def import_view(request):
                 kind="epic",
                 content=upload_read(upload),
                 filename=upload.name,
-                options={"source_label": source_label},
+                options={"source_label": form.cleaned_data["source_label"]},
                 splits=splits,
                 created_by=request.user,
             )
             if started.job is not None:
                 messages.info(request, "The file is large: it is imported in the background.")
                 return redirect("admin:annotation_importjob_progress", started.job.pk)
-            report = started.report
         except UploadTooLarge as error:
             messages.error(request, str(error))
-            return admin_page(
-                request, "admin/annotation/dashboard/import.html", "Import a dataset", form=form
-            )
         except EpicFileError as error:
             messages.error(request, "Nothing was imported: see the problems below.")
-            return admin_page(
+            shown["problems"] = error.errors
+        else:
+            report = shown["report"] = started.report
+            messages.success(
                 request,
-                "admin/annotation/dashboard/import.html",
-                "Import a dataset",
-                form=form,
-                problems=error.errors,
+                f"{report.narratives_created} narrative(s) created, {report.narratives_updated} "
+                f"updated, {report.narratives_unchanged} unchanged.",
             )
-        messages.success(
-            request,
-            f"{report.narratives_created} narrative(s) created, {report.narratives_updated} "
-            f"updated, {report.narratives_unchanged} unchanged.",
-        )
-    return admin_page(
-        request,
-        "admin/annotation/dashboard/import.html",
-        "Import a dataset",
-        form=form,
-        report=report,
-    )
+    template = "admin/annotation/dashboard/import.html"
+    return admin_page(request, template, "Import a dataset", **shown)
 
 
 def splits_view(request):
@@ -349,18 +335,14 @@ def export_view(request):
 
 
 urls = (
-    [
-        path("", admin.site.admin_view(dashboard_view), name="dashboard"),
-        path("refresh/", admin.site.admin_view(refresh_view), name="refresh"),
-        path(
-            "analysis/<int:analysis_id>/",
-            admin.site.admin_view(progress_view),
-            name="progress",
-        ),
-        path("import/", admin.site.admin_view(import_view), name="import"),
-        path("splits/", admin.site.admin_view(splits_view), name="splits"),
-        path("export/", admin.site.admin_view(export_view), name="export"),
-        path("methods/", admin.site.admin_view(methods_view), name="methods"),
-    ],
+    page_urls(
+        ("", dashboard_view, "dashboard"),
+        ("refresh/", refresh_view, "refresh"),
+        ("analysis/<int:analysis_id>/", progress_view, "progress"),
+        ("import/", import_view, "import"),
+        ("splits/", splits_view, "splits"),
+        ("export/", export_view, "export"),
+        ("methods/", methods_view, "methods"),
+    ),
     "dataset",
 )

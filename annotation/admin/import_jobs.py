@@ -4,15 +4,17 @@ from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils.html import format_html
 
+from annotation.admin.pages import page_urls
 from annotation.intake.import_jobs import IMPORT_PERMISSIONS
 from annotation.models import ImportJob
+from crowd.admin.read_only import AdminPages, ReadOnlyAdmin
 
 
 @admin.register(ImportJob)
-class ImportJobAdmin(admin.ModelAdmin):
+class ImportJobAdmin(AdminPages, ReadOnlyAdmin):
     """Read-only: jobs are started from the proverb and dataset import pages."""
 
     list_display = ("id", "kind", "filename", "status", "created_by", "created_at", "job_link")
@@ -23,29 +25,14 @@ class ImportJobAdmin(admin.ModelAdmin):
         kinds = [obj.kind] if obj is not None else list(IMPORT_PERMISSIONS)
         return any(request.user.has_perm(IMPORT_PERMISSIONS[kind]) for kind in kinds)
 
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
     @admin.display(description="")
     def job_link(self, job):
         url = reverse("admin:annotation_importjob_progress", args=[job.pk])
         return format_html('<a href="{}">Progress and report</a>', url)
 
     def get_urls(self):
-        return [
-            path(
-                "<int:job_id>/progress/",
-                self.admin_site.admin_view(self.progress_view),
-                name="annotation_importjob_progress",
-            ),
-            *super().get_urls(),
-        ]
+        progress = ("<int:job_id>/progress/", self.progress_view, "annotation_importjob_progress")
+        return [*page_urls(progress), *super().get_urls()]
 
     def progress_view(self, request, job_id: int):
         """The job's progress, refreshing itself until it finishes, then its report or
@@ -53,12 +40,11 @@ class ImportJobAdmin(admin.ModelAdmin):
         job = get_object_or_404(ImportJob, pk=job_id)
         if not self.has_view_permission(request, job):
             raise PermissionDenied
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": f"Import job {job.pk}: {job.get_kind_display()} {job.filename}",
-            "job": job,
-            "busy": job.status in (ImportJob.Status.QUEUED, ImportJob.Status.RUNNING),
-            "report": job.report,
-        }
+        context = self._context(
+            request,
+            title=f"Import job {job.pk}: {job.get_kind_display()} {job.filename}",
+            job=job,
+            busy=job.status in (ImportJob.Status.QUEUED, ImportJob.Status.RUNNING),
+            report=job.report,
+        )
         return TemplateResponse(request, "admin/annotation/importjob/progress.html", context)

@@ -277,21 +277,13 @@ class NarrativeAdmin(ReviewActions, admin.ModelAdmin):
 
     @admin.display(description="Narrative (words shared with the proverb marked)")
     def highlighted_text(self, narrative):
-        pieces = marked_pieces(narrative.proverb.text, narrative.text)
+        marked = (
+            (format_html("<mark>{}</mark>", piece["text"]) if piece["mark"] else piece["text"],)
+            for piece in marked_pieces(narrative.proverb.text, narrative.text)
+        )
         return format_html(
             '<div class="narrative-text" style="white-space:pre-wrap;max-width:60em">{}</div>',
-            format_html_join(
-                "",
-                "{}",
-                (
-                    (
-                        format_html("<mark>{}</mark>", piece["text"])
-                        if piece["mark"]
-                        else piece["text"],
-                    )
-                    for piece in pieces
-                ),
-            ),
+            format_html_join("", "{}", marked),
         )
 
     @admin.display(description="Overlap with the proverb")

@@ -1,25 +1,22 @@
 """The review queue: one submission at a time, reviewed with the keyboard, no page reloads.
 
-Mounted under /admin/review/ (config/urls.py) inside the admin site: anonymous and
-non-staff users are sent to the admin login; every view needs the review_batch
-permission (researchers and reviewers). The page's script (annotation/review_queue.js)
-asks `next/` for the next submission as JSON and posts each decision to `decide/`,
-which calls the same review services as the list actions. Worker text travels as JSON
-strings and is written with textContent.
+Under /admin/review/ inside the admin site: anonymous and non-staff users are sent to the
+admin login; every view needs review_batch. The page's script (annotation/review_queue.js)
+gets `next/` as JSON and posts each decision to `decide/` (the list actions' services).
+Worker text travels as JSON strings and is written with textContent.
 """
 
 from __future__ import annotations
 
 from django import forms
-from django.contrib import admin
 from django.db import transaction
 from django.db.models import Count, Q
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404
-from django.urls import path, reverse
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotation.admin.pages import admin_page, require_permission
+from annotation.admin.pages import admin_page, page_urls, require_permission
 from annotation.quality.flags import flag_drift
 from annotation.quality.integrity import FLAG_TITLES
 from annotation.quality.submissions import submission_counts, submission_next, submission_review
@@ -186,15 +183,11 @@ def _approve_and_pay(assignment: Assignment, *, cents: int | None, reason: str) 
 
 
 urls = (
-    [
-        path("", admin.site.admin_view(index_view), name="index"),
-        path("<int:batch_id>/", admin.site.admin_view(queue_view), name="queue"),
-        path("<int:batch_id>/next/", admin.site.admin_view(next_view), name="next"),
-        path(
-            "<int:batch_id>/<int:assignment_id>/decide/",
-            admin.site.admin_view(decide_view),
-            name="decide",
-        ),
-    ],
+    page_urls(
+        ("", index_view, "index"),
+        ("<int:batch_id>/", queue_view, "queue"),
+        ("<int:batch_id>/next/", next_view, "next"),
+        ("<int:batch_id>/<int:assignment_id>/decide/", decide_view, "decide"),
+    ),
     "review_queue",
 )

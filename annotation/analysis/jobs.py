@@ -1,18 +1,11 @@
 """The dataset analysis as a background job: kept per scope, recomputed when the data changes.
 
-`analysis_request` (a service) finds the scope's DatasetAnalysis row and, when its result
-was computed on other data than the dataset holds now (or a refresh is forced), queues
-the Celery task `annotation.dataset_analysis_compute` on commit. The task calls
-`analysis_compute`, which records progress as it goes and stores the result with the
-SVG plots, so the dashboard shows the last result at once and a fresh one when ready.
-
-A job whose task was lost (the broker was down when it was queued) stays queued; beat's
-`annotation.analyses_requeue` queues it again after the grace period.
-
-The data state key is a digest of counts, highest ids and latest review times of the
-rows the analysis reads (narratives, what the task types give it: span pairs, ratings,
-choice answers; assignments, withdrawn items, the rounds' stories): any import,
-submission, review, withdrawal or opponent's answer changes it.
+`analysis_request` queues `annotation.dataset_analysis_compute` on commit when the scope's
+result was computed on other data (the data state key: a digest of counts, highest ids and
+latest times of every row the analysis reads) or a refresh is forced; `analysis_compute`
+records progress and stores the result with its plots, so the dashboard shows the last
+result at once. A job whose task was lost stays queued; beat's `annotation.analyses_requeue`
+queues it again after the grace period.
 """
 
 from __future__ import annotations
@@ -93,11 +86,6 @@ def dataset_state_key() -> str:
     ]
     text = json.dumps(figures, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def analysis_find(*, scope: dict) -> DatasetAnalysis | None:
-    """The scope's analysis row, if one was ever requested."""
-    return DatasetAnalysis.objects.filter(scope_key=scope_key(scope)).first()
 
 
 def analysis_fresh(analysis: DatasetAnalysis, *, state: str | None = None) -> bool:

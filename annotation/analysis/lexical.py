@@ -8,14 +8,16 @@ from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from annotation.analysis.common import Deferred, Index, mean_or_none
-from annotation.task_parts.records import NarrativeRecord
+from annotation.analysis.common import Computed, Deferred, Index, mean_or_none
 from annotation.text import simple_tokens, whitespace_tokens
 from common.progress import ProgressCallback
+
+if TYPE_CHECKING:  # the records import Django models: pool workers run without Django
+    from annotation.task_parts.records import NarrativeRecord
 
 _PAIR_CHUNK = 20_000
 
@@ -41,14 +43,6 @@ def _simple_tokens_of(tokens: list[str]) -> list[str]:
     return runs
 
 
-def _ngram_sets(tokens: list[str]) -> tuple[set, set, set]:
-    """Distinct 1-, 2-, 3-grams (unigrams as strings, longer n-grams as tuples).
-
-    Same sets (up to the 1-tuples of unigrams) as ``set(text.ngrams(tokens, n))``.
-    """
-    return set(tokens), _ngram_set(tokens, 2), _ngram_set(tokens, 3)
-
-
 def _ngram_set(tokens: list[str], n: int) -> set:
     """Distinct 2-grams (n = 2) or 3-grams (n = 3) of the tokens, as tuples."""
     if n == 2:
@@ -56,11 +50,15 @@ def _ngram_set(tokens: list[str], n: int) -> set:
     return set(zip(tokens, tokens[1:], tokens[2:], strict=False))
 
 
+def _proverb_ngram_sets(proverb: str) -> tuple[set, set, set]:
+    tokens = simple_tokens(proverb)
+    return set(tokens), _ngram_set(tokens, 2), _ngram_set(tokens, 3)
+
+
 class _LazyNgramSets:
-    """A narrative's distinct 1-, 2- and 3-grams as ``_ngram_sets`` gives them, the longer
-    ones built only when asked about n-grams whose every word the narrative has: those
-    of a proverb seldom all occur in a story about it (ePiC keeps their overlap low), so
-    most narratives never build their sets of word pairs and triples."""
+    """A narrative's distinct 1-, 2- and 3-grams, the longer ones built only when asked
+    about n-grams whose every word the narrative has: a proverb's seldom all occur in a
+    story about it (ePiC keeps their overlap low), so most never build them."""
 
     def __init__(self, tokens: list[str]) -> None:
         self.tokens = tokens
@@ -99,19 +97,22 @@ def diversity_pairs(
     sizes = np.diff(np.append(starts, n))
     within = sizes * (sizes - 1) // 2
     total_same = int(within.sum())
-    total = 0
+    total = total_same if same else n * (n - 1) // 2 - total_same
+    if total == 0:
+        return empty, empty, 0
+    if total <= max_pairs:
+        firsts, seconds = [], []
+        for start, size in zip(starts, sizes, strict=True):
+            end = int(start + size)
+            if same and size >= 2:
+                a, b = np.triu_indices(int(size), 1)
+                firsts.append(order[start + a])
+                seconds.append(order[start + b])
+            elif not same and end < n:
+                firsts.append(order[np.repeat(np.arange(start, end), n - end)])
+                seconds.append(order[np.tile(np.arange(end, n), int(size))])
+        return np.concatenate(firsts), np.concatenate(seconds), total
     if same:
-        total = total_same
-        if total == 0:
-            return empty, empty, 0
-        if total <= max_pairs:
-            firsts, seconds = [], []
-            for start, size in zip(starts, sizes, strict=True):
-                if size >= 2:
-                    a, b = np.triu_indices(int(size), 1)
-                    firsts.append(order[start + a])
-                    seconds.append(order[start + b])
-            return np.concatenate(firsts), np.concatenate(seconds), total
         rng = np.random.default_rng((seed, 1))
         g = rng.choice(len(sizes), size=max_pairs, p=within / total_same)
         s = sizes[g]
@@ -119,20 +120,6 @@ def diversity_pairs(
         b = rng.integers(0, s - 1)
         b = b + (b >= a)
         return order[starts[g] + a], order[starts[g] + b], total
-    total = n * (n - 1) // 2 - total_same
-    if total == 0:
-        return empty, empty, 0
-    if total <= max_pairs:
-        firsts, seconds = [], []
-        for start, size in zip(starts, sizes, strict=True):
-            end = int(start + size)
-            if end >= n:
-                continue
-            a = np.repeat(np.arange(start, end), n - end)
-            b = np.tile(np.arange(end, n), int(size))
-            firsts.append(order[a])
-            seconds.append(order[b])
-        return np.concatenate(firsts), np.concatenate(seconds), total
     rng = np.random.default_rng((seed, 2))
     # Ordered pairs uniform over different-group pairs: first item weighted by its
     # number of partners, second uniform among the items of the other groups.
@@ -169,20 +156,15 @@ def _pair_jaccard_mean(
     return total / len(first)
 
 
-def _count_distinct(*columns: np.ndarray, own: bool = False) -> int:
+def _count_distinct(*columns: np.ndarray) -> int:
     """Number of distinct rows of equal-length integer columns (sort-based: numpy's
-    hash-based ``unique`` is many times slower on millions of distinct values).
-
-    ``own``: the one column is the caller's to reorder, so it is sorted in place.
-    """
+    hash-based ``unique`` is many times slower on millions of distinct values). One column
+    is the caller's to reorder: it is sorted in place."""
     if len(columns[0]) == 0:
         return 0
     if len(columns) == 1:
         ordered = columns[0]
-        if own:
-            ordered.sort()
-        else:
-            ordered = np.sort(ordered)
+        ordered.sort()
         return 1 + int(np.count_nonzero(ordered[1:] != ordered[:-1]))
     order = np.lexsort(columns[::-1])
     changed = np.zeros(len(order) - 1, dtype=bool)
@@ -194,10 +176,8 @@ def _count_distinct(*columns: np.ndarray, own: bool = False) -> int:
 
 def _distinct_ngram_counts(ids: np.ndarray, lengths: np.ndarray, vocab: int) -> tuple[int, int]:
     """Exact distinct bigrams and trigrams of token-id runs that never cross a boundary.
-
-    Codes are made and sorted in place, so that the peak memory is a few copies of
-    ``ids`` in int64 (tens of MB for 100,000 narratives).
-    """
+    Codes are made and sorted in place: at peak a few int64 copies of ``ids`` (tens of MB
+    for 100,000 narratives)."""
     if len(ids) < 2:
         return 0, 0
     ends = np.cumsum(lengths)
@@ -209,7 +189,7 @@ def _distinct_ngram_counts(ids: np.ndarray, lengths: np.ndarray, vocab: int) -> 
     codes = ids[:-1].astype(np.int64)
     codes *= vocab
     codes += ids[1:]
-    n_bigrams = _count_distinct(codes[ok2], own=True)
+    n_bigrams = _count_distinct(codes[ok2])
     if len(ids) < 3:
         return n_bigrams, 0
     ok3 = ok2[:-1] & ~last[1:-1]
@@ -218,7 +198,7 @@ def _distinct_ngram_counts(ids: np.ndarray, lengths: np.ndarray, vocab: int) -> 
         codes = codes[:-1]
         codes *= vocab
         codes += ids[2:]
-        return n_bigrams, _count_distinct(codes[ok3], own=True)
+        return n_bigrams, _count_distinct(codes[ok3])
     return n_bigrams, _count_distinct(codes[:-1][ok3], ids[2:][ok3].astype(np.int64))
 
 
@@ -227,7 +207,7 @@ class LexicalPart:
     """What :func:`lexical_part` finds in a run of narratives, numbered locally.
 
     Tokens are numbered in the part's own vocabularies (``ws_words``, ``simple_words``:
-    code i is the i-th word); :func:`merge_lexical` renumbers them into the dataset's.
+    code i is the i-th word); :class:`LexicalMerge` renumbers them into the dataset's.
     """
 
     ws_words: list[str]
@@ -249,14 +229,7 @@ def lexical_part(
     analysis' worker processes, on parts of the dataset; plain data in and out.
     """
     m = len(texts)
-    proverb_sets: dict[str, tuple[set, set, set]] = {}
-
-    def sets_of(proverb: str) -> tuple[set, set, set]:
-        found = proverb_sets.get(proverb)
-        if found is None:
-            found = proverb_sets[proverb] = _ngram_sets(simple_tokens(proverb))
-        return found
-
+    proverb_sets: dict[str, tuple[set, set, set]] = Computed(_proverb_ngram_sets)
     ws_index, simple_index = Index(), Index()
     ws_number, simple_number = ws_index.__getitem__, simple_index.__getitem__
     ws_codes, unigram_codes = array("i"), array("i")
@@ -270,7 +243,7 @@ def lexical_part(
         ws_codes.extend(map(ws_number, tokens))
         own = _LazyNgramSets(_simple_tokens_of(tokens))
         for kind, proverb in enumerate((proverbs[i], others[i])):
-            theirs = sets_of(proverb)
+            theirs = proverb_sets[proverb]
             for k in range(3):
                 other = theirs[k]
                 mine = own.sharing(k, other)
@@ -298,12 +271,9 @@ def _renumber(words: list[str], index: Index) -> np.ndarray:
 
 
 class LexicalMerge:
-    """The parts of the approved narratives, renumbered into the dataset's vocabularies
-    as they arrive (in dataset order); :meth:`result` gives the output's lexical keys.
-
-    The Jaccard means are sums over narratives in dataset order, whatever the parts, so
-    the figures do not depend on how the dataset was divided. Only dataset-wide token
-    numbers are kept of a part, not its words.
+    """The parts of the approved narratives, renumbered into the dataset's vocabularies as
+    they arrive (in dataset order; their words are not kept); :meth:`result` gives the
+    output's lexical keys. Jaccard sums run in dataset order: no figure depends on the parts.
     """
 
     def __init__(self) -> None:
@@ -333,20 +303,26 @@ class LexicalMerge:
     def result(
         self,
         approved: list[NarrativeRecord],
+        parts: Iterable[LexicalPart] = (),
         *,
         seed: int,
         max_pairs: int,
         report: ProgressCallback,
         run: Callable[..., Any] = Deferred,
     ) -> dict[str, Any]:
-        """The output's lexical keys, once every part of ``approved`` is added; reports
-        the "diversity" stage.
+        """The output's lexical keys once the last ``parts`` of ``approved`` are added (in
+        order, after those added before); reports the "tokens" and "diversity" stages.
 
         ``run(function, *args)`` may start the diversity sample elsewhere (a worker
         process, which is idle by now) and returns an object whose ``get()`` gives its
         result; the distinct n-grams are counted here meanwhile.
         """
         n = len(approved)
+        report(0, n, "tokens")
+        for part in parts:
+            self.add(part)
+            report(min(self.narratives, n), n, "tokens")
+        report(n, n, "tokens")
         if self.narratives != n:
             raise ValueError(f"the lexical parts hold {self.narratives} narratives, not {n}")
         report(0, 2, "diversity")
@@ -420,26 +396,3 @@ def diversity_statistics(
         diversity["same_proverb_pairs" if same else "different_proverb_pairs"] = exist
         diversity[f"{key}_sampled"] = len(first)
     return diversity
-
-
-def merge_lexical(
-    parts: Iterable[LexicalPart],
-    approved: list[NarrativeRecord],
-    *,
-    seed: int,
-    max_pairs: int,
-    report: ProgressCallback,
-    merge: LexicalMerge | None = None,
-    run: Callable[..., Any] = Deferred,
-) -> dict[str, Any]:
-    """The output's lexical keys from the parts of ``approved``, in order, added to
-    ``merge`` (which may hold the first parts already) or to a new LexicalMerge.
-    Reports the "tokens" and "diversity" stages; ``run`` as in LexicalMerge.result."""
-    merge = merge if merge is not None else LexicalMerge()
-    n = len(approved)
-    report(0, n, "tokens")
-    for part in parts:
-        merge.add(part)
-        report(min(merge.narratives, n), n, "tokens")
-    report(n, n, "tokens")
-    return merge.result(approved, seed=seed, max_pairs=max_pairs, report=report, run=run)

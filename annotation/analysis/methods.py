@@ -1,19 +1,11 @@
-"""A methods and data statement, generated from what Parable holds: for a paper's methods
-section, in Markdown or LaTeX (annotation.analysis.methods_render).
+"""A methods and data statement for a paper, in Markdown or LaTeX (methods_render), that
+says what the scope's data shows and no more: collected and imported narratives each get
+sentences of their own, demo data none; every figure is the dashboard's analysis' own,
+and the last table says where Parable shows each.
 
-`methods_document` writes what the scope's data shows, and no more. Narratives collected
-here (crowd batches: design, providers, workers, pay, review, integrity controls) and
-narratives imported (which file, with which fields; who wrote them is unknown) each get
-sentences of their own; demo data is never part of it. Every dataset figure comes from
-`analysis`, the dashboard's own analysis of the same scope, written as a paper writes
-numbers (`paper_number`); the last table names, for each figure, where the dashboard or
-the admin shows it.
-
-The statement is made of parts, each a function that writes headings, paragraphs and
-tables into the document from the scope (`MethodsScope`). annotation registers its own
-(annotation.analysis.methods_collection and methods_findings) in its AppConfig.ready();
-an app above annotation adds a part of its own with `methods_part_register` from its
-ready(), so that annotation imports none of them.
+The statement is made of parts registered with `methods_part_register` (annotation's from
+its AppConfig.ready(), an app above annotation from its own), each writing into the
+document from the scope (`MethodsScope`).
 """
 
 from __future__ import annotations
@@ -32,8 +24,6 @@ from annotation.models import ImportedFile, Narrative
 from common.prose import paper_number
 from crowd import task_types
 from crowd.models import Assignment, Batch
-
-# --------------------------------------------------------------------------- the document
 
 
 @dataclass

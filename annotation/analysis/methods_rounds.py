@@ -95,23 +95,14 @@ def rounds_part(doc: Methods, scope: MethodsScope) -> None:
         if designs.get(number):
             sentence += "; " + "; ".join(designs[number])
         if figures["answered"]:
-            fooled = doc.figure(
-                figures["fooled_share"],
-                f"{where}: share that fooled the model",
-                SOURCE,
-                text=share_text(figures["fooled_share"]),
-            )
+            fooled = _share(doc, figures, f"{where}: share that fooled the model", "fooled_share")
             sentence += (
                 f". Of the {paper_number(figures['answered'])} stories the model ranked, "
                 f"{fooled} fooled it ({paper_number(figures['fooled'])})"
             )
             if figures["unmatched"] or figures["confirmed"]:
-                validated = doc.figure(
-                    figures["validated_fooled_share"],
-                    f"{where}: validated share that fooled the model",
-                    SOURCE,
-                    text=share_text(figures["validated_fooled_share"]),
-                )
+                label = f"{where}: validated share that fooled the model"
+                validated = _share(doc, figures, label, "validated_fooled_share")
                 sentence += (
                     f"; validation confirmed {paper_number(figures['confirmed'])} and left "
                     f"{paper_number(figures['unmatched'])} out of the round, for a validated "
@@ -129,6 +120,11 @@ def rounds_part(doc: Methods, scope: MethodsScope) -> None:
             sentence += ". The model has not answered on any of them yet"
         doc.paragraph(sentence + ".")
     _evaluation(doc, scope.analysis["rounds"].get("evaluation") or {})
+
+
+def _share(doc: Methods, figures: dict, label: str, key: str) -> str:
+    """A round's share, as a paper writes it, noted with its label and source."""
+    return doc.figure(figures[key], label, SOURCE, text=share_text(figures[key]))
 
 
 def _evaluation(doc: Methods, evaluation: dict) -> None:

@@ -18,15 +18,14 @@ from annotation.analysis.readability import readability_scorer
 from annotation.analysis.sentences import get_sentence_splitter
 from annotation.analysis.sentiment import sentiment_analyzer
 
+# From this many approved narratives up, an analysis spawns a pool when none runs.
+PARALLEL_THRESHOLD = 20_000
+
 
 def load_models(sentence_splitter: str = "sentencizer", *, processes: int = 1) -> None:
-    """Build the cached models (sentence splitter, VADER, syllables) ahead of timing.
-
-    Also imports the scipy modules the analysis uses and runs each model once, so that
-    a first ``analyze`` call pays no start-up cost. With ``processes`` > 1 it also
-    starts the persistent worker pool (:func:`start_workers`) that ``analyze`` then
-    uses for inputs of any size.
-    """
+    """Build and run once the cached models (sentence splitter, VADER, syllables) and
+    import scipy, so that a first ``analyze`` pays no start-up cost (benchmarks); with
+    ``processes`` > 1, start the persistent pool (:func:`start_workers`) too."""
     import scipy.sparse
     import scipy.special  # noqa: F401
 
@@ -42,11 +41,6 @@ _POOL_SIZE = 0
 _LOCK = threading.RLock()
 
 
-def persistent_pool() -> tuple[Any, int]:
-    """The persistent pool of :func:`start_workers` and its size; (None, 0) when none runs."""
-    return _POOL, _POOL_SIZE
-
-
 def spawn_pool(processes: int, splitter_name: str | None) -> Any:
     """A spawned pool whose workers load the models (and the named splitter) first."""
     return multiprocessing.get_context("spawn").Pool(
@@ -55,14 +49,10 @@ def spawn_pool(processes: int, splitter_name: str | None) -> Any:
 
 
 def start_workers(processes: int | None = None, *, sentence_splitter: str = "sentencizer") -> int:
-    """Start, once, a persistent pool of warm worker processes that ``analyze`` reuses.
-
-    For long-lived processes that analyze repeatedly (a management command run, a
-    benchmark): without it each large ``analyze`` call spawns and warms its own pool
-    (a few seconds), and small calls run in-process. Returns the pool's size (0 when
-    none could be started, e.g. in a daemonic process). :func:`stop_workers` ends it;
-    it is also ended at interpreter exit.
-    """
+    """Start, once, a persistent pool of warm worker processes that ``analyze`` reuses in
+    a process that analyzes repeatedly (else each large call spawns and warms its own, a
+    few seconds). Returns its size (0: none, e.g. in a daemonic process); it ends with
+    :func:`stop_workers` or at interpreter exit."""
     global _POOL, _POOL_SIZE
     processes = processes or os.cpu_count() or 1
     with _LOCK:
@@ -102,15 +92,11 @@ def score_texts(
 def work_chunk(
     task: tuple[list[str], str | None, list[str] | None, list[str] | None, bool, list[int] | None],
 ) -> tuple[Any, ...]:
-    """A pool worker's task on a part of the approved narratives.
-
-    ``task`` is (texts, built-in splitter name or None, proverbs, the random baseline's
-    proverbs, whether the newer Flesch is asked for, the positions of the texts to score
-    or None for all: the others' scores are kept from an earlier analysis). Returns
-    (compounds, the paper's Flesch, the newer Flesch or None, sentence counts or None
-    without a splitter name: of the texts scored; lexical.LexicalPart of every text, or
-    None without proverbs).
-    """
+    """A pool worker's task on a part of the approved narratives: (texts, built-in
+    splitter or None, proverbs, the random baseline's proverbs, newer Flesch?, positions of
+    the texts to score or None for all) -> (compounds, the paper's Flesch, the newer or
+    None, sentence counts or None: of the texts scored; the LexicalPart of every text, or
+    None without proverbs)."""
     texts, splitter_name, proverbs, others, newer_flesch, score = task
     scored = texts if score is None else [texts[i] for i in score]
     compounds, flesch, newer = score_texts(scored, newer_flesch=newer_flesch)
@@ -132,3 +118,28 @@ def _init_worker(splitter_name: str | None) -> None:
     readability_scorer()
     if splitter_name:
         get_sentence_splitter(splitter_name)
+
+
+def analysis_pool(
+    processes: int | None, *, expected: int, builtin: str | None
+) -> tuple[Any, Any, int]:
+    """(the pool an analysis' parts go to, or None to run them in this process; the pool
+    started for that analysis only, or None; how many processes work): see core.analyze."""
+    persistent = _POOL if processes in (None, _POOL_SIZE) else None
+    if processes is None:
+        if persistent is not None:
+            processes = _POOL_SIZE
+        else:
+            processes = (os.cpu_count() or 1) if expected >= PARALLEL_THRESHOLD else 1
+    processes = max(1, int(processes))
+    if multiprocessing.current_process().daemon:
+        processes = 1  # a daemonic process (Celery prefork worker) may not have children
+    if processes == 1 or not expected:
+        return None, None, processes
+    if persistent is not None:
+        return persistent, None, processes
+    try:
+        pool = spawn_pool(processes, builtin)  # spawned (not forked): safe beside threads
+    except (OSError, AssertionError, RuntimeError, ValueError):
+        return None, None, 1
+    return pool, pool, processes

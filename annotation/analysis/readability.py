@@ -2,15 +2,10 @@
 under two sets of rules; and the readability statistics of the output.
 
 The dataset's figure follows the ePiC paper (appendix "Language complexity": mean 66.5,
-112.1 to -41.5), which used textstat 0.7.2's `flesch_reading_ease`: ASCII punctuation
-removed, words split on whitespace, syllables from pyphen for each space-separated
-token (`len(positions) + 1`), sentences split where ., ? or ! (and closing quotes or
-brackets) and a space or newline come before a capital letter, sentences of at most two
-words left out, words per sentence and syllables per word each rounded half away from
-zero to one decimal before the formula, the score to two. textstat 0.7.3 changed those
-rules (the same texts give a higher mean and a narrower range); the newer figure
-(textstat 0.7.13's rules, CMU dictionary syllables where installed) is reported beside it
-on request (it costs as much again as the paper's).
+112.1 to -41.5), which used textstat 0.7.2's `flesch_reading_ease` (its rules: DEFINITIONS'
+"readability"). textstat 0.7.3 changed them (a higher mean, a narrower range); textstat
+0.7.13's figure (CMU dictionary syllables where installed) is reported beside it on
+request, at as much cost again.
 """
 
 from __future__ import annotations
@@ -19,18 +14,15 @@ import math
 import os
 import re
 import string
-import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from statistics import fmean, median, pstdev
 from typing import Any
 
 import numpy as np
 
-from annotation.analysis.common import CACHE_LIMIT, Computed
+from annotation.analysis.common import CACHE_LIMIT, Computed, built_once
 
 HISTOGRAM_BIN_WIDTH = 10.0
-
-_LOCK = threading.RLock()
 
 # textstat 0.7.13's English rules (textstat/backend), reproduced so that syllable
 # counts can be cached per word and textstat's cmudict download is never attempted.
@@ -54,37 +46,30 @@ def legacy_round(number: float, points: int = 0) -> float:
     return float(math.floor((number * scale) + math.copysign(0.5, number))) / scale
 
 
-def _paper_is_short(sentence: str) -> bool:
-    """Whether textstat 0.7.2 leaves the sentence out: at most two words once ASCII
-    punctuation is removed. A whitespace token stays a word unless every character of it
-    is ASCII punctuation, so three tokens each starting with a letter or digit settle it
-    without the removal."""
-    first = sentence.split(None, 3)
-    if len(first) < 3:
-        return True
-    if first[0][0].isalnum() and first[1][0].isalnum() and first[2][0].isalnum():
-        return False
-    return len(_RE_PAPER_PUNCTUATION.sub("", sentence).split()) <= 2
-
-
 def _textstat_words(text: str) -> list[str]:
     """textstat's list_words(text): punctuation removed, split on whitespace."""
     return _RE_TEXTSTAT_PUNCTUATION.sub("", text).split()
 
 
-def _is_short(sentence: str) -> bool:
-    """``len(_textstat_words(sentence)) <= 2`` (textstat leaves such sentences out).
-
-    The removal only deletes characters, so a whitespace token stays a word unless all
-    its characters go, and a letter or digit (``\\w``) never goes: when the first three
-    tokens start with one, the sentence is long without running the removal.
+def _short_sentence(punctuation: re.Pattern) -> Callable[[str], bool]:
+    """Whether textstat leaves a sentence out: at most two words once `punctuation` is
+    removed (textstat 0.7.2's or 0.7.13's). The removal only deletes characters and never a
+    letter or digit, so three whitespace tokens each starting with one settle it without it.
     """
-    first = sentence.split(None, 3)
-    if len(first) < 3:
-        return True
-    if first[0][0].isalnum() and first[1][0].isalnum() and first[2][0].isalnum():
-        return False
-    return len(_textstat_words(sentence)) <= 2
+
+    def is_short(sentence: str) -> bool:
+        first = sentence.split(None, 3)
+        if len(first) < 3:
+            return True
+        if first[0][0].isalnum() and first[1][0].isalnum() and first[2][0].isalnum():
+            return False
+        return len(punctuation.sub("", sentence).split()) <= 2
+
+    return is_short
+
+
+_paper_is_short = _short_sentence(_RE_PAPER_PUNCTUATION)
+_is_short = _short_sentence(_RE_TEXTSTAT_PUNCTUATION)
 
 
 def _nltk_data_has_cmudict() -> bool:
@@ -111,18 +96,13 @@ def _nltk_data_has_cmudict() -> bool:
 class _HyphenationCounter:
     """``len(pyphen.positions(word))`` for many words at once, exactly, in numpy.
 
-    pyphen finds hyphenation points with Liang's patterns: for every substring of
-    ".word." it looks the substring up in the pattern table and keeps, at each position,
-    the highest digit any matching pattern puts there; odd digits are hyphenation points
-    (those too near either end are dropped). Done word by word in Python that costs about
-    50 us a word, the largest part of Flesch on new text. Here all the words of a batch
-    are joined into one string (separated by a character no pattern contains); every
-    substring of up to 10 characters is packed into one integer (6 bits a character)
-    and looked up by binary search in the sorted packed patterns of its length, longer
-    patterns are found by their 10-character prefix and checked as strings, and the
-    digits are combined with ``np.maximum.at``; about 7 us a word. Words that are not
-    lowercase, and dictionaries with nonstandard hyphenation or too many characters,
-    go to pyphen itself. Tests compare the counts with pyphen's on many words.
+    pyphen (Liang's patterns: at each position of ".word." the highest digit of any
+    matching substring pattern; odd digits are points) costs about 50 us a word in Python,
+    most of Flesch on new text. Here a batch's words are joined into one string, every
+    substring of up to 10 characters is packed into an int64 (6 bits a character) and
+    found by binary search among the packed patterns (longer ones by their prefix, then as
+    strings), digits combined with ``np.maximum.at``: about 7 us a word. Words not in
+    lowercase, and unusual dictionaries, go to pyphen itself (tests compare the counts).
     """
 
     _PACKED = 10  # characters packed into one int64 code, 6 bits each
@@ -274,12 +254,14 @@ class ReadabilityScorer:
         except Exception:
             return None, "pyphen"
 
+    def _count_cmudict(self, word: str) -> int | None:
+        """Vowels with a stress digit of the word's first CMU pronunciation (None: none)."""
+        phones = self.cmudict.get(word) if self.cmudict is not None else None
+        return sum(1 for p in phones[0] if p[-1].isdigit()) if phones else None
+
     def _count(self, word: str) -> int:
-        if self.cmudict is not None:
-            phones = self.cmudict.get(word)
-            if phones:
-                return sum(1 for p in phones[0] if p[-1].isdigit())
-        return self._count_pyphen(word)
+        count = self._count_cmudict(word)
+        return self._count_pyphen(word) if count is None else count
 
     def _count_pyphen(self, word: str) -> int:
         hyphenation = self.pyphen.hd
@@ -287,19 +269,15 @@ class ReadabilityScorer:
             hyphenation.cache.clear()  # pyphen's own per-word cache, duplicated by ours
         return len(self.pyphen.positions(word)) + 1
 
-    def syllables(self, word: str) -> int:
-        """Syllables of one lowercased word (CMU vowels with stress digits, else pyphen)."""
-        return self._cache[word]
-
     def _fill(self, words: list[str]) -> None:
         """Cache the syllables of new words, the pyphen ones in one batch."""
         rest = []
         for word in words:
-            phones = self.cmudict.get(word) if self.cmudict is not None else None
-            if phones:
-                self._cache[word] = sum(1 for p in phones[0] if p[-1].isdigit())
-            else:
+            count = self._count_cmudict(word)
+            if count is None:
                 rest.append(word)
+            else:
+                self._cache[word] = count
         self._fill_pyphen(rest, self._cache)
 
     def _fill_pyphen(self, words: list[str], cache: dict[str, int]) -> None:
@@ -366,27 +344,10 @@ class ReadabilityScorer:
         return 206.835 - 1.015 * words_per_sentence - 84.6 * syllables_per_word
 
 
-_SCORER: ReadabilityScorer | None = None
-
-
+@built_once
 def readability_scorer() -> ReadabilityScorer:
     """The shared Flesch scorer (syllable source chosen once, cache kept)."""
-    global _SCORER
-    if _SCORER is None:
-        with _LOCK:
-            if _SCORER is None:
-                _SCORER = ReadabilityScorer()
-    return _SCORER
-
-
-def flesch_reading_ease(text: str) -> float:
-    """Flesch reading ease of a text under the newer rules (textstat 0.7.13's)."""
-    return readability_scorer().flesch(text)
-
-
-def flesch_reading_ease_paper(text: str) -> float:
-    """Flesch reading ease of a text as the ePiC paper measured it (textstat 0.7.2's rules)."""
-    return readability_scorer().flesch_paper_many([text])[0]
+    return ReadabilityScorer()
 
 
 def _summary(scores: list[float], prefix: str = "") -> dict[str, float | None]:

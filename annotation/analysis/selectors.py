@@ -1,10 +1,6 @@
-"""The analysis of the dataset in the database: records for annotation.analysis.core, and its run.
-
-`dataset_analysis` loads the dataset in scope (see annotation.datasets.records) into the
-plain records of annotation.analysis.core, runs `analyze`, and adds the scope and the split
-counts. Its output is the JSON of `manage.py analyze --json`; every key is defined in
-`definitions()` (annotation.analysis.core.DEFINITIONS and DATASET_DEFINITIONS below), which
-the dashboard and the dataset card print beside each number.
+"""The analysis of the dataset in the database: `dataset_analysis` loads the dataset in
+scope into annotation.analysis.core's records, runs it, and adds scope, splits, integrity
+and rounds. Its output is `manage.py analyze --json`'s; `definitions()` defines every key.
 """
 
 from __future__ import annotations
@@ -103,19 +99,7 @@ def narrative_record_chunks(
     for rows in narrative_chunks(narratives, _RECORD_FIELDS, CHUNK_SIZE):
         ids = [row[0] for row in rows]
         pairs = narrative_parts(ids, names=["span_pairs"]).get("span_pairs", {})
-        yield [
-            NarrativeRecord(
-                narrative_id=nid,
-                proverb_id=proverb_id,
-                proverb=proverb,
-                text=text,
-                status=status,
-                worker=str(worker_id) if worker_id else None,
-                source=rating_source(source, label),
-                span_pairs=_first_alignment(pairs.get(nid, [])),
-            )
-            for nid, proverb_id, proverb, text, status, worker_id, source, label in rows
-        ]
+        yield [_narrative_record(*row, pairs.get(row[0], [])) for row in rows]
 
 
 def narrative_records(
@@ -131,11 +115,23 @@ def narrative_records(
         yield from chunk
 
 
-def _first_alignment(pairs: list[dict]) -> tuple[SpanPairRecord, ...]:
-    return tuple(
-        SpanPairRecord(pair["proverb_span"], pair["narrative_span"])
-        for pair in pairs
-        if pair["alignment"] == 1
+def _narrative_record(
+    nid, proverb_id, proverb, text, status, worker_id, source, label, pairs: list[dict]
+) -> NarrativeRecord:
+    """A narrative's analysis record, with its alignment 1's span pairs."""
+    return NarrativeRecord(
+        narrative_id=nid,
+        proverb_id=proverb_id,
+        proverb=proverb,
+        text=text,
+        status=status,
+        worker=str(worker_id) if worker_id else None,
+        source=rating_source(source, label),
+        span_pairs=tuple(
+            SpanPairRecord(pair["proverb_span"], pair["narrative_span"])
+            for pair in pairs
+            if pair["alignment"] == 1
+        ),
     )
 
 
@@ -145,17 +141,14 @@ def export_row_records(rows: list[dict]) -> tuple[list[NarrativeRecord], list[In
     narratives, integrity = [], []
     for row in rows:
         flag_row = row.pop(FLAG_ROW)
-        worker = str(flag_row.worker_id) if flag_row.worker_id else None
+        fields = ("id", "proverb_id", "proverb", "narrative", "status")
         narratives.append(
-            NarrativeRecord(
-                narrative_id=row["id"],
-                proverb_id=row["proverb_id"],
-                proverb=row["proverb"],
-                text=row["narrative"],
-                status=row["status"],
-                worker=worker,
-                source=rating_source(row["source"], row["source_label"]),
-                span_pairs=_first_alignment(row.get("span_pairs", [])),
+            _narrative_record(
+                *(row[name] for name in fields),
+                flag_row.worker_id,
+                row["source"],
+                row["source_label"],
+                row.get("span_pairs", []),
             )
         )
         integrity.append(_integrity_record(flag_row))
@@ -247,13 +240,10 @@ def analysis_plan(
 
 
 class ScopeAnalysis:
-    """The analysis of the dataset in scope (`dataset_analysis`), fed with its narratives
-    by a reader that streams them: `dataset_analysis` itself, or the export (`tap`), so
-    that the export reads the dataset once while the analysis' workers score it.
-
-    A context manager: inside, the garbage collector runs rarely (common.long_read_gc);
-    leaving it ends the worker pool started for it, if any.
-    """
+    """The analysis of the dataset in scope (`dataset_analysis`), fed by a reader that
+    streams the narratives: `dataset_analysis`, or the export (`tap`), which so reads the
+    dataset once while the workers score it. A context manager: inside, the collector runs
+    rarely (common.long_read_gc); leaving ends the pool started for it, if any."""
 
     def __init__(
         self,
@@ -314,10 +304,8 @@ class ScopeAnalysis:
             yield chunk
 
     def finish(self) -> dict:
-        """The analysis (`dataset_analysis`) of every narrative added.
-
-        What needs no worker's result is made first, while the workers finish.
-        """
+        """The analysis (`dataset_analysis`) of every narrative added; what needs no
+        worker's result is made first, while the workers finish."""
         batches, sources = self.batches, self.sources
         splits = split_counts(batches=batches, sources=sources)
         integrity = integrity_shares(self.integrity)
@@ -356,10 +344,7 @@ def dataset_analysis(
     newer_flesch: bool = False,
 ) -> dict:
     """The analysis of the dataset in scope: annotation.analysis.core.analyze plus scope,
-    splits and integrity shares (the newer rules' Flesch too with `newer_flesch`).
-
-    Model accuracy is over the questions humans answered that a model answered too.
-    """
+    splits, integrity shares and rounds (the newer rules' Flesch too with `newer_flesch`)."""
     scope = {"batches": batches, "approved_only": approved_only, "sources": sources}
     options = {"seed": seed, "progress": progress, "newer_flesch": newer_flesch}
     with ScopeAnalysis(**scope, **options) as analysis:

@@ -45,27 +45,16 @@ _RE_WORD_CHUNK = re.compile(r"(?<!\S)[^\W_]+(?:\s+[^\W_]+)*(?!\S)")
 
 
 class VectorizedSentencizer(SpacySentenceSplitter):
-    """spaCy's rule-based ``sentencizer``, its rule applied to token arrays in numpy.
+    """spaCy's rule-based ``sentencizer`` (blank English tokenizer), its rule applied in
+    numpy to ``Doc.to_array([ORTH, IS_PUNCT])`` of a whole batch instead of the component's
+    per-token Python loop. The rule (spacy/pipeline/sentencizer.pyx): the first token starts
+    a sentence, and so does a token that is neither punctuation nor one of ``punct_chars``
+    once a ``punct_chars`` token was seen since the previous such token.
 
-    The blank English pipeline's tokenizer makes the tokens, as in
-    ``spacy.blank("en")`` + ``add_pipe("sentencizer")``; the count is then computed
-    from ``Doc.to_array([ORTH, IS_PUNCT])`` of a whole batch at once instead of by the
-    component's per-token Python loop (which builds a Token object for every token and
-    costs more than the tokenizer). The rule, from spacy/pipeline/sentencizer.pyx: the
-    first token starts a sentence, and a non-punctuation token that is not one of the
-    sentencizer's ``punct_chars`` starts one when a ``punct_chars`` token has been seen
-    since the previous such token.
-
-    Before tokenizing, every run of whitespace-delimited chunks made only of letters and
-    digits (with the whitespace between them) is replaced by one "x". Such a chunk always
-    becomes one or more tokens that are neither punctuation nor ``punct_chars`` (no
-    tokenizer exception or affix rule turns letters and digits into punctuation), the
-    whitespace tokens between them are neither either, and in the rule only the first of
-    a run of such tokens matters, so the count is unchanged; but the tokenizer then finds
-    "x" in its cache instead of analysing, and adding to its vocabulary, every new word,
-    and sees a few tokens per sentence instead of every word (faster on new text).
-    Counts equal ``len(list(doc.sents))`` of the real component (tests check it on
-    crafted and random texts).
+    Each run of whitespace-delimited chunks of letters and digits is first replaced by one
+    "x": such chunks only make tokens that are neither, and only the first of a run of those
+    matters to the rule, so the count is unchanged while the tokenizer finds "x" in its
+    cache instead of analysing every new word. Tests compare the counts with the component's.
     """
 
     def __init__(self, nlp: Any, punct_chars: Iterable[str], batch_size: int = 1000) -> None:
@@ -109,17 +98,14 @@ class VectorizedSentencizer(SpacySentenceSplitter):
 
 
 def import_spacy() -> Any:
-    """spaCy, imported without torch unless something in the process already uses torch,
-    and without its command-line package.
+    """spaCy, imported without torch (unless the process uses it already) and without its
+    command-line package.
 
-    spaCy's thinc imports torch whenever it is installed (for GPU and PyTorch-wrapped
-    models, which these CPU pipelines never use): more than a second and ~250 MB in every
-    process that counts sentences, pool workers included. With torch hidden during the
-    import, thinc takes its no-torch path; torch itself stays importable afterwards.
-    ``spacy/__init__`` also imports ``spacy.cli`` (typer, and every command's module) for
-    the one function ``spacy.info``: about 0.3 s. A stand-in package takes its place
-    during the import (``spacy.info`` then imports the real one when called), and is
-    removed afterwards, so that ``import spacy.cli`` still gives the real package.
+    thinc imports torch whenever it is installed, for models these CPU pipelines never use:
+    over a second and ~250 MB in every process that counts sentences. Hidden during the
+    import, torch stays importable afterwards. ``spacy/__init__`` imports ``spacy.cli``
+    (typer and every command, ~0.3 s) for ``spacy.info`` alone: a stand-in package takes
+    its place during the import (its ``info`` imports the real one when called).
     """
     if "spacy" in sys.modules:
         import spacy
@@ -151,12 +137,9 @@ def _cli_stand_in() -> types.ModuleType:
 
 
 def build_sentencizer(batch_size: int = 1000, *, vectorized: bool = True) -> SpacySentenceSplitter:
-    """spaCy's rule-based sentencizer over a blank English pipeline (the fast default).
-
-    ``vectorized=False`` runs the real component through ``nlp.pipe`` (same counts,
-    slower: docs/performance.md); the default applies its rule in numpy
-    (VectorizedSentencizer).
-    """
+    """spaCy's rule-based sentencizer over a blank English pipeline (the fast default):
+    VectorizedSentencizer, or with ``vectorized=False`` the real component (same counts,
+    slower: docs/performance.md)."""
     spacy = import_spacy()
     nlp = spacy.blank("en")
     component = nlp.add_pipe("sentencizer")
@@ -194,3 +177,21 @@ def get_sentence_splitter(name: str = "sentencizer") -> SpacySentenceSplitter:
         if name not in _SPLITTERS:
             _SPLITTERS[name] = SENTENCE_SPLITTERS[name]()
         return _SPLITTERS[name]
+
+
+def splitter_choice(
+    sentence_splitter: SentenceSplitter | str | None,
+) -> tuple[str | None, SentenceSplitter | None, str]:
+    """(the built-in splitter's name, or None; the caller's splitter, or None; the name the
+    result reports)."""
+    if sentence_splitter is None or isinstance(sentence_splitter, str):
+        builtin = sentence_splitter or "sentencizer"
+        if builtin not in SENTENCE_SPLITTERS:
+            raise ValueError(f"unknown sentence splitter {builtin!r}")
+        return builtin, None, builtin
+    name = str(
+        getattr(sentence_splitter, "name", None)
+        or getattr(sentence_splitter, "__qualname__", None)
+        or type(sentence_splitter).__name__
+    )
+    return None, sentence_splitter, name

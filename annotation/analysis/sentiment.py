@@ -4,37 +4,26 @@ the per-proverb sentiment statistics (ePiC Figures 3 and 4)."""
 from __future__ import annotations
 
 import math
-import threading
 from collections import Counter, defaultdict
 from statistics import fmean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from annotation.analysis.common import t_two_sided_p
-from annotation.task_parts.records import NarrativeRecord
+from annotation.analysis.common import built_once, t_two_sided_p
+
+if TYPE_CHECKING:  # the records import Django models: pool workers run without Django
+    from annotation.task_parts.records import NarrativeRecord
 
 SENTIMENT_POSITIVE = 0.05
 SENTIMENT_NEGATIVE = -0.05
 
-_VADER: Any = None
-_LOCK = threading.RLock()
 
-
-def _make_vader() -> Any:
-    # Its own module, imported on first use: vaderSentiment is imported only by processes
-    # that score sentiment.
+@built_once
+def sentiment_analyzer() -> Any:
+    """The shared VADER analyzer, built on first use: vaderSentiment is imported only by
+    processes that score sentiment."""
     from annotation.analysis.vader import FastSentimentIntensityAnalyzer
 
     return FastSentimentIntensityAnalyzer()
-
-
-def sentiment_analyzer() -> Any:
-    """The shared VADER analyzer (built once)."""
-    global _VADER
-    if _VADER is None:
-        with _LOCK:
-            if _VADER is None:
-                _VADER = _make_vader()
-    return _VADER
 
 
 def vader_compound(text: str) -> float:

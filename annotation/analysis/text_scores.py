@@ -1,16 +1,10 @@
-"""The per-text measures kept between analyses (annotation.models.TextScores).
+"""The per-text measures kept between analyses (annotation.models.TextScores): scoring
+every text again is most of an analysis of a dataset that grew by a few batches.
 
-A text's VADER compound, Flesch reading ease under the paper's rules and sentence count
-under the sentencizer depend on the text and on the rules alone; on a dataset that grows
-by a few batches between two exports, scoring every text again is most of the analysis'
-work. The analysis (annotation.analysis.core.Analysis) takes the scores kept for a text,
-scores the texts that have none, and `ScopeAnalysis` keeps those for the next run.
-
-A row is found by `text_key`: a hash of the rules (the versions of vaderSentiment,
-pyphen and spaCy, and the Flesch rules' name) and of the text. An edited text, or an
-upgraded scorer, finds no row and is scored anew: a figure read back is always the one
-the analysis would compute now (tests compare a run on kept scores with a fresh run).
-The newer rules' Flesch (`newer_flesch`) and other sentence splitters are never kept.
+A row is found by `text_key`, a hash of the rules (vaderSentiment, pyphen and spaCy
+versions, the Flesch rules' name) and the text: an edited text or an upgraded scorer is
+scored anew, so a figure read back is the one the analysis would compute now. The newer
+rules' Flesch and other sentence splitters are never kept.
 """
 
 from __future__ import annotations
@@ -85,10 +79,9 @@ def _scores_of(rows) -> dict[str, Scores]:
 
 def scores_keep(scored: Sequence[tuple[str, float, float, int]]) -> int:
     """Keep (text, compound, Flesch, sentences) for the next analysis; returns how many
-    rows were offered. Keeping is a speed-up only: a database error is logged, not raised,
-    and a row another run kept first is left as it is (the same figures). One statement
-    run for every row (executemany: Django's bulk_create builds a statement per 250 rows
-    on SQLite, several times slower)."""
+    rows were offered. A speed-up only: a database error is logged, not raised, and a row
+    another run kept first stays. One statement for every row (executemany: bulk_create
+    builds one per 250 rows on SQLite, several times slower)."""
     rows = {text_key(text): (compound, flesch, count) for text, compound, flesch, count in scored}
     if not rows:
         return 0
@@ -110,9 +103,8 @@ def scores_keep(scored: Sequence[tuple[str, float, float, int]]) -> int:
 
 
 def texts_score_keep(texts: Sequence[str]) -> int:
-    """Score the texts that have no kept scores, in this process, and keep them; returns
-    how many were scored. What a story's approval and an import set off beside the
-    keywords (annotation.analysis.keywords), so that an export scores no approved text again."""
+    """Score, in this process, and keep the texts that have no kept scores; returns how
+    many were scored. Set off beside the keywords by an approval or an import."""
     from annotation.analysis.pool import score_texts  # the scorers: only where they run
     from annotation.analysis.sentences import get_sentence_splitter
 

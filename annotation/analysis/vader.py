@@ -34,17 +34,13 @@ def negated_word(word: str) -> bool:
 
 
 class FastSentimentIntensityAnalyzer(SentimentIntensityAnalyzer):
-    """vaderSentiment 3.3.2 without its repeated work; scores are identical.
+    """vaderSentiment 3.3.2 without its repeated work; scores are identical (tests compare).
 
-    The stock analyzer lowercases every token of the text again for each
-    sentiment word and negation check (quadratic in text length), scans its 59
-    negation words as a list, strips punctuation from every token anew and walks
-    the text character by character looking for emoji. This copy of its scoring
-    (MIT-licensed code of vaderSentiment: polarity_scores, SentiText,
-    sentiment_valence, _least_check, _but_check, _negation_check,
-    _special_idioms_check) lowercases once per text, looks negations up in a set,
-    caches stripped tokens and skips the emoji walk when the text has no emoji
-    character. Tests compare its scores with the stock analyzer's.
+    The stock analyzer lowercases every token again for each sentiment word and negation
+    check (quadratic in text length), scans its negation words as a list, strips every
+    token anew and walks the text looking for emoji. This copy of its scoring (MIT-licensed
+    vaderSentiment code) lowercases once, looks negations up in a set, caches stripped
+    tokens and skips the emoji walk when the text has no emoji character.
     """
 
     def __init__(self) -> None:

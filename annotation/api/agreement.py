@@ -1,8 +1,6 @@
-"""Requester API for align, rate and choose batches: agreement and aggregation per batch,
-creating batches chained to a source batch or drawn from the dataset, gold items, results.
-
-Staff only, with the batch model permissions: reads need view_batch, creating
-add_batch, refreshing and adding gold items change_batch.
+"""Requester API for the batches with an agreement report: agreement and aggregation,
+batches chained to a source batch or drawn from the dataset, gold items, results. Staff
+only: reads need view_batch, creating add_batch, refreshing and adding gold change_batch.
 """
 
 from __future__ import annotations

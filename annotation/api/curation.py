@@ -11,7 +11,9 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
+from annotation.curation.proverb_files import LineError
 from annotation.curation.services import (
+    ImportReport,
     ProverbFileError,
     proverbs_set_status,
     variant_group_dismiss,
@@ -99,7 +101,17 @@ class CurateSerializer(StrictInput, serializers.Serializer):
     status = serializers.ChoiceField(choices=Proverb.Status.choices)
 
 
+class StatusFilter:
+    """A list narrowed by ?status=."""
+
+    def get_queryset(self):
+        queryset = super().get_queryset()
+        wanted = self.request.query_params.get("status")
+        return queryset.filter(status=wanted) if wanted else queryset
+
+
 class ProverbViewSet(
+    StatusFilter,
     ViewSetActions,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
@@ -111,11 +123,6 @@ class ProverbViewSet(
 
     serializer_class = ProverbSerializer
     queryset = Proverb.objects.all()
-
-    def get_queryset(self):
-        queryset = super().get_queryset()
-        wanted = self.request.query_params.get("status")
-        return queryset.filter(status=wanted) if wanted else queryset
 
     @extend_schema(
         # The file is text (one proverb a line, or CSV): a binary file is refused.
@@ -151,15 +158,8 @@ class ProverbViewSet(
                 created_by=request.user,
             )
         except (ProverbFileError, UploadTooLarge) as error:
-            return Response(
-                {
-                    "created": 0,
-                    "duplicates": 0,
-                    "variant_groups": 0,
-                    "errors": [{"line": 0, "message": str(error)}],
-                },
-                status=status.HTTP_400_BAD_REQUEST,
-            )
+            refused = ImportReport(errors=[LineError(0, str(error))])
+            return Response(refused.as_dict(), status=status.HTTP_400_BAD_REQUEST)
         if started.job is not None:
             job = started.job
             status_url = reverse("import-job-detail", args=[job.pk], request=request)
@@ -198,16 +198,11 @@ class MergeSerializer(StrictInput, serializers.Serializer):
     )
 
 
-class VariantGroupViewSet(ViewSetActions, viewsets.ReadOnlyModelViewSet):
+class VariantGroupViewSet(StatusFilter, ViewSetActions, viewsets.ReadOnlyModelViewSet):
     """Proposed variant groups (filter with ?status=open), merged or dismissed by researchers."""
 
     serializer_class = VariantGroupSerializer
     queryset = VariantGroup.objects.prefetch_related("proverbs")
-
-    def get_queryset(self):
-        queryset = super().get_queryset()
-        wanted = self.request.query_params.get("status")
-        return queryset.filter(status=wanted) if wanted else queryset
 
     def _decide(self, request, decide):
         if not request.user.has_perm("annotation.change_variantgroup"):

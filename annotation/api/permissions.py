@@ -4,11 +4,9 @@ from rest_framework.permissions import DjangoModelPermissions
 
 
 class StaffModelPermissions(DjangoModelPermissions):
-    """Researchers and reviewers are staff; crowd workers never are.
-
-    Reads need the model's `view` permission, writes its add/change/delete one.
-    Anonymous requests get 401 (token or session auth), others 403.
-    """
+    """Staff only (researchers and reviewers; crowd workers never are): reads need the
+    model's `view` permission, writes its add/change/delete one; anonymous requests get 401
+    (token or session auth), others 403."""
 
     perms_map = {
         **DjangoModelPermissions.perms_map,

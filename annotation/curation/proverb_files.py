@@ -33,6 +33,11 @@ class LineError:
         return {"line": self.line, "message": self.message}
 
 
+def line_count(content: bytes) -> int:
+    """Lines in a file, a last line without its newline counted."""
+    return content.count(b"\n") + 1 - content.endswith(b"\n") if content else 0
+
+
 def _looks_binary(content: bytes) -> bool:
     if b"\x00" in content:
         return True

@@ -9,7 +9,12 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from annotation.curation.proverb_files import LineError, ProverbFileError, parse_proverb_file
+from annotation.curation.proverb_files import (
+    LineError,
+    ProverbFileError,
+    line_count,
+    parse_proverb_file,
+)
 from annotation.curation.variants import propose_variant_groups
 from annotation.models import CurationTarget, Proverb, VariantGroup
 from annotation.text import normalize_text
@@ -34,7 +39,7 @@ class ImportReport:
 def proverb_file_check_lines(*, content: bytes) -> None:
     """Raise ProverbFileError when a proverb list has more lines than PARABLE_IMPORT_MAX_LINES."""
     limit = settings.PARABLE_IMPORT_MAX_LINES
-    if content.count(b"\n") + 1 - content.endswith(b"\n") > limit:
+    if line_count(content) > limit:
         raise ProverbFileError(
             f"The file has more than {limit:,} lines, the import limit "
             "(PARABLE_IMPORT_MAX_LINES); nothing was imported. Split it into smaller files."
@@ -219,17 +224,3 @@ def curation_progress() -> dict:
         "target": target.curated_target if target else settings.PARABLE_CURATED_TARGET,
         "open_variant_groups": VariantGroup.objects.filter(status=VariantGroup.Status.OPEN).count(),
     }
-
-
-__all__ = [
-    "ImportReport",
-    "ProverbFileError",
-    "StatusChange",
-    "curation_progress",
-    "curation_target_set",
-    "proverbs_import",
-    "proverbs_set_status",
-    "variant_group_dismiss",
-    "variant_group_merge",
-    "variant_groups_propose",
-]

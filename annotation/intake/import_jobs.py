@@ -1,18 +1,14 @@
 """Imports of uploads, and large ones as background jobs: the upload is stored, a Celery
 task imports it.
 
-`upload_import` decides for every page and API that takes an upload: a proverb list or
-ePiC file over PARABLE_IMPORT_BACKGROUND_LINES lines or PARABLE_IMPORT_BACKGROUND_BYTES
-bytes is not imported in the request: `import_job_create`
-stores it in an ImportJob row and queues `annotation.import_job_run` on commit, and the
-task calls `import_job_run`, which runs the same import service the request would have
-(`proverbs_import`, or `epic_prepare` then `epic_write`) and stores its report, or the
-reason nothing was imported. An ePiC job shows its progress as records are resolved; the
-import and the stored report commit together; then the imported narratives' keywords are
-extracted (for the generation baseline), with progress, before the job is done (if that
-fails, the report's keywords_extracted is null and the beat task re-queues them). A
-job whose task was
-lost (the broker was down) is queued again by the beat task `annotation.import_jobs_requeue`.
+`upload_import` decides for every page and API that takes an upload: a proverb list or ePiC
+file over PARABLE_IMPORT_BACKGROUND_LINES lines or PARABLE_IMPORT_BACKGROUND_BYTES bytes is
+stored in an ImportJob row (`import_job_create`) and `annotation.import_job_run` queued on
+commit; the task (`import_job_run`) runs the import service the request would have and
+stores its report, or why nothing was imported. An ePiC job shows its progress, commits the
+import with its report, then extracts the narratives' keywords (if that fails, the report's
+keywords_extracted is null and beat re-queues them). A job whose task was lost (the broker
+was down) is queued again by beat's `annotation.import_jobs_requeue`.
 """
 
 from __future__ import annotations
@@ -28,6 +24,7 @@ from django.utils import timezone
 
 from annotation.analysis.jobs import progress_writer
 from annotation.analysis.keywords import narratives_keywords_fill, narratives_keywords_queue
+from annotation.curation.proverb_files import line_count
 from annotation.curation.services import (
     ImportReport,
     ProverbFileError,
@@ -52,11 +49,6 @@ IMPORT_PERMISSIONS = {
     ImportJob.Kind.PROVERBS: "annotation.add_proverb",
     ImportJob.Kind.EPIC: "annotation.add_narrative",
 }
-
-
-def line_count(content: bytes) -> int:
-    """Lines in a file, a last line without its newline counted."""
-    return content.count(b"\n") + 1 - content.endswith(b"\n") if content else 0
 
 
 def import_runs_in_background(*, content: bytes) -> bool:
@@ -85,13 +77,10 @@ def upload_import(
     splits: Mapping[str, bytes] | None = None,
     created_by=None,
 ) -> UploadImport:
-    """Import an upload now, or as a background job when it is large
-    (`import_runs_in_background`): the one decision the admin pages and the API share.
-
-    `options` and `splits` are as `import_job_create` takes them. Imported now, a proverb
-    list is `proverbs_import`ed and an ePiC file `dataset_import_epic`ed, its narratives'
-    keywords queued; a file either refuses raises its error (ProverbFileError,
-    EpicFileError) and nothing is written.
+    """Import an upload now, or as a background job when it is large (the one decision the
+    admin pages and the API share; `options` and `splits` as `import_job_create` takes
+    them). Now, a refused file raises its error (ProverbFileError, EpicFileError) and
+    nothing is written; an ePiC file's narratives have their keywords queued.
     """
     options = dict(options or {})
     if import_runs_in_background(content=content):
@@ -133,11 +122,9 @@ def import_job_create(
     created_by=None,
 ) -> ImportJob:
     """Store an upload as a queued job and queue its import once this transaction commits.
-
-    `options` are the import's own: `source` for a proverb list, `source_label` for an
-    ePiC file; `splits` are an ePiC file's split files by name. A proverb list over
-    PARABLE_IMPORT_MAX_LINES raises ProverbFileError here, so it is refused at once.
-    """
+    `options`: `source` for a proverb list, `source_label` for an ePiC file; `splits`: an
+    ePiC file's split files by name. A proverb list over PARABLE_IMPORT_MAX_LINES is
+    refused at once (ProverbFileError)."""
     if kind not in ImportJob.Kind.values:
         raise ValueError(f"Unknown import kind {kind!r}; use {', '.join(ImportJob.Kind.values)}.")
     if kind == ImportJob.Kind.PROVERBS:
@@ -196,13 +183,10 @@ def _keywords(narrative_ids: list[int], job_id: int) -> int | None:
 
 
 def import_job_run(*, job_id: int) -> ImportJob:
-    """Run a queued import job (idempotent: a job already running or finished is left alone).
-
-    An ePiC file is read, checked and its spans resolved first, outside any transaction,
-    with progress on the job's row; then the import and the job's report commit together.
-    A file the import refuses, or any other failure, writes nothing and leaves the job
-    failed with the reason.
-    """
+    """Run a queued import job (idempotent: one running or finished is left alone). An ePiC
+    file is read, checked and resolved first, outside any transaction, with progress; then
+    the import and its report commit together. Any failure writes nothing and leaves the
+    job failed with the reason."""
     claimed = ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.QUEUED).update(
         status=ImportJob.Status.RUNNING,
         started_at=timezone.now(),

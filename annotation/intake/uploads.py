@@ -1,9 +1,6 @@
-"""Reading an uploaded or named file with a size limit, refused before it is read whole.
-
-Every import (proverb lists, ePiC files and their split files; admin, API and
-commands) reads its file through `upload_read`: a file over PARABLE_IMPORT_MAX_BYTES
-is refused from its declared size when it has one, else as soon as the bytes read
-pass the limit, so an oversized upload never fills memory.
+"""Reading an uploaded or named file with a size limit, refused before it is read whole:
+every import reads its file through `upload_read`, which refuses one over
+PARABLE_IMPORT_MAX_BYTES by its declared size, else as soon as the bytes read pass it.
 """
 
 from __future__ import annotations

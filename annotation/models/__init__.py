@@ -1,7 +1,6 @@
 """The dataset's own models: proverbs and their curation, narratives, writing integrity,
-the figurative narratives benchmark, imports, the analysis and model-in-the-loop rounds.
-Each task type keeps the models of what it stores in its own package
-(annotation.task_types)."""
+the figurative benchmark, imports, the analysis and model-in-the-loop rounds (each task
+type keeps its own in its package)."""
 
 from annotation.models.analysis import DatasetAnalysis, TextScores
 from annotation.models.figurative import ContinuationPair, FigurativeNarrative

@@ -5,12 +5,8 @@ from django.db.models import Q
 
 
 class DatasetAnalysis(models.Model):
-    """The last analysis of the dataset in one scope, and the job computing a fresh one.
-
-    `result` was computed on the data whose state key is `result_state`; when the
-    dataset's state key differs, a job recomputes it (status queued, then running with
-    progress) while the page keeps showing the last result.
-    """
+    """The last analysis of the dataset in one scope (computed on the data whose state key
+    is `result_state`), and the job computing a fresh one when the data's key differs."""
 
     class Status(models.TextChoices):
         IDLE = "idle", "Idle"
@@ -47,14 +43,9 @@ class DatasetAnalysis(models.Model):
 
 
 class TextScores(models.Model):
-    """The per-text measures of the dataset analysis, kept for the next analysis: a text's
-    VADER compound, Flesch reading ease (the paper's rules) and sentence count (the
-    sentencizer) never change while the rules that make them are the same.
-
-    `key` names the text and the rules together (annotation.analysis.text_scores.text_key):
-    an edited text, or a new version of vaderSentiment, pyphen or spaCy, finds no row and is
-    scored anew, so that a kept figure is always the one the analysis would compute.
-    """
+    """A text's VADER compound, Flesch reading ease (the paper's rules) and sentence count
+    (the sentencizer), kept for the next analysis under `key`, which names the text and the
+    rules together (annotation.analysis.text_scores)."""
 
     key = models.CharField(max_length=32, primary_key=True)
     compound = models.FloatField()

@@ -6,12 +6,9 @@ from django.db.models import Q
 
 
 class ImportJob(models.Model):
-    """A large proverb list or ePiC file imported in the background, with its progress.
-
-    The upload's bytes are kept on the row (at most PARABLE_IMPORT_MAX_BYTES each) until
-    the job has run; `report` holds the import report on success, `error` the reason
-    nothing was imported on failure.
-    """
+    """A large proverb list or ePiC file imported in the background, with its progress:
+    the upload's bytes are kept until the job has run, then its `report`, or the `error`
+    that left nothing imported."""
 
     class Kind(models.TextChoices):
         PROVERBS = "proverbs", "Proverb list"
@@ -60,13 +57,9 @@ class ImportJob(models.Model):
 
 
 class ImportedFile(models.Model):
-    """A dataset file as it was imported: its name and fields, for the methods section
-    (which file, with which fields), and its layout, for the export to give it back byte
-    for byte (annotation.datasets.layouts).
-
-    One row per file an export writes back: an ePiC dataset by source label, an ePiC split
-    file by setting and part, a figurative file by kind and split. Importing a file again
-    under the same key replaces the row.
+    """A dataset file as it was imported: its name and fields, for the methods section, and
+    its layout, for the export to give it back byte for byte (annotation.datasets.layouts).
+    One row per file an export writes back (`key`); importing it again replaces the row.
     """
 
     class Kind(models.TextChoices):

@@ -15,14 +15,10 @@ class PilotLabel(models.TextChoices):
 
 
 class NarrativeIntegrity(models.Model):
-    """How a narrative was written and how it compares with the dataset (writing integrity).
-
-    `telemetry` is the task page's content-blind writing record (counts and times, no
-    keystrokes); `embedding` is the story's sentence embedding as float16 bytes; `similarity`
-    holds the nearest story of the same proverb and the worker's nearest earlier story;
-    `canary` the hidden instruction the story followed; `pilot_label` a researcher's label
-    of how a pilot story was written, for calibrating the writing-process score.
-    """
+    """How a narrative was written and how it compares with the dataset: `telemetry`, the
+    task page's content-blind writing record (counts and times, no keystrokes); `embedding`,
+    its sentence embedding (float16 bytes); `similarity`, the nearest story of the same
+    proverb and the worker's nearest earlier story."""
 
     narrative = models.OneToOneField(
         Narrative, on_delete=models.CASCADE, related_name="integrity", primary_key=True

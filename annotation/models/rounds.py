@@ -1,9 +1,6 @@
 """What model-in-the-loop rounds store: each check a writer asks for, each story's round
-and outcome, and each story's rank under a round's model (the rounds' evaluation table).
-
-Exported by annotation.models, so the rows belong to the annotation app. A run of the
-modeling app is named by its id (`opponent_run`, `run_id`): annotation holds no key to
-modeling's tables.
+and outcome, and each story's rank under a round's model. A modeling run is named by its
+id (`opponent_run`, `run_id`): annotation holds no key to modeling's tables.
 """
 
 from __future__ import annotations

@@ -302,7 +302,9 @@ def test_sentiment_correlation_matches_scipy():
 
 
 def test_readability_summary_gives_the_papers_flesch_only(result):
-    scores = [readability.flesch_reading_ease_paper(TEXTS[i]) for i in range(1, 5)]
+    scores = [
+        readability.readability_scorer().flesch_paper_many([TEXTS[i]])[0] for i in range(1, 5)
+    ]
     summary = result["readability"]
     assert summary["flesch_mean"] == pytest.approx(np.mean(scores))
     assert summary["flesch_median"] == pytest.approx(np.median(scores))
@@ -320,8 +322,10 @@ def test_readability_summary_gives_the_papers_flesch_only(result):
 
 @pytest.mark.parametrize("processes", [1, 2])
 def test_readability_gives_the_newer_rules_flesch_beside_the_papers_on_request(processes):
-    newer = [readability.flesch_reading_ease(TEXTS[i]) for i in range(1, 5)]
-    scores = [readability.flesch_reading_ease_paper(TEXTS[i]) for i in range(1, 5)]
+    newer = [readability.readability_scorer().flesch(TEXTS[i]) for i in range(1, 5)]
+    scores = [
+        readability.readability_scorer().flesch_paper_many([TEXTS[i]])[0] for i in range(1, 5)
+    ]
     summary = analyze(NARRATIVES, seed=7, newer_flesch=True, processes=processes)["readability"]
     assert summary["flesch_mean"] == pytest.approx(np.mean(scores))
     assert summary["newer_flesch_mean"] == pytest.approx(np.mean(newer))

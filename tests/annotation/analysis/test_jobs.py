@@ -8,7 +8,6 @@ from django.utils import timezone
 from annotation.analysis.jobs import (
     analyses_waiting,
     analysis_compute,
-    analysis_find,
     analysis_request,
     analysis_scope,
     dataset_state_key,
@@ -94,7 +93,7 @@ def test_scopes_are_kept_apart(narrative):
     model = analysis_request(scope=analysis_scope(sources=["model"]))
     assert crowd.pk != model.pk
     assert analysis_compute(analysis_id=model.pk).result["scope"]["narratives_loaded"] == 0
-    assert analysis_find(scope=analysis_scope(sources=["crowd"])).result is None
+    assert DatasetAnalysis.objects.get(pk=crowd.pk).result is None
 
 
 def test_a_failure_is_recorded_and_the_next_request_retries(

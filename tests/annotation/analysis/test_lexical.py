@@ -82,8 +82,8 @@ def test_merged_parts_do_not_depend_on_how_the_dataset_was_divided():
             for lo in range(0, len(records), size)
         ]
         report = []
-        result = lexical.merge_lexical(
-            parts, records, seed=5, max_pairs=1_000, report=lambda *a: report.append(a)
+        result = lexical.LexicalMerge().result(
+            records, parts, seed=5, max_pairs=1_000, report=lambda *a: report.append(a)
         )
         return result, report
 
@@ -93,9 +93,9 @@ def test_merged_parts_do_not_depend_on_how_the_dataset_was_divided():
         assert result == whole  # exact: the means are summed in dataset order
         assert report[-1] == (2, 2, "diversity")
     with pytest.raises(ValueError, match="not 3"):
-        lexical.merge_lexical(
-            [lexical.lexical_part(texts[:2], proverbs[:2], others[:2])],
+        lexical.LexicalMerge().result(
             records[:3],
+            [lexical.lexical_part(texts[:2], proverbs[:2], others[:2])],
             seed=5,
             max_pairs=10,
             report=lambda *a: None,
