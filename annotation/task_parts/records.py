@@ -2,18 +2,17 @@
 ratings and multiple-choice answers (human and model). The task types give them
 (`TaskType.analysis_records`, by these names: "ratings", "choices", "model_choices");
 every analysis module reads them, and none of them imports the modules that compute
-with them."""
+with them. No Django: the analysis' worker processes read them without it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from annotation.models import Narrative
-
 
 def rating_source(source: str, label: str) -> str:
-    """The source a narrative's ratings are compared under: dataset, imported:X, model:X."""
-    if source == Narrative.Source.CROWD:
+    """The source a narrative's ratings are compared under: dataset (written here: the
+    source "crowd"), imported:X, model:X."""
+    if source == "crowd":
         return "dataset"
     return f"{source}:{label or 'unlabelled'}"
 

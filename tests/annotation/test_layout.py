@@ -259,3 +259,31 @@ def test_every_celery_task_is_defined_in_its_apps_tasks_module():
                     importers.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert defined and all(place.split(":")[0].endswith("/tasks.py") for place in defined)
     assert [place for place in importers if not place.split(":")[0].endswith("/tasks.py")] == []
+
+
+# Modules that run without Django (plain Python: the analysis' worker processes, training).
+WITHOUT_DJANGO = ("annotation.text", "annotation.task_parts.records", "modeling.training")
+
+
+def _imports_django(path: Path) -> bool:
+    return any(
+        name.split(".")[0] == "django"
+        for node in ast.walk(ast.parse(path.read_text()))
+        for name in _imported(node, "", False)
+    )
+
+
+def test_what_runs_without_django_imports_none_through_anything_it_imports():
+    graph = import_graph()
+    reached = {m for m in graph if any(m == w or m.startswith(w + ".") for w in WITHOUT_DJANGO)}
+    frontier = list(reached)
+    while frontier:
+        for dep in graph[frontier.pop()]:
+            if dep not in reached:
+                reached.add(dep)
+                frontier.append(dep)
+    files = {
+        _module_name(path): path for package in PACKAGES for path in (ROOT / package).rglob("*.py")
+    }
+    assert {"annotation.text", "annotation.task_parts.records"} <= reached
+    assert sorted(m for m in reached if _imports_django(files[m])) == []

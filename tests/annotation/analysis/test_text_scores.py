@@ -64,10 +64,8 @@ def test_an_edited_text_or_other_rules_find_no_kept_scores():
 
 
 def test_the_keywords_task_of_an_approval_keeps_the_scores_an_export_then_reads():
-    from annotation.analysis.keywords import (
-        narrative_keywords_extract_task,
-        narratives_keywords_fill,
-    )
+    from annotation.analysis.keywords import narratives_keywords_fill
+    from annotation.tasks import narrative_keywords_extract_task
 
     narratives = _dataset()
     narrative_keywords_extract_task.delay(narratives[0].pk).get()
