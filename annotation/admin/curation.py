@@ -16,7 +16,7 @@ from annotation.curation.services import (
     variant_group_dismiss,
     variant_group_merge,
 )
-from annotation.demo import demo_data_remove
+from annotation.datasets.demo import demo_data_remove
 from annotation.intake.import_jobs import upload_import
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import CurationTarget, Proverb, VariantGroup

@@ -64,7 +64,7 @@ def study_prepare(*, proverbs: int, clients: int) -> list[str]:
     (room for every client on every item), and one invite token per client."""
     from django.db import connections
 
-    from annotation.demo import demo_data_remove
+    from annotation.datasets.demo import demo_data_remove
     from annotation.models import Proverb
     from annotation.text import normalize_text
     from crowd.batches import batch_create, batch_publish

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from annotation.datasets.demo import demo_write_batch_ensure
 from annotation.datasets.epic import dataset_import_epic
-from annotation.demo import demo_write_batch_ensure
 from annotation.models import Proverb
 from crowd.models import Batch, Worker
 from crowd.workers import invite_read

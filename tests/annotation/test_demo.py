@@ -7,8 +7,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.curation.services import curation_progress
+from annotation.datasets.demo import demo_data_remove, demo_proverbs_load, demo_write_batch_ensure
 from annotation.datasets.epic import dataset_import_epic
-from annotation.demo import demo_data_remove, demo_proverbs_load, demo_write_batch_ensure
 from annotation.models import Narrative, Proverb, VariantGroup
 from annotation.task_types.choose.models import ChoiceQuestion
 from crowd.models import Batch, Worker

@@ -301,7 +301,7 @@ def test_submit_runs_at_most_seven_statements(client, busy_batch, django_assert_
 
 
 def test_the_demo_batch_is_offered_to_demo_workers_only(client):
-    from annotation.demo import demo_proverbs_load, demo_write_batch_ensure
+    from annotation.datasets.demo import demo_proverbs_load, demo_write_batch_ensure
 
     demo_proverbs_load()
     demo, demo_workers = demo_write_batch_ensure()

@@ -24,7 +24,7 @@ from drf_spectacular.settings import spectacular_settings
 from hypothesis import HealthCheck, seed, settings
 from rest_framework.authtoken.models import Token
 
-from annotation.demo import demo_proverbs_load
+from annotation.datasets.demo import demo_proverbs_load
 from tests.integration import fuzz_media  # noqa: F401 (registers the file parts' media types)
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -92,7 +92,7 @@ import config.wsgi  # as make run's server loads it: each request's tasks run af
 from django.core.signals import request_finished, request_started
 from django.db import connection
 from django.test import Client
-from annotation.demo import demo_proverbs_load, demo_write_batch_ensure
+from annotation.datasets.demo import demo_proverbs_load, demo_write_batch_ensure
 from annotation.models import Narrative, NarrativeIntegrity
 from common.task_queue import tasks_after_response_wait
 from crowd.models import Assignment

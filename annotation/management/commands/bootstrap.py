@@ -7,7 +7,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from annotation.demo import demo_proverbs_load
+from annotation.datasets.demo import demo_proverbs_load
 
 
 class Command(BaseCommand):
@@ -57,7 +57,7 @@ class Command(BaseCommand):
     def _demo_batch(self) -> None:
         from django.urls import reverse
 
-        from annotation.demo import demo_write_batch_ensure
+        from annotation.datasets.demo import demo_write_batch_ensure
         from crowd.workers import invite_token
 
         demo = demo_write_batch_ensure()

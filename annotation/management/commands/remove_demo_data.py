@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.demo import DemoRemoval, demo_data_remove
+from annotation.datasets.demo import DemoRemoval, demo_data_remove
 
 
 class Command(BaseCommand):

@@ -89,7 +89,7 @@ def test_admin_index_links_dashboard_batches_and_agreement(client, researcher):
 
 
 def test_banner_counts_demo_apart_and_removes_it_after_confirmation(client, researcher):
-    from annotation.demo import demo_proverbs_load
+    from annotation.datasets.demo import demo_proverbs_load
 
     demo_proverbs_load()
     proverb_create("A study proverb not in the demo list", status="curated")
@@ -109,7 +109,7 @@ def test_banner_counts_demo_apart_and_removes_it_after_confirmation(client, rese
 
 
 def test_reviewers_cannot_remove_demo_data(client, reviewer):
-    from annotation.demo import demo_proverbs_load
+    from annotation.datasets.demo import demo_proverbs_load
 
     demo_proverbs_load()
     client.force_login(reviewer)

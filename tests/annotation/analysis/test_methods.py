@@ -15,8 +15,8 @@ from annotation.analysis.cards import markdown_table
 from annotation.analysis.methods import MethodsPart, methods_document
 from annotation.analysis.methods_render import latex_escape, methods_latex, methods_markdown
 from annotation.analysis.selectors import dataset_analysis
+from annotation.datasets.demo import demo_proverbs_load, demo_write_batch_ensure
 from annotation.datasets.epic import dataset_import_epic
-from annotation.demo import demo_proverbs_load, demo_write_batch_ensure
 from annotation.models import NarrativeIntegrity
 from common.prose import paper_number
 from crowd.pledges import pledge_record

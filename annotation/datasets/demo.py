@@ -16,7 +16,7 @@ from crowd import task_types
 from crowd.models import Batch, Worker
 from crowd.workers import DEMO_WORKER_PREFIX, demo_workers
 
-DEMO_PROVERBS = Path(__file__).resolve().parent / "data" / "demo_proverbs.csv"
+DEMO_PROVERBS = Path(__file__).resolve().parents[1] / "data" / "demo_proverbs.csv"
 
 
 @transaction.atomic
