@@ -77,6 +77,20 @@ def shuffled_options(options: list[int], *, question_id: int) -> list[int]:
     return ordered
 
 
+def option_rows(question: ChoiceQuestion, *, chosen: int) -> list[tuple[str, bool, bool]]:
+    """The question's options as review shows them: (text, correct, chosen)."""
+    texts = Proverb.objects.in_bulk(question.options)
+    return [
+        (texts[pk].text if pk in texts else str(pk), pk == question.correct_id, pk == chosen)
+        for pk in question.options
+    ]
+
+
+def gold_passed(item, chosen: int) -> bool | None:
+    """Whether an answer to a gold item chose its known answer (None: not a gold item)."""
+    return chosen == (item.gold_answer or {}).get("chosen") if item.is_gold else None
+
+
 class ChooseBatchForm(GoldSettingsForm, DrawnBatchForm):
     """A choose-the-proverb batch: narratives, the distractor source, gold thresholds."""
 
@@ -322,24 +336,15 @@ class ChooseTask(TaskType):
         answer = ChoiceAnswer.objects.select_related("question__narrative").get(
             assignment=assignment
         )
-        question = answer.question
-        texts = Proverb.objects.in_bulk(question.options)
-        item = assignment.item
         return {
             "kind": "choose",
-            "narrative": question.narrative.text,
+            "narrative": answer.question.narrative.text,
             "options": [
-                {
-                    "text": texts[pk].text if pk in texts else str(pk),
-                    "correct": pk == question.correct_id,
-                    "chosen": pk == answer.chosen_id,
-                }
-                for pk in question.options
+                {"text": text, "correct": correct, "chosen": chosen}
+                for text, correct, chosen in option_rows(answer.question, chosen=answer.chosen_id)
             ],
             "is_correct": answer.is_correct,
-            "gold": (answer.chosen_id == (item.gold_answer or {}).get("chosen"))
-            if item.is_gold
-            else None,
+            "gold": gold_passed(assignment.item, answer.chosen_id),
         }
 
 

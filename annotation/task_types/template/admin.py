@@ -39,17 +39,9 @@ def pairs_table(pairs) -> str:
 @admin.register(TemplateAnswer)
 class TemplateReviewAdmin(TaskReviewAdmin):
     task_type = "template"
-    row_display = ("id", "batch", "inputs", "answer_table", "time_away")
-    list_display_links = ("id",)
+    row_display = ("inputs", "answer_table", "time_away")
+    row_related = ("row__template",)
     readonly_fields = ("layout", "answer_table", "inputs", "time_away", "assignment")
-    fields = readonly_fields
-
-    def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .select_related("row__template", "assignment__worker", "assignment__item__batch")
-        )
 
     @admin.display(description="CSV row (Input.*)")
     def inputs(self, answer):
