@@ -21,12 +21,14 @@ import hashlib
 from collections.abc import Iterable
 
 from django import forms
+from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from annotation.models import Narrative
 from common.api_parser import CLEAN_TEXT
 from common.request_input import MAX_INT
 from crowd import task_types
+from crowd.batches import batch_items_add
 from crowd.forms import BatchForm
 from crowd.models import Assignment, Batch
 
@@ -43,6 +45,7 @@ DRAW_SCHEMA = {
         "sample": SAMPLE_SCHEMA,
     },
 }
+DRAW_DEFAULTS = {"sample": None, "seed": 1, "draw": []}
 DRAW_SETTINGS_SCHEMA = {
     "sample": SAMPLE_SCHEMA,
     "seed": SEED_SCHEMA,
@@ -213,6 +216,28 @@ def narratives_to_add(*, batch, text_fits=None, among: Q | None = None) -> list[
         present.update(picked)
     by_id = Narrative.objects.select_related("proverb").in_bulk(wanted)
     return [by_id[pk] for pk in wanted]
+
+
+class DrawnTaskType(task_types.TaskType):
+    """A type whose items are narratives drawn from a source batch that makes narratives
+    and from the dataset (`narratives_to_add`, with `draw_filters`), each made an item by
+    `drawn_item` (None: the narrative cannot be one)."""
+
+    drawn_items = True
+
+    def draw_filters(self, *, batch) -> dict:
+        return {}
+
+    def drawn_item(self, *, batch, narrative: Narrative) -> dict | None:
+        return {"narrative": narrative}
+
+    @transaction.atomic
+    def items_refresh(self, *, batch) -> int:
+        batch_lock(batch)
+        source_batch_check(batch, makes="narratives")
+        narratives = narratives_to_add(batch=batch, **self.draw_filters(batch=batch))
+        items = [self.drawn_item(batch=batch, narrative=narrative) for narrative in narratives]
+        return batch_items_add(batch=batch, items=[item for item in items if item])
 
 
 def alignments_to_add(*, batch) -> list:

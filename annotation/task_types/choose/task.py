@@ -30,20 +30,18 @@ from annotation.task_parts.distractors import (
     source_schema,
 )
 from annotation.task_parts.sources import (
+    DRAW_DEFAULTS,
     DRAW_SETTINGS_SCHEMA,
     DrawnBatchForm,
-    batch_lock,
+    DrawnTaskType,
     clean_draw_settings,
-    narratives_to_add,
     settings_object,
-    source_batch_check,
 )
 from annotation.task_types.choose import dataset
 from annotation.task_types.choose.models import ChoiceAnswer, ChoiceQuestion
 from common.prose import figure_text
-from crowd.batches import batch_items_add
 from crowd.models import Assignment, Batch
-from crowd.task_types import SettingNotFound, SubmissionError, TaskType
+from crowd.task_types import SettingNotFound, SubmissionError
 
 INSTRUCTIONS = """Read the story, then choose the proverb it illustrates. Only one of the \
 proverbs is the one the story was written for; the others may look related. Think about the \
@@ -129,7 +127,7 @@ class ChooseBatchForm(GoldSettingsForm, DrawnBatchForm):
         )
 
 
-class ChooseTask(TaskType):
+class ChooseTask(DrawnTaskType):
     key = "choose"
     produces = "proverb choices"
     label = "Choose proverb"
@@ -137,13 +135,11 @@ class ChooseTask(TaskType):
     template = "frontend/choice.html"
     batch_form = ChooseBatchForm  # crowd/admin/batches.py offers "New Choose proverb batch"
     review_changelist = "admin:annotation_choiceanswer_changelist"  # review_url links there
-
-    drawn_items = True
     agreement_template = "task_types/choose/agreement.html"
     has_gold = True
 
     def default_settings(self) -> dict:
-        return {"distractors": "lexical", "options": 5, "sample": None, "seed": 1, "draw": []}
+        return {"distractors": "lexical", "options": 5, **DRAW_DEFAULTS}
 
     def default_instructions(self) -> str:
         return INSTRUCTIONS
@@ -218,16 +214,11 @@ class ChooseTask(TaskType):
         # The correct answer is not revealed: gold items must stay unknown to workers.
         return {"chosen": assignment.choice_answer.chosen_id}
 
-    @transaction.atomic
-    def items_refresh(self, *, batch: Batch) -> int:
-        batch_lock(batch)
-        source_batch_check(batch, makes="narratives")
-        among = fooling_stories() if batch.settings.get(FOOLED_ONLY) else None
-        items = [
-            {"narrative": narrative, "choice_question": self._question(batch, narrative)}
-            for narrative in narratives_to_add(batch=batch, among=among)
-        ]
-        return batch_items_add(batch=batch, items=items)
+    def draw_filters(self, *, batch: Batch) -> dict:
+        return {"among": fooling_stories() if batch.settings.get(FOOLED_ONLY) else None}
+
+    def drawn_item(self, *, batch: Batch, narrative: Narrative) -> dict:
+        return {"narrative": narrative, "choice_question": self._question(batch, narrative)}
 
     def _question(self, batch: Batch, narrative: Narrative) -> ChoiceQuestion:
         settings = batch.settings

@@ -22,14 +22,13 @@ from django.db import transaction
 from annotation.models import Narrative
 from annotation.quality.reports import counted
 from annotation.task_parts.sources import (
+    DRAW_DEFAULTS,
     DRAW_SETTINGS_SCHEMA,
     DrawnBatchForm,
-    batch_lock,
+    DrawnTaskType,
     clean_draw_settings,
     narrative_selections,
-    narratives_to_add,
     settings_object,
-    source_batch_check,
 )
 from annotation.task_types.cloze.models import ClozeItem, ClozeResponse
 from annotation.task_types.cloze.parsing import (
@@ -39,9 +38,8 @@ from annotation.task_types.cloze.parsing import (
     sentence_count,
     story_shown,
 )
-from crowd.batches import batch_items_add
 from crowd.models import Assignment, Batch
-from crowd.task_types import SubmissionError, TaskType
+from crowd.task_types import SubmissionError
 
 MIN_SENTENCES = 3
 BLANKS = ("random", "middle", "last")
@@ -160,7 +158,7 @@ class ClozeBatchForm(DrawnBatchForm):
         )
 
 
-class ClozeTask(TaskType):
+class ClozeTask(DrawnTaskType):
     key = "cloze"
     produces = "cloze answers"
     label = "Narrative cloze"
@@ -168,11 +166,10 @@ class ClozeTask(TaskType):
     template = "task_types/cloze/page.html"
     batch_form = ClozeBatchForm
     review_changelist = "admin:annotation_clozeresponse_changelist"
-    drawn_items = True
     agreement_template = "task_types/cloze/agreement.html"
 
     def default_settings(self) -> dict:
-        return {"condition": "full", "blank": "random", "sample": None, "seed": 1, "draw": []}
+        return {"condition": "full", "blank": "random", **DRAW_DEFAULTS}
 
     def default_instructions(self) -> str:
         return INSTRUCTIONS
@@ -234,22 +231,18 @@ class ClozeTask(TaskType):
         response = assignment.cloze_response
         return {"response": response.pk, "text": response.text}
 
-    @transaction.atomic
-    def items_refresh(self, *, batch: Batch) -> int:
-        batch_lock(batch)
-        source_batch_check(batch, makes="narratives")
+    def draw_filters(self, *, batch: Batch) -> dict:
+        return {"text_fits": story_fits}
+
+    def drawn_item(self, *, batch: Batch, narrative: Narrative) -> dict | None:
         settings = batch.settings
-        items = []
-        for narrative in narratives_to_add(batch=batch, text_fits=story_fits):
-            item = cloze_item_for(
-                narrative=narrative,
-                condition=settings["condition"],
-                blank=settings["blank"],
-                seed=settings.get("seed", 1),
-            )
-            if item is not None:
-                items.append({"narrative": narrative, "cloze_item": item})
-        return batch_items_add(batch=batch, items=items)
+        item = cloze_item_for(
+            narrative=narrative,
+            condition=settings["condition"],
+            blank=settings["blank"],
+            seed=settings.get("seed", 1),
+        )
+        return {"narrative": narrative, "cloze_item": item} if item is not None else None
 
     def agreement(self, *, batch: Batch) -> dict:
         return cloze_report(batch=batch)

@@ -19,12 +19,13 @@ from annotation.models import Narrative
 from annotation.quality.gold import GOLD_SETTINGS_SCHEMA, GoldSettingsForm, clean_gold_settings
 from annotation.task_parts.imported import imported_narrative
 from annotation.task_parts.sources import (
+    DRAW_DEFAULTS,
     DRAW_SETTINGS_SCHEMA,
     DrawnBatchForm,
+    DrawnTaskType,
     alignments_to_add,
     batch_lock,
     clean_draw_settings,
-    narratives_to_add,
     settings_object,
     source_batch_check,
     source_drawing,
@@ -45,7 +46,7 @@ from common.api_parser import CLEAN_TEXT
 from common.prose import figure_text
 from crowd.batches import batch_items_add
 from crowd.models import Assignment, Batch, BatchItem
-from crowd.task_types import SettingConflict, SubmissionError, TaskType
+from crowd.task_types import SettingConflict, SubmissionError
 
 TARGETS = ("narratives", "alignments")
 
@@ -188,7 +189,7 @@ class RateBatchForm(GoldSettingsForm, DrawnBatchForm):
         return data
 
 
-class RateTask(TaskType):
+class RateTask(DrawnTaskType):
     key = "rate"
     produces = "ratings"
     narrative_parts = (dataset.RATINGS,)
@@ -197,7 +198,6 @@ class RateTask(TaskType):
     template = "task_types/rate/page.html"
     batch_form = RateBatchForm  # crowd/admin/batches.py offers "New Rate quality batch"
     review_changelist = "admin:annotation_rating_changelist"  # review_url links there
-    drawn_items = True
     agreement_template = "task_types/rate/agreement.html"
     import_fields = ("proverb", "narrative", "rating.<criterion>")
     has_gold = True
@@ -212,9 +212,7 @@ class RateTask(TaskType):
             "target": "narratives",
             "criteria": NARRATIVE_CRITERIA,
             "scale_note": SCALE_NOTE,
-            "sample": None,
-            "seed": 1,
-            "draw": [],
+            **DRAW_DEFAULTS,
         }
 
     def default_instructions(self) -> str:
@@ -339,16 +337,14 @@ class RateTask(TaskType):
 
     @transaction.atomic
     def items_refresh(self, *, batch: Batch) -> int:
+        if batch.settings.get("target") != "alignments":
+            return super().items_refresh(batch=batch)
         batch_lock(batch)
-        if batch.settings.get("target") == "alignments":
-            source_batch_check(batch, makes="alignments")
-            items = [
-                {"narrative": a.item.narrative, "source_assignment": a}
-                for a in alignments_to_add(batch=batch)
-            ]
-        else:
-            source_batch_check(batch, makes="narratives")
-            items = [{"narrative": n} for n in narratives_to_add(batch=batch)]
+        source_batch_check(batch, makes="alignments")
+        items = [
+            {"narrative": a.item.narrative, "source_assignment": a}
+            for a in alignments_to_add(batch=batch)
+        ]
         return batch_items_add(batch=batch, items=items)
 
     def gold_item(self, *, batch: Batch, narrative: Narrative, answer: dict | None) -> dict:
