@@ -15,6 +15,7 @@ from annotation.task_parts.review_admin import (
 from annotation.task_parts.sources import source_drawing
 from annotation.task_types.rate.criteria import gold_passes
 from annotation.task_types.rate.models import Rating
+from annotation.task_types.rate.task import labelled
 
 
 @admin.register(Rating)
@@ -44,16 +45,9 @@ class RatingReviewAdmin(TaskReviewAdmin):
 
     @admin.display(description="Ratings")
     def values(self, row):
-        labels = {
-            c["key"]: c.get("label", c["key"])
-            for c in row.assignment.item.batch.settings.get("criteria", [])
-        }
-        ratings = row.assignment.ratings.order_by("id")
-        return format_html_join(
-            "",
-            "{}: <strong>{}</strong><br>",
-            ((labels.get(r.criterion, r.criterion), r.value) for r in ratings),
-        )
+        given = {rating.criterion: rating.value for rating in row.assignment.ratings.order_by("id")}
+        ratings = labelled(row.assignment.item.batch, given)
+        return format_html_join("", "{}: <strong>{}</strong><br>", ratings)
 
     @admin.display(description="Gold")
     def gold(self, row) -> str:

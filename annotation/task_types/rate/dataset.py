@@ -11,7 +11,7 @@ from django.db.models import Avg, Count, Max
 from annotation.quality.agreement import rating_summary
 from annotation.quality.reports import COUNTED, counted
 from annotation.task_parts.records import RatingRecord, rating_source
-from annotation.task_types.rate.criteria import BINARY_THRESHOLD
+from annotation.task_types.rate.criteria import BINARY_THRESHOLD, criterion_labels
 from annotation.task_types.rate.models import Rating
 from common.id_ranges import of_ids
 from crowd.models import Batch
@@ -89,7 +89,7 @@ def rating_agreement(*, batch: Batch) -> dict:
     )
     criteria = [c["key"] for c in batch.settings.get("criteria", [])]
     criteria += sorted({criterion for _, _, criterion, *_ in rows} - set(criteria))
-    labels = {c["key"]: c.get("label", c["key"]) for c in batch.settings.get("criteria", [])}
+    labels = criterion_labels(batch.settings)
     by_criterion = {}
     for criterion in criteria:
         triples = [

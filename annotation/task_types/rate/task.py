@@ -37,8 +37,10 @@ from annotation.task_types.rate.criteria import (
     NARRATIVE_CRITERIA,
     SCALE,
     SCALE_NOTE,
+    CriterionField,
     clean_criteria,
     clean_gold_answer,
+    criterion_labels,
     gold_passes,
 )
 from annotation.task_types.rate.models import Rating
@@ -57,68 +59,6 @@ INSTRUCTIONS = """Read the proverb and the story, then rate the story on every c
 ALIGNMENT_INSTRUCTIONS = """Read the proverb and the story. Parts of them are marked in matching \
 colours: each colour pairs a span of the proverb with a span of the story. Rate how well the \
 paired spans correspond, from 1 (not at all) to 5 (perfectly). 3 leans positive."""
-
-
-class CriterionWidget(forms.MultiWidget):
-    """One criterion as a row: key, label, question, and the anchors of 1 to 5."""
-
-    template_name = "task_types/rate/criterion_widget.html"
-
-    def __init__(self):
-        super().__init__(
-            [
-                forms.TextInput(attrs={"placeholder": "key", "size": 12}),
-                forms.TextInput(attrs={"placeholder": "label", "size": 20}),
-                forms.TextInput(attrs={"placeholder": "question", "size": 60}),
-                *(
-                    forms.TextInput(attrs={"placeholder": f"{value}: label", "size": 18})
-                    for value in SCALE
-                ),
-            ]
-        )
-
-    def decompress(self, value):
-        if not value:
-            return [""] * (3 + len(SCALE))
-        anchors = value.get("anchors", {})
-        return [
-            value.get("key", ""),
-            value.get("label", ""),
-            value.get("question", ""),
-            *(anchors.get(str(scale), "") for scale in SCALE),
-        ]
-
-
-class CriterionField(forms.MultiValueField):
-    """A rating criterion ({"key", "label", "question", "anchors"}), or None when no key."""
-
-    widget = CriterionWidget
-
-    def __init__(self, **kwargs):
-        super().__init__(
-            fields=(
-                forms.CharField(max_length=64, required=False),
-                forms.CharField(max_length=200, required=False),
-                forms.CharField(max_length=500, required=False),
-                *(forms.CharField(max_length=200, required=False) for _ in SCALE),
-            ),
-            require_all_fields=False,
-            required=False,
-            **kwargs,
-        )
-
-    def compress(self, data_list):
-        if not data_list or not (data_list[0] or "").strip():
-            return None
-        key, label, question, *anchors = (value or "" for value in data_list)
-        return {
-            "key": key.strip(),
-            "label": label.strip(),
-            "question": question.strip(),
-            "anchors": {
-                str(scale): text.strip() for scale, text in zip(SCALE, anchors, strict=True) if text
-            },
-        }
 
 
 CRITERION_ROWS = 6
@@ -153,12 +93,9 @@ class RateBatchForm(GoldSettingsForm, DrawnBatchForm):
                 if row == 1
                 else "",
             )
-        # Right after the target, before the draws and gold thresholds.
-        names = list(self.fields)
-        position = names.index("target") + 1
-        ordered = [*names[:position], *criteria, *names[position:]]
+        names = list(self.fields)  # right after the target, before the draws and gold
         self.fields.update(criteria)
-        self.fields = {name: self.fields[name] for name in ordered}
+        self.order_fields([*names[: names.index("target") + 1], *criteria])
 
     def criteria(self) -> list[dict] | None:
         """The criteria rows filled in; None when they are ePiC's, unchanged (the target's
@@ -439,19 +376,14 @@ class RateTask(DrawnTaskType):
     def review_display(self, *, assignment: Assignment) -> dict:
         item = assignment.item
         narrative = Narrative.objects.select_related("proverb").get(pk=item.narrative_id)
-        criteria = item.batch.settings.get("criteria", [])
-        labels = {
-            criterion["key"]: criterion.get("label", criterion["key"]) for criterion in criteria
-        }
         given = {rating.criterion: rating.value for rating in assignment.ratings.order_by("id")}
         display = {
             "kind": "rate",
             "proverb": narrative.proverb.text,
             "ratings": [
-                {"label": labels.get(criterion, criterion), "value": value}
-                for criterion, value in given.items()
+                {"label": label, "value": value} for label, value in labelled(item.batch, given)
             ],
-            "gold": (gold_passes(item.gold_answer, given) if item.is_gold else None),
+            "gold": gold_passes(item.gold_answer, given) if item.is_gold else None,
         }
         if item.source_assignment_id is not None:
             display["alignment"] = spans.review_drawing(source_drawing(item.source_assignment))
@@ -473,6 +405,12 @@ class RateTask(DrawnTaskType):
                     )
                 ratings[name[7:]] = int(value)
         return {"ratings": ratings}
+
+
+def labelled(batch: Batch, ratings: dict[str, int]) -> list[tuple[str, int]]:
+    """Ratings by criterion as (the criterion's label in the batch, value)."""
+    labels = criterion_labels(batch.settings)
+    return [(labels.get(criterion, criterion), value) for criterion, value in ratings.items()]
 
 
 task_type = RateTask()
