@@ -1,8 +1,5 @@
-"""The plain records that the dataset analysis reads: narratives with their span pairs,
-ratings and multiple-choice answers (human and model). The task types give them
-(`TaskType.analysis_records`, by these names: "ratings", "choices", "model_choices");
-every analysis module reads them, and none of them imports the modules that compute
-with them."""
+"""The plain records the dataset analysis reads (narratives with their span pairs, ratings,
+human and model choices), which the task types give (`TaskType.analysis_records`)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
-"""What the task types' review lists in the admin share: approve, reject, block.
-
-One row per submission (each type's `admin.py` says what its row shows), with the
-worker's review figures and gold accuracy in the batch (flagged workers marked), list
-filters by review status and by batch, and the HTML of an alignment drawn in its pair
-colours and of a figurative narrative with its expression marked. Worker text is data:
-every cell is built with format_html, which escapes each piece.
+"""What the task types' review lists in the admin share: one row per submission with the
+worker's figures in the batch, review actions, filters by status and batch, and the HTML of
+an alignment, options and a figurative narrative. Worker text is data: every cell is built
+with format_html, which escapes each piece.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
-"""Where align, rate and choose batches draw their items from.
-
-Two ways, combinable: a *source batch* (Batch.source_batch: its approved output,
-fed again each time more of it is approved) and *draws* from the dataset's
-narratives by source ("crowd", "imported", "model" or "any", optionally one
-`source_label`, each with its own sample size), which is how a rating batch puts
-ePiC narratives beside model output or another corpus.
-
-Settings (batch.settings):
-    "sample": most items taken from the source batch (null: all of them);
-    "seed": orders candidates for sampling (default 1);
-    "draw": [{"source": "imported", "source_label": "Tan et al. 2015", "sample": 200}, ...].
-Candidates are taken in a seeded random order, so a sample is random among what
-is available when the batch is refreshed, and items already in the batch stay.
-Gold items never count toward a sample.
+"""Where drawn batches (align, rate, choose, cloze) take their items: a source batch's
+approved output (fed again as more is approved) and draws from the dataset's narratives by
+source, each with its own sample. Settings: "sample" (most taken from the source batch;
+null: all), "seed", "draw": [{"source": "imported", "source_label": "Tan et al. 2015",
+"sample": 200}]. Candidates come in a seeded random order, so a sample is random among what
+is there at each refresh; items in the batch stay; gold items never count toward a sample.
 """
 
 from __future__ import annotations
@@ -190,13 +181,9 @@ def _by_text(text_fits, ids: list[int]):
 
 
 def narratives_to_add(*, batch, text_fits=None, among: Q | None = None) -> list[Narrative]:
-    """Narratives the batch should take now (from its source batch and its draws).
-
-    `text_fits` (story text -> bool) leaves out stories the task cannot use before a
-    sample is drawn, and so does `among` (a filter on Narrative). Call inside a
-    transaction after batch_lock, so that concurrent refreshes of one batch do not both
-    take the same narrative.
-    """
+    """Narratives the batch should take now from its source batch and draws; `text_fits`
+    (text -> bool) and `among` (a filter) leave out stories before a sample is drawn. Call
+    after batch_lock in a transaction: two refreshes never take the same narrative."""
     settings = batch.settings or {}
     seed = settings.get("seed", 1)
     rows = list(batch.items.filter(narrative__isnull=False).values_list("narrative_id", "is_gold"))
@@ -317,11 +304,8 @@ DRAW_ROWS = 3
 
 
 class DrawnBatchForm(BatchForm):
-    """A batch whose items are drawn: from a source batch's approved output and/or the dataset.
-
-    Subclasses name what a source batch's type may make (`source_makes`, as
-    TaskType.produces says it) and add their own settings in `type_settings()`.
-    """
+    """A batch whose items are drawn from a source batch and/or the dataset; subclasses name
+    what a source batch's type may make (`source_makes`) and add `type_settings()`."""
 
     source_makes: tuple[str, ...] = ("narratives",)
 
