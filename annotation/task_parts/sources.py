@@ -62,14 +62,18 @@ def _clean_sample(value, *, where: str) -> int | None:
     return value
 
 
-def clean_draw_settings(settings: dict) -> dict:
-    """Check the shared sampling keys (sample, seed, draw); raises ValueError."""
-    cleaned = dict(settings)
-    cleaned["sample"] = _clean_sample(settings.get("sample"), where="sample")
+def clean_sampling(settings: dict) -> dict:
+    """The settings with their sample and seed checked; raises ValueError."""
+    sample = _clean_sample(settings.get("sample"), where="sample")
     seed = settings.get("seed", 1)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError("seed must be a whole number.")
-    cleaned["seed"] = seed
+    return {**settings, "sample": sample, "seed": seed}
+
+
+def clean_draw_settings(settings: dict) -> dict:
+    """Check the shared sampling keys (sample, seed, draw); raises ValueError."""
+    cleaned = clean_sampling(settings)
     draws = settings.get("draw") or []
     if not isinstance(draws, list):
         raise ValueError("draw must be a list of selections like {'source': 'imported'}.")
@@ -132,7 +136,7 @@ def source_drawing(assignment: Assignment | None) -> dict | None:
     return task_types.get(assignment.item.batch.task_type).output_drawing(assignment=assignment)
 
 
-def _take(candidates: list[int], *, taken: int, sample: int | None, seed, fits=None) -> list[int]:
+def take(candidates: list[int], *, taken: int, sample: int | None, seed, fits=None) -> list[int]:
     """Up to the sample's room, in the seeded order; with `fits` (id -> bool), only the
     candidates that fit, so that a sample is drawn among them (filtered before sampling)."""
     ordered = seeded_order(candidates, seed) if sample is not None else sorted(candidates)
@@ -198,7 +202,7 @@ def narratives_to_add(*, batch, text_fits=None, among: Q | None = None) -> list[
         taken = len(ids & in_batch)
         fresh = [pk for pk in ids if pk not in present]
         fits = None if text_fits is None else _by_text(text_fits, fresh)
-        picked = _take(fresh, taken=taken, sample=sample, seed=seed, fits=fits)
+        picked = take(fresh, taken=taken, sample=sample, seed=seed, fits=fits)
         wanted.extend(picked)
         present.update(picked)
     by_id = Narrative.objects.select_related("proverb").in_bulk(wanted)
@@ -246,7 +250,7 @@ def alignments_to_add(*, batch) -> list:
         )
     )
     fresh = [pk for pk in ids if pk not in in_batch]
-    wanted = _take(
+    wanted = take(
         fresh,
         taken=len(ids & in_batch),
         sample=settings.get("sample"),

@@ -26,9 +26,10 @@ from annotation.task_parts.sources import (
     SAMPLE_SCHEMA,
     SEED_SCHEMA,
     batch_lock,
-    seeded_order,
+    clean_sampling,
     settings_object,
     source_batch_check,
+    take,
 )
 from annotation.task_types.continuation_choice.models import ContinuationAnswer
 from crowd import task_types
@@ -59,15 +60,7 @@ def clean_choice_settings(settings: dict) -> dict:
         raise ValueError("imported kind must be idiom, simile or empty.")
     if split not in [value for value, _ in IMPORTED_CHOICES]:
         raise ValueError("imported split must be any, train, dev, test or empty.")
-    sample = cleaned["sample"]
-    if sample is not None and (
-        isinstance(sample, bool) or not isinstance(sample, int) or sample < 1
-    ):
-        raise ValueError("sample must be a whole number of at least 1, or null for all.")
-    if isinstance(cleaned["seed"], bool) or not isinstance(cleaned["seed"], int):
-        raise ValueError("seed must be a whole number.")
-    cleaned["imported"] = {"kind": kind, "split": split if kind else ""}
-    return cleaned
+    return {**clean_sampling(cleaned), "imported": {"kind": kind, "split": split if kind else ""}}
 
 
 def pairs_to_add(*, batch: Batch) -> list[ContinuationPair]:
@@ -94,13 +87,10 @@ def pairs_to_add(*, batch: Batch) -> list[ContinuationPair]:
     candidates = ContinuationPair.objects.filter(wanted, withdrawn=False).exclude(
         source=ContinuationPair.Source.CROWD, narrative__literal_use_confirmed=True
     )
-    ids = set(candidates.values_list("pk", flat=True))
-    fresh = [pk for pk in ids if pk not in in_batch]
-    sample = settings.get("sample")
-    if sample is None:
-        picked = sorted(fresh)
-    else:
-        picked = seeded_order(fresh, settings.get("seed", 1))[: max(0, sample - len(in_batch))]
+    fresh = [pk for pk in candidates.values_list("pk", flat=True) if pk not in in_batch]
+    picked = take(
+        fresh, taken=len(in_batch), sample=settings.get("sample"), seed=settings.get("seed", 1)
+    )
     by_id = ContinuationPair.objects.in_bulk(picked)
     return [by_id[pk] for pk in picked]
 
