@@ -215,6 +215,10 @@ class DrawnTaskType(task_types.TaskType):
     `drawn_item` (None: the narrative cannot be one)."""
 
     drawn_items = True
+    instructions = ""  # the default instructions
+
+    def default_instructions(self) -> str:
+        return self.instructions
 
     def draw_filters(self, *, batch) -> dict:
         return {}
@@ -312,6 +316,7 @@ class DrawnBatchForm(BatchForm):
     what a source batch's type may make (`source_makes`) and add `type_settings()`."""
 
     source_makes: tuple[str, ...] = ("narratives",)
+    instructions_initial = ""  # the task type's default instructions
 
     source_batch = forms.ModelChoiceField(
         queryset=Batch.objects.none(),
@@ -329,6 +334,7 @@ class DrawnBatchForm(BatchForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["instructions"].initial = self.instructions_initial
         self.fields["source_batch"].queryset = Batch.objects.filter(
             task_type__in=task_types.keys_where(lambda type_: type_.produces in self.source_makes)
         ).order_by("-id")

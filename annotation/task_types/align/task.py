@@ -46,12 +46,10 @@ kept if you reload the page."""
 class AlignBatchForm(DrawnBatchForm):
     """An align-spans batch: narratives from a writing batch or the dataset, pairs per item."""
 
+    instructions_initial = INSTRUCTIONS
+
     min_pairs = forms.IntegerField(min_value=1, max_value=spans.MAX_PAIRS, initial=1)
     max_pairs = forms.IntegerField(min_value=1, max_value=spans.MAX_PAIRS, initial=spans.MAX_PAIRS)
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["instructions"].initial = INSTRUCTIONS
 
     def type_settings(self) -> dict:
         return {
@@ -62,6 +60,7 @@ class AlignBatchForm(DrawnBatchForm):
 
 class AlignTask(DrawnTaskType):
     key = "align"
+    instructions = INSTRUCTIONS
     label = "Align spans"
     target_per_item = 2
     template = "task_types/align/page.html"
@@ -79,9 +78,6 @@ class AlignTask(DrawnTaskType):
 
     def default_settings(self) -> dict:
         return {"min_pairs": 1, "max_pairs": spans.MAX_PAIRS, **DRAW_DEFAULTS}
-
-    def default_instructions(self) -> str:
-        return INSTRUCTIONS
 
     def settings_schema(self) -> dict:
         pairs = {"type": "integer", "minimum": 1, "maximum": spans.MAX_PAIRS}

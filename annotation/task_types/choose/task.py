@@ -92,6 +92,8 @@ def gold_passed(item, chosen: int) -> bool | None:
 class ChooseBatchForm(GoldSettingsForm, DrawnBatchForm):
     """A choose-the-proverb batch: narratives, the distractor source, gold thresholds."""
 
+    instructions_initial = INSTRUCTIONS
+
     distractors = forms.ChoiceField(
         choices=source_choices,
         initial="lexical",
@@ -111,10 +113,6 @@ class ChooseBatchForm(GoldSettingsForm, DrawnBatchForm):
         "is left out of its round, and one they match counts (and earns its bonus).",
     )
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["instructions"].initial = INSTRUCTIONS
-
     def type_settings(self) -> dict:
         data = self.cleaned_data
         return fooled_only_clean(
@@ -129,6 +127,7 @@ class ChooseBatchForm(GoldSettingsForm, DrawnBatchForm):
 
 class ChooseTask(DrawnTaskType):
     key = "choose"
+    instructions = INSTRUCTIONS
     produces = "proverb choices"
     label = "Choose proverb"
     target_per_item = 3
@@ -140,9 +139,6 @@ class ChooseTask(DrawnTaskType):
 
     def default_settings(self) -> dict:
         return {"distractors": "lexical", "options": 5, **DRAW_DEFAULTS}
-
-    def default_instructions(self) -> str:
-        return INSTRUCTIONS
 
     def settings_schema(self) -> dict:
         return settings_object(

@@ -128,6 +128,7 @@ class RateBatchForm(GoldSettingsForm, DrawnBatchForm):
 
 class RateTask(DrawnTaskType):
     key = "rate"
+    instructions = INSTRUCTIONS
     produces = "ratings"
     narrative_parts = (dataset.RATINGS,)
     label = "Rate quality"
@@ -151,9 +152,6 @@ class RateTask(DrawnTaskType):
             "scale_note": SCALE_NOTE,
             **DRAW_DEFAULTS,
         }
-
-    def default_instructions(self) -> str:
-        return INSTRUCTIONS
 
     def instructions_for(self, settings: dict) -> str:
         """The default instructions for these settings (alignments are rated differently)."""
