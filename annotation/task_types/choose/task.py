@@ -1,9 +1,6 @@
-"""The "choose the proverb" task: which of 5 proverbs does this narrative illustrate?
-
-ePiC's human evaluation (§5.1.4, Appendix B): the correct proverb and 4
-distractors from a distractor source, in an order shuffled once per question
-(seeded by the question's id) and stored, so every worker sees a question the same
-way and different questions are shuffled differently.
+"""The "choose the proverb" task (ePiC §5.1.4, Appendix B): which of 5 proverbs does this
+narrative illustrate? The answer and 4 distractors from a distractor source, shuffled once
+per question (seeded by its id) and stored: every worker sees a question the same way.
 """
 
 from __future__ import annotations
@@ -39,7 +36,6 @@ from annotation.task_parts.sources import (
 )
 from annotation.task_types.choose import dataset
 from annotation.task_types.choose.models import ChoiceAnswer, ChoiceQuestion
-from common.prose import figure_text
 from crowd.models import Assignment, Batch
 from crowd.task_types import SettingNotFound, SubmissionError
 
@@ -52,10 +48,8 @@ meaning of each proverb, not only about shared words."""
 def choice_question_create(
     *, narrative: Narrative, source: str = "lexical", options: int = 5, seed: int | str = 1
 ) -> ChoiceQuestion:
-    """A question on the narrative: its proverb and options-1 distractors, shuffled and stored.
-
-    With fewer curated proverbs than distractors wanted, the question has fewer options.
-    """
+    """A question on the narrative: its proverb and options-1 distractors (fewer when the
+    curated proverbs run short), shuffled and stored."""
     distractors = distractors_for(narrative=narrative, source=source, count=options - 1, seed=seed)
     question = ChoiceQuestion.objects.create(
         narrative=narrative,
@@ -295,15 +289,9 @@ class ChooseTask(DrawnTaskType):
     def narrative_items(self, *, batch: Batch, narratives: list, answers=None) -> list[dict]:
         """A question per narrative from the batch's distractor source, with the option a
         model picks (`answers(narrative, options)`: (proverb id, the model's label))."""
-        settings = {**self.default_settings(), **batch.settings}
         items = []
         for narrative in narratives:
-            question = choice_question_create(
-                narrative=narrative,
-                source=settings["distractors"],
-                options=settings["options"],
-                seed=settings["seed"],
-            )
+            question = self._question(batch, narrative)
             if answers is not None:
                 question.model_chosen_id, question.model_label = answers(
                     narrative, question.options
@@ -311,13 +299,6 @@ class ChooseTask(DrawnTaskType):
                 question.save(update_fields=["model_chosen", "model_label"])
             items.append({"narrative": narrative, "choice_question": question})
         return items
-
-    def agreement_display(self, *, report: dict) -> dict:
-        return {
-            "choice_figures": {
-                key: figure_text(value) for key, value in report.items() if key != "aggregated"
-            }
-        }
 
     def review_display(self, *, assignment: Assignment) -> dict:
         answer = ChoiceAnswer.objects.select_related("question__narrative").get(
