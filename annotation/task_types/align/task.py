@@ -1,8 +1,5 @@
-"""The "align spans" task: pair contiguous spans of a proverb with spans of a narrative.
-
-Items are narratives (from an approved writing batch or drawn from the dataset).
-A submission is 1 to 5 pairs (bounds per batch), stored as SpanPair rows with
-character offsets and the covered strings (ePiC §3).
+"""The "align spans" task (ePiC §3): a drawn narrative's 1 to 5 pairs (bounds per batch) of
+a proverb span and a narrative span, stored as SpanPair rows with offsets and strings.
 """
 
 from __future__ import annotations

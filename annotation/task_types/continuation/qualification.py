@@ -1,8 +1,5 @@
-"""The qualification test of a continuation batch: option pairs with known answers.
-
-A researcher lists option pairs (e.g. imported ones, whose answer the benchmark gives) and
-how many must be right; each worker answers once, before their first task of the batch
-(frontend:qualify), and only those who pass may take its tasks.
+"""The qualification test of a continuation batch: option pairs with known answers, of which
+a worker must get `min_correct` right, once, before their first task (frontend:qualify).
 """
 
 from __future__ import annotations
@@ -68,11 +65,8 @@ def qualification_questions(pair_ids: list[int]) -> list[dict]:
 
 @transaction.atomic
 def qualification_attempt_create(*, batch: Batch, worker, answers: dict) -> QualificationAttempt:
-    """Score the worker's one attempt (a second one returns the first, unchanged).
-
-    `answers` maps option pair ids (as text or numbers) to the chosen option, 1 or 2;
-    every question must be answered.
-    """
+    """Score the worker's one attempt (a second returns the first): `answers` maps every
+    option pair id (text or number) to the chosen option, 1 or 2."""
     existing = QualificationAttempt.objects.filter(batch=batch, worker=worker).first()
     if existing is not None:
         return existing

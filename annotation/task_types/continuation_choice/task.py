@@ -1,11 +1,7 @@
-"""The "choose the continuation" task: which of two next sentences is the plausible one?
-
-The benchmark's human evaluation (Chakrabarty, Choi & Shwartz 2022): a narrative with
-an idiom or a simile and two candidate continuations, shown in the pair's stored random
-order (ContinuationPair.shown_first). Pairs come from an approved continuation batch
-(chained: each approval adds its pair) and/or from imported option pairs by kind and the
-pair's split. Human accuracy against the known answer is on the agreement page; answers
-to unlabelled pairs (a test split's withheld labels) have no correctness.
+"""The "choose the continuation" task (the benchmark's human evaluation, Chakrabarty, Choi
+& Shwartz 2022): which of an option pair's two next sentences, in its stored order, is the
+plausible one? Pairs come from an approved continuation batch and/or imported ones by kind
+and split; answers to unlabelled pairs (withheld test labels) have no correctness.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""The "rate quality" task: Likert 1-5 judgements of a narrative or of an alignment.
-
-Criteria are set per batch and default to ePiC's (§4.3, Table 5): Relatedness,
-Interesting/Creative, Fluency and Overall, each with anchored labels, 3 leaning
-positive. Targets are narratives (from a writing batch, or drawn from the dataset
-by source to compare crowd, imported and model narratives side by side) or the
-alignments of an approved align batch ("how well do the aligned spans correspond").
+"""The "rate quality" task: Likert 1-5 judgements, on the batch's criteria (by default
+ePiC's, §4.3), of drawn narratives (crowd, imported and model ones side by side) or of an
+align batch's alignments ("how well do the aligned spans correspond").
 """
 
 from __future__ import annotations
