@@ -311,12 +311,12 @@ class DrawField(forms.MultiValueField):
 DRAW_ROWS = 3
 
 
-class DrawnBatchForm(BatchForm):
-    """A batch whose items are drawn from a source batch and/or the dataset; subclasses name
-    what a source batch's type may make (`source_makes`) and add `type_settings()`."""
+class SourcedBatchForm(BatchForm):
+    """A batch that may take a source batch's approved output, of a type that makes one of
+    `source_makes`; `instructions_initial` is the task type's default instructions."""
 
     source_makes: tuple[str, ...] = ("narratives",)
-    instructions_initial = ""  # the task type's default instructions
+    instructions_initial = ""
 
     source_batch = forms.ModelChoiceField(
         queryset=Batch.objects.none(),
@@ -324,6 +324,22 @@ class DrawnBatchForm(BatchForm):
         help_text="Take this batch's approved output, now and each time more of it is "
         "approved. A worker never gets an item built on their own work.",
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["instructions"].initial = self.instructions_initial
+        self.fields["source_batch"].queryset = Batch.objects.filter(
+            task_type__in=task_types.keys_where(lambda type_: type_.produces in self.source_makes)
+        ).order_by("-id")
+
+    def batch_fields(self) -> dict:
+        return {**super().batch_fields(), "source_batch": self.cleaned_data.get("source_batch")}
+
+
+class DrawnBatchForm(SourcedBatchForm):
+    """A batch whose items are drawn from a source batch and/or the dataset; subclasses add
+    `type_settings()`."""
+
     sample = forms.IntegerField(
         min_value=1,
         required=False,
@@ -334,10 +350,6 @@ class DrawnBatchForm(BatchForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["instructions"].initial = self.instructions_initial
-        self.fields["source_batch"].queryset = Batch.objects.filter(
-            task_type__in=task_types.keys_where(lambda type_: type_.produces in self.source_makes)
-        ).order_by("-id")
         for row in range(1, DRAW_ROWS + 1):
             self.fields[f"draw_{row}"] = DrawField(
                 label="Draw from the dataset" if row == 1 else f"Draw {row}",
@@ -378,6 +390,3 @@ class DrawnBatchForm(BatchForm):
         except ValueError as error:
             raise forms.ValidationError(str(error)) from error
         return data
-
-    def batch_fields(self) -> dict:
-        return {**super().batch_fields(), "source_batch": self.cleaned_data.get("source_batch")}

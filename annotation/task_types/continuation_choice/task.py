@@ -21,6 +21,7 @@ from annotation.quality.reports import counted
 from annotation.task_parts.sources import (
     SAMPLE_SCHEMA,
     SEED_SCHEMA,
+    SourcedBatchForm,
     batch_lock,
     clean_sampling,
     settings_object,
@@ -28,9 +29,7 @@ from annotation.task_parts.sources import (
     take,
 )
 from annotation.task_types.continuation_choice.models import ContinuationAnswer
-from crowd import task_types
 from crowd.batches import batch_items_add
-from crowd.forms import BatchForm
 from crowd.models import Assignment, Batch
 from crowd.task_types import SubmissionError, TaskType
 
@@ -91,14 +90,12 @@ def pairs_to_add(*, batch: Batch) -> list[ContinuationPair]:
     return [by_id[pk] for pk in picked]
 
 
-class ContinuationChoiceBatchForm(BatchForm):
+class ContinuationChoiceBatchForm(SourcedBatchForm):
     """A choose-the-continuation batch: a continuation batch's output and/or imported pairs."""
 
-    source_batch = forms.ModelChoiceField(
-        queryset=Batch.objects.none(),
-        required=False,
-        help_text="Take this continuation batch's approved pairs, now and as more are approved.",
-    )
+    source_makes = ("continuations",)
+    instructions_initial = INSTRUCTIONS
+
     imported_kind = forms.ChoiceField(
         choices=[("", "none"), *FigurativeNarrative.Kind.choices],
         required=False,
@@ -107,13 +104,6 @@ class ContinuationChoiceBatchForm(BatchForm):
     imported_split = forms.ChoiceField(choices=IMPORTED_CHOICES[1:], required=False)
     sample = forms.IntegerField(min_value=1, required=False, help_text="Empty: all pairs.")
     seed = forms.IntegerField(initial=1)
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["instructions"].initial = INSTRUCTIONS
-        self.fields["source_batch"].queryset = Batch.objects.filter(
-            task_type__in=task_types.keys_where(lambda type_: type_.produces == "continuations")
-        )
 
     def clean(self):
         data = super().clean()
@@ -128,9 +118,6 @@ class ContinuationChoiceBatchForm(BatchForm):
             "sample": data.get("sample"),
             "seed": data.get("seed") or 1,
         }
-
-    def batch_fields(self) -> dict:
-        return {**super().batch_fields(), "source_batch": self.cleaned_data.get("source_batch")}
 
 
 class ContinuationChoiceTask(TaskType):
