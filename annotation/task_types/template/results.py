@@ -123,14 +123,6 @@ def results_csv(*, batch: Batch, stream: TextIO) -> int:
     return len(answers)
 
 
-def import_mapping(header: list[str]) -> str:
-    """The mapping with which mturk_results_import reads the CSV back (input.X=Input.X, ...)."""
-    columns = [name for name in header if name.startswith(("Input.", "Answer."))]
-    return ",".join(
-        f"{name.split('.', 1)[0].lower()}.{name.split('.', 1)[1]}={name}" for name in columns
-    )
-
-
 def results_jsonl(*, batch: Batch, stream: TextIO) -> int:
     """One JSON record per answer: MTurk's ids, the row's inputs, the answers, the time on
     task, each free-text field's writing record (shares and times) and the time away."""
