@@ -10,12 +10,8 @@ from annotation.text import first_words
 
 
 class ClozeItem(Row):
-    """A story with one sentence left out, its other sentences shown as the condition says.
-
-    `sentences` are the story's sentences as written; `shown` the same list as shown in
-    the condition (the left-out one is null); `original_lemma` the left-out sentence's
-    main-verb lemma. Built with spaCy's parser when a cloze batch takes the story.
-    """
+    """A story with one sentence left out: `sentences` as written, `shown` as the condition
+    shows them (the left-out one null), and the left-out one's main-verb lemma."""
 
     class Condition(models.TextChoices):
         FULL = "full", "Full sentences"

@@ -71,10 +71,6 @@ def state() -> list:
     return [Rating.objects.aggregate(n=Count("id"), last=Max("id"))]
 
 
-def _source_name(source: str, label: str) -> str:
-    return f"{source}: {label}" if label else source
-
-
 def rating_agreement(*, batch: Batch) -> dict:
     """Per criterion: mean, binarized pairwise agreement (>= 3), ordinal alpha; by source."""
     rows = list(
@@ -101,7 +97,7 @@ def rating_agreement(*, batch: Batch) -> dict:
         }
     grouped: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     for _, _, criterion, value, source, label in rows:
-        grouped[_source_name(source, label)][criterion].append(value)
+        grouped[f"{source}: {label}" if label else source][criterion].append(value)
     by_source = {
         source: {
             criterion: {"mean": mean(values), "ratings": len(values)}
