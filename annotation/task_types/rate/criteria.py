@@ -1,5 +1,5 @@
 """Rating criteria: ePiC's defaults (§4.3, Table 5), their checks, gold ranges, and the
-batch form's field of one criterion.
+batch form's criterion rows.
 
 A criterion is {"key", "label", "question", "anchors": {"1": ..., "5": ...}} on the
 1-5 scale; a gold answer gives a range per criterion ({"relatedness": {"max": 2}}).
@@ -243,3 +243,35 @@ class CriterionField(forms.MultiValueField):
                 str(scale): text.strip() for scale, text in zip(SCALE, anchors, strict=True) if text
             },
         }
+
+
+CRITERION_ROWS = 6
+
+
+def criterion_fields() -> dict[str, CriterionField]:
+    """The batch form's criterion rows, ePiC's four filled in."""
+    return {
+        f"criterion_{row}": CriterionField(
+            label=f"Criterion {row}",
+            initial=NARRATIVE_CRITERIA[row - 1] if row <= len(NARRATIVE_CRITERIA) else None,
+            help_text=(
+                "ePiC's four criteria, editable: a key (lowercase), the label and question "
+                "workers see, and the labels of 1 to 5. Clear a key to drop a criterion; "
+                "fill an empty row to add one. Left as they are, a batch that rates "
+                "alignments uses its one Alignment criterion instead."
+            )
+            if row == 1
+            else "",
+        )
+        for row in range(1, CRITERION_ROWS + 1)
+    }
+
+
+def criteria_entered(data: dict) -> list[dict] | None:
+    """The criterion rows filled in; None when they are ePiC's, unchanged (the target's
+    default then applies)."""
+    rows = (data.get(f"criterion_{row}") for row in range(1, CRITERION_ROWS + 1))
+    criteria = [row for row in rows if row]
+    if not criteria or criteria == clean_criteria(NARRATIVE_CRITERIA):
+        return None
+    return criteria

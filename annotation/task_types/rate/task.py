@@ -33,9 +33,10 @@ from annotation.task_types.rate.criteria import (
     NARRATIVE_CRITERIA,
     SCALE,
     SCALE_NOTE,
-    CriterionField,
     clean_criteria,
     clean_gold_answer,
+    criteria_entered,
+    criterion_fields,
     criterion_labels,
     gold_passes,
 )
@@ -57,9 +58,6 @@ colours: each colour pairs a span of the proverb with a span of the story. Rate 
 paired spans correspond, from 1 (not at all) to 5 (perfectly). 3 leans positive."""
 
 
-CRITERION_ROWS = 6
-
-
 class RateBatchForm(GoldSettingsForm, DrawnBatchForm):
     """A rate-quality batch: narratives or alignments, criteria, gold thresholds."""
 
@@ -75,37 +73,14 @@ class RateBatchForm(GoldSettingsForm, DrawnBatchForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        criteria = {}
-        for row in range(1, CRITERION_ROWS + 1):
-            criteria[f"criterion_{row}"] = CriterionField(
-                label=f"Criterion {row}",
-                initial=NARRATIVE_CRITERIA[row - 1] if row <= len(NARRATIVE_CRITERIA) else None,
-                help_text=(
-                    "ePiC's four criteria, editable: a key (lowercase), the label and question "
-                    "workers see, and the labels of 1 to 5. Clear a key to drop a criterion; "
-                    "fill an empty row to add one. Left as they are, a batch that rates "
-                    "alignments uses its one Alignment criterion instead."
-                )
-                if row == 1
-                else "",
-            )
-        names = list(self.fields)  # right after the target, before the draws and gold
-        self.fields.update(criteria)
+        names, criteria = list(self.fields), criterion_fields()
+        self.fields.update(criteria)  # right after the target, before the draws and gold
         self.order_fields([*names[: names.index("target") + 1], *criteria])
-
-    def criteria(self) -> list[dict] | None:
-        """The criteria rows filled in; None when they are ePiC's, unchanged (the target's
-        default then applies)."""
-        rows = (self.cleaned_data.get(f"criterion_{row}") for row in range(1, CRITERION_ROWS + 1))
-        criteria = [row for row in rows if row]
-        if not criteria or criteria == clean_criteria(NARRATIVE_CRITERIA):
-            return None
-        return criteria
 
     def type_settings(self) -> dict:
         data = self.cleaned_data
         settings = {"target": data["target"], **self.gold_settings()}
-        criteria = self.criteria()
+        criteria = criteria_entered(data)
         if criteria is not None:
             settings["criteria"] = criteria
         return settings
