@@ -19,11 +19,11 @@ from annotation.quality.reports import counted
 from annotation.task_parts.option_pairs import continuation_pair_create
 from annotation.task_parts.overlap_rules import batch_rules, rules_schema
 from annotation.task_parts.sources import settings_object
+from annotation.task_types.continuation import qualification
 from annotation.task_types.continuation.models import Continuation, QualificationAttempt
 from annotation.task_types.continuation.qualification import (
     clean_qualification,
-    qualification_attempt_create,
-    qualification_questions,
+    qualification_entered,
     qualification_sentences,
 )
 from annotation.text import OverlapRules, check_overlap, load_stopwords, overlap_tokens
@@ -140,20 +140,10 @@ class ContinuationBatchForm(BatchForm):
             raise forms.ValidationError("No imported narratives of that kind and split.")
         if not self.errors:
             try:
-                data["qualification"] = clean_qualification(self._qualification(data))
+                data["qualification"] = clean_qualification(qualification_entered(data))
             except ValueError as error:
                 self.add_error("qualification_pairs", str(error))
         return data
-
-    @staticmethod
-    def _qualification(data: dict) -> dict:
-        raw = (data.get("qualification_pairs") or "").replace(",", " ").split()
-        try:
-            pairs = [int(value) for value in raw]
-        except ValueError:
-            raise ValueError("Give option pair ids: whole numbers.") from None
-        minimum = data.get("qualification_min_correct")
-        return {"pairs": pairs, "min_correct": len(pairs) if minimum is None else minimum}
 
     @staticmethod
     def _rules(data: dict) -> dict:
@@ -225,25 +215,9 @@ class ContinuationTask(task_types.TaskType):
             "qualification": clean_qualification(settings.get("qualification")),
         }
 
-    def qualification_needed(self, *, batch: Batch, worker) -> bool:
-        if not batch.settings.get("qualification", {}).get("pairs"):
-            return False
-        return not QualificationAttempt.objects.filter(
-            batch=batch, worker=worker, passed=True
-        ).exists()
-
-    def qualification_context(self, *, batch: Batch, worker) -> dict:
-        settings = batch.settings.get("qualification", {})
-        if not settings.get("pairs"):
-            return {}
-        return {
-            "questions": qualification_questions(settings["pairs"]),
-            "min_correct": settings["min_correct"],
-            "attempt": QualificationAttempt.objects.filter(batch=batch, worker=worker).first(),
-        }
-
-    def qualification_submit(self, *, batch: Batch, worker, answers: dict) -> None:
-        qualification_attempt_create(batch=batch, worker=worker, answers=answers)
+    qualification_needed = staticmethod(qualification.qualification_needed)
+    qualification_context = staticmethod(qualification.qualification_context)
+    qualification_submit = staticmethod(qualification.qualification_attempt_create)
 
     def methods_sentences(self, *, batch: Batch | None = None, imported=None) -> list[str]:
         return qualification_sentences(batch) if batch is not None else []
