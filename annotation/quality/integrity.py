@@ -196,9 +196,6 @@ class Flag:
     explanation: str
     details: dict
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 FLAG_TITLES = {
     "no_record": "No writing record",
