@@ -113,17 +113,12 @@ def gold_items_add(*, batch: Batch, narratives: list[Narrative], answer: dict | 
     return batch_items_add(batch=batch, items=items)
 
 
-def gold_outcomes(*, batch: Batch) -> list[tuple[int, int, bool]]:
-    """(item, worker, answered correctly) for every submitted answer to a gold item."""
-    task_type = task_types.get(batch.task_type)
-    # Every submitted answer counts for quality control, rejected ones included.
-    return task_type.gold_outcomes(batch=batch, statuses=Assignment.STORED)
-
-
 def worker_gold_report(*, batch: Batch) -> dict[int, dict]:
     """Per worker id: gold correct, total, accuracy, and whether they are flagged."""
     settings = {**GOLD_DEFAULTS, **(batch.settings or {})}
-    outcomes = gold_outcomes(batch=batch)
+    # Every submitted answer counts for quality control, rejected ones included.
+    task_type = task_types.get(batch.task_type)
+    outcomes = task_type.gold_outcomes(batch=batch, statuses=Assignment.STORED)
     gold = {item: True for item, _, _ in outcomes}
     report = worker_gold_accuracy(outcomes, gold)
     return {
