@@ -138,17 +138,11 @@ class ContinuationChoiceTask(TaskType):
         return INSTRUCTIONS
 
     def settings_schema(self) -> dict:
-        imported = {
-            "kind": {"enum": ["", *FigurativeNarrative.Kind.values]},
-            "split": {"enum": [value for value, _ in IMPORTED_CHOICES]},
-        }
-        return settings_object(
-            {
-                "imported": settings_object(imported),
-                "sample": SAMPLE_SCHEMA,
-                "seed": SEED_SCHEMA,
-            }
+        kind = {"enum": ["", *FigurativeNarrative.Kind.values]}
+        imported = settings_object(
+            {"kind": kind, "split": {"enum": [value for value, _ in IMPORTED_CHOICES]}}
         )
+        return settings_object({"imported": imported, "sample": SAMPLE_SCHEMA, "seed": SEED_SCHEMA})
 
     def clean_settings(self, settings: dict) -> dict:
         return clean_choice_settings(settings)
