@@ -1,10 +1,7 @@
-"""Span alignment as pure text: token bounds, snapping, checking a worker's pairs, drawing,
-finding a span string in a text.
-
-No Django imports. Offsets are code-point offsets ([start, end), Python string
-indices). Tokens are those of the overlap check (annotation.text.overlap_tokens):
-runs of letters, digits and marks with internal apostrophes, so a span never cuts
-through a word and punctuation at its edges stays outside it.
+"""Span alignment as pure text (no Django): token bounds, checking a worker's pairs,
+drawing, finding a span string in a text. Offsets are code points, [start, end); tokens are
+the overlap check's (annotation.text.overlap_tokens), so a span never cuts through a word
+and punctuation at its edges stays outside it.
 """
 
 from __future__ import annotations
@@ -23,8 +20,6 @@ MAX_PAIRS = 5
 # One colour per pair slot, used on the task page and in review (pair n: PALETTE[n - 1]).
 PALETTE = ("#fde68a", "#bfdbfe", "#bbf7d0", "#fbcfe8", "#ddd6fe")
 
-SIDES = ("proverb", "narrative")
-
 
 class SpanError(ValueError):
     """A span or set of pairs the server refuses; the message is shown to the worker."""
@@ -42,9 +37,6 @@ class Span:
     end: int
     text: str
 
-    def as_dict(self) -> dict:
-        return {"start": self.start, "end": self.end, "text": self.text}
-
 
 @dataclass(frozen=True)
 class SpanPairSpec:
@@ -60,29 +52,14 @@ def token_bounds(text: str) -> list[tuple[int, int]]:
     return [(token.start, token.end) for token in overlap_tokens(text)]
 
 
-def snap_span(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """The smallest whole-token span covering every token that [start, end) touches.
-
-    None when the range touches no token (only spaces or punctuation, or empty).
-    """
-    touched = [(s, e) for s, e in token_bounds(text) if s < end and start < e]
-    if not touched:
-        return None
-    return touched[0][0], touched[-1][1]
-
-
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def span_check(text: str, value: Any, *, side: str, pair: int) -> Span:
-    """One side of one pair, checked against its text; raises SpanError.
-
-    `value` is {"start": int, "end": int, "text": str}: offsets into the text and the
-    string they cover. Refused: a missing or malformed span, an empty one, one
-    reaching outside the text, one whose string is not the single stretch between
-    its offsets (a non-contiguous selection), and one cutting through a word.
-    """
+    """One side of one pair, {"start", "end", "text"}, checked against its text; SpanError
+    for one missing, malformed, empty, outside the text, not the one stretch between its
+    offsets (a non-contiguous selection), or cutting through a word."""
     where = f"The {side} span of pair {pair}"
     if not isinstance(value, Mapping) or not all(key in value for key in ("start", "end", "text")):
         raise SpanError(f"{where} is missing.", pair=pair, side=side)
@@ -114,11 +91,8 @@ def span_check(text: str, value: Any, *, side: str, pair: int) -> Span:
 def pairs_check(
     *, proverb: str, narrative: str, pairs: Any, min_pairs: int = 1, max_pairs: int = MAX_PAIRS
 ) -> list[SpanPairSpec]:
-    """A worker's pairs [{"proverb": span, "narrative": span}, ...], checked; raises SpanError.
-
-    Besides each span (see span_check): between min_pairs and max_pairs pairs, and
-    no pair given twice.
-    """
+    """A worker's pairs [{"proverb": span, "narrative": span}, ...], each span checked, from
+    min_pairs to max_pairs of them, none given twice; raises SpanError."""
     if not isinstance(pairs, list):
         raise SpanError("The pairs could not be read; reload the page and try again.")
     if len(pairs) < min_pairs:
@@ -145,13 +119,8 @@ def pairs_check(
 
 
 def segments(text: str, spans: Sequence[tuple[int, int, int]]) -> list[dict]:
-    """Text cut where coloured spans begin and end, for drawing an alignment.
-
-    `spans` are (start, end, position) triples. Returns consecutive
-    {"text": str, "positions": [position, ...], "colour": str} pieces covering the
-    whole text; a piece inside no span has no positions and colour "" (a piece in
-    several spans takes the colour of the lowest position).
-    """
+    """The text cut where the (start, end, position) spans begin and end: pieces {"text",
+    "positions", "colour"} (a piece in no span: none and ""; in several: the lowest's)."""
     cuts = sorted({0, len(text), *(s for s, _, _ in spans), *(e for _, e, _ in spans)})
     pieces = []
     for start, end in pairwise(cuts):
@@ -219,13 +188,8 @@ def review_drawing(drawn: dict) -> dict:
 
 
 def resolve_span(text: str, span: str) -> tuple[int, int, bool] | None:
-    """Locate a span string in text: (start, end, ambiguous), or None when absent.
-
-    Surrounding whitespace of the span is not part of it. An exact match is tried
-    first, then a case-insensitive one; ambiguous is True when the string occurs
-    more than once (overlapping occurrences included) in the mode that matched,
-    and the first occurrence is returned.
-    """
+    """The first place of a span string (stripped) in text, exactly or else ignoring case:
+    (start, end, ambiguous: it occurs more than once that way), or None."""
     needle = span.strip()
     if not needle:
         return None

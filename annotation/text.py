@@ -14,19 +14,11 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import NamedTuple
 
+# Apostrophes, the straight one first: the curly and low ones count as straight.
+_APOSTROPHES = "'\u2018\u2019\u201a\u201b\u2032"
+_STRAIGHTEN = str.maketrans(dict.fromkeys(_APOSTROPHES[1:], "'"))
 _QUOTES = str.maketrans(
-    {
-        "\u2018": "'",
-        "\u2019": "'",
-        "\u201a": "'",
-        "\u201b": "'",
-        "\u2032": "'",
-        "\u201c": '"',
-        "\u201d": '"',
-        "\u201e": '"',
-        "\u201f": '"',
-        "\u2033": '"',
-    }
+    {**dict.fromkeys(_APOSTROPHES[1:], "'"), **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033", '"')}
 )
 _NON_WORD = re.compile(r"[^\w\s]+")
 _SPACES = re.compile(r"\s+")
@@ -34,11 +26,8 @@ _WORD = re.compile(r"\w+")
 
 
 def normalize_text(text: str) -> str:
-    """Fold a proverb to the key used for exact-duplicate detection.
-
-    Unicode NFKC, curly quotes made straight, case-folded, punctuation removed
-    (so "Don't" and "Dont" meet), whitespace collapsed.
-    """
+    """A proverb's key for exact-duplicate detection: NFKC, straight quotes, case-folded,
+    punctuation removed ("Don't" and "Dont" meet), whitespace collapsed."""
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold()
     text = text.replace("'", "")
     text = _NON_WORD.sub(" ", text)
@@ -72,22 +61,8 @@ def ngrams(tokens: list[str], n: int) -> list[tuple[str, ...]]:
 
 
 _COPY_TOKEN = re.compile(r"\w+|[.!?]")
-_PRONOUNS = frozenset(
-    [
-        "he",
-        "she",
-        "him",
-        "her",
-        "his",
-        "hers",
-        "himself",
-        "herself",
-        "they",
-        "them",
-        "their",
-        "theirs",
-        "themselves",
-    ]
+_PRONOUN = re.compile(
+    "he|she|him|her|his|hers|himself|herself|they|them|their|theirs|themselves", re.IGNORECASE
 )
 
 
@@ -107,7 +82,7 @@ def copy_shingles(text: str, n: int = 3) -> set[tuple[str, ...]]:
         tokens.append(token)
         sentence_start = False
     words = [
-        "<name>" if token in names else "<pronoun>" if token.lower() in _PRONOUNS else token.lower()
+        "<name>" if token in names else "<pronoun>" if _PRONOUN.fullmatch(token) else token.lower()
         for token in tokens
     ]
     return set(ngrams(words, n))
@@ -148,8 +123,6 @@ def jaccard(first: set, second: set) -> float:
 # - Letter classes follow each runtime's Unicode tables; they differ only for
 #   characters assigned after Python's unicodedata version.
 
-_APOSTROPHES = "'\u2018\u2019\u201a\u201b\u2032"
-_STRAIGHTEN = str.maketrans(dict.fromkeys(_APOSTROPHES[1:], "'"))
 _NGRAM_KEY_SEPARATOR = "\x1f"  # norms never contain it; NFKC can put spaces in one
 _STOPWORDS_PATH = Path(__file__).resolve().parent / "data" / "stopwords.txt"
 
@@ -196,10 +169,8 @@ class OverlapRules:
 
     @classmethod
     def from_dict(cls, d: Mapping | None) -> OverlapRules:
-        """Rules from stored settings: missing keys take the defaults.
-
-        Raises ValueError for an unknown key, a non-integer or a negative value.
-        """
+        """Rules from stored settings, missing keys at their defaults; ValueError for an
+        unknown key, a non-integer or a negative value."""
         if d is None:
             return cls()
         if not isinstance(d, Mapping):
@@ -319,16 +290,14 @@ def check_overlap(
     rules: OverlapRules | Mapping | None = None,
     stopwords: Collection[str] | None = None,
 ) -> dict:
-    """Check a narrative against its proverb; the result is JSON-serialisable.
-
-    Keys: word_count, shared_words and shared_content_words (distinct norms in
-    order of first appearance in the narrative), highlights ([start, end]
-    code-point offsets of every narrative token that a rule counts: a shared
-    content word, or a word of a run of two or more proverb words in the
-    proverb's order; a lone small word such as "the" counts toward neither),
-    overlap (per n in 1..3: distinct shared n-grams, distinct proverb n-grams,
-    their ratio), longest_shared_ngram (earliest of the longest), violations
-    (ngram, content_words, too_short, too_long, in that order) and ok.
+    """Check a narrative against its proverb; the result is JSON-serialisable: word_count,
+    shared_words and shared_content_words (distinct norms in order of first appearance in
+    the narrative), highlights ([start, end] code-point offsets of every narrative token a
+    rule counts: a shared content word, or a word of a run of two or more proverb words in
+    the proverb's order; a lone small word such as "the" counts toward neither), overlap
+    (per n in 1..3: distinct shared n-grams, distinct proverb n-grams, their ratio),
+    longest_shared_ngram (earliest of the longest), violations (ngram, content_words,
+    too_short, too_long, in that order) and ok.
     """
     if not isinstance(rules, OverlapRules):
         rules = OverlapRules.from_dict(rules)
@@ -410,24 +379,13 @@ def check_overlap(
             }
         )
     count = len(norms)
-    if count < rules.min_words:
-        violations.append(
-            {
-                "rule": "too_short",
-                "message": f"Your story has {_plural(count, 'word')}; "
-                f"write at least {rules.min_words}.",
-                "words": [],
-            }
-        )
-    if count > rules.max_words:
-        violations.append(
-            {
-                "rule": "too_long",
-                "message": f"Your story has {_plural(count, 'word')}; "
-                f"write at most {rules.max_words}.",
-                "words": [],
-            }
-        )
+    for rule, broken, ask in (
+        ("too_short", count < rules.min_words, f"at least {rules.min_words}"),
+        ("too_long", count > rules.max_words, f"at most {rules.max_words}"),
+    ):
+        if broken:
+            message = f"Your story has {_plural(count, 'word')}; write {ask}."
+            violations.append({"rule": rule, "message": message, "words": []})
 
     return {
         "word_count": count,

@@ -1,24 +1,12 @@
-"""Inter-annotator agreement and label aggregation, as plain Python.
+"""Inter-annotator agreement and label aggregation, as plain Python (no Django): the
+analyses pass tuples read from the database, scripts pass exported data.
 
-No Django imports: the analyses call these functions with plain tuples and
-mappings taken from the database, and scripts call them on exported data.
-
-Conventions shared by every function here:
-
-* A *rating* (or *answer*) is a triple ``(item, annotator, value)``. Items,
-  annotators and labels are any hashable values (ints, strings, tuples).
-* A value of ``None`` or NaN is a missing rating and is skipped.
-* An annotator gives at most one value per item. A second, different value for
-  the same ``(item, annotator)`` raises ``ValueError`` (it means the data were
-  gathered wrongly; the platform stores each submission once). An exact
-  repeat of the same triple is tolerated and counted once.
-* Whatever cannot be computed (empty input, no item with two ratings, a
-  degenerate Krippendorff's alpha) is ``None``; no returned number is NaN.
-
-Well-kept libraries do the statistics: ``krippendorff`` for alpha and
-``crowd-kit`` for majority vote and Dawid-Skene. They (and numpy and pandas, which
-crowd-kit pulls in with scipy and nltk) are imported by the functions that use them:
-the admin and API import this module, and a web worker should not pay for them.
+Conventions: a rating (or answer) is a triple ``(item, annotator, value)`` of hashable
+values; a value of None or NaN is missing and skipped; a second, different value for one
+``(item, annotator)`` raises ValueError (an exact repeat counts once); whatever cannot be
+computed is None, never NaN. ``krippendorff`` and ``crowd-kit`` do the statistics; they
+(and numpy and pandas) are imported where used, so the web process that imports this
+module does not pay for them.
 """
 
 from __future__ import annotations
@@ -27,44 +15,18 @@ import math
 import numbers
 import warnings
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from itertools import combinations, permutations
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from annotation.text import simple_token_spans
-
-if TYPE_CHECKING:
-    import pandas as pd
-
-__all__ = [
-    "aggregate_accuracy",
-    "alpha_note",
-    "choice_accuracy",
-    "dawid_skene",
-    "krippendorff_alpha",
-    "majority_vote",
-    "majority_vote_ties",
-    "pairwise_binary_agreement",
-    "pairwise_label_agreement",
-    "rating_summary",
-    "span_agreement",
-    "span_token_prf",
-    "span_token_scores",
-    "worker_gold_accuracy",
-]
 
 Triple = tuple[Hashable, Hashable, Any]
 Span = tuple[int, int]
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
-
-
 # Probabilities closer than this are a tie when picking an aggregated label.
 _TIE_TOLERANCE = 1e-9
-
-
-# --------------------------------------------------------------------------- helpers
 
 
 def _is_missing(value: Any) -> bool:
@@ -83,11 +45,7 @@ def _finite_or_none(value: Any) -> float | None:
 
 
 def _collect(triples: Iterable[Triple]) -> dict[Hashable, dict[Hashable, Any]]:
-    """Group ``(item, annotator, value)`` triples as ``{item: {annotator: value}}``.
-
-    Items and annotators keep their first-seen order. Missing values are skipped;
-    conflicting values for one ``(item, annotator)`` raise ``ValueError``.
-    """
+    """Triples as ``{item: {annotator: value}}`` in first-seen order, by the conventions."""
     by_item: dict[Hashable, dict[Hashable, Any]] = {}
     for item, annotator, value in triples:
         if _is_missing(value):
@@ -103,11 +61,7 @@ def _collect(triples: Iterable[Triple]) -> dict[Hashable, dict[Hashable, Any]]:
 
 
 def _label_order_key(label: Any) -> tuple[int, Any, str]:
-    """Deterministic order over labels of possibly mixed types.
-
-    Real numbers come first in numeric order, everything else after them, in
-    the order of ``(type name, repr)``.
-    """
+    """An order over labels of mixed types: numbers first, then by type name and repr."""
     if isinstance(label, numbers.Real) and not isinstance(label, bool):
         return (0, float(label), "")
     return (1, 0.0, f"{type(label).__name__}:{label!r}")
@@ -126,19 +80,10 @@ def _ratio(numerator: float, denominator: float) -> float | None:
     return numerator / denominator if denominator else None
 
 
-# --------------------------------------------------------------------------- pairwise agreement
-
-
 def pairwise_label_agreement(labels: Iterable[Triple]) -> float | None:
-    """Average pairwise agreement on labels compared for equality.
-
-    For every item labelled by at least two annotators, the fraction of the
-    unordered pairs of its annotators that gave equal labels; then the
-    unweighted mean of those fractions over the items. Items with a single
-    label are left out. This is "how often two judges agree on a label for a
-    sample" (ePiC, Ghosh & Srivastava 2022; their MCQ human evaluation reports
-    0.735). Returns None when no item has two labels.
-    """
+    """Per item labelled at least twice, the share of its unordered annotator pairs that
+    gave equal labels; the unweighted mean over those items (ePiC's "how often two judges
+    agree on a label for a sample", 0.735 in their MCQ evaluation). None without one."""
     fractions = []
     for values in _collect(labels).values():
         pairs = list(combinations(values.values(), 2))
@@ -148,15 +93,8 @@ def pairwise_label_agreement(labels: Iterable[Triple]) -> float | None:
 
 
 def pairwise_binary_agreement(ratings: Iterable[Triple], *, threshold: int = 3) -> float | None:
-    """ePiC's average pairwise agreement on a Likert rating made binary.
-
-    Each rating becomes *good* if ``value >= threshold`` and *poor* otherwise
-    (ePiC: overall score >= 3 vs < 3). Then, as in
-    :func:`pairwise_label_agreement`: for each item with at least two ratings,
-    the fraction of unordered annotator pairs on the same side of the
-    threshold; the mean of those fractions over the items. None when no item
-    has two ratings.
-    """
+    """ePiC's pairwise agreement on a Likert rating made binary: :func:`pairwise_label_agreement`
+    of good (``value >= threshold``; ePiC: overall >= 3) against poor."""
     binary = (
         (item, annotator, None if _is_missing(value) else float(value) >= threshold)
         for item, annotator, value in ratings
@@ -164,30 +102,12 @@ def pairwise_binary_agreement(ratings: Iterable[Triple], *, threshold: int = 3) 
     return pairwise_label_agreement(binary)
 
 
-# --------------------------------------------------------------------------- Krippendorff's alpha
-
-
 def krippendorff_alpha(ratings: Iterable[Triple], *, level: str) -> float | None:
-    """Krippendorff's alpha of ``(item, annotator, value)`` ratings.
-
-    ``alpha = 1 - D_o / D_e``, where D_o is the observed disagreement among
-    the values given to the same item (each item with ``m_u >= 2`` values
-    weighs its ordered pairs by ``1 / (m_u - 1)``) and D_e the disagreement
-    expected among all those pairable values taken together, under the
-    distance of ``level``: "nominal" (0 if equal, else 1), "ordinal" (squared
-    rank distance from the marginal frequencies), "interval" (squared
-    difference) or "ratio". Krippendorff (2011), "Computing Krippendorff's
-    Alpha-Reliability"; computed by the ``krippendorff`` package from the
-    reliability matrix (annotators x items, NaN where an annotator did not
-    rate an item).
-
-    Nominal labels may be any hashable values: they are mapped to integers
-    first. Ordinal, interval and ratio values must be numbers (``ValueError``
-    otherwise); ordinal uses their numeric order.
-
-    Returns None when alpha is undefined or degenerate: fewer than two items
-    with at least two ratings, or a single distinct value among the pairable
-    ratings (no expected disagreement).
+    """Krippendorff's alpha, ``1 - D_o / D_e`` under the distance of ``level`` ("nominal",
+    "ordinal", "interval" or "ratio"; Krippendorff 2011), by the ``krippendorff`` package
+    from the annotators x items reliability matrix. Nominal labels may be any hashable
+    values; the other levels need numbers (ValueError otherwise). None when undefined:
+    fewer than two items rated twice, or one value throughout (no expected disagreement).
     """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
@@ -240,15 +160,9 @@ MIN_ALPHA_ITEMS = 10
 def alpha_note(
     ratings: Iterable[Triple], *, alpha: float | None, threshold: float | None = None
 ) -> str:
-    """Why an alpha should not be read at face value ("" when nothing stands out).
-
-    Undefined (None): fewer than two items rated twice, or one value throughout (no
-    expected disagreement). Unstable: fewer than MIN_ALPHA_ITEMS items rated twice;
-    pairable values all on one side of a binarizing `threshold` (pairwise agreement is
-    then 1 by construction while alpha weighs small differences inside that side: all
-    ratings in 3-5 can give alpha below 0); or two values at most, where agreement by
-    chance is so high that a few differences swing alpha (the "kappa paradox").
-    """
+    """Why an alpha should not be read at face value ("" when nothing stands out): why it
+    is undefined, or unstable (few items; values all on one side of a binarizing
+    `threshold`; two values at most, the "kappa paradox")."""
     by_item = {item: values for item, values in _collect(ratings).items() if len(values) >= 2}
     values = [value for item_values in by_item.values() for value in item_values.values()]
     distinct = set(values)
@@ -279,9 +193,6 @@ def alpha_note(
     return " ".join(notes)
 
 
-# --------------------------------------------------------------------------- spans
-
-
 def _covered_tokens(
     spans: Sequence[Span], tokens: Sequence[tuple[int, int]], text_length: int
 ) -> set[int]:
@@ -310,35 +221,17 @@ def _prf(predicted: set[int], reference: set[int]) -> dict[str, float]:
     return {"precision": precision, "recall": recall, "f1": f1}
 
 
-def span_token_prf(
-    predicted: Sequence[Span], reference: Sequence[Span], text: str
-) -> dict[str, float]:
-    """Token-level precision, recall and F1 of one set of spans against another.
-
-    Spans are ``(start, end)`` character offsets into ``text``, end exclusive,
-    with ``0 <= start <= end <= len(text)`` (``ValueError`` otherwise). Tokens
-    are the ``\\w+`` runs of ``text``; a span covers every token it overlaps by
-    at least one character, so a span cutting through a word covers the whole
-    word, and an empty span covers nothing. Each side becomes the set ``P`` or
-    ``R`` of token indices covered by its spans (overlapping spans count a
-    token once). Then precision = ``|P ∩ R| / |P|``, recall =
-    ``|P ∩ R| / |R|``, F1 = their harmonic mean (0 when both are 0).
-
-    Empty sets: both empty gives 1.0, 1.0, 1.0 (they agree that nothing is
-    marked); exactly one empty gives 0.0, 0.0, 0.0 (the undefined ratio is
-    taken as 0, like scikit-learn's ``zero_division=0``).
-    """
-    scores = span_token_scores(predicted, reference, text)
-    del scores["exact"]
-    return scores
-
-
 def span_token_scores(
     predicted: Sequence[Span], reference: Sequence[Span], text: str
 ) -> dict[str, float]:
-    """:func:`span_token_prf`'s precision, recall and F1, and ``exact``: 1.0 when both sides
-    cover the same tokens, else 0.0. The one implementation of span scores: agreement
-    here, and the span baselines' figures (modeling.training.metrics.span_scores)."""
+    """Token-level precision, recall and F1 of one set of spans against another, and
+    ``exact`` (1.0 when both cover the same tokens): the one implementation of span scores
+    (agreement, and modeling.training.metrics.span_scores).
+
+    Spans are ``[start, end)`` offsets into ``text`` (ValueError outside it). A span covers
+    every ``\\w+`` token it overlaps, so one cutting through a word covers the word. Both
+    sides empty score 1.0; one empty scores 0.0 (scikit-learn's ``zero_division=0``).
+    """
     tokens = simple_token_spans(text)
     covered = _covered_tokens(predicted, tokens, len(text))
     truth = _covered_tokens(reference, tokens, len(text))
@@ -349,22 +242,11 @@ def span_agreement(
     alignments: Mapping[Hashable, Mapping[Hashable, Sequence[Span]]],
     texts: Mapping[Hashable, str],
 ) -> dict[str, Any]:
-    """Span agreement between annotators as token-level precision, recall and F1.
-
-    ``alignments[item][annotator]`` are the spans an annotator marked in
-    ``texts[item]`` (for ePiC, compute the proverb side and the narrative side
-    as separate items or separate calls). For every item and every *ordered*
-    pair ``(a, b)`` of distinct annotators of that item, :func:`span_token_prf`
-    scores ``a``'s spans as predicted against ``b``'s as reference; the result
-    is the unweighted mean over all those pairs of precision, recall and F1.
-
-    Because both orders of each pair are counted, and the precision of
-    ``(a, b)`` is the recall of ``(b, a)``, mean precision equals mean recall.
-    ``f1`` is the mean of the per-pair F1 scores (not the harmonic mean of the
-    means). ``pairs`` is the number of ordered pairs, ``items`` the number of
-    items with at least two annotators. With no such item, precision, recall
-    and f1 are None.
-    """
+    """Span agreement between annotators: the mean over every item's *ordered* pairs of
+    annotators ``(a, b)`` of :func:`span_token_scores` of ``a``'s spans against ``b``'s
+    (``alignments[item][annotator]``, spans in ``texts[item]``). Mean precision therefore
+    equals mean recall; ``f1`` is the mean per-pair F1. ``pairs`` counts the ordered pairs,
+    ``items`` the items with two annotators; with none, the scores are None."""
     totals = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
     pairs = 0
     items = 0
@@ -387,16 +269,9 @@ def span_agreement(
     return {**means, "pairs": pairs, "items": items}
 
 
-# --------------------------------------------------------------------------- multiple choice
-
-
 def choice_accuracy(answers: Iterable[Triple], gold: Mapping[Hashable, Any]) -> float | None:
-    """Fraction of individual answers equal to the gold answer.
-
-    ``answers`` are ``(question, annotator, chosen)`` triples; answers to
-    questions absent from ``gold`` and missing answers are ignored. None when
-    no answer is left.
-    """
+    """The share of answers ``(question, annotator, chosen)`` to questions in ``gold`` that
+    chose the gold answer; None when there is none."""
     correct = total = 0
     for question, _annotator, chosen in answers:
         if question not in gold or _is_missing(chosen):
@@ -406,14 +281,10 @@ def choice_accuracy(answers: Iterable[Triple], gold: Mapping[Hashable, Any]) -> 
     return _ratio(correct, total)
 
 
-def _crowdkit_frame(
-    answers: Iterable[Triple],
-) -> tuple[pd.DataFrame, list[Hashable], list[Any]]:
-    """Answers as a crowd-kit frame of integer codes, with the code tables.
-
-    Questions and labels are encoded as integers (labels in sorted order) so
-    that tuples, mixed types and booleans never reach pandas' indexing.
-    """
+def _crowdkit_labels(answers: Iterable[Triple], model) -> dict[Hashable, Any]:
+    """Each question's most probable label under a crowd-kit `model`, a tie going to the
+    smallest label. Questions and labels reach pandas as integer codes (labels in sorted
+    order), so tuples, mixed types and booleans never meet its indexing."""
     by_question = _collect(answers)
     questions = list(by_question)
     labels = sorted(
@@ -427,23 +298,15 @@ def _crowdkit_frame(
         for question_code, values in enumerate(by_question.values())
         for worker, label in values.items()
     ]
+    if not rows:
+        return {}
     import pandas as pd
 
     frame = pd.DataFrame(rows, columns=["task", "worker", "label"], dtype="int64")
-    return frame, questions, labels
-
-
-@contextmanager
-def _quiet_pandas() -> Iterator[None]:
-    """Silence the deprecation warnings crowd-kit 1.4 triggers in pandas >= 3."""
-    with warnings.catch_warnings():
+    with warnings.catch_warnings():  # the deprecations crowd-kit 1.4 triggers in pandas >= 3
         warnings.simplefilter("ignore", DeprecationWarning)
         warnings.simplefilter("ignore", FutureWarning)
-        yield
-
-
-def _decide(probas: pd.DataFrame, questions: list[Hashable], labels: list[Any]) -> dict:
-    """The most probable label of each question; ties go to the smallest label."""
+        probas = model.fit_predict_proba(frame)
     result = {}
     for task_code, row in probas.iterrows():
         best = row.max()
@@ -453,22 +316,11 @@ def _decide(probas: pd.DataFrame, questions: list[Hashable], labels: list[Any]) 
 
 
 def majority_vote(answers: Iterable[Triple]) -> dict[Hashable, Any]:
-    """Majority-vote label of each question (crowd-kit ``MajorityVote``).
-
-    The label chosen by the most annotators of a question. Ties are broken
-    here, not by crowd-kit (whose ``idxmax`` takes whichever tied label comes
-    first in its column order, which follows the data): among the tied labels
-    the smallest wins, by ``<`` when the labels compare and otherwise numbers
-    first, then by type name and ``repr``. Empty input gives ``{}``.
-    """
+    """The label most annotators chose for each question (crowd-kit ``MajorityVote``). A tie
+    goes to the smallest label, broken here: crowd-kit's ``idxmax`` would follow the data."""
     from crowdkit.aggregation import MajorityVote
 
-    frame, questions, labels = _crowdkit_frame(answers)
-    if frame.empty:
-        return {}
-    with _quiet_pandas():
-        probas = MajorityVote().fit_predict_proba(frame)
-    return _decide(probas, questions, labels)
+    return _crowdkit_labels(answers, MajorityVote())
 
 
 def majority_vote_ties(answers: Iterable[Triple]) -> dict[Hashable, list[Any]]:
@@ -491,35 +343,19 @@ def majority_vote_ties(answers: Iterable[Triple]) -> dict[Hashable, list[Any]]:
 def dawid_skene(
     answers: Iterable[Triple], *, n_iter: int = 100, tol: float = 1e-5
 ) -> dict[Hashable, Any]:
-    """Dawid-Skene label of each question (crowd-kit ``DawidSkene``).
-
-    Dawid & Skene (1979): each annotator has a confusion matrix
-    ``P(answer | true label)`` and the labels a prior; EM, initialised from the
-    majority-vote distributions, alternates estimating the posterior of each
-    question's true label and re-estimating the confusion matrices and prior,
-    for at most ``n_iter`` iterations or until the evidence lower bound gains
-    less than ``tol``. Only labels somebody chose are candidates. The result
-    is the label of highest posterior, ties broken as in :func:`majority_vote`.
-    Deterministic for the same input. Empty input gives ``{}``.
-    """
+    """The Dawid-Skene label of each question (crowd-kit ``DawidSkene``; Dawid & Skene 1979:
+    EM over each annotator's confusion matrix from the majority-vote start, at most
+    ``n_iter`` rounds or until the bound gains less than ``tol``): the label of highest
+    posterior, ties broken as in :func:`majority_vote`. Deterministic."""
     from crowdkit.aggregation import DawidSkene
 
-    frame, questions, labels = _crowdkit_frame(answers)
-    if frame.empty:
-        return {}
-    with _quiet_pandas():
-        probas = DawidSkene(n_iter=n_iter, tol=tol).fit_predict_proba(frame)
-    return _decide(probas, questions, labels)
+    return _crowdkit_labels(answers, DawidSkene(n_iter=n_iter, tol=tol))
 
 
 def aggregate_accuracy(
     aggregated: Mapping[Hashable, Any], gold: Mapping[Hashable, Any]
 ) -> float | None:
-    """Fraction of questions whose aggregated label equals the gold label.
-
-    Counted over the questions present in both mappings; None when there are
-    none.
-    """
+    """The share of the questions in both mappings whose aggregated label is the gold one."""
     shared = [question for question in aggregated if question in gold]
     return _ratio(sum(aggregated[q] == gold[q] for q in shared), len(shared))
 
@@ -527,12 +363,8 @@ def aggregate_accuracy(
 def worker_gold_accuracy(
     answers: Iterable[Triple], gold: Mapping[Hashable, Any]
 ) -> dict[Hashable, dict[str, Any]]:
-    """Per-annotator accuracy on gold (control) questions, for quality control.
-
-    ``{annotator: {"correct": int, "total": int, "accuracy": float}}`` over
-    each annotator's answers to questions in ``gold``; annotators without a
-    gold answer are absent. Annotators appear in first-seen order.
-    """
+    """Each annotator's ``{"correct", "total", "accuracy"}`` on the questions in ``gold``
+    (annotators without a gold answer are absent), in first-seen order."""
     counts: dict[Hashable, list[int]] = {}
     for question, annotator, chosen in answers:
         if question not in gold or _is_missing(chosen):
@@ -546,21 +378,11 @@ def worker_gold_accuracy(
     }
 
 
-# --------------------------------------------------------------------------- summary
-
-
 def rating_summary(
     ratings: Iterable[Triple], *, criterion_levels: str = "ordinal", threshold: int = 3
 ) -> dict[str, Any]:
-    """Summary of one rating criterion (e.g. one Likert criterion of one batch).
-
-    ``items``: distinct items with at least one rating; ``ratings``: number of
-    ratings; ``mean``: mean value (None without ratings);
-    ``pairwise_agreement``: :func:`pairwise_binary_agreement` at
-    ``threshold``; ``alpha``: :func:`krippendorff_alpha` at level
-    ``criterion_levels``, with ``alpha_note`` (:func:`alpha_note`). Missing values are
-    skipped throughout.
-    """
+    """One rating criterion's items, ratings and mean, :func:`pairwise_binary_agreement` at
+    ``threshold``, and :func:`krippendorff_alpha` at ``criterion_levels`` with its note."""
     triples = list(ratings)
     by_item = _collect(triples)
     values = [float(value) for values in by_item.values() for value in values.values()]

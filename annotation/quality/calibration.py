@@ -1,11 +1,7 @@
-"""The writing-process score of stories, and its calibration per batch from a pilot.
-
-A researcher marks pilot stories known to be composed on the page or transcribed from a
-given text (`pilot_label_set`, an admin action on narratives), then fits the batch's
-calibration (`writing_calibration_fit`, an admin action on batches). `writing_scores`
-gives each story's score with its meaning and its source: the batch's calibration when it
-has one, else the documented default weights (annotation/quality/writing_score.py). A
-score is shown to reviewers; nothing acts on it.
+"""The writing-process score of stories, and its calibration per batch from a pilot: a
+researcher labels pilot stories composed or transcribed (`pilot_label_set`) and fits the
+batch's calibration (`writing_calibration_fit`); `writing_scores` uses it, else the default
+weights (writing_score.py). A score informs reviewers; nothing acts on it.
 """
 
 from __future__ import annotations
@@ -46,11 +42,8 @@ def pilot_label_set(*, narrative_ids: list[int], label: str) -> int:
 
 @transaction.atomic
 def writing_calibration_fit(*, batch: Batch) -> WritingCalibration:
-    """Fit the batch's writing-process score on its labelled stories and keep it.
-
-    Raises writing_score.CalibrationError (nothing kept, an earlier calibration stays) when
-    too few stories of a kind are labelled or the accuracy is not clearly above chance.
-    """
+    """Fit the batch's writing-process score on its labelled stories and keep it;
+    CalibrationError (an earlier calibration stays) as `calibration_fit` refuses."""
     rows = (
         NarrativeIntegrity.objects.filter(
             narrative__assignment__item__batch=batch, telemetry__isnull=False

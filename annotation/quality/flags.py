@@ -23,31 +23,24 @@ from crowd.models import Batch
 from crowd.pledges import pledge_times_of
 
 
-def _integrity_settings(narrative: Narrative) -> IntegritySettings:
-    assignment = narrative.assignment
-    if assignment is None:
-        return IntegritySettings()
-    return IntegritySettings.stored(assignment.item.batch.settings)
-
-
-def _integrity(narrative: Narrative) -> NarrativeIntegrity | None:
-    try:
-        return narrative.integrity
-    except NarrativeIntegrity.DoesNotExist:
-        return None
-
-
 def flags_of(narrative: Narrative, *, settings: IntegritySettings | None = None) -> list[Flag]:
     """A narrative's flags without the matching stories' text (no extra queries when
     `integrity` and `assignment__item__batch` were selected)."""
-    integrity = _integrity(narrative)
+    try:
+        integrity = narrative.integrity
+    except NarrativeIntegrity.DoesNotExist:
+        integrity = None
+    if settings is None:
+        assignment = narrative.assignment
+        batch_settings = assignment.item.batch.settings if assignment else None
+        settings = IntegritySettings.stored(batch_settings)
     return _flags(
         source=narrative.source,
         text_length=len(narrative.text),
         integrity=(integrity.telemetry, integrity.similarity, integrity.canary)
         if integrity
         else None,
-        settings=settings or _integrity_settings(narrative),
+        settings=settings,
     )
 
 
@@ -140,12 +133,9 @@ def flag_rows(narratives: QuerySet, *, chunk_size: int = 2000) -> Iterator[FlagR
 
 
 def narrative_flags(narrative: Narrative) -> list[dict]:
-    """A narrative's integrity flags, each {"code", "title", "explanation", "details"}.
-
-    A similarity flag's details carry the matching story: {"narrative", "similarity",
-    "text", "proverb", "worker"} so it can be shown side by side. Flags inform a
-    reviewer; they never reject anything.
-    """
+    """A narrative's integrity flags, each {"code", "title", "explanation", "details"}; a
+    similarity flag's details carry the matching story ("text", "proverb", "worker") to be
+    shown side by side. Flags inform a reviewer; they never reject anything."""
     result = []
     for flag in flags_of(narrative):
         details = dict(flag.details)
@@ -192,12 +182,9 @@ def flags_by_narrative(narratives: QuerySet) -> dict[int, dict]:
 
 
 def flag_drift(*, batch: Batch, windows: int = 10) -> dict:
-    """A batch's share of stories with each flag over time: its stories in submission
-    order cut into up to `windows` consecutive windows of (nearly) equal size.
-
-    {"windows": [{"stories", "until" (ISO time of the window's last story), "shares":
-    {code: share}}], "codes": [codes that occur, in FLAG_TITLES order]}.
-    """
+    """A batch's share of stories with each flag over time, its stories in submission order
+    cut into up to `windows` windows of (nearly) equal size: {"windows": [{"stories",
+    "until" (its last story's time), "shares": {code: share}}], "codes": those occurring}."""
     narratives = Narrative.objects.filter(assignment__item__batch=batch)
     rows = list(flag_rows(narratives))
     times = dict(narratives.values_list("pk", "created_at"))

@@ -1,12 +1,8 @@
 """Gold (control) items with known answers, and each worker's accuracy on them.
 
-A rate or choose batch can mix in gold items: for multiple choice the answer is
-the narrative's own proverb; for ratings it is a range per criterion ("relatedness
-at most 2" for a story that misses its proverb). Gold items are offered to every
-worker (they are not limited by the batch's workers-per-item target) and are left
-out of agreement and aggregation. Workers whose gold accuracy falls below the
-batch's `gold_min_accuracy`, once they have answered `gold_min_answers` gold
-items, are flagged for review.
+A rate or choose batch can mix in gold items (the answer: the narrative's own proverb, or
+a range per criterion). Every worker is offered them, and agreement leaves them out. A
+worker below the batch's `gold_min_accuracy` after `gold_min_answers` of them is flagged.
 """
 
 from __future__ import annotations
@@ -32,11 +28,8 @@ GOLD_SETTINGS_SCHEMA = {
 
 
 class GoldSettingsForm(forms.Form):
-    """Mixin for batch forms of task types with gold items: the two flagging thresholds.
-
-    Put it before the batch form it extends (`class F(GoldSettingsForm, DrawnBatchForm)`);
-    the threshold fields are shown after the form's own fields.
-    """
+    """The two flagging thresholds, after a batch form's own fields: put it before the form
+    it extends (`class F(GoldSettingsForm, DrawnBatchForm)`)."""
 
     gold_min_accuracy = forms.FloatField(
         min_value=0,
@@ -91,10 +84,9 @@ class GoldConflict(ValueError):
 
 
 def gold_ranges_by_criterion(ranges: list) -> dict:
-    """A rate answer as the API and the admin's gold form take it, a list of ranges
-    [{"criterion": key, "min": a, "max": b}], as `gold_items_add` takes it: {key: {"min": a,
-    "max": b}} (the bounds are the task type's to check). Raises ValueError for a range that
-    names no criterion, or a criterion given twice."""
+    """A rate answer as the API and the admin take it, ranges [{"criterion": key, "min": a,
+    "max": b}], as `gold_items_add` does: {key: {"min": a, "max": b}}. ValueError for a
+    range naming no criterion, or a criterion given twice (the bounds are the type's)."""
     answer = {}
     for entry in ranges:
         if not isinstance(entry, dict) or not isinstance(entry.get("criterion"), str):
@@ -108,12 +100,8 @@ def gold_ranges_by_criterion(ranges: list) -> dict:
 
 @transaction.atomic
 def gold_items_add(*, batch: Batch, narratives: list[Narrative], answer: dict | None = None) -> int:
-    """Add gold items built on these narratives; returns how many were added.
-
-    `answer` is what the task type needs beyond the narrative (rating ranges like
-    {"relatedness": {"max": 2}}); multiple choice needs none. A narrative already
-    in the batch is refused.
-    """
+    """Add gold items on these narratives, none already in the batch; how many were added.
+    `answer` is what the type needs beyond the narrative (rating ranges; choice: none)."""
     task_type = task_types.get(batch.task_type)
     if not task_type.has_gold:
         raise NoGoldItems(f"{task_type.label} batches have no gold items.")
@@ -125,17 +113,12 @@ def gold_items_add(*, batch: Batch, narratives: list[Narrative], answer: dict | 
     return batch_items_add(batch=batch, items=items)
 
 
-def gold_outcomes(*, batch: Batch) -> list[tuple[int, int, bool]]:
-    """(item, worker, answered correctly) for every submitted answer to a gold item."""
-    task_type = task_types.get(batch.task_type)
-    # Every submitted answer counts for quality control, rejected ones included.
-    return task_type.gold_outcomes(batch=batch, statuses=Assignment.STORED)
-
-
 def worker_gold_report(*, batch: Batch) -> dict[int, dict]:
     """Per worker id: gold correct, total, accuracy, and whether they are flagged."""
     settings = {**GOLD_DEFAULTS, **(batch.settings or {})}
-    outcomes = gold_outcomes(batch=batch)
+    # Every submitted answer counts for quality control, rejected ones included.
+    task_type = task_types.get(batch.task_type)
+    outcomes = task_type.gold_outcomes(batch=batch, statuses=Assignment.STORED)
     gold = {item: True for item, _, _ in outcomes}
     report = worker_gold_accuracy(outcomes, gold)
     return {

@@ -1,10 +1,6 @@
-"""Writing integrity: the task page's writing record, and flags explained in words.
-
-Pure: no Django. A free-text task page sends a small, content-blind writing record
-(frontend/static/frontend/telemetry.js) with the text; `telemetry_clean` checks it,
-`IntegritySettings` holds a batch's thresholds, and `process_flags` / `similarity_flags`
-turn a record or a similarity check into flags. A flag informs a reviewer; it never
-rejects anything.
+"""Writing integrity, pure (no Django): the content-blind writing record a free-text page
+sends (frontend/static/frontend/telemetry.js), checked; a batch's thresholds; and the flags
+of a record or a similarity check, in words. A flag informs a reviewer; it rejects nothing.
 """
 
 from __future__ import annotations
@@ -69,11 +65,8 @@ def _count(value, key: str) -> int:
 
 
 def telemetry_clean(record) -> dict:
-    """A writing record as stored: known keys, whole non-negative counts, capped lists.
-
-    Raises TelemetryError for anything the page would not send: not an object, too large,
-    unknown keys, negative or non-numeric counts.
-    """
+    """A writing record as stored: known keys, whole non-negative counts, capped lists;
+    TelemetryError for anything the page would not send."""
     if not isinstance(record, dict):
         raise TelemetryError("The writing record must be an object.")
     if len(json.dumps(record)) > MAX_TELEMETRY_BYTES:
@@ -203,9 +196,6 @@ class Flag:
     explanation: str
     details: dict
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 FLAG_TITLES = {
     "no_record": "No writing record",
@@ -238,14 +228,8 @@ def process_flags(
 ) -> list[Flag]:
     """Flags of the writing process, from a cleaned writing record and the story's length."""
     if not telemetry:
-        return [
-            Flag(
-                "no_record",
-                "The task page sent no writing record with this story, so how it was "
-                "written is unknown.",
-                {},
-            )
-        ]
+        unknown = "The task page sent no writing record with this story, so how it was written "
+        return [Flag("no_record", unknown + "is unknown.", {})]
     flags = []
     length = max(text_length, 1)
     pasted = telemetry["pasted"] + telemetry["dropped"]
@@ -330,12 +314,8 @@ def process_flags(
 
 
 def similarity_flags(similarity: dict | None, *, settings: IntegritySettings) -> list[Flag]:
-    """Flags of the dataset check: a near-duplicate story, or a worker's homogeneous stories.
-
-    `similarity` is what the check stores: {"proverb": match | None, "own": match | None,
-    "copy": copy | None} where a match is {"narrative": id, "similarity": cosine} and a copy
-    {"narrative": id, "overlap": Jaccard of name-blind word trigrams, "own": bool}.
-    """
+    """Flags of the dataset check (what similarity.py stores): a near-duplicate story, or
+    a worker's homogeneous stories."""
     similarity = similarity or {}
     flags = []
     candidates = [similarity.get("proverb"), similarity.get("own")]

@@ -1,13 +1,7 @@
-"""Agreement, aggregation and quality control of one batch, read from the database.
-
-`batch_agreement` puts together what every batch shares (its items, the workers'
-review figures and gold accuracy) and the task type's own figures
-(`TaskType.agreement`: each type's selector lives in its own package and hands plain
-triples to annotation.quality.agreement, where krippendorff and crowd-kit do the
-statistics). Counted: submitted and approved work on regular items that are not
-withdrawn (`counted`); rejected work and gold items are left out (gold items feed
-quality control instead). Every result is a JSON-safe dict, shown in the admin and
-returned by the API as is.
+"""Agreement, aggregation and quality control of one batch, as JSON-safe dicts the admin
+shows and the API returns: what every batch shares (items, the workers' review figures
+and gold accuracy) and the task type's own figures (`TaskType.agreement`). Counted:
+submitted and approved work on regular items not withdrawn (`counted`).
 """
 
 from __future__ import annotations

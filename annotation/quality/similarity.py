@@ -1,16 +1,9 @@
 """The dataset check of writing integrity: each story against its proverb's other stories
 and its worker's earlier stories, by sentence-embedding cosine similarity and name-blind
-word trigrams.
-
-`narratives_similarity_check_waiting` runs in the Celery task queued when a story is
-submitted: it checks that story and, in the same pass, the other stories still waiting
-for their check (whole proverbs at a time, up to CHECK_BATCH), so that checks that arrive
-together are embedded in one call and read the dataset once (a story still unchecked
-after the grace period is queued again by beat's `annotation.similarity_requeue`);
-`narrative_similarity_check` checks one story again. `narratives_embed` fills missing
-embeddings in chunks (imported datasets, the report command); the dataset-wide scan (all
-stories at once, by matrix operations) is annotation/quality/similarity_scan.py;
-`similarity_distribution` summarises what a researcher checks thresholds against.
+word trigrams. A submitted story's Celery task checks it with the other stories waiting
+for their check, whole proverbs at a time (`narratives_similarity_check_waiting`), so that
+checks arriving together are embedded in one call; beat queues a lost one again. The
+dataset-wide scan is similarity_scan.py.
 """
 
 from __future__ import annotations
@@ -38,10 +31,8 @@ CHECK_BATCH = 32
 def narratives_embed(
     narrative_ids: Iterable[int], *, progress: Callable[[int], None] | None = None
 ) -> int:
-    """Store embeddings of the given narratives that have none from the configured model.
-
-    Returns how many were embedded; idempotent. Chunks of EMBED_CHUNK keep memory flat.
-    """
+    """Store embeddings of the given narratives that have none from the configured model,
+    in chunks of EMBED_CHUNK (memory stays flat); how many were embedded. Idempotent."""
     model = embedding_model_path()
     ids = sorted(set(narrative_ids))
     done = set(
@@ -109,15 +100,12 @@ def _nearest_copy(mine: set, ids: list[int], shingles: dict[int, set], own: set[
 
 
 def _vectors(ids: list[int], texts: dict[int, str], *, held: set[int]):
-    """Every embedding of `ids` by id, and the ids among `held` that had none.
-
-    Stored embeddings are read; the stories without one are embedded in one call, and
-    kept as stored ones are (float16), so that a check reads the same figures whenever it
-    runs. The caller stores the new ones of `held` (the integrity rows it holds and
-    writes); the others are stored here where their row can be locked without waiting
-    (a story with no integrity row at all, model-written or kept from before the check,
-    gets one, unchecked, so that beat gives it the check too). A story whose row another
-    pass holds is embedded for this comparison only: that pass stores its own."""
+    """Every embedding of `ids` by id, and the ids among `held` that had none. Stories
+    without one are embedded in one call, rounded as stored (float16) so that a check reads
+    the same figures whenever it runs. The caller stores those of `held` (the rows it
+    holds); the others are stored here where their row can be locked without waiting (a
+    story with no row gets one, unchecked, so that beat checks it too); a row another pass
+    holds is that pass's to store."""
     vectors = embeddings_of(ids)
     missing = [narrative_id for narrative_id in ids if narrative_id not in vectors]
     if not missing:
@@ -159,21 +147,18 @@ def _vectors(ids: list[int], texts: dict[int, str], *, held: set[int]):
 
 def _similarity_store(rows: list[NarrativeIntegrity]) -> dict[int, dict]:
     """Check the stories of the integrity `rows` (held by this transaction) against the
-    dataset as it stands, in one pass, and store what the check finds; returns it by id.
-
-    Stored per story, {"proverb": match | None, "own": match | None, "copy": copy |
-    None}: a match is the nearest other story of its proverb, or of its worker's earlier
-    stories for other proverbs, {"narrative": id, "similarity": cosine}; the copy the story
-    of either kind with the most word trigrams in common once names and pronouns are set
-    aside, {"narrative": id, "overlap": Jaccard, "own": bool}. Every story the pass
-    compares is read once, and those without an embedding are embedded in one call."""
+    dataset in one pass, store what it finds and return it by id: per story {"proverb",
+    "own", "copy"}, the nearest other story of its proverb and of its worker's earlier
+    stories for other proverbs ({"narrative", "similarity": cosine}), and the story of
+    either kind sharing the most name-blind word trigrams ({"narrative", "overlap":
+    Jaccard, "own"})."""
     held = {row.narrative_id for row in rows}
     stories = list(
         Narrative.objects.filter(pk__in=held).values_list("pk", "proverb_id", "worker_id")
     )
     proverbs = {proverb_id for _, proverb_id, _ in stories}
     workers = {worker_id for _, _, worker_id in stories if worker_id is not None}
-    scope = _comparison_scope(proverbs, workers)
+    scope = comparison_scope(proverbs, workers)
     texts, by_proverb, by_worker = {}, defaultdict(list), defaultdict(list)
     for pk, proverb_id, worker_id, text in sorted(
         scope.values_list("pk", "proverb_id", "worker_id", "text")
@@ -215,16 +200,15 @@ def _similarity_store(rows: list[NarrativeIntegrity]) -> dict[int, dict]:
 
 
 def narratives_similarity_pending(*, now=None, limit: int = 200) -> list[int]:
-    """Ids of narratives whose dataset check has not run although they were submitted
-    longer than the grace period ago (PARABLE_BACKGROUND_GRACE_SECONDS), oldest first:
-    their task was lost (a broker outage, a worker killed), so beat queues them again."""
+    """Ids of narratives still unchecked past the grace period, oldest first: their task
+    was lost (a broker outage, a worker killed), so beat queues them again."""
     unchecked = NarrativeIntegrity.objects.filter(checked_at__isnull=True)
     return waiting_past_grace(
         unchecked, since="narrative__created_at", limit=limit, now=now, id_field="narrative_id"
     )
 
 
-def _comparison_scope(proverb_ids: Iterable[int], worker_ids: Iterable[int | None]):
+def comparison_scope(proverb_ids: Iterable[int], worker_ids: Iterable[int | None]):
     """The stories a check of stories of these proverbs by these workers compares: every
     story of the proverbs and every story of the workers."""
     scope = Narrative.objects.filter(proverb_id__in=list(proverb_ids))
@@ -235,19 +219,16 @@ def _comparison_scope(proverb_ids: Iterable[int], worker_ids: Iterable[int | Non
 
 
 def _embed_ahead(proverb_ids: list[int], worker_ids: Iterable[int | None]) -> None:
-    """Embed, before any transaction, the stories a check will compare: on SQLite a
-    transaction holds the database's one write lock from its start, and workers' submits
-    would wait for the model (seconds when it first loads). The check's own transaction
-    then reads the stored vectors (and embeds only what was written in between)."""
-    texts = dict(_comparison_scope(proverb_ids, worker_ids).values_list("pk", "text"))
+    """Embed the stories a check will compare before its transaction: on SQLite a
+    transaction holds the one write lock from its start, and submits would wait for the
+    model (seconds when it first loads)."""
+    texts = dict(comparison_scope(proverb_ids, worker_ids).values_list("pk", "text"))
     _vectors(sorted(texts), texts, held=set())
 
 
 def narrative_similarity_check(*, narrative_id: int) -> NarrativeIntegrity:
-    """Check one story against its proverb's other stories and its worker's earlier
-    stories, checked before or not (what is stored: `_similarity_store`). Idempotent: run
-    again, it recomputes the same figures (and picks up stories written since). The model
-    runs before the check's transaction (`_embed_ahead`)."""
+    """Check one story again (`_similarity_store`), the model run before its transaction
+    (`_embed_ahead`). Idempotent: it recomputes the same figures, with stories since."""
     narrative = Narrative.objects.get(pk=narrative_id)  # a story that does not exist raises
     _embed_ahead([narrative.proverb_id], [narrative.worker_id])
     with transaction.atomic():
@@ -279,15 +260,11 @@ def _pass_proverbs(waiting, first_proverb: int) -> list[int]:
 
 
 def narratives_similarity_check_waiting(*, narrative_id: int) -> list[int] | None:
-    """Check a submitted story and, in the same pass, other stories waiting for their
-    check; returns the ids checked: none when the story is checked already (or gone), and
-    None when another pass holds its row (checking it, or storing its embedding: the
-    caller tries again later).
-
-    The pass takes whole proverbs (`_pass_proverbs`), since a story's waiting
-    proverb-mates are what its check embeds anyway; their stories are embedded before the
-    pass's transaction (`_embed_ahead`). Rows another pass holds are skipped (SKIP
-    LOCKED), so passes in several worker processes never wait for each other."""
+    """Check a submitted story and, in the same pass, the stories waiting with it, whole
+    proverbs at a time (`_pass_proverbs`: its proverb-mates are what its check embeds
+    anyway); the ids checked, none when it is checked already (or gone), and None when
+    another pass holds its row (the caller tries again later). Rows other passes hold are
+    skipped (SKIP LOCKED): passes in several processes never wait for each other."""
     waiting = NarrativeIntegrity.objects.filter(checked_at__isnull=True)
     proverb = (
         waiting.filter(narrative_id=narrative_id)
@@ -323,11 +300,8 @@ QUANTILES = (0.5, 0.9, 0.95, 0.99, 0.995)
 
 
 def similarity_distribution(values: list[float], *, threshold: float) -> dict:
-    """Summary of nearest-neighbour similarities: count, quantiles, histogram, share flagged.
-
-    {"stories", "mean", "quantiles": {"0.5": x, ...}, "max", "threshold", "at_or_above",
-    "share_at_or_above", "histogram": [{"from", "to", "stories"}] in steps of 0.05}.
-    """
+    """Nearest-neighbour similarities summarised: {"stories", "mean", "quantiles", "max",
+    "threshold", "at_or_above", "share_at_or_above", "histogram" in steps of 0.05}."""
     if not values:
         return {"stories": 0, "threshold": threshold, "at_or_above": 0, "share_at_or_above": None}
     array = np.asarray(values, dtype=np.float64)

@@ -1,16 +1,9 @@
-"""The dataset-wide similarity scan: every story against its proverb's other stories and
-its worker's other stories at once, by matrix operations over stored embeddings and
-name-blind word trigrams.
-
-`similarity_scan` gives each story what the per-story check
-(annotation/quality/similarity.py `narrative_similarity_check`) stores, so that
-imported stories get the same flags (`imported_similarity_check_queue` queues, and
-`imported_similarity_check` stores it), and the
-pairs at or above the thresholds, the earlier story of each pair marked as its source
-(`manage.py similarity_report`).
-
-numpy, scipy and the encoder are imported where they run: importers of this module
-(the import services, the task registry) stay light in a web process.
+"""The dataset-wide similarity scan: every story against its proverb's and its worker's
+other stories at once, by matrix operations over embeddings and name-blind word trigrams.
+It gives each story what the per-story check (similarity.py) stores, so that imported
+stories get the same flags, and the pairs at or above the thresholds, the earlier story of
+each the source (`manage.py similarity_report`). numpy, scipy and the encoder are imported
+where they run: this module's importers stay light in a web process.
 """
 
 from __future__ import annotations
@@ -33,11 +26,9 @@ if TYPE_CHECKING:
 
 @dataclass
 class SimilarityScan:
-    """What a scan found: per story (by id) {"proverb", "own", "copy"} as the per-story
-    check stores it; each story's highest cosine similarity to another story of its
-    proverb and of its worker, and its highest copy overlap (the report's distributions);
-    and `pairs` at or above the thresholds, each {"source", "copy", "checks": {check:
-    score}} with the earlier story (by creation, then id) as the source."""
+    """What a scan found: per story {"proverb", "own", "copy"} as the per-story check
+    stores it; the nearest similarities and copy overlaps (the report's distributions);
+    `pairs` at or above the thresholds, {"source" (the earlier), "copy", "checks"}."""
 
     similarity: dict[int, dict] = field(default_factory=dict)
     nearest_proverb: list[float] = field(default_factory=list)
@@ -185,19 +176,16 @@ def rows_scan(
 
 def imported_similarity_check(*, narrative_ids: list[int]) -> int:
     """Give imported stories the dataset check's result, against every story of their
-    proverbs and of their workers; returns how many were checked. Idempotent. The scan
-    runs before the write's transaction, not in it (on SQLite a transaction holds the one
-    write lock from its start: workers' submits would wait for the embeddings)."""
+    proverbs and workers; how many were checked. Idempotent. The scan runs before the
+    write's transaction (on SQLite it would hold the one write lock through it)."""
     imported = list(
         Narrative.objects.filter(pk__in=narrative_ids).values_list("pk", "proverb_id", "worker_id")
     )
     if not imported:
         return 0
-    proverb_ids = {proverb_id for _, proverb_id, _ in imported}
-    worker_ids = {worker_id for _, _, worker_id in imported if worker_id is not None}
-    scope = Narrative.objects.filter(proverb_id__in=proverb_ids) | Narrative.objects.filter(
-        worker_id__in=worker_ids
-    )
+    from annotation.quality.similarity import comparison_scope
+
+    scope = comparison_scope({row[1] for row in imported}, {row[2] for row in imported})
     scan = similarity_scan(scope.values_list("pk", flat=True))
     now = timezone.now()
     with transaction.atomic():
@@ -232,11 +220,10 @@ def _expression(kind: str, expression: str) -> str:
 
 
 def figurative_similarity_check(*, narrative_ids: list[int]) -> int:
-    """Give imported idiom and simile narratives the dataset check, against every
-    narrative of the same expression (their group, as a proverb's for ePiC stories);
-    stores FigurativeNarrative.similarity and returns how many were checked. The
-    embeddings are made for the check and not kept, before the write's transaction
-    (which on SQLite would hold the one write lock through them). Idempotent."""
+    """Give imported idiom and simile narratives the dataset check against every narrative
+    of their expression (their group, as a proverb for ePiC stories), in
+    FigurativeNarrative.similarity; how many were checked. Idempotent. The embeddings are
+    made before the write's transaction and not kept."""
     given = list(
         FigurativeNarrative.objects.filter(pk__in=narrative_ids).values_list("kind", "expression")
     )
@@ -264,9 +251,8 @@ def figurative_similarity_check(*, narrative_ids: list[int]) -> int:
 
 
 def figurative_similarity_pending(*, now=None, limit: int = 200) -> list[int]:
-    """Ids of imported idiom and simile narratives whose dataset check has not run though
-    they were imported longer than the grace period ago (PARABLE_BACKGROUND_GRACE_SECONDS),
-    oldest first: the import's task was lost (a broker outage, a worker killed)."""
+    """Ids of imported idiom and simile narratives still unchecked past the grace period,
+    oldest first: the import's task was lost."""
     unchecked = FigurativeNarrative.objects.filter(similarity__isnull=True)
     return waiting_past_grace(unchecked, since="created_at", limit=limit, now=now)
 

@@ -1,10 +1,7 @@
-"""Selectors of the review queue: the next submission of a batch and how it is shown.
-
-`submission_review` gives one submission as plain JSON: what every task type shares
-(worker, approval rate, gold score, time taken, flags) and a `display` of the task
-type's own (`TaskType.review_display`: a narrative with the words it shares with its
-proverb marked, an alignment in its pair colours, a rating form, a choice), which each
-type draws in its own package. Text stays text: the page writes it with `textContent`.
+"""Selectors of the review queue: the next submission of a batch and how it is shown,
+as plain JSON: what every task type shares (worker, approval rate, gold score, time taken,
+flags) and the type's own `display` (TaskType.review_display). Text stays text: the page
+writes it with `textContent`.
 """
 
 from __future__ import annotations
@@ -49,10 +46,8 @@ def submission_counts(*, batch: Batch) -> dict[str, int]:
 
 
 def submission_flags(*, assignment: Assignment, worker_quality: dict) -> list[dict]:
-    """Everything the reviewer should look at twice, as {"code", "message"} entries.
-
-    One place gathers every kind of flag, so a new check adds its entries here.
-    """
+    """Everything the reviewer should look at twice, as {"code", "message"} entries: every
+    kind of flag is gathered here, so a new check adds its entries here."""
     flags = []
     if worker_quality.get("flagged"):
         flags.append(

@@ -1,11 +1,7 @@
-"""The writing-process score: how likely a story was composed on the page rather than
-transcribed from another text or inserted, from its content-blind writing record.
-
-Pure: no Django. `writing_features` reads a cleaned writing record
-(annotation/quality/integrity.py); `default_score` combines the evidence the integrity
-rules look at with the documented WEIGHTS below; `calibration_fit` fits a scikit-learn
-model on a pilot's labelled stories (annotation/quality/calibration.py keeps it per
-batch) and `Calibration.score` applies it. A score informs a reviewer; nothing acts on it.
+"""The writing-process score, pure (no Django): how likely a story was composed on the page
+rather than transcribed or inserted, from its content-blind writing record, by the WEIGHTS
+below or by a calibration fitted on a pilot (calibration.py keeps it per batch). A score
+informs a reviewer; nothing acts on it.
 
 Default weights (they sum to 1; each piece of evidence is scaled to 0-1, where 1 says
 "not composed here"; the score is 1 minus the weighted evidence):
@@ -212,15 +208,11 @@ class CalibrationError(ValueError):
 
 
 def calibration_fit(features: list[dict], composed: list[bool]) -> Calibration:
-    """Fit the score on labelled stories (True: composed on the page, False: transcribed).
-
-    A standardised logistic regression (scikit-learn), its accuracy cross-validated over
-    stratified folds (up to 5): the share of the pilot's stories that a model fitted
-    without them labelled right, with its 95% Wilson interval (scipy). Refused
-    (CalibrationError) with fewer than MIN_PER_LABEL stories of a kind, or when the
-    interval reaches down to chance: such a fit would replace the default weights with
-    a guess.
-    """
+    """Fit the score on labelled stories (True: composed on the page): a standardised
+    logistic regression, its accuracy cross-validated over up to 5 stratified folds with
+    its 95% Wilson interval. CalibrationError with fewer than MIN_PER_LABEL stories of a
+    kind, or an interval reaching down to chance: such a fit would replace the weights with
+    a guess."""
     from scipy.stats import binomtest
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold, cross_val_predict

@@ -1,11 +1,7 @@
-"""Distractor proverbs for multiple-choice questions, behind one interface.
-
-A DistractorSource picks wrong options for a narrative among candidate proverbs.
-Sources are seeded (the same seed gives the same picks) and never return the
-correct proverb; their candidates leave out its variants and the proverbs too close
-to it (`curated_candidates`). Here are a lexical-similarity source and a random one;
-families of sources made on demand register too: modeling registers "model:<run id>",
-a trained model's most probable and most confusable proverbs (ePiC Appendix B).
+"""Distractor proverbs for multiple-choice questions: a DistractorSource picks seeded
+wrong options among curated candidates that leave out the answer, its variants and the
+proverbs too close to it. Here a lexical source and a random one; families made on demand
+register too (modeling's "model:<run id>", ePiC Appendix B).
 """
 
 from __future__ import annotations
@@ -69,14 +65,9 @@ class RandomSource(DistractorSource):
 
 
 class LexicalSimilaritySource(DistractorSource):
-    """Proverbs lexically close to the narrative and to the correct proverb, alternately.
-
-    TF-IDF (English stopwords removed) over the candidates and the correct
-    proverb; one ranking by cosine similarity to the narrative (what a reader
-    skimming for shared words would pick), one by similarity to the correct
-    proverb (near-paraphrases), taken in turn like ePiC's mix of "most probable"
-    and "closest to the answer". Ties are broken by the seeded generator.
-    """
+    """Proverbs close by TF-IDF to the narrative (what a reader skimming for shared words
+    picks) and to the answer (near-paraphrases), in turn like ePiC's mix of "most probable"
+    and "closest to the answer"; ties broken by the seeded generator."""
 
     key = "lexical"
     label = "Lexically similar proverbs (TF-IDF)"
@@ -114,12 +105,8 @@ _sources: dict[str, DistractorSource] = {}
 
 @dataclass(frozen=True)
 class SourceFamily:
-    """Sources named "<prefix>:<name>", made on demand (e.g. one per trained model run).
-
-    `load(name)` returns the source or raises LookupError; `choices()` lists the
-    (key, label) pairs a batch form offers now; `name_pattern` (a regular expression)
-    the names it may take, as the settings schema states them.
-    """
+    """Sources named "<prefix>:<name>", made on demand: `load(name)` (LookupError for none),
+    `choices()` a form offers now, `name_pattern` the names the settings schema takes."""
 
     prefix: str
     load: Callable[[str], DistractorSource]

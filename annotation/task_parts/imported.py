@@ -1,9 +1,6 @@
-"""Subjects of answers imported from a provider's results file (a lab's past batches).
-
-The file names each answer's proverb and, for work on a narrative, the narrative's
-text; both are matched with what the dataset holds or created (a proverb as curated,
-a narrative as imported under the batch's name). Each task type's `import_subject`
-and `import_payload` use these.
+"""Subjects of answers imported from a provider's results file (a lab's past batches):
+the proverb and narrative each answer names, matched with the dataset's or created (a
+proverb as curated, a narrative as imported under the batch's name).
 """
 
 from __future__ import annotations
@@ -32,9 +29,8 @@ def imported_proverb(*, batch: Batch, fields: dict[str, str]) -> Proverb:
 
 
 def imported_narrative(*, batch: Batch, fields: dict[str, str]) -> Narrative:
-    """The answer's narrative under its proverb, matched by its text or created as an
-    approved imported narrative labelled with the batch's name (and given the dataset's
-    similarity check after the import commits)."""
+    """The answer's narrative under its proverb, matched by text or created as an approved
+    imported narrative (its similarity check queued)."""
     proverb = imported_proverb(batch=batch, fields=fields)
     text = fields.get("narrative", "")
     if not text:

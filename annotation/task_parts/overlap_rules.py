@@ -1,7 +1,6 @@
 """The overlap rules of free-text task types (annotation.text.OverlapRules) as batch
-settings: read from a batch's settings, and stated as a settings schema; and how a
-written narrative is shown for review (the review queue and the narrative list): its text
-with the words the rules count marked, and its stored overlap figures in words."""
+settings and their schema, and a narrative as review shows it: the words the rules count
+marked, its overlap figures in words."""
 
 from __future__ import annotations
 
@@ -13,9 +12,8 @@ from common.request_input import MAX_INT
 
 
 def rules_schema() -> dict:
-    """The overlap rules a free-text batch takes, as an OpenAPI schema: OverlapRules'
-    fields, whole numbers from 0. That min_words <= max_words (a missing one taking its
-    default) OverlapRules checks itself: no JSON Schema compares two values."""
+    """OverlapRules' fields as an OpenAPI schema, whole numbers from 0 (min_words <=
+    max_words OverlapRules checks: no JSON Schema compares two values)."""
     number = {"type": "integer", "minimum": 0, "maximum": MAX_INT}
     return settings_object({field.name: number for field in fields(OverlapRules)})
 

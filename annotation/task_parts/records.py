@@ -1,8 +1,6 @@
-"""The plain records that the dataset analysis reads: narratives with their span pairs,
-ratings and multiple-choice answers (human and model). The task types give them
-(`TaskType.analysis_records`, by these names: "ratings", "choices", "model_choices");
-every analysis module reads them, and none of them imports the modules that compute
-with them. No Django: the analysis' worker processes read them without it."""
+"""The plain records the dataset analysis reads (narratives with their span pairs, ratings,
+human and model choices), which the task types give (`TaskType.analysis_records`). No
+Django: the analysis' worker processes read them without it."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
-"""What the task types' review lists in the admin share: approve, reject, block.
-
-One row per submission (each type's `admin.py` says what its row shows), with the
-worker's review figures and gold accuracy in the batch (flagged workers marked), list
-filters by review status and by batch, and the HTML of an alignment drawn in its pair
-colours and of a figurative narrative with its expression marked. Worker text is data:
-every cell is built with format_html, which escapes each piece.
+"""What the task types' review lists in the admin share: one row per submission with the
+worker's figures in the batch, review actions, filters by status and batch, and the HTML of
+an alignment, options and a figurative narrative. Worker text is data: every cell is built
+with format_html, which escapes each piece.
 """
 
 from __future__ import annotations
@@ -109,14 +106,50 @@ def alignment_html(drawing: dict):
     )
 
 
+def options_html(story, options):
+    """A story (HTML) and its options, from (text, correct, chosen) triples: ✔ marks the
+    correct one, ● the chosen one."""
+    rows = format_html_join(
+        "",
+        "<li>{} {} {}</li>",
+        (
+            ("✔" if correct else "·", "●" if chosen else "○", text)
+            for text, correct, chosen in options
+        ),
+    )
+    return format_html('{}<ol style="list-style:none;padding:0">{}</ol>', story, rows)
+
+
+def gold_text(passed: bool | None) -> str:
+    """A gold item's outcome as its column shows it ("" for a regular item)."""
+    return "" if passed is None else "pass" if passed else "FAIL"
+
+
 class TaskReviewAdmin(ReviewActions, admin.ModelAdmin):
     """Shared by the task types' review lists: read-only rows, review actions, worker
-    figures. A subclass names its `task_type` and the `row_display` before them."""
+    figures. A subclass names its `task_type`, the columns its rows show after their id
+    and batch (`row_display`), the relations they read (`row_related`), and what a row's
+    page shows when it is more than those columns and the assignment (`readonly_fields`)."""
 
     task_type = ""
+    row_display: tuple[str, ...] = ()
+    row_related: tuple[str, ...] = ()
     actions = REVIEW_ACTIONS
     change_list_template = "admin/annotation/review/change_list.html"
     list_per_page = 50
+    list_display_links = ("id",)
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.readonly_fields or (*self.row_display, "assignment")
+
+    def get_fields(self, request, obj=None):
+        return self.get_readonly_fields(request, obj)
+
+    def get_queryset(self, request):
+        rows = super().get_queryset(request)
+        return rows.select_related(
+            "assignment__worker", "assignment__item__batch", *self.row_related
+        )
 
     def has_add_permission(self, request) -> bool:
         return False
@@ -157,7 +190,7 @@ class TaskReviewAdmin(ReviewActions, admin.ModelAdmin):
             )
 
         worker.short_description = "Worker (this batch)"
-        return (*self.row_display, worker, "review_status", "submitted_at")
+        return ("id", "batch", *self.row_display, worker, "review_status", "submitted_at")
 
     @admin.display(description="Status")
     def review_status(self, row) -> str:

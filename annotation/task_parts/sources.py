@@ -1,18 +1,9 @@
-"""Where align, rate and choose batches draw their items from.
-
-Two ways, combinable: a *source batch* (Batch.source_batch: its approved output,
-fed again each time more of it is approved) and *draws* from the dataset's
-narratives by source ("crowd", "imported", "model" or "any", optionally one
-`source_label`, each with its own sample size), which is how a rating batch puts
-ePiC narratives beside model output or another corpus.
-
-Settings (batch.settings):
-    "sample": most items taken from the source batch (null: all of them);
-    "seed": orders candidates for sampling (default 1);
-    "draw": [{"source": "imported", "source_label": "Tan et al. 2015", "sample": 200}, ...].
-Candidates are taken in a seeded random order, so a sample is random among what
-is available when the batch is refreshed, and items already in the batch stay.
-Gold items never count toward a sample.
+"""Where drawn batches (align, rate, choose, cloze) take their items: a source batch's
+approved output (fed again as more is approved) and draws from the dataset's narratives by
+source, each with its own sample. Settings: "sample" (most taken from the source batch;
+null: all), "seed", "draw": [{"source": "imported", "source_label": "Tan et al. 2015",
+"sample": 200}]. Candidates come in a seeded random order, so a sample is random among what
+is there at each refresh; items in the batch stay; gold items never count toward a sample.
 """
 
 from __future__ import annotations
@@ -21,12 +12,14 @@ import hashlib
 from collections.abc import Iterable
 
 from django import forms
+from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from annotation.models import Narrative
 from common.api_parser import CLEAN_TEXT
 from common.request_input import MAX_INT
 from crowd import task_types
+from crowd.batches import batch_items_add
 from crowd.forms import BatchForm
 from crowd.models import Assignment, Batch
 
@@ -43,6 +36,7 @@ DRAW_SCHEMA = {
         "sample": SAMPLE_SCHEMA,
     },
 }
+DRAW_DEFAULTS = {"sample": None, "seed": 1, "draw": []}
 DRAW_SETTINGS_SCHEMA = {
     "sample": SAMPLE_SCHEMA,
     "seed": SEED_SCHEMA,
@@ -68,14 +62,18 @@ def _clean_sample(value, *, where: str) -> int | None:
     return value
 
 
-def clean_draw_settings(settings: dict) -> dict:
-    """Check the shared sampling keys (sample, seed, draw); raises ValueError."""
-    cleaned = dict(settings)
-    cleaned["sample"] = _clean_sample(settings.get("sample"), where="sample")
+def clean_sampling(settings: dict) -> dict:
+    """The settings with their sample and seed checked; raises ValueError."""
+    sample = _clean_sample(settings.get("sample"), where="sample")
     seed = settings.get("seed", 1)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError("seed must be a whole number.")
-    cleaned["seed"] = seed
+    return {**settings, "sample": sample, "seed": seed}
+
+
+def clean_draw_settings(settings: dict) -> dict:
+    """Check the shared sampling keys (sample, seed, draw); raises ValueError."""
+    cleaned = clean_sampling(settings)
     draws = settings.get("draw") or []
     if not isinstance(draws, list):
         raise ValueError("draw must be a list of selections like {'source': 'imported'}.")
@@ -138,7 +136,7 @@ def source_drawing(assignment: Assignment | None) -> dict | None:
     return task_types.get(assignment.item.batch.task_type).output_drawing(assignment=assignment)
 
 
-def _take(candidates: list[int], *, taken: int, sample: int | None, seed, fits=None) -> list[int]:
+def take(candidates: list[int], *, taken: int, sample: int | None, seed, fits=None) -> list[int]:
     """Up to the sample's room, in the seeded order; with `fits` (id -> bool), only the
     candidates that fit, so that a sample is drawn among them (filtered before sampling)."""
     ordered = seeded_order(candidates, seed) if sample is not None else sorted(candidates)
@@ -187,13 +185,9 @@ def _by_text(text_fits, ids: list[int]):
 
 
 def narratives_to_add(*, batch, text_fits=None, among: Q | None = None) -> list[Narrative]:
-    """Narratives the batch should take now (from its source batch and its draws).
-
-    `text_fits` (story text -> bool) leaves out stories the task cannot use before a
-    sample is drawn, and so does `among` (a filter on Narrative). Call inside a
-    transaction after batch_lock, so that concurrent refreshes of one batch do not both
-    take the same narrative.
-    """
+    """Narratives the batch should take now from its source batch and draws; `text_fits`
+    (text -> bool) and `among` (a filter) leave out stories before a sample is drawn. Call
+    after batch_lock in a transaction: two refreshes never take the same narrative."""
     settings = batch.settings or {}
     seed = settings.get("seed", 1)
     rows = list(batch.items.filter(narrative__isnull=False).values_list("narrative_id", "is_gold"))
@@ -208,11 +202,37 @@ def narratives_to_add(*, batch, text_fits=None, among: Q | None = None) -> list[
         taken = len(ids & in_batch)
         fresh = [pk for pk in ids if pk not in present]
         fits = None if text_fits is None else _by_text(text_fits, fresh)
-        picked = _take(fresh, taken=taken, sample=sample, seed=seed, fits=fits)
+        picked = take(fresh, taken=taken, sample=sample, seed=seed, fits=fits)
         wanted.extend(picked)
         present.update(picked)
     by_id = Narrative.objects.select_related("proverb").in_bulk(wanted)
     return [by_id[pk] for pk in wanted]
+
+
+class DrawnTaskType(task_types.TaskType):
+    """A type whose items are narratives drawn from a source batch that makes narratives
+    and from the dataset (`narratives_to_add`, with `draw_filters`), each made an item by
+    `drawn_item` (None: the narrative cannot be one)."""
+
+    drawn_items = True
+    instructions = ""  # the default instructions
+
+    def default_instructions(self) -> str:
+        return self.instructions
+
+    def draw_filters(self, *, batch) -> dict:
+        return {}
+
+    def drawn_item(self, *, batch, narrative: Narrative) -> dict | None:
+        return {"narrative": narrative}
+
+    @transaction.atomic
+    def items_refresh(self, *, batch) -> int:
+        batch_lock(batch)
+        source_batch_check(batch, makes="narratives")
+        narratives = narratives_to_add(batch=batch, **self.draw_filters(batch=batch))
+        items = [self.drawn_item(batch=batch, narrative=narrative) for narrative in narratives]
+        return batch_items_add(batch=batch, items=[item for item in items if item])
 
 
 def alignments_to_add(*, batch) -> list:
@@ -234,7 +254,7 @@ def alignments_to_add(*, batch) -> list:
         )
     )
     fresh = [pk for pk in ids if pk not in in_batch]
-    wanted = _take(
+    wanted = take(
         fresh,
         taken=len(ids & in_batch),
         sample=settings.get("sample"),
@@ -291,14 +311,12 @@ class DrawField(forms.MultiValueField):
 DRAW_ROWS = 3
 
 
-class DrawnBatchForm(BatchForm):
-    """A batch whose items are drawn: from a source batch's approved output and/or the dataset.
-
-    Subclasses name what a source batch's type may make (`source_makes`, as
-    TaskType.produces says it) and add their own settings in `type_settings()`.
-    """
+class SourcedBatchForm(BatchForm):
+    """A batch that may take a source batch's approved output, of a type that makes one of
+    `source_makes`; `instructions_initial` is the task type's default instructions."""
 
     source_makes: tuple[str, ...] = ("narratives",)
+    instructions_initial = ""
 
     source_batch = forms.ModelChoiceField(
         queryset=Batch.objects.none(),
@@ -306,6 +324,22 @@ class DrawnBatchForm(BatchForm):
         help_text="Take this batch's approved output, now and each time more of it is "
         "approved. A worker never gets an item built on their own work.",
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["instructions"].initial = self.instructions_initial
+        self.fields["source_batch"].queryset = Batch.objects.filter(
+            task_type__in=task_types.keys_where(lambda type_: type_.produces in self.source_makes)
+        ).order_by("-id")
+
+    def batch_fields(self) -> dict:
+        return {**super().batch_fields(), "source_batch": self.cleaned_data.get("source_batch")}
+
+
+class DrawnBatchForm(SourcedBatchForm):
+    """A batch whose items are drawn from a source batch and/or the dataset; subclasses add
+    `type_settings()`."""
+
     sample = forms.IntegerField(
         min_value=1,
         required=False,
@@ -316,9 +350,6 @@ class DrawnBatchForm(BatchForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["source_batch"].queryset = Batch.objects.filter(
-            task_type__in=task_types.keys_where(lambda type_: type_.produces in self.source_makes)
-        ).order_by("-id")
         for row in range(1, DRAW_ROWS + 1):
             self.fields[f"draw_{row}"] = DrawField(
                 label="Draw from the dataset" if row == 1 else f"Draw {row}",
@@ -359,6 +390,3 @@ class DrawnBatchForm(BatchForm):
         except ValueError as error:
             raise forms.ValidationError(str(error)) from error
         return data
-
-    def batch_fields(self) -> dict:
-        return {**super().batch_fields(), "source_batch": self.cleaned_data.get("source_batch")}

@@ -1,10 +1,6 @@
-"""The writing record of free-text task types (write, and any other free-text task):
-batch settings, page context, the check of the submitted record and its storage.
-
-A free-text task type calls `writing_record_context` in `page_context` (the page's
-template includes frontend/tasks/_writing_record.html and its module calls
-telemetry.js's attachTelemetry with `task_config.refuse_paste`), `writing_record_clean`
-in `validate`, and `writing_record_store` in `store`.
+"""The writing record of free-text task types: batch settings, page context
+(`writing_record_context`; the page includes frontend/tasks/_writing_record.html), the
+submitted record's check (`writing_record_clean`, from `validate`) and its storage.
 """
 
 from __future__ import annotations
@@ -47,10 +43,7 @@ def batch_integrity(settings: dict) -> IntegritySettings:
 
 def writing_record_clean(*, payload: dict, integrity: IntegritySettings) -> dict | None:
     """The payload's writing record, checked; a paste-refusing batch refuses pasted text.
-
-    Free-text task types call this from `validate`. No record (an old page, a script)
-    is stored as none and flagged later; a malformed one is refused.
-    """
+    No record (an old page, a script) is kept as none and flagged; a malformed one refused."""
     record = payload.get("telemetry")
     if record is None:
         if integrity.refuse_paste:
@@ -88,11 +81,10 @@ MAX_SETTING_NUMBER = 1e9
 
 
 def integrity_schema() -> dict:
-    """The writing-integrity settings (IntegritySettings' fields), as an OpenAPI schema:
-    switches, texts of at most MAX_CANARY_CHARACTERS, numbers from 0 (shares and
-    similarities up to 1); and a canary instruction only with its canary word."""
+    """IntegritySettings' fields as an OpenAPI schema, typed by their defaults as from_dict
+    reads them; a canary instruction only with its canary word."""
     properties = {}
-    for field in fields(IntegritySettings):  # typed by their defaults, as from_dict reads them
+    for field in fields(IntegritySettings):
         if isinstance(field.default, bool):
             properties[field.name] = {"type": "boolean"}
         elif isinstance(field.default, str):

@@ -1,9 +1,5 @@
-"""The dataset's task types, one package each; `PACKAGES` is their registry.
-
-A type's package holds all of it: `task.py` (its crowd.task_types.TaskType: settings,
-checks, storage, page context, review display, results, agreement, gold, imports),
-`models.py` (what it stores, in the annotation app), `templates/` and `static/` (its page,
-its agreement section, its ES module). Adding a type adds its package and one line here.
+"""The dataset's task types, one package each (docs/ARCHITECTURE.md, "The task-type
+interface"); `PACKAGES` is their registry: adding a type adds its package and a line here.
 """
 
 PACKAGES = (

@@ -1,4 +1,4 @@
-"""Span alignment as pure text: tokens, snapping, the server's checks of a worker's pairs,
+"""Span alignment as pure text: tokens, the server's checks of a worker's pairs,
 finding a span string in a text.
 
 Pure Python: runs with `pytest -p no:django`.
@@ -13,7 +13,6 @@ from annotation.spans import (
     pairs_check,
     resolve_span,
     segments,
-    snap_span,
     span_check,
     token_bounds,
 )
@@ -37,19 +36,6 @@ def test_tokens_keep_internal_apostrophes_and_leave_punctuation_out():
         "they",
         "hatch",
     ]
-
-
-def test_snap_widens_a_partial_selection_to_whole_words():
-    start = PROVERB.index("ount")  # inside "count" ...
-    end = PROVERB.index("chickens") + 3  # ... to inside "chickens"
-    assert snap_span(PROVERB, start, end) == (
-        PROVERB.index("count"),
-        PROVERB.index("chickens") + len("chickens"),
-    )
-
-
-def test_snap_of_punctuation_alone_is_none():
-    assert snap_span(PROVERB, len(PROVERB) - 1, len(PROVERB)) is None
 
 
 def test_whole_word_span_is_accepted_with_its_string():

@@ -14,18 +14,12 @@ class AlignmentReviewAdmin(TaskReviewAdmin):
     """One row per submitted alignment (its first pair stands for it)."""
 
     task_type = "align"
-    row_display = ("id", "batch", "alignment")
-    list_display_links = ("id",)
+    row_display = ("alignment",)
+    row_related = ("narrative__proverb",)
     readonly_fields = ("alignment", "narrative", "assignment")
-    fields = readonly_fields
 
     def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .filter(assignment__isnull=False, position=1)
-            .select_related("narrative__proverb", "assignment__worker", "assignment__item__batch")
-        )
+        return super().get_queryset(request).filter(assignment__isnull=False, position=1)
 
     @admin.display(description="Alignment (pairs in matching colours)")
     def alignment(self, row):

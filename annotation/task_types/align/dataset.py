@@ -1,6 +1,5 @@
-"""What the align type gives the dataset: each narrative's span pairs (imported with an ePiC
-file, or of approved alignments), stored from a dataset file, counted for the methods
-section and the analysis' state."""
+"""What the align type gives the dataset: each narrative's span pairs (imported, or of
+approved alignments), read, stored from a dataset file, and counted."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""The "align spans" task: pair contiguous spans of a proverb with spans of a narrative.
-
-Items are narratives (from an approved writing batch or drawn from the dataset).
-A submission is 1 to 5 pairs (bounds per batch), stored as SpanPair rows with
-character offsets and the covered strings (ePiC §3).
+"""The "align spans" task (ePiC §3): a drawn narrative's 1 to 5 pairs (bounds per batch) of
+a proverb span and a narrative span, stored as SpanPair rows with offsets and strings.
 """
 
 from __future__ import annotations
@@ -11,7 +8,6 @@ from collections import defaultdict
 from statistics import mean
 
 from django import forms
-from django.db import transaction
 
 from annotation import spans
 from annotation.models import Narrative
@@ -19,20 +15,18 @@ from annotation.quality.agreement import span_agreement
 from annotation.quality.reports import counted
 from annotation.task_parts.imported import imported_narrative, imported_span
 from annotation.task_parts.sources import (
+    DRAW_DEFAULTS,
     DRAW_SETTINGS_SCHEMA,
     DrawnBatchForm,
-    batch_lock,
+    DrawnTaskType,
     clean_draw_settings,
-    narratives_to_add,
     settings_object,
-    source_batch_check,
 )
 from annotation.task_types.align import dataset
 from annotation.task_types.align.models import SpanPair
 from common.prose import figure_text
-from crowd.batches import batch_items_add
 from crowd.models import Assignment, Batch, BatchItem
-from crowd.task_types import SubmissionError, TaskType
+from crowd.task_types import SubmissionError
 
 INSTRUCTIONS = """Read the proverb and the story written for it. Find parts of the proverb that \
 correspond to parts of the story (a role, an action, a consequence).
@@ -49,12 +43,10 @@ kept if you reload the page."""
 class AlignBatchForm(DrawnBatchForm):
     """An align-spans batch: narratives from a writing batch or the dataset, pairs per item."""
 
+    instructions_initial = INSTRUCTIONS
+
     min_pairs = forms.IntegerField(min_value=1, max_value=spans.MAX_PAIRS, initial=1)
     max_pairs = forms.IntegerField(min_value=1, max_value=spans.MAX_PAIRS, initial=spans.MAX_PAIRS)
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["instructions"].initial = INSTRUCTIONS
 
     def type_settings(self) -> dict:
         return {
@@ -63,14 +55,14 @@ class AlignBatchForm(DrawnBatchForm):
         }
 
 
-class AlignTask(TaskType):
+class AlignTask(DrawnTaskType):
     key = "align"
+    instructions = INSTRUCTIONS
     label = "Align spans"
     target_per_item = 2
     template = "task_types/align/page.html"
     batch_form = AlignBatchForm  # crowd/admin/batches.py offers "New Align spans batch"
     review_changelist = "admin:annotation_spanpair_changelist"  # review_url links there
-    drawn_items = True
     agreement_template = "task_types/align/agreement.html"
     import_fields = ("proverb", "narrative", "proverb_span_1", "narrative_span_1")
     import_optional_fields = tuple(
@@ -82,10 +74,7 @@ class AlignTask(TaskType):
     narrative_parts = (dataset.SPAN_PAIRS,)
 
     def default_settings(self) -> dict:
-        return {"min_pairs": 1, "max_pairs": spans.MAX_PAIRS, "sample": None, "seed": 1, "draw": []}
-
-    def default_instructions(self) -> str:
-        return INSTRUCTIONS
+        return {"min_pairs": 1, "max_pairs": spans.MAX_PAIRS, **DRAW_DEFAULTS}
 
     def settings_schema(self) -> dict:
         pairs = {"type": "integer", "minimum": 1, "maximum": spans.MAX_PAIRS}
@@ -166,14 +155,6 @@ class AlignTask(TaskType):
 
     def result(self, *, assignment: Assignment) -> dict:
         return {"pairs": [spans.pair_record(row) for row in assignment.span_pairs.all()]}
-
-    @transaction.atomic
-    def items_refresh(self, *, batch: Batch) -> int:
-        batch_lock(batch)
-        source_batch_check(batch, makes="narratives")
-        return batch_items_add(
-            batch=batch, items=[{"narrative": n} for n in narratives_to_add(batch=batch)]
-        )
 
     def result_records(self, *, batch: Batch, assignments: list[Assignment]) -> dict[int, dict]:
         """Per alignment: its narrative, the proverb and the pairs in order."""

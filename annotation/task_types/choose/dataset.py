@@ -1,6 +1,5 @@
-"""What the choose type gives the dataset: the answers the analysis reads (ePiC Table 10:
-human and model accuracy), its batches' agreement and aggregation, and the proverbs its
-questions name as options."""
+"""What the choose type gives the dataset: the answers the analysis reads (ePiC Table 10),
+its batches' agreement and aggregation, and the proverbs its options name."""
 
 from __future__ import annotations
 

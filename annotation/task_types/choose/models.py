@@ -4,9 +4,10 @@ and the workers' answers."""
 from django.db import models
 
 from annotation.models import Narrative, Proverb
+from annotation.task_parts.rows import Row, answer_of
 
 
-class ChoiceQuestion(models.Model):
+class ChoiceQuestion(Row):
     """Which proverb does this narrative illustrate: the answer and 4 distractors, in order."""
 
     narrative = models.ForeignKey(
@@ -26,26 +27,16 @@ class ChoiceQuestion(models.Model):
         help_text="The option a trained model ranks first, when a model answered the question.",
     )
     model_label = models.CharField(max_length=200, blank=True, help_text="Which model answered.")
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["id"]
 
     def __str__(self) -> str:
         return f"Which proverb: {self.narrative}"
 
 
-class ChoiceAnswer(models.Model):
+class ChoiceAnswer(Row):
     question = models.ForeignKey(ChoiceQuestion, on_delete=models.CASCADE, related_name="answers")
-    assignment = models.OneToOneField(
-        "crowd.Assignment", on_delete=models.PROTECT, related_name="choice_answer"
-    )
+    assignment = answer_of("choice_answer")
     chosen = models.ForeignKey(Proverb, on_delete=models.PROTECT, related_name="+")
     is_correct = models.BooleanField()
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["id"]
 
     def __str__(self) -> str:
         return f"{self.chosen.text} (answer to {self.question})"

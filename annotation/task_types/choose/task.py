@@ -1,9 +1,6 @@
-"""The "choose the proverb" task: which of 5 proverbs does this narrative illustrate?
-
-ePiC's human evaluation (§5.1.4, Appendix B): the correct proverb and 4
-distractors from a distractor source, in an order shuffled once per question
-(seeded by the question's id) and stored, so every worker sees a question the same
-way and different questions are shuffled differently.
+"""The "choose the proverb" task (ePiC §5.1.4, Appendix B): which of 5 proverbs does this
+narrative illustrate? The answer and 4 distractors from a distractor source, shuffled once
+per question (seeded by its id) and stored: every worker sees a question the same way.
 """
 
 from __future__ import annotations
@@ -30,20 +27,17 @@ from annotation.task_parts.distractors import (
     source_schema,
 )
 from annotation.task_parts.sources import (
+    DRAW_DEFAULTS,
     DRAW_SETTINGS_SCHEMA,
     DrawnBatchForm,
-    batch_lock,
+    DrawnTaskType,
     clean_draw_settings,
-    narratives_to_add,
     settings_object,
-    source_batch_check,
 )
 from annotation.task_types.choose import dataset
 from annotation.task_types.choose.models import ChoiceAnswer, ChoiceQuestion
-from common.prose import figure_text
-from crowd.batches import batch_items_add
 from crowd.models import Assignment, Batch
-from crowd.task_types import SettingNotFound, SubmissionError, TaskType
+from crowd.task_types import SettingNotFound, SubmissionError
 
 INSTRUCTIONS = """Read the story, then choose the proverb it illustrates. Only one of the \
 proverbs is the one the story was written for; the others may look related. Think about the \
@@ -54,10 +48,8 @@ meaning of each proverb, not only about shared words."""
 def choice_question_create(
     *, narrative: Narrative, source: str = "lexical", options: int = 5, seed: int | str = 1
 ) -> ChoiceQuestion:
-    """A question on the narrative: its proverb and options-1 distractors, shuffled and stored.
-
-    With fewer curated proverbs than distractors wanted, the question has fewer options.
-    """
+    """A question on the narrative: its proverb and options-1 distractors (fewer when the
+    curated proverbs run short), shuffled and stored."""
     distractors = distractors_for(narrative=narrative, source=source, count=options - 1, seed=seed)
     question = ChoiceQuestion.objects.create(
         narrative=narrative,
@@ -77,8 +69,24 @@ def shuffled_options(options: list[int], *, question_id: int) -> list[int]:
     return ordered
 
 
+def option_rows(question: ChoiceQuestion, *, chosen: int) -> list[tuple[str, bool, bool]]:
+    """The question's options as review shows them: (text, correct, chosen)."""
+    texts = Proverb.objects.in_bulk(question.options)
+    return [
+        (texts[pk].text if pk in texts else str(pk), pk == question.correct_id, pk == chosen)
+        for pk in question.options
+    ]
+
+
+def gold_passed(item, chosen: int) -> bool | None:
+    """Whether an answer to a gold item chose its known answer (None: not a gold item)."""
+    return chosen == (item.gold_answer or {}).get("chosen") if item.is_gold else None
+
+
 class ChooseBatchForm(GoldSettingsForm, DrawnBatchForm):
     """A choose-the-proverb batch: narratives, the distractor source, gold thresholds."""
+
+    instructions_initial = INSTRUCTIONS
 
     distractors = forms.ChoiceField(
         choices=source_choices,
@@ -99,10 +107,6 @@ class ChooseBatchForm(GoldSettingsForm, DrawnBatchForm):
         "is left out of its round, and one they match counts (and earns its bonus).",
     )
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["instructions"].initial = INSTRUCTIONS
-
     def type_settings(self) -> dict:
         data = self.cleaned_data
         return fooled_only_clean(
@@ -115,24 +119,20 @@ class ChooseBatchForm(GoldSettingsForm, DrawnBatchForm):
         )
 
 
-class ChooseTask(TaskType):
+class ChooseTask(DrawnTaskType):
     key = "choose"
+    instructions = INSTRUCTIONS
     produces = "proverb choices"
     label = "Choose proverb"
     target_per_item = 3
     template = "frontend/choice.html"
     batch_form = ChooseBatchForm  # crowd/admin/batches.py offers "New Choose proverb batch"
     review_changelist = "admin:annotation_choiceanswer_changelist"  # review_url links there
-
-    drawn_items = True
     agreement_template = "task_types/choose/agreement.html"
     has_gold = True
 
     def default_settings(self) -> dict:
-        return {"distractors": "lexical", "options": 5, "sample": None, "seed": 1, "draw": []}
-
-    def default_instructions(self) -> str:
-        return INSTRUCTIONS
+        return {"distractors": "lexical", "options": 5, **DRAW_DEFAULTS}
 
     def settings_schema(self) -> dict:
         return settings_object(
@@ -204,16 +204,11 @@ class ChooseTask(TaskType):
         # The correct answer is not revealed: gold items must stay unknown to workers.
         return {"chosen": assignment.choice_answer.chosen_id}
 
-    @transaction.atomic
-    def items_refresh(self, *, batch: Batch) -> int:
-        batch_lock(batch)
-        source_batch_check(batch, makes="narratives")
-        among = fooling_stories() if batch.settings.get(FOOLED_ONLY) else None
-        items = [
-            {"narrative": narrative, "choice_question": self._question(batch, narrative)}
-            for narrative in narratives_to_add(batch=batch, among=among)
-        ]
-        return batch_items_add(batch=batch, items=items)
+    def draw_filters(self, *, batch: Batch) -> dict:
+        return {"among": fooling_stories() if batch.settings.get(FOOLED_ONLY) else None}
+
+    def drawn_item(self, *, batch: Batch, narrative: Narrative) -> dict:
+        return {"narrative": narrative, "choice_question": self._question(batch, narrative)}
 
     def _question(self, batch: Batch, narrative: Narrative) -> ChoiceQuestion:
         settings = batch.settings
@@ -294,15 +289,9 @@ class ChooseTask(TaskType):
     def narrative_items(self, *, batch: Batch, narratives: list, answers=None) -> list[dict]:
         """A question per narrative from the batch's distractor source, with the option a
         model picks (`answers(narrative, options)`: (proverb id, the model's label))."""
-        settings = {**self.default_settings(), **batch.settings}
         items = []
         for narrative in narratives:
-            question = choice_question_create(
-                narrative=narrative,
-                source=settings["distractors"],
-                options=settings["options"],
-                seed=settings["seed"],
-            )
+            question = self._question(batch, narrative)
             if answers is not None:
                 question.model_chosen_id, question.model_label = answers(
                     narrative, question.options
@@ -311,35 +300,19 @@ class ChooseTask(TaskType):
             items.append({"narrative": narrative, "choice_question": question})
         return items
 
-    def agreement_display(self, *, report: dict) -> dict:
-        return {
-            "choice_figures": {
-                key: figure_text(value) for key, value in report.items() if key != "aggregated"
-            }
-        }
-
     def review_display(self, *, assignment: Assignment) -> dict:
         answer = ChoiceAnswer.objects.select_related("question__narrative").get(
             assignment=assignment
         )
-        question = answer.question
-        texts = Proverb.objects.in_bulk(question.options)
-        item = assignment.item
         return {
             "kind": "choose",
-            "narrative": question.narrative.text,
+            "narrative": answer.question.narrative.text,
             "options": [
-                {
-                    "text": texts[pk].text if pk in texts else str(pk),
-                    "correct": pk == question.correct_id,
-                    "chosen": pk == answer.chosen_id,
-                }
-                for pk in question.options
+                {"text": text, "correct": correct, "chosen": chosen}
+                for text, correct, chosen in option_rows(answer.question, chosen=answer.chosen_id)
             ],
             "is_correct": answer.is_correct,
-            "gold": (answer.chosen_id == (item.gold_answer or {}).get("chosen"))
-            if item.is_gold
-            else None,
+            "gold": gold_passed(assignment.item, answer.chosen_id),
         }
 
 

@@ -14,17 +14,8 @@ class ClozeReviewAdmin(TaskReviewAdmin):
     """One row per sentence: the left-out original beside the answer, and the verb lemmas."""
 
     task_type = "cloze"
-    row_display = ("id", "batch", "condition", "original", "answer", "matches")
-    list_display_links = ("id",)
-    readonly_fields = ("condition", "original", "answer", "matches", "assignment")
-    fields = readonly_fields
-
-    def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .select_related("item", "assignment__worker", "assignment__item__batch")
-        )
+    row_display = ("condition", "original", "answer", "matches")
+    row_related = ("item",)
 
     @admin.display(description="Condition")
     def condition(self, response) -> str:

@@ -5,16 +5,13 @@ from django.db import models
 from django.db.models import Q
 
 from annotation.models import Narrative
+from annotation.task_parts.rows import Row, answer_of
 from annotation.text import first_words
 
 
-class ClozeItem(models.Model):
-    """A story with one sentence left out, its other sentences shown as the condition says.
-
-    `sentences` are the story's sentences as written; `shown` the same list as shown in
-    the condition (the left-out one is null); `original_lemma` the left-out sentence's
-    main-verb lemma. Built with spaCy's parser when a cloze batch takes the story.
-    """
+class ClozeItem(Row):
+    """A story with one sentence left out: `sentences` as written, `shown` as the condition
+    shows them (the left-out one null), and the left-out one's main-verb lemma."""
 
     class Condition(models.TextChoices):
         FULL = "full", "Full sentences"
@@ -27,10 +24,8 @@ class ClozeItem(models.Model):
     sentences = models.JSONField()
     shown = models.JSONField()
     original_lemma = models.CharField(max_length=100, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
 
-    class Meta:
-        ordering = ["id"]
+    class Meta(Row.Meta):
         constraints = [
             models.UniqueConstraint(
                 fields=["narrative", "condition", "blank_index"], name="cloze_item_unique"
@@ -45,20 +40,14 @@ class ClozeItem(models.Model):
         return f"Cloze ({self.condition}, sentence {self.blank_index + 1}) of {self.narrative}"
 
 
-class ClozeResponse(models.Model):
+class ClozeResponse(Row):
     """A worker's sentence for a cloze item, with its main-verb lemma (spaCy)."""
 
     item = models.ForeignKey(ClozeItem, on_delete=models.CASCADE, related_name="responses")
-    assignment = models.OneToOneField(
-        "crowd.Assignment", on_delete=models.PROTECT, related_name="cloze_response"
-    )
+    assignment = answer_of("cloze_response")
     text = models.TextField()
     lemma = models.CharField(max_length=100)
     matches = models.BooleanField(help_text="Its main-verb lemma is the original's.")
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["id"]
 
     def __str__(self) -> str:
         return f"“{first_words(self.text)}” (cloze answer)"

@@ -52,10 +52,6 @@ def sentence_count(text: str) -> int:
     return len(list(parse(text).sents))
 
 
-def _root(sentence):
-    return sentence.root
-
-
 def _subject(root):
     return next((child for child in root.children if child.dep_ in SUBJECTS), None)
 
@@ -69,7 +65,7 @@ def _verb_form(root) -> str:
 
 def main_verb_lemma(sentence) -> str:
     """The lemma of the sentence's root when it is a verb, else ""."""
-    root = _root(sentence)
+    root = sentence.root
     return root.lemma_.lower() if root.pos_ in VERB_TAGS else ""
 
 
@@ -81,7 +77,7 @@ def reduced(sentence, condition: str) -> str:
     """The sentence as shown in a condition: in full, verb and arguments, or subject and verb."""
     if condition == FULL:
         return sentence.text.strip()
-    root = _root(sentence)
+    root = sentence.root
     if root.pos_ not in VERB_TAGS:
         return sentence.text.strip()
     subject = _subject(root)
@@ -101,10 +97,8 @@ def reduced(sentence, condition: str) -> str:
 
 
 def story_shown(text: str, *, blank: int, condition: str) -> tuple[list[str], list, str]:
-    """(sentences, shown, original lemma): what the cloze page shows for a story.
-
-    `shown` has the reduced sentence for each position and None at `blank`.
-    """
+    """(sentences, shown: each reduced and None at `blank`, the left-out one's lemma): what
+    the cloze page shows of a story."""
     if condition not in CONDITIONS:
         raise ValueError(f"condition must be one of {', '.join(CONDITIONS)}.")
     sentences = list(parse(text).sents)
@@ -119,11 +113,8 @@ def story_shown(text: str, *, blank: int, condition: str) -> tuple[list[str], li
 
 
 def sentence_check(text: str) -> dict:
-    """Whether the answer is one full sentence: {"ok", "missing", "message", "lemma"}.
-
-    `missing` names what is lacking: "text", "verb", "subject" (a fragment, an imperative
-    or a noun phrase is refused), or "one sentence" when there are several.
-    """
+    """Whether the answer is one full sentence: {"ok", "missing" ("text", "verb", "subject"
+    or "one sentence"), "message", "lemma"}; a fragment, imperative or noun phrase is not."""
     text = text.strip()
     if not text:
         return _verdict(["text"], "Write a sentence.")
@@ -134,7 +125,7 @@ def sentence_check(text: str) -> dict:
     sentences = [sentence for sentence in parse(text).sents if sentence.text.strip()]
     if len(sentences) > 1:
         return _verdict(["one sentence"], "Write one sentence, not several.")
-    root = _root(sentences[0])
+    root = sentences[0].root
     missing = []
     if root.pos_ not in VERB_TAGS:
         missing.append("verb")

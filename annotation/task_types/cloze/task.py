@@ -1,11 +1,7 @@
-"""The narrative cloze task: a story with one sentence left out; the worker writes it.
-
-The other sentences are shown in full, as their main verb with its arguments, or as
-subject and verb (the batch's condition, computed with spaCy's parser when the batch
-takes a story: annotation/task_types/cloze/parsing.py). An answer must be one full sentence
-(a root verb with a subject): the page asks the live check as the worker types (debounced) and
-says what is missing; the server parses the answer again before accepting it. Stories
-are the dataset's narratives, from a write batch's approved output and/or drawn by source.
+"""The narrative cloze task: a drawn story with one sentence left out, the others shown in
+full, as their main verb with its arguments, or as subject and verb (the batch's condition,
+parsing.py); the worker writes one full sentence (a root verb with a subject), which the
+page's live check and the server's parse both ask for.
 """
 
 from __future__ import annotations
@@ -22,14 +18,13 @@ from django.db import transaction
 from annotation.models import Narrative
 from annotation.quality.reports import counted
 from annotation.task_parts.sources import (
+    DRAW_DEFAULTS,
     DRAW_SETTINGS_SCHEMA,
     DrawnBatchForm,
-    batch_lock,
+    DrawnTaskType,
     clean_draw_settings,
     narrative_selections,
-    narratives_to_add,
     settings_object,
-    source_batch_check,
 )
 from annotation.task_types.cloze.models import ClozeItem, ClozeResponse
 from annotation.task_types.cloze.parsing import (
@@ -39,9 +34,8 @@ from annotation.task_types.cloze.parsing import (
     sentence_count,
     story_shown,
 )
-from crowd.batches import batch_items_add
 from crowd.models import Assignment, Batch
-from crowd.task_types import SubmissionError, TaskType
+from crowd.task_types import SubmissionError
 
 MIN_SENTENCES = 3
 BLANKS = ("random", "middle", "last")
@@ -114,6 +108,8 @@ def cloze_item_for(*, narrative: Narrative, condition: str, blank: str, seed: in
 class ClozeBatchForm(DrawnBatchForm):
     """A cloze batch: stories, the display condition and which sentence is left out."""
 
+    instructions_initial = INSTRUCTIONS
+
     condition = forms.ChoiceField(choices=ClozeItem.Condition.choices, initial="full")
     blank = forms.ChoiceField(
         choices=[(value, value) for value in BLANKS],
@@ -124,7 +120,6 @@ class ClozeBatchForm(DrawnBatchForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["instructions"].initial = INSTRUCTIONS
         sample = self.fields["sample"]
         sample.help_text = (
             f"{sample.help_text} Stories with fewer than {MIN_SENTENCES} sentences are left "
@@ -136,8 +131,7 @@ class ClozeBatchForm(DrawnBatchForm):
         return {"condition": self.cleaned_data["condition"], "blank": self.cleaned_data["blank"]}
 
     def clean(self):
-        """Say how many of the chosen stories a cloze item can be made of; refuse a choice
-        of which none qualify."""
+        """Count the chosen stories a cloze item can be made of; refuse a choice of none."""
         data = super().clean()
         if self.errors:
             return data
@@ -160,22 +154,19 @@ class ClozeBatchForm(DrawnBatchForm):
         )
 
 
-class ClozeTask(TaskType):
+class ClozeTask(DrawnTaskType):
     key = "cloze"
+    instructions = INSTRUCTIONS
     produces = "cloze answers"
     label = "Narrative cloze"
     target_per_item = 5
     template = "task_types/cloze/page.html"
     batch_form = ClozeBatchForm
     review_changelist = "admin:annotation_clozeresponse_changelist"
-    drawn_items = True
     agreement_template = "task_types/cloze/agreement.html"
 
     def default_settings(self) -> dict:
-        return {"condition": "full", "blank": "random", "sample": None, "seed": 1, "draw": []}
-
-    def default_instructions(self) -> str:
-        return INSTRUCTIONS
+        return {"condition": "full", "blank": "random", **DRAW_DEFAULTS}
 
     def settings_schema(self) -> dict:
         return settings_object(
@@ -234,22 +225,18 @@ class ClozeTask(TaskType):
         response = assignment.cloze_response
         return {"response": response.pk, "text": response.text}
 
-    @transaction.atomic
-    def items_refresh(self, *, batch: Batch) -> int:
-        batch_lock(batch)
-        source_batch_check(batch, makes="narratives")
+    def draw_filters(self, *, batch: Batch) -> dict:
+        return {"text_fits": story_fits}
+
+    def drawn_item(self, *, batch: Batch, narrative: Narrative) -> dict | None:
         settings = batch.settings
-        items = []
-        for narrative in narratives_to_add(batch=batch, text_fits=story_fits):
-            item = cloze_item_for(
-                narrative=narrative,
-                condition=settings["condition"],
-                blank=settings["blank"],
-                seed=settings.get("seed", 1),
-            )
-            if item is not None:
-                items.append({"narrative": narrative, "cloze_item": item})
-        return batch_items_add(batch=batch, items=items)
+        item = cloze_item_for(
+            narrative=narrative,
+            condition=settings["condition"],
+            blank=settings["blank"],
+            seed=settings.get("seed", 1),
+        )
+        return {"narrative": narrative, "cloze_item": item} if item is not None else None
 
     def agreement(self, *, batch: Batch) -> dict:
         return cloze_report(batch=batch)
@@ -276,10 +263,8 @@ class ClozeTask(TaskType):
 
 
 def lemma_agreement(lemmas: Iterable[str]) -> float | None:
-    """1 - H(lemmas) / log N: 1 when all N responses share a lemma, 0 when all differ.
-
-    None for fewer than two responses, where the measure is not defined.
-    """
+    """1 - H(lemmas) / log N: 1 when all N responses share a lemma, 0 when all differ; None
+    for fewer than two responses."""
     counts = Counter(lemmas)
     total = sum(counts.values())
     if total < 2:
@@ -293,12 +278,8 @@ def _mean_or_none(values: list[float]) -> float | None:
 
 
 def cloze_report(*, batch: Batch) -> dict:
-    """Verb-lemma match rate and mean lemma agreement; per item its responses' figures.
-
-    The narrative-cloze pilot's measures: the rate at which a response's main-verb
-    lemma matches the left-out sentence's, and per item `lemma_agreement` of its
-    responses' main-verb lemmas.
-    """
+    """The narrative-cloze pilot's measures: the rate at which a response's main-verb lemma
+    matches the left-out sentence's, and the mean of each item's `lemma_agreement`."""
     rows = list(
         counted(ClozeResponse, batch).values_list(
             "item_id", "lemma", "matches", "item__original_lemma", "item__condition"

@@ -43,20 +43,11 @@ class ContinuationReviewAdmin(TaskReviewAdmin):
     """One row per submission: the narrative, both continuations, or the literal-use flag."""
 
     task_type = "continue"
-    row_display = ("id", "batch", "narrative_display", "continuations", "literal_flag")
-    list_display_links = ("id",)
-    readonly_fields = ("narrative_display", "continuations", "literal_flag", "assignment")
-    fields = readonly_fields
+    row_display = ("narrative_display", "continuations", "literal_flag")
+    row_related = ("narrative",)
 
     def get_list_filter(self, request):
         return (*super().get_list_filter(request), LiteralUseFilter)
-
-    def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .select_related("narrative", "assignment__worker", "assignment__item__batch")
-        )
 
     @admin.display(description="Narrative")
     def narrative_display(self, continuation):

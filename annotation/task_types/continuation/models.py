@@ -5,26 +5,23 @@ from django.db import models
 from django.db.models import Q
 
 from annotation.models import FigurativeNarrative
+from annotation.task_parts.rows import Row, answer_of
 
 
-class Continuation(models.Model):
+class Continuation(Row):
     """One worker's plausible and implausible continuation, or a literal-use flag."""
 
     narrative = models.ForeignKey(
         FigurativeNarrative, on_delete=models.PROTECT, related_name="continuations"
     )
-    assignment = models.OneToOneField(
-        "crowd.Assignment", on_delete=models.PROTECT, related_name="continuation"
-    )
+    assignment = answer_of("continuation")
     plausible = models.TextField(blank=True)
     implausible = models.TextField(blank=True)
     literal_use = models.BooleanField(
         default=False, help_text="The worker says the expression is used literally here."
     )
-    created_at = models.DateTimeField(auto_now_add=True)
 
-    class Meta:
-        ordering = ["id"]
+    class Meta(Row.Meta):
         constraints = [
             models.CheckConstraint(
                 condition=Q(literal_use=True) | (~Q(plausible="") & ~Q(implausible="")),
@@ -36,7 +33,7 @@ class Continuation(models.Model):
         return f"Continuation of {self.narrative}"
 
 
-class QualificationAttempt(models.Model):
+class QualificationAttempt(Row):
     """A worker's one go at a batch's qualification test (option pairs with known answers)."""
 
     batch = models.ForeignKey("crowd.Batch", on_delete=models.CASCADE, related_name="+")
@@ -46,10 +43,8 @@ class QualificationAttempt(models.Model):
     answers = models.JSONField(help_text="{option pair id: chosen option (1 or 2)}.")
     correct = models.PositiveIntegerField()
     passed = models.BooleanField()
-    created_at = models.DateTimeField(auto_now_add=True)
 
-    class Meta:
-        ordering = ["id"]
+    class Meta(Row.Meta):
         constraints = [
             models.UniqueConstraint(fields=["batch", "worker"], name="one_qualification_attempt"),
         ]

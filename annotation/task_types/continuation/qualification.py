@@ -1,8 +1,5 @@
-"""The qualification test of a continuation batch: option pairs with known answers.
-
-A researcher lists option pairs (e.g. imported ones, whose answer the benchmark gives) and
-how many must be right; each worker answers once, before their first task of the batch
-(frontend:qualify), and only those who pass may take its tasks.
+"""The qualification test of a continuation batch: option pairs with known answers, of which
+a worker must get `min_correct` right, once, before their first task (frontend:qualify).
 """
 
 from __future__ import annotations
@@ -49,6 +46,37 @@ def clean_qualification(qualification) -> dict:
     return {"pairs": list(dict.fromkeys(pairs)), "min_correct": minimum}
 
 
+def qualification_entered(data: dict) -> dict:
+    """The test as the batch form takes it: pair ids separated by commas or spaces, and
+    how many must be right (empty: all)."""
+    raw = (data.get("qualification_pairs") or "").replace(",", " ").split()
+    try:
+        pairs = [int(value) for value in raw]
+    except ValueError:
+        raise ValueError("Give option pair ids: whole numbers.") from None
+    minimum = data.get("qualification_min_correct")
+    return {"pairs": pairs, "min_correct": len(pairs) if minimum is None else minimum}
+
+
+def qualification_needed(*, batch: Batch, worker) -> bool:
+    """Whether the worker must still pass the batch's test (TaskType.qualification_needed)."""
+    if not batch.settings.get("qualification", {}).get("pairs"):
+        return False
+    return not QualificationAttempt.objects.filter(batch=batch, worker=worker, passed=True).exists()
+
+
+def qualification_context(*, batch: Batch, worker) -> dict:
+    """The test's page: its questions, how many must be right, the worker's attempt."""
+    settings = batch.settings.get("qualification", {})
+    if not settings.get("pairs"):
+        return {}
+    return {
+        "questions": qualification_questions(settings["pairs"]),
+        "min_correct": settings["min_correct"],
+        "attempt": QualificationAttempt.objects.filter(batch=batch, worker=worker).first(),
+    }
+
+
 def qualification_questions(pair_ids: list[int]) -> list[dict]:
     """The test's questions: each pair's narrative pieces and options in the stored order."""
     pairs = ContinuationPair.objects.select_related("narrative").in_bulk(pair_ids)
@@ -68,11 +96,8 @@ def qualification_questions(pair_ids: list[int]) -> list[dict]:
 
 @transaction.atomic
 def qualification_attempt_create(*, batch: Batch, worker, answers: dict) -> QualificationAttempt:
-    """Score the worker's one attempt (a second one returns the first, unchanged).
-
-    `answers` maps option pair ids (as text or numbers) to the chosen option, 1 or 2;
-    every question must be answered.
-    """
+    """Score the worker's one attempt (a second returns the first): `answers` maps every
+    option pair id (text or number) to the chosen option, 1 or 2."""
     existing = QualificationAttempt.objects.filter(batch=batch, worker=worker).first()
     if existing is not None:
         return existing

@@ -1,15 +1,8 @@
-"""The "write continuations" task: a plausible and an implausible continuation of a narrative
-with an idiom or a simile (Chakrabarty, Choi & Shwartz 2022).
-
-The worker sees the narrative with the expression highlighted and its meaning (or the
-simile's property) and writes one plausible and one implausible next sentence that depend
-on the expression's right reading without giving its meaning away: the live meter
-(frontend/static/frontend/overlap.js) and this module's server check run the same rules
-(annotation/text.py check_overlap) against the meaning text. The two must differ. Instead,
-the worker can flag that the expression is used literally; approving such a flag confirms
-it, and the narrative gets no more continuations (its imported benchmark pairs stay). An
-approved continuation becomes an option pair (the benchmark's option1/option2/correctanswer)
-that choose-the-continuation batches take.
+"""The "write continuations" task (Chakrabarty, Choi & Shwartz 2022): a plausible and an
+implausible, different, next sentence of a narrative with an idiom or a simile, that depend
+on its right reading without using the words of its meaning (the page's meter and the server
+run the same rules, annotation/text.py check_overlap). The worker may flag a literal use
+instead; approval confirms it. An approved continuation becomes an option pair.
 """
 
 from __future__ import annotations
@@ -26,11 +19,11 @@ from annotation.quality.reports import counted
 from annotation.task_parts.option_pairs import continuation_pair_create
 from annotation.task_parts.overlap_rules import batch_rules, rules_schema
 from annotation.task_parts.sources import settings_object
+from annotation.task_types.continuation import qualification
 from annotation.task_types.continuation.models import Continuation, QualificationAttempt
 from annotation.task_types.continuation.qualification import (
     clean_qualification,
-    qualification_attempt_create,
-    qualification_questions,
+    qualification_entered,
     qualification_sentences,
 )
 from annotation.text import OverlapRules, check_overlap, load_stopwords, overlap_tokens
@@ -73,14 +66,8 @@ def continuation_check(*, meaning: str, plausible: str, implausible: str, rules)
     problems = []
     for field, text in zip(FIELDS, (plausible, implausible), strict=True):
         if not text.strip():
-            problems.append(
-                {
-                    "field": field,
-                    "rule": "empty",
-                    "message": f"Write the {field} sentence.",
-                    "words": [],
-                }
-            )
+            empty = {"rule": "empty", "message": f"Write the {field} sentence.", "words": []}
+            problems.append({"field": field, **empty})
             continue
         check = check_overlap(meaning, text, rules)
         problems.extend(
@@ -90,14 +77,8 @@ def continuation_check(*, meaning: str, plausible: str, implausible: str, rules)
     if plausible.strip() and [t.norm for t in overlap_tokens(plausible)] == [
         t.norm for t in overlap_tokens(implausible)
     ]:
-        problems.append(
-            {
-                "field": "implausible",
-                "rule": "same",
-                "message": "The two sentences are the same: make the implausible one different.",
-                "words": [],
-            }
-        )
+        same = "The two sentences are the same: make the implausible one different."
+        problems.append({"field": "implausible", "rule": "same", "message": same, "words": []})
     return problems
 
 
@@ -159,20 +140,10 @@ class ContinuationBatchForm(BatchForm):
             raise forms.ValidationError("No imported narratives of that kind and split.")
         if not self.errors:
             try:
-                data["qualification"] = clean_qualification(self._qualification(data))
+                data["qualification"] = clean_qualification(qualification_entered(data))
             except ValueError as error:
                 self.add_error("qualification_pairs", str(error))
         return data
-
-    @staticmethod
-    def _qualification(data: dict) -> dict:
-        raw = (data.get("qualification_pairs") or "").replace(",", " ").split()
-        try:
-            pairs = [int(value) for value in raw]
-        except ValueError:
-            raise ValueError("Give option pair ids: whole numbers.") from None
-        minimum = data.get("qualification_min_correct")
-        return {"pairs": pairs, "min_correct": len(pairs) if minimum is None else minimum}
 
     @staticmethod
     def _rules(data: dict) -> dict:
@@ -221,9 +192,9 @@ class ContinuationTask(task_types.TaskType):
         return INSTRUCTIONS
 
     def settings_schema(self) -> dict:
-        """Rules as a write batch's, and a qualification test of distinct option pairs.
-        What no schema states: min_words <= max_words, min_correct <= the pairs (a 400);
-        a pair that does not exist (404) or has no known answer (409)."""
+        """Rules as a write batch's, and a qualification test of distinct option pairs (what
+        no schema states, clean_settings checks: min_correct <= the pairs, pairs that exist
+        and have a known answer)."""
         whole = {"type": "integer", "minimum": 0, "maximum": MAX_INT}
         pair = {"type": "integer", "minimum": 1, "maximum": MAX_INT}
         qualification = settings_object(
@@ -232,8 +203,7 @@ class ContinuationTask(task_types.TaskType):
         return settings_object({"rules": rules_schema(), "qualification": qualification})
 
     def clean_settings(self, settings: dict) -> dict:
-        """{"rules": {max_shared_ngram, max_shared_content_words, min_words, max_words},
-        "qualification": {"pairs": [option pair ids], "min_correct": n}}."""
+        """{"rules": OverlapRules', "qualification": {"pairs": [ids], "min_correct": n}}."""
         if not isinstance(settings, dict):
             raise ValueError("Settings of a continuation batch must be an object.")
         unknown = sorted(set(settings) - {"rules", "qualification"})
@@ -245,25 +215,9 @@ class ContinuationTask(task_types.TaskType):
             "qualification": clean_qualification(settings.get("qualification")),
         }
 
-    def qualification_needed(self, *, batch: Batch, worker) -> bool:
-        if not batch.settings.get("qualification", {}).get("pairs"):
-            return False
-        return not QualificationAttempt.objects.filter(
-            batch=batch, worker=worker, passed=True
-        ).exists()
-
-    def qualification_context(self, *, batch: Batch, worker) -> dict:
-        settings = batch.settings.get("qualification", {})
-        if not settings.get("pairs"):
-            return {}
-        return {
-            "questions": qualification_questions(settings["pairs"]),
-            "min_correct": settings["min_correct"],
-            "attempt": QualificationAttempt.objects.filter(batch=batch, worker=worker).first(),
-        }
-
-    def qualification_submit(self, *, batch: Batch, worker, answers: dict) -> None:
-        qualification_attempt_create(batch=batch, worker=worker, answers=answers)
+    qualification_needed = staticmethod(qualification.qualification_needed)
+    qualification_context = staticmethod(qualification.qualification_context)
+    qualification_submit = staticmethod(qualification.qualification_attempt_create)
 
     def methods_sentences(self, *, batch: Batch | None = None, imported=None) -> list[str]:
         return qualification_sentences(batch) if batch is not None else []
@@ -414,12 +368,9 @@ LITERAL_USE_REASON = "the expression is used literally here (confirmed in review
 
 @transaction.atomic
 def literal_use_set(*, narrative: FigurativeNarrative, confirmed: bool) -> None:
-    """Confirm (or withdraw the confirmation) that the narrative uses its expression literally.
-
-    A confirmation withdraws only what it concerns: the items to write continuations of the
-    narrative and those to choose between crowd continuations of it. The benchmark's own
-    imported pairs stay in service. Withdrawing the confirmation puts those items back.
-    """
+    """Confirm (or withdraw the confirmation) that the narrative uses its expression
+    literally: its items to write continuations and to choose between crowd ones are
+    withdrawn (or put back); the benchmark's imported pairs stay in service."""
     FigurativeNarrative.objects.filter(pk=narrative.pk).update(literal_use_confirmed=confirmed)
     concerned = BatchItem.objects.filter(
         Q(figurative_narrative=narrative)

@@ -4,21 +4,18 @@ from django.db import models
 from django.db.models import Q
 
 from annotation.models import ContinuationPair
+from annotation.task_parts.rows import Row, answer_of
 
 
-class ContinuationAnswer(models.Model):
+class ContinuationAnswer(Row):
     """A worker's choice of the plausible continuation among a pair's two options."""
 
     pair = models.ForeignKey(ContinuationPair, on_delete=models.CASCADE, related_name="answers")
-    assignment = models.OneToOneField(
-        "crowd.Assignment", on_delete=models.PROTECT, related_name="continuation_answer"
-    )
+    assignment = answer_of("continuation_answer")
     chosen = models.PositiveSmallIntegerField(help_text="1 or 2.")
     is_correct = models.BooleanField(null=True, help_text="Empty: the pair is unlabelled.")
-    created_at = models.DateTimeField(auto_now_add=True)
 
-    class Meta:
-        ordering = ["id"]
+    class Meta(Row.Meta):
         constraints = [
             models.CheckConstraint(condition=Q(chosen__in=[1, 2]), name="answer_chosen_1_or_2"),
         ]

@@ -1,11 +1,7 @@
-"""The "choose the continuation" task: which of two next sentences is the plausible one?
-
-The benchmark's human evaluation (Chakrabarty, Choi & Shwartz 2022): a narrative with
-an idiom or a simile and two candidate continuations, shown in the pair's stored random
-order (ContinuationPair.shown_first). Pairs come from an approved continuation batch
-(chained: each approval adds its pair) and/or from imported option pairs by kind and the
-pair's split. Human accuracy against the known answer is on the agreement page; answers
-to unlabelled pairs (a test split's withheld labels) have no correctness.
+"""The "choose the continuation" task (the benchmark's human evaluation, Chakrabarty, Choi
+& Shwartz 2022): which of an option pair's two next sentences, in its stored order, is the
+plausible one? Pairs come from an approved continuation batch and/or imported ones by kind
+and split; answers to unlabelled pairs (withheld test labels) have no correctness.
 """
 
 from __future__ import annotations
@@ -25,15 +21,15 @@ from annotation.quality.reports import counted
 from annotation.task_parts.sources import (
     SAMPLE_SCHEMA,
     SEED_SCHEMA,
+    SourcedBatchForm,
     batch_lock,
-    seeded_order,
+    clean_sampling,
     settings_object,
     source_batch_check,
+    take,
 )
 from annotation.task_types.continuation_choice.models import ContinuationAnswer
-from crowd import task_types
 from crowd.batches import batch_items_add
-from crowd.forms import BatchForm
 from crowd.models import Assignment, Batch
 from crowd.task_types import SubmissionError, TaskType
 
@@ -59,15 +55,7 @@ def clean_choice_settings(settings: dict) -> dict:
         raise ValueError("imported kind must be idiom, simile or empty.")
     if split not in [value for value, _ in IMPORTED_CHOICES]:
         raise ValueError("imported split must be any, train, dev, test or empty.")
-    sample = cleaned["sample"]
-    if sample is not None and (
-        isinstance(sample, bool) or not isinstance(sample, int) or sample < 1
-    ):
-        raise ValueError("sample must be a whole number of at least 1, or null for all.")
-    if isinstance(cleaned["seed"], bool) or not isinstance(cleaned["seed"], int):
-        raise ValueError("seed must be a whole number.")
-    cleaned["imported"] = {"kind": kind, "split": split if kind else ""}
-    return cleaned
+    return {**clean_sampling(cleaned), "imported": {"kind": kind, "split": split if kind else ""}}
 
 
 def pairs_to_add(*, batch: Batch) -> list[ContinuationPair]:
@@ -94,25 +82,20 @@ def pairs_to_add(*, batch: Batch) -> list[ContinuationPair]:
     candidates = ContinuationPair.objects.filter(wanted, withdrawn=False).exclude(
         source=ContinuationPair.Source.CROWD, narrative__literal_use_confirmed=True
     )
-    ids = set(candidates.values_list("pk", flat=True))
-    fresh = [pk for pk in ids if pk not in in_batch]
-    sample = settings.get("sample")
-    if sample is None:
-        picked = sorted(fresh)
-    else:
-        picked = seeded_order(fresh, settings.get("seed", 1))[: max(0, sample - len(in_batch))]
+    fresh = [pk for pk in candidates.values_list("pk", flat=True) if pk not in in_batch]
+    picked = take(
+        fresh, taken=len(in_batch), sample=settings.get("sample"), seed=settings.get("seed", 1)
+    )
     by_id = ContinuationPair.objects.in_bulk(picked)
     return [by_id[pk] for pk in picked]
 
 
-class ContinuationChoiceBatchForm(BatchForm):
+class ContinuationChoiceBatchForm(SourcedBatchForm):
     """A choose-the-continuation batch: a continuation batch's output and/or imported pairs."""
 
-    source_batch = forms.ModelChoiceField(
-        queryset=Batch.objects.none(),
-        required=False,
-        help_text="Take this continuation batch's approved pairs, now and as more are approved.",
-    )
+    source_makes = ("continuations",)
+    instructions_initial = INSTRUCTIONS
+
     imported_kind = forms.ChoiceField(
         choices=[("", "none"), *FigurativeNarrative.Kind.choices],
         required=False,
@@ -121,13 +104,6 @@ class ContinuationChoiceBatchForm(BatchForm):
     imported_split = forms.ChoiceField(choices=IMPORTED_CHOICES[1:], required=False)
     sample = forms.IntegerField(min_value=1, required=False, help_text="Empty: all pairs.")
     seed = forms.IntegerField(initial=1)
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["instructions"].initial = INSTRUCTIONS
-        self.fields["source_batch"].queryset = Batch.objects.filter(
-            task_type__in=task_types.keys_where(lambda type_: type_.produces == "continuations")
-        )
 
     def clean(self):
         data = super().clean()
@@ -142,9 +118,6 @@ class ContinuationChoiceBatchForm(BatchForm):
             "sample": data.get("sample"),
             "seed": data.get("seed") or 1,
         }
-
-    def batch_fields(self) -> dict:
-        return {**super().batch_fields(), "source_batch": self.cleaned_data.get("source_batch")}
 
 
 class ContinuationChoiceTask(TaskType):
@@ -165,17 +138,11 @@ class ContinuationChoiceTask(TaskType):
         return INSTRUCTIONS
 
     def settings_schema(self) -> dict:
-        imported = {
-            "kind": {"enum": ["", *FigurativeNarrative.Kind.values]},
-            "split": {"enum": [value for value, _ in IMPORTED_CHOICES]},
-        }
-        return settings_object(
-            {
-                "imported": settings_object(imported),
-                "sample": SAMPLE_SCHEMA,
-                "seed": SEED_SCHEMA,
-            }
+        kind = {"enum": ["", *FigurativeNarrative.Kind.values]}
+        imported = settings_object(
+            {"kind": kind, "split": {"enum": [value for value, _ in IMPORTED_CHOICES]}}
         )
+        return settings_object({"imported": imported, "sample": SAMPLE_SCHEMA, "seed": SEED_SCHEMA})
 
     def clean_settings(self, settings: dict) -> dict:
         return clean_choice_settings(settings)

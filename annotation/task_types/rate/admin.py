@@ -6,10 +6,16 @@ from django.contrib import admin
 from django.db.models import Min
 from django.utils.html import format_html, format_html_join
 
-from annotation.task_parts.review_admin import TaskReviewAdmin, alignment_html, excerpt
+from annotation.task_parts.review_admin import (
+    TaskReviewAdmin,
+    alignment_html,
+    excerpt,
+    gold_text,
+)
 from annotation.task_parts.sources import source_drawing
 from annotation.task_types.rate.criteria import gold_passes
 from annotation.task_types.rate.models import Rating
+from annotation.task_types.rate.task import labelled
 
 
 @admin.register(Rating)
@@ -17,19 +23,12 @@ class RatingReviewAdmin(TaskReviewAdmin):
     """One row per submitted rating form (its first rating stands for it)."""
 
     task_type = "rate"
-    row_display = ("id", "batch", "target", "values", "gold")
-    list_display_links = ("id",)
-    readonly_fields = ("target", "values", "gold", "assignment")
-    fields = readonly_fields
+    row_display = ("target", "values", "gold")
+    row_related = ("narrative__proverb",)
 
     def get_queryset(self, request):
         first_of_each = Rating.objects.values("assignment").annotate(first=Min("id"))
-        return (
-            super()
-            .get_queryset(request)
-            .filter(pk__in=first_of_each.values("first"))
-            .select_related("narrative__proverb", "assignment__worker", "assignment__item__batch")
-        )
+        return super().get_queryset(request).filter(pk__in=first_of_each.values("first"))
 
     @admin.display(description="Rated")
     def target(self, row):
@@ -46,21 +45,12 @@ class RatingReviewAdmin(TaskReviewAdmin):
 
     @admin.display(description="Ratings")
     def values(self, row):
-        labels = {
-            c["key"]: c.get("label", c["key"])
-            for c in row.assignment.item.batch.settings.get("criteria", [])
-        }
-        ratings = row.assignment.ratings.order_by("id")
-        return format_html_join(
-            "",
-            "{}: <strong>{}</strong><br>",
-            ((labels.get(r.criterion, r.criterion), r.value) for r in ratings),
-        )
+        given = {rating.criterion: rating.value for rating in row.assignment.ratings.order_by("id")}
+        ratings = labelled(row.assignment.item.batch, given)
+        return format_html_join("", "{}: <strong>{}</strong><br>", ratings)
 
     @admin.display(description="Gold")
     def gold(self, row) -> str:
         item = row.assignment.item
-        if not item.is_gold:
-            return ""
         given = {r.criterion: r.value for r in row.assignment.ratings.all()}
-        return "pass" if gold_passes(item.gold_answer, given) else "FAIL"
+        return gold_text(gold_passes(item.gold_answer, given) if item.is_gold else None)

@@ -1,10 +1,13 @@
-"""Rating criteria: ePiC's defaults (§4.3, Table 5), their checks, and gold ranges.
+"""Rating criteria: ePiC's defaults (§4.3, Table 5), their checks, gold ranges, and the
+batch form's criterion rows.
 
 A criterion is {"key", "label", "question", "anchors": {"1": ..., "5": ...}} on the
 1-5 scale; a gold answer gives a range per criterion ({"relatedness": {"max": 2}}).
 """
 
 from __future__ import annotations
+
+from django import forms
 
 from annotation.quality.gold import CRITERION_KEY, SCALE
 from common.api_parser import CLEAN_TEXT
@@ -167,9 +170,108 @@ def clean_gold_answer(answer, criteria: list[dict]) -> dict:
     return cleaned
 
 
+def criterion_labels(settings: dict) -> dict[str, str]:
+    """The labels of a batch's criteria, by key."""
+    return {c["key"]: c.get("label", c["key"]) for c in settings.get("criteria", [])}
+
+
 def gold_passes(answer: dict, ratings: dict[str, int]) -> bool:
     """True when every criterion of the gold answer was rated inside its range."""
     return all(
         key in ratings and bounds["min"] <= ratings[key] <= bounds["max"]
         for key, bounds in answer.items()
     )
+
+
+class CriterionWidget(forms.MultiWidget):
+    """One criterion as a row: key, label, question, and the anchors of 1 to 5."""
+
+    template_name = "task_types/rate/criterion_widget.html"
+
+    def __init__(self):
+        super().__init__(
+            [
+                forms.TextInput(attrs={"placeholder": "key", "size": 12}),
+                forms.TextInput(attrs={"placeholder": "label", "size": 20}),
+                forms.TextInput(attrs={"placeholder": "question", "size": 60}),
+                *(
+                    forms.TextInput(attrs={"placeholder": f"{value}: label", "size": 18})
+                    for value in SCALE
+                ),
+            ]
+        )
+
+    def decompress(self, value):
+        if not value:
+            return [""] * (3 + len(SCALE))
+        anchors = value.get("anchors", {})
+        return [
+            value.get("key", ""),
+            value.get("label", ""),
+            value.get("question", ""),
+            *(anchors.get(str(scale), "") for scale in SCALE),
+        ]
+
+
+class CriterionField(forms.MultiValueField):
+    """A rating criterion ({"key", "label", "question", "anchors"}), or None when no key."""
+
+    widget = CriterionWidget
+
+    def __init__(self, **kwargs):
+        super().__init__(
+            fields=(
+                forms.CharField(max_length=64, required=False),
+                forms.CharField(max_length=200, required=False),
+                forms.CharField(max_length=500, required=False),
+                *(forms.CharField(max_length=200, required=False) for _ in SCALE),
+            ),
+            require_all_fields=False,
+            required=False,
+            **kwargs,
+        )
+
+    def compress(self, data_list):
+        if not data_list or not (data_list[0] or "").strip():
+            return None
+        key, label, question, *anchors = (value or "" for value in data_list)
+        return {
+            "key": key.strip(),
+            "label": label.strip(),
+            "question": question.strip(),
+            "anchors": {
+                str(scale): text.strip() for scale, text in zip(SCALE, anchors, strict=True) if text
+            },
+        }
+
+
+CRITERION_ROWS = 6
+
+
+def criterion_fields() -> dict[str, CriterionField]:
+    """The batch form's criterion rows, ePiC's four filled in."""
+    return {
+        f"criterion_{row}": CriterionField(
+            label=f"Criterion {row}",
+            initial=NARRATIVE_CRITERIA[row - 1] if row <= len(NARRATIVE_CRITERIA) else None,
+            help_text=(
+                "ePiC's four criteria, editable: a key (lowercase), the label and question "
+                "workers see, and the labels of 1 to 5. Clear a key to drop a criterion; "
+                "fill an empty row to add one. Left as they are, a batch that rates "
+                "alignments uses its one Alignment criterion instead."
+            )
+            if row == 1
+            else "",
+        )
+        for row in range(1, CRITERION_ROWS + 1)
+    }
+
+
+def criteria_entered(data: dict) -> list[dict] | None:
+    """The criterion rows filled in; None when they are ePiC's, unchanged (the target's
+    default then applies)."""
+    rows = (data.get(f"criterion_{row}") for row in range(1, CRITERION_ROWS + 1))
+    criteria = [row for row in rows if row]
+    if not criteria or criteria == clean_criteria(NARRATIVE_CRITERIA):
+        return None
+    return criteria

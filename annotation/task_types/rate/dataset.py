@@ -11,7 +11,7 @@ from django.db.models import Avg, Count, Max
 from annotation.quality.agreement import rating_summary
 from annotation.quality.reports import COUNTED, counted
 from annotation.task_parts.records import RatingRecord, rating_source
-from annotation.task_types.rate.criteria import BINARY_THRESHOLD
+from annotation.task_types.rate.criteria import BINARY_THRESHOLD, criterion_labels
 from annotation.task_types.rate.models import Rating
 from common.id_ranges import of_ids
 from crowd.models import Batch
@@ -71,10 +71,6 @@ def state() -> list:
     return [Rating.objects.aggregate(n=Count("id"), last=Max("id"))]
 
 
-def _source_name(source: str, label: str) -> str:
-    return f"{source}: {label}" if label else source
-
-
 def rating_agreement(*, batch: Batch) -> dict:
     """Per criterion: mean, binarized pairwise agreement (>= 3), ordinal alpha; by source."""
     rows = list(
@@ -89,7 +85,7 @@ def rating_agreement(*, batch: Batch) -> dict:
     )
     criteria = [c["key"] for c in batch.settings.get("criteria", [])]
     criteria += sorted({criterion for _, _, criterion, *_ in rows} - set(criteria))
-    labels = {c["key"]: c.get("label", c["key"]) for c in batch.settings.get("criteria", [])}
+    labels = criterion_labels(batch.settings)
     by_criterion = {}
     for criterion in criteria:
         triples = [
@@ -101,7 +97,7 @@ def rating_agreement(*, batch: Batch) -> dict:
         }
     grouped: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
     for _, _, criterion, value, source, label in rows:
-        grouped[_source_name(source, label)][criterion].append(value)
+        grouped[f"{source}: {label}" if label else source][criterion].append(value)
     by_source = {
         source: {
             criterion: {"mean": mean(values), "ratings": len(values)}

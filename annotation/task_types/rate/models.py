@@ -4,9 +4,10 @@ from django.db import models
 from django.db.models import Q
 
 from annotation.models import Narrative
+from annotation.task_parts.rows import Row
 
 
-class Rating(models.Model):
+class Rating(Row):
     """One Likert judgement (1 to 5) of one criterion for a narrative or an alignment."""
 
     narrative = models.ForeignKey(Narrative, on_delete=models.CASCADE, related_name="ratings")
@@ -23,10 +24,8 @@ class Rating(models.Model):
     )
     criterion = models.CharField(max_length=64)
     value = models.PositiveSmallIntegerField()
-    created_at = models.DateTimeField(auto_now_add=True)
 
-    class Meta:
-        ordering = ["id"]
+    class Meta(Row.Meta):
         constraints = [
             models.CheckConstraint(
                 condition=Q(value__gte=1) & Q(value__lte=5), name="rating_value_likert"

@@ -1,10 +1,6 @@
-"""The "rate quality" task: Likert 1-5 judgements of a narrative or of an alignment.
-
-Criteria are set per batch and default to ePiC's (§4.3, Table 5): Relatedness,
-Interesting/Creative, Fluency and Overall, each with anchored labels, 3 leaning
-positive. Targets are narratives (from a writing batch, or drawn from the dataset
-by source to compare crowd, imported and model narratives side by side) or the
-alignments of an approved align batch ("how well do the aligned spans correspond").
+"""The "rate quality" task: Likert 1-5 judgements, on the batch's criteria (by default
+ePiC's, §4.3), of drawn narratives (crowd, imported and model ones side by side) or of an
+align batch's alignments ("how well do the aligned spans correspond").
 """
 
 from __future__ import annotations
@@ -19,12 +15,13 @@ from annotation.models import Narrative
 from annotation.quality.gold import GOLD_SETTINGS_SCHEMA, GoldSettingsForm, clean_gold_settings
 from annotation.task_parts.imported import imported_narrative
 from annotation.task_parts.sources import (
+    DRAW_DEFAULTS,
     DRAW_SETTINGS_SCHEMA,
     DrawnBatchForm,
+    DrawnTaskType,
     alignments_to_add,
     batch_lock,
     clean_draw_settings,
-    narratives_to_add,
     settings_object,
     source_batch_check,
     source_drawing,
@@ -38,6 +35,9 @@ from annotation.task_types.rate.criteria import (
     SCALE_NOTE,
     clean_criteria,
     clean_gold_answer,
+    criteria_entered,
+    criterion_fields,
+    criterion_labels,
     gold_passes,
 )
 from annotation.task_types.rate.models import Rating
@@ -45,7 +45,7 @@ from common.api_parser import CLEAN_TEXT
 from common.prose import figure_text
 from crowd.batches import batch_items_add
 from crowd.models import Assignment, Batch, BatchItem
-from crowd.task_types import SettingConflict, SubmissionError, TaskType
+from crowd.task_types import SettingConflict, SubmissionError
 
 TARGETS = ("narratives", "alignments")
 
@@ -56,71 +56,6 @@ INSTRUCTIONS = """Read the proverb and the story, then rate the story on every c
 ALIGNMENT_INSTRUCTIONS = """Read the proverb and the story. Parts of them are marked in matching \
 colours: each colour pairs a span of the proverb with a span of the story. Rate how well the \
 paired spans correspond, from 1 (not at all) to 5 (perfectly). 3 leans positive."""
-
-
-class CriterionWidget(forms.MultiWidget):
-    """One criterion as a row: key, label, question, and the anchors of 1 to 5."""
-
-    template_name = "task_types/rate/criterion_widget.html"
-
-    def __init__(self):
-        super().__init__(
-            [
-                forms.TextInput(attrs={"placeholder": "key", "size": 12}),
-                forms.TextInput(attrs={"placeholder": "label", "size": 20}),
-                forms.TextInput(attrs={"placeholder": "question", "size": 60}),
-                *(
-                    forms.TextInput(attrs={"placeholder": f"{value}: label", "size": 18})
-                    for value in SCALE
-                ),
-            ]
-        )
-
-    def decompress(self, value):
-        if not value:
-            return [""] * (3 + len(SCALE))
-        anchors = value.get("anchors", {})
-        return [
-            value.get("key", ""),
-            value.get("label", ""),
-            value.get("question", ""),
-            *(anchors.get(str(scale), "") for scale in SCALE),
-        ]
-
-
-class CriterionField(forms.MultiValueField):
-    """A rating criterion ({"key", "label", "question", "anchors"}), or None when no key."""
-
-    widget = CriterionWidget
-
-    def __init__(self, **kwargs):
-        super().__init__(
-            fields=(
-                forms.CharField(max_length=64, required=False),
-                forms.CharField(max_length=200, required=False),
-                forms.CharField(max_length=500, required=False),
-                *(forms.CharField(max_length=200, required=False) for _ in SCALE),
-            ),
-            require_all_fields=False,
-            required=False,
-            **kwargs,
-        )
-
-    def compress(self, data_list):
-        if not data_list or not (data_list[0] or "").strip():
-            return None
-        key, label, question, *anchors = (value or "" for value in data_list)
-        return {
-            "key": key.strip(),
-            "label": label.strip(),
-            "question": question.strip(),
-            "anchors": {
-                str(scale): text.strip() for scale, text in zip(SCALE, anchors, strict=True) if text
-            },
-        }
-
-
-CRITERION_ROWS = 6
 
 
 class RateBatchForm(GoldSettingsForm, DrawnBatchForm):
@@ -138,40 +73,14 @@ class RateBatchForm(GoldSettingsForm, DrawnBatchForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        criteria = {}
-        for row in range(1, CRITERION_ROWS + 1):
-            criteria[f"criterion_{row}"] = CriterionField(
-                label=f"Criterion {row}",
-                initial=NARRATIVE_CRITERIA[row - 1] if row <= len(NARRATIVE_CRITERIA) else None,
-                help_text=(
-                    "ePiC's four criteria, editable: a key (lowercase), the label and question "
-                    "workers see, and the labels of 1 to 5. Clear a key to drop a criterion; "
-                    "fill an empty row to add one. Left as they are, a batch that rates "
-                    "alignments uses its one Alignment criterion instead."
-                )
-                if row == 1
-                else "",
-            )
-        # Right after the target, before the draws and gold thresholds.
-        names = list(self.fields)
-        position = names.index("target") + 1
-        ordered = [*names[:position], *criteria, *names[position:]]
-        self.fields.update(criteria)
-        self.fields = {name: self.fields[name] for name in ordered}
-
-    def criteria(self) -> list[dict] | None:
-        """The criteria rows filled in; None when they are ePiC's, unchanged (the target's
-        default then applies)."""
-        rows = (self.cleaned_data.get(f"criterion_{row}") for row in range(1, CRITERION_ROWS + 1))
-        criteria = [row for row in rows if row]
-        if not criteria or criteria == clean_criteria(NARRATIVE_CRITERIA):
-            return None
-        return criteria
+        names, criteria = list(self.fields), criterion_fields()
+        self.fields.update(criteria)  # right after the target, before the draws and gold
+        self.order_fields([*names[: names.index("target") + 1], *criteria])
 
     def type_settings(self) -> dict:
         data = self.cleaned_data
         settings = {"target": data["target"], **self.gold_settings()}
-        criteria = self.criteria()
+        criteria = criteria_entered(data)
         if criteria is not None:
             settings["criteria"] = criteria
         return settings
@@ -188,8 +97,9 @@ class RateBatchForm(GoldSettingsForm, DrawnBatchForm):
         return data
 
 
-class RateTask(TaskType):
+class RateTask(DrawnTaskType):
     key = "rate"
+    instructions = INSTRUCTIONS
     produces = "ratings"
     narrative_parts = (dataset.RATINGS,)
     label = "Rate quality"
@@ -197,7 +107,6 @@ class RateTask(TaskType):
     template = "task_types/rate/page.html"
     batch_form = RateBatchForm  # crowd/admin/batches.py offers "New Rate quality batch"
     review_changelist = "admin:annotation_rating_changelist"  # review_url links there
-    drawn_items = True
     agreement_template = "task_types/rate/agreement.html"
     import_fields = ("proverb", "narrative", "rating.<criterion>")
     has_gold = True
@@ -212,13 +121,8 @@ class RateTask(TaskType):
             "target": "narratives",
             "criteria": NARRATIVE_CRITERIA,
             "scale_note": SCALE_NOTE,
-            "sample": None,
-            "seed": 1,
-            "draw": [],
+            **DRAW_DEFAULTS,
         }
-
-    def default_instructions(self) -> str:
-        return INSTRUCTIONS
 
     def instructions_for(self, settings: dict) -> str:
         """The default instructions for these settings (alignments are rated differently)."""
@@ -339,16 +243,14 @@ class RateTask(TaskType):
 
     @transaction.atomic
     def items_refresh(self, *, batch: Batch) -> int:
+        if batch.settings.get("target") != "alignments":
+            return super().items_refresh(batch=batch)
         batch_lock(batch)
-        if batch.settings.get("target") == "alignments":
-            source_batch_check(batch, makes="alignments")
-            items = [
-                {"narrative": a.item.narrative, "source_assignment": a}
-                for a in alignments_to_add(batch=batch)
-            ]
-        else:
-            source_batch_check(batch, makes="narratives")
-            items = [{"narrative": n} for n in narratives_to_add(batch=batch)]
+        source_batch_check(batch, makes="alignments")
+        items = [
+            {"narrative": a.item.narrative, "source_assignment": a}
+            for a in alignments_to_add(batch=batch)
+        ]
         return batch_items_add(batch=batch, items=items)
 
     def gold_item(self, *, batch: Batch, narrative: Narrative, answer: dict | None) -> dict:
@@ -443,19 +345,14 @@ class RateTask(TaskType):
     def review_display(self, *, assignment: Assignment) -> dict:
         item = assignment.item
         narrative = Narrative.objects.select_related("proverb").get(pk=item.narrative_id)
-        criteria = item.batch.settings.get("criteria", [])
-        labels = {
-            criterion["key"]: criterion.get("label", criterion["key"]) for criterion in criteria
-        }
         given = {rating.criterion: rating.value for rating in assignment.ratings.order_by("id")}
         display = {
             "kind": "rate",
             "proverb": narrative.proverb.text,
             "ratings": [
-                {"label": labels.get(criterion, criterion), "value": value}
-                for criterion, value in given.items()
+                {"label": label, "value": value} for label, value in labelled(item.batch, given)
             ],
-            "gold": (gold_passes(item.gold_answer, given) if item.is_gold else None),
+            "gold": gold_passes(item.gold_answer, given) if item.is_gold else None,
         }
         if item.source_assignment_id is not None:
             display["alignment"] = spans.review_drawing(source_drawing(item.source_assignment))
@@ -477,6 +374,12 @@ class RateTask(TaskType):
                     )
                 ratings[name[7:]] = int(value)
         return {"ratings": ratings}
+
+
+def labelled(batch: Batch, ratings: dict[str, int]) -> list[tuple[str, int]]:
+    """Ratings by criterion as (the criterion's label in the batch, value)."""
+    labels = criterion_labels(batch.settings)
+    return [(labels.get(criterion, criterion), value) for criterion, value in ratings.items()]
 
 
 task_type = RateTask()

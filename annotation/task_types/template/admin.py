@@ -1,8 +1,6 @@
-"""The template type's review list: one row per answer with its fields as a table; an
-answer's page shows it in the template's own layout (a sandboxed, read-only frame) beside
-them; and the batch's downloads (MTurk's Batch results CSV, JSONL, the dataset card, the
-agreement with each item's majority answer).
-Worker text is escaped: every cell is built with format_html."""
+"""The template type's review list (an answer's fields as a table, its page the template's
+own layout in a sandboxed, read-only frame) and the batch's downloads. Worker text is
+escaped: every cell is built with format_html."""
 
 from __future__ import annotations
 
@@ -23,11 +21,19 @@ from annotation.task_types.template.models import TemplateAnswer
 from annotation.task_types.template.task import away_text
 from crowd.models import Batch
 
-DOWNLOADS = {
+DOWNLOADS = {  # kind: (what writes it on a stream, its type, its file's name)
     "csv": (results.results_csv, "text/csv", "results.csv"),
     "jsonl": (results.results_jsonl, "application/x-ndjson", "results.jsonl"),
-    "card": (None, "text/markdown", "README.md"),
-    "agreement": (None, "application/json", "agreement.json"),
+    "card": (
+        lambda *, batch, stream: stream.write(results.results_card(batch=batch)),
+        "text/markdown",
+        "README.md",
+    ),
+    "agreement": (  # with the majority answer of each item
+        lambda *, batch, stream: json.dump(results.agreement_report(batch=batch), stream, indent=1),
+        "application/json",
+        "agreement.json",
+    ),
 }
 
 
@@ -39,17 +45,9 @@ def pairs_table(pairs) -> str:
 @admin.register(TemplateAnswer)
 class TemplateReviewAdmin(TaskReviewAdmin):
     task_type = "template"
-    row_display = ("id", "batch", "inputs", "answer_table", "time_away")
-    list_display_links = ("id",)
+    row_display = ("inputs", "answer_table", "time_away")
+    row_related = ("row__template",)
     readonly_fields = ("layout", "answer_table", "inputs", "time_away", "assignment")
-    fields = readonly_fields
-
-    def get_queryset(self, request):
-        return (
-            super()
-            .get_queryset(request)
-            .select_related("row__template", "assignment__worker", "assignment__item__batch")
-        )
 
     @admin.display(description="CSV row (Input.*)")
     def inputs(self, answer):
@@ -92,13 +90,7 @@ class TemplateReviewAdmin(TaskReviewAdmin):
         batch = get_object_or_404(Batch, pk=batch_id, task_type=self.task_type)
         write, content_type, filename = DOWNLOADS[kind]
         stream = io.StringIO()
-        if kind == "card":
-            stream.write(results.results_card(batch=batch))
-        elif kind == "agreement":  # with the majority answer of each item
-            json.dump(results.agreement_report(batch=batch), stream, indent=1)
-        else:
-            write(batch=batch, stream=stream)
+        write(batch=batch, stream=stream)
         response = HttpResponse(stream.getvalue(), content_type=f"{content_type}; charset=utf-8")
-        disposition = f'attachment; filename="batch-{batch.pk}-{filename}"'
-        response["Content-Disposition"] = disposition
+        response["Content-Disposition"] = f'attachment; filename="batch-{batch.pk}-{filename}"'
         return response

@@ -1,9 +1,6 @@
-"""Creating a template batch from a researcher's MTurk HIT template and input CSV (the
-admin's form, the API and `manage.py template_batch_create` call the same service), and
-the upload report: what Parable found, and what a worker will see of the first rows.
-
-A template or CSV Parable cannot run is refused with the reason (parsing.TemplateError)
-before anything is stored.
+"""Creating a template batch from an MTurk HIT template and input CSV (one service for the
+admin's form, the API and the command), with the upload's report; a template or CSV
+Parable cannot run is refused with the reason before anything is stored.
 """
 
 from __future__ import annotations

@@ -3,8 +3,10 @@ item each) and each worker's answer as MTurk records it."""
 
 from django.db import models
 
+from annotation.task_parts.rows import Row, answer_of
 
-class HitTemplate(models.Model):
+
+class HitTemplate(Row):
     """An MTurk HIT template as uploaded, and what Parable read from it (parsing.py): its
     fields, its variables' places (`segments`) and the CSV's columns. An import of MTurk
     results has one too, with no source: its page is unknown."""
@@ -21,10 +23,6 @@ class HitTemplate(models.Model):
     fields = models.JSONField(default=list, help_text="Form fields: [{name, kind, options, ...}].")
     columns = models.JSONField(default=list, help_text="The CSV's header, in its order.")
     csv_encoding = models.CharField(max_length=32, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["id"]
 
     def __str__(self) -> str:
         return self.name
@@ -51,23 +49,17 @@ class TemplateRow(models.Model):
         return f"Row {self.position} of {self.template.name}"
 
 
-class TemplateAnswer(models.Model):
+class TemplateAnswer(Row):
     """A worker's submitted form, as MTurk records it (Answer.*: a field's several values
     joined with "|"), the writing record of each free-text field, and how often and how
     long the worker left the page (`away`; none: unknown)."""
 
-    assignment = models.OneToOneField(
-        "crowd.Assignment", on_delete=models.PROTECT, related_name="template_answer"
-    )
+    assignment = answer_of("template_answer")
     row = models.ForeignKey(TemplateRow, on_delete=models.PROTECT, related_name="answers")
     answers = models.JSONField(help_text="{field: value}, in the form's order.")
     writing = models.JSONField(default=dict, blank=True)
     away = models.JSONField(null=True, blank=True)
     canary = models.JSONField(null=True, blank=True, help_text="Free-text fields using it.")
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["id"]
 
     def __str__(self) -> str:
         return f"Answer of assignment {self.assignment_id}"

@@ -1,13 +1,8 @@
-"""A template batch's results: the records, agreement per categorical field, MTurk's Batch
-results CSV, JSONL with the writing records, and the dataset card with its methods section.
-
-The CSV has the columns of the requester site's "Download results" file, in its order
-(HITId ... Last7DaysApprovalRate, Input.* in the CSV's order, Answer.* in the form's,
-Approve, Reject), so that a researcher's scripts read it unchanged; times are written as
-MTurk wrote them ("Tue Jul 21 17:31:12 UTC 2020"), a field's several values joined with
-"|". What Parable does not know (MTurk's approval rates, auto-approval) is left empty.
-mturk.importing reads the file back to the same answers (tests/annotation/task_types/
-template/test_results.py). Worker ids are salted hashes, as in every export.
+"""A template batch's results: records, agreement per categorical field, JSONL, the dataset
+card, and MTurk's Batch results CSV: the requester site's "Download results" columns in its
+order (Input.* in the CSV's, Answer.* in the form's), times as MTurk wrote them, what
+Parable does not know left empty, so that a researcher's scripts read it unchanged and
+mturk.importing reads it back. Worker ids are salted hashes, as in every export.
 """
 
 from __future__ import annotations
@@ -126,14 +121,6 @@ def results_csv(*, batch: Batch, stream: TextIO) -> int:
         values = [answer.row.values.get(n, "") for n in inputs]
         writer.writerow([*hit, *values, *(answer.answers.get(n, "") for n in fields), "", ""])
     return len(answers)
-
-
-def import_mapping(header: list[str]) -> str:
-    """The mapping with which mturk_results_import reads the CSV back (input.X=Input.X, ...)."""
-    columns = [name for name in header if name.startswith(("Input.", "Answer."))]
-    return ",".join(
-        f"{name.split('.', 1)[0].lower()}.{name.split('.', 1)[1]}={name}" for name in columns
-    )
 
 
 def results_jsonl(*, batch: Batch, stream: TextIO) -> int:

@@ -1,13 +1,8 @@
 """The template task: a researcher's own MTurk HIT (its HTML template and input CSV) run as
-a Parable batch, one item per CSV row, on the local crowd, Prolific or MTurk.
-
-The worker's page is Parable's (instructions, time left, give back, the provider's way
-on) around the template in a sandboxed frame (frames.py). What comes back is the form as
-MTurk records it (every field by name, several values of one name joined with "|"), the
-writing record of each free-text field, and how often and how long the worker left the
-page. Review shows the answer in the template's own layout beside its fields; agreement is
-Krippendorff's alpha (nominal) and the majority answer per categorical field; the export is
-MTurk's Batch results CSV (results.py), which Parable's own MTurk results import reads back.
+a batch, one item per CSV row, on any provider. Parable's page holds the template in a
+sandboxed frame (frames.py); what comes back is the form as MTurk records it (several values
+of a name joined with "|"), each free-text field's writing record and the time away from
+the page. Agreement and MTurk's Batch results CSV are results.py's.
 """
 
 from __future__ import annotations

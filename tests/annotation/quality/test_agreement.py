@@ -22,7 +22,7 @@ from annotation.quality.agreement import (
     pairwise_label_agreement,
     rating_summary,
     span_agreement,
-    span_token_prf,
+    span_token_scores,
     worker_gold_accuracy,
 )
 
@@ -200,68 +200,77 @@ BIRD_TO_WORM = (10, 31)  # {2, 3, 4, 5}
 
 
 def test_span_identical():
-    assert span_token_prf([EARLY_BIRD], [EARLY_BIRD], TEXT) == {
+    assert span_token_scores([EARLY_BIRD], [EARLY_BIRD], TEXT) == {
         "precision": 1.0,
         "recall": 1.0,
         "f1": 1.0,
+        "exact": 1.0,
     }
 
 
 def test_span_partial_overlap():
     # pred {1,2,3}, ref {2,3,4,5}: common {2,3}
     # P = 2/3, R = 2/4, F1 = 2 * (2/3)(1/2) / (2/3 + 1/2) = 4/7
-    scores = span_token_prf([EARLY_TO_CATCHES], [BIRD_TO_WORM], TEXT)
+    scores = span_token_scores([EARLY_TO_CATCHES], [BIRD_TO_WORM], TEXT)
     assert scores == {
         "precision": approx(F(2, 3)),
         "recall": approx(F(1, 2)),
         "f1": approx(F(4, 7)),
+        "exact": 0.0,
     }
 
 
 def test_span_disjoint():
     # "The" {0} vs "worm" {5}
-    assert span_token_prf([(0, 3)], [(27, 31)], TEXT) == {
+    assert span_token_scores([(0, 3)], [(27, 31)], TEXT) == {
         "precision": 0.0,
         "recall": 0.0,
         "f1": 0.0,
+        "exact": 0.0,
     }
 
 
 def test_span_cutting_through_words_covers_whole_tokens():
     # (6, 12) is "rly bi": overlaps "early" and "bird" -> {1, 2}; ref "bird" {2}
     # P = 1/2, R = 1, F1 = 2/3
-    scores = span_token_prf([(6, 12)], [(10, 14)], TEXT)
-    assert scores == {"precision": approx(F(1, 2)), "recall": 1.0, "f1": approx(F(2, 3))}
+    scores = span_token_scores([(6, 12)], [(10, 14)], TEXT)
+    assert scores == {
+        "precision": approx(F(1, 2)),
+        "recall": 1.0,
+        "f1": approx(F(2, 3)),
+        "exact": 0.0,
+    }
 
 
 def test_span_boundaries_and_overlapping_spans():
     # (0, 4) is "The ": ends where "early" starts, so covers {0} only.
-    assert span_token_prf([(0, 4)], [(0, 3)], TEXT)["f1"] == 1.0
+    assert span_token_scores([(0, 4)], [(0, 3)], TEXT)["f1"] == 1.0
     # pred (0,9) {0,1} + (4,14) {1,2} = {0,1,2}; ref (10,22) {2,3}: common {2}
     # P = 1/3, R = 1/2, F1 = 2 * (1/6) / (5/6) = 2/5
-    scores = span_token_prf([(0, 9), (4, 14)], [(10, 22)], TEXT)
+    scores = span_token_scores([(0, 9), (4, 14)], [(10, 22)], TEXT)
     assert scores == {
         "precision": approx(F(1, 3)),
         "recall": approx(F(1, 2)),
         "f1": approx(F(2, 5)),
+        "exact": 0.0,
     }
 
 
 def test_span_empty_conventions():
-    ones = {"precision": 1.0, "recall": 1.0, "f1": 1.0}
-    zeros = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
-    assert span_token_prf([], [], TEXT) == ones
+    ones = {"precision": 1.0, "recall": 1.0, "f1": 1.0, "exact": 1.0}
+    zeros = {"precision": 0.0, "recall": 0.0, "f1": 0.0, "exact": 0.0}
+    assert span_token_scores([], [], TEXT) == ones
     # whitespace, punctuation and empty spans cover no token
-    assert span_token_prf([(3, 4), (31, 32), (5, 5)], [], TEXT) == ones
-    assert span_token_prf([], [EARLY_BIRD], TEXT) == zeros
-    assert span_token_prf([EARLY_BIRD], [], TEXT) == zeros
+    assert span_token_scores([(3, 4), (31, 32), (5, 5)], [], TEXT) == ones
+    assert span_token_scores([], [EARLY_BIRD], TEXT) == zeros
+    assert span_token_scores([EARLY_BIRD], [], TEXT) == zeros
 
 
 def test_span_out_of_range_is_an_error():
     with pytest.raises(ValueError):
-        span_token_prf([(0, 33)], [], TEXT)
+        span_token_scores([(0, 33)], [], TEXT)
     with pytest.raises(ValueError):
-        span_token_prf([(5, 4)], [], TEXT)
+        span_token_scores([(5, 4)], [], TEXT)
 
 
 def test_span_agreement_over_ordered_pairs():

@@ -164,7 +164,7 @@ def test_items_come_from_approved_narratives_of_the_source_batch():
 
 def test_an_align_batch_cannot_draw_from_a_rate_batch(narrative):
     rate = task_batch_create(task_type="rate", source_batch=narrative.assignment.item.batch)
-    with pytest.raises(ValueError, match="only draw from write batches"):
+    with pytest.raises(ValueError, match="only draw from batches that make narratives"):
         task_batch_create(task_type="align", source_batch=rate)
 
 

@@ -140,7 +140,7 @@ def test_alignments_of_an_approved_align_batch_are_rated_with_their_colours(clie
 
 
 def test_an_alignment_rating_batch_needs_an_align_source(write):
-    with pytest.raises(ValueError, match="only draw from align batches"):
+    with pytest.raises(ValueError, match="only draw from batches that make alignments"):
         task_batch_create(task_type="rate", source_batch=write, settings={"target": "alignments"})
 
 

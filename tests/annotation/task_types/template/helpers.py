@@ -9,6 +9,14 @@ REVIEWS = (FIXTURES / "reviews_cp1252.csv").read_bytes()
 PAIRS = (FIXTURES / "entailment_pairs.csv").read_bytes()
 
 
+def import_mapping(header: list[str]) -> str:
+    """The mapping with which mturk_results_import reads the CSV back (input.X=Input.X, ...)."""
+    columns = [name for name in header if name.startswith(("Input.", "Answer."))]
+    return ",".join(
+        f"{name.split('.', 1)[0].lower()}.{name.split('.', 1)[1]}={name}" for name in columns
+    )
+
+
 def template_batch(*, source=LAYOUT, content=REVIEWS, name="Reviews", **fields):
     """A draft template batch of the fixtures (the layout and its Windows-1252 CSV)."""
     from annotation.task_types.template.creation import template_batch_create

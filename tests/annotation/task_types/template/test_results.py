@@ -12,7 +12,6 @@ from annotation.task_types.template.models import TemplateAnswer
 from annotation.task_types.template.results import (
     HIT_COLUMNS,
     agreement_report,
-    import_mapping,
     results_card,
     results_csv,
     results_jsonl,
@@ -21,7 +20,7 @@ from common.pseudonyms import WorkerPseudonyms, export_salt
 from crowd.batches import batch_publish
 from crowd.review import assignment_approve, assignment_approve_exclude, assignment_reject
 from mturk.importing import mturk_results_import
-from tests.annotation.task_types.template.helpers import answered, template_batch
+from tests.annotation.task_types.template.helpers import answered, import_mapping, template_batch
 
 pytestmark = pytest.mark.django_db
 
