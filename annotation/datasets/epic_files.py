@@ -2,7 +2,7 @@
 
 A file is a JSON array of records ``{"pk": "Q<proverb>N<narrative>", "fields": {"quote",
 "narrative", "span_quote_1".."span_quote_5", "span_narrative_1".."span_narrative_5"}}``;
-an unused span slot holds "". Spans are strings; `annotation.spans.resolve_span` finds
+an unused span slot holds "". Spans are strings; `annotation.task_parts.spans.resolve_span` finds
 their offsets.
 
 `parse_epic_file` refuses a file that cannot be read as such records (not UTF-8 JSON,
@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from typing import TextIO
 
 from annotation.datasets.layouts import json_array_layout, json_item, ordered, write_json_array
-from annotation.spans import resolve_span
+from annotation.task_parts.spans import resolve_span
 from annotation.text import normalize_text
 from common.checked_input import InputError, json_loads_checked, text_problem
 

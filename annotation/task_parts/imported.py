@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from annotation.models import Narrative, Proverb
 from annotation.quality.similarity_scan import imported_similarity_check_queue
-from annotation.spans import resolve_span
+from annotation.task_parts.spans import resolve_span
 from annotation.text import normalize_text
 from crowd.models import Batch
 from crowd.task_types import SubmissionError

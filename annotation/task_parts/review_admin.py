@@ -65,7 +65,7 @@ class StatusFilter(admin.SimpleListFilter):
 
 
 def drawn_text(pieces: list[dict]):
-    """Text pieces (annotation.spans.segments) as HTML, each span in its pair's colour."""
+    """Text pieces (task_parts.spans.segments) as HTML, each span in its pair's colour."""
     return format_html_join(
         "",
         "{}",

@@ -66,7 +66,7 @@ def populate(n: int) -> None:
     from django.utils import timezone
 
     from annotation.models import Narrative, Proverb
-    from annotation.spans import resolve_span
+    from annotation.task_parts.spans import resolve_span
     from annotation.task_types.align.models import SpanPair
     from annotation.text import normalize_text
     from bench.analysis.synthetic import TextGenerator

@@ -237,8 +237,14 @@ def test_top_level_holds_about_a_dozen_concerns():
     for package in packages:
         docstring = ast.get_docstring(ast.parse((APP / package / "__init__.py").read_text()))
         assert docstring, f"annotation/{package}/__init__.py has no docstring"
-    modules = {p for p in entries if p.endswith(".py")}
-    assert len(modules) <= 9, sorted(modules)
+    # Its concerns, Django's own left out (as bench/size/run.py counts them): at most 14.
+    django_own = {"__init__.py", "apps.py", "migrations", "management"}
+    concerns = {
+        name
+        for name in entries - django_own
+        if name.endswith(".py") or (APP / name / "__init__.py").exists()
+    }
+    assert len(concerns) <= 14, sorted(concerns)
 
 
 def test_every_celery_task_is_defined_in_its_apps_tasks_module():

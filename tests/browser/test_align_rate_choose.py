@@ -3,7 +3,7 @@
 import pytest
 
 from annotation.models import Proverb
-from annotation.spans import PALETTE
+from annotation.task_parts.spans import PALETTE
 from annotation.task_types.align.models import SpanPair
 from annotation.task_types.choose.models import ChoiceAnswer
 from annotation.task_types.rate.models import Rating

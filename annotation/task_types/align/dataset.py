@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.db.models import Count, Max, Q
 
-from annotation import spans
+from annotation.task_parts import spans
 from annotation.task_types.align.models import SpanPair
 from common.id_ranges import of_ids
 from common.prose import paper_number, plural

@@ -9,10 +9,10 @@ from statistics import mean
 
 from django import forms
 
-from annotation import spans
 from annotation.models import Narrative
 from annotation.quality.agreement import span_agreement
 from annotation.quality.reports import counted
+from annotation.task_parts import spans
 from annotation.task_parts.imported import imported_narrative, imported_span
 from annotation.task_parts.sources import (
     DRAW_DEFAULTS,

@@ -10,9 +10,9 @@ from collections import defaultdict
 from django import forms
 from django.db import transaction
 
-from annotation import spans
 from annotation.models import Narrative
 from annotation.quality.gold import GOLD_SETTINGS_SCHEMA, GoldSettingsForm, clean_gold_settings
+from annotation.task_parts import spans
 from annotation.task_parts.imported import imported_narrative
 from annotation.task_parts.sources import (
     DRAW_DEFAULTS,

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from annotation.spans import PALETTE
+from annotation.task_parts.spans import PALETTE
 from annotation.task_types.align.models import SpanPair
 from crowd import task_types
 from crowd.assignments import assignment_reserve_next, assignment_submit

@@ -3,7 +3,7 @@
 import pytest
 
 from annotation.quality.gold import gold_items_add, worker_gold_report
-from annotation.spans import PALETTE
+from annotation.task_parts.spans import PALETTE
 from annotation.task_types.rate.models import Rating
 from crowd import task_types
 from crowd.assignments import assignment_reserve_next, assignment_submit

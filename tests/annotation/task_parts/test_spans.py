@@ -6,7 +6,7 @@ Pure Python: runs with `pytest -p no:django`.
 
 import pytest
 
-from annotation.spans import (
+from annotation.task_parts.spans import (
     PALETTE,
     SpanError,
     drawing,
