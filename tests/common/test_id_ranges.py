@@ -35,3 +35,10 @@ def test_sparse_ids_are_an_in_list_and_only_they_are_read():
 def test_no_ids_read_nothing():
     _ids(2)
     assert list(of_ids(Narrative.objects, "id", [])) == []
+
+
+def test_ids_in_any_order_are_all_read():
+    ids = _ids(6)
+    wanted = [ids[4], ids[1], ids[3], ids[2]]
+    found = set(of_ids(Narrative.objects, "id", wanted).values_list("id", flat=True))
+    assert found == set(wanted)

@@ -62,7 +62,7 @@ def test_imported_span_pairs_come_before_crowd_alignments():
 
 def test_export_rows_give_parable_narratives_generated_pks_per_proverb():
     first, second = proverb_create(PROVERB), proverb_create("Haste makes waste")
-    narrative_create(proverb=first, external_id="Q1N1")
+    narrative_create(proverb=first, external_id="Q9001N1")  # no proverb's generated pk
     a = crowd_narrative_create(proverb=first)
     b = crowd_narrative_create(proverb=second)
     c = crowd_narrative_create(proverb=first)
@@ -91,12 +91,12 @@ def test_export_rows_fall_back_when_a_generated_pk_is_an_imported_records_pk():
 
 def test_narratives_for_pks_resolve_external_generated_and_fallback_pks():
     proverb = proverb_create(PROVERB)
-    imported = narrative_create(proverb=proverb, external_id="Q1N1")
+    imported = narrative_create(proverb=proverb, external_id="Q9001N1")
     crowd = crowd_narrative_create(proverb=proverb)
     later = crowd_narrative_create(proverb=proverb)
-    found = narratives_for_pks(["Q1N1", f"Q{proverb.pk}N1", f"parable-{later.pk}", "Q99N9"])
+    found = narratives_for_pks(["Q9001N1", f"Q{proverb.pk}N1", f"parable-{later.pk}", "Q99N9"])
     assert found == {
-        "Q1N1": imported.pk,
+        "Q9001N1": imported.pk,
         f"Q{proverb.pk}N1": crowd.pk,
         f"parable-{later.pk}": later.pk,
     }
