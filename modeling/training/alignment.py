@@ -26,20 +26,16 @@ reported at that epoch. Scores are the narrative's word tokens (modeling.trainin
 
 from __future__ import annotations
 
-import copy
-import random
-import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import torch
 from torch import nn
 
 from common.encoder import Encoder, autocast
 from modeling.training.examples import SnapshotError
 from modeling.training.hyperparameters import Hyperparameters
-from modeling.training.loop import Clock, Steps, environment, optimizer_schedule, selection
+from modeling.training.loop import finished, seeded, shuffled_batches, train_epochs
 from modeling.training.metrics import span_metrics, span_scores
 from modeling.training.spans import SpanItem, aligned_parts, span_items, token_span
 
@@ -189,19 +185,12 @@ def trainable(tokenizer, items: list[SpanItem], hp: Hyperparameters) -> list[Spa
     return kept
 
 
-def _dev_key(record: dict) -> tuple:
-    return (record["dev"]["f1"], record["dev"]["exact"])
-
-
 def alignment_task(
     *, examples, setting: str, model: str, hyperparameters, seed, reporter, artifact_dir, device
 ) -> dict:
     """Train and score span prediction on the snapshot's aligned narratives (see the module)."""
     hp = hyperparameters
-    clock = Clock()
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
+    clock = seeded(seed)
     parts = aligned_parts(examples, setting=setting, seed=seed)
     train, dev, test = (span_items(part) for part in (parts.train, parts.dev, parts.test))
     reporter.progress({"stage": "loading model", "elapsed": 0.0})
@@ -231,60 +220,38 @@ def alignment_task(
     }
     if artifact_dir is not None:
         save_artifact(span_model, artifact_dir)
-    result["durations"] = {**result["durations"], "load": loaded, "total": clock.elapsed()}
-    result["environment"] = environment(device)
-    result["hyperparameters"] = asdict(hp)
-    result["model_path"] = encoder.path
-    result["pooling"] = None
-    return result
+    result.update(model_path=encoder.path, pooling=None)
+    return finished(result, clock, loaded, device, hp)
 
 
 def _train(model: SpanModel, train, dev, test, hp: Hyperparameters, seed, reporter, clock):
-    device = model.encoder.device
-    rng = random.Random(seed)
-    history: list[dict] = []
-    best: dict | None = None
-    steps = Steps(reporter, clock, hp.epochs, total=-(-len(train) // hp.batch_size) * hp.epochs)
-    optimizer, steps.scheduler = optimizer_schedule(
-        model.encoder.parameters(), model.head.parameters(), hp, steps.total
+    def loss(batch: list[SpanItem]) -> torch.Tensor:
+        encoded = encode(model.encoder.tokenizer, batch, hp.max_length, model.encoder.device)
+        with autocast(model.encoder.device):
+            return _loss(model, encoded, list(range(len(batch))))
+
+    def evaluate() -> tuple[dict, list[dict]]:
+        dev_predictions, test_predictions = predict(model, dev, hp), predict(model, test, hp)
+        figures = {"dev": span_metrics(dev_predictions), "test": span_metrics(test_predictions)}
+        return figures, test_predictions
+
+    trained = train_epochs(
+        model=model,
+        parameters=(model.encoder.parameters(), model.head.parameters()),
+        batches=lambda rng: shuffled_batches(train, hp.batch_size, rng),
+        loss=loss,
+        evaluate=evaluate,
+        dev_key=lambda record: (record["dev"]["f1"], record["dev"]["exact"]),
+        shown="f1",
+        hp=hp,
+        seed=seed,
+        reporter=reporter,
+        clock=clock,
     )
-    evaluate_seconds = 0.0
-    for epoch in range(1, hp.epochs + 1):
-        shuffled = list(train)
-        rng.shuffle(shuffled)
-        batches = [shuffled[i : i + hp.batch_size] for i in range(0, len(shuffled), hp.batch_size)]
-        model.train()
-        epoch_started = time.monotonic()
-        losses = []
-        for step, batch in enumerate(batches, start=1):
-            steps.check(epoch, step, len(batches))
-            encoded = encode(model.encoder.tokenizer, batch, hp.max_length, device)
-            with autocast(device):
-                loss = _loss(model, encoded, list(range(len(batch))))
-            last_dev = {"dev_f1": history[-1]["dev"]["f1"] if history else None}
-            losses.append(steps.optimize(loss, optimizer, epoch, step, len(batches), last_dev))
-        seconds = steps.trained(epoch, epoch_started)
-        evaluate_started = time.monotonic()
-        dev_predictions = predict(model, dev, hp)
-        test_predictions = predict(model, test, hp)
-        evaluate_seconds += time.monotonic() - evaluate_started
-        record = {
-            "epoch": epoch,
-            "loss": float(np.mean(losses)) if losses else None,
-            "dev": span_metrics(dev_predictions),
-            "test": span_metrics(test_predictions),
-            "seconds": seconds,
-            "examples_per_second": len(train) / seconds if seconds else None,
-        }
-        history.append(record)
-        if best is None or _dev_key(record) > _dev_key(best["record"]):
-            state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
-            best = {"record": record, "predictions": test_predictions, "state": state}
-    model.load_state_dict(copy.deepcopy(best["state"]))
     return {
-        **selection(history, best, ("f1", "exact")),
+        **trained.selection(("f1", "exact")),
         "candidates": [],
-        "durations": {"train": steps.train_seconds, "evaluate": evaluate_seconds},
+        "durations": {"train": trained.train_seconds, "evaluate": trained.evaluate_seconds},
     }
 
 

@@ -24,12 +24,10 @@ epoch, and the best test figure over epochs only under its own label.
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -38,19 +36,10 @@ from torch import nn
 
 from common.encoder import Encoder, autocast
 from modeling.training.examples import Example, Parts, proverbs_of, split_parts
-from modeling.training.hyperparameters import Cancelled, Hyperparameters
-from modeling.training.loop import (
-    Clock,
-    Reporter,
-    Steps,
-    environment,
-    optimizer_schedule,
-    selection,
-)
+from modeling.training.hyperparameters import Hyperparameters
+from modeling.training.loop import Reporter, finished, seeded, shuffled_batches, train_epochs
 from modeling.training.metrics import MOTIF_DISTANCES, motif_accuracy, ranking_metrics, softmax
 from modeling.training.ranker import HEAD_FILE, LABELS_FILE, proverb_vectors, round_task
-
-__all__ = ["Cancelled", "Hyperparameters", "Reporter", "distinct_proverb_batches", "proverb_run"]
 
 TOP_K = 5
 
@@ -77,9 +66,7 @@ class ProverbHead(InBatchNegatives):
     head = True
 
     def batches(self, train: list[Example], hp: Hyperparameters, rng) -> list[list[Example]]:
-        shuffled = list(train)
-        rng.shuffle(shuffled)
-        return [shuffled[i : i + hp.batch_size] for i in range(0, len(shuffled), hp.batch_size)]
+        return shuffled_batches(train, hp.batch_size, rng)
 
     def logits(self, encoder: Encoder, batch, narratives, head, label_index, hp):
         indices = [label_index[e.proverb_id] for e in batch]
@@ -107,10 +94,7 @@ def proverb_run(
     result is JSON-ready. With `round_proverbs` (a study's curated proverbs), its metrics
     also hold `round_task`: the model on a round's own task (see round_task). Raises
     SnapshotError, Cancelled, ModelNotFound."""
-    clock = Clock()
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
+    clock = seeded(seed)
     training = OBJECTIVES.get(objective)
     parts = split_parts(examples, setting=setting, seed=seed, dev=training is not None)
     reporter.progress({"stage": "loading model", "elapsed": 0.0})
@@ -137,12 +121,8 @@ def proverb_run(
         }
     if artifact_dir is not None and training is not None:
         _save_artifact(encoder, head, parts.train_proverbs, artifact_dir)
-    result["durations"] = {**result.get("durations", {}), "load": loaded, "total": clock.elapsed()}
-    result["environment"] = environment(device)
-    result["hyperparameters"] = asdict(hyperparameters)
-    result["model_path"] = encoder.path
-    result["pooling"] = encoder.pooling
-    return result
+    result.update(model_path=encoder.path, pooling=encoder.pooling)
+    return finished(result, clock, loaded, device, hyperparameters)
 
 
 class Embeddings:
@@ -271,70 +251,43 @@ def distinct_proverb_batches(
 def _fine_tune(
     training, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, reporter, clock
 ):
-    device = encoder.device
     labels = parts.train_proverbs
     label_index = {proverb_id: i for i, (proverb_id, _) in enumerate(labels)}
+    # What training changes and the chosen epoch keeps: the encoder, and a classifier's head.
+    model = nn.ModuleDict({"encoder": encoder})
     head = None
     if training.head:
         initial = encoder.embed([text for _, text in labels], max_length=hp.proverb_max_length)
-        head = nn.Parameter(initial.clone().to(device))
-    rng = random.Random(seed)
-    optimizer = None
+        head = nn.Parameter(initial.clone().to(encoder.device))
+        model.register_parameter("head", head)
     loss_function = nn.CrossEntropyLoss()
-    history: list[dict] = []
-    best: dict | None = None
-    steps = Steps(reporter, clock, hp.epochs)
-    evaluate_seconds = 0.0
-    for epoch in range(1, hp.epochs + 1):
-        batches = training.batches(parts.train, hp, rng)
-        if optimizer is None:  # the schedule's length: the first epoch's batches, each epoch
-            steps.total = len(batches) * hp.epochs
-            new = [head] if head is not None else []
-            optimizer, steps.scheduler = optimizer_schedule(
-                encoder.parameters(), new, hp, steps.total
-            )
-        encoder.train()
-        epoch_started = time.monotonic()
-        losses = []
-        for step, batch in enumerate(batches, start=1):
-            steps.check(epoch, step, len(batches))
-            with autocast(device):
-                narratives = nn.functional.normalize(encoder([e.narrative for e in batch]), dim=-1)
-                logits, targets = training.logits(encoder, batch, narratives, head, label_index, hp)
-            loss = loss_function(logits.float(), targets)
-            dev = {"dev_accuracy": history[-1]["dev"]["accuracy"] if history else None}
-            losses.append(steps.optimize(loss, optimizer, epoch, step, len(batches), dev))
-        seconds = steps.trained(epoch, epoch_started)
-        evaluate_started = time.monotonic()
-        record, predictions = _epoch_scores(encoder, head, parts, hp)
-        evaluate_seconds += time.monotonic() - evaluate_started
-        record.update(
-            epoch=epoch,
-            loss=float(np.mean(losses)) if losses else None,
-            seconds=seconds,
-            examples_per_second=sum(len(b) for b in batches) / seconds if seconds else None,
-        )
-        history.append(record)
-        if best is None or _dev_key(record) > _dev_key(best["record"]):
-            state = copy.deepcopy({k: v.detach().cpu() for k, v in encoder.state_dict().items()})
-            best = {
-                "record": record,
-                "predictions": predictions,
-                "state": state,
-                "head": head.detach().cpu().clone() if head is not None else None,
-            }
-    encoder.load_state_dict(best["state"])
+
+    def loss(batch: list[Example]) -> torch.Tensor:
+        with autocast(encoder.device):
+            narratives = nn.functional.normalize(encoder([e.narrative for e in batch]), dim=-1)
+            logits, targets = training.logits(encoder, batch, narratives, head, label_index, hp)
+        return loss_function(logits.float(), targets)
+
+    trained = train_epochs(
+        model=model,
+        parameters=(encoder.parameters(), [head] if head is not None else []),
+        batches=lambda rng: training.batches(parts.train, hp, rng),
+        loss=loss,
+        evaluate=lambda: _epoch_scores(encoder, head, parts, hp),
+        dev_key=lambda record: (record["dev"]["accuracy"], record["dev"]["mrr"]),
+        shown="accuracy",
+        hp=hp,
+        seed=seed,
+        reporter=reporter,
+        clock=clock,
+    )
     return {
-        **selection(history, best, ("accuracy", "mrr")),
+        **trained.selection(("accuracy", "mrr")),
         "candidates": [list(p) for p in parts.test_proverbs],
         "counts": {"train": len(parts.train), "dev": len(parts.dev), "test": len(parts.test)},
-        "durations": {"train": steps.train_seconds, "evaluate": evaluate_seconds},
-        "head": best["head"],
+        "durations": {"train": trained.train_seconds, "evaluate": trained.evaluate_seconds},
+        "head": head.detach().cpu().clone() if head is not None else None,
     }
-
-
-def _dev_key(record: dict) -> tuple:
-    return (record["dev"]["accuracy"], record["dev"]["mrr"])
 
 
 def _epoch_scores(encoder, head, parts: Parts, hp) -> tuple[dict, list[dict]]:
