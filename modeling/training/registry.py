@@ -1,29 +1,17 @@
-"""The baselines' registry: one class per baseline declares what callers ask of it.
+"""The baselines' registry: one class per baseline declares what callers ask of it (its
+settings and data `parts`, the finished `source_runs` it combines, whether it `trains`,
+`run`, a proverb baseline's `ranker`, its headline `measures` and per-item `item_scores`,
+its `results` table, `result_rows` and `summary`). Callers ask `baseline_for(name)` and
+never switch on a name; a new baseline is one class here and a training module below it.
 
-No Django, and no torch at import: the web process reads the declarations (label,
-settings, the data a run needs, its results table) and the training process calls
-`run`, which loads the baseline's training module then. Callers ask the registered
-baseline (`baseline_for(name)`) and never switch on its name; adding a baseline is one
-class here and one training module below it.
-
-A baseline declares:
-
-* its data: `settings` it runs in, `parts(examples, setting=, seed=)` (raises
-  SnapshotError saying what is missing), `source_runs` when it combines finished runs
-  instead (the pipeline);
-* its training: `trains` (keeps a model), `run(...)`, and for the proverb baselines
-  `ranker(...)`, which loads a finished run once and ranks a study's proverbs for new
-  story texts;
-* its evaluation: `measures` (the test figures a table, seeds and comparisons use),
-  `item_scores(predictions)` (per test item, for paired comparisons);
-* its results: `results` (which results table shows it), `result_rows(...)`,
-  `summary(...)` (the command's one line).
+No Django, and no torch at import: the web process reads the declarations, and `run`
+imports the baseline's training module in the process that trains.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from modeling.training.examples import SETTINGS, Example, SnapshotError, split_parts
@@ -40,19 +28,7 @@ from modeling.training.hyperparameters import (
     GENERATION_FIELDS,
     Hyperparameters,
 )
-from modeling.training.spans import aligned_parts, pipeline_combine
-
-
-@dataclass(frozen=True)
-class SourceRun:
-    """A finished run another baseline combines (the pipeline's proverb and alignment runs)."""
-
-    id: int
-    task: str
-    status: str
-    snapshot: int
-    setting: str
-    predictions: list
+from modeling.training.spans import SourceRun, aligned_parts, pipeline_check, pipeline_combine
 
 
 class Baseline:
@@ -333,30 +309,9 @@ class Pipeline(Baseline):
 
     def check_sources(self, sources: Mapping[str, SourceRun]) -> None:
         proverb, alignment = sources["proverb_run"], sources["alignment_run"]
-        if proverb.task not in baselines_where(ranks_proverbs=True):
-            raise ValueError(
-                f"Run {proverb.id} is a {proverb.task} run; the proverb run is one of "
-                f"{', '.join(baselines_where(ranks_proverbs=True))}."
-            )
-        if alignment.task != Alignment.name:
-            raise ValueError(f"Run {alignment.id} is a {alignment.task} run, not an alignment run.")
-        for source in (proverb, alignment):
-            if source.status != "succeeded":
-                raise ValueError(f"Run {source.id} has not succeeded (it is {source.status}).")
-        if proverb.snapshot != alignment.snapshot:
-            raise ValueError(
-                f"Runs {proverb.id} and {alignment.id} used different snapshots: run both on "
-                "the same data."
-            )
-        if proverb.setting != alignment.setting:
-            raise ValueError(
-                f"Run {proverb.id} is {proverb.setting} and run {alignment.id} is "
-                f"{alignment.setting}: both need the same setting."
-            )
+        pipeline_check(proverb, alignment, proverb_tasks=baselines_where(ranks_proverbs=True))
 
     def run(self, *, sources: Mapping[str, SourceRun], **_) -> dict:
-        import time
-
         started = time.monotonic()
         self.check_sources(sources)
         proverb, alignment = sources["proverb_run"], sources["alignment_run"]
