@@ -20,8 +20,6 @@ ALIGNMENT_FIELDS = ("span_max_tokens",)
 # tokens raised while decoding (lexically guided decoding, labelled as such).
 KEYWORD_DECODING = ("none", "biased")
 SCHEDULES = ("linear", "constant")  # after the warm-up: linear decay to 0, or constant
-# The training hyperparameters every fine-tuned task reads beside the learning rate.
-TRAINING_FIELDS = ("head_learning_rate", "warmup_ratio", "schedule", "scale")
 
 
 class Cancelled(Exception):
