@@ -1,10 +1,7 @@
-"""Admin of the modeling app: launch runs, watch and cancel them, compare results, and
-build a choose batch from a run's distractors.
-
-Every page sits inside the admin site (staff login). Reading needs view_run;
-launching add_run; cancelling change_run; building a batch add_batch as well (and
-add_narrative to send a generation run's narratives to a rate batch).
-Text from the dataset reaches the pages only through Django's autoescaping.
+"""Admin of the modeling app: launch runs, watch and cancel them, compare results, and build
+a choose or rate batch from a run. Every page sits inside the admin site (staff login):
+reading needs view_run, launching add_run, cancelling change_run, a batch add_batch as well
+(and add_narrative for a rate batch). Dataset text reaches pages only autoescaped.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """Services of the modeling app: create, execute, cancel, relaunch and watch runs.
 
-A running run's process writes a heartbeat (`heartbeat_at`, with its `worker`
-host:pid) from a thread of its own every PARABLE_MODELING_HEARTBEAT_SECONDS,
-whatever the training step is doing. A run silent for three heartbeats is dead: the
-beat task `modeling.runs_watch` marks it failed with the reason, a redelivered
-message for it does the same, cancelling it ends it at once, and it can be
-relaunched (a new run of the same configuration on the same snapshot). With no broker
-and no beat (the embedded default, `run_baseline` killed by a timeout) the run pages,
-the results page and `run_baseline` end dead runs the same way when they open
-(`runs_dead_end`), so a stale heartbeat ends a run in every mode. The same beat
-task sends again a queued run whose message was lost (a broker down when it was
-created); a run executes once whatever the number of its messages (`_start` takes
-it under a row lock, only while queued).
+A running run's process writes a heartbeat (`heartbeat_at`, its `worker` host:pid) from a
+thread of its own every PARABLE_MODELING_HEARTBEAT_SECONDS. A run silent for three is dead:
+beat (`runs_watch`), a redelivered message, a cancel, and (with no broker or beat) the run
+pages and `run_baseline` as they open (`runs_dead_end`) end it as failed, saying why; it can
+be relaunched. Beat also sends again a queued run whose message was lost; a run executes
+once whatever its messages (`_start` takes it under a row lock, only while queued).
 """
 
 from __future__ import annotations

@@ -1,27 +1,14 @@
 """Alignment prediction (ePiC Table 8): given a narrative, its proverb and a proverb span,
 predict the aligned narrative span.
 
-No Django. The run's encoder reads one sequence pair per span pair:
-
-    [CLS] proverb span [SEP] proverb [SEP] narrative [SEP]
-
-(the first segment is the proverb span, the tokenizer's own separator, then the whole
-proverb; the narrative is the second segment). Any encoder family with a fast tokenizer
-serves: the tokenizer adds its own special tokens (RoBERTa's and MPNet's <s> ... </s></s>
-... </s>, with no token type ids), the sequence ids say which tokens are the narrative's,
-and a predicted span is trimmed of the white space a byte-level BPE token carries.
-The pair is cut at `max_length` from the longer segment first: that is the narrative
-alone unless the proverb side is longer than what is left for it, which a short max
-length and a long proverb can give. A linear head gives each token a start and an end
-logit; training is cross-entropy on the gold start and end tokens over the narrative's
-tokens (the fast tokenizer's offset mapping turns the gold characters into tokens,
-`modeling.training.spans.token_span`). A training pair whose gold span reaches past the
-truncation is skipped and counted. The prediction is the best-scoring valid span: start
-<= end, both narrative tokens, at most `span_max_tokens` tokens, mapped back to
-characters of the narrative.
-
-The epoch is chosen on dev span F1 (the aligned narratives' dev slice), test is
-reported at that epoch. Scores are the narrative's word tokens (modeling.training.metrics).
+No Django. The encoder reads one sequence pair per span pair, "proverb span <sep> proverb"
+then the narrative, cut at `max_length` from the longer segment first; any encoder with a
+fast tokenizer serves (its own special tokens; the sequence ids say which tokens are the
+narrative's; a predicted span is trimmed of the white space a byte-level BPE token
+carries). A linear head gives each token a start and an end logit, trained by
+cross-entropy on the gold tokens (spans.token_span; a pair whose gold span reaches past the
+truncation is skipped and counted). The prediction is the best valid span: start <= end,
+narrative tokens, at most `span_max_tokens`. The epoch is chosen on dev span F1.
 """
 
 from __future__ import annotations

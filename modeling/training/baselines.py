@@ -1,25 +1,13 @@
-"""The proverb baselines as plain Python (ePiC Tables 4 and 7): retrieval, bi-encoder,
-classifier (a finished run's ranker of a study's proverbs, and a run's figures on a round's
-own task: modeling.training.ranker).
+"""The proverb baselines (ePiC Tables 4 and 7): retrieval, bi-encoder and classifier.
 
-No Django. `proverb_run` takes a snapshot's examples and returns everything a run
-stores (metrics per epoch, the selected epoch, per-item predictions, durations,
-device); modeling.training.registry declares the baselines and calls it with the
-baseline's objective:
-
-* ``retrieval`` (ePiC Table 4): cosine similarity of narrative and proverb
-  embeddings, no training; all narratives against all proverbs, seen test against
-  all proverbs, unseen test against its own proverbs.
-* ``biencoder`` (Table 7, seen and unseen): one encoder for narratives and
-  proverbs, trained with in-batch negatives (cross-entropy over scaled cosine,
-  batches of distinct proverbs), so it ranks proverbs never seen in training.
-* ``classifier`` (Table 7, seen): a head over the seen proverbs whose rows start
-  from the proverbs' own embeddings, trained with the encoder.
-
-Every proverb run also scores similar motifs on its test narratives (Table 13, `_motifs`).
-
-The epoch is chosen on the dev slice (modeling.training.examples); test is reported at that
-epoch, and the best test figure over epochs only under its own label.
+No Django. `proverb_run` takes a snapshot's examples and returns everything a run stores;
+modeling.training.registry calls it with the baseline's objective. Retrieval scores cosine
+of narrative and proverb embeddings untrained (all, seen test and unseen test scopes); the
+bi-encoder trains with in-batch negatives over batches of distinct proverbs; the
+classifier, a head over the seen proverbs started from their embeddings. Every run also
+scores similar motifs (Table 13) and, given a study's proverbs, a round's own task
+(modeling.training.ranker). The epoch is chosen on dev; the best test epoch is only shown
+under its own label.
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
-"""What every trainer shares: progress and cancel callbacks, the optimizer with its
-learning-rate schedule, the epoch loop that keeps the epoch chosen on dev, and the run's
-environment. No Django; the trainers import this module, it imports none of them.
+"""What every trainer shares: progress and cancel callbacks, the optimizer and its schedule,
+the epoch loop that keeps the epoch chosen on dev, and the run's environment. No Django.
 
-Learning rates: the parameters a checkpoint already holds learn at `learning_rate`;
-those it does not (a classifier's or span model's head, a warm-started decoder's
-cross-attention) at `head_learning_rate`: a randomly initialised part at the small
-rate of a pretrained encoder barely moves in a few hundred steps, and the model
-learns around it (a decoder that ignores its encoder). Both follow one schedule:
-linear warm-up over the first `warmup_ratio` of the steps, then linear decay to 0
-(`schedule="linear"`), or constant after the warm-up (`schedule="constant"`), from
-transformers' schedulers.
+Learning rates: the checkpoint's own parameters learn at `learning_rate`, the ones it lacks
+(a head, a warm-started decoder's cross-attention) at `head_learning_rate`: a new part at
+the small rate of a pretrained encoder barely moves in a few hundred steps, and the model
+learns around it (a decoder that ignores its encoder). Both warm up linearly over
+`warmup_ratio` of the steps, then decay linearly to 0 or stay (`schedule`).
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
 """Span pairs of the alignment baselines (ePiC Tables 8 and 9), with no heavy imports.
 
-No Django, no torch: the span items a snapshot's alignments give, the parts an
-alignment run trains and is scored on, the mapping of a character span onto a
-fast tokenizer's tokens, and the pipeline's check and combination of a proverb-prediction
-run with an alignment run.
-
-* One item per span pair of a narrative's alignment (proverb span, narrative
-  start, narrative end: characters of the narrative, [start, end)). Narratives
-  without an alignment are left out and counted.
-* The parts are `split_parts` of the aligned narratives only, so the dev slice
-  (which chooses the epoch) holds aligned narratives too.
-* Pipeline (Table 9): each test span pair keeps its span scores only when the
-  proverb run ranked its narrative's proverb first; otherwise they are zero.
+No Django, no torch: one item per span pair of a narrative's alignment (characters of the
+narrative, [start, end); narratives without one are left out and counted), the parts of the
+aligned narratives only (so the dev slice holds aligned narratives too), a character span
+on a fast tokenizer's tokens, and the pipeline (Table 9): each test span pair keeps its
+scores only where the proverb run ranked its narrative's proverb first.
 """
 
 from __future__ import annotations
