@@ -101,17 +101,13 @@ def runs_create(*, seeds: list[int], **configuration) -> list[Run]:
     return [run_create(seed=seed, **configuration) for seed in seeds]
 
 
-def _dead_reason(run: Run) -> str:
-    last = run.heartbeat_at or run.started_at
-    return (
-        f"its worker {run.worker or '(unknown)'} stopped answering: no heartbeat since "
-        f"{last:%Y-%m-%d %H:%M:%S} UTC (killed, out of memory, or its machine lost)"
-    )
-
-
 def _end_dead(run: Run, status: str) -> Run:
     """End a locked dead run as failed (or cancelled), saying why."""
-    reason = _dead_reason(run)
+    reason = (
+        f"its worker {run.worker or '(unknown)'} stopped answering: no heartbeat since "
+        f"{run.heartbeat_at or run.started_at:%Y-%m-%d %H:%M:%S} UTC (killed, out of memory, "
+        "or its machine lost)"
+    )
     if status == Run.Status.CANCELLED:
         run.error = f"Cancelled; {reason}."
     else:
@@ -128,7 +124,7 @@ def run_relaunch(*, run: Run, created_by=None, queue: bool = True) -> Run:
     """A new queued run of a finished run's configuration, on the same snapshot."""
     if not run.finished:
         raise ValueError(f"Run {run.pk} is {run.status}: only a finished run is relaunched.")
-    new = run_create_queued(
+    return run_create_queued(
         queue=queue,
         task=run.task,
         setting=run.setting,
@@ -137,10 +133,8 @@ def run_relaunch(*, run: Run, created_by=None, queue: bool = True) -> Run:
         seed=run.seed,
         snapshot=run.snapshot,
         created_by=created_by,
+        relaunch_of=run,
     )
-    new.relaunch_of = run
-    new.save(update_fields=["relaunch_of"])
-    return new
 
 
 def runs_dead_end(*, now=None) -> int:
