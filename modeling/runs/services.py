@@ -29,7 +29,7 @@ from modeling.runs.selectors import run_is_dead, runs_dead, runs_to_resend, sour
 from modeling.runs.snapshots import snapshot_examples, snapshot_freeze
 from modeling.runs.storage import artifact_upload
 from modeling.training.examples import SETTINGS, SnapshotError
-from modeling.training.hyperparameters import Cancelled, Hyperparameters
+from modeling.training.hyperparameters import Cancelled, Hyperparameters, Reporter
 from modeling.training.registry import baseline_for
 
 logger = logging.getLogger(__name__)
@@ -241,9 +241,7 @@ def _heartbeat(run: Run):
         thread.join()
 
 
-def _reporter(run: Run, echo=None):
-    from modeling.training.loop import Reporter
-
+def _reporter(run: Run, echo=None) -> Reporter:
     state = {"written": 0.0, "checked": 0.0, "stage": None, "stop": False}
     latest: dict = {}  # the last value of every field reported (epoch, loss, dev accuracy...)
 

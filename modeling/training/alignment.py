@@ -21,7 +21,7 @@ from torch import nn
 
 from common.encoder import Encoder, autocast
 from modeling.training.examples import SnapshotError
-from modeling.training.hyperparameters import Hyperparameters
+from modeling.training.hyperparameters import Hyperparameters, RunRequest
 from modeling.training.loop import finished, seeded, shuffled_batches, train_epochs
 from modeling.training.metrics import span_metrics, span_scores
 from modeling.training.spans import SpanItem, aligned_parts, span_items, token_span
@@ -172,22 +172,20 @@ def trainable(tokenizer, items: list[SpanItem], hp: Hyperparameters) -> list[Spa
     return kept
 
 
-def alignment_task(
-    *, examples, setting: str, model: str, hyperparameters, seed, reporter, artifact_dir, device
-) -> dict:
+def alignment_task(request: RunRequest) -> dict:
     """Train and score span prediction on the snapshot's aligned narratives (see the module)."""
-    hp = hyperparameters
-    clock = seeded(seed)
-    parts = aligned_parts(examples, setting=setting, seed=seed)
+    hp, examples, model = request.hyperparameters, request.examples, request.model
+    clock = seeded(request.seed)
+    parts = aligned_parts(examples, setting=request.setting, seed=request.seed)
     train, dev, test = (span_items(part) for part in (parts.train, parts.dev, parts.test))
-    reporter.progress({"stage": "loading model", "elapsed": 0.0})
+    request.reporter.progress({"stage": "loading model", "elapsed": 0.0})
     encoder = Encoder(model, max_length=hp.max_length)
     if not encoder.tokenizer.is_fast:
         raise SnapshotError(
             f"The model {model!r} has no fast tokenizer: span prediction needs its offset "
             "mapping to place the spans."
         )
-    span_model = SpanModel(encoder).to(device)
+    span_model = SpanModel(encoder).to(request.device)
     loaded = clock.elapsed()
     kept = trainable(encoder.tokenizer, train, hp)
     if not kept:
@@ -195,7 +193,7 @@ def alignment_task(
             f"None of the {len(train)} training span pairs lies within the first "
             f"{hp.max_length} tokens: raise max length."
         )
-    result = _train(span_model, kept, dev, test, hp, seed, reporter, clock)
+    result = _train(span_model, kept, dev, test, request, clock)
     result["counts"] = {
         "train": len(kept),
         "train_truncated_skipped": len(train) - len(kept),
@@ -205,13 +203,15 @@ def alignment_task(
         "narratives": {"train": len(parts.train), "dev": len(parts.dev), "test": len(parts.test)},
         "unaligned_narratives_left_out": sum(not span_items([e]) for e in examples),
     }
-    if artifact_dir is not None:
-        save_artifact(span_model, artifact_dir)
+    if request.artifact_dir is not None:
+        save_artifact(span_model, request.artifact_dir)
     result.update(model_path=encoder.path, pooling=None)
-    return finished(result, clock, loaded, device, hp)
+    return finished(result, clock, loaded, request)
 
 
-def _train(model: SpanModel, train, dev, test, hp: Hyperparameters, seed, reporter, clock):
+def _train(model: SpanModel, train, dev, test, request: RunRequest, clock):
+    hp = request.hyperparameters
+
     def loss(batch: list[SpanItem]) -> torch.Tensor:
         encoded = encode(model.encoder.tokenizer, batch, hp.max_length, model.encoder.device)
         with autocast(model.encoder.device):
@@ -230,9 +230,7 @@ def _train(model: SpanModel, train, dev, test, hp: Hyperparameters, seed, report
         evaluate=evaluate,
         dev_key=lambda record: (record["dev"]["f1"], record["dev"]["exact"]),
         shown="f1",
-        hp=hp,
-        seed=seed,
-        reporter=reporter,
+        request=request,
         clock=clock,
     )
     return {

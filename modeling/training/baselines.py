@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -24,8 +23,8 @@ from torch import nn
 
 from common.encoder import Encoder, autocast
 from modeling.training.examples import Example, Parts, proverbs_of, split_parts
-from modeling.training.hyperparameters import Hyperparameters
-from modeling.training.loop import Reporter, finished, seeded, shuffled_batches, train_epochs
+from modeling.training.hyperparameters import Hyperparameters, RunRequest
+from modeling.training.loop import finished, seeded, shuffled_batches, train_epochs
 from modeling.training.metrics import MOTIF_DISTANCES, motif_accuracy, ranking_metrics, softmax
 from modeling.training.ranker import HEAD_FILE, LABELS_FILE, proverb_vectors, round_task
 
@@ -65,52 +64,40 @@ class ProverbHead(InBatchNegatives):
 OBJECTIVES = {"biencoder": InBatchNegatives(), "classifier": ProverbHead()}
 
 
-def proverb_run(
-    *,
-    objective: str,
-    examples: Sequence[Example],
-    setting: str,
-    model: str,
-    hyperparameters: Hyperparameters,
-    seed: int,
-    reporter: Reporter,
-    artifact_dir: Path | None,
-    device: torch.device,
-    round_proverbs: Sequence[tuple[int, str]] = (),
-) -> dict:
+def proverb_run(objective: str, request: RunRequest) -> dict:
     """Score (retrieval) or train and score (an OBJECTIVES key) a proverb baseline; the
-    result is JSON-ready. With `round_proverbs` (a study's curated proverbs), its metrics
-    also hold `round_task`: the model on a round's own task (see round_task). Raises
-    SnapshotError, Cancelled, ModelNotFound."""
-    clock = seeded(seed)
+    result is JSON-ready, its metrics with `round_task` where the request has a study's
+    proverbs (see round_task). Raises SnapshotError, Cancelled, ModelNotFound."""
+    hp, reporter, examples = request.hyperparameters, request.reporter, request.examples
+    clock = seeded(request.seed)
     training = OBJECTIVES.get(objective)
-    parts = split_parts(examples, setting=setting, seed=seed, dev=training is not None)
+    parts = split_parts(examples, setting=request.setting, seed=request.seed, dev=bool(training))
     reporter.progress({"stage": "loading model", "elapsed": 0.0})
-    encoder = Encoder(model, max_length=hyperparameters.max_length).to(device)
+    encoder = Encoder(request.model, max_length=hp.max_length).to(request.device)
     loaded = clock.elapsed()
     if training is None:
-        result = _retrieval(encoder, examples, parts, setting, hyperparameters, reporter)
+        result = _retrieval(encoder, examples, parts, request.setting, hp, reporter)
     else:
-        result = _fine_tune(training, encoder, parts, hyperparameters, seed, reporter, clock)
+        result = _fine_tune(training, encoder, parts, request, clock)
     if len(parts.test) >= 2:
         reporter.progress({"stage": "similar motifs"})
         # Retrieval's narratives are embedded already; a trained encoder embeds them anew.
-        embeddings = result.get("embeddings") or Embeddings(encoder, hyperparameters)
+        embeddings = result.get("embeddings") or Embeddings(encoder, hp)
         result["metrics"]["motifs"] = _motifs(embeddings, parts.test, result["predictions"])
     result.pop("embeddings", None)
     head = result.pop("head", None)
-    if round_proverbs:
+    if request.round_proverbs:
         reporter.progress({"stage": "a round's task"})
         labels = [proverb_id for proverb_id, _ in parts.train_proverbs] if head is not None else []
         result["metrics"]["round_task"] = {
-            **round_task(encoder, parts.test, round_proverbs, hyperparameters, head, labels),
+            **round_task(encoder, parts.test, request.round_proverbs, hp, head, labels),
             "trained_stories": len(parts.train) if training else 0,
             "trained_proverbs": len(proverbs_of(parts.train)) if training else 0,
         }
-    if artifact_dir is not None and training is not None:
-        _save_artifact(encoder, head, parts.train_proverbs, artifact_dir)
+    if request.artifact_dir is not None and training is not None:
+        _save_artifact(encoder, head, parts.train_proverbs, request.artifact_dir)
     result.update(model_path=encoder.path, pooling=encoder.pooling)
-    return finished(result, clock, loaded, device, hyperparameters)
+    return finished(result, clock, loaded, request)
 
 
 class Embeddings:
@@ -236,9 +223,8 @@ def distinct_proverb_batches(
     return batches
 
 
-def _fine_tune(
-    training, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, reporter, clock
-):
+def _fine_tune(training, encoder: Encoder, parts: Parts, request: RunRequest, clock):
+    hp = request.hyperparameters
     labels = parts.train_proverbs
     label_index = {proverb_id: i for i, (proverb_id, _) in enumerate(labels)}
     # What training changes and the chosen epoch keeps: the encoder, and a classifier's head.
@@ -264,9 +250,7 @@ def _fine_tune(
         evaluate=lambda: _epoch_scores(encoder, head, parts, hp),
         dev_key=lambda record: (record["dev"]["accuracy"], record["dev"]["mrr"]),
         shown="accuracy",
-        hp=hp,
-        seed=seed,
-        reporter=reporter,
+        request=request,
         clock=clock,
     )
     return {

@@ -5,17 +5,13 @@ narratives with keywords, the epoch chosen on dev, test decoded and scored
 from __future__ import annotations
 
 import time
-from pathlib import Path
-
-import torch
 
 from common.encoder import ModelNotFound, loading, resolve_model
-from modeling.training.examples import Example
 from modeling.training.generation import generation_metrics, generation_parts, keywords_found
 from modeling.training.generator import DECODING_LABELS, SELECTION, Generator
 from modeling.training.health import english_pipeline
-from modeling.training.hyperparameters import Hyperparameters
-from modeling.training.loop import Reporter, finished, seeded, shuffled_batches, train_epochs
+from modeling.training.hyperparameters import RunRequest
+from modeling.training.loop import finished, seeded, shuffled_batches, train_epochs
 
 
 def load_generator(model_name: str) -> Generator:
@@ -46,28 +42,18 @@ def load_generator(model_name: str) -> Generator:
     return Seq2Seq(model_name)
 
 
-def run_generation(
-    *,
-    examples: list[Example],
-    setting: str,
-    model: str,
-    hyperparameters: Hyperparameters,
-    seed: int,
-    reporter: Reporter,
-    artifact_dir: Path | None,
-    device: torch.device,
-) -> dict:
+def run_generation(request: RunRequest) -> dict:
     """Train on the narratives with keywords, choose the epoch on dev, decode and score test.
 
     The result has the keys of every baseline's (modeling.training.registry). Raises
     SnapshotError, ModelNotFound, Cancelled.
     """
-    hp = hyperparameters
-    clock = seeded(seed)
-    selected = generation_parts(examples, setting=setting, seed=seed, hp=hp)
+    hp, reporter = request.hyperparameters, request.reporter
+    clock = seeded(request.seed)
+    selected = generation_parts(request.examples, setting=request.setting, seed=request.seed, hp=hp)
     parts = selected.parts
     reporter.progress({"stage": "loading model", "elapsed": 0.0})
-    generator = load_generator(model).to(device)
+    generator = load_generator(request.model).to(request.device)
     loaded = clock.elapsed()
     trained = train_epochs(
         model=generator.model,
@@ -77,9 +63,7 @@ def run_generation(
         evaluate=lambda: ({"dev": {"loss": generator.dev_loss(parts.dev, hp)}}, None),
         dev_key=lambda record: -record["dev"]["loss"],
         shown="loss",
-        hp=hp,
-        seed=seed,
-        reporter=reporter,
+        request=request,
         clock=clock,
     )
     generate_started = time.monotonic()
@@ -111,8 +95,8 @@ def run_generation(
         }
         for example, text in zip(test, generated, strict=True)
     ]
-    if artifact_dir is not None:
-        generator.save(artifact_dir)
+    if request.artifact_dir is not None:
+        generator.save(request.artifact_dir)
     result = {
         "epochs": trained.history,
         "selected_epoch": trained.best["epoch"],
@@ -138,4 +122,4 @@ def run_generation(
         "pooling": None,
         "model_kind": generator.kind,
     }
-    return finished(result, clock, loaded, device, hp)
+    return finished(result, clock, loaded, request)

@@ -1,9 +1,14 @@
-"""What a run is asked to do, with no heavy imports: the hyperparameters, and the exception
-that stops a run between steps (the baselines are declared in modeling.training.registry)."""
+"""What a run is asked to do, with no heavy imports: the hyperparameters, the request every
+trainer takes, its callbacks, and the exception that stops a run between steps (the
+baselines are declared in modeling.training.registry)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+
+from modeling.training.examples import Example
 
 # The hyperparameters only the generation task reads.
 GENERATION_FIELDS = (
@@ -24,6 +29,14 @@ SCHEDULES = ("linear", "constant")  # after the warm-up: linear decay to 0, or c
 
 class Cancelled(Exception):
     """The run was asked to stop; raised between steps."""
+
+
+@dataclass
+class Reporter:
+    """Callbacks of a run: progress(fields) as it goes, should_stop() polled between steps."""
+
+    progress: Callable[[dict], None] = lambda fields: None
+    should_stop: Callable[[], bool] = lambda: False
 
 
 @dataclass
@@ -78,3 +91,21 @@ class Hyperparameters:
         if hyperparameters.no_repeat_ngram_size < 0:
             raise ValueError("no-repeat n-gram size is 0 (off) or more")
         return hyperparameters
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What one baseline run is asked to do (registry.run_task builds it, every trainer takes
+    it): its data, model, hyperparameters and seed, its callbacks, the folder that keeps the
+    trained model (None: none kept), the torch device, and a study's curated proverbs that a
+    proverb run also ranks (its metrics' `round_task`)."""
+
+    examples: list[Example]
+    setting: str
+    model: str
+    hyperparameters: Hyperparameters
+    seed: int
+    reporter: Reporter
+    artifact_dir: Path | None
+    device: object
+    round_proverbs: Sequence[tuple[int, str]] = ()

@@ -19,15 +19,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import torch
 
-from modeling.training.hyperparameters import Cancelled, Hyperparameters
-
-
-@dataclass
-class Reporter:
-    """Callbacks of a run: progress(fields) as it goes, should_stop() polled between steps."""
-
-    progress: Callable[[dict], None] = lambda fields: None
-    should_stop: Callable[[], bool] = lambda: False
+from modeling.training.hyperparameters import Cancelled, Hyperparameters, RunRequest
 
 
 @dataclass
@@ -105,9 +97,7 @@ def train_epochs(
     evaluate: Callable[[], tuple[dict, object]],
     dev_key: Callable[[dict], tuple | float],
     shown: str,
-    hp: Hyperparameters,
-    seed: int,
-    reporter: Reporter,
+    request: RunRequest,
     clock: Clock,
 ) -> Trained:
     """Train `model` for hp.epochs and leave it at the epoch chosen on dev.
@@ -119,7 +109,8 @@ def train_epochs(
     `evaluate()` gives the epoch's {"dev", "test"} figures and what to keep; the epoch with
     the highest `dev_key(record)` is kept, its weights restored at the end.
     """
-    rng = random.Random(seed)
+    hp, reporter = request.hyperparameters, request.reporter
+    rng = random.Random(request.seed)
     optimizer = scheduler = best = None
     history: list[dict] = []
     total = done = 0
@@ -186,12 +177,12 @@ def shuffled_batches(items: list, size: int, rng: random.Random) -> list[list]:
     return [order[start : start + size] for start in range(0, len(order), size)]
 
 
-def finished(result: dict, clock: Clock, loaded: float, device, hp: Hyperparameters) -> dict:
+def finished(result: dict, clock: Clock, loaded: float, request: RunRequest) -> dict:
     """The result with what every trained or scored run stores beside its figures: load and
     total seconds, the environment and the hyperparameters."""
     result["durations"] = {**result.get("durations", {}), "load": loaded, "total": clock.elapsed()}
-    result["environment"] = environment(device)
-    result["hyperparameters"] = asdict(hp)
+    result["environment"] = environment(request.device)
+    result["hyperparameters"] = asdict(request.hyperparameters)
     return result
 
 

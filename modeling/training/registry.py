@@ -27,6 +27,8 @@ from modeling.training.hyperparameters import (
     ALIGNMENT_FIELDS,
     GENERATION_FIELDS,
     Hyperparameters,
+    Reporter,
+    RunRequest,
 )
 from modeling.training.spans import SourceRun, aligned_parts, pipeline_check, pipeline_combine
 
@@ -63,24 +65,9 @@ class Baseline:
     def check_sources(self, sources: Mapping[str, SourceRun]) -> None:
         """Raise ValueError unless these finished runs can be combined (source_runs only)."""
 
-    def run(
-        self,
-        *,
-        examples: Sequence[Example],
-        setting: str,
-        model: str,
-        hyperparameters: Hyperparameters,
-        seed: int,
-        reporter,
-        artifact_dir: Path | None,
-        device,
-        sources: Mapping[str, SourceRun],
-        round_proverbs: Sequence[tuple[int, str]] = (),
-    ) -> dict:
+    def run(self, request: RunRequest, sources: Mapping[str, SourceRun]) -> dict:
         """Train (or score) and evaluate; the result is JSON-ready: metrics, epochs,
-        selected_epoch, predictions, candidates, counts, durations, environment...
-        `round_proverbs`: a study's curated proverbs, that a proverb baseline also ranks
-        (its metrics' `round_task`); the others ignore them."""
+        selected_epoch, predictions, candidates, counts, durations, environment..."""
         raise NotImplementedError
 
     def result_rows(self, *, metrics: dict, setting: str, selected_epoch, counts: dict) -> list:
@@ -138,7 +125,6 @@ def run_task(
 ) -> dict:
     """Run one baseline in this process (tests, benchmarks, the services); JSON-ready."""
     from common.encoder import device_default
-    from modeling.training.loop import Reporter
 
     baseline = baseline_for(task)
     if setting not in baseline.settings:
@@ -146,7 +132,7 @@ def run_task(
             f"The {task} baseline runs in the {' or '.join(baseline.settings)} setting, "
             f"not {setting}."
         )
-    return baseline.run(
+    request = RunRequest(
         examples=list(examples),
         setting=setting,
         model=model,
@@ -155,9 +141,9 @@ def run_task(
         reporter=reporter or Reporter(),
         artifact_dir=artifact_dir,
         device=device or device_default(),
-        sources=sources or {},
         round_proverbs=round_proverbs,
     )
+    return baseline.run(request, sources or {})
 
 
 class ProverbBaseline(Baseline):
@@ -166,11 +152,10 @@ class ProverbBaseline(Baseline):
     ranks_proverbs = True
     measures = ("accuracy", "mrr")
 
-    def run(self, **arguments) -> dict:
+    def run(self, request: RunRequest, sources: Mapping[str, SourceRun]) -> dict:
         from modeling.training.baselines import proverb_run
 
-        del arguments["sources"]
-        return proverb_run(objective=self.name, **arguments)
+        return proverb_run(self.name, request)
 
     def ranker(self, *, model: str, proverbs: Sequence[tuple[int, str]], hyperparameters=None):
         """A finished run's model loaded once (the process's shared encoder of it), with the
@@ -262,11 +247,10 @@ class Alignment(Baseline):
     def parts(self, examples, *, setting: str, seed: int, hp=None):
         return aligned_parts(examples, setting=setting, seed=seed)
 
-    def run(self, **arguments) -> dict:
+    def run(self, request: RunRequest, sources: Mapping[str, SourceRun]) -> dict:
         from modeling.training.alignment import alignment_task
 
-        del arguments["sources"], arguments["round_proverbs"]
-        return alignment_task(**arguments)
+        return alignment_task(request)
 
     def item_scores(self, predictions: list[dict]) -> dict[str, dict]:
         return _span_item_scores(predictions)
@@ -311,7 +295,7 @@ class Pipeline(Baseline):
         proverb, alignment = sources["proverb_run"], sources["alignment_run"]
         pipeline_check(proverb, alignment, proverb_tasks=baselines_where(ranks_proverbs=True))
 
-    def run(self, *, sources: Mapping[str, SourceRun], **_) -> dict:
+    def run(self, request: RunRequest, sources: Mapping[str, SourceRun]) -> dict:
         started = time.monotonic()
         self.check_sources(sources)
         proverb, alignment = sources["proverb_run"], sources["alignment_run"]
@@ -354,11 +338,10 @@ class Generation(Baseline):
     def parts(self, examples, *, setting: str, seed: int, hp=None):
         return generation_parts(examples, setting=setting, seed=seed, hp=hp)
 
-    def run(self, **arguments) -> dict:
+    def run(self, request: RunRequest, sources: Mapping[str, SourceRun]) -> dict:
         from modeling.training.generation_run import run_generation
 
-        del arguments["sources"], arguments["round_proverbs"]
-        return run_generation(**arguments)
+        return run_generation(request)
 
     def item_scores(self, predictions: list[dict]) -> dict[str, dict]:
         from modeling.training.generation import rouge_l_scores
