@@ -7,14 +7,39 @@ from django import forms
 from modeling.models import Run
 from modeling.runs.distractors import run_label
 from modeling.runs.services import runs_create
-from modeling.training.hyperparameters import KEYWORD_DECODING, SCHEDULES, Hyperparameters
+from modeling.training.hyperparameters import CHOICES, OFFERED, Hyperparameters
 from modeling.training.registry import BASELINES, baseline_for, baselines_where
 
 DEFAULTS = Hyperparameters()
-HYPERPARAMETERS = frozenset(Hyperparameters.__dataclass_fields__)
+# Each offered hyperparameter's bounds on the form; an empty optional one keeps its default.
+REQUIRED = ("epochs", "batch_size", "learning_rate", "max_length")
+BOUNDS = {
+    "epochs": (1, 100),
+    "batch_size": (2, 1024),
+    "learning_rate": (1e-7, 1.0),
+    "max_length": (8, 4096),
+    "head_learning_rate": (1e-7, 1.0),
+    "warmup_ratio": (0.0, 0.9),
+    "scale": (0.1, 1000.0),
+    "span_max_tokens": (1, 512),
+    "target_max_length": (8, 4096),
+    "max_new_tokens": (1, 4096),
+    "num_beams": (1, 32),
+    "no_repeat_ngram_size": (0, 10),
+    "train_size": (0, None),
+    "test_size": (0, None),
+}
 
-OPTIONAL = {"required": False}
-GENERATION = {"required": False, "help_text": "Generation only."}
+
+def hyperparameter_field(name: str) -> forms.Field:
+    """The launch form's field of an offered hyperparameter, starting at its default."""
+    default = getattr(DEFAULTS, name)
+    options = {"initial": default, "required": name in REQUIRED, "help_text": OFFERED[name]}
+    if name in CHOICES:
+        return forms.ChoiceField(choices=[(value, value) for value in CHOICES[name]], **options)
+    low, high = BOUNDS[name]
+    field = forms.FloatField if isinstance(default, float) else forms.IntegerField
+    return field(min_value=low, max_value=high, **options)
 
 
 class RunChoiceField(forms.ModelChoiceField):
@@ -31,8 +56,8 @@ def finished_runs(tasks) -> object:
 
 
 class RunLaunchForm(forms.Form):
-    """A run's task, split, model, seeds and hyperparameters (each field named as its
-    Hyperparameters field starts at its default; an empty optional one keeps the default)."""
+    """A run's task, split, model, seeds, the finished runs a pipeline combines, and the
+    offered hyperparameters (hyperparameter_field)."""
 
     task = forms.ChoiceField(choices=[(name, b.label) for name, b in BASELINES.items()])
     setting = forms.ChoiceField(
@@ -45,42 +70,6 @@ class RunLaunchForm(forms.Form):
         help_text="A folder, a model shipped in a PyPI package, or a hub name; empty: the "
         "task's default (generation: PARABLE_GENERATION_MODEL).",
     )
-    epochs = forms.IntegerField(min_value=1, max_value=100)
-    batch_size = forms.IntegerField(min_value=2, max_value=1024)
-    learning_rate = forms.FloatField(
-        min_value=1e-7, max_value=1.0, help_text="The checkpoint's own parameters."
-    )
-    head_learning_rate = forms.FloatField(
-        min_value=1e-7,
-        max_value=1.0,
-        help_text="New parameters: the classifier's and span model's head, a warm-started "
-        "decoder's cross-attention.",
-        **OPTIONAL,
-    )
-    warmup_ratio = forms.FloatField(
-        min_value=0.0,
-        max_value=0.9,
-        help_text="Share of the steps with a rising learning rate.",
-        **OPTIONAL,
-    )
-    schedule = forms.ChoiceField(
-        choices=[(name, name) for name in SCHEDULES],
-        help_text="After the warm-up: linear decay to 0, or constant.",
-        **OPTIONAL,
-    )
-    scale = forms.FloatField(
-        min_value=0.1,
-        max_value=1000.0,
-        help_text="Proverb tasks: the scale of the cosine logits (1 / temperature).",
-        **OPTIONAL,
-    )
-    max_length = forms.IntegerField(min_value=8, max_value=4096)
-    span_max_tokens = forms.IntegerField(
-        min_value=1,
-        max_value=512,
-        help_text="Alignment: the longest narrative span predicted, in tokens.",
-        **OPTIONAL,
-    )
     seeds = forms.CharField(
         initial="1",
         max_length=200,
@@ -89,36 +78,17 @@ class RunLaunchForm(forms.Form):
     proverb_run = RunChoiceField(
         queryset=finished_runs(baselines_where(ranks_proverbs=True)),
         help_text="Pipeline: the finished proverb-prediction run.",
-        **OPTIONAL,
+        required=False,
     )
     alignment_run = RunChoiceField(
         queryset=finished_runs(["alignment"]),
         help_text="Pipeline: the finished alignment run (same snapshot and split).",
-        **OPTIONAL,
-    )
-    target_max_length = forms.IntegerField(min_value=8, max_value=4096, **GENERATION)
-    max_new_tokens = forms.IntegerField(min_value=1, max_value=4096, **GENERATION)
-    num_beams = forms.IntegerField(
-        min_value=1, max_value=32, required=False, help_text="Generation only; 1: greedy decoding."
-    )
-    no_repeat_ngram_size = forms.IntegerField(min_value=0, max_value=10, **GENERATION)
-    train_size = forms.IntegerField(
-        min_value=0,
         required=False,
-        help_text="Generation only: the first N train (or test) narratives; 0: all.",
-    )
-    test_size = forms.IntegerField(min_value=0, required=False, help_text=train_size.help_text)
-    keyword_decoding = forms.ChoiceField(
-        choices=[(name, name) for name in KEYWORD_DECODING],
-        help_text="Generation only: 'biased' raises each input keyword's tokens while "
-        "decoding (lexically guided decoding, labelled as such; never the default figure).",
-        **OPTIONAL,
     )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        for name in self.fields.keys() & HYPERPARAMETERS:
-            self.fields[name].initial = getattr(DEFAULTS, name)
+        self.fields.update((name, hyperparameter_field(name)) for name in OFFERED)
 
     def clean_seeds(self) -> list[int]:
         try:
@@ -140,9 +110,7 @@ class RunLaunchForm(forms.Form):
     def hyperparameters(self) -> dict:
         data = self.cleaned_data
         values = {
-            name: data[name]
-            for name in self.fields
-            if name in HYPERPARAMETERS and data[name] is not None and data[name] != ""
+            name: data[name] for name in OFFERED if data[name] is not None and data[name] != ""
         }
         for name in baseline_for(data["task"]).source_runs:
             values[name] = data[name].pk

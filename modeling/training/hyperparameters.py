@@ -25,6 +25,30 @@ ALIGNMENT_FIELDS = ("span_max_tokens",)
 # tokens raised while decoding (lexically guided decoding, labelled as such).
 KEYWORD_DECODING = ("none", "biased")
 SCHEDULES = ("linear", "constant")  # after the warm-up: linear decay to 0, or constant
+CHOICES = {"schedule": SCHEDULES, "keyword_decoding": KEYWORD_DECODING}
+_SUBSET = "Generation only: the first N train (or test) narratives; 0: all."
+# The hyperparameters a researcher sets for a run, in the order the admin's launch form and
+# run_baseline offer them, with what each is for.
+OFFERED = {
+    "epochs": "",
+    "batch_size": "",
+    "learning_rate": "The checkpoint's own parameters.",
+    "head_learning_rate": "New parameters: the classifier's and span model's head, a "
+    "warm-started decoder's cross-attention.",
+    "warmup_ratio": "Share of the steps with a rising learning rate.",
+    "schedule": "After the warm-up: linear decay to 0, or constant.",
+    "scale": "Proverb tasks: the scale of the cosine logits (1 / temperature).",
+    "max_length": "",
+    "span_max_tokens": "Alignment: the longest narrative span predicted, in tokens.",
+    "target_max_length": "Generation only.",
+    "max_new_tokens": "Generation only.",
+    "num_beams": "Generation only; 1: greedy decoding.",
+    "no_repeat_ngram_size": "Generation only.",
+    "train_size": _SUBSET,
+    "test_size": _SUBSET,
+    "keyword_decoding": "Generation only: 'biased' raises each input keyword's tokens while "
+    "decoding (lexically guided decoding, labelled as such; never the default figure).",
+}
 
 
 class Cancelled(Exception):

@@ -12,32 +12,9 @@ from common.progress import progress_bar_open
 from modeling.models import Run
 from modeling.runs.selectors import run_record, runs_compare
 from modeling.runs.services import run_execute, runs_create, runs_dead_end
-from modeling.training.hyperparameters import (
-    GENERATION_FIELDS,
-    KEYWORD_DECODING,
-    SCHEDULES,
-    Hyperparameters,
-)
+from modeling.training.hyperparameters import CHOICES, OFFERED, Hyperparameters
 from modeling.training.registry import BASELINES, baseline_for
 
-# The hyperparameters the command takes (--epochs for epochs...), with their help.
-FLAGS = {
-    "epochs": "",
-    "batch_size": "",
-    "learning_rate": "the checkpoint's",
-    "head_learning_rate": "new parameters: a head, a warm-started decoder's cross-attention",
-    "warmup_ratio": "",
-    "schedule": "",
-    "scale": "proverb tasks: logit scale",
-    "max_length": "",
-    "span_max_tokens": "alignment: longest span, in tokens",
-    **dict.fromkeys(
-        GENERATION_FIELDS,
-        "generation only (num-beams 1: greedy; train, test: the first N, 0 all)",
-    ),
-    "keyword_decoding": "generation only: 'biased' raises the keywords' tokens (labelled as such)",
-}
-CHOICES = {"schedule": SCHEDULES, "keyword_decoding": KEYWORD_DECODING}
 # Generation on a subset: --train N and --test N, as bench/modeling/generation.py takes them.
 SIZE_FLAGS = {"train_size": ("--train",), "test_size": ("--test",)}
 
@@ -93,7 +70,7 @@ class Command(BaseCommand):
             default=[1],
             help="one run per seed (e.g. --seed 1 2 3), one after the other",
         )
-        for name, help_text in FLAGS.items():
+        for name, help_text in OFFERED.items():
             default = getattr(Hyperparameters(), name)
             parser.add_argument(
                 f"--{name.replace('_', '-')}",
@@ -167,7 +144,7 @@ class Command(BaseCommand):
             task=options["task"],
             setting=options["split"],
             model_name=options["model"],
-            hyperparameters={**{name: options[name] for name in FLAGS}, **sources},
+            hyperparameters={**{name: options[name] for name in OFFERED}, **sources},
             queue=False,
         )
 
