@@ -1,12 +1,10 @@
 """Finished proverb runs as the opponents of model-in-the-loop rounds: annotation's
 OpponentBackend, registered from ModelingConfig.ready().
 
-A run can oppose writers once it has succeeded and ranks proverbs (retrieval, bi-encoder,
-classifier). Ranking loads the run's model once per process, as the shared encoder (bf16
-weights where the CPU computes bf16), and keeps a ranker per (run, proverbs ranked) with
-the proverbs' vectors computed once, so a check costs one story's forward pass. torch is
-imported only when ranking, which runs where models run (a Celery worker, the embedded
-default's background thread), never in a web request.
+Ranking loads a run's model once per process (the shared encoder) and keeps a ranker per
+(run, proverbs ranked) with the proverbs' vectors computed once, so a check costs one
+story's forward pass. torch is imported only when ranking, which runs where models run (a
+Celery worker, the embedded default's background thread), never in a web request.
 """
 
 from __future__ import annotations

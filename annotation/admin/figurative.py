@@ -145,24 +145,21 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
         return narrative_with_expression(narrative, limit=False)
 
     def get_urls(self):
+        wrap = self.admin_site.admin_view
+        prefix = "annotation_figurativenarrative"
         return [
-            path(
-                "import/",
-                self.admin_site.admin_view(self.import_view),
-                name="annotation_figurativenarrative_import",
-            ),
-            path(
-                "copies/",
-                self.admin_site.admin_view(self.copies_view),
-                name="annotation_figurativenarrative_copies",
-            ),
-            path(
-                "export/<str:kind>/",
-                self.admin_site.admin_view(self.export_view),
-                name="annotation_figurativenarrative_export",
-            ),
+            path("import/", wrap(self.import_view), name=f"{prefix}_import"),
+            path("copies/", wrap(self.copies_view), name=f"{prefix}_copies"),
+            path("export/<str:kind>/", wrap(self.export_view), name=f"{prefix}_export"),
             *super().get_urls(),
         ]
+
+    def _page(self, request, template: str, title: str, **context) -> TemplateResponse:
+        opts = self.model._meta
+        context = {**self.admin_site.each_context(request), "opts": opts, "title": title, **context}
+        return TemplateResponse(
+            request, f"admin/annotation/figurativenarrative/{template}", context
+        )
 
     def import_view(self, request):
         """Upload a JSONL file. Needs the change permission (researchers)."""
@@ -186,16 +183,13 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
                 messages.error(request, f"Nothing was imported: {error}")
             else:
                 messages.success(request, figurative_report_summary(report))
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": "Import figurative narratives",
-            "form": form,
-            "report": report,
-            "errors": errors,
-        }
-        return TemplateResponse(
-            request, "admin/annotation/figurativenarrative/import.html", context
+        return self._page(
+            request,
+            "import.html",
+            "Import figurative narratives",
+            form=form,
+            report=report,
+            errors=errors,
         )
 
     def copies_view(self, request):
@@ -208,20 +202,17 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
             return HttpResponse("kind is idiom or simile.", status=400)
         groups = figurative_copy_groups(kind=kind)
         changelist = reverse("admin:annotation_figurativenarrative_changelist")
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": "Near-copy groups",
-            "groups": [
+        return self._page(
+            request,
+            "copies.html",
+            "Near-copy groups",
+            groups=[
                 (group, f"{changelist}?id__in={','.join(map(str, group.narrative_ids))}")
                 for group in groups
             ],
-            "narratives": sum(len(group.narrative_ids) for group in groups),
-            "across": sum(group.across_splits for group in groups),
-            "kind": kind,
-        }
-        return TemplateResponse(
-            request, "admin/annotation/figurativenarrative/copies.html", context
+            narratives=sum(len(group.narrative_ids) for group in groups),
+            across=sum(group.across_splits for group in groups),
+            kind=kind,
         )
 
     def export_view(self, request, kind: str):

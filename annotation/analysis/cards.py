@@ -10,6 +10,7 @@ templates for HTML.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -79,27 +80,6 @@ def statistic_value(analysis: dict, key: str):
     return value
 
 
-def _statistics(analysis: dict, keys: list[str], meaning: dict[str, str]) -> Table:
-    """Statistic rows: its label, value and definition (with the key that `analyze --json`
-    gives it), and the keys kept on the table."""
-    rows = [
-        [
-            statistic_label(key),
-            (format_share if key == "integrity.flagged" or ".shares." in key else format_value)(
-                statistic_value(analysis, key)
-            ),
-            f"{meaning.get(key, '')} (key: {key})".lstrip(),
-        ]
-        for key in keys
-    ]
-    return Table(["Statistic", "Value", "Definition"], rows, keys=list(keys))
-
-
-def _notes(meaning: dict[str, str], keys: list[str]) -> list[tuple[str, str]]:
-    """(key, definition) for the keys that have one."""
-    return [(key, meaning[key]) for key in keys if key in meaning]
-
-
 def _keys(prefix: str, names: str) -> list[str]:
     return [prefix + name for name in names.split()]
 
@@ -116,215 +96,79 @@ TABLE_2_KEYS = _keys(
     "span_pairs_per_narrative words_per_proverb_span words_per_narrative_span "
     "unique_bigrams unique_trigrams",
 )
+FLESCH = "flesch_mean flesch_median flesch_min flesch_max flesch_std flesch_rules syllable_source"
+
+Columns = dict[str, str | Callable[[dict], str]]  # a column's key, or how it writes a record
+
+
+class _Tables:
+    """The tables of one analysis, with the definitions they show."""
+
+    def __init__(self, analysis: dict):
+        self.analysis = analysis
+        self.meaning = definitions()
+
+    def table(self, columns: list[str] | Columns, rows: list, notes: str, caption="") -> Table:
+        """Cells written by format_value, with the definitions of the `notes` keys. With
+        `columns` a Columns mapping, `rows` are records, a row each."""
+        if isinstance(columns, dict):
+            rows = [
+                [cell(row) if callable(cell) else row[cell] for cell in columns.values()]
+                for row in rows
+            ]
+        cells = [[format_value(cell) for cell in row] for row in rows]
+        found = [(key, self.meaning[key]) for key in notes.split() if key in self.meaning]
+        return Table(list(columns), cells, found, caption)
+
+    def statistics(self, keys: list[str]) -> Table:
+        """Statistic rows: its label, value and definition (with the key that `analyze
+        --json` gives it), and the keys kept on the table."""
+        rows = [
+            [
+                statistic_label(key),
+                (format_share if key == "integrity.flagged" or ".shares." in key else format_value)(
+                    statistic_value(self.analysis, key)
+                ),
+                f"{self.meaning.get(key, '')} (key: {key})".lstrip(),
+            ]
+            for key in keys
+        ]
+        return Table(["Statistic", "Value", "Definition"], rows, keys=list(keys))
+
+
+# The sections in the order of the ePiC paper: key, title, the keys whose definitions make
+# its help text, how its tables are built (None: no section) and its plots.
+SECTIONS: list[tuple[str, str, str, Callable[[_Tables], list[Table] | None], list[str]]] = []
+
+
+def _section(key: str, title: str, help_keys: str, *plots: str):
+    def register(tables: Callable[[_Tables], list[Table] | None]):
+        SECTIONS.append((key, title, help_keys, tables, list(plots)))
+        return tables
+
+    return register
+
+
+def _statistics_section(key: str, title: str, help_keys: str, keys: list[str]) -> None:
+    _section(key, title, help_keys)(lambda tables: [tables.statistics(keys)])
 
 
 def analysis_sections(analysis: dict) -> list[Section]:
     """The dashboard's and the card's sections, in the order of the ePiC paper."""
-    meaning = definitions()
-
-    collection, table_2 = COLLECTION_KEYS, TABLE_2_KEYS
-    diversity = _keys(
-        "diversity.",
-        "same_proverb different_proverbs same_proverb_pairs different_proverb_pairs "
-        "same_proverb_sampled different_proverbs_sampled",
-    )
-    sentiment = _keys(
-        "sentiment.",
-        "pearson_r p_value slope intercept narrative_compound_mean positive negative neutral",
-    )
-    readability = _keys(
-        "readability.",
-        "flesch_mean flesch_median flesch_min flesch_max flesch_std flesch_rules syllable_source",
-    )
-    if "newer_flesch_rules" in analysis.get("readability", {}):  # asked for (--newer-flesch)
-        readability += _keys(
-            "readability.",
-            "newer_flesch_mean newer_flesch_median newer_flesch_min newer_flesch_max "
-            "newer_flesch_std newer_flesch_rules newer_syllable_source",
-        )
-    parameters = _keys("scope.", "batches approved_only sources narratives_loaded")
-    parameters += _keys("parameters.", " ".join(analysis.get("parameters", {})))
-    sections = [
-        Section(
-            "collection",
-            "Collection",
-            _help(meaning, "collection"),
-            [_statistics(analysis, collection, meaning)],
-        ),
-        Section(
-            "dataset",
-            "Dataset statistics",
-            _help(meaning, "narratives"),
-            [_statistics(analysis, table_2, meaning), _splits_table(analysis, meaning)],
-        ),
-        Section(
-            "overlap",
-            "Lexical overlap",
-            _help(meaning, "jaccard", "common_ngrams"),
-            [_overlap_table(analysis, meaning)],
-            ["overlap_bars"],
-        ),
-        Section(
-            "diversity",
-            "Diversity",
-            _help(meaning, "diversity"),
-            [_statistics(analysis, diversity, meaning)],
-        ),
-        Section(
-            "sentiment",
-            "Sentiment",
-            _help(meaning, "sentiment"),
-            [_statistics(analysis, sentiment, meaning), _per_proverb_table(analysis, meaning)],
-            ["sentiment_scatter", "sentiment_counts"],
-        ),
-        Section(
-            "readability",
-            "Readability",
-            _help(meaning, "readability"),
-            [_statistics(analysis, readability, meaning), _histogram_table(analysis, meaning)],
-            ["readability_histogram"],
-        ),
-        Section(
-            "human_evaluation",
-            "Human evaluation",
-            _help(meaning, "human_evaluation"),
-            _human_tables(analysis.get("human_evaluation", {}), meaning),
-            ["rating_means"],
-        ),
-        _integrity_section(analysis.get("integrity") or {}, meaning),
-        *_rounds_sections(analysis.get("rounds") or {}, meaning),
-        Section(
-            "parameters",
-            "Scope and parameters",
-            _help(meaning, "scope", "parameters"),
-            [_statistics(analysis, parameters, meaning)],
-        ),
-    ]
-    return [*sections, _other_definitions(sections, meaning)]
+    tables = _Tables(analysis)
+    meaning = tables.meaning
+    sections, shown = [], set()
+    for key, title, help_keys, build, plots in SECTIONS:
+        built = build(tables)
+        if built is not None:
+            help_text = " ".join(meaning.get(name, "") for name in help_keys.split()).strip()
+            sections.append(Section(key, title, help_text, built, plots))
+            shown.update(help_keys.split())  # a section's keys are defined in its help text
+    return [*sections, _other_definitions(sections, shown, meaning)]
 
 
-_SECTION_KEYS = _keys(
-    "",
-    "collection narratives jaccard common_ngrams diversity sentiment readability "
-    "human_evaluation scope parameters integrity",
-)
-
-
-def _integrity_section(integrity: dict, meaning: dict[str, str]) -> Section:
-    """Flag shares overall, per batch and per worker (the 50 most flagged workers)."""
-    codes = list(integrity.get("shares", {}))
-    overall = _statistics(
-        {"integrity": integrity},
-        [f"integrity.{key}" for key in ("narratives", "with_record", "checked", "flagged")]
-        + [f"integrity.shares.{code}" for code in codes],
-        meaning,
-    )
-    columns = ["Narratives", "Flagged", *(FLAG_TITLES[code] for code in codes)]
-
-    def row(group: dict) -> list:
-        shares = [group["shares"][code] for code in codes]
-        return [group["narratives"], *map(format_share, [group["flagged"], *shares])]
-
-    by_batch = Table(
-        ["Batch", *columns],
-        [
-            [f"{group['batch']}: {group['name']}" if group["batch"] else "imported", *row(group)]
-            for group in integrity.get("by_batch", [])
-        ],
-        _notes(meaning, ["integrity.by_batch"]),
-        "Per batch",
-    )
-    by_worker = Table(
-        ["Worker", *columns],
-        [[group["worker"], *row(group)] for group in integrity.get("by_worker", [])[:50]],
-        _notes(meaning, ["integrity.by_worker"]),
-        "Per worker (most flagged first)",
-    )
-    return Section(
-        "integrity",
-        "Writing integrity",
-        _help(meaning, "integrity"),
-        [overall, by_batch, by_worker],
-        ["integrity_flags"],
-    )
-
-
-# The per-round table: each column, and what it shows of a round's figures.
-ROUND_COLUMNS = (
-    ("Round", lambda figures: figures["round"]),
-    ("Stories", lambda figures: figures["stories"]),
-    ("Opponent", lambda figures: "; ".join(figures["opponents"]) or "none"),
-    ("Mode", lambda figures: ", ".join(figures["modes"]) or "—"),
-    ("Answered", lambda figures: figures["answered"]),
-    ("Fooled", lambda figures: figures["fooled"]),
-    ("Fooled share", lambda figures: format_share(figures["fooled_share"])),
-    ("Unmatched", lambda figures: figures["unmatched"]),
-    ("Validated fooled share", lambda figures: format_share(figures["validated_fooled_share"])),
-    ("Checks per story", lambda figures: format_value(figures["checks_mean"])),
-    ("Bonuses paid", lambda figures: figures["bonuses_paid"]),
-)
-
-
-def _rounds_sections(rounds: dict, meaning: dict[str, str]) -> list[Section]:
-    """Model-in-the-loop rounds: per round, the stories that fooled their opponent; and each
-    round's model on every round's test stories. None when no story was written in a round."""
-    if not rounds.get("by_round"):
-        return []
-    by_round = Table(
-        [column for column, _ in ROUND_COLUMNS],
-        [[cell(figures) for _, cell in ROUND_COLUMNS] for figures in rounds["by_round"]],
-        _notes(meaning, ["rounds.by_round"]),
-        "Per round",
-    )
-    evaluation = rounds.get("evaluation") or {}
-    numbers = evaluation.get("rounds") or []
-
-    def cell(figures: dict | None) -> str:
-        if figures is None:
-            return "—"
-        return (
-            f"accuracy {format_share(figures['accuracy'])}, MRR {format_value(figures['mrr'])} "
-            f"(n {figures['n']})"
-        )
-
-    table = Table(
-        ["Model", *(f"Round {number} test" for number in numbers)],
-        [
-            [
-                f"{model['label']} (opponent of round "
-                f"{', '.join(map(str, model['rounds_opposed']))})",
-                *map(cell, row),
-            ]
-            for model, row in zip(
-                evaluation.get("models") or [], evaluation.get("cells") or [], strict=True
-            )
-        ],
-        _notes(meaning, ["rounds.evaluation"])
-        + [
-            (f"run {run}", f"could not be evaluated: {error}")
-            for run, error in (evaluation.get("errors") or {}).items()
-        ],
-        "Each round's model on every round's test stories",
-    )
-    return [
-        Section(
-            "rounds",
-            "Model-in-the-loop rounds",
-            _help(meaning, "rounds"),
-            [by_round, table],
-            ["rounds_fooled", "rounds_evaluation"],
-        )
-    ]
-
-
-def _help(meaning: dict[str, str], *keys: str) -> str:
-    return " ".join(meaning.get(key, "") for key in keys).strip()
-
-
-def _other_definitions(sections: list[Section], meaning: dict[str, str]) -> Section:
+def _other_definitions(sections: list[Section], shown: set[str], meaning: dict) -> Section:
     """The definitions no table above shows, so that every key of the output is defined."""
-    # A section's key is defined in its help text (the rounds' section, only with rounds).
-    shown = set(_SECTION_KEYS) | {section.key for section in sections}
     for section in sections:
         for table in section.tables:
             shown.update(key for key, _ in table.notes)
@@ -338,80 +182,99 @@ def _other_definitions(sections: list[Section], meaning: dict[str, str]) -> Sect
     )
 
 
-def _splits_table(analysis: dict, meaning: dict[str, str]) -> Table:
-    splits = analysis.get("splits", {})
+_statistics_section("collection", "Collection", "collection", COLLECTION_KEYS)
+
+
+@_section("dataset", "Dataset statistics", "narratives")
+def _dataset(tables: _Tables) -> list[Table]:
+    splits = tables.analysis.get("splits", {})
     rows = [
-        [setting, *(format_value(splits.get(setting, {}).get(part)) for part in PARTS)]
+        [setting, *(splits.get(setting, {}).get(part) for part in PARTS)]
         for setting in ("seen", "unseen")
     ]
-    return Table(
-        ["Setting", *PARTS], rows, _notes(meaning, ["splits.seen", "splits.unseen"]), "Splits"
-    )
+    return [
+        tables.statistics(TABLE_2_KEYS),
+        tables.table(["Setting", *PARTS], rows, "splits.seen splits.unseen", "Splits"),
+    ]
 
 
-def _overlap_table(analysis: dict, meaning: dict[str, str]) -> Table:
-    jaccard = analysis.get("jaccard", {})
-    common = analysis.get("common_ngrams", {})
+@_section("overlap", "Lexical overlap", "jaccard common_ngrams", "overlap_bars")
+def _overlap(tables: _Tables) -> list[Table]:
+    measures = [tables.analysis.get(name, {}) for name in ("jaccard", "common_ngrams")]
     rows = [
         [
             n,
-            format_value(jaccard.get(n, {}).get("paired")),
-            format_value(jaccard.get(n, {}).get("random")),
-            format_value(common.get(n, {}).get("paired")),
-            format_value(common.get(n, {}).get("random")),
+            *(
+                figures.get(n, {}).get(kind)
+                for figures in measures
+                for kind in ("paired", "random")
+            ),
         ]
         for n in ("1", "2", "3")
     ]
-    keys = ["jaccard.paired", "jaccard.random", "common_ngrams.paired", "common_ngrams.random"]
-    return Table(
-        ["n", "Jaccard, paired", "Jaccard, random", "Common n-grams, paired", "Common, random"],
-        rows,
-        _notes(meaning, keys),
-    )
-
-
-def _per_proverb_table(analysis: dict, meaning: dict[str, str]) -> Table:
-    rows = [
-        [
-            row["proverb"],
-            format_value(row["proverb_compound"]),
-            format_value(row["narrative_compound_mean"]),
-            row["narratives"],
-            row["positive"],
-            row["negative"],
-            row["neutral"],
-        ]
-        for row in analysis.get("sentiment", {}).get("per_proverb", [])
+    columns = [
+        "n",
+        "Jaccard, paired",
+        "Jaccard, random",
+        "Common n-grams, paired",
+        "Common, random",
     ]
-    return Table(
-        [
-            "Proverb",
-            "Proverb compound",
-            "Narratives' mean",
-            "Narratives",
-            "Positive",
-            "Negative",
-            "Neutral",
-        ],
-        rows,
-        _notes(meaning, ["sentiment.per_proverb"]),
-        "Per proverb",
-    )
+    notes = "jaccard.paired jaccard.random common_ngrams.paired common_ngrams.random"
+    return [tables.table(columns, rows, notes)]
 
 
-def _histogram_table(analysis: dict, meaning: dict[str, str]) -> Table:
-    histogram = analysis.get("readability", {}).get("flesch_histogram", {})
+_statistics_section(
+    "diversity",
+    "Diversity",
+    "diversity",
+    _keys(
+        "diversity.",
+        "same_proverb different_proverbs same_proverb_pairs different_proverb_pairs "
+        "same_proverb_sampled different_proverbs_sampled",
+    ),
+)
+PER_PROVERB: Columns = {
+    "Proverb": "proverb",
+    "Proverb compound": "proverb_compound",
+    "Narratives' mean": "narrative_compound_mean",
+    "Narratives": "narratives",
+    "Positive": "positive",
+    "Negative": "negative",
+    "Neutral": "neutral",
+}
+
+
+@_section("sentiment", "Sentiment", "sentiment", "sentiment_scatter", "sentiment_counts")
+def _sentiment(tables: _Tables) -> list[Table]:
+    keys = "pearson_r p_value slope intercept narrative_compound_mean positive negative neutral"
+    per_proverb = tables.analysis.get("sentiment", {}).get("per_proverb", [])
+    return [
+        tables.statistics(_keys("sentiment.", keys)),
+        tables.table(PER_PROVERB, per_proverb, "sentiment.per_proverb", "Per proverb"),
+    ]
+
+
+@_section("readability", "Readability", "readability", "readability_histogram")
+def _readability(tables: _Tables) -> list[Table]:
+    readability = tables.analysis.get("readability", {})
+    keys = _keys("readability.", FLESCH)
+    if "newer_flesch_rules" in readability:  # asked for (--newer-flesch)
+        keys += _keys("readability.newer_", FLESCH)
+    histogram = readability.get("flesch_histogram", {})
     bins, counts = histogram.get("bins", []), histogram.get("counts", [])
     rows = [
         [f"{format_value(bins[i])} to {format_value(bins[i + 1])}", count]
         for i, count in enumerate(counts)
     ]
-    return Table(
-        ["Flesch reading ease", "Narratives"],
-        rows,
-        _notes(meaning, ["readability.flesch_histogram"]),
-        "Distribution",
-    )
+    return [
+        tables.statistics(keys),
+        tables.table(
+            ["Flesch reading ease", "Narratives"],
+            rows,
+            "readability.flesch_histogram",
+            "Distribution",
+        ),
+    ]
 
 
 CHOICE_LABELS = {
@@ -421,62 +284,154 @@ CHOICE_LABELS = {
     "responses": "Worker answers",
     "model_questions": "Model answers",
 }
+WELCH_COLUMNS: Columns = {
+    "Criterion": "criterion",
+    "Source A": "source_a",
+    "Source B": "source_b",
+    "n A": "n_a",
+    "n B": "n_b",
+    "Mean A": "mean_a",
+    "Mean B": "mean_b",
+    "t": "t",
+    "p": "p_value",
+}
 
 
-def _human_tables(human: dict, meaning: dict[str, str]) -> list[Table]:
+@_section("human_evaluation", "Human evaluation", "human_evaluation", "rating_means")
+def _human_evaluation(tables: _Tables) -> list[Table]:
+    human = tables.analysis.get("human_evaluation", {})
     ratings = [
-        [criterion, source, format_value(v["mean"]), v["n"], format_value(v["std"])]
+        [criterion, source, figures["mean"], figures["n"], figures["std"]]
         for criterion, by_source in human.get("ratings", {}).items()
-        for source, v in by_source.items()
+        for source, figures in by_source.items()
     ]
-    tests = [
-        [t["criterion"], t["source_a"], t["source_b"], t["n_a"], t["n_b"]]
-        + [format_value(t[key]) for key in ("mean_a", "mean_b", "t", "p_value")]
-        for t in human.get("welch_t_tests", [])
-    ]
+    items = human.get("pairwise_agreement_items", {})
     agreement = [
-        [criterion, format_value(value), human.get("pairwise_agreement_items", {}).get(criterion)]
+        [criterion, value, items.get(criterion)]
         for criterion, value in human.get("pairwise_agreement", {}).items()
     ]
-    choice = human.get("choice_accuracy", {})
     accuracy = [
-        [
-            CHOICE_LABELS.get(key, key),
-            (format_share if key in ("human", "model") else format_value)(value),
-        ]
-        for key, value in choice.items()
+        [CHOICE_LABELS.get(key, key), format_share(value) if key in ("human", "model") else value]
+        for key, value in human.get("choice_accuracy", {}).items()
     ]
+    key = "human_evaluation."
     return [
-        Table(
+        tables.table(
             ["Criterion", "Source", "Mean", "n", "Std"],
             ratings,
-            _notes(meaning, ["human_evaluation.ratings"]),
+            f"{key}ratings",
             "Mean rating per criterion and source",
         ),
-        Table(
-            ["Criterion", "Source A", "Source B", "n A", "n B", "Mean A", "Mean B", "t", "p"],
-            tests,
-            _notes(meaning, ["human_evaluation.welch_t_tests"]),
-            "Welch's t-tests",
+        tables.table(
+            WELCH_COLUMNS, human.get("welch_t_tests", []), f"{key}welch_t_tests", "Welch's t-tests"
         ),
-        Table(
+        tables.table(
             ["Criterion", "Pairwise agreement", "Items"],
             agreement,
-            _notes(
-                meaning,
-                [
-                    "human_evaluation.pairwise_agreement",
-                    "human_evaluation.pairwise_agreement_items",
-                ],
-            ),
+            f"{key}pairwise_agreement {key}pairwise_agreement_items",
             "Agreement",
         ),
-        Table(
+        tables.table(
             ["Multiple choice", "Value"],
             accuracy,
-            _notes(meaning, ["human_evaluation.choice_accuracy"]),
+            f"{key}choice_accuracy",
             "Multiple-choice accuracy: humans beside the model",
         ),
+    ]
+
+
+@_section("integrity", "Writing integrity", "integrity", "integrity_flags")
+def _integrity(tables: _Tables) -> list[Table]:
+    """Flag shares overall, per batch and per worker (the 50 most flagged workers)."""
+    integrity = tables.analysis.get("integrity") or {}
+    codes = list(integrity.get("shares", {}))
+    overall = _keys("integrity.", "narratives with_record checked flagged")
+    columns = ["Narratives", "Flagged", *(FLAG_TITLES[code] for code in codes)]
+
+    def row(name: str, group: dict) -> list:
+        shares = [group["shares"][code] for code in codes]
+        return [name, group["narratives"], *map(format_share, [group["flagged"], *shares])]
+
+    by_batch = [
+        row(f"{group['batch']}: {group['name']}" if group["batch"] else "imported", group)
+        for group in integrity.get("by_batch", [])
+    ]
+    by_worker = [row(group["worker"], group) for group in integrity.get("by_worker", [])[:50]]
+    return [
+        tables.statistics(overall + _keys("integrity.shares.", " ".join(codes))),
+        tables.table(["Batch", *columns], by_batch, "integrity.by_batch", "Per batch"),
+        tables.table(
+            ["Worker", *columns],
+            by_worker,
+            "integrity.by_worker",
+            "Per worker (most flagged first)",
+        ),
+    ]
+
+
+# The per-round table: each column, and the figure it shows (a key, or how it is written).
+ROUND_COLUMNS: Columns = {
+    "Round": "round",
+    "Stories": "stories",
+    "Opponent": lambda figures: "; ".join(figures["opponents"]) or "none",
+    "Mode": lambda figures: ", ".join(figures["modes"]) or "—",
+    "Answered": "answered",
+    "Fooled": "fooled",
+    "Fooled share": lambda figures: format_share(figures["fooled_share"]),
+    "Unmatched": "unmatched",
+    "Validated fooled share": lambda figures: format_share(figures["validated_fooled_share"]),
+    "Checks per story": "checks_mean",
+    "Bonuses paid": "bonuses_paid",
+}
+
+
+@_section("rounds", "Model-in-the-loop rounds", "rounds", "rounds_fooled", "rounds_evaluation")
+def _rounds(tables: _Tables) -> list[Table] | None:
+    """Model-in-the-loop rounds: per round, the stories that fooled their opponent; and each
+    round's model on every round's test stories. None when no story was written in a round."""
+    rounds = tables.analysis.get("rounds") or {}
+    if not rounds.get("by_round"):
+        return None
+    evaluation = rounds.get("evaluation") or {}
+
+    def cell(figures: dict | None) -> str:
+        if figures is None:
+            return "—"
+        return (
+            f"accuracy {format_share(figures['accuracy'])}, MRR {format_value(figures['mrr'])} "
+            f"(n {figures['n']})"
+        )
+
+    models = [
+        [
+            f"{model['label']} (opponent of round {', '.join(map(str, model['rounds_opposed']))})",
+            *map(cell, row),
+        ]
+        for model, row in zip(
+            evaluation.get("models") or [], evaluation.get("cells") or [], strict=True
+        )
+    ]
+    evaluated = tables.table(
+        ["Model", *(f"Round {number} test" for number in evaluation.get("rounds") or [])],
+        models,
+        "rounds.evaluation",
+        "Each round's model on every round's test stories",
+    )
+    evaluated.notes += [
+        (f"run {run}", f"could not be evaluated: {error}")
+        for run, error in (evaluation.get("errors") or {}).items()
+    ]
+    by_round = tables.table(ROUND_COLUMNS, rounds["by_round"], "rounds.by_round", "Per round")
+    return [by_round, evaluated]
+
+
+@_section("parameters", "Scope and parameters", "scope parameters")
+def _parameters(tables: _Tables) -> list[Table]:
+    keys = _keys("scope.", "batches approved_only sources narratives_loaded")
+    return [
+        tables.statistics(
+            keys + _keys("parameters.", " ".join(tables.analysis.get("parameters", {})))
+        )
     ]
 
 
@@ -675,11 +630,15 @@ def _workers_text(workers: int, without_worker: int) -> int | str:
     return f"{workers}, and {unknown}" if workers else unknown
 
 
+def table_markdown(table: Table) -> str:
+    """A table in Markdown: its caption in bold above it; "(none)" for a table of no rows."""
+    caption = f"**{markdown_cell(table.caption)}**\n\n" if table.caption else ""
+    return caption + (markdown_table(table.columns, table.rows) if table.rows else "(none)")
+
+
 def _section_markdown(section: Section) -> str:
     parts = [f"### {section.title}\n\n{markdown_cell(section.help)}"]
     for table in section.tables:
-        if table.caption:
-            parts.append(f"**{markdown_cell(table.caption)}**")
-        parts.append(markdown_table(table.columns, table.rows) if table.rows else "(none)")
+        parts.append(table_markdown(table))
         parts += [f"- `{key}`: {markdown_cell(text)}" for key, text in table.notes]
     return "\n\n".join(parts)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 
-from annotation.analysis.cards import Table, markdown_table
+from annotation.analysis.cards import Table, table_markdown
 from annotation.analysis.methods import Methods
 from common.prose import paper_number
 
@@ -17,11 +17,6 @@ def _render(doc: Methods, title: str, renderers: dict) -> str:
     """The document as text: `renderers` turn each kind of block into text."""
     parts = [title, *(renderers[kind](content) for kind, content in doc.blocks)]
     return "\n\n".join(parts) + "\n"
-
-
-def _markdown_table(table: Table) -> str:
-    caption = f"**{table.caption}**\n\n" if table.caption else ""
-    return caption + (markdown_table(table.columns, table.rows) if table.rows else "(none)")
 
 
 def methods_markdown(doc: Methods) -> str:
@@ -34,7 +29,7 @@ def methods_markdown(doc: Methods) -> str:
             "quote": lambda text: "\n".join(
                 f"> {line}" if line else ">" for line in str(text).splitlines()
             ),
-            "table": _markdown_table,
+            "table": table_markdown,
         },
     )
 

@@ -1,33 +1,15 @@
 """Figures of the dataset analysis, as SVG text to inline in an HTML page.
 
-Each function takes the dict returned by :func:`annotation.analysis.core.analyze` and returns
-a complete ``<svg ...>...</svg>`` string (no XML prolog, no external resources: text is
-kept as SVG ``<text>`` in a generic sans-serif font, so titles stay searchable). With
-nothing to draw it returns an SVG that says "No data".
+Each figure function takes the dict of :func:`annotation.analysis.core.analyze` and returns
+a complete ``<svg ...>...</svg>`` (no XML prolog, no external resources; text stays SVG
+``<text>`` in a sans-serif font, so titles stay searchable), or an SVG that says "No data".
 
-Matplotlib is used through :class:`matplotlib.figure.Figure` and its SVG canvas
-directly: no pyplot, so no global figure state and no GUI backend are involved, and the
-functions are safe to call from web requests and worker threads (drawing is serialized
-by a lock, as the SVG writer reads its options from matplotlib's global rcParams).
-
-No text written by workers (narratives, proverbs) is drawn: proverbs are shown by rank,
-not by name, so nothing from the crowd reaches the SVG. Labels that come from data
-(source labels, rating criteria) are drawn as plain text: mathtext is off.
-
-- :func:`sentiment_scatter`: each proverb's VADER compound against the mean compound of
-  its narratives, with the least-squares line and Pearson r (ePiC Figure 3).
-- :func:`sentiment_counts`: per proverb, positive narratives as bars up and negative ones
-  as bars down, proverbs ordered by their own compound (ePiC Figure 4).
-- :func:`readability_histogram`: histogram of Flesch reading ease.
-- :func:`rating_means`: mean Likert rating per criterion, one bar per source (Table 5).
-- :func:`overlap_bars`: paired and random-baseline Jaccard for n = 1, 2, 3 (Table 3).
-- :func:`integrity_flags`: share of narratives with each writing-integrity flag, overall
-  and per batch (batches by id, not by name).
-- :func:`integrity_drift`: a batch's share of stories with each flag, window by window
-  in submission order (annotation/quality/flags.py `flag_drift`), to see a batch drift.
-- :func:`rounds_fooled`: per model-in-the-loop round, the share of stories that fooled
-  their opponent, and the share that counts once validated.
-- :func:`rounds_evaluation`: each round's model's accuracy on every round's test stories.
+Matplotlib is used through :class:`matplotlib.figure.Figure` and its SVG canvas: no pyplot,
+so no global figure state and no GUI backend, safe from web requests and worker threads
+(drawing is serialized by a lock: the SVG writer reads its options from the global
+rcParams). No text written by workers (narratives, proverbs) is drawn: proverbs are shown
+by rank. Labels that come from data (source labels, rating criteria) are plain text:
+mathtext is off.
 """
 
 from __future__ import annotations
@@ -44,18 +26,6 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from annotation.quality.integrity import FLAG_TITLES
-
-__all__ = [
-    "integrity_drift",
-    "integrity_flags",
-    "overlap_bars",
-    "rating_means",
-    "readability_histogram",
-    "rounds_evaluation",
-    "rounds_fooled",
-    "sentiment_counts",
-    "sentiment_scatter",
-]
 
 FIGSIZE = (6.4, 3.8)
 POSITIVE = "#2a9d55"
@@ -76,43 +46,42 @@ _RC = {
 }
 
 
-def _figure() -> Figure:
-    figure = Figure(figsize=FIGSIZE, layout="constrained")
+def _figure(figsize: tuple[float, float]) -> Figure:
+    figure = Figure(figsize=figsize, layout="constrained")
     FigureCanvasSVG(figure)
     return figure
 
 
-def _svg(figure: Figure) -> str:
-    buffer = io.StringIO()
-    figure.savefig(buffer, format="svg", metadata={"Date": None})
-    text = buffer.getvalue()
-    return text[text.index("<svg") :]
-
-
-def _render(title: str, draw: Callable[[Figure], bool]) -> str:
-    """Run ``draw`` on a fresh figure; an SVG saying "No data" when it draws nothing.
+def svg_drawing(
+    title: str, draw: Callable[[Figure], bool], *, empty: str = "No data", figsize=FIGSIZE
+) -> str:
+    """Run ``draw`` on a fresh figure and return its SVG; one saying `empty` under the
+    title when it draws nothing.
 
     The SVG writer reads a few settings (text kept as text, stable ids) from matplotlib's
     global rcParams only; they are set for the duration of one drawing, under a lock so
     that concurrent requests do not interleave, and restored afterwards.
     """
     with _LOCK, matplotlib.rc_context(_RC):
-        figure = _figure()
+        figure = _figure(figsize)
         if not draw(figure):
-            figure = _figure()
+            figure = _figure(figsize)
             figure.suptitle(title)
-            figure.text(0.5, 0.5, "No data", ha="center", va="center", fontsize=14, color=NEUTRAL)
-        return _svg(figure)
+            figure.text(0.5, 0.5, empty, ha="center", va="center", fontsize=14, color=NEUTRAL)
+        buffer = io.StringIO()
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
+    text = buffer.getvalue()
+    return text[text.index("<svg") :]
 
 
 def _drawing(title: str):
     """A figure function (its data in, SVG text out) from `draw(figure, data, title)`,
-    which says whether it drew anything (_render says "No data" when not)."""
+    which says whether it drew anything (svg_drawing says "No data" when not)."""
 
     def figure_function(draw: Callable[[Figure, Any, str], bool]) -> Callable[[Any], str]:
         @functools.wraps(draw)
         def svg(data) -> str:
-            return _render(title, lambda figure: draw(figure, data, title))
+            return svg_drawing(title, lambda figure: draw(figure, data, title))
 
         return svg
 

@@ -1,16 +1,10 @@
-"""A write batch's round and opponent: the settings, their schema and checks, and the
-admin form's fields.
-
-Batch.settings of a write batch in rounds:
+"""A write batch's round and opponent: the settings, their schema and checks, and the admin
+form's fields. Batch.settings of a write batch in rounds:
     "round": 2 (a whole number from 1; absent or null: the batch is in no round);
     "opponent": null, or {"run": <finished proverb run id>, "mode": "inform" | "require" |
         "bonus", "show_guesses": bool, "bonus_cents": int, "max_checks": int,
         "validate": bool}.
-
-Modes: inform (the page says whether the model finds the proverb), require (Submit waits
-for a story the model does not find), bonus (a story that fooled the model is paid
-`bonus_cents` once approved, through crowd's once-only bonus; with `validate`, once a
-choose batch's workers also chose its proverb).
+MODES says what each mode does; a bonus is paid through crowd's once-only bonus.
 """
 
 from __future__ import annotations

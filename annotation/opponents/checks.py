@@ -1,17 +1,13 @@
 """The opponent's checks: a writer asks the page "does the model find the proverb?", and
 each story is answered again as submitted.
 
-A check is asked (`opponent_check_ask`) in a short transaction that holds the assignment's
-row: the story must pass the batch's writing rules, one check waits at a time, and a
-task has at most the batch's `max_checks` (the same text asked again is answered by its
-first check and not counted twice). The check's Celery task (`opponent_check_answer`)
-ranks the study's proverbs with the opponent where models run (a Celery worker; on the
-embedded default the background thread, after the response) and stores the answer; the
-page polls for it. Worker identity comes from the task page's session: the view only
-finds the session worker's own assignment.
-
-At submit, the story's round is recorded (`narrative_round_record`): the answer of a page
-check on the exact text submitted, else a check made then, answered by the same task.
+`opponent_check_ask` holds the assignment's row in a short transaction: the story must pass
+the batch's writing rules, one check waits at a time, at most `max_checks` per task (the
+same text asked again is answered by its first check, counted once). Its Celery task ranks
+the study's proverbs where models run and stores the answer; the page polls for it. Worker
+identity comes from the task page's session: the view only finds the session worker's own
+assignment. At submit, `narrative_round_record` keeps the answer of a page check on the
+exact text, else a check made then.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
-"""The rounds' figures, for the dashboard, the dataset card and the methods statement:
-per round, how many stories fooled their opponent; and the table the field expects, each
-round's model evaluated on every round's test stories.
-
-`rounds_analysis` is the analysis' "rounds" key (annotation.analysis.selectors). It reads
-the approved stories in scope that were written in a round. The evaluation ranks stories
-with the rounds' models (`OpponentBackend.rank`): it runs where the analysis runs (a
-Celery worker, the embedded default's background thread), and each (model, story,
-proverbs ranked) is ranked once and kept (OpponentEvaluation), so a fresh analysis ranks
-only new stories.
+"""The rounds' figures for the dashboard, the card and the methods statement (the analysis'
+"rounds" key): per round, the stories that fooled their opponent; and each round's model
+evaluated on every round's test stories. The evaluation ranks stories where the analysis
+runs (a Celery worker, the embedded default's background thread), each (model, story,
+proverbs ranked) once, kept in OpponentEvaluation, so a fresh analysis ranks only new ones.
 """
 
 from __future__ import annotations

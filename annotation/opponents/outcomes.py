@@ -1,17 +1,15 @@
-"""What becomes of a story written in a round: the model's answer on it, its review, its
-validation by a choose batch, and the bonus for fooling the model.
+"""What becomes of a story written in a round: the model's answer, its review, its validation
+by a choose batch, and the bonus for fooling the model.
 
-A story fooled its opponent when the model did not rank its proverb first. In a round
-that validates, a fooling story counts once the workers of a choose batch drawing the
-round's fooling stories (setting `fooled_only`) chose its proverb: more than half of its
-approved answers, once it has as many as that batch wants per item; a story they did
-not match is left out of the round's figures and test stories (it stays in the dataset,
-marked). In a bonus round, an approved story that fooled the model (and, validating,
-was confirmed) is owed the batch's bonus: `bonus_due_since` is recorded with the event
-that makes it owed, and `opponent_bonus_pay` pays it outside any transaction through
-crowd's review service, which pays a bonus with one reason and amount once per
-assignment, only on approved work the provider vouches for. A lost task is queued again
-by beat; a bonus the review service refuses keeps its reason and is not retried.
+A story fooled its opponent when the model did not rank its proverb first. Where the round
+validates, it counts once a `fooled_only` choose batch's workers chose its proverb (more
+than half of its approved answers, once it has as many as the batch wants); one they did
+not match is left out of the round's figures (it stays in the dataset, marked). In a bonus
+round, an approved fooling (and, validating, confirmed) story is owed the bonus:
+`bonus_due_since` is set by the event that makes it owed, and `opponent_bonus_pay` pays it
+outside any transaction through crowd's review service (once per assignment, only on
+approved work the provider vouches for). Beat queues a lost payment again; a refusal is
+kept and not retried.
 """
 
 from __future__ import annotations

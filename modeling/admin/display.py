@@ -26,8 +26,19 @@ def curves_of(runs: list[Run]) -> str:
     return learning_curves(drawn, measure=measure)
 
 
+# The figures a progress line shows after the stage, epoch and step: each one's format.
+PROGRESS_FIGURES = {
+    "loss": "loss {:.4f}",
+    "dev_accuracy": "dev accuracy {:.1%}",
+    "dev_f1": "dev span F1 {:.3f}",
+    "dev_loss": "dev loss {:.4f}",
+    "elapsed": "{:.0f} s elapsed",
+    "remaining": "about {:.0f} s left",
+}
+
+
 def progress_line(run: Run) -> str:
-    """One line of a run's progress: stage, epoch, step, loss, dev accuracy, times ("—" once
+    """One line of a run's progress: stage, epoch, step, loss, dev figure, times ("—" once
     it has finished: its status says how)."""
     progress = run.progress or {}
     if run.finished:
@@ -37,18 +48,11 @@ def progress_line(run: Run) -> str:
         parts.append(f"epoch {progress['epoch']}/{progress.get('epochs', '?')}")
     if progress.get("steps"):
         parts.append(f"step {progress.get('step')}/{progress['steps']}")
-    if progress.get("loss") is not None:
-        parts.append(f"loss {progress['loss']:.4f}")
-    if progress.get("dev_accuracy") is not None:
-        parts.append(f"dev accuracy {100 * progress['dev_accuracy']:.1f}%")
-    if progress.get("dev_f1") is not None:
-        parts.append(f"dev span F1 {progress['dev_f1']:.3f}")
-    if progress.get("dev_loss") is not None:
-        parts.append(f"dev loss {progress['dev_loss']:.4f}")
-    if progress.get("elapsed") is not None:
-        parts.append(f"{progress['elapsed']:.0f} s elapsed")
-    if progress.get("remaining") is not None:
-        parts.append(f"about {progress['remaining']:.0f} s left")
+    parts += [
+        written.format(progress[key])
+        for key, written in PROGRESS_FIGURES.items()
+        if progress.get(key) is not None
+    ]
     return " · ".join(parts)
 
 

@@ -1,20 +1,11 @@
-"""Learning curves of runs as SVG text (matplotlib's Figure, no pyplot state).
-
-Only run numbers and figures are drawn, never text from the dataset.
-"""
+"""Learning curves of runs as SVG text (annotation.analysis.plots' drawing). Only run
+numbers and figures are drawn, never text from the dataset."""
 
 from __future__ import annotations
 
-import io
-import threading
 from collections.abc import Callable
 
-import matplotlib
-from matplotlib.backends.backend_svg import FigureCanvasSVG
-from matplotlib.figure import Figure
-
-_LOCK = threading.Lock()
-_RC = {"svg.fonttype": "none", "svg.hashsalt": "parable-modeling", "font.size": 9}
+from annotation.analysis.plots import svg_drawing
 
 Panel = tuple[str, Callable[[dict], float]]  # title, the value of an epoch record
 
@@ -45,30 +36,27 @@ def loss_curves(runs: list[dict]) -> str:
 
 def _curves(runs: list[dict], panels: list[Panel], ylabel: str) -> str:
     """One panel per (title, value), one colour per run, the selected epoch dotted."""
-    with _LOCK, matplotlib.rc_context(_RC):
-        figure = Figure(figsize=(7.0, 3.6), layout="constrained")
-        FigureCanvasSVG(figure)
-        drawn = [run for run in runs if run["epochs"]]
+    drawn = [run for run in runs if run["epochs"]]
+
+    def draw(figure) -> bool:
         if not drawn:
-            figure.text(0.5, 0.5, "No epochs yet", ha="center", va="center", fontsize=14)
-        else:
-            axes_row = figure.subplots(1, len(panels), sharey=True)
-            for index, run in enumerate(drawn):
-                colour = f"C{index % 10}"
-                epochs = [record["epoch"] for record in run["epochs"]]
-                for axes, (_, value) in zip(axes_row, panels, strict=True):
-                    values = [value(record) for record in run["epochs"]]
-                    axes.plot(epochs, values, marker=".", color=colour, label=run["label"])
-                    if run.get("selected_epoch") in epochs:
-                        at = epochs.index(run["selected_epoch"])
-                        axes.plot(epochs[at], values[at], "o", color=colour, markersize=8)
-            for axes, (title, _) in zip(axes_row, panels, strict=True):
-                axes.set_title(title)
-                axes.set_xlabel("epoch")
-                axes.grid(alpha=0.3)
-            axes_row[0].set_ylabel(ylabel)
-            axes_row[-1].legend(fontsize=7, loc="best")
-        buffer = io.StringIO()
-        figure.savefig(buffer, format="svg", metadata={"Date": None})
-    text = buffer.getvalue()
-    return text[text.index("<svg") :]
+            return False
+        axes_row = figure.subplots(1, len(panels), sharey=True)
+        for index, run in enumerate(drawn):
+            colour = f"C{index % 10}"
+            epochs = [record["epoch"] for record in run["epochs"]]
+            for axes, (_, value) in zip(axes_row, panels, strict=True):
+                values = [value(record) for record in run["epochs"]]
+                axes.plot(epochs, values, marker=".", color=colour, label=run["label"])
+                if run.get("selected_epoch") in epochs:
+                    at = epochs.index(run["selected_epoch"])
+                    axes.plot(epochs[at], values[at], "o", color=colour, markersize=8)
+        for axes, (title, _) in zip(axes_row, panels, strict=True):
+            axes.set_title(title)
+            axes.set_xlabel("epoch")
+            axes.grid(alpha=0.3)
+        axes_row[0].set_ylabel(ylabel)
+        axes_row[-1].legend(fontsize=7, loc="best")
+        return True
+
+    return svg_drawing("", draw, empty="No epochs yet", figsize=(7.0, 3.6))

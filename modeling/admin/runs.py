@@ -1,17 +1,13 @@
-"""Admin of the modeling app: launch runs, watch and cancel them, compare results, and
-build a choose batch from a run's distractors.
-
-Every page sits inside the admin site (staff login). Reading needs view_run;
-launching add_run; cancelling change_run; building a batch add_batch as well (and
-add_narrative to send a generation run's narratives to a rate batch).
-Text from the dataset reaches the pages only through Django's autoescaping.
+"""Admin of the modeling app: launch runs, watch and cancel them, compare results, and build
+a choose or rate batch from a run. Every page sits inside the admin site (staff login):
+reading needs view_run, launching add_run, cancelling change_run, a batch add_batch as well
+(and add_narrative for a rate batch). Dataset text reaches pages only autoescaped.
 """
 
 from __future__ import annotations
 
 import json
 
-from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -28,211 +24,28 @@ from modeling.admin.display import (
     progress_line,
     span_prediction_rows,
 )
+from modeling.admin.forms import (
+    CompareForm,
+    DistractorBatchForm,
+    GeneratedRateBatchForm,
+    RunLaunchForm,
+)
 from modeling.models import Run, Snapshot
 from modeling.opponents import opponent_model
-from modeling.runs.distractors import choose_batch_from_run, run_label
+from modeling.runs.distractors import choose_batch_from_run
 from modeling.runs.generation_batch import generated_rows, rate_batch_from_run
 from modeling.runs.selectors import result_rows, results_tables, run_record, runs_compare
-from modeling.runs.services import run_cancel, run_relaunch, runs_create, runs_dead_end
-from modeling.training.hyperparameters import (
-    ALIGNMENT_FIELDS,
-    GENERATION_FIELDS,
-    KEYWORD_DECODING,
-    SCHEDULES,
-    TRAINING_FIELDS,
-    Hyperparameters,
-)
-from modeling.training.registry import BASELINES, baseline_for, baselines_where
-
-DEFAULTS = Hyperparameters()
-GENERATION = {"required": False, "help_text": "Generation only."}
-BEAMS = {"required": False, "help_text": "Generation only; 1: greedy decoding."}
-SUBSET = {"help_text": "Generation only: the first N train (or test) narratives; 0: all."}
-ALIGNMENT = {
-    "required": False,
-    "help_text": "Alignment: the longest narrative span predicted, in tokens.",
-}
-
-
-class RunChoiceField(forms.ModelChoiceField):
-    def label_from_instance(self, run: Run) -> str:
-        return run_label(run)
-
-
-def finished_runs(tasks) -> object:
-    return (
-        Run.objects.filter(status=Run.Status.SUCCEEDED, task__in=tasks)
-        .defer("predictions", "candidates")
-        .order_by("-id")
-    )
-
-
-class RunLaunchForm(forms.Form):
-    task = forms.ChoiceField(choices=[(name, b.label) for name, b in BASELINES.items()])
-    setting = forms.ChoiceField(
-        choices=[("seen", "seen"), ("unseen", "unseen")],
-        help_text="Which split of the approved narratives (retrieval scores every scope).",
-    )
-    model_name = forms.CharField(
-        max_length=500,
-        required=False,
-        help_text="A folder, a model shipped in a PyPI package, or a hub name; empty: the "
-        "task's default (generation: PARABLE_GENERATION_MODEL).",
-    )
-    epochs = forms.IntegerField(min_value=1, max_value=100, initial=DEFAULTS.epochs)
-    batch_size = forms.IntegerField(min_value=2, max_value=1024, initial=DEFAULTS.batch_size)
-    learning_rate = forms.FloatField(
-        min_value=1e-7,
-        max_value=1.0,
-        initial=DEFAULTS.learning_rate,
-        help_text="The checkpoint's own parameters.",
-    )
-    head_learning_rate = forms.FloatField(
-        required=False,
-        min_value=1e-7,
-        max_value=1.0,
-        initial=DEFAULTS.head_learning_rate,
-        help_text="New parameters: the classifier's and span model's head, a warm-started "
-        "decoder's cross-attention.",
-    )
-    warmup_ratio = forms.FloatField(
-        required=False,
-        min_value=0.0,
-        max_value=0.9,
-        initial=DEFAULTS.warmup_ratio,
-        help_text="Share of the steps with a rising learning rate.",
-    )
-    schedule = forms.ChoiceField(
-        required=False,
-        choices=[(name, name) for name in SCHEDULES],
-        initial=DEFAULTS.schedule,
-        help_text="After the warm-up: linear decay to 0, or constant.",
-    )
-    scale = forms.FloatField(
-        required=False,
-        min_value=0.1,
-        max_value=1000.0,
-        initial=DEFAULTS.scale,
-        help_text="Proverb tasks: the scale of the cosine logits (1 / temperature).",
-    )
-    max_length = forms.IntegerField(min_value=8, max_value=4096, initial=DEFAULTS.max_length)
-    span_max_tokens = forms.IntegerField(
-        min_value=1, max_value=512, initial=DEFAULTS.span_max_tokens, **ALIGNMENT
-    )
-    seeds = forms.CharField(
-        initial="1",
-        max_length=200,
-        help_text="One run per seed, e.g. 1, 2, 3: the results table shows their mean ± sd.",
-    )
-    proverb_run = RunChoiceField(
-        queryset=finished_runs(baselines_where(ranks_proverbs=True)),
-        required=False,
-        help_text="Pipeline: the finished proverb-prediction run.",
-    )
-    alignment_run = RunChoiceField(
-        queryset=finished_runs(["alignment"]),
-        required=False,
-        help_text="Pipeline: the finished alignment run (same snapshot and split).",
-    )
-    target_max_length = forms.IntegerField(
-        min_value=8, max_value=4096, initial=DEFAULTS.target_max_length, **GENERATION
-    )
-    max_new_tokens = forms.IntegerField(
-        min_value=1, max_value=4096, initial=DEFAULTS.max_new_tokens, **GENERATION
-    )
-    num_beams = forms.IntegerField(min_value=1, max_value=32, initial=DEFAULTS.num_beams, **BEAMS)
-    no_repeat_ngram_size = forms.IntegerField(
-        min_value=0, max_value=10, initial=DEFAULTS.no_repeat_ngram_size, **GENERATION
-    )
-    train_size = forms.IntegerField(min_value=0, initial=0, required=False, **SUBSET)
-    test_size = forms.IntegerField(min_value=0, initial=0, required=False, **SUBSET)
-    keyword_decoding = forms.ChoiceField(
-        required=False,
-        choices=[(name, name) for name in KEYWORD_DECODING],
-        initial=DEFAULTS.keyword_decoding,
-        help_text="Generation only: 'biased' raises each input keyword's tokens while "
-        "decoding (lexically guided decoding, labelled as such; never the default figure).",
-    )
-
-    def clean_seeds(self) -> list[int]:
-        try:
-            seeds = [int(part) for part in self.cleaned_data["seeds"].replace(",", " ").split()]
-        except ValueError:
-            raise forms.ValidationError("Seeds are whole numbers, e.g. 1, 2, 3.") from None
-        if not 1 <= len(seeds) <= 10 or len(set(seeds)) != len(seeds):
-            raise forms.ValidationError("Give 1 to 10 seeds, each once.")
-        return seeds
-
-    def clean(self):
-        cleaned = super().clean()
-        if cleaned.get("task") in BASELINES:
-            for name in baseline_for(cleaned["task"]).source_runs:
-                if not cleaned.get(name):
-                    self.add_error(name, "This task combines finished runs: pick this one.")
-        return cleaned
-
-    def hyperparameters(self) -> dict:
-        keys = (
-            "epochs",
-            "batch_size",
-            "learning_rate",
-            *TRAINING_FIELDS,
-            "max_length",
-            *ALIGNMENT_FIELDS,
-            *GENERATION_FIELDS,
-            "keyword_decoding",
-        )
-        data = self.cleaned_data
-        values = {key: data[key] for key in keys if data[key] is not None and data[key] != ""}
-        for name in baseline_for(data["task"]).source_runs:
-            values[name] = data[name].pk
-        return values
-
-
-class DistractorBatchForm(forms.Form):
-    name = forms.CharField(max_length=200, required=False)
-    sample = forms.IntegerField(min_value=1, max_value=10_000, initial=100)
-    options = forms.IntegerField(min_value=2, max_value=10, initial=5)
-    target_per_item = forms.IntegerField(min_value=1, max_value=100, initial=3)
-    seed = forms.IntegerField(initial=1)
-
-
-def launch(form: RunLaunchForm, user) -> list[Run]:
-    """The runs the valid launch form asks for: one per seed."""
-    data = form.cleaned_data
-    return runs_create(
-        seeds=data["seeds"],
-        task=data["task"],
-        setting=data["setting"],
-        model_name=data["model_name"].strip(),
-        hyperparameters=form.hyperparameters(),
-        created_by=user,
-    )
-
-
-class CompareForm(forms.Form):
-    first = forms.IntegerField(min_value=1, label="Run")
-    second = forms.IntegerField(min_value=1, label="against run")
-
-
-class GeneratedRateBatchForm(forms.Form):
-    name = forms.CharField(max_length=200, required=False)
-    sample = forms.IntegerField(
-        min_value=1, max_value=10_000, initial=100, help_text="Generated test narratives to rate."
-    )
-    with_human = forms.BooleanField(
-        required=False,
-        initial=True,
-        label="With the human narratives",
-        help_text="Also rate the narratives they were generated for, on the same criteria.",
-    )
-    target_per_item = forms.IntegerField(min_value=1, max_value=100, initial=3)
-    seed = forms.IntegerField(initial=1)
+from modeling.runs.services import run_cancel, run_relaunch, runs_dead_end
+from modeling.training.figures import decimal, percent
+from modeling.training.registry import baseline_for
 
 
 def _require(request, *permissions: str) -> None:
     if not all(request.user.has_perm(permission) for permission in permissions):
         raise PermissionDenied
+
+
+RATE_PERMISSIONS = ("crowd.add_batch", "annotation.add_narrative")
 
 
 @admin.register(Snapshot)
@@ -283,13 +96,11 @@ class RunAdmin(admin.ModelAdmin):
 
     @admin.display(description="test accuracy")
     def test_accuracy(self, run: Run) -> str:
-        value = (run.metrics.get("test") or {}).get("accuracy")
-        return "—" if value is None else f"{100 * value:.2f}%"
+        return percent((run.metrics.get("test") or {}).get("accuracy"))
 
     @admin.display(description="test MRR")
     def test_mrr(self, run: Run) -> str:
-        value = (run.metrics.get("test") or {}).get("mrr")
-        return "—" if value is None else f"{value:.4f}"
+        return decimal((run.metrics.get("test") or {}).get("mrr"))
 
     def get_urls(self):
         wrap = self.admin_site.admin_view
@@ -320,7 +131,7 @@ class RunAdmin(admin.ModelAdmin):
         )
         if request.method == "POST" and form.is_valid():
             try:
-                runs = launch(form, request.user)
+                runs = form.launch(request.user)
             except ValueError as error:
                 form.add_error(None, str(error))
             else:
@@ -340,12 +151,7 @@ class RunAdmin(admin.ModelAdmin):
         baseline = baseline_for(run.task)
         generation = baseline.results == "generation"
         spans = baseline.results in ("spans", "pipeline")
-        if generation:
-            predictions = []
-        elif spans:
-            predictions = span_prediction_rows(run, limit=50)
-        else:
-            predictions = prediction_rows(run, limit=50)
+        rows_of = span_prediction_rows if spans else prediction_rows
         return self._page(
             request,
             "admin/modeling/run/detail.html",
@@ -357,7 +163,7 @@ class RunAdmin(admin.ModelAdmin):
             rows=result_rows(run) if run.status == Run.Status.SUCCEEDED else [],
             curves=curves_of([run]),
             spans=spans,
-            predictions=predictions,
+            predictions=[] if generation else rows_of(run, limit=50),
             generated=generated_rows(run, limit=50) if generation else [],
             motifs=motif_rows(run),
             opponent=opponent_model(run).strength(curated=len(round_proverbs()))
@@ -447,42 +253,35 @@ class RunAdmin(admin.ModelAdmin):
 
     def distractors_view(self, request, run_id: int):
         """POST: a draft choose batch with this run's distractors and answers. Needs add_batch."""
-        _require(request, "modeling.view_run", "crowd.add_batch")
-        run = get_object_or_404(Run.objects.select_related("snapshot"), pk=run_id)
-        form = DistractorBatchForm(request.POST or None)
-        if request.method == "POST" and form.is_valid():
-            try:
-                batch = choose_batch_from_run(run=run, created_by=request.user, **form.cleaned_data)
-            except (ValueError, LookupError) as error:
-                messages.error(request, f"No batch created: {error}")
-            else:
-                messages.success(
-                    request, f"Choose batch {batch.pk} created with {batch.items.count()} item(s)."
-                )
-                return redirect(reverse("agreement:report", args=[batch.pk]))
-        else:
-            messages.error(request, "No batch created: check the numbers.")
-        return redirect("admin:modeling_run_change", run.pk)
+        return self._batch_view(
+            request, run_id, DistractorBatchForm, choose_batch_from_run, ("crowd.add_batch",)
+        )
 
     def rate_view(self, request, run_id: int):
         """POST: model narratives and a draft rate batch from a generation run. Needs
         add_batch and add_narrative."""
-        _require(request, "modeling.view_run", *RATE_PERMISSIONS)
+        return self._batch_view(
+            request, run_id, GeneratedRateBatchForm, rate_batch_from_run, RATE_PERMISSIONS
+        )
+
+    def _batch_view(self, request, run_id: int, form_class, create, permissions):
+        """A draft batch built from the run by `create`, then its page (a choose batch's
+        agreement report, a rate batch's admin page); errors back on the run's page."""
+        _require(request, "modeling.view_run", *permissions)
         run = get_object_or_404(Run.objects.select_related("snapshot"), pk=run_id)
-        form = GeneratedRateBatchForm(request.POST or None)
-        if request.method == "POST" and form.is_valid():
-            try:
-                batch = rate_batch_from_run(run=run, created_by=request.user, **form.cleaned_data)
-            except ValueError as error:
-                messages.error(request, f"No batch created: {error}")
-            else:
-                messages.success(
-                    request, f"Rate batch {batch.pk} created with {batch.items.count()} item(s)."
-                )
-                return redirect("admin:crowd_batch_change", batch.pk)
-        else:
+        form = form_class(request.POST or None)
+        if request.method != "POST" or not form.is_valid():
             messages.error(request, "No batch created: check the numbers.")
-        return redirect("admin:modeling_run_change", run.pk)
-
-
-RATE_PERMISSIONS = ("crowd.add_batch", "annotation.add_narrative")
+            return redirect("admin:modeling_run_change", run.pk)
+        try:
+            batch = create(run=run, created_by=request.user, **form.cleaned_data)
+        except (ValueError, LookupError) as error:
+            messages.error(request, f"No batch created: {error}")
+            return redirect("admin:modeling_run_change", run.pk)
+        kind = "Choose" if create is choose_batch_from_run else "Rate"
+        messages.success(
+            request, f"{kind} batch {batch.pk} created with {batch.items.count()} item(s)."
+        )
+        if create is choose_batch_from_run:
+            return redirect(reverse("agreement:report", args=[batch.pk]))
+        return redirect("admin:crowd_batch_change", batch.pk)

@@ -1,12 +1,9 @@
 """Distractors chosen by a trained model, and the choose batch built from them (ePiC Table 10).
 
-A run's test predictions hold each narrative's probability over the candidate
-proverbs. The "model:<run id>" distractor source takes, in turn, the most probable
-wrong proverbs and those whose probability is closest to the correct one's (ePiC
-Appendix B). `choose_batch_from_run` samples test narratives, builds their
-questions from that source, and stores the model's own answer to each question
-(the option it gives the highest probability), so the agreement page puts the
-model's accuracy beside the humans' on identical items.
+The "model:<run id>" source takes, in turn, the wrong proverbs a run's test predictions
+make most probable and those closest in probability to the correct one (ePiC Appendix B).
+`choose_batch_from_run` stores the model's own answer to each question, so the agreement
+page puts its accuracy beside the humans' on identical items.
 """
 
 from __future__ import annotations

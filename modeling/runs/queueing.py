@@ -1,12 +1,8 @@
-"""Sending runs to the modeling queue by the task's name.
-
-The services and the pipeline queue runs through Celery's registry of tasks instead of
-importing modeling.tasks, whose tasks call the services: no import circle.
-
-With no broker (the embedded default) a run executes in a background thread of the
-process that launched it (PARABLE_MODELING_WITHOUT_BROKER="thread"), so the admin
-answers at once and the run's page follows its progress; "inline" executes it in the
-request, as every other task runs there.
+"""Sending runs to the modeling queue by the task's name, not by importing modeling.tasks
+(whose tasks call the services: no import circle). With no broker (the embedded default) a
+run executes in a background thread of the process that launched it
+(PARABLE_MODELING_WITHOUT_BROKER="thread"), so the admin answers at once; "inline" runs it
+in the request, as every other task runs there.
 """
 
 from __future__ import annotations

@@ -194,7 +194,6 @@ def series_rows(runs: list[Run]) -> list[dict]:
                 ],
                 "degenerate": sum(bool(test.get("degenerate")) for test in tests),
                 "unlike": sum(bool(health_failures(test)) for test in tests),
-                "numbers": figures,
             }
         )
     return rows

@@ -1,17 +1,11 @@
 """Services of the modeling app: create, execute, cancel, relaunch and watch runs.
 
-A running run's process writes a heartbeat (`heartbeat_at`, with its `worker`
-host:pid) from a thread of its own every PARABLE_MODELING_HEARTBEAT_SECONDS,
-whatever the training step is doing. A run silent for three heartbeats is dead: the
-beat task `modeling.runs_watch` marks it failed with the reason, a redelivered
-message for it does the same, cancelling it ends it at once, and it can be
-relaunched (a new run of the same configuration on the same snapshot). With no broker
-and no beat (the embedded default, `run_baseline` killed by a timeout) the run pages,
-the results page and `run_baseline` end dead runs the same way when they open
-(`runs_dead_end`), so a stale heartbeat ends a run in every mode. The same beat
-task sends again a queued run whose message was lost (a broker down when it was
-created); a run executes once whatever the number of its messages (`_start` takes
-it under a row lock, only while queued).
+A running run's process writes a heartbeat (`heartbeat_at`, its `worker` host:pid) from a
+thread of its own every PARABLE_MODELING_HEARTBEAT_SECONDS. A run silent for three is dead:
+beat (`runs_watch`), a redelivered message, a cancel, and (with no broker or beat) the run
+pages and `run_baseline` as they open (`runs_dead_end`) end it as failed, saying why; it can
+be relaunched. Beat also sends again a queued run whose message was lost; a run executes
+once whatever its messages (`_start` takes it under a row lock, only while queued).
 """
 
 from __future__ import annotations
@@ -35,7 +29,7 @@ from modeling.runs.selectors import run_is_dead, runs_dead, runs_to_resend, sour
 from modeling.runs.snapshots import snapshot_examples, snapshot_freeze
 from modeling.runs.storage import artifact_upload
 from modeling.training.examples import SETTINGS, SnapshotError
-from modeling.training.hyperparameters import Cancelled, Hyperparameters
+from modeling.training.hyperparameters import Cancelled, Hyperparameters, Reporter
 from modeling.training.registry import baseline_for
 
 logger = logging.getLogger(__name__)
@@ -107,17 +101,13 @@ def runs_create(*, seeds: list[int], **configuration) -> list[Run]:
     return [run_create(seed=seed, **configuration) for seed in seeds]
 
 
-def _dead_reason(run: Run) -> str:
-    last = run.heartbeat_at or run.started_at
-    return (
-        f"its worker {run.worker or '(unknown)'} stopped answering: no heartbeat since "
-        f"{last:%Y-%m-%d %H:%M:%S} UTC (killed, out of memory, or its machine lost)"
-    )
-
-
 def _end_dead(run: Run, status: str) -> Run:
     """End a locked dead run as failed (or cancelled), saying why."""
-    reason = _dead_reason(run)
+    reason = (
+        f"its worker {run.worker or '(unknown)'} stopped answering: no heartbeat since "
+        f"{run.heartbeat_at or run.started_at:%Y-%m-%d %H:%M:%S} UTC (killed, out of memory, "
+        "or its machine lost)"
+    )
     if status == Run.Status.CANCELLED:
         run.error = f"Cancelled; {reason}."
     else:
@@ -134,7 +124,7 @@ def run_relaunch(*, run: Run, created_by=None, queue: bool = True) -> Run:
     """A new queued run of a finished run's configuration, on the same snapshot."""
     if not run.finished:
         raise ValueError(f"Run {run.pk} is {run.status}: only a finished run is relaunched.")
-    new = run_create_queued(
+    return run_create_queued(
         queue=queue,
         task=run.task,
         setting=run.setting,
@@ -143,10 +133,8 @@ def run_relaunch(*, run: Run, created_by=None, queue: bool = True) -> Run:
         seed=run.seed,
         snapshot=run.snapshot,
         created_by=created_by,
+        relaunch_of=run,
     )
-    new.relaunch_of = run
-    new.save(update_fields=["relaunch_of"])
-    return new
 
 
 def runs_dead_end(*, now=None) -> int:
@@ -253,9 +241,7 @@ def _heartbeat(run: Run):
         thread.join()
 
 
-def _reporter(run: Run, echo=None):
-    from modeling.training.loop import Reporter
-
+def _reporter(run: Run, echo=None) -> Reporter:
     state = {"written": 0.0, "checked": 0.0, "stage": None, "stop": False}
     latest: dict = {}  # the last value of every field reported (epoch, loss, dev accuracy...)
 

@@ -1,45 +1,28 @@
 """Alignment prediction (ePiC Table 8): given a narrative, its proverb and a proverb span,
 predict the aligned narrative span.
 
-No Django. The run's encoder reads one sequence pair per span pair:
-
-    [CLS] proverb span [SEP] proverb [SEP] narrative [SEP]
-
-(the first segment is the proverb span, the tokenizer's own separator, then the whole
-proverb; the narrative is the second segment). Any encoder family with a fast tokenizer
-serves: the tokenizer adds its own special tokens (RoBERTa's and MPNet's <s> ... </s></s>
-... </s>, with no token type ids), the sequence ids say which tokens are the narrative's,
-and a predicted span is trimmed of the white space a byte-level BPE token carries.
-The pair is cut at `max_length` from the longer segment first: that is the narrative
-alone unless the proverb side is longer than what is left for it, which a short max
-length and a long proverb can give. A linear head gives each token a start and an end
-logit; training is cross-entropy on the gold start and end tokens over the narrative's
-tokens (the fast tokenizer's offset mapping turns the gold characters into tokens,
-`modeling.training.spans.token_span`). A training pair whose gold span reaches past the
-truncation is skipped and counted. The prediction is the best-scoring valid span: start
-<= end, both narrative tokens, at most `span_max_tokens` tokens, mapped back to
-characters of the narrative.
-
-The epoch is chosen on dev span F1 (the aligned narratives' dev slice), test is
-reported at that epoch. Scores are the narrative's word tokens (modeling.training.metrics).
+No Django. The encoder reads one sequence pair per span pair, "proverb span <sep> proverb"
+then the narrative, cut at `max_length` from the longer segment first; any encoder with a
+fast tokenizer serves (its own special tokens; the sequence ids say which tokens are the
+narrative's; a predicted span is trimmed of the white space a byte-level BPE token
+carries). A linear head gives each token a start and an end logit, trained by
+cross-entropy on the gold tokens (spans.token_span; a pair whose gold span reaches past the
+truncation is skipped and counted). The prediction is the best valid span: start <= end,
+narrative tokens, at most `span_max_tokens`. The epoch is chosen on dev span F1.
 """
 
 from __future__ import annotations
 
-import copy
-import random
-import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import torch
 from torch import nn
 
 from common.encoder import Encoder, autocast
 from modeling.training.examples import SnapshotError
-from modeling.training.hyperparameters import Hyperparameters
-from modeling.training.loop import Clock, Steps, environment, optimizer_schedule, selection
+from modeling.training.hyperparameters import Hyperparameters, RunRequest
+from modeling.training.loop import finished, seeded, shuffled_batches, train_epochs
 from modeling.training.metrics import span_metrics, span_scores
 from modeling.training.spans import SpanItem, aligned_parts, span_items, token_span
 
@@ -189,29 +172,20 @@ def trainable(tokenizer, items: list[SpanItem], hp: Hyperparameters) -> list[Spa
     return kept
 
 
-def _dev_key(record: dict) -> tuple:
-    return (record["dev"]["f1"], record["dev"]["exact"])
-
-
-def alignment_task(
-    *, examples, setting: str, model: str, hyperparameters, seed, reporter, artifact_dir, device
-) -> dict:
+def alignment_task(request: RunRequest) -> dict:
     """Train and score span prediction on the snapshot's aligned narratives (see the module)."""
-    hp = hyperparameters
-    clock = Clock()
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
-    parts = aligned_parts(examples, setting=setting, seed=seed)
+    hp, examples, model = request.hyperparameters, request.examples, request.model
+    clock = seeded(request.seed)
+    parts = aligned_parts(examples, setting=request.setting, seed=request.seed)
     train, dev, test = (span_items(part) for part in (parts.train, parts.dev, parts.test))
-    reporter.progress({"stage": "loading model", "elapsed": 0.0})
+    request.reporter.progress({"stage": "loading model", "elapsed": 0.0})
     encoder = Encoder(model, max_length=hp.max_length)
     if not encoder.tokenizer.is_fast:
         raise SnapshotError(
             f"The model {model!r} has no fast tokenizer: span prediction needs its offset "
             "mapping to place the spans."
         )
-    span_model = SpanModel(encoder).to(device)
+    span_model = SpanModel(encoder).to(request.device)
     loaded = clock.elapsed()
     kept = trainable(encoder.tokenizer, train, hp)
     if not kept:
@@ -219,7 +193,7 @@ def alignment_task(
             f"None of the {len(train)} training span pairs lies within the first "
             f"{hp.max_length} tokens: raise max length."
         )
-    result = _train(span_model, kept, dev, test, hp, seed, reporter, clock)
+    result = _train(span_model, kept, dev, test, request, clock)
     result["counts"] = {
         "train": len(kept),
         "train_truncated_skipped": len(train) - len(kept),
@@ -229,62 +203,40 @@ def alignment_task(
         "narratives": {"train": len(parts.train), "dev": len(parts.dev), "test": len(parts.test)},
         "unaligned_narratives_left_out": sum(not span_items([e]) for e in examples),
     }
-    if artifact_dir is not None:
-        save_artifact(span_model, artifact_dir)
-    result["durations"] = {**result["durations"], "load": loaded, "total": clock.elapsed()}
-    result["environment"] = environment(device)
-    result["hyperparameters"] = asdict(hp)
-    result["model_path"] = encoder.path
-    result["pooling"] = None
-    return result
+    if request.artifact_dir is not None:
+        save_artifact(span_model, request.artifact_dir)
+    result.update(model_path=encoder.path, pooling=None)
+    return finished(result, clock, loaded, request)
 
 
-def _train(model: SpanModel, train, dev, test, hp: Hyperparameters, seed, reporter, clock):
-    device = model.encoder.device
-    rng = random.Random(seed)
-    history: list[dict] = []
-    best: dict | None = None
-    steps = Steps(reporter, clock, hp.epochs, total=-(-len(train) // hp.batch_size) * hp.epochs)
-    optimizer, steps.scheduler = optimizer_schedule(
-        model.encoder.parameters(), model.head.parameters(), hp, steps.total
+def _train(model: SpanModel, train, dev, test, request: RunRequest, clock):
+    hp = request.hyperparameters
+
+    def loss(batch: list[SpanItem]) -> torch.Tensor:
+        encoded = encode(model.encoder.tokenizer, batch, hp.max_length, model.encoder.device)
+        with autocast(model.encoder.device):
+            return _loss(model, encoded, list(range(len(batch))))
+
+    def evaluate() -> tuple[dict, list[dict]]:
+        dev_predictions, test_predictions = predict(model, dev, hp), predict(model, test, hp)
+        figures = {"dev": span_metrics(dev_predictions), "test": span_metrics(test_predictions)}
+        return figures, test_predictions
+
+    trained = train_epochs(
+        model=model,
+        parameters=(model.encoder.parameters(), model.head.parameters()),
+        batches=lambda rng: shuffled_batches(train, hp.batch_size, rng),
+        loss=loss,
+        evaluate=evaluate,
+        dev_key=lambda record: (record["dev"]["f1"], record["dev"]["exact"]),
+        shown="f1",
+        request=request,
+        clock=clock,
     )
-    evaluate_seconds = 0.0
-    for epoch in range(1, hp.epochs + 1):
-        shuffled = list(train)
-        rng.shuffle(shuffled)
-        batches = [shuffled[i : i + hp.batch_size] for i in range(0, len(shuffled), hp.batch_size)]
-        model.train()
-        epoch_started = time.monotonic()
-        losses = []
-        for step, batch in enumerate(batches, start=1):
-            steps.check(epoch, step, len(batches))
-            encoded = encode(model.encoder.tokenizer, batch, hp.max_length, device)
-            with autocast(device):
-                loss = _loss(model, encoded, list(range(len(batch))))
-            last_dev = {"dev_f1": history[-1]["dev"]["f1"] if history else None}
-            losses.append(steps.optimize(loss, optimizer, epoch, step, len(batches), last_dev))
-        seconds = steps.trained(epoch, epoch_started)
-        evaluate_started = time.monotonic()
-        dev_predictions = predict(model, dev, hp)
-        test_predictions = predict(model, test, hp)
-        evaluate_seconds += time.monotonic() - evaluate_started
-        record = {
-            "epoch": epoch,
-            "loss": float(np.mean(losses)) if losses else None,
-            "dev": span_metrics(dev_predictions),
-            "test": span_metrics(test_predictions),
-            "seconds": seconds,
-            "examples_per_second": len(train) / seconds if seconds else None,
-        }
-        history.append(record)
-        if best is None or _dev_key(record) > _dev_key(best["record"]):
-            state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
-            best = {"record": record, "predictions": test_predictions, "state": state}
-    model.load_state_dict(copy.deepcopy(best["state"]))
     return {
-        **selection(history, best, ("f1", "exact")),
+        **trained.selection(("f1", "exact")),
         "candidates": [],
-        "durations": {"train": steps.train_seconds, "evaluate": evaluate_seconds},
+        "durations": {"train": trained.train_seconds, "evaluate": trained.evaluate_seconds},
     }
 
 

@@ -1,35 +1,20 @@
-"""The proverb baselines as plain Python (ePiC Tables 4 and 7): retrieval, bi-encoder,
-classifier (a finished run's ranker of a study's proverbs, and a run's figures on a round's
-own task: modeling.training.ranker).
+"""The proverb baselines (ePiC Tables 4 and 7): retrieval, bi-encoder and classifier.
 
-No Django. `proverb_run` takes a snapshot's examples and returns everything a run
-stores (metrics per epoch, the selected epoch, per-item predictions, durations,
-device); modeling.training.registry declares the baselines and calls it with the
-baseline's objective:
-
-* ``retrieval`` (ePiC Table 4): cosine similarity of narrative and proverb
-  embeddings, no training; all narratives against all proverbs, seen test against
-  all proverbs, unseen test against its own proverbs.
-* ``biencoder`` (Table 7, seen and unseen): one encoder for narratives and
-  proverbs, trained with in-batch negatives (cross-entropy over scaled cosine,
-  batches of distinct proverbs), so it ranks proverbs never seen in training.
-* ``classifier`` (Table 7, seen): a head over the seen proverbs whose rows start
-  from the proverbs' own embeddings, trained with the encoder.
-
-Every proverb run also scores similar motifs on its test narratives (Table 13, `_motifs`).
-
-The epoch is chosen on the dev slice (modeling.training.examples); test is reported at that
-epoch, and the best test figure over epochs only under its own label.
+No Django. `proverb_run` takes a snapshot's examples and returns everything a run stores;
+modeling.training.registry calls it with the baseline's objective. Retrieval scores cosine
+of narrative and proverb embeddings untrained (all, seen test and unseen test scopes); the
+bi-encoder trains with in-batch negatives over batches of distinct proverbs; the
+classifier, a head over the seen proverbs started from their embeddings. Every run also
+scores similar motifs (Table 13) and, given a study's proverbs, a round's own task
+(modeling.training.ranker). The epoch is chosen on dev; the best test epoch is only shown
+under its own label.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 import time
-from collections.abc import Sequence
-from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -38,19 +23,10 @@ from torch import nn
 
 from common.encoder import Encoder, autocast
 from modeling.training.examples import Example, Parts, proverbs_of, split_parts
-from modeling.training.hyperparameters import Cancelled, Hyperparameters
-from modeling.training.loop import (
-    Clock,
-    Reporter,
-    Steps,
-    environment,
-    optimizer_schedule,
-    selection,
-)
+from modeling.training.hyperparameters import Hyperparameters, RunRequest
+from modeling.training.loop import finished, seeded, shuffled_batches, train_epochs
 from modeling.training.metrics import MOTIF_DISTANCES, motif_accuracy, ranking_metrics, softmax
 from modeling.training.ranker import HEAD_FILE, LABELS_FILE, proverb_vectors, round_task
-
-__all__ = ["Cancelled", "Hyperparameters", "Reporter", "distinct_proverb_batches", "proverb_run"]
 
 TOP_K = 5
 
@@ -77,9 +53,7 @@ class ProverbHead(InBatchNegatives):
     head = True
 
     def batches(self, train: list[Example], hp: Hyperparameters, rng) -> list[list[Example]]:
-        shuffled = list(train)
-        rng.shuffle(shuffled)
-        return [shuffled[i : i + hp.batch_size] for i in range(0, len(shuffled), hp.batch_size)]
+        return shuffled_batches(train, hp.batch_size, rng)
 
     def logits(self, encoder: Encoder, batch, narratives, head, label_index, hp):
         indices = [label_index[e.proverb_id] for e in batch]
@@ -90,59 +64,40 @@ class ProverbHead(InBatchNegatives):
 OBJECTIVES = {"biencoder": InBatchNegatives(), "classifier": ProverbHead()}
 
 
-def proverb_run(
-    *,
-    objective: str,
-    examples: Sequence[Example],
-    setting: str,
-    model: str,
-    hyperparameters: Hyperparameters,
-    seed: int,
-    reporter: Reporter,
-    artifact_dir: Path | None,
-    device: torch.device,
-    round_proverbs: Sequence[tuple[int, str]] = (),
-) -> dict:
+def proverb_run(objective: str, request: RunRequest) -> dict:
     """Score (retrieval) or train and score (an OBJECTIVES key) a proverb baseline; the
-    result is JSON-ready. With `round_proverbs` (a study's curated proverbs), its metrics
-    also hold `round_task`: the model on a round's own task (see round_task). Raises
-    SnapshotError, Cancelled, ModelNotFound."""
-    clock = Clock()
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
+    result is JSON-ready, its metrics with `round_task` where the request has a study's
+    proverbs (see round_task). Raises SnapshotError, Cancelled, ModelNotFound."""
+    hp, reporter, examples = request.hyperparameters, request.reporter, request.examples
+    clock = seeded(request.seed)
     training = OBJECTIVES.get(objective)
-    parts = split_parts(examples, setting=setting, seed=seed, dev=training is not None)
+    parts = split_parts(examples, setting=request.setting, seed=request.seed, dev=bool(training))
     reporter.progress({"stage": "loading model", "elapsed": 0.0})
-    encoder = Encoder(model, max_length=hyperparameters.max_length).to(device)
+    encoder = Encoder(request.model, max_length=hp.max_length).to(request.device)
     loaded = clock.elapsed()
     if training is None:
-        result = _retrieval(encoder, examples, parts, setting, hyperparameters, reporter)
+        result = _retrieval(encoder, examples, parts, request.setting, hp, reporter)
     else:
-        result = _fine_tune(training, encoder, parts, hyperparameters, seed, reporter, clock)
+        result = _fine_tune(training, encoder, parts, request, clock)
     if len(parts.test) >= 2:
         reporter.progress({"stage": "similar motifs"})
         # Retrieval's narratives are embedded already; a trained encoder embeds them anew.
-        embeddings = result.get("embeddings") or Embeddings(encoder, hyperparameters)
+        embeddings = result.get("embeddings") or Embeddings(encoder, hp)
         result["metrics"]["motifs"] = _motifs(embeddings, parts.test, result["predictions"])
     result.pop("embeddings", None)
     head = result.pop("head", None)
-    if round_proverbs:
+    if request.round_proverbs:
         reporter.progress({"stage": "a round's task"})
         labels = [proverb_id for proverb_id, _ in parts.train_proverbs] if head is not None else []
         result["metrics"]["round_task"] = {
-            **round_task(encoder, parts.test, round_proverbs, hyperparameters, head, labels),
+            **round_task(encoder, parts.test, request.round_proverbs, hp, head, labels),
             "trained_stories": len(parts.train) if training else 0,
             "trained_proverbs": len(proverbs_of(parts.train)) if training else 0,
         }
-    if artifact_dir is not None and training is not None:
-        _save_artifact(encoder, head, parts.train_proverbs, artifact_dir)
-    result["durations"] = {**result.get("durations", {}), "load": loaded, "total": clock.elapsed()}
-    result["environment"] = environment(device)
-    result["hyperparameters"] = asdict(hyperparameters)
-    result["model_path"] = encoder.path
-    result["pooling"] = encoder.pooling
-    return result
+    if request.artifact_dir is not None and training is not None:
+        _save_artifact(encoder, head, parts.train_proverbs, request.artifact_dir)
+    result.update(model_path=encoder.path, pooling=encoder.pooling)
+    return finished(result, clock, loaded, request)
 
 
 class Embeddings:
@@ -268,73 +223,43 @@ def distinct_proverb_batches(
     return batches
 
 
-def _fine_tune(
-    training, encoder: Encoder, parts: Parts, hp: Hyperparameters, seed, reporter, clock
-):
-    device = encoder.device
+def _fine_tune(training, encoder: Encoder, parts: Parts, request: RunRequest, clock):
+    hp = request.hyperparameters
     labels = parts.train_proverbs
     label_index = {proverb_id: i for i, (proverb_id, _) in enumerate(labels)}
+    # What training changes and the chosen epoch keeps: the encoder, and a classifier's head.
+    model = nn.ModuleDict({"encoder": encoder})
     head = None
     if training.head:
         initial = encoder.embed([text for _, text in labels], max_length=hp.proverb_max_length)
-        head = nn.Parameter(initial.clone().to(device))
-    rng = random.Random(seed)
-    optimizer = None
+        head = nn.Parameter(initial.clone().to(encoder.device))
+        model.register_parameter("head", head)
     loss_function = nn.CrossEntropyLoss()
-    history: list[dict] = []
-    best: dict | None = None
-    steps = Steps(reporter, clock, hp.epochs)
-    evaluate_seconds = 0.0
-    for epoch in range(1, hp.epochs + 1):
-        batches = training.batches(parts.train, hp, rng)
-        if optimizer is None:  # the schedule's length: the first epoch's batches, each epoch
-            steps.total = len(batches) * hp.epochs
-            new = [head] if head is not None else []
-            optimizer, steps.scheduler = optimizer_schedule(
-                encoder.parameters(), new, hp, steps.total
-            )
-        encoder.train()
-        epoch_started = time.monotonic()
-        losses = []
-        for step, batch in enumerate(batches, start=1):
-            steps.check(epoch, step, len(batches))
-            with autocast(device):
-                narratives = nn.functional.normalize(encoder([e.narrative for e in batch]), dim=-1)
-                logits, targets = training.logits(encoder, batch, narratives, head, label_index, hp)
-            loss = loss_function(logits.float(), targets)
-            dev = {"dev_accuracy": history[-1]["dev"]["accuracy"] if history else None}
-            losses.append(steps.optimize(loss, optimizer, epoch, step, len(batches), dev))
-        seconds = steps.trained(epoch, epoch_started)
-        evaluate_started = time.monotonic()
-        record, predictions = _epoch_scores(encoder, head, parts, hp)
-        evaluate_seconds += time.monotonic() - evaluate_started
-        record.update(
-            epoch=epoch,
-            loss=float(np.mean(losses)) if losses else None,
-            seconds=seconds,
-            examples_per_second=sum(len(b) for b in batches) / seconds if seconds else None,
-        )
-        history.append(record)
-        if best is None or _dev_key(record) > _dev_key(best["record"]):
-            state = copy.deepcopy({k: v.detach().cpu() for k, v in encoder.state_dict().items()})
-            best = {
-                "record": record,
-                "predictions": predictions,
-                "state": state,
-                "head": head.detach().cpu().clone() if head is not None else None,
-            }
-    encoder.load_state_dict(best["state"])
+
+    def loss(batch: list[Example]) -> torch.Tensor:
+        with autocast(encoder.device):
+            narratives = nn.functional.normalize(encoder([e.narrative for e in batch]), dim=-1)
+            logits, targets = training.logits(encoder, batch, narratives, head, label_index, hp)
+        return loss_function(logits.float(), targets)
+
+    trained = train_epochs(
+        model=model,
+        parameters=(encoder.parameters(), [head] if head is not None else []),
+        batches=lambda rng: training.batches(parts.train, hp, rng),
+        loss=loss,
+        evaluate=lambda: _epoch_scores(encoder, head, parts, hp),
+        dev_key=lambda record: (record["dev"]["accuracy"], record["dev"]["mrr"]),
+        shown="accuracy",
+        request=request,
+        clock=clock,
+    )
     return {
-        **selection(history, best, ("accuracy", "mrr")),
+        **trained.selection(("accuracy", "mrr")),
         "candidates": [list(p) for p in parts.test_proverbs],
         "counts": {"train": len(parts.train), "dev": len(parts.dev), "test": len(parts.test)},
-        "durations": {"train": steps.train_seconds, "evaluate": evaluate_seconds},
-        "head": best["head"],
+        "durations": {"train": trained.train_seconds, "evaluate": trained.evaluate_seconds},
+        "head": head.detach().cpu().clone() if head is not None else None,
     }
-
-
-def _dev_key(record: dict) -> tuple:
-    return (record["dev"]["accuracy"], record["dev"]["mrr"])
 
 
 def _epoch_scores(encoder, head, parts: Parts, hp) -> tuple[dict, list[dict]]:

@@ -1,16 +1,10 @@
-"""A causal decoder as the generator: a pretrained language model prompted with the
-proverb and keywords, fine-tuned to continue the prompt with the narrative.
+"""A causal decoder as the generator: a pretrained language model (GPT-2, Llama, Gemma;
+recommended: Gemma 3 270M, `manage.py install_checkpoint gemma-3-270m`) fine-tuned to
+continue the prompt (generation.prompt_text) with the narrative, the loss over its tokens.
 
-No Django. Any causal LM checkpoint with no masked-LM form (GPT-2, Llama, Gemma; the
-recommended one is Gemma 3 270M, installed by `manage.py install_checkpoint
-gemma-3-270m` where its terms are accepted). Each example is the prompt
-(modeling.training.generation.prompt_text, after the tokenizer's own start token) then
-the narrative and the end token; the loss is over the narrative's tokens alone. The
-token embeddings stay as the checkpoint has them: in Gemma they are also the output
-layer, 170M of its 268M parameters, and leaving them out of training saves their
-gradient and optimizer state (about 2 GB in fp32) and a third of the output layer's
-backward pass. Decoding starts from the prompt, left-padded, and keeps the new tokens.
-The dev loss is computed in batches of the training batch's size (see loss_batch_size).
+No Django. The token embeddings stay frozen: in Gemma they are also the output layer, 170M
+of its 268M parameters, and leaving them out saves their gradient and optimizer state
+(about 2 GB in fp32). Decoding starts from the left-padded prompt and keeps the new tokens.
 """
 
 from __future__ import annotations

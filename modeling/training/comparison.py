@@ -1,12 +1,7 @@
-"""Two finished runs compared on the same test items: the difference of a figure with a
-paired bootstrap confidence interval and a paired permutation test (scipy.stats).
-
-No Django. Each run gives one figure per test item (its baseline's `item_scores`: 1 or
-0 for a proverb ranked first, 1/rank, a span pair's F1, a story's keyword recall or
-ROUGE-L); the compared figure is the mean over the items both runs scored. The
-interval resamples items with both runs' figures kept together (`paired=True`); the
-p-value comes from swapping the two runs' figures item by item (a sign flip of each
-difference, `permutation_type="samples"`), two-sided.
+"""Two finished runs compared on the same test items: the difference of a figure's mean over
+the items both scored (a baseline's `item_scores`), with a paired bootstrap interval (items
+resampled with both runs' figures together) and a two-sided paired permutation test (a sign
+flip of each difference), from scipy.stats. No Django.
 """
 
 from __future__ import annotations

@@ -1,27 +1,18 @@
 """A warm-started encoder-decoder that can copy its input's tokens (a pointer-generator).
 
-No Django. Why: warm-started from an encoder, the decoder can bring a keyword into its
-output only through new, randomly initialised cross-attention and a new LM-head
-transform: it has to learn to copy from scratch, while its pretrained self-attention
-learns the stories' language model in tens of steps. Measured on the shipped story set
-with all-MiniLM-L6-v2 at the recommended rates, the decoder's dev loss with its own
-input's encoder states and with another story's were the same after 50 steps (4.149,
-4.150) and after 100 (2.896, 2.897): it had learnt to ignore its input, and greedy
-decoding wrote 6 distinct texts for 32 dev inputs (keyword recall 0.03). At 50-60
-steps, copying the self-attention's weights into the cross-attention (5.107, 5.107)
-or starting the LM-head transform as the identity (4.929, 4.929) left it so; on the
-tiny model of the tests, sharing the encoder's embeddings with the decoder or
-dropping 30-60% of the decoder's input tokens still wrote one text for most inputs.
+No Django. Why: warm-started from an encoder, the decoder could bring a keyword into its
+output only through new, randomly initialised cross-attention, while its pretrained
+self-attention learnt the stories' language model in tens of steps: its dev loss with its
+own input and with another story's stayed equal (4.149 and 4.150 after 50 steps), and it
+wrote nearly one text for every input (docs/baselines.md gives the measurements).
 
-So the output mixes two distributions (See et al., 2017): the decoder's own over the
-vocabulary and a copy distribution over the input's tokens, p = g * p_vocab +
-(1 - g) * p_copy, where p_copy is an attention of the decoder's last hidden state over
-the encoder's states (special tokens and padding left out) and the gate g is learnt
-per position. A keyword is then one attention away from the output. Decoding, the model
-returns the log of that mixture as its logits, so transformers' generate (greedy, beam
-search, logits processors) decodes it as it is; given labels it returns the loss alone,
-computed from each label's two probabilities (no batch x length x vocabulary tensor of
-copies). `copy_from_source` in its config says how to load it again.
+So the output mixes (See et al., 2017) the decoder's vocabulary distribution and a copy
+distribution over the input's tokens, p = g * p_vocab + (1 - g) * p_copy, p_copy an
+attention of the decoder's last hidden state over the encoder's states (special tokens and
+padding left out), g a gate learnt per position. Decoding, the model returns the log of the
+mixture as its logits, so transformers' generate decodes it as it is; given labels it
+returns the loss alone, from each label's two probabilities (no batch x length x vocabulary
+tensor of copies). `copy_from_source` in its config says how to load it again.
 """
 
 from __future__ import annotations

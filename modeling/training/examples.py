@@ -1,10 +1,6 @@
-"""A snapshot's narratives as plain examples, and the parts a run trains and is scored on.
-
-No Django: a snapshot is a list of `Example`s (from the database or from an
-exported file). Model selection never looks at test: a dev slice is held out of
-train (seen: one narrative of each proverb that has at least two in train;
-unseen: all narratives of 20% of the train proverbs, at least one proverb), the
-epoch is chosen on dev, and test is reported at that epoch.
+"""A snapshot's narratives as plain examples (no Django), and the parts a run uses. Model
+selection never looks at test: a dev slice is held out of train (seen: one narrative of
+each proverb with two or more; unseen: all narratives of 20% of the train proverbs).
 """
 
 from __future__ import annotations

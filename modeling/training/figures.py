@@ -1,10 +1,6 @@
-"""Figures of runs as the results tables write them, with no heavy imports: percentages,
-decimals, span and generation figures, and means with their standard deviation.
-
-A generation run whose outputs barely depend on their input (under
-DEGENERATE_DISTINCT of its test outputs distinct, modeling.training.generation), or whose
-outputs failed the health check (modeling.training.health), is never written as a plain
-score: each of its figures carries "degenerate" or "not like the references".
+"""Figures of runs as the results tables write them, with no heavy imports. A generation run
+that is degenerate (modeling.training.generation) or not like the references
+(modeling.training.health) is never written as a plain score: each figure says so.
 """
 
 from __future__ import annotations

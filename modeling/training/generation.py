@@ -1,21 +1,16 @@
 """Narrative generation from a proverb and keywords (ePiC Table 11): inputs, parts, metrics.
 
-No Django and no torch (the web process checks a snapshot with it; training and
-decoding are in modeling.training.generator). A seq2seq model reads "proverb [SEP]
-keyword, keyword, ..." (the narrative's verbs, then its named entities, as extracted on
-approval), a causal decoder a prompt of the same (`prompt_text`), and either writes the
-narrative. Narratives without keywords are left out and counted.
+No Django and no torch (the web process checks a snapshot with it; training and decoding
+are in modeling.training.generator). A seq2seq model reads "proverb [SEP] keyword, ..."
+(the narrative's verbs, then its named entities), a causal decoder a prompt of the same
+(`prompt_text`). Narratives without keywords are left out and counted.
 
-Metrics, as the paper reports them: corpus BLEU (sacrebleu, 0-100), ROUGE-L
-(rouge-score's F-measure averaged over narratives, 0-1), and keyword recall (the
-share of all input keywords found in the generated text, case-insensitive, on
-word boundaries). That figure, `keyword_recall`, is on surface forms: the verbs are
-stored as lemmas, so "ran" does not count for "run". `keyword_recall_lemmas` counts a
-keyword whose lemmas occur in a row among the generated text's lemmas (spaCy's), which
-credits inflected verbs. Beside them, the share of distinct outputs and the most repeated
-output with its count: a run under DEGENERATE_DISTINCT distinct writes nearly the same
-text whatever its input, and is marked degenerate; and the health check against the
-references (modeling.training.health), which word salad fails.
+Metrics as the paper reports them: corpus BLEU (sacrebleu, 0-100), ROUGE-L (rouge-score's
+F-measure averaged over narratives) and keyword recall (surface forms, case-insensitive, on
+word boundaries: verbs are stored as lemmas, so "ran" does not count for "run";
+`keyword_recall_lemmas` compares spaCy's lemmas and credits inflected verbs). Beside them,
+the spread of the outputs (under DEGENERATE_DISTINCT distinct: degenerate) and the health
+check against the references (modeling.training.health), which word salad fails.
 """
 
 from __future__ import annotations

@@ -4,22 +4,14 @@ narratives with keywords, the epoch chosen on dev, test decoded and scored
 
 from __future__ import annotations
 
-import copy
-import random
 import time
-from dataclasses import asdict
-from pathlib import Path
-
-import numpy as np
-import torch
 
 from common.encoder import ModelNotFound, loading, resolve_model
-from modeling.training.examples import Example
 from modeling.training.generation import generation_metrics, generation_parts, keywords_found
 from modeling.training.generator import DECODING_LABELS, SELECTION, Generator
 from modeling.training.health import english_pipeline
-from modeling.training.hyperparameters import Hyperparameters
-from modeling.training.loop import Clock, Reporter, Steps, environment, optimizer_schedule
+from modeling.training.hyperparameters import RunRequest
+from modeling.training.loop import finished, seeded, shuffled_batches, train_epochs
 
 
 def load_generator(model_name: str) -> Generator:
@@ -50,67 +42,30 @@ def load_generator(model_name: str) -> Generator:
     return Seq2Seq(model_name)
 
 
-def run_generation(
-    *,
-    examples: list[Example],
-    setting: str,
-    model: str,
-    hyperparameters: Hyperparameters,
-    seed: int,
-    reporter: Reporter,
-    artifact_dir: Path | None,
-    device: torch.device,
-) -> dict:
+def run_generation(request: RunRequest) -> dict:
     """Train on the narratives with keywords, choose the epoch on dev, decode and score test.
 
     The result has the keys of every baseline's (modeling.training.registry). Raises
     SnapshotError, ModelNotFound, Cancelled.
     """
-    hp = hyperparameters
-    clock = Clock()
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
-    selected = generation_parts(examples, setting=setting, seed=seed, hp=hp)
+    hp, reporter = request.hyperparameters, request.reporter
+    clock = seeded(request.seed)
+    selected = generation_parts(request.examples, setting=request.setting, seed=request.seed, hp=hp)
     parts = selected.parts
     reporter.progress({"stage": "loading model", "elapsed": 0.0})
-    generator = load_generator(model).to(device)
+    generator = load_generator(request.model).to(request.device)
     loaded = clock.elapsed()
-    rng = random.Random(seed)
-    history: list[dict] = []
-    best: dict | None = None
-    evaluate_seconds = 0.0
-    steps_per_epoch = (len(parts.train) + hp.batch_size - 1) // hp.batch_size
-    steps = Steps(reporter, clock, hp.epochs, total=steps_per_epoch * hp.epochs)
-    optimizer, steps.scheduler = optimizer_schedule(*generator.parameter_groups(), hp, steps.total)
-    for epoch in range(1, hp.epochs + 1):
-        order = list(parts.train)
-        rng.shuffle(order)
-        batches = [order[i : i + hp.batch_size] for i in range(0, len(order), hp.batch_size)]
-        generator.model.train()
-        epoch_started = time.monotonic()
-        losses = []
-        for step, batch in enumerate(batches, start=1):
-            steps.check(epoch, step, len(batches))
-            loss, _ = generator.loss(batch, hp)
-            dev = {"dev_loss": history[-1]["dev"]["loss"] if history else None}
-            losses.append(steps.optimize(loss, optimizer, epoch, step, len(batches), dev))
-        seconds = steps.trained(epoch, epoch_started)
-        evaluate_started = time.monotonic()
-        dev_loss = generator.dev_loss(parts.dev, hp)
-        evaluate_seconds += time.monotonic() - evaluate_started
-        record = {
-            "epoch": epoch,
-            "loss": float(np.mean(losses)) if losses else None,
-            "dev": {"loss": dev_loss},
-            "seconds": seconds,
-            "examples_per_second": len(order) / seconds if seconds else None,
-        }
-        history.append(record)
-        if best is None or dev_loss < best["record"]["dev"]["loss"]:
-            state = {k: v.detach().cpu().clone() for k, v in generator.model.state_dict().items()}
-            best = {"record": record, "state": copy.deepcopy(state)}
-    generator.model.load_state_dict(best["state"])
+    trained = train_epochs(
+        model=generator.model,
+        parameters=generator.parameter_groups(),
+        batches=lambda rng: shuffled_batches(parts.train, hp.batch_size, rng),
+        loss=lambda batch: generator.loss(batch, hp)[0],
+        evaluate=lambda: ({"dev": {"loss": generator.dev_loss(parts.dev, hp)}}, None),
+        dev_key=lambda record: -record["dev"]["loss"],
+        shown="loss",
+        request=request,
+        clock=clock,
+    )
     generate_started = time.monotonic()
 
     def decoding(step: int, steps: int) -> None:
@@ -140,14 +95,14 @@ def run_generation(
         }
         for example, text in zip(test, generated, strict=True)
     ]
-    if artifact_dir is not None:
-        generator.save(artifact_dir)
-    return {
-        "epochs": history,
-        "selected_epoch": best["record"]["epoch"],
+    if request.artifact_dir is not None:
+        generator.save(request.artifact_dir)
+    result = {
+        "epochs": trained.history,
+        "selected_epoch": trained.best["epoch"],
         "metrics": {
             "test": {**metrics, "decoding": DECODING_LABELS[hp.keyword_decoding]},
-            "dev": best["record"]["dev"],
+            "dev": trained.best["dev"],
             "selection": SELECTION,
         },
         "predictions": predictions,
@@ -159,15 +114,12 @@ def run_generation(
             "without_keywords": selected.left_out,
         },
         "durations": {
-            "load": loaded,
-            "train": steps.train_seconds,
-            "evaluate": evaluate_seconds,
+            "train": trained.train_seconds,
+            "evaluate": trained.evaluate_seconds,
             "generate": generate_seconds,
-            "total": clock.elapsed(),
         },
-        "environment": environment(device),
-        "hyperparameters": asdict(hp),
         "model_path": generator.path,
         "pooling": None,
         "model_kind": generator.kind,
     }
+    return finished(result, clock, loaded, request)

@@ -1,14 +1,7 @@
-"""A generator of the generation baseline (ePiC Table 11): what a seq2seq model
-(modeling.training.seq2seq) and a causal decoder (modeling.training.causal) share, and
-which modeling.training.generation_run trains, decodes and scores.
-
-No Django. Training: AdamW with teacher forcing (the model's own loss over the story's
-tokens), bf16 autocast on CUDA, progress every step, cancel between steps. The epoch is
-the one with the lowest loss on the dev slice (test is never looked at before the end);
-the test narratives are then decoded (greedy, or beam search when num_beams > 1, with
-no_repeat_ngram_size; keyword-biased when asked, and labelled so) and scored by BLEU,
-ROUGE-L, keyword recall, the spread of the outputs and the health check against the
-references (modeling.training.generation, modeling.training.health).
+"""What the generation baseline's generators share (a seq2seq model, modeling.training.seq2seq,
+and a causal decoder, modeling.training.causal): teacher-forced loss, the dev loss that
+chooses the epoch, and decoding (greedy, or beam search when num_beams > 1, with
+no_repeat_ngram_size; keyword-biased when asked, and labelled so). No Django.
 """
 
 from __future__ import annotations

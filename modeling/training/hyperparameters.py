@@ -1,9 +1,14 @@
-"""What a run is asked to do, with no heavy imports: the hyperparameters, and the exception
-that stops a run between steps (the baselines are declared in modeling.training.registry)."""
+"""What a run is asked to do, with no heavy imports: the hyperparameters, the request every
+trainer takes, its callbacks, and the exception that stops a run between steps (the
+baselines are declared in modeling.training.registry)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+
+from modeling.training.examples import Example
 
 # The hyperparameters only the generation task reads.
 GENERATION_FIELDS = (
@@ -20,12 +25,42 @@ ALIGNMENT_FIELDS = ("span_max_tokens",)
 # tokens raised while decoding (lexically guided decoding, labelled as such).
 KEYWORD_DECODING = ("none", "biased")
 SCHEDULES = ("linear", "constant")  # after the warm-up: linear decay to 0, or constant
-# The training hyperparameters every fine-tuned task reads beside the learning rate.
-TRAINING_FIELDS = ("head_learning_rate", "warmup_ratio", "schedule", "scale")
+CHOICES = {"schedule": SCHEDULES, "keyword_decoding": KEYWORD_DECODING}
+_SUBSET = "Generation only: the first N train (or test) narratives; 0: all."
+# The hyperparameters a researcher sets for a run, in the order the admin's launch form and
+# run_baseline offer them, with what each is for.
+OFFERED = {
+    "epochs": "",
+    "batch_size": "",
+    "learning_rate": "The checkpoint's own parameters.",
+    "head_learning_rate": "New parameters: the classifier's and span model's head, a "
+    "warm-started decoder's cross-attention.",
+    "warmup_ratio": "Share of the steps with a rising learning rate.",
+    "schedule": "After the warm-up: linear decay to 0, or constant.",
+    "scale": "Proverb tasks: the scale of the cosine logits (1 / temperature).",
+    "max_length": "",
+    "span_max_tokens": "Alignment: the longest narrative span predicted, in tokens.",
+    "target_max_length": "Generation only.",
+    "max_new_tokens": "Generation only.",
+    "num_beams": "Generation only; 1: greedy decoding.",
+    "no_repeat_ngram_size": "Generation only.",
+    "train_size": _SUBSET,
+    "test_size": _SUBSET,
+    "keyword_decoding": "Generation only: 'biased' raises each input keyword's tokens while "
+    "decoding (lexically guided decoding, labelled as such; never the default figure).",
+}
 
 
 class Cancelled(Exception):
     """The run was asked to stop; raised between steps."""
+
+
+@dataclass
+class Reporter:
+    """Callbacks of a run: progress(fields) as it goes, should_stop() polled between steps."""
+
+    progress: Callable[[dict], None] = lambda fields: None
+    should_stop: Callable[[], bool] = lambda: False
 
 
 @dataclass
@@ -80,3 +115,21 @@ class Hyperparameters:
         if hyperparameters.no_repeat_ngram_size < 0:
             raise ValueError("no-repeat n-gram size is 0 (off) or more")
         return hyperparameters
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What one baseline run is asked to do (registry.run_task builds it, every trainer takes
+    it): its data, model, hyperparameters and seed, its callbacks, the folder that keeps the
+    trained model (None: none kept), the torch device, and a study's curated proverbs that a
+    proverb run also ranks (its metrics' `round_task`)."""
+
+    examples: list[Example]
+    setting: str
+    model: str
+    hyperparameters: Hyperparameters
+    seed: int
+    reporter: Reporter
+    artifact_dir: Path | None
+    device: object
+    round_proverbs: Sequence[tuple[int, str]] = ()

@@ -1,38 +1,25 @@
-"""What every trainer shares: progress and cancel callbacks, the step loop's reporting, the
-optimizer with its learning-rate schedule, epoch selection and the run's environment.
+"""What every trainer shares: progress and cancel callbacks, the optimizer and its schedule,
+the epoch loop that keeps the epoch chosen on dev, and the run's environment. No Django.
 
-No Django. The trainers (baselines, alignment and seq2seq in modeling.training) import
-this module; it imports none of them.
-
-Learning rates: the parameters a checkpoint already holds learn at `learning_rate`;
-those it does not (a classifier's or span model's head, a warm-started decoder's
-cross-attention) at `head_learning_rate`: a randomly initialised part at the small
-rate of a pretrained encoder barely moves in a few hundred steps, and the model
-learns around it (a decoder that ignores its encoder). Both follow one schedule:
-linear warm-up over the first `warmup_ratio` of the steps, then linear decay to 0
-(`schedule="linear"`), or constant after the warm-up (`schedule="constant"`), from
-transformers' schedulers.
+Learning rates: the checkpoint's own parameters learn at `learning_rate`, the ones it lacks
+(a head, a warm-started decoder's cross-attention) at `head_learning_rate`: a new part at
+the small rate of a pretrained encoder barely moves in a few hundred steps, and the model
+learns around it (a decoder that ignores its encoder). Both warm up linearly over
+`warmup_ratio` of the steps, then decay linearly to 0 or stay (`schedule`).
 """
 
 from __future__ import annotations
 
 import platform as python_platform
+import random
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import torch
 
-from modeling.training.hyperparameters import Cancelled, Hyperparameters
-
-
-@dataclass
-class Reporter:
-    """Callbacks of a run: progress(fields) as it goes, should_stop() polled between steps."""
-
-    progress: Callable[[dict], None] = lambda fields: None
-    should_stop: Callable[[], bool] = lambda: False
+from modeling.training.hyperparameters import Cancelled, Hyperparameters, RunRequest
 
 
 @dataclass
@@ -41,6 +28,15 @@ class Clock:
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
+
+
+def seeded(seed: int) -> Clock:
+    """Seed Python's, numpy's and torch's generators; the run's clock, started."""
+    clock = Clock()
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    return clock
 
 
 def optimizer_schedule(
@@ -66,54 +62,128 @@ def optimizer_schedule(
 
 
 @dataclass
-class Steps:
-    """A training loop's steps: stops between them when asked, steps the optimizer and its
-    schedule, reports each with the loss, the last dev figure, the elapsed and the
-    estimated remaining time."""
+class Trained:
+    """The epoch loop's outcome: every epoch's record, the one chosen on dev with what its
+    evaluation kept (test predictions), and the seconds spent training and evaluating."""
 
-    reporter: Reporter
-    clock: Clock
-    epochs: int
-    total: int = 0  # steps of the whole run, known once the first epoch's batches are
-    done: int = 0
-    train_seconds: float = 0.0
-    scheduler: object | None = None
+    history: list[dict]
+    best: dict
+    kept: object
+    train_seconds: float
+    evaluate_seconds: float
 
-    def trained(self, epoch: int, started: float) -> float:
-        """The epoch's training seconds (counted in train_seconds); reports its evaluation."""
+    def selection(self, measures: tuple[str, str]) -> dict:
+        """The epochs, the chosen one with its test figures and predictions, and the best
+        test epoch by `measures` under its own label (never the result)."""
+        best_test = max(self.history, key=lambda r: tuple(r["test"][name] for name in measures))
+        return {
+            "epochs": self.history,
+            "selected_epoch": self.best["epoch"],
+            "metrics": {
+                "test": self.best["test"],
+                "dev": self.best["dev"],
+                "best_test_over_epochs": {**best_test["test"], "epoch": best_test["epoch"]},
+            },
+            "predictions": self.kept,
+        }
+
+
+def train_epochs(
+    *,
+    model: torch.nn.Module,
+    parameters: tuple[Iterable, Iterable],
+    batches: Callable[[random.Random], list[list]],
+    loss: Callable[[list], torch.Tensor],
+    evaluate: Callable[[], tuple[dict, object]],
+    dev_key: Callable[[dict], tuple | float],
+    shown: str,
+    request: RunRequest,
+    clock: Clock,
+) -> Trained:
+    """Train `model` for hp.epochs and leave it at the epoch chosen on dev.
+
+    Each epoch draws `batches(rng)` and steps AdamW (optimizer_schedule over the held and
+    new `parameters`; the schedule's length: the first epoch's batches, each epoch) on
+    `loss(batch)`, stopping between steps when asked (Cancelled) and reporting each step
+    with the loss, the last dev figure `shown`, and the elapsed and remaining time. Then
+    `evaluate()` gives the epoch's {"dev", "test"} figures and what to keep; the epoch with
+    the highest `dev_key(record)` is kept, its weights restored at the end.
+    """
+    hp, reporter = request.hyperparameters, request.reporter
+    rng = random.Random(request.seed)
+    optimizer = scheduler = best = None
+    history: list[dict] = []
+    total = done = 0
+    train_seconds = evaluate_seconds = 0.0
+    for epoch in range(1, hp.epochs + 1):
+        epoch_batches = batches(rng)
+        steps = len(epoch_batches)
+        if optimizer is None:
+            total = steps * hp.epochs
+            optimizer, scheduler = optimizer_schedule(*parameters, hp, total)
+        model.train()
+        started = time.monotonic()
+        losses = []
+        dev = {f"dev_{shown}": history[-1]["dev"][shown] if history else None}
+        for step, batch in enumerate(epoch_batches, start=1):
+            if reporter.should_stop():
+                raise Cancelled(f"Cancelled at epoch {epoch}, step {step} of {steps}.")
+            value = loss(batch)
+            value.backward()
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad()
+            losses.append(value.item())
+            done += 1
+            elapsed = clock.elapsed()
+            reporter.progress(
+                {
+                    "stage": "training",
+                    "epoch": epoch,
+                    "epochs": hp.epochs,
+                    "step": step,
+                    "steps": steps,
+                    "loss": losses[-1],
+                    **dev,
+                    "elapsed": elapsed,
+                    "remaining": elapsed / done * max(0, total - done),
+                }
+            )
         seconds = time.monotonic() - started
-        self.train_seconds += seconds
-        self.reporter.progress({"stage": f"evaluating epoch {epoch}", "epoch": epoch})
-        return seconds
+        train_seconds += seconds
+        reporter.progress({"stage": f"evaluating epoch {epoch}", "epoch": epoch})
+        started = time.monotonic()
+        figures, kept = evaluate()
+        evaluate_seconds += time.monotonic() - started
+        record = {
+            "epoch": epoch,
+            "loss": float(np.mean(losses)) if losses else None,
+            **figures,
+            "seconds": seconds,
+            "examples_per_second": sum(map(len, epoch_batches)) / seconds if seconds else None,
+        }
+        history.append(record)
+        if best is None or dev_key(record) > dev_key(best[0]):
+            state = {key: value.detach().cpu().clone() for key, value in model.state_dict().items()}
+            best = (record, kept, state)
+    model.load_state_dict(best[2])
+    return Trained(history, best[0], best[1], train_seconds, evaluate_seconds)
 
-    def check(self, epoch: int, step: int, steps: int) -> None:
-        if self.reporter.should_stop():
-            raise Cancelled(f"Cancelled at epoch {epoch}, step {step} of {steps}.")
 
-    def optimize(self, loss: torch.Tensor, optimizer, epoch: int, step: int, steps: int, dev):
-        """Back-propagate `loss`, step, and report; `dev` is {name: last dev figure}."""
-        loss.backward()
-        optimizer.step()
-        if self.scheduler is not None:
-            self.scheduler.step()
-        optimizer.zero_grad()
-        value = loss.item()
-        self.done += 1
-        elapsed = self.clock.elapsed()
-        self.reporter.progress(
-            {
-                "stage": "training",
-                "epoch": epoch,
-                "epochs": self.epochs,
-                "step": step,
-                "steps": steps,
-                "loss": value,
-                **dev,
-                "elapsed": elapsed,
-                "remaining": elapsed / self.done * max(0, self.total - self.done),
-            }
-        )
-        return value
+def shuffled_batches(items: list, size: int, rng: random.Random) -> list[list]:
+    """The items shuffled by `rng`, in batches of `size` (the last one shorter)."""
+    order = list(items)
+    rng.shuffle(order)
+    return [order[start : start + size] for start in range(0, len(order), size)]
+
+
+def finished(result: dict, clock: Clock, loaded: float, request: RunRequest) -> dict:
+    """The result with what every trained or scored run stores beside its figures: load and
+    total seconds, the environment and the hyperparameters."""
+    result["durations"] = {**result.get("durations", {}), "load": loaded, "total": clock.elapsed()}
+    result["environment"] = environment(request.device)
+    result["hyperparameters"] = asdict(request.hyperparameters)
+    return result
 
 
 def environment(device: torch.device) -> dict:
@@ -132,20 +202,4 @@ def environment(device: torch.device) -> dict:
         "device": device.type,
         "device_name": name or device.type,
         "threads": torch.get_num_threads(),
-    }
-
-
-def selection(history: list[dict], best: dict, measures: tuple[str, str]) -> dict:
-    """The epochs, the epoch chosen on dev with its test figures and test predictions, and
-    the best test epoch by `measures` under its own label (never the result)."""
-    best_test = max(history, key=lambda r: tuple(r["test"][name] for name in measures))
-    return {
-        "epochs": history,
-        "selected_epoch": best["record"]["epoch"],
-        "metrics": {
-            "test": best["record"]["test"],
-            "dev": best["record"]["dev"],
-            "best_test_over_epochs": {**best_test["test"], "epoch": best_test["epoch"]},
-        },
-        "predictions": best["predictions"],
     }

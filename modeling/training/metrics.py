@@ -1,10 +1,6 @@
-"""Measures of the baselines, as plain Python over numpy arrays (no Django).
-
-Ranking: a score matrix has one row per narrative and one column per candidate
-proverb; the gold column of each row is given. A narrative's rank is 1 plus the
-number of candidates scored strictly higher than its gold one (ties are counted in
-the narrative's favour, as the ePiC evaluation does). Accuracy is the share of rank
-1; MRR is the mean of 1/rank.
+"""Measures of the baselines over numpy arrays (no Django). Ranking: one score row per
+narrative, one column per candidate proverb; a narrative's rank is 1 plus the candidates
+scored strictly higher than its gold one (ties in its favour, as ePiC's evaluation does).
 """
 
 from __future__ import annotations

@@ -1,29 +1,17 @@
-"""The baselines' registry: one class per baseline declares what callers ask of it.
+"""The baselines' registry: one class per baseline declares what callers ask of it (its
+settings and data `parts`, the finished `source_runs` it combines, whether it `trains`,
+`run`, a proverb baseline's `ranker`, its headline `measures` and per-item `item_scores`,
+its `results` table, `result_rows` and `summary`). Callers ask `baseline_for(name)` and
+never switch on a name; a new baseline is one class here and a training module below it.
 
-No Django, and no torch at import: the web process reads the declarations (label,
-settings, the data a run needs, its results table) and the training process calls
-`run`, which loads the baseline's training module then. Callers ask the registered
-baseline (`baseline_for(name)`) and never switch on its name; adding a baseline is one
-class here and one training module below it.
-
-A baseline declares:
-
-* its data: `settings` it runs in, `parts(examples, setting=, seed=)` (raises
-  SnapshotError saying what is missing), `source_runs` when it combines finished runs
-  instead (the pipeline);
-* its training: `trains` (keeps a model), `run(...)`, and for the proverb baselines
-  `ranker(...)`, which loads a finished run once and ranks a study's proverbs for new
-  story texts;
-* its evaluation: `measures` (the test figures a table, seeds and comparisons use),
-  `item_scores(predictions)` (per test item, for paired comparisons);
-* its results: `results` (which results table shows it), `result_rows(...)`,
-  `summary(...)` (the command's one line).
+No Django, and no torch at import: the web process reads the declarations, and `run`
+imports the baseline's training module in the process that trains.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from modeling.training.examples import SETTINGS, Example, SnapshotError, split_parts
@@ -39,20 +27,10 @@ from modeling.training.hyperparameters import (
     ALIGNMENT_FIELDS,
     GENERATION_FIELDS,
     Hyperparameters,
+    Reporter,
+    RunRequest,
 )
-from modeling.training.spans import aligned_parts, pipeline_combine
-
-
-@dataclass(frozen=True)
-class SourceRun:
-    """A finished run another baseline combines (the pipeline's proverb and alignment runs)."""
-
-    id: int
-    task: str
-    status: str
-    snapshot: int
-    setting: str
-    predictions: list
+from modeling.training.spans import SourceRun, aligned_parts, pipeline_check, pipeline_combine
 
 
 class Baseline:
@@ -87,24 +65,9 @@ class Baseline:
     def check_sources(self, sources: Mapping[str, SourceRun]) -> None:
         """Raise ValueError unless these finished runs can be combined (source_runs only)."""
 
-    def run(
-        self,
-        *,
-        examples: Sequence[Example],
-        setting: str,
-        model: str,
-        hyperparameters: Hyperparameters,
-        seed: int,
-        reporter,
-        artifact_dir: Path | None,
-        device,
-        sources: Mapping[str, SourceRun],
-        round_proverbs: Sequence[tuple[int, str]] = (),
-    ) -> dict:
+    def run(self, request: RunRequest, sources: Mapping[str, SourceRun]) -> dict:
         """Train (or score) and evaluate; the result is JSON-ready: metrics, epochs,
-        selected_epoch, predictions, candidates, counts, durations, environment...
-        `round_proverbs`: a study's curated proverbs, that a proverb baseline also ranks
-        (its metrics' `round_task`); the others ignore them."""
+        selected_epoch, predictions, candidates, counts, durations, environment..."""
         raise NotImplementedError
 
     def result_rows(self, *, metrics: dict, setting: str, selected_epoch, counts: dict) -> list:
@@ -162,7 +125,6 @@ def run_task(
 ) -> dict:
     """Run one baseline in this process (tests, benchmarks, the services); JSON-ready."""
     from common.encoder import device_default
-    from modeling.training.loop import Reporter
 
     baseline = baseline_for(task)
     if setting not in baseline.settings:
@@ -170,7 +132,7 @@ def run_task(
             f"The {task} baseline runs in the {' or '.join(baseline.settings)} setting, "
             f"not {setting}."
         )
-    return baseline.run(
+    request = RunRequest(
         examples=list(examples),
         setting=setting,
         model=model,
@@ -179,9 +141,9 @@ def run_task(
         reporter=reporter or Reporter(),
         artifact_dir=artifact_dir,
         device=device or device_default(),
-        sources=sources or {},
         round_proverbs=round_proverbs,
     )
+    return baseline.run(request, sources or {})
 
 
 class ProverbBaseline(Baseline):
@@ -190,11 +152,10 @@ class ProverbBaseline(Baseline):
     ranks_proverbs = True
     measures = ("accuracy", "mrr")
 
-    def run(self, **arguments) -> dict:
+    def run(self, request: RunRequest, sources: Mapping[str, SourceRun]) -> dict:
         from modeling.training.baselines import proverb_run
 
-        del arguments["sources"]
-        return proverb_run(objective=self.name, **arguments)
+        return proverb_run(self.name, request)
 
     def ranker(self, *, model: str, proverbs: Sequence[tuple[int, str]], hyperparameters=None):
         """A finished run's model loaded once (the process's shared encoder of it), with the
@@ -286,11 +247,10 @@ class Alignment(Baseline):
     def parts(self, examples, *, setting: str, seed: int, hp=None):
         return aligned_parts(examples, setting=setting, seed=seed)
 
-    def run(self, **arguments) -> dict:
+    def run(self, request: RunRequest, sources: Mapping[str, SourceRun]) -> dict:
         from modeling.training.alignment import alignment_task
 
-        del arguments["sources"], arguments["round_proverbs"]
-        return alignment_task(**arguments)
+        return alignment_task(request)
 
     def item_scores(self, predictions: list[dict]) -> dict[str, dict]:
         return _span_item_scores(predictions)
@@ -333,30 +293,9 @@ class Pipeline(Baseline):
 
     def check_sources(self, sources: Mapping[str, SourceRun]) -> None:
         proverb, alignment = sources["proverb_run"], sources["alignment_run"]
-        if proverb.task not in baselines_where(ranks_proverbs=True):
-            raise ValueError(
-                f"Run {proverb.id} is a {proverb.task} run; the proverb run is one of "
-                f"{', '.join(baselines_where(ranks_proverbs=True))}."
-            )
-        if alignment.task != Alignment.name:
-            raise ValueError(f"Run {alignment.id} is a {alignment.task} run, not an alignment run.")
-        for source in (proverb, alignment):
-            if source.status != "succeeded":
-                raise ValueError(f"Run {source.id} has not succeeded (it is {source.status}).")
-        if proverb.snapshot != alignment.snapshot:
-            raise ValueError(
-                f"Runs {proverb.id} and {alignment.id} used different snapshots: run both on "
-                "the same data."
-            )
-        if proverb.setting != alignment.setting:
-            raise ValueError(
-                f"Run {proverb.id} is {proverb.setting} and run {alignment.id} is "
-                f"{alignment.setting}: both need the same setting."
-            )
+        pipeline_check(proverb, alignment, proverb_tasks=baselines_where(ranks_proverbs=True))
 
-    def run(self, *, sources: Mapping[str, SourceRun], **_) -> dict:
-        import time
-
+    def run(self, request: RunRequest, sources: Mapping[str, SourceRun]) -> dict:
         started = time.monotonic()
         self.check_sources(sources)
         proverb, alignment = sources["proverb_run"], sources["alignment_run"]
@@ -399,11 +338,10 @@ class Generation(Baseline):
     def parts(self, examples, *, setting: str, seed: int, hp=None):
         return generation_parts(examples, setting=setting, seed=seed, hp=hp)
 
-    def run(self, **arguments) -> dict:
+    def run(self, request: RunRequest, sources: Mapping[str, SourceRun]) -> dict:
         from modeling.training.generation_run import run_generation
 
-        del arguments["sources"], arguments["round_proverbs"]
-        return run_generation(**arguments)
+        return run_generation(request)
 
     def item_scores(self, predictions: list[dict]) -> dict[str, dict]:
         from modeling.training.generation import rouge_l_scores

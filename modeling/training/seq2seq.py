@@ -1,18 +1,11 @@
 """A seq2seq generator (ePiC Table 11's model): any seq2seq checkpoint, or an encoder
 warm-started as one.
 
-No Django. A checkpoint whose config is an encoder-decoder (T5, BART, a saved
-`EncoderDecoderModel`) loads as it is; a plain encoder (the shipped MiniLM, BERT)
-is warm-started as an encoder-decoder of two copies of itself, the decoder with
-cross-attention (transformers' `EncoderDecoderModel` with a copy distribution,
-modeling.training.copying; an encoder family with no
-causal-LM form, such as MPNet, cannot be warm-started and says so).
-
-A warm-started model copies from its input (modeling.training.copying says why: without
-it the decoder learnt to ignore its encoder and wrote the same story for every input).
-Its new parameters (cross-attention, the LM head's transform, the copy attention and
-gate) learn at the head's rate (`head_learning_rate`, with warm-up and decay,
-modeling.training.loop). Training, decoding and scoring: modeling.training.generator.
+No Django. An encoder-decoder checkpoint (T5, BART, a saved `EncoderDecoderModel`) loads as
+it is; a plain encoder (MiniLM, BERT) is warm-started as an encoder-decoder of two copies of
+itself that copies from its input (modeling.training.copying says why), its new parameters
+learning at `head_learning_rate`. An encoder family with no causal-LM form (MPNet) cannot
+be warm-started and says so.
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
 """Span pairs of the alignment baselines (ePiC Tables 8 and 9), with no heavy imports.
 
-No Django, no torch: the span items a snapshot's alignments give, the parts an
-alignment run trains and is scored on, the mapping of a character span onto a
-fast tokenizer's tokens, and the pipeline's combination of a proverb-prediction
-run with an alignment run.
-
-* One item per span pair of a narrative's alignment (proverb span, narrative
-  start, narrative end: characters of the narrative, [start, end)). Narratives
-  without an alignment are left out and counted.
-* The parts are `split_parts` of the aligned narratives only, so the dev slice
-  (which chooses the epoch) holds aligned narratives too.
-* Pipeline (Table 9): each test span pair keeps its span scores only when the
-  proverb run ranked its narrative's proverb first; otherwise they are zero.
+No Django, no torch: one item per span pair of a narrative's alignment (characters of the
+narrative, [start, end); narratives without one are left out and counted), the parts of the
+aligned narratives only (so the dev slice holds aligned narratives too), a character span
+on a fast tokenizer's tokens, and the pipeline (Table 9): each test span pair keeps its
+scores only where the proverb run ranked its narrative's proverb first.
 """
 
 from __future__ import annotations
@@ -97,6 +90,43 @@ def token_span(
     if not inside:
         return None
     return inside[0], inside[-1]
+
+
+@dataclass(frozen=True)
+class SourceRun:
+    """A finished run another baseline combines (the pipeline's proverb and alignment runs)."""
+
+    id: int
+    task: str
+    status: str
+    snapshot: int
+    setting: str
+    predictions: list
+
+
+def pipeline_check(proverb: SourceRun, alignment: SourceRun, *, proverb_tasks: list[str]) -> None:
+    """ValueError unless the pipeline can combine these runs: a succeeded run of one of
+    `proverb_tasks` and a succeeded alignment run, on the same snapshot and setting."""
+    if proverb.task not in proverb_tasks:
+        raise ValueError(
+            f"Run {proverb.id} is a {proverb.task} run; the proverb run is one of "
+            f"{', '.join(proverb_tasks)}."
+        )
+    if alignment.task != "alignment":
+        raise ValueError(f"Run {alignment.id} is a {alignment.task} run, not an alignment run.")
+    for source in (proverb, alignment):
+        if source.status != "succeeded":
+            raise ValueError(f"Run {source.id} has not succeeded (it is {source.status}).")
+    if proverb.snapshot != alignment.snapshot:
+        raise ValueError(
+            f"Runs {proverb.id} and {alignment.id} used different snapshots: run both on "
+            "the same data."
+        )
+    if proverb.setting != alignment.setting:
+        raise ValueError(
+            f"Run {proverb.id} is {proverb.setting} and run {alignment.id} is "
+            f"{alignment.setting}: both need the same setting."
+        )
 
 
 def pipeline_combine(proverb_predictions: list[dict], span_predictions: list[dict]) -> dict:

@@ -1,14 +1,8 @@
-"""The evaluation sets of the generation baseline, shipped as files: English stories with
-their keywords and splits, as `Example`s.
-
-No Django. `shipped`: 2,040 stories shaped like ePiC, composed from sentence frames
-(136 proverbs of annotation/data/demo_proverbs.csv, 15 stories each of about 65 words;
-seen: 11 train and 4 test a proverb; unseen: 82 train and 54 test proverbs), by
-bench/modeling/compose_stories.py. `figurative`: 1,295 stories written by people, the
-figurative narratives benchmark's training narratives (MIT licence, figurative_set.LICENSE
-beside it), each with its idiom or simile where ePiC has the proverb, by
-bench/modeling/figurative_set.py. Both carry the keywords Parable extracts on approval
-(verbs, then named entities, by spaCy); the scripts say how each was built and split.
+"""The generation baseline's evaluation sets, shipped as files of `Example`s with keywords
+and splits (no Django): `shipped`, 2,040 stories composed from sentence frames on 136
+proverbs (bench/modeling/compose_stories.py), and `figurative`, 1,295 stories written by
+people, the figurative narratives benchmark's training narratives with their idiom or
+simile as the proverb (MIT licence, figurative_set.LICENSE; bench/modeling/figurative_set.py).
 """
 
 from __future__ import annotations

@@ -6,8 +6,7 @@ import torch
 
 from modeling.training.alignment import best_spans, encode, load_artifact, predict
 from modeling.training.examples import Example, SnapshotError
-from modeling.training.hyperparameters import Hyperparameters
-from modeling.training.loop import Reporter
+from modeling.training.hyperparameters import Hyperparameters, Reporter
 from modeling.training.registry import run_task
 from modeling.training.spans import SpanItem, pipeline_combine, span_items, token_span
 from tests.modeling.conftest import aligned_examples

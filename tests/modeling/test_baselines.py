@@ -6,8 +6,7 @@ import pytest
 
 from modeling.training.baselines import distinct_proverb_batches
 from modeling.training.examples import Example, SnapshotError
-from modeling.training.hyperparameters import Cancelled, Hyperparameters
-from modeling.training.loop import Reporter
+from modeling.training.hyperparameters import Cancelled, Hyperparameters, Reporter
 from modeling.training.registry import run_task
 from tests.factories import STORIES
 from tests.modeling.conftest import WORDS, aligned_examples

@@ -22,8 +22,7 @@ from modeling.training.generation import (
 )
 from modeling.training.generator import DECODING_LABELS
 from modeling.training.health import english_pipeline
-from modeling.training.hyperparameters import Cancelled, Hyperparameters
-from modeling.training.loop import Reporter
+from modeling.training.hyperparameters import Cancelled, Hyperparameters, Reporter
 from modeling.training.registry import run_task
 from modeling.training.seq2seq import KIND_COPYING, Seq2Seq
 from modeling.training.story_set import story_set_examples

@@ -53,8 +53,9 @@ class Majority(Baseline):
     ranks_proverbs = True
     measures = ("accuracy",)
 
-    def run(self, *, examples, setting, seed, **_) -> dict:
-        parts = self.parts(examples, setting=setting, seed=seed)
+    def run(self, request, sources) -> dict:
+        examples, setting = request.examples, request.setting
+        parts = self.parts(examples, setting=setting, seed=request.seed)
         counts = {}
         for example in examples:
             if getattr(example, setting) == "train":

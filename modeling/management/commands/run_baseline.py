@@ -12,13 +12,7 @@ from common.progress import progress_bar_open
 from modeling.models import Run
 from modeling.runs.selectors import run_record, runs_compare
 from modeling.runs.services import run_execute, runs_create, runs_dead_end
-from modeling.training.hyperparameters import (
-    GENERATION_FIELDS,
-    KEYWORD_DECODING,
-    SCHEDULES,
-    TRAINING_FIELDS,
-    Hyperparameters,
-)
+from modeling.training.hyperparameters import CHOICES, OFFERED, Hyperparameters
 from modeling.training.registry import BASELINES, baseline_for
 
 # Generation on a subset: --train N and --test N, as bench/modeling/generation.py takes them.
@@ -69,24 +63,6 @@ class Command(BaseCommand):
         parser.add_argument("task", choices=list(BASELINES))
         parser.add_argument("--model", help="folder, PyPI-shipped model or hub name")
         parser.add_argument("--split", choices=["seen", "unseen"], default="seen")
-        parser.add_argument("--epochs", type=int, default=5)
-        parser.add_argument("--batch-size", type=int, default=16)
-        defaults = Hyperparameters()
-        parser.add_argument(
-            "--learning-rate", type=float, default=defaults.learning_rate, help="the checkpoint's"
-        )
-        parser.add_argument(
-            "--head-learning-rate",
-            type=float,
-            default=defaults.head_learning_rate,
-            help="new parameters: a head, a warm-started decoder's cross-attention",
-        )
-        parser.add_argument("--warmup-ratio", type=float, default=defaults.warmup_ratio)
-        parser.add_argument("--schedule", choices=SCHEDULES, default=defaults.schedule)
-        parser.add_argument(
-            "--scale", type=float, default=defaults.scale, help="proverb tasks: logit scale"
-        )
-        parser.add_argument("--max-length", type=int, default=256)
         parser.add_argument(
             "--seed",
             type=int,
@@ -94,25 +70,18 @@ class Command(BaseCommand):
             default=[1],
             help="one run per seed (e.g. --seed 1 2 3), one after the other",
         )
-        parser.add_argument(
-            "--span-max-tokens", type=int, default=64, help="alignment: longest span, in tokens"
-        )
-        parser.add_argument("--proverb-run", type=int, help="pipeline: the proverb run's id")
-        parser.add_argument("--alignment-run", type=int, help="pipeline: the alignment run's id")
-        for name in GENERATION_FIELDS:
+        for name, help_text in OFFERED.items():
+            default = getattr(Hyperparameters(), name)
             parser.add_argument(
                 f"--{name.replace('_', '-')}",
                 *SIZE_FLAGS.get(name, ()),
-                type=int,
-                default=getattr(defaults, name),
-                help="generation only (num-beams 1: greedy; train, test: the first N, 0 all)",
+                type=type(default),
+                choices=CHOICES.get(name),
+                default=default,
+                help=help_text or None,
             )
-        parser.add_argument(
-            "--keyword-decoding",
-            choices=KEYWORD_DECODING,
-            default=defaults.keyword_decoding,
-            help="generation only: 'biased' raises the keywords' tokens (labelled as such)",
-        )
+        parser.add_argument("--proverb-run", type=int, help="pipeline: the proverb run's id")
+        parser.add_argument("--alignment-run", type=int, help="pipeline: the alignment run's id")
         parser.add_argument(
             "--compare-with",
             type=int,
@@ -175,17 +144,7 @@ class Command(BaseCommand):
             task=options["task"],
             setting=options["split"],
             model_name=options["model"],
-            hyperparameters={
-                "epochs": options["epochs"],
-                "batch_size": options["batch_size"],
-                "learning_rate": options["learning_rate"],
-                **{name: options[name] for name in TRAINING_FIELDS},
-                "max_length": options["max_length"],
-                "span_max_tokens": options["span_max_tokens"],
-                **{name: options[name] for name in GENERATION_FIELDS},
-                "keyword_decoding": options["keyword_decoding"],
-                **sources,
-            },
+            hyperparameters={**{name: options[name] for name in OFFERED}, **sources},
             queue=False,
         )
 
