@@ -68,16 +68,10 @@ def endpoint() -> Endpoint:
     return Endpoint(value.rstrip("/"), f"{parts.scheme}://{parts.netloc}")
 
 
-def mturk_client():
-    """A boto3 MTurk client for the configured endpoint, retrying throttling and faults."""
-    return _client(endpoint().api_url, settings.MTURK_REGION, settings.MTURK_MAX_ATTEMPTS)
-
-
 @lru_cache(maxsize=8)
 def _client(api_url: str, region: str, max_attempts: int):
-    # boto3 clients are thread-safe and costly to build: one per endpoint and process.
-    # boto3 itself is imported here, with the first call: the admin and the commands that
-    # import this module never pay for it otherwise.
+    # One boto3 client per endpoint and process (thread-safe, costly to build); boto3 is
+    # imported with the first call, so the admin and commands never pay for it otherwise.
     import boto3
     from botocore.config import Config
 
@@ -94,11 +88,10 @@ def _client(api_url: str, region: str, max_attempts: int):
 def call(operation: str, **params) -> dict:
     """Call one API operation (never inside a database transaction); errors become
     MTurkError with MTurk's message."""
-    # With boto3, at the first call: a web worker that serves no MTurk call never loads botocore.
     from botocore.exceptions import BotoCoreError, ClientError
 
     ensure_outside_transaction(f"MTurk {operation}")
-    client = mturk_client()
+    client = _client(endpoint().api_url, settings.MTURK_REGION, settings.MTURK_MAX_ATTEMPTS)
     try:
         return getattr(client, operation)(**params)
     except ClientError as error:
