@@ -47,10 +47,6 @@ def task_url(*, item_id: int) -> str:
     return settings.PARABLE_PUBLIC_URL.rstrip("/") + reverse("mturk:task", args=[item_id])
 
 
-def _dollars(cents: int) -> str:
-    return f"{Decimal(cents) / 100:.2f}"
-
-
 def _qualification_type(*, name: str, description: str, **extra) -> str:
     """Create a qualification type, or find the one a retried publish created before."""
     try:
@@ -142,7 +138,7 @@ def hits_create(*, batch: Batch) -> dict:
         "create_hit_type",
         AutoApprovalDelayInSeconds=publication.auto_approval_delay_seconds,
         AssignmentDurationInSeconds=batch.time_allowed_seconds,
-        Reward=_dollars(batch.reward_cents),
+        Reward=f"{Decimal(batch.reward_cents) / 100:.2f}",
         Title=publication.title,
         Keywords=publication.keywords,
         Description=publication.description,

@@ -235,18 +235,15 @@ def narrative_splits_assign(*, seed: int = 0) -> SplitResult:
     for proverb_id, narrative_ids in by_proverb.items():
         for narrative_id in narrative_ids:
             combined[(seen[narrative_id], unseen_proverbs[proverb_id])].append(narrative_id)
-    for (seen_part, unseen_part), ids in combined.items():
-        _set_split(ids, split_seen=seen_part, split_unseen=unseen_part)
     counts = {setting: dict.fromkeys(PARTS, 0) for setting in SETTINGS}
     for (seen_part, unseen_part), ids in combined.items():
+        for start in range(0, len(ids), _CHUNK):  # one UPDATE per combination, not per row
+            Narrative.objects.filter(pk__in=ids[start : start + _CHUNK]).update(
+                split_seen=seen_part, split_unseen=unseen_part
+            )
         counts["seen"][seen_part] += len(ids)
         counts["unseen"][unseen_part] += len(ids)
     return SplitResult(counts=counts)
-
-
-def _set_split(ids: list[int], **splits: str) -> None:
-    for start in range(0, len(ids), _CHUNK):
-        Narrative.objects.filter(pk__in=ids[start : start + _CHUNK]).update(**splits)
 
 
 def split_counts() -> dict[str, dict[str, int]]:
