@@ -1,10 +1,7 @@
-"""MTurk in the admin: set a batch up, and one page per batch with its HITs, assignments,
-flags and every review action.
-
-Viewing needs the view-batch permission; review actions (approve, reject, bonus, block)
-the review-batch permission; publishing, syncing and changing HITs the change-batch
-permission. Worker text reaches the pages only through Django's autoescaping.
-"""
+"""MTurk in the admin: a batch's settings, and one page per batch with its HITs,
+assignments, flags and every review action. Viewing needs the view-batch permission; review
+actions the review-batch one; publishing, syncing and changing HITs the change-batch one.
+Worker text reaches the pages only through Django's autoescaping."""
 
 from __future__ import annotations
 

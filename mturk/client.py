@@ -1,10 +1,7 @@
-"""The one module that talks to MTurk's Requester API (2017-01-17) through boto3.
-
-The endpoint is a setting (`MTURK_ENDPOINT`: the URL of anything speaking the same API,
-such as `mturk.standin`; AWS closed MTurk on 30 September 2026). Unset, the provider is
-off: every call says so. Credentials come from the standard AWS environment variables or
-profile. Throttling and service faults are retried by botocore's standard retry mode.
-"""
+"""The one module that talks to MTurk's Requester API (2017-01-17) through boto3, at
+`MTURK_ENDPOINT` (anything speaking the API, such as `mturk.standin`: AWS closed MTurk on 30
+September 2026); unset, every call says the provider is off. Credentials come from the AWS
+environment; throttling and faults are retried by botocore's standard retry mode."""
 
 from __future__ import annotations
 

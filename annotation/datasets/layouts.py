@@ -1,13 +1,8 @@
-"""How an imported JSON file was written, so that its export gives back the same bytes
-(plain Python, no database).
-
-A release is written by a program, almost always by `json.dump`: ePiC's dataset file with a
-4-space indent, ASCII escapes and no final newline, its split files likewise. Values alone
-do not give those bytes back: the indent, the escapes, the separators, the key order and
-the end of the file do. `json_array_layout` finds the layout that writes a JSON array's
-text exactly as it is (and None when no `json.dumps` layout does: then only the values come
-back), and `write_json_array` writes items in that layout as they stream past.
-"""
+"""How an imported JSON file was written, so that its export gives back the same bytes (no
+database). A release is written by `json.dump` (ePiC's with a 4-space indent, ASCII escapes
+and no final newline): `json_array_layout` finds the indent, escapes, separators, key order
+and ending that write an array's text exactly (None when no `json.dumps` layout does), and
+`write_json_array` writes items in that layout as they stream past."""
 
 from __future__ import annotations
 
