@@ -1,6 +1,7 @@
 """The demo proverbs and write batch shipped with Parable, marked `is_demo`: the curated
 count leaves them out, and `demo_data_remove` takes them away before a real study."""
 
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -177,17 +178,16 @@ def _delete_or_say_why(delete) -> str:
 
 def _used_by(rows) -> str:
     """What protects rows: "used by choice answers (2, in 'Choose: study')"."""
-    counts: dict[str, int] = {}
-    batches: dict[str, set[str]] = {}
+    counts: Counter[str] = Counter()
+    batches: defaultdict[str, set[str]] = defaultdict(set)
     for row in rows:
         kind = str(row._meta.verbose_name_plural)
-        counts[kind] = counts.get(kind, 0) + 1
-        batch = _batch_of(row)
-        if batch is not None:
-            batches.setdefault(kind, set()).add(repr(batch.name))
+        counts[kind] += 1
+        if (batch := _batch_of(row)) is not None:
+            batches[kind].add(repr(batch.name))
     parts = []
     for kind, count in sorted(counts.items()):
-        where = f", in {', '.join(sorted(batches[kind]))}" if kind in batches else ""
+        where = f", in {', '.join(sorted(batches[kind]))}" if batches[kind] else ""
         parts.append(f"{kind} ({count}{where})")
     return "used by " + ", ".join(parts)
 

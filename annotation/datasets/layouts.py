@@ -14,6 +14,8 @@ BOM = "\ufeff"
 # Item and key separators json.dumps writes: its defaults without and with an indent, and
 # the compact form.
 SEPARATORS = ((", ", ": "), (",", ": "), (",", ":"))
+# Without a file's layout: one item a line, not indented.
+A_RECORD_A_LINE = {"indent": "", "separators": [",", ": "], "final_newline": "\n", "bom": False}
 
 
 def _indent_of(text: str) -> int | str | None:
@@ -93,15 +95,7 @@ def json_item(item, layout: dict | None) -> str:
 def write_json_array(texts: Iterable[str], stream: TextIO, layout: dict | None) -> int:
     """Write items already made by `json_item` as a JSON array in `layout`, as they come;
     returns how many. Without a layout: one item a line and a final newline."""
-    if layout is None:
-        count = 0
-        stream.write("[")
-        for text in texts:
-            stream.write(",\n" if count else "\n")
-            stream.write(text)
-            count += 1
-        stream.write("\n]\n")
-        return count
+    layout = layout or A_RECORD_A_LINE
     if layout["bom"]:
         stream.write(BOM)
     indent = layout["indent"]
