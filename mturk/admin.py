@@ -53,6 +53,10 @@ PUBLICATION_FIELDS = (
     "test_min_score",
 )
 
+# The batch page's actions: those that need the review-batch permission, and the others,
+# which need the change-batch one.
+REVIEW_ACTIONS = ("approve", "reject", "bonus", "block", "unblock")
+CHANGE_ACTIONS = ("publish", "sync", "expire", "extend", "add", "notify")
 # The calls a review decides go to MTurk once it is saved (crowd.outbox).
 TOLD = "MTurk is told now (Crowd work › Provider calls shows when it has answered)."
 
@@ -215,34 +219,17 @@ class PublicationAdmin(AdminPages, DurationsInMinutes, admin.ModelAdmin):
         )
         return TemplateResponse(request, "admin/mturk/batch.html", context)
 
-    def _actions(self) -> dict:
-        """Each action the batch page posts: the permission it needs and its handler."""
-        review, change = "crowd.review_batch", "crowd.change_batch"
-        return {
-            "publish": (change, self._do_publish),
-            "sync": (change, self._do_sync),
-            "approve": (review, self._do_approve),
-            "reject": (review, self._do_reject),
-            "bonus": (review, self._do_bonus),
-            "block": (review, self._do_block),
-            "unblock": (review, self._do_unblock),
-            "expire": (change, self._do_expire),
-            "extend": (change, self._do_extend),
-            "add": (change, self._do_add),
-            "notify": (change, self._do_notify),
-        }
-
     def _act(self, request, batch: Batch) -> None:
-        needed, handler = self._actions().get(
-            request.POST.get("action", ""), ("crowd.change_batch", None)
-        )
+        """Run the posted action through its handler, _do_<action>."""
+        action = request.POST.get("action", "")
+        needed = "crowd.review_batch" if action in REVIEW_ACTIONS else "crowd.change_batch"
         if not request.user.has_perm(needed):
             raise PermissionDenied
-        if handler is None:
+        if action not in REVIEW_ACTIONS + CHANGE_ACTIONS:
             self.message_user(request, "Unknown action.", messages.ERROR)
             return
         try:
-            self.message_user(request, handler(request, batch))
+            self.message_user(request, getattr(self, f"_do_{action}")(request, batch))
         except (ValueError, ReviewError, ProviderError) as error:
             self.message_user(request, str(error), messages.ERROR)
 

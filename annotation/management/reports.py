@@ -1,5 +1,6 @@
-"""What the commands share: a named file read under the import size limit, and a report
-printed as JSON (--json) or as a summary with its problems."""
+"""What the commands share: a named file read under the import size limit, text written to
+a file or standard output, and a report printed as JSON (--json) or as a summary with its
+problems."""
 
 from __future__ import annotations
 
@@ -21,6 +22,19 @@ def file_read(path: Path) -> bytes:
         raise CommandError(f"Cannot read {path}: {error.strerror}.") from error
     except UploadTooLarge as error:
         raise CommandError(str(error)) from error
+
+
+def text_write(command: BaseCommand, text: str, path: Path | None) -> None:
+    """The text into a file (said on standard error), or to standard output without a path
+    or with "-"."""
+    if path is None or str(path) == "-":
+        command.stdout.write(text, ending="")
+        return
+    try:
+        path.write_bytes(text.encode("utf-8"))
+    except OSError as error:
+        raise CommandError(f"Cannot write {path}: {error.strerror}.") from error
+    command.stderr.write(f"Wrote {path}.")
 
 
 class ReportCommand(BaseCommand):
