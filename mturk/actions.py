@@ -31,7 +31,6 @@ from mturk.publishing import exclusion_set
 
 Kind = ProviderAction.Kind
 Status = ProviderAction.Status
-OVERRIDE_WINDOW = timedelta(days=30)
 
 
 def linked_assignment(answer) -> MTurkAssignment:
@@ -93,16 +92,19 @@ def action_send(*, action: ProviderAction) -> str:
         return _reject(action)
     if action.kind == Kind.BONUS:
         return _bonus(action)
-    if action.kind == Kind.BLOCK:
-        client.call("create_worker_block", WorkerId=action.reference, Reason=_block_reason(action))
-        for publication in _live_publications():
-            exclusion_set(publication=publication, worker_id=action.reference)
-        return "Blocked on MTurk."
-    if action.kind == Kind.UNBLOCK:
-        client.call("delete_worker_block", WorkerId=action.reference, Reason="Unblocked")
-        for publication in _live_publications():
-            exclusion_set(publication=publication, worker_id=action.reference, excluded=False)
-        return "Unblocked on MTurk."
+    if action.kind in (Kind.BLOCK, Kind.UNBLOCK):
+        blocked = action.kind == Kind.BLOCK
+        if blocked:
+            reason = (action.payload.get("reason") or "Blocked")[:1024]
+            client.call("create_worker_block", WorkerId=action.reference, Reason=reason)
+        else:
+            client.call("delete_worker_block", WorkerId=action.reference, Reason="Unblocked")
+        live = Publication.objects.filter(batch__status="published").exclude(
+            exclusion_qualification_id=""
+        )
+        for publication in live:
+            exclusion_set(publication=publication, worker_id=action.reference, excluded=blocked)
+        return "Blocked on MTurk." if blocked else "Unblocked on MTurk."
     return _notify(action)
 
 
@@ -111,6 +113,14 @@ def _remote_status(action: ProviderAction) -> str:
     return client.call("get_assignment", AssignmentId=action.reference)["Assignment"][
         "AssignmentStatus"
     ]
+
+
+def _decided(action: ProviderAction, status: str, message: str) -> None:
+    """Parable's copy of MTurk's assignment takes the decision sent."""
+    when = "approved_at" if status == MTurkAssignment.Status.APPROVED else "rejected_at"
+    MTurkAssignment.objects.filter(assignment_id=action.reference).update(
+        status=status, requester_feedback=message, **{when: timezone.now()}
+    )
 
 
 def _approve(action: ProviderAction) -> str:
@@ -123,11 +133,7 @@ def _approve(action: ProviderAction) -> str:
             RequesterFeedback=feedback[:1024],
             OverrideRejection=status == MTurkAssignment.Status.REJECTED,
         )
-    MTurkAssignment.objects.filter(assignment_id=action.reference).update(
-        status=MTurkAssignment.Status.APPROVED,
-        approved_at=timezone.now(),
-        requester_feedback=feedback,
-    )
+    _decided(action, MTurkAssignment.Status.APPROVED, feedback)
     if status == MTurkAssignment.Status.APPROVED:
         return "MTurk had it approved already."
     return "Approved on MTurk."
@@ -145,11 +151,7 @@ def _reject(action: ProviderAction) -> str:
         client.call(
             "reject_assignment", AssignmentId=action.reference, RequesterFeedback=message[:1024]
         )
-    MTurkAssignment.objects.filter(assignment_id=action.reference).update(
-        status=MTurkAssignment.Status.REJECTED,
-        rejected_at=timezone.now(),
-        requester_feedback=message,
-    )
+    _decided(action, MTurkAssignment.Status.REJECTED, message)
     return "Rejected on MTurk."
 
 
@@ -186,16 +188,6 @@ def _notify(action: ProviderAction) -> str:
     return "Message sent."
 
 
-def _block_reason(action: ProviderAction) -> str:
-    return (action.payload.get("reason") or "Blocked")[:1024]
-
-
-def _live_publications():
-    return Publication.objects.filter(batch__status="published").exclude(
-        exclusion_qualification_id=""
-    )
-
-
 def action_reconcile(*, action: ProviderAction, now) -> str:
     """A bonus MTurk lists on the assignment (same amount and reason) was paid; MTurk pays
     at once, so one it does not list was not, and is sent again."""
@@ -205,15 +197,11 @@ def action_reconcile(*, action: ProviderAction, now) -> str:
     )
     for payment in payments:
         if (
-            _same_amount(payment["BonusAmount"], amount)
+            f"{float(payment['BonusAmount']):.2f}" == amount
             and payment["Reason"] == action.payload["reason"]
         ):
             return Status.DONE
     return Status.PENDING
-
-
-def _same_amount(listed: str, amount: str) -> bool:
-    return f"{float(listed):.2f}" == amount
 
 
 def action_in_flight() -> timedelta:

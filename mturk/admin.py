@@ -1,10 +1,7 @@
-"""MTurk in the admin: set a batch up, see its cost and confirm before publishing, and one
-page per batch with the balance, HITs, assignments, flags and every review action.
-
-Viewing needs the view-batch permission; review actions (approve, reject, bonus, block)
-the review-batch permission; publishing, syncing and changing HITs the change-batch
-permission. Worker text reaches the pages only through Django's autoescaping.
-"""
+"""MTurk in the admin: a batch's settings, and one page per batch with its HITs,
+assignments, flags and every review action. Viewing needs the view-batch permission; review
+actions the review-batch one; publishing, syncing and changing HITs the change-batch one.
+Worker text reaches the pages only through Django's autoescaping."""
 
 from __future__ import annotations
 
@@ -21,6 +18,7 @@ from annotation.admin.pages import page_urls
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from crowd import task_types
 from crowd.admin.read_only import AdminPages, ReadOnlyAdmin
+from crowd.batches import batch_publish
 from crowd.models import Assignment, Batch, Worker
 from crowd.money import cents_from_amount, money_text
 from crowd.providers import ProviderError
@@ -35,10 +33,10 @@ from crowd.review import (
 from mturk.hits import hit_assignments_add, hit_expire, hit_extend
 from mturk.importing import mapping_help, mturk_results_import
 from mturk.models import HIT, MTurkAssignment, Publication
-from mturk.publishing import cost_estimate, mturk_batch_publish, publication_set
+from mturk.publishing import publication_set
 from mturk.results import ResultsFileError
 from mturk.review import batch_workers_notify
-from mturk.selectors import account_balance, auto_approval_due, batch_hits, unmatched_answers
+from mturk.selectors import auto_approval_due, batch_hits, unmatched_answers
 from mturk.sync import batch_sync
 
 PUBLICATION_FIELDS = (
@@ -55,6 +53,10 @@ PUBLICATION_FIELDS = (
     "test_min_score",
 )
 
+# The batch page's actions: those that need the review-batch permission, and the others,
+# which need the change-batch one.
+REVIEW_ACTIONS = ("approve", "reject", "bonus", "block", "unblock")
+CHANGE_ACTIONS = ("publish", "sync", "expire", "extend", "add", "notify")
 # The calls a review decides go to MTurk once it is saved (crowd.outbox).
 TOLD = "MTurk is told now (Crowd work › Provider calls shows when it has answered)."
 
@@ -139,7 +141,7 @@ class PublicationAdmin(AdminPages, DurationsInMinutes, admin.ModelAdmin):
     """A batch's MTurk settings; its MTurk page is where everything else happens."""
 
     form = PublicationForm
-    list_display = ("batch", "title", "hit_type_id", "confirmed_cost", "batch_page")
+    list_display = ("batch", "title", "hit_type_id", "batch_page")
     readonly_fields = ("hit_type_id", "exclusion_qualification_id", "test_qualification_id")
 
     def has_change_permission(self, request, obj=None):
@@ -147,10 +149,6 @@ class PublicationAdmin(AdminPages, DurationsInMinutes, admin.ModelAdmin):
         if obj is not None and obj.batch.status != Batch.Status.DRAFT:
             return False
         return super().has_change_permission(request, obj)
-
-    @admin.display(description="Confirmed cost")
-    def confirmed_cost(self, publication):
-        return money_text(publication.confirmed_cost_cents, "USD")
 
     @admin.display(description="MTurk page")
     def batch_page(self, publication):
@@ -165,15 +163,10 @@ class PublicationAdmin(AdminPages, DurationsInMinutes, admin.ModelAdmin):
     def response_post_save_add(self, request, obj):
         return redirect("admin:mturk_batch", batch_id=obj.batch_id)
 
-    def changelist_view(self, request, extra_context=None):
-        extra = {"balance": account_balance(), **(extra_context or {})}
-        return super().changelist_view(request, extra_context=extra)
-
     def get_urls(self):
         own = page_urls(
             ("batch/<int:batch_id>/", self.batch_view, "mturk_batch"),
             ("import-results/", self.import_view, "mturk_import_results"),
-            ("batch/<int:batch_id>/publish/", self.publish_view, "mturk_publish"),
         )
         return own + super().get_urls()
 
@@ -202,34 +195,8 @@ class PublicationAdmin(AdminPages, DurationsInMinutes, admin.ModelAdmin):
         )
         return TemplateResponse(request, "admin/mturk/import.html", context)
 
-    def publish_view(self, request, batch_id: int):
-        """The cost before publishing: rewards × assignments plus MTurk's commission."""
-        batch = get_object_or_404(Batch, pk=batch_id, provider="mturk")
-        if not request.user.has_perm("crowd.change_batch"):
-            raise PermissionDenied
-        estimate = cost_estimate(batch=batch)
-        if request.method == "POST":
-            try:
-                mturk_batch_publish(
-                    batch=batch, confirmed_cost_cents=int(request.POST.get("confirmed_cents", -1))
-                )
-            except (ValueError, ProviderError) as error:
-                self.message_user(request, str(error), messages.ERROR)
-            else:
-                self.message_user(request, f"“{batch.name}” published on MTurk.")
-                return redirect("admin:mturk_batch", batch_id=batch.pk)
-        context = self._context(
-            request,
-            title=f"Publish on MTurk: {batch.name}",
-            batch=batch,
-            estimate=estimate,
-            dollars=estimate.as_dollars(),
-            balance=account_balance(),
-        )
-        return TemplateResponse(request, "admin/mturk/publish.html", context)
-
     def batch_view(self, request, batch_id: int):
-        """Balance, HITs with their assignments, flags, warnings; POST runs one action."""
+        """HITs with their assignments, flags, warnings; POST runs one action."""
         batch = get_object_or_404(Batch, pk=batch_id, provider="mturk")
         if not request.user.has_perm("crowd.view_batch"):
             raise PermissionDenied
@@ -241,7 +208,6 @@ class PublicationAdmin(AdminPages, DurationsInMinutes, admin.ModelAdmin):
             request,
             title=f"MTurk: {batch.name}",
             batch=batch,
-            balance=account_balance(),
             hits=batch_hits(batch=batch),
             unmatched=unmatched_answers(batch=batch),
             # An answer MTurk has not vouched for can be rejected here before sync does.
@@ -253,33 +219,17 @@ class PublicationAdmin(AdminPages, DurationsInMinutes, admin.ModelAdmin):
         )
         return TemplateResponse(request, "admin/mturk/batch.html", context)
 
-    def _actions(self) -> dict:
-        """Each action the batch page posts: the permission it needs and its handler."""
-        review, change = "crowd.review_batch", "crowd.change_batch"
-        return {
-            "sync": (change, self._do_sync),
-            "approve": (review, self._do_approve),
-            "reject": (review, self._do_reject),
-            "bonus": (review, self._do_bonus),
-            "block": (review, self._do_block),
-            "unblock": (review, self._do_unblock),
-            "expire": (change, self._do_expire),
-            "extend": (change, self._do_extend),
-            "add": (change, self._do_add),
-            "notify": (change, self._do_notify),
-        }
-
     def _act(self, request, batch: Batch) -> None:
-        needed, handler = self._actions().get(
-            request.POST.get("action", ""), ("crowd.change_batch", None)
-        )
+        """Run the posted action through its handler, _do_<action>."""
+        action = request.POST.get("action", "")
+        needed = "crowd.review_batch" if action in REVIEW_ACTIONS else "crowd.change_batch"
         if not request.user.has_perm(needed):
             raise PermissionDenied
-        if handler is None:
+        if action not in REVIEW_ACTIONS + CHANGE_ACTIONS:
             self.message_user(request, "Unknown action.", messages.ERROR)
             return
         try:
-            self.message_user(request, handler(request, batch))
+            self.message_user(request, getattr(self, f"_do_{action}")(request, batch))
         except (ValueError, ReviewError, ProviderError) as error:
             self.message_user(request, str(error), messages.ERROR)
 
@@ -294,6 +244,9 @@ class PublicationAdmin(AdminPages, DurationsInMinutes, admin.ModelAdmin):
     @staticmethod
     def _worker(request) -> Worker:
         return get_object_or_404(Worker, pk=request.POST.get("worker"), provider="mturk")
+
+    def _do_publish(self, request, batch):
+        return f"“{batch_publish(batch=batch).name}” published on MTurk."
 
     def _do_sync(self, request, batch):
         return f"Synced: {batch_sync(batch=batch)} assignment(s) new or changed."

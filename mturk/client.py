@@ -1,10 +1,7 @@
-"""The one module that talks to MTurk's Requester API (2017-01-17) through boto3.
-
-The endpoint is a setting (`MTURK_ENDPOINT`: the URL of anything speaking the same API,
-such as `mturk.standin`; AWS closed MTurk on 30 September 2026). Unset, the provider is
-off: every call says so. Credentials come from the standard AWS environment variables or
-profile. Throttling and service faults are retried by botocore's standard retry mode.
-"""
+"""The one module that talks to MTurk's Requester API (2017-01-17) through boto3, at
+`MTURK_ENDPOINT` (anything speaking the API, such as `mturk.standin`: AWS closed MTurk on 30
+September 2026); unset, every call says the provider is off. Credentials come from the AWS
+environment; throttling and faults are retried by botocore's standard retry mode."""
 
 from __future__ import annotations
 
@@ -68,16 +65,10 @@ def endpoint() -> Endpoint:
     return Endpoint(value.rstrip("/"), f"{parts.scheme}://{parts.netloc}")
 
 
-def mturk_client():
-    """A boto3 MTurk client for the configured endpoint, retrying throttling and faults."""
-    return _client(endpoint().api_url, settings.MTURK_REGION, settings.MTURK_MAX_ATTEMPTS)
-
-
 @lru_cache(maxsize=8)
 def _client(api_url: str, region: str, max_attempts: int):
-    # boto3 clients are thread-safe and costly to build: one per endpoint and process.
-    # boto3 itself is imported here, with the first call: the admin and the commands that
-    # import this module never pay for it otherwise.
+    # One boto3 client per endpoint and process (thread-safe, costly to build); boto3 is
+    # imported with the first call, so the admin and commands never pay for it otherwise.
     import boto3
     from botocore.config import Config
 
@@ -94,11 +85,10 @@ def _client(api_url: str, region: str, max_attempts: int):
 def call(operation: str, **params) -> dict:
     """Call one API operation (never inside a database transaction); errors become
     MTurkError with MTurk's message."""
-    # With boto3, at the first call: a web worker that serves no MTurk call never loads botocore.
     from botocore.exceptions import BotoCoreError, ClientError
 
     ensure_outside_transaction(f"MTurk {operation}")
-    client = mturk_client()
+    client = _client(endpoint().api_url, settings.MTURK_REGION, settings.MTURK_MAX_ATTEMPTS)
     try:
         return getattr(client, operation)(**params)
     except ClientError as error:

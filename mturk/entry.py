@@ -45,13 +45,10 @@ def submit_origin(turk_submit_to: str) -> str:
 
 @transaction.atomic
 def mturk_task_open(*, item: BatchItem, assignment_id: str, hit_id: str, worker_id: str):
-    """The answer this MTurk assignment writes to: the one it already has, or one reserved
-    now for the claimed worker (see the module).
-
-    Raises EntryError for malformed parameters, a HIT that is not this item's, or a worker
-    MTurk already vouches for on this item under another assignment; crowd's
-    NoWorkAvailable when the worker may not work on it (blocked, a qualification).
-    """
+    """The answer this MTurk assignment writes to: the one it has, or one reserved now for
+    the claimed worker. EntryError for malformed parameters, another item's HIT, or a worker
+    MTurk vouches for on this item under another assignment; NoWorkAvailable when the
+    worker may not work on it."""
     hit = getattr(item, "mturk_hit", None)
     if hit is None or hit.hit_id != hit_id:
         raise EntryError("This HIT is not part of this task.")

@@ -1,11 +1,7 @@
-"""Bringing a lab's past MTurk batch results into the dataset (service).
-
-Each row becomes an answer of a closed MTurk import batch: its worker (MTurk's WorkerId),
-its item (`TaskType.import_subject`), an assignment with MTurk's AssignmentId and status,
-and the task type's records (`import_payload`, stored through its validate and store as
-live answers are). A row that fails is reported by line and left out; one whose
-AssignmentId is in Parable already changes nothing; with no row imported, nothing is.
-"""
+"""Bringing a lab's past MTurk batch results into the dataset: each row becomes an answer
+of a closed MTurk import batch, stored through its task type's validate and store as live
+answers are. A row that fails is reported by line and left out; one whose AssignmentId is
+in Parable already changes nothing; with no row imported, nothing is."""
 
 from __future__ import annotations
 

@@ -32,7 +32,6 @@ class Publication(models.Model):
     excluded_worker_ids = models.JSONField(
         default=list, blank=True, help_text="Workers given the exclusion qualification."
     )
-    confirmed_cost_cents = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,22 +1,18 @@
-"""Publishing a batch on MTurk: its settings, the cost estimate, qualifications, HITs: one
-per item, MaxAssignments the batch's target (each to a different worker), an
-ExternalQuestion of the item's task page, a UniqueRequestToken so a retry makes none twice.
-"""
+"""Publishing a batch on MTurk: its settings, qualifications, HITs: one per item,
+MaxAssignments the batch's target (each to a different worker), an ExternalQuestion of the
+item's task page, a UniqueRequestToken so a retry makes none twice."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from xml.sax.saxutils import escape
 
 from django.conf import settings
 from django.db import transaction
 from django.urls import reverse
 
-from crowd.batches import batch_publish
 from crowd.models import Batch, Worker
-from crowd.money import money_text
 from crowd.providers import ProviderError
 from mturk import client
 from mturk.models import HIT, Publication
@@ -29,57 +25,6 @@ EXTERNAL_QUESTION = (
     '2006-07-14/ExternalQuestion.xsd"><ExternalURL>{url}</ExternalURL>'
     "<FrameHeight>{height}</FrameHeight></ExternalQuestion>"
 )
-
-
-@dataclass(frozen=True)
-class CostEstimate:
-    hits: int
-    assignments: int
-    rewards_cents: int
-    commission_cents: int
-    commission_rate: Decimal
-
-    @property
-    def total_cents(self) -> int:
-        return self.rewards_cents + self.commission_cents
-
-    @property
-    def commission_percent(self) -> int:
-        return int(self.commission_rate * 100)
-
-    def as_dollars(self) -> dict:
-        """Rewards, commission and total as "12.34 USD" strings (crowd.money), for pages."""
-        return {
-            name: money_text(getattr(self, f"{name}_cents"), "USD")
-            for name in ("rewards", "commission", "total")
-        }
-
-
-def commission_rate(max_assignments: int) -> Decimal:
-    """MTurk's fee: 20% of the reward, 40% for HITs with 10 or more assignments."""
-    return Decimal("0.40") if max_assignments >= 10 else Decimal("0.20")
-
-
-def fee_cents(*, reward_cents: int, rate: Decimal) -> int:
-    """The fee on one payment: the rate, at least one cent."""
-    fee = (Decimal(reward_cents) * rate).quantize(Decimal(1), rounding=ROUND_HALF_UP)
-    return max(1, int(fee))
-
-
-def cost_estimate(*, batch: Batch) -> CostEstimate:
-    """What publishing the batch costs: rewards × assignments plus MTurk's commission."""
-    hits = batch.items.count()
-    per_hit = batch.target_per_item
-    rate = commission_rate(per_hit)
-    assignments = hits * per_hit
-    fee = fee_cents(reward_cents=batch.reward_cents, rate=rate) if batch.reward_cents else 0
-    return CostEstimate(
-        hits=hits,
-        assignments=assignments,
-        rewards_cents=assignments * batch.reward_cents,
-        commission_cents=assignments * fee,
-        commission_rate=rate,
-    )
 
 
 @transaction.atomic
@@ -97,28 +42,9 @@ def publication_set(*, batch: Batch, **fields) -> Publication:
     return publication
 
 
-def mturk_batch_publish(*, batch: Batch, confirmed_cost_cents: int) -> Batch:
-    """Publish after the researcher confirmed the cost; a changed cost must be confirmed again.
-    The confirmation commits first: MTurk is called outside any transaction."""
-    with transaction.atomic():
-        batch = Batch.objects.select_for_update().get(pk=batch.pk)
-        estimate = cost_estimate(batch=batch)
-        if estimate.total_cents != confirmed_cost_cents:
-            raise ProviderError(
-                f"The cost is now {money_text(estimate.total_cents, 'USD')}; "
-                "confirm that amount to publish."
-            )
-        Publication.objects.filter(batch=batch).update(confirmed_cost_cents=confirmed_cost_cents)
-    return batch_publish(batch=batch)
-
-
 def task_url(*, item_id: int) -> str:
     """The ExternalQuestion URL of an item, from PARABLE_PUBLIC_URL."""
     return settings.PARABLE_PUBLIC_URL.rstrip("/") + reverse("mturk:task", args=[item_id])
-
-
-def _dollars(cents: int) -> str:
-    return f"{Decimal(cents) / 100:.2f}"
 
 
 def _qualification_type(*, name: str, description: str, **extra) -> str:
@@ -190,8 +116,6 @@ def hits_create(*, batch: Batch) -> dict:
     publication = Publication.objects.filter(batch=batch).first()
     if publication is None:
         raise ProviderError("Set up this batch for MTurk (title, description, reward) first.")
-    if publication.confirmed_cost_cents != cost_estimate(batch=batch).total_cents:
-        raise ProviderError("Confirm the batch's cost on its MTurk page before publishing.")
     stamp = int(batch.created_at.timestamp())
     publication.exclusion_qualification_id = _qualification_type(
         name=f"Parable exclusion: batch {batch.pk} ({stamp})",
@@ -214,7 +138,7 @@ def hits_create(*, batch: Batch) -> dict:
         "create_hit_type",
         AutoApprovalDelayInSeconds=publication.auto_approval_delay_seconds,
         AssignmentDurationInSeconds=batch.time_allowed_seconds,
-        Reward=_dollars(batch.reward_cents),
+        Reward=f"{Decimal(batch.reward_cents) / 100:.2f}",
         Title=publication.title,
         Keywords=publication.keywords,
         Description=publication.description,

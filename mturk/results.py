@@ -1,10 +1,7 @@
-"""Reading the requester site's batch results CSV (pure: no Django).
-
-Columns MTurk writes: HITId, AssignmentId, WorkerId, AssignmentStatus, SubmitTime,
-WorkTimeInSeconds, Input.* (the HIT's variables) and Answer.* (the form's fields).
-The mapping says which column is which field of a Parable answer, e.g.
-`proverb=Input.proverb,narrative=Answer.story`.
-"""
+"""Reading the requester site's batch results CSV (no Django): HITId, AssignmentId,
+WorkerId, AssignmentStatus, SubmitTime, WorkTimeInSeconds, Input.* (the HIT's variables),
+Answer.* (the form's fields). A mapping names a Parable field's column, e.g.
+`proverb=Input.proverb,narrative=Answer.story`."""
 
 from __future__ import annotations
 

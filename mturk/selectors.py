@@ -1,33 +1,17 @@
-"""Reads for the MTurk admin: account balance, a batch's HITs and assignments, what needs
-attention (answers matching no MTurk assignment, work about to be auto-approved)."""
+"""Reads for the MTurk admin: a batch's HITs and assignments, what needs attention (answers
+matching no MTurk assignment, work about to be auto-approved)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db.models import Min, Prefetch, Q
 from django.utils import timezone
 
 from crowd.models import Assignment, Batch
-from mturk import client
 from mturk.models import HIT, MTurkAssignment
 
 AUTO_APPROVAL_WARNING = timedelta(days=1)
-
-
-@dataclass(frozen=True)
-class Balance:
-    dollars: str = ""
-    error: str = ""
-
-
-def account_balance() -> Balance:
-    """The requester account's available balance, or why it could not be read."""
-    try:
-        return Balance(dollars=client.call("get_account_balance")["AvailableBalance"])
-    except client.MTurkError as error:
-        return Balance(error=str(error))
 
 
 def unmatched_answers(*, batch: Batch):

@@ -1,9 +1,7 @@
-"""Bringing MTurk's records in: HITs and their assignments, linked to the stored answers.
-
-An answer MTurk has an assignment for (same id, HIT and worker) is linked here, moved to
-the worker's own row (mturk.claims) and confirmed: only then does it count. Decisions made
-on MTurk (auto-approval, a rejection on the requester site) are mirrored into Parable's.
-"""
+"""Bringing MTurk's records in: HITs and their assignments. An answer MTurk has an
+assignment for (same id, HIT and worker) is linked, moved to the worker's own row
+(mturk.claims) and confirmed: only then does it count. Decisions made on MTurk
+(auto-approval, a rejection on the requester site) are mirrored into Parable's."""
 
 from __future__ import annotations
 
@@ -77,22 +75,20 @@ def _assignment_upsert(*, hit: HIT, row: dict) -> int:
         "requester_feedback": row.get("RequesterFeedback", ""),
         **{field: as_datetime(row[key]) if row.get(key) else None for field, key in _TIMES.items()},
     }
-    record = MTurkAssignment.objects.filter(assignment_id=row["AssignmentId"]).first()
     answer = _matching_answer(hit=hit, assignment_id=row["AssignmentId"], worker_id=row["WorkerId"])
     fields["answer"] = answer
-    if record is None:
-        record = MTurkAssignment.objects.create(assignment_id=row["AssignmentId"], **fields)
-        changed = 1
-    else:
-        changed = int(any(getattr(record, name) != value for name, value in fields.items()))
-        if changed:
-            for name, value in fields.items():
-                setattr(record, name, value)
-            record.save()
+    record, created = MTurkAssignment.objects.get_or_create(
+        assignment_id=row["AssignmentId"], defaults=fields
+    )
+    changed = created or any(getattr(record, name) != value for name, value in fields.items())
+    if changed and not created:
+        for name, value in fields.items():
+            setattr(record, name, value)
+        record.save()
     if answer is not None:
         answer = answer_vouched(answer=answer, worker_id=row["WorkerId"])
         _mirror_decision(record=record, answer=answer)
-    return changed
+    return int(changed)
 
 
 def _matching_answer(*, hit: HIT, assignment_id: str, worker_id: str) -> Assignment | None:

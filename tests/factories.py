@@ -265,7 +265,8 @@ def mturk_batch_create(*, proverbs: list[Proverb], publish: bool = True, **field
     """A write batch set up for MTurk (title, description, reward) and, by default, published
     against whatever MTURK_ENDPOINT points at (the stand-in in tests)."""
     from crowd.batches import batch_create as batch_create_service
-    from mturk.publishing import cost_estimate, mturk_batch_publish, publication_set
+    from crowd.batches import batch_publish
+    from mturk.publishing import publication_set
 
     fields.setdefault("name", f"MTurk batch {next(_sequence)}")
     fields.setdefault("reward_cents", 50)
@@ -279,8 +280,7 @@ def mturk_batch_create(*, proverbs: list[Proverb], publish: bool = True, **field
         keywords="writing, story, proverb",
     )
     if publish:
-        estimate = cost_estimate(batch=batch)
-        batch = mturk_batch_publish(batch=batch, confirmed_cost_cents=estimate.total_cents)
+        batch = batch_publish(batch=batch)
     return batch
 
 

@@ -1,9 +1,7 @@
-"""The demo proverb list shipped with Parable, loaded by the embedded default.
+"""The demo proverbs and write batch shipped with Parable, marked `is_demo`: the curated
+count leaves them out, and `demo_data_remove` takes them away before a real study."""
 
-Demo proverbs and the demo batch are marked `is_demo`: the curated count leaves them out,
-and `demo_data_remove` takes them away in one action before a real study.
-"""
-
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,10 +19,8 @@ DEMO_PROVERBS = Path(__file__).resolve().parents[1] / "data" / "demo_proverbs.cs
 
 @transaction.atomic
 def demo_proverbs_load() -> ImportReport | None:
-    """Import the demo list into an empty database; proverbs outside a variant group are curated.
-
-    Returns None when proverbs already exist.
-    """
+    """Import the demo list into an empty database (else None); proverbs outside a variant
+    group are curated."""
     if Proverb.objects.exists():
         return None
     report = proverbs_import(content=DEMO_PROVERBS.read_bytes(), filename=DEMO_PROVERBS.name)
@@ -42,13 +38,8 @@ DEMO_KEPT_SHOWN = 10  # kept proverbs named one by one; the rest are counted
 def demo_write_batch_ensure(
     *, proverbs: int = 5, per_proverb: int = 3, workers: int = 3
 ) -> tuple[Batch, list[Worker]] | None:
-    """The demo "write narratives" batch, published, and its local demo workers.
-
-    Created once, when the database has curated demo proverbs and no write batch yet:
-    `proverbs` of them (never a study's own: an imported one, say), `per_proverb`
-    narratives each, `workers` workers.
-    Returns the batch and its workers (also when it existed), or None.
-    """
+    """The demo write batch, published, and its local demo workers (or None): created once,
+    while no write batch exists, on `proverbs` curated demo proverbs (never a study's own)."""
     from crowd.batches import batch_create, batch_publish
     from crowd.workers import local_workers_create
 
@@ -98,11 +89,9 @@ class DemoRemoval:
 def demo_data_remove(*, commit: bool = True) -> DemoRemoval:
     """Remove the demo batch with its work and workers, and the demo proverbs, where they can go.
 
-    What study data uses stays, and the result says what and why: a demo batch that a study
-    batch draws from (with its narratives), a demo worker with study work, a demo proverb that
-    study data uses (no longer marked demo). Never fails on a protected row: each part is
-    deleted in a savepoint and kept whole when the database refuses it. With commit=False
-    nothing changes: the result previews what a removal would do.
+    What study data uses stays, and the result says what and why (a demo proverb kept is no
+    longer marked demo): each part is deleted in a savepoint and kept whole when a protected
+    row refuses it. With commit=False nothing changes: the result is a preview.
     """
     from annotation.models import Narrative
     from crowd.models import Assignment, BatchItem
@@ -189,17 +178,16 @@ def _delete_or_say_why(delete) -> str:
 
 def _used_by(rows) -> str:
     """What protects rows: "used by choice answers (2, in 'Choose: study')"."""
-    counts: dict[str, int] = {}
-    batches: dict[str, set[str]] = {}
+    counts: Counter[str] = Counter()
+    batches: defaultdict[str, set[str]] = defaultdict(set)
     for row in rows:
         kind = str(row._meta.verbose_name_plural)
-        counts[kind] = counts.get(kind, 0) + 1
-        batch = _batch_of(row)
-        if batch is not None:
-            batches.setdefault(kind, set()).add(repr(batch.name))
+        counts[kind] += 1
+        if (batch := _batch_of(row)) is not None:
+            batches[kind].add(repr(batch.name))
     parts = []
     for kind, count in sorted(counts.items()):
-        where = f", in {', '.join(sorted(batches[kind]))}" if kind in batches else ""
+        where = f", in {', '.join(sorted(batches[kind]))}" if batches[kind] else ""
         parts.append(f"{kind} ({count}{where})")
     return "used by " + ", ".join(parts)
 

@@ -2,15 +2,10 @@
 
 A file is a JSON array of records ``{"pk": "Q<proverb>N<narrative>", "fields": {"quote",
 "narrative", "span_quote_1".."span_quote_5", "span_narrative_1".."span_narrative_5"}}``;
-an unused span slot holds "". Spans are strings; `annotation.task_parts.spans.resolve_span` finds
-their offsets.
-
-`parse_epic_file` refuses a file that cannot be read as such records (not UTF-8 JSON,
-not an array, nested too deep, a record without its pk or fields, fields missing, unknown or not
-strings, text with NUL characters or lone surrogates, an empty quote or narrative,
-a pk twice), listing every problem with its
-record number and pk. `resolve_record_spans` reports a span it cannot find with its
-record, pk and slot, and resolves the others.
+an unused span slot holds "". Spans are strings (`annotation.task_parts.spans.resolve_span`
+finds their offsets). `parse_epic_file` refuses a file it cannot read as such records, listing every
+problem with its record number and pk; `resolve_record_spans` reports a span it cannot find
+with its record, pk and slot, and resolves the others.
 """
 
 from __future__ import annotations
@@ -113,17 +108,14 @@ def parse_epic_file(content: bytes, *, max_records: int | None = None) -> list[E
         raise EpicFileError([RecordProblem(0, None, message)])
     records, problems, seen = [], [], {}
     for number, item in enumerate(data, start=1):
-        record = _parse_record(number, item, problems)
-        if record is None:
+        try:
+            record = _parse_record(number, item)
+        except EpicFileError as error:
+            problems.extend(error.errors)
             continue
         if record.pk in seen:
-            problems.append(
-                RecordProblem(
-                    number,
-                    record.pk,
-                    f"Record {number}: pk {record.pk} is also record {seen[record.pk]}.",
-                )
-            )
+            message = f"Record {number}: pk {record.pk} is also record {seen[record.pk]}."
+            problems.append(RecordProblem(number, record.pk, message))
             continue
         seen[record.pk] = number
         records.append(record)
@@ -168,21 +160,18 @@ def _last_complete_record(text: str) -> str:
     )
 
 
-def _parse_record(number: int, item, problems: list[RecordProblem]) -> EpicRecord | None:
-    def problem(message: str, pk: str | None = None) -> None:
-        problems.append(RecordProblem(number, pk, f"Record {number}: {message}"))
+def _parse_record(number: int, item) -> EpicRecord:
+    def refused(message: str, pk: str | None = None) -> EpicFileError:
+        return EpicFileError([RecordProblem(number, pk, f"Record {number}: {message}")])
 
     if not isinstance(item, dict):
-        problem("a record is an object with pk and fields.")
-        return None
+        raise refused("a record is an object with pk and fields.")
     pk = item.get("pk")
     if not isinstance(pk, str) or not pk.strip() or len(pk) > PK_MAX_LENGTH:
-        problem(f"pk must be a non-empty string of at most {PK_MAX_LENGTH} characters.")
-        return None
+        raise refused(f"pk must be a non-empty string of at most {PK_MAX_LENGTH} characters.")
     fields = item.get("fields")
     if not isinstance(fields, dict):
-        problem(f"({pk}) has no fields object.", pk)
-        return None
+        raise refused(f"({pk}) has no fields object.", pk)
     missing = [name for name in EPIC_FIELDS if name not in fields]
     unknown = sorted(set(fields) - set(EPIC_FIELDS))
     not_text = [
@@ -194,28 +183,22 @@ def _parse_record(number: int, item, problems: list[RecordProblem]) -> EpicRecor
         f"field(s) {', '.join(not_text)} must be strings" if not_text else "",
     ]
     if any(wrong):
-        problem(f"({pk}) " + "; ".join(filter(None, wrong)) + ".", pk)
-        return None
+        raise refused(f"({pk}) " + "; ".join(filter(None, wrong)) + ".", pk)
     unstorable = [
         f"{name} {text_problem(text)}"
         for name, text in [("pk", pk), *((name, fields[name]) for name in EPIC_FIELDS)]
         if text_problem(text)
     ]
     if unstorable:
-        problem(f"({pk!r}) " + "; ".join(unstorable) + ".", None if text_problem(pk) else pk)
-        return None
+        raise refused(f"({pk!r}) " + "; ".join(unstorable) + ".", None if text_problem(pk) else pk)
     if not normalize_text(fields["quote"]):
-        problem(f"({pk}) quote has no words.", pk)
-        return None
+        raise refused(f"({pk}) quote has no words.", pk)
     if len(fields["quote"]) > QUOTE_MAX_LENGTH:
-        problem(f"({pk}) quote is longer than {QUOTE_MAX_LENGTH} characters.", pk)
-        return None
+        raise refused(f"({pk}) quote is longer than {QUOTE_MAX_LENGTH} characters.", pk)
     if not fields["narrative"].strip():
-        problem(f"({pk}) narrative is empty.", pk)
-        return None
+        raise refused(f"({pk}) narrative is empty.", pk)
     if len(fields["narrative"]) > NARRATIVE_MAX_LENGTH:
-        problem(f"({pk}) narrative is longer than {NARRATIVE_MAX_LENGTH:,} characters.", pk)
-        return None
+        raise refused(f"({pk}) narrative is longer than {NARRATIVE_MAX_LENGTH:,} characters.", pk)
     spans = tuple(
         EpicSpan(slot, fields[f"span_quote_{slot}"], fields[f"span_narrative_{slot}"])
         for slot in SLOTS
@@ -230,19 +213,15 @@ def resolve_record_spans(record: EpicRecord) -> tuple[list[ResolvedSpanPair], li
     Spans are looked up in the record's own quote and narrative, never in a proverb it
     was matched to (whose punctuation or case may differ).
     """
-    proverb_text = record.quote
     pairs, problems = [], []
     for span in record.spans:
         where = f"{record.pk} slot {span.slot}"
         if not span.quote_span.strip() or not span.narrative_span.strip():
             side = "span_narrative" if span.quote_span.strip() else "span_quote"
-            problems.append(
-                RecordProblem(
-                    record.number, record.pk, f"{where}: {side}_{span.slot} is empty.", span.slot
-                )
-            )
+            message = f"{where}: {side}_{span.slot} is empty."
+            problems.append(RecordProblem(record.number, record.pk, message, span.slot))
             continue
-        in_quote = resolve_span(proverb_text, span.quote_span)
+        in_quote = resolve_span(record.quote, span.quote_span)
         in_narrative = resolve_span(record.narrative, span.narrative_span)
         missing = [
             f"{name}_{span.slot} {text!r} not found in the {place}"
@@ -288,10 +267,8 @@ def epic_record(row: Mapping, keys: list | None = None) -> dict:
 
 
 def epic_layout(content: bytes) -> dict | None:
-    """The layout of an ePiC file that `parse_epic_file` read (indent, escapes, separators,
-    key order, final newline: annotation.datasets.layouts), or None when its records are
-    not written as json.dumps writes them or hold more than pk and fields (then its export
-    gives back the values, not the bytes)."""
+    """The layout of an ePiC file `parse_epic_file` read (annotation.datasets.layouts), or
+    None when json.dumps cannot write it back or its records hold more than pk and fields."""
     text = content.decode("utf-8")
     records = json.loads(text)
     if any(set(record) != {"pk", "fields"} for record in records):
@@ -302,9 +279,8 @@ def epic_layout(content: bytes) -> dict | None:
 
 
 def write_epic(chunks: Iterable[list[dict]], stream: TextIO, layout: dict | None = None) -> int:
-    """Write export rows as an ePiC JSON array; returns the count. In `layout` (an imported
-    file's, epic_layout) the export of that file's records is that file, byte for byte;
-    without one, one record a line."""
+    """Write export rows as an ePiC JSON array (in an imported file's `layout`, that file byte
+    for byte; without one, a record a line); returns the count."""
     keys = layout["keys"] if layout else None
     records = (json_item(epic_record(row, keys), layout) for chunk in chunks for row in chunk)
     return write_json_array(records, stream, layout)

@@ -1,17 +1,9 @@
 """Import and export of figurative narratives (idioms, similes) in the benchmark's JSONL layout.
 
-`figurative_import` stores each narrative once (the same narrative on several lines, or in
-several split files, is one row with several option pairs) and is idempotent: importing
-the file again changes nothing. A split belongs to the option pair (the question): the
-narrative keeps the split of the file that first brought it, and importing dev never moves
-a train pair. A test split's labels are withheld in the release (a placeholder
-"option1" on every line), so its pairs are stored unlabelled unless the researcher says
-the labels are given; unlabelled pairs count in no accuracy. Irregular lines are imported
-with a note each (annotation/datasets/figurative_files.py); a file with an unusable line is
-refused whole, every such line listed. `figurative_export_lines` writes the narratives and
-their option pairs (imported, and those made from approved crowd continuations) back in
-the same layout, each imported line as published; `figurative_copy_groups` gathers the
-narratives that are one text published several times.
+A narrative is stored once however many lines or split files bring it; a split belongs to
+the option pair (importing dev never moves a train pair). A test split's labels are withheld
+in the release (a placeholder "option1" on every line): its pairs are stored unlabelled and
+count in no accuracy. The export gives each imported line back as published.
 """
 
 from __future__ import annotations
@@ -124,16 +116,13 @@ def labels_given(*, labels: str, split: str, answers: list[str]) -> bool:
 def figurative_import(
     *, content: bytes, kind: str, split: str = "", labels: str = "auto", filename: str = ""
 ) -> FigurativeImportReport:
-    """Import a JSONL file of idiom or simile narratives; raises FigurativeFileError.
+    """Import a JSONL file of idiom or simile narratives (idempotent); a file with an
+    unusable line raises FigurativeFileError and nothing is written.
 
-    `labels`: "given" stores correctanswer as each pair's answer, "withheld" stores the
-    pairs unlabelled (the file's value is kept for the export only), "auto" withholds them
-    for a test split or a placeholder (labels_given). Re-importing with labels given labels
-    the pairs stored unlabelled. Each line is kept as published with what it brought, and
-    the file's name, fields and line endings (ImportedFile), so that the export of the
-    split gives the file back byte for byte. In bulk: the narratives and pairs the file
-    names are read in a few statements, and the new and changed ones written with bulk
-    statements, in the file's order (a line at a time stores the same).
+    `labels` (labels_given): "withheld" keeps correctanswer for the export only; importing
+    again with labels given labels the pairs stored unlabelled. Each line is kept as
+    published, and the file's name, fields and line endings (ImportedFile), so that the
+    split's export is the file byte for byte. Written in bulk, in the file's order.
     """
     if split not in FigurativeNarrative.Split.values:
         raise ValueError(f"split must be one of train, dev, test, not {split!r}.")
@@ -267,35 +256,15 @@ def _pairs_write(new: list[ContinuationPair], changed: list[ContinuationPair]) -
 
 
 def figurative_export_lines(*, kind: str, split: str | None = None) -> list[str]:
-    """Lines in the release layout: one per option pair, or one per narrative without any.
-
-    Pairs come in the order they were stored (an imported file's own line order), then
-    the narratives without pairs by id. With a split, the pairs of that split (and the
-    narratives of that split without pairs). A narrative a reviewer confirmed as literal
-    use keeps only its imported pairs (the benchmark's own), and is left out when it has
-    none; option pairs of crowd continuations appear once their continuation is approved
-    (the pair exists then). An imported line whose narrative and pair are as imported is
-    written as published (its escapes, its gloss, its spacing); a changed one is rebuilt
-    from what is stored.
-    """
+    """Lines in the release layout: one per option pair (in the order stored, an imported
+    file's own), then one per narrative without any (by id); with a split, that split's.
+    A narrative confirmed as literal use keeps only its imported pairs (and is left out
+    without any); a crowd continuation's pair exists once it is approved."""
     narratives = FigurativeNarrative.objects.filter(kind=kind)
     if split is not None:
         narratives = narratives.filter(Q(split=split) | Q(option_pairs__split=split)).distinct()
     paired, alone = [], []
     for narrative in narratives.prefetch_related("option_pairs").order_by("id"):
-        span = (
-            (narrative.expression_start, narrative.expression_end)
-            if narrative.expression_start is not None
-            else None
-        )
-        common = {
-            "kind": kind,
-            "text": narrative.text,
-            "expression": narrative.expression,
-            "span": span,
-            "meaning": narrative.meaning,
-            "source_values": narrative.source_values,
-        }
         kept = [
             pair
             for pair in narrative.option_pairs.all()
@@ -309,30 +278,37 @@ def figurative_export_lines(*, kind: str, split: str | None = None) -> list[str]
             and not narrative.literal_use_confirmed
             and (split is None or narrative.split == split)
         ):
-            as_published = narrative.source_state == line_state(narrative)
-            alone.append(narrative.source_line if as_published else figurative_line(**common))
+            alone.append(_export_line(narrative))
         paired.extend(
-            (
-                pair.pk,
-                pair.source_line
-                if pair.source_line and pair.source_state == line_state(narrative, pair)
-                else figurative_line(
-                    **common,
-                    options=(pair.option1, pair.option2, pair.correct),
-                    answer=pair.published_answer,
-                ),
-            )
+            (pair.pk, _export_line(narrative, pair))
             for pair in kept
             if split is None or pair.split == split
         )
     return [line for _, line in sorted(paired)] + alone
 
 
+def _export_line(narrative: FigurativeNarrative, pair: ContinuationPair | None = None) -> str:
+    """The line as published while nothing it says has changed since import (line_state),
+    else rebuilt from what is stored."""
+    kept = pair or narrative
+    if kept.source_line and kept.source_state == line_state(narrative, pair):
+        return kept.source_line
+    start, end = narrative.expression_start, narrative.expression_end
+    return figurative_line(
+        kind=narrative.kind,
+        text=narrative.text,
+        expression=narrative.expression,
+        span=None if start is None else (start, end),
+        meaning=narrative.meaning,
+        options=(pair.option1, pair.option2, pair.correct) if pair else None,
+        answer=pair.published_answer if pair else "",
+        source_values=narrative.source_values,
+    )
+
+
 def figurative_export_text(*, kind: str, split: str | None = None) -> str:
-    """The export as a file: `figurative_export_lines` with the line endings, final newline
-    and byte-order mark of the file imported as that split, so that exporting what a file
-    brought gives the file back byte for byte (one line a narrative or pair, each ending
-    with a newline, when no file of that split was imported)."""
+    """The export as a file, in the line endings, final newline and byte-order mark of the
+    file imported as that split (else each line ends with a newline)."""
     layout = None
     if split is not None:
         layout = imported_file_layout(figurative_file_key(kind=kind, split=split))
@@ -341,12 +317,9 @@ def figurative_export_text(*, kind: str, split: str | None = None) -> str:
 
 @dataclass
 class CopyGroup:
-    """Figurative narratives whose texts are one text up to case, punctuation and spacing
-    (annotation.text.normalize_text): one story published several times, as the release
-    does, whether as several narratives or as one narrative whose option pairs are in
-    several splits (the release's verbatim repeats, imported as one row). `splits` are
-    those of the narratives and of their option pairs: a group in more than one split may
-    leak a test story into training."""
+    """Figurative narratives of one text up to case, punctuation and spacing (one story
+    published several times); `splits` are those of the narratives and their option pairs:
+    a group in more than one split may leak a test story into training."""
 
     number: int
     kind: str

@@ -2,18 +2,11 @@
 
 One JSON object a line: ``narrative`` and either ``idiom`` + ``meaning`` or ``simile`` +
 ``property``, and optionally ``option1``, ``option2``, ``correctanswer`` ("option1" or
-"option2"). In idiom narratives the idiom is wrapped in ``<b>...</b>``; it becomes a
-highlight span (offsets into the text without the markup). A simile's span is where the
-simile first occurs in the narrative (case-folded), if it does.
-
-The release has irregular lines, all of them imported with a note: an idiom marked twice
-(the occurrence that reads as the idiom is the expression, else the first), or not at all
-(its first occurrence in the text, or no highlight), a stray <b> or </b> (dropped from the
-text), a ``property`` that is ``false`` (no property). The fields as published are kept
-(`FigurativeLine.source_values`) wherever the text and span cannot rebuild them, so
-`figurative_line` writes each line's values back byte for byte. Only unusable lines (not
-JSON, no narrative or expression, options incomplete or invalid, unknown fields) are
-refused: `parse_figurative_file` lists every one with its number and refuses the file.
+"option2"). An idiom is wrapped in ``<b>...</b>`` in its narrative: that is its highlight
+span; a simile's is its first case-folded occurrence. Irregular lines (an idiom marked twice
+or not at all, a stray tag, a ``property`` of ``false``) are imported with a note, and what
+the text and span cannot rebuild is kept as published, so each line is written back byte
+for byte. A file with an unusable line is refused, every such line listed by number.
 """
 
 from __future__ import annotations
@@ -47,13 +40,9 @@ class FigurativeFileError(ValueError):
 
 @dataclass(frozen=True)
 class FigurativeLine:
-    """One line: the narrative without markup, its expression's span, and maybe an option pair.
-
-    `options`' third value is the correct option (1 or 2) as the line gives it; `answer` the
-    raw correctanswer. `source_values` are the narrative's fields as published when they
-    differ from what `figurative_line` would rebuild (else None); `notes` say what was
-    irregular.
-    """
+    """One line: the narrative without markup, its expression's span, maybe an option pair
+    (`answer`: the raw correctanswer), and the narrative's fields as published where
+    `figurative_line` would not rebuild them (`source_values`)."""
 
     line: int
     kind: str
@@ -102,12 +91,10 @@ def _first_occurrence(text: str, expression: str) -> tuple[int, int] | None:
 def narrative_span(
     narrative: str, *, kind: str, expression: str, notes: list[str] | None = None
 ) -> tuple[str, tuple | None]:
-    """The text without <b> markup and the expression's [start, end) offsets in it.
+    """The text without <b> markup and the expression's [start, end) in it, or None.
 
-    An idiom's span is its <b>...</b>: of two or more, the one holding the idiom (case-folded),
-    else the first; with none, its first occurrence in the text. A simile's span is its first
-    case-folded occurrence. None when the expression cannot be placed. What was irregular is
-    appended to `notes`.
+    Of two or more <b>...</b>, the one holding the idiom (case-folded), else the first; with
+    none, its first occurrence. What was irregular is appended to `notes`.
     """
     notes = [] if notes is None else notes
     if kind != "idiom":
@@ -294,12 +281,9 @@ def figurative_line(
     answer: str = "",
     source_values: dict | None = None,
 ) -> str:
-    """One line of the release layout, keys in the release's order (KEY_ORDER).
-
-    The narrative's fields are `source_values` when given (as published), else rebuilt (an
-    idiom gets its <b>...</b> back from the span). correctanswer is the option's label, or
-    `answer` (as published) for an unlabelled pair.
-    """
+    """One line of the release layout, keys in the release's order: the narrative's fields
+    as published (`source_values`) or rebuilt, correctanswer the option's label or, for an
+    unlabelled pair, `answer` as published."""
     values = (
         source_values
         if source_values is not None

@@ -1,13 +1,8 @@
-"""How an imported JSON file was written, so that its export gives back the same bytes
-(plain Python, no database).
-
-A release is written by a program, almost always by `json.dump`: ePiC's dataset file with a
-4-space indent, ASCII escapes and no final newline, its split files likewise. Values alone
-do not give those bytes back: the indent, the escapes, the separators, the key order and
-the end of the file do. `json_array_layout` finds the layout that writes a JSON array's
-text exactly as it is (and None when no `json.dumps` layout does: then only the values come
-back), and `write_json_array` writes items in that layout as they stream past.
-"""
+"""How an imported JSON file was written, so that its export gives back the same bytes (no
+database). A release is written by `json.dump` (ePiC's with a 4-space indent, ASCII escapes
+and no final newline): `json_array_layout` finds the indent, escapes, separators, key order
+and ending that write an array's text exactly (None when no `json.dumps` layout does), and
+`write_json_array` writes items in that layout as they stream past."""
 
 from __future__ import annotations
 
@@ -19,6 +14,8 @@ BOM = "\ufeff"
 # Item and key separators json.dumps writes: its defaults without and with an indent, and
 # the compact form.
 SEPARATORS = ((", ", ": "), (",", ": "), (",", ":"))
+# Without a file's layout: one item a line, not indented.
+A_RECORD_A_LINE = {"indent": "", "separators": [",", ": "], "final_newline": "\n", "bom": False}
 
 
 def _indent_of(text: str) -> int | str | None:
@@ -98,15 +95,7 @@ def json_item(item, layout: dict | None) -> str:
 def write_json_array(texts: Iterable[str], stream: TextIO, layout: dict | None) -> int:
     """Write items already made by `json_item` as a JSON array in `layout`, as they come;
     returns how many. Without a layout: one item a line and a final newline."""
-    if layout is None:
-        count = 0
-        stream.write("[")
-        for text in texts:
-            stream.write(",\n" if count else "\n")
-            stream.write(text)
-            count += 1
-        stream.write("\n]\n")
-        return count
+    layout = layout or A_RECORD_A_LINE
     if layout["bom"]:
         stream.write(BOM)
     indent = layout["indent"]

@@ -1,10 +1,6 @@
 """Selectors that read the dataset in chunks (flat memory, no N+1): export rows, record pks.
-
-The dataset is the narratives written by the crowd or imported (model output is not
-part of it), optionally only those written in given crowd batches, optionally only
-approved ones. What the task types keep of a narrative (its span pairs, its ratings) comes from the
-registered types (`narrative_parts`).
-"""
+What the task types keep of a narrative (span pairs, ratings) comes from the registered
+types (`narrative_parts`)."""
 
 from __future__ import annotations
 
@@ -137,11 +133,8 @@ def export_rows(
     chunk_size: int = CHUNK_SIZE,
     flag_rows: bool = False,
 ) -> Iterator[list[dict]]:
-    """The dataset as export rows (one per narrative, by id), `chunk_size` rows at a time.
-
-    With `flag_rows`, each row also has FLAG_ROW: the narrative's quality.flags.FlagRow
-    (what the analysis reads besides the row), for a reader that removes it before
-    the row is written.
+    """The dataset as export rows (one per narrative, by id), `chunk_size` rows at a time;
+    with `flag_rows`, each row also has FLAG_ROW (its quality.flags.FlagRow, for the analysis).
 
     Keys: id, pk (the external id; for narratives created in Parable Q<proverb id>N<k>,
     k their rank by id among the proverb's narratives with no external id, or
@@ -212,11 +205,8 @@ def _export_row(row: tuple, parts: dict, integrity: dict, taken: set[str]) -> di
 
 
 def keyword_list(keywords) -> list[str]:
-    """A narrative's keywords as one list of strings: its verbs, then its entities' texts.
-
-    Stored keywords are annotation.analysis.keywords' {"verbs": [...], "entities": [{"text", ...}]}
-    (a plain list is taken as it is); repeats are dropped.
-    """
+    """A narrative's stored keywords ({"verbs", "entities"}, or a plain list) as one list of
+    strings without repeats: its verbs, then its entities' texts."""
     if not keywords:
         return []
     if isinstance(keywords, dict):

@@ -85,22 +85,13 @@ def split_file_part(name: str) -> tuple[str, str] | None:
 
 
 def split_files_select(files: Mapping[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
-    """The split files among files of a release folder, and the names of the others.
-
-    A release folder holds more than split files (ePiC's has two *_label_map.json files
-    beside its index files): those are left aside, for the command line and the admin
-    upload alike. Raises SplitFileError when no file is a split file.
-    """
+    """The split files among a release folder's files, and the names of the others (ePiC's
+    has two *_label_map.json files beside them); SplitFileError when none is a split file."""
     chosen = {name: content for name, content in files.items() if split_file_part(name)}
     if files and not chosen:
-        raise SplitFileError(
-            [
-                "No split files among "
-                + ", ".join(sorted(files))
-                + ": expected names like epic_seen_train_pks.json "
-                "(*_{seen,unseen}_{train,test}_*.json)."
-            ]
-        )
+        expected = "epic_seen_train_pks.json (*_{seen,unseen}_{train,test}_*.json)"
+        names = ", ".join(sorted(files))
+        raise SplitFileError([f"No split files among {names}: expected names like {expected}."])
     return chosen, sorted(set(files) - set(chosen))
 
 
@@ -122,12 +113,9 @@ def missing_split_files(names: Iterable[str]) -> list[str]:
 
 
 def parse_split_files(files: Mapping[str, bytes]) -> dict[str, dict[str, str]]:
-    """Setting -> record pk -> part (in file order), from split files by name.
-
-    Raises SplitFileError for a file that is not a split file, a pk in both parts, and
-    for a missing file: a release has all four (a folder without the unseen test file
-    would leave those narratives with no unseen split, silently).
-    """
+    """Setting -> record pk -> part (in file order), from split files by name. SplitFileError
+    for a file that is not one, a pk in both parts, or a missing one of the four (without
+    the unseen test file, those narratives would silently have no unseen split)."""
     parts: dict[str, dict[str, str]] = defaultdict(dict)
     problems = []
     for name, content in sorted(files.items()):
@@ -235,18 +223,15 @@ def narrative_splits_assign(*, seed: int = 0) -> SplitResult:
     for proverb_id, narrative_ids in by_proverb.items():
         for narrative_id in narrative_ids:
             combined[(seen[narrative_id], unseen_proverbs[proverb_id])].append(narrative_id)
-    for (seen_part, unseen_part), ids in combined.items():
-        _set_split(ids, split_seen=seen_part, split_unseen=unseen_part)
     counts = {setting: dict.fromkeys(PARTS, 0) for setting in SETTINGS}
     for (seen_part, unseen_part), ids in combined.items():
+        for start in range(0, len(ids), _CHUNK):  # one UPDATE per combination, not per row
+            Narrative.objects.filter(pk__in=ids[start : start + _CHUNK]).update(
+                split_seen=seen_part, split_unseen=unseen_part
+            )
         counts["seen"][seen_part] += len(ids)
         counts["unseen"][unseen_part] += len(ids)
     return SplitResult(counts=counts)
-
-
-def _set_split(ids: list[int], **splits: str) -> None:
-    for start in range(0, len(ids), _CHUNK):
-        Narrative.objects.filter(pk__in=ids[start : start + _CHUNK]).update(**splits)
 
 
 def split_counts() -> dict[str, dict[str, int]]:

@@ -1,15 +1,9 @@
-"""Imports of uploads, and large ones as background jobs: the upload is stored, a Celery
-task imports it.
-
-`upload_import` decides for every page and API that takes an upload: a proverb list or ePiC
-file over PARABLE_IMPORT_BACKGROUND_LINES lines or PARABLE_IMPORT_BACKGROUND_BYTES bytes is
-stored in an ImportJob row (`import_job_create`) and `annotation.import_job_run` queued on
-commit; the task (`import_job_run`) runs the import service the request would have and
-stores its report, or why nothing was imported. An ePiC job shows its progress, commits the
-import with its report, then extracts the narratives' keywords (if that fails, the report's
-keywords_extracted is null and beat re-queues them). A job whose task was lost (the broker
-was down) is queued again by beat's `annotation.import_jobs_requeue`.
-"""
+"""Imports of uploads: in the request, or for a large one (over
+PARABLE_IMPORT_BACKGROUND_LINES lines or PARABLE_IMPORT_BACKGROUND_BYTES bytes) as an
+ImportJob that a Celery task runs with progress, storing its report or why nothing was
+imported. A job extracts its narratives' keywords after its import commits (a failure
+leaves keywords_extracted null for beat to re-queue); a job whose task was lost (the broker
+was down) is queued again by beat's `annotation.import_jobs_requeue`."""
 
 from __future__ import annotations
 
@@ -31,13 +25,7 @@ from annotation.curation.services import (
     proverb_file_check_lines,
     proverbs_import,
 )
-from annotation.datasets.epic import (
-    EpicImportReport,
-    EpicPrepared,
-    dataset_import_epic,
-    epic_prepare,
-    epic_write,
-)
+from annotation.datasets.epic import EpicImportReport, EpicPrepared, epic_prepare, epic_write
 from annotation.datasets.epic_files import EpicFileError
 from annotation.models import ImportJob
 from common.task_queue import queue_on_commit, waiting_past_grace
@@ -78,10 +66,8 @@ def upload_import(
     created_by=None,
 ) -> UploadImport:
     """Import an upload now, or as a background job when it is large (the one decision the
-    admin pages and the API share; `options` and `splits` as `import_job_create` takes
-    them). Now, a refused file raises its error (ProverbFileError, EpicFileError) and
-    nothing is written; an ePiC file's narratives have their keywords queued.
-    """
+    admin pages and the API share; arguments as `import_job_create` takes them). Now, a
+    refused file raises its error (ProverbFileError, EpicFileError) and nothing is written."""
     options = dict(options or {})
     if import_runs_in_background(content=content):
         job = import_job_create(
@@ -93,22 +79,18 @@ def upload_import(
             created_by=created_by,
         )
         return UploadImport(job=job)
-    if kind == ImportJob.Kind.PROVERBS:
-        report = proverbs_import(
-            content=content, filename=filename, source=options.get("source", "")
-        )
-        return UploadImport(report=report)
-    if kind != ImportJob.Kind.EPIC:
-        raise ValueError(f"Unknown import kind {kind!r}; use {', '.join(ImportJob.Kind.values)}.")
-    report = dataset_import_epic(
-        content=content,
-        splits=splits or None,
-        source_label=options.get("source_label", "ePiC"),
-        filename=filename,
-    )
-    # Keywords (for the generation baseline) are extracted by a task, not in the request.
-    narratives_keywords_queue(narrative_ids=report.keyword_narratives)
+    _kind_check(kind)
+    prepared = _prepare(kind, content, filename, splits)
+    report = _write(kind, content, filename, options, prepared)
+    if kind == ImportJob.Kind.EPIC:
+        # Keywords (for the generation baseline) are extracted by a task, not in the request.
+        narratives_keywords_queue(narrative_ids=report.keyword_narratives)
     return UploadImport(report=report)
+
+
+def _kind_check(kind: str) -> None:
+    if kind not in ImportJob.Kind.values:
+        raise ValueError(f"Unknown import kind {kind!r}; use {', '.join(ImportJob.Kind.values)}.")
 
 
 @transaction.atomic
@@ -125,8 +107,7 @@ def import_job_create(
     `options`: `source` for a proverb list, `source_label` for an ePiC file; `splits`: an
     ePiC file's split files by name. A proverb list over PARABLE_IMPORT_MAX_LINES is
     refused at once (ProverbFileError)."""
-    if kind not in ImportJob.Kind.values:
-        raise ValueError(f"Unknown import kind {kind!r}; use {', '.join(ImportJob.Kind.values)}.")
+    _kind_check(kind)
     if kind == ImportJob.Kind.PROVERBS:
         proverb_file_check_lines(content=content)
     job = ImportJob.objects.create(
@@ -145,29 +126,24 @@ def import_job_create(
     return job
 
 
-def _prepare(job: ImportJob, progress) -> EpicPrepared | None:
+def _prepare(
+    kind: str, content: bytes, filename: str, splits, progress=None
+) -> EpicPrepared | None:
     """The part of an ePiC import that needs no database (reading, checking, resolving
     spans), with progress; a proverb list is small and read inside the write."""
-    if job.kind == ImportJob.Kind.PROVERBS:
+    if kind == ImportJob.Kind.PROVERBS:
         return None
-    splits = {name: base64.b64decode(data) for name, data in job.split_files.items()}
     return epic_prepare(
-        content=bytes(job.content),
-        splits=splits or None,
-        progress=progress,
-        filename=job.filename,
+        content=content, splits=splits or None, progress=progress, filename=filename
     )
 
 
-def _write(job: ImportJob, prepared: EpicPrepared | None) -> tuple[dict, list[int]]:
-    """The import's report, and the narratives whose keywords are to be extracted."""
-    if job.kind == ImportJob.Kind.PROVERBS:
-        report = proverbs_import(
-            content=bytes(job.content), filename=job.filename, source=job.options.get("source", "")
-        )
-        return report.as_dict(), []
-    report = epic_write(prepared, source_label=job.options.get("source_label", "ePiC"))
-    return report.as_dict(), report.keyword_narratives
+def _write(
+    kind: str, content: bytes, filename: str, options: Mapping, prepared: EpicPrepared | None
+) -> ImportReport | EpicImportReport:
+    if kind == ImportJob.Kind.PROVERBS:
+        return proverbs_import(content=content, filename=filename, source=options.get("source", ""))
+    return epic_write(prepared, source_label=options.get("source_label", "ePiC"))
 
 
 def _keywords(narrative_ids: list[int], job_id: int) -> int | None:
@@ -198,15 +174,19 @@ def import_job_run(*, job_id: int) -> ImportJob:
     if not claimed:
         return job
     try:
-        prepared = _prepare(job, progress_writer(job_id, model=ImportJob))
+        content = bytes(job.content)
+        splits = {name: base64.b64decode(data) for name, data in job.split_files.items()}
+        progress = progress_writer(job_id, model=ImportJob)
+        prepared = _prepare(job.kind, content, job.filename, splits, progress)
         ImportJob.objects.filter(pk=job_id).update(
             progress_done=0, progress_total=1, progress_stage="Writing"
         )
         with transaction.atomic():
-            report, keyword_narratives = _write(job, prepared)
+            imported = _write(job.kind, content, job.filename, job.options, prepared)
+            report = imported.as_dict()
             ImportJob.objects.filter(pk=job_id).update(report=report, content=b"", split_files={})
         if job.kind == ImportJob.Kind.EPIC:
-            report["keywords_extracted"] = _keywords(keyword_narratives, job_id)
+            report["keywords_extracted"] = _keywords(imported.keyword_narratives, job_id)
         ImportJob.objects.filter(pk=job_id).update(
             status=ImportJob.Status.SUCCEEDED,
             report=report,

@@ -1,4 +1,4 @@
-"""In Chromium against the MTurk stand-in: a researcher confirms the cost and publishes,
+"""In Chromium against the MTurk stand-in: a researcher publishes the batch,
 a worker accepts a HIT on the stand-in's worker site and writes in the framed
 ExternalQuestion page, the form reaches externalSubmit, sync links the answer, and the
 researcher approves and pays a bonus once, then rejects, blocks, refills and expires."""
@@ -25,10 +25,7 @@ def test_publish_work_sync_approve_and_bonus_end_to_end(
 
     admin_login(page, live_server, researcher)
     page.goto(f"{live_server.url}/admin/mturk/publication/batch/{batch.pk}/")
-    page.get_by_test_id("estimate").click()
-    # 5 HITs × 2 assignments × 0.50 = 5.00 USD, plus 20% commission (fewer than 10 per HIT).
-    expect(page.get_by_test_id("total")).to_have_text("6.00 USD")
-    page.get_by_test_id("confirm-publish").click()
+    page.get_by_test_id("publish").click()
     expect(page.get_by_test_id("batch-status")).to_have_text("Published")
     expect(page.get_by_test_id("hit")).to_have_count(5)
     assert len(standin.state.hits) == 5

@@ -1,5 +1,5 @@
-"""The MTurk admin: cost before publishing, the batch page's actions and warnings, the
-results upload, and who may do what."""
+"""The MTurk admin: the batch page's actions and warnings, the results upload, and who may
+do what."""
 
 from datetime import timedelta
 from pathlib import Path
@@ -22,38 +22,14 @@ def _page(batch) -> str:
     return f"/admin/mturk/publication/batch/{batch.pk}/"
 
 
-def test_cost_has_forty_percent_commission_from_ten_assignments(client, researcher, standin):
-    batch = mturk_batch_create(
-        proverbs=[proverb_create(), proverb_create()], target_per_item=10, publish=False
-    )
+def test_publish_on_the_batch_page_creates_one_hit_per_item(client, researcher, standin):
+    batch = mturk_batch_create(proverbs=[proverb_create(), proverb_create()], publish=False)
     client.force_login(researcher)
-    page = client.get(_page(batch) + "publish/").content.decode()
-    # 2 HITs × 10 × 0.50 = 10.00 USD rewards, 40% = 4.00 USD commission.
-    assert "10.00 USD" in page and "4.00 USD" in page and "14.00 USD" in page
-    assert "40%" in page
-    assert "10000.00 USD" in page  # the stand-in's balance
-
-
-def test_publish_needs_the_current_cost_confirmed(client, researcher, standin):
-    batch = mturk_batch_create(proverbs=[proverb_create()], target_per_item=2, publish=False)
-    client.force_login(researcher)
-    response = client.post(_page(batch) + "publish/", {"confirmed_cents": "1"}, follow=True)
-    assert "confirm that amount" in response.content.decode()
-    assert standin.state.hits == {}
-    client.post(_page(batch) + "publish/", {"confirmed_cents": "120"})
-    assert len(standin.state.hits) == 1
+    response = client.post(_page(batch), {"action": "publish"}, follow=True)
+    assert "published on MTurk" in response.content.decode()
+    assert len(standin.state.hits) == 2
     batch.refresh_from_db()
     assert batch.status == "published"
-
-
-def test_crowd_publish_button_cannot_skip_the_cost_confirmation(client, researcher, standin):
-    batch = mturk_batch_create(proverbs=[proverb_create()], target_per_item=2, publish=False)
-    client.force_login(researcher)
-    response = client.post(
-        f"/admin/crowd/batch/{batch.pk}/progress/", {"publish": "1"}, follow=True
-    )
-    assert "Confirm the batch&#x27;s cost" in response.content.decode()
-    assert standin.state.hits == {}
 
 
 def test_reviewer_sees_the_batch_but_cannot_publish_or_expire(client, reviewer, standin):
@@ -62,8 +38,10 @@ def test_reviewer_sees_the_batch_but_cannot_publish_or_expire(client, reviewer, 
     assert client.get(_page(batch)).status_code == 200
     hit = HIT.objects.get()
     assert client.post(_page(batch), {"action": "expire", "hit": hit.pk}).status_code == 403
-    assert client.post(_page(batch) + "publish/", {"confirmed_cents": "0"}).status_code == 403
     assert standin.state.hits[hit.hit_id]["HITStatus"] == "Assignable"
+    draft = mturk_batch_create(proverbs=[proverb_create()], publish=False)
+    assert client.post(_page(draft), {"action": "publish"}).status_code == 403
+    assert list(standin.state.hits) == [hit.hit_id]
 
 
 def test_an_unknown_action_needs_the_change_permission_and_does_nothing(
@@ -182,9 +160,8 @@ def _results_upload(client, upload):
     )
 
 
-def test_balance_is_shown_and_results_upload_reports_bad_lines(client, researcher, standin):
+def test_results_upload_reports_bad_lines(client, researcher, standin):
     client.force_login(researcher)
-    assert "10000.00 USD" in client.get("/admin/mturk/publication/").content.decode()
     with RESULTS.open("rb") as upload:
         response = _results_upload(client, upload)
     page = response.content.decode()
@@ -234,7 +211,7 @@ def test_researcher_sets_up_a_draft_batch_for_mturk_in_the_admin(client, researc
     form = client.get(f"/admin/mturk/publication/{batch.mturk.pk}/change/").content.decode()
     assert "Auto-approval delay (minutes)" in form
     page = client.get(_page(batch)).content.decode()
-    assert 'data-testid="estimate"' in page
+    assert 'data-testid="publish"' in page
 
 
 def test_hits_assignments_and_calls_are_listed_read_only(client, researcher, standin):

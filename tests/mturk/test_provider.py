@@ -174,7 +174,8 @@ def test_reject_needs_feedback_and_rejects_on_mturk(standin):
 
 
 def test_hit_type_carries_the_qualification_requirements(standin):
-    from mturk.publishing import cost_estimate, mturk_batch_publish, publication_set
+    from crowd.batches import batch_publish
+    from mturk.publishing import publication_set
 
     blocked = Worker.objects.create(
         provider="mturk", external_id="ABLOCKED", blocked=True, blocked_reason="Spam"
@@ -191,7 +192,7 @@ def test_hit_type_carries_the_qualification_requirements(standin):
         answer_key_xml="<AnswerKey>…</AnswerKey>",
         test_min_score=80,
     )
-    mturk_batch_publish(batch=batch, confirmed_cost_cents=cost_estimate(batch=batch).total_cents)
+    batch_publish(batch=batch)
     hit_type = next(iter(standin.state.hit_types.values()))
     requirements = {r["QualificationTypeId"]: r for r in hit_type["QualificationRequirements"]}
     assert requirements["00000000000000000071"]["LocaleValues"] == [

@@ -13,6 +13,7 @@ from annotation.management.commands.export_dataset import (
     newer_flesch_argument,
     source_argument,
 )
+from annotation.management.reports import text_write
 from common.progress import progress_bar
 
 
@@ -56,14 +57,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         result = scope_analysis(options, batches=batch_ids(options["batch"]), stderr=self.stderr)
-        out = options["json_out"]
-        if out is not None:
-            text = json.dumps(result, ensure_ascii=False, indent=2)
-            if str(out) == "-":
-                self.stdout.write(text)
-            else:
-                out.write_text(text + "\n", encoding="utf-8")
-                self.stderr.write(f"Wrote {out}.")
+        if options["json_out"] is not None:
+            text = json.dumps(result, ensure_ascii=False, indent=2) + "\n"
+            text_write(self, text, options["json_out"])
             return
         for section in analysis_sections(result):
             self.stdout.write(f"\n{section.title}")

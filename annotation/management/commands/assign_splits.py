@@ -1,9 +1,8 @@
 """python manage.py assign_splits [--seed N | --from DIR [--allow-partial]] [--json]"""
 
-import json
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation.datasets.splits import (
     SplitFileError,
@@ -12,9 +11,10 @@ from annotation.datasets.splits import (
     parse_split_files,
 )
 from annotation.management.commands.import_dataset import _split_files, partial_check
+from annotation.management.reports import ReportCommand
 
 
-class Command(BaseCommand):
+class Command(ReportCommand):
     help = (
         "Assign the seen and unseen train/test splits of the approved narratives, drawn "
         "from a seed (seen: 6:4 of each proverb's narratives; unseen: 6:4 of the proverbs), "
@@ -33,7 +33,7 @@ class Command(BaseCommand):
             action="store_true",
             help="Exit 0 when split files name pks that are not in the dataset.",
         )
-        parser.add_argument("--json", action="store_true")
+        super().add_arguments(parser)
 
     def handle(self, *args, **options):
         if options["directory"] is None:
@@ -45,19 +45,14 @@ class Command(BaseCommand):
             except SplitFileError as error:
                 raise CommandError(f"Nothing was changed: {error}") from error
             result = narrative_splits_apply(parts=parts, files=files)
-        if options["json"]:
-            self.stdout.write(json.dumps(result.as_dict()))
-        else:
-            self._summary(result)
-        left_out = [f"split pk {pk}" for pk in result.unknown]
-        partial_check(left_out, allow=options["allow_partial"])
-
-    def _summary(self, result) -> None:
-        for setting, parts in result.counts.items():
-            self.stdout.write(
+        unknown = result.unknown
+        self.report_write(
+            options,
+            result.as_dict(),
+            "\n".join(
                 f"{setting}: {parts.get('train', 0)} train, {parts.get('test', 0)} test"
-            )
-        if result.unknown:
-            self.stderr.write(
-                f"{len(result.unknown)} pk(s) not found: {', '.join(result.unknown[:20])}"
-            )
+                for setting, parts in result.counts.items()
+            ),
+            [f"{len(unknown)} pk(s) not found: {', '.join(unknown[:20])}"] if unknown else [],
+        )
+        partial_check([f"split pk {pk}" for pk in unknown], allow=options["allow_partial"])

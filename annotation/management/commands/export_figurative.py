@@ -2,9 +2,10 @@
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from annotation.datasets.figurative import figurative_export_text
+from annotation.management.reports import text_write
 
 
 class Command(BaseCommand):
@@ -23,12 +24,4 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         text = figurative_export_text(kind=options["kind"], split=options["split"])
-        if options["output"] is None:
-            self.stdout.write(text, ending="")
-            return
-        try:
-            options["output"].write_bytes(text.encode("utf-8"))
-        except OSError as error:
-            raise CommandError(f"Cannot write {options['output']}: {error.strerror}.") from error
-        lines = text.count("\n") + (not text.endswith("\n") and bool(text))
-        self.stderr.write(f"{lines} line(s) written to {options['output']}.")
+        text_write(self, text, options["output"])

@@ -1,23 +1,19 @@
 """python manage.py extract_keywords [--json]"""
 
-import json
-
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation.analysis.keywords import narratives_keywords_fill, narratives_keywords_missing
+from annotation.management.reports import ReportCommand
 from common.progress import progress_bar
 
 
-class Command(BaseCommand):
+class Command(ReportCommand):
     help = (
         "Extract the keywords (verbs and named entities, spaCy) of every approved dataset "
         "narrative that has none, e.g. narratives imported before imports extracted them: "
         "the generation baseline needs them. A progress bar on stderr; running it again finds "
         "nothing to do."
     )
-
-    def add_arguments(self, parser):
-        parser.add_argument("--json", action="store_true", help="Print the counts as JSON.")
 
     def handle(self, *args, **options):
         missing = narratives_keywords_missing()
@@ -29,9 +25,8 @@ class Command(BaseCommand):
             raise CommandError(
                 f"Cannot load the spaCy model (PARABLE_SPACY_MODEL): {error}"
             ) from error
-        if options["json"]:
-            self.stdout.write(json.dumps({"missing": len(missing), "extracted": extracted}))
-            return
-        self.stdout.write(
-            f"{len(missing)} approved narrative(s) without keywords; {extracted} extracted."
+        self.report_write(
+            options,
+            {"missing": len(missing), "extracted": extracted},
+            f"{len(missing)} approved narrative(s) without keywords; {extracted} extracted.",
         )

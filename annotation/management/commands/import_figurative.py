@@ -1,10 +1,9 @@
 """python manage.py import_figurative FILE --kind idiom|simile [--split train|dev|test]
 [--labels auto|given|withheld] [--json]"""
 
-import json
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation.datasets.figurative import (
     LABELS,
@@ -13,9 +12,10 @@ from annotation.datasets.figurative import (
     figurative_report_summary,
 )
 from annotation.datasets.figurative_files import FigurativeFileError
+from annotation.management.reports import ReportCommand, file_read
 
 
-class Command(BaseCommand):
+class Command(ReportCommand):
     help = (
         "Import idiom or simile narratives in the figurative narratives benchmark's JSONL "
         "layout: each narrative stored once with its option pairs, the <b>...</b> around an "
@@ -36,17 +36,13 @@ class Command(BaseCommand):
             "split, whose release has a placeholder, and for a file whose every line gives the "
             "same answer; withheld stores the pairs unlabelled.",
         )
-        parser.add_argument("--json", action="store_true", help="Print the report as JSON.")
+        super().add_arguments(parser)
 
     def handle(self, *args, **options):
         path = options["file"]
         try:
-            content = path.read_bytes()
-        except OSError as error:
-            raise CommandError(f"Cannot read {path}: {error.strerror}.") from error
-        try:
             report = figurative_import(
-                content=content,
+                content=file_read(path),
                 kind=options["kind"],
                 split=options["split"],
                 labels=options["labels"],
@@ -54,15 +50,10 @@ class Command(BaseCommand):
             )
         except FigurativeFileError as error:
             errors = [{"line": line, "message": message} for line, message in error.errors]
-            if options["json"]:
-                self.stdout.write(json.dumps(FigurativeImportReport(errors=errors).as_dict()))
-            else:
-                for line, message in error.errors:
-                    self.stderr.write(f"Line {line}: {message}")
+            problems = [f"Line {line}: {message}" for line, message in error.errors]
+            self.report_write(
+                options, FigurativeImportReport(errors=errors).as_dict(), "", problems
+            )
             raise CommandError(f"Nothing was imported: {error}") from error
-        if options["json"]:
-            self.stdout.write(json.dumps(report.as_dict()))
-            return
-        for note in report.notes:
-            self.stderr.write(f"Line {note['line']}: {note['note']}")
-        self.stdout.write(figurative_report_summary(report))
+        notes = [f"Line {note['line']}: {note['note']}" for note in report.notes]
+        self.report_write(options, report.as_dict(), figurative_report_summary(report), notes)

@@ -10,6 +10,7 @@ from annotation.analysis.methods import methods_document
 from annotation.analysis.methods_render import methods_latex, methods_markdown
 from annotation.management.commands.analyze import scope_analysis, scope_arguments
 from annotation.management.commands.export_dataset import batch_ids
+from annotation.management.reports import text_write
 
 
 class Command(BaseCommand):
@@ -40,8 +41,4 @@ class Command(BaseCommand):
             analysis = scope_analysis(options, batches=batches, stderr=self.stderr)
         document = methods_document(analysis=analysis, batches=batches)
         text = (methods_latex if options["latex"] else methods_markdown)(document)
-        if options["out"]:
-            options["out"].write_text(text, encoding="utf-8")
-            self.stderr.write(f"Wrote {options['out']}.")
-        else:
-            self.stdout.write(text)
+        text_write(self, text + "\n", options["out"])

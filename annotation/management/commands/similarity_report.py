@@ -23,15 +23,12 @@ LISTED_PAIRS = 50
 
 class Command(BaseCommand):
     help = (
-        "Print the nearest-neighbour similarity distribution of the dataset (or of the "
-        "narratives imported under a source label): for each story its highest cosine "
-        "similarity (all-MiniLM-L6-v2) to another story of the same proverb, and to another "
-        "story of the same worker, with the share at or above the near-duplicate and "
-        "homogeneity thresholds; and each story's highest name-blind word-trigram overlap "
-        "with another story of its proverb or worker (the copy check) with the share at or "
-        "above the near-copy threshold. Then the pairs at or above a threshold, each counted "
-        "once with its earlier story marked as the source. Missing embeddings are computed "
-        "and stored first; the stories are compared at once by matrix operations."
+        "Print the nearest-neighbour similarity of the dataset's stories (or of those "
+        "imported under a source label): each story's highest cosine similarity "
+        "(all-MiniLM-L6-v2) to another of its proverb and of its worker, and its highest "
+        "name-blind word-trigram overlap (the copy check), with the share at or above each "
+        "threshold; then the pairs at or above one, the earlier story marked as the source. "
+        "Missing embeddings are computed and stored first."
     )
 
     def add_arguments(self, parser):
