@@ -1,4 +1,5 @@
-"""The serving benchmark's load: N signed-in workers looping next → task page → submit.
+"""The serving benchmark's load: N signed-in workers looping next → task page → submit, on
+Parable or on Turkle (whose task page loads the task's form in a frame: a fourth request).
 
 A small HTTP/1.1 client on asyncio streams (one connection per request, as gunicorn's
 sync workers close each one), so that 100 workers cost the load generator little CPU
@@ -13,16 +14,21 @@ its deadline or its cycle cap, whichever comes first, and waits for what is in f
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import re
 import time
 import uuid
 from dataclasses import dataclass, field
+from urllib.parse import urlencode
 
 REQUEST_TIMEOUT_S = 30.0
 PROXY_HEADER = "X-Forwarded-Proto"  # production's SECURE_PROXY_SSL_HEADER
 TASK_PATH = re.compile(r"^/tasks/a/(\d+)/$")
 CONFIG = re.compile(r'<script id="task-config" type="application/json">(.*?)</script>', re.S)
+TURKLE_TASK_PATH = re.compile(r"^/task/\d+/assignment/\d+/$")
+TURKLE_FRAME = re.compile(r'<iframe src="([^"]+)"')
+TURKLE_PROVERB = re.compile(r'<p class="proverb" id="proverb">(.*?)</p>', re.S)
 
 
 @dataclass
@@ -47,8 +53,15 @@ class Sample:
 class PhaseLog:
     samples: list[Sample] = field(default_factory=list)
     cycles: list[float] = field(default_factory=list)  # end time of each completed cycle
+    cycle_times: list[float] = field(default_factory=list)  # seconds of each, first request on
     failures: list[str] = field(default_factory=list)
     acknowledged: list[int] = field(default_factory=list)  # assignments whose submit got 200
+
+    def done(self, started: float) -> None:
+        """A cycle that began at `started` (perf_counter) completed now."""
+        now = time.perf_counter()
+        self.cycles.append(now)
+        self.cycle_times.append(now - started)
 
 
 def _dechunk(body: bytes) -> bytes:
@@ -73,10 +86,11 @@ async def http(
     body: bytes = b"",
     scheme: str = "https",
     headers: tuple[str, ...] = (),
+    content_type: str = "application/json",
 ) -> Response:
     """One request on its own connection; cookies the response sets are kept in `cookies`.
     `scheme` is the one the browser used: "https" arrives through the proxy. `headers` are
-    added as they are ("Name: value")."""
+    added as they are ("Name: value"); `content_type` is a POST body's."""
     reader, writer = await asyncio.open_connection(host, port)
     try:
         lines = [
@@ -92,7 +106,7 @@ async def http(
             lines.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in cookies.items()))
         if method == "POST":
             lines += [
-                "Content-Type: application/json",
+                f"Content-Type: {content_type}",
                 f"Content-Length: {len(body)}",
                 f"X-CSRFToken: {cookies.get('csrftoken', '')}",
                 f"Origin: {scheme}://{host}:{port}",
@@ -136,7 +150,7 @@ class Worker:
         if response.status != 302:
             raise RuntimeError(f"invite link answered {response.status}")
 
-    async def _call(self, method: str, path: str, body: bytes = b"") -> Response:
+    async def _call(self, method: str, path: str, body: bytes = b"", **options) -> Response:
         return await asyncio.wait_for(
             http(
                 self.host,
@@ -146,14 +160,17 @@ class Worker:
                 cookies=self.cookies,
                 body=body,
                 scheme=self.scheme,
+                **options,
             ),
             REQUEST_TIMEOUT_S,
         )
 
-    async def _timed(self, log: PhaseLog, kind: str, method: str, path: str, expect, body=b""):
+    async def _timed(
+        self, log: PhaseLog, kind: str, method: str, path: str, expect, body=b"", **options
+    ):
         start = time.perf_counter()
         try:
-            response = await self._call(method, path, body)
+            response = await self._call(method, path, body, **options)
             ok = expect(response)
             reason = "" if ok else f"{kind}: HTTP {response.status} {response.body[:120]!r}"
         except (OSError, TimeoutError, ValueError) as error:
@@ -174,6 +191,7 @@ class Worker:
         def expected(r: Response) -> bool:
             return reserved(r) or (r.status == 200 and bool(self.spare_tokens))
 
+        started = time.perf_counter()
         response = await self._timed(log, "next", "GET", f"/tasks/{batch_id}/next/", expected)
         if response is None:
             return
@@ -201,8 +219,67 @@ class Worker:
             body,
         )
         if submitted is not None:
-            log.cycles.append(time.perf_counter())
+            log.done(started)
             log.acknowledged.append(int(TASK_PATH.match(task).group(1)))
+
+
+class TurkleWorker(Worker):
+    """One signed-in Turkle worker (a session key: Turkle signs workers in with a password).
+
+    A cycle is what a browser does on Turkle: accept the batch's next task (302 to its
+    assignment), load the assignment's page and the form in its frame, and post the form
+    (302 to the next task, auto-accept being on). A worker with nothing left in the batch
+    is sent to the index (302 to /) and signs in as a spare worker, if any is left."""
+
+    async def sign_in(self, token: str) -> None:
+        self.cookies = {"sessionid": token}
+
+    async def cycle(self, log: PhaseLog, batch_id: int) -> None:
+        def reserved(r: Response) -> bool:
+            return r.status == 302 and TURKLE_TASK_PATH.match(r.header("location")) is not None
+
+        def expected(r: Response) -> bool:
+            left = r.status == 302 and r.header("location") == "/" and bool(self.spare_tokens)
+            return reserved(r) or left
+
+        path = f"/batch/{batch_id}/accept_next_task/"
+        started = time.perf_counter()
+        response = await self._timed(log, "next", "GET", path, expected)
+        if response is None:
+            return
+        if not reserved(response):
+            await self.sign_in(self.spare_tokens.pop())
+            return
+        task = response.header("location")
+        page = await self._timed(log, "page", "GET", task, lambda r: r.status == 200)
+        if page is None:
+            return
+        frame = TURKLE_FRAME.search(page.body.decode())
+        if frame is None:
+            log.failures.append("page: no frame")
+            return
+        path = html.unescape(frame.group(1))
+        form = await self._timed(log, "frame", "GET", path, lambda r: r.status == 200)
+        if form is None:
+            return
+        proverb = TURKLE_PROVERB.search(form.body.decode())
+        if proverb is None:
+            log.failures.append("frame: no proverb")
+            return
+        stories = self.stories[html.unescape(proverb.group(1))]
+        story = stories[self.written % len(stories)]
+        self.written += 1
+        submitted = await self._timed(
+            log,
+            "submit",
+            "POST",
+            task,
+            lambda r: r.status == 302 and r.header("location").endswith("/accept_next_task/"),
+            urlencode({"narrative": story}).encode(),
+            content_type="application/x-www-form-urlencoded",
+        )
+        if submitted is not None:
+            log.done(started)
 
 
 async def run_phase(

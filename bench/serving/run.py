@@ -2,7 +2,9 @@
 
 Run from the repository root: `.venv/bin/python bench/serving/run.py [--workers 10,50,100]
 [--batch-sizes 250,2500,25000] [--seconds 20] [--warmup 3] [--gunicorn-workers 4]
-[--threads 1] [--conn-max-age N] [--rounds 1] [--memory-after 1000]`.
+[--threads 1] [--conn-max-age N] [--rounds 1] [--memory-after 1000] [--imports 5]
+[--without-turkle] [--quick]`. `--quick` checks that it runs and prints (two small batches,
+5 workers, 3-second phases), not the figures.
 
 It starts PostgreSQL and Redis (tests/services.sh, with pg_stat_statements) and gunicorn
 with config.settings.production (platform/gunicorn.conf.py) on free ports in 28200-28999,
@@ -12,8 +14,17 @@ one write batch (10 narratives per proverb, more where a small batch would run o
 each batch size, then for each worker count runs the batch sizes side by side in mirrored
 order (A B B A, `--rounds` times): each phase signs in that many new local workers through
 their invite links and drives them (bench/serving/load.py) for a warm-up and a measured
-window, bounded in time, cycles and requests. It prints, beside the targets and the
-figures measured before:
+window, bounded in time, cycles and requests.
+
+Turkle 3.1.0 runs beside it (bench/serving/turkle_runner.py: installed on first use into
+bench/out/turkle-venv, hosted by turkle_site.py, on a database of its own on the same
+PostgreSQL, under the same gunicorn settings, with a batch of each size holding the same
+proverbs, assignments per item and page weight): at each batch size, a Turkle phase follows
+Parable's on the way up the sizes and precedes it on the way back, so each point is run
+A B B A. Turkle's workers take the same cycle as a browser does there: accept the next task,
+its page, the form in its frame, submit.
+
+It prints, beside the targets and the figures measured before:
 
 - a web worker's import of the application (CPU and resident memory, five fresh
   processes, the project's bytecode compiled first as the image does);
@@ -34,10 +45,11 @@ figures measured before:
   execution time per cycle;
 - resident memory (RSS and PSS) of each web worker at the end, after at least 1,000
   requests each (an unmeasured top-up follows the phases when they made fewer);
-- the load average, since this machine is shared and the figures move with it.
-
-Turkle is not run beside it yet, and no Turkle figure measured at another time is shown:
-the output says so.
+- the load average, since this machine is shared and the figures move with it;
+- per batch size and worker count, Parable beside Turkle: each phase's cycles a second,
+  server CPU per cycle (app plus database) and p50/p99 of a cycle for both, and the ratio
+  of their mean rates; its last line: `min ratio X (at N items, W workers), cpu per cycle
+  Y ms`, the lowest ratio and Parable's highest server CPU per cycle over the points.
 
 Prints figures; it is not a test.
 """
@@ -54,12 +66,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bench.serving import load  # noqa: E402
+from bench.serving import load, turkle_runner  # noqa: E402
 from bench.serving.measure import (  # noqa: E402
     children,
     free_port,
@@ -72,18 +87,26 @@ from bench.serving.stories import PassingStories, proverb_texts  # noqa: E402
 from tests.integration.processes import process_stop  # noqa: E402
 
 TARGETS = {
-    "cpu_ms": 20.0,
-    "cycles_at_100": 50.0,
+    "cpu_ms": 15.0,
+    "turkle_ratio": 2.0,
     "p99_ms": 1000.0,
     "rss_mib": 90.0,
-    "import_s": 0.5,
+    "import_s": 0.45,
     "small_batch_ratio": 0.9,
     "next_ratio": 1.5,
 }
+QUICK = {
+    "workers": "5",
+    "batch_sizes": "40,80",
+    "seconds": 3.0,
+    "warmup": 1.0,
+    "max_cycles": 60,
+    "memory_after": 0,
+    "imports": 1,
+}
 NEXT_SAMPLES = 25
 # Measured before OpenItem, on a 1,500-item batch (same machine, 4 sync workers).
-BEFORE = {"cycles": {10: 58.0, 50: 48.0, 100: 51.0}, "cpu_ms": "30.5-30.9", "statements": 28}
-HEALTH_REQUEST = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+BEFORE = {"cycles": {10: 58.0, 50: 48.0, 100: 51.0}, "statements": 28}
 
 
 def app_environment(args, workdir: Path, services: dict[str, str], port: int) -> dict:
@@ -216,7 +239,8 @@ def next_median_ms(batch_id: int) -> float:
 
 
 def statements_per_request(batch_id: int, stories: PassingStories) -> dict[str, int]:
-    """One cycle through Django's test client on the same code and database, counted."""
+    """One cycle through Django's test client on the same code and database, counted; and
+    the task page's weight in bytes ("page_bytes")."""
     import json
 
     from django.db import connection
@@ -236,6 +260,7 @@ def statements_per_request(batch_id: int, stories: PassingStories) -> dict[str, 
     with CaptureQueriesContext(connection) as queries:
         page = client.get(task).content.decode()
     counts["page"] = len(queries)
+    counts["page_bytes"] = len(page.encode())
     proverb = json.loads(load.CONFIG.search(page).group(1))["proverb"]
     with CaptureQueriesContext(connection) as queries:
         client.post(
@@ -328,93 +353,120 @@ def import_figures(env: dict, runs: int = 5) -> list[tuple[float, float]]:
     return figures
 
 
-def start_gunicorn(env: dict, workdir: Path, port: int) -> tuple[subprocess.Popen, float]:
-    """gunicorn as platform/gunicorn.conf.py runs it; returns it and its seconds to ready."""
-    log = open(workdir / "gunicorn.log", "w")  # noqa: SIM115 (closed with the process)
+def start_gunicorn(
+    env: dict,
+    workdir: Path,
+    port: int,
+    *,
+    command: list[str] | None = None,
+    probe: str = "/healthz",
+) -> tuple[subprocess.Popen, float]:
+    """gunicorn as platform/gunicorn.conf.py runs Parable (or `command`, logging to a file
+    named after its first word's folder); returns it and its seconds to answer `probe`."""
     gunicorn_binary = str(Path(sys.executable).parent / "gunicorn")
+    command = command or [
+        gunicorn_binary,
+        "config.wsgi:application",
+        "-c",
+        "platform/gunicorn.conf.py",
+    ]
+    log_path = workdir / f"gunicorn-{Path(command[0]).parent.parent.name}.log"
+    log = open(log_path, "w")  # noqa: SIM115 (closed with the process)
+    request = f"GET {probe} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode()
     start = time.perf_counter()
-    process = subprocess.Popen(
-        [gunicorn_binary, "config.wsgi:application", "-c", "platform/gunicorn.conf.py"],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     deadline = start + 120
     while time.perf_counter() < deadline:
         if process.poll() is not None:
-            raise SystemExit(f"gunicorn exited:\n{(workdir / 'gunicorn.log').read_text()}")
+            raise SystemExit(f"gunicorn exited:\n{log_path.read_text()}")
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1) as probe:
-                probe.sendall(HEALTH_REQUEST)
-                if probe.recv(64).startswith(b"HTTP/1.1 200"):
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as connection:
+                connection.sendall(request)
+                if connection.recv(64).startswith(b"HTTP/1.1 200"):
                     return process, time.perf_counter() - start
         except OSError:
             pass
         time.sleep(0.1)
-    raise SystemExit("gunicorn did not answer /healthz within 120 s.")
+    raise SystemExit(f"gunicorn did not answer {probe} within 120 s.")
 
 
-async def signed_in_workers(
-    count, *, batch_id, port, stories, cycles: int = 0
-) -> list[load.Worker]:
-    """`count` signed-in workers, with enough spare identities among them for `cycles`
-    cycles on the batch (each worker takes each item once)."""
-    from asgiref.sync import sync_to_async
+@dataclass
+class Server:
+    """An application under load: its port, its gunicorn's and PostgreSQL's process ids (the
+    server CPU of a cycle), its workers' kind and how they are signed in: `tokens(batch id,
+    count)` gives each new worker's sign-in token."""
 
+    name: str
+    port: int
+    pids: tuple[int, int]
+    worker: type[load.Worker]
+    tokens: Callable[[int, int], list[str]]
+
+
+def invite_tokens(batch_id: int, count: int) -> list[str]:
+    """Invite links' tokens of `count` new local workers (Parable's sign-in)."""
     from crowd.models import Batch
     from crowd.workers import invite_token, local_workers_create
 
-    def tokens():
-        batch = Batch.objects.get(pk=batch_id)
-        identities = max(1, -(-cycles // (count * batch.items.count())))
-        return [
-            invite_token(worker=worker, batch=batch)
-            for worker in local_workers_create(count=count * identities, name_prefix="Bench")
-        ]
+    batch = Batch.objects.get(pk=batch_id)
+    return [
+        invite_token(worker=worker, batch=batch)
+        for worker in local_workers_create(count=count, name_prefix="Bench")
+    ]
 
-    workers = [load.Worker("127.0.0.1", port, stories) for _ in range(count)]
-    made = await sync_to_async(tokens)()
+
+def signed_in_workers(count, *, server: Server, batch_id, items, stories, cycles: int = 0):
+    """`count` signed-in workers, with enough spare identities among them for `cycles`
+    cycles on a batch of `items` (each worker takes each item once)."""
+    identities = max(1, -(-cycles // (count * items)))
+    made = server.tokens(batch_id, count * identities)
+    workers = [server.worker("127.0.0.1", server.port, stories) for _ in range(count)]
     for index, worker in enumerate(workers):
         worker.spare_tokens = made[count + index :: count]
-    await asyncio.gather(*(w.sign_in(token) for w, token in zip(workers, made, strict=False)))
+    sign_ins = (worker.sign_in(token) for worker, token in zip(workers, made, strict=False))
+    asyncio.run(gather(sign_ins))
     return workers
 
 
-def run_phase(
-    count: int, args, *, batch_id, port, stories, gunicorn_pid, postgres_pid, redis_pid
-) -> dict:
+async def gather(awaitables) -> list:
+    return await asyncio.gather(*awaitables)
+
+
+def run_phase(count: int, args, *, server: Server, batch_id, items, stories, redis_pid) -> dict:
+    """One measured phase of `count` workers on a batch; Parable's phases also count its
+    statements, the slowest ones and lock waits (and profile it with `--profile`)."""
     # Warm-up and phase each take at most max_cycles.
-    workers = asyncio.run(
-        signed_in_workers(
-            count, batch_id=batch_id, port=port, stories=stories, cycles=2 * args.max_cycles
-        )
+    workers = signed_in_workers(
+        count,
+        server=server,
+        batch_id=batch_id,
+        items=items,
+        stories=stories,
+        cycles=2 * args.max_cycles,
     )
     bounds = {"batch_id": batch_id, "max_cycles": args.max_cycles}
     warmup = asyncio.run(load.run_phase(workers, seconds=args.warmup, **bounds))
-    pids = (gunicorn_pid, postgres_pid, redis_pid)
+    parable = server.name == "Parable"
+    pids = (*server.pids, redis_pid)
     before = (*map(tree_cpu, pids), time.process_time())
-    statements = server_statements()
-    times = statement_times()
-    profiler = profile(args, gunicorn_pid) if args.profile else None
+    statements = server_statements() if parable else (0, 0, 0)
+    times = statement_times() if parable else {}
+    profiler = profile(args, server.pids[0]) if args.profile and parable else None
     load_before, start = load_average(), time.perf_counter()
-    with LockWaits() as waits:
+    with LockWaits() if parable else nullcontext() as waits:
         log = asyncio.run(load.run_phase(workers, seconds=args.seconds, **bounds))
     elapsed = time.perf_counter() - start
     after = (*map(tree_cpu, pids), time.process_time())
     if profiler is not None:
         profiler.wait(timeout=60)
-    total, health, foreign = (
-        new - old for new, old in zip(server_statements(), statements, strict=True)
-    )
-    total -= 1  # the count query itself
     cycles = max(len(log.cycles), 1)
-    slow = slowest(times, statement_times(), cycles)
+    kinds = dict.fromkeys(sample.kind for sample in log.samples)
     latency = {
         kind: [1000 * (s.end - s.start) for s in log.samples if s.kind == kind and s.ok]
-        for kind in ("next", "page", "submit")
+        for kind in kinds
     }
-    return {
+    figures = {
+        "server": server.name,
         "workers": count,
         "cycles": len(log.cycles),
         "rate": len(log.cycles) / elapsed,
@@ -427,12 +479,19 @@ def run_phase(
         "db_ms": 1000 * (after[1] - before[1]) / cycles,
         "redis_ms": 1000 * (after[2] - before[2]) / cycles,
         "client_ms": 1000 * (after[3] - before[3]) / cycles,
-        "statements": (total / cycles, health / cycles, foreign / cycles),
-        "slowest": slow,
         "latency": {k: [percentile(v, q) for q in (0.5, 0.95, 0.99)] for k, v in latency.items()},
+        "cycle_ms": [1000 * seconds for seconds in log.cycle_times],
         "load": f"{load_before} → {load_average()}",
-        "lock_waits": waits.report(),
     }
+    if parable:
+        total, health, foreign = (
+            new - old for new, old in zip(server_statements(), statements, strict=True)
+        )
+        total -= 1  # the count query itself
+        figures["statements"] = (total / cycles, health / cycles, foreign / cycles)
+        figures["slowest"] = slowest(times, statement_times(), cycles)
+        figures["lock_waits"] = waits.report()
+    return figures
 
 
 class LockWaits:
@@ -503,44 +562,79 @@ def profile(args, gunicorn_pid: int) -> subprocess.Popen:
 
 
 def report_phase(figures: dict, size: int) -> None:
-    count = figures["workers"]
-    before = BEFORE["cycles"].get(count)
-    ratio = f"{figures['rate'] / before:.2f}× the {before:.0f} before" if before else ""
-    target = f"; target ≥ {TARGETS['cycles_at_100']:.0f}" if count == 100 else ""
+    count, parable = figures["workers"], figures["server"] == "Parable"
+    before = BEFORE["cycles"].get(count) if parable else None
+    ratio = f" ({figures['rate'] / before:.2f}× the {before:.0f} before)" if before else ""
     cpu = figures["app_ms"] + figures["db_ms"]
     print(
-        f"{size:>6,} items, {count:>3} workers: {figures['rate']:6.1f} cycles/s "
-        f"({ratio}{target}), "
-        f"{figures['cycles']:,} cycles, {figures['requests']:,} requests, "
+        f"{figures['server']:<7} {size:>6,} items, {count:>3} workers: {figures['rate']:6.1f} "
+        f"cycles/s{ratio}, {figures['cycles']:,} cycles, {figures['requests']:,} requests, "
         f"{figures['errors']} errors; load average {figures['load']}"
     )
     print(
         f"    server CPU per cycle {cpu:5.1f} ms = app {figures['app_ms']:.1f} + database "
-        f"{figures['db_ms']:.1f} (target ≤ {TARGETS['cpu_ms']:.0f}, before {BEFORE['cpu_ms']}); "
-        f"Redis (queued checks) {figures['redis_ms']:.1f} ms; load generator "
+        f"{figures['db_ms']:.1f}; Redis {figures['redis_ms']:.1f} ms; load generator "
         f"{figures['client_ms']:.1f} ms"
     )
-    total, health, foreign = figures["statements"]
-    print(
-        f"    statements per cycle at the server: {total:.1f} = {total - health - foreign:.1f} "
-        f"from Django + {health:.1f} health checks + {foreign:.1f} foreign-key checks"
-    )
-    print(
-        "    most database time per cycle: "
-        + "; ".join(f"{ms:.1f} ms {query}" for query, ms in figures["slowest"])
-    )
-    p99_target = f" (target p99 < {TARGETS['p99_ms']:.0f})" if count == 100 else ""
+    if parable:
+        total, health, foreign = figures["statements"]
+        print(
+            f"    statements per cycle at the server: {total:.1f} = "
+            f"{total - health - foreign:.1f} from Django + {health:.1f} health checks + "
+            f"{foreign:.1f} foreign-key checks"
+        )
+        print(
+            "    most database time per cycle: "
+            + "; ".join(f"{ms:.1f} ms {query}" for query, ms in figures["slowest"])
+        )
     print(
         "    latency ms p50/p95/p99: "
         + "; ".join(
             f"{kind} {'/'.join(f'{value:.0f}' for value in values)}"
             for kind, values in figures["latency"].items()
         )
-        + p99_target
     )
-    print(f"    lock waits (pg_stat_activity every 50 ms): {figures['lock_waits']}")
+    if parable:
+        print(f"    lock waits (pg_stat_activity every 50 ms): {figures['lock_waits']}")
     for failure in figures["failures"]:
         print(f"    e.g. {failure}")
+
+
+def report_beside_turkle(points: dict[tuple[int, int], dict[str, list[dict]]]) -> None:
+    """Per batch size and worker count, Parable's phases against Turkle's (A B B A): cycles a
+    second of each phase, server CPU per cycle (app plus database) and the p50/p99 of a
+    cycle, and the ratio of the mean rates; then the last line, with the lowest ratio and
+    Parable's highest CPU per cycle."""
+    from statistics import fmean
+
+    print(
+        "Parable beside Turkle (A B B A at each point; cycles/s of each phase; server CPU "
+        "per cycle, app + database; p50/p99 ms of a cycle):"
+    )
+    lowest, cpu_highest = None, 0.0
+    for (size, count), by_server in points.items():
+        parts = []
+        for name, phases in by_server.items():
+            rates = ", ".join(f"{phase['rate']:.1f}" for phase in phases)
+            cpu = fmean(phase["app_ms"] + phase["db_ms"] for phase in phases)
+            cycle_ms = [ms for phase in phases for ms in phase["cycle_ms"]]
+            p50, p99 = (percentile(cycle_ms, share) for share in (0.5, 0.99))
+            parts.append(f"{name} {rates} ({cpu:.1f} ms CPU, {p50:.0f}/{p99:.0f} ms)")
+            if name == "Parable":
+                cpu_highest = max(cpu_highest, cpu)
+        rate = {name: fmean(p["rate"] for p in phases) for name, phases in by_server.items()}
+        ratio = rate["Parable"] / rate["Turkle"] if rate["Turkle"] else float("inf")
+        if lowest is None or ratio < lowest[0]:
+            lowest = (ratio, size, count)
+        print(
+            f"  {size:>6,} items, {count:>3} workers: {ratio:.2f}× "
+            f"(target ≥ {TARGETS['turkle_ratio']:.0f}); " + "; ".join(parts)
+        )
+    ratio, size, count = lowest
+    print(
+        f"min ratio {ratio:.2f} (at {size:,} items, {count} workers), cpu per cycle "
+        f"{cpu_highest:.1f} ms"
+    )
 
 
 def report_side_by_side(rates: dict[int, dict[int, list[float]]]) -> None:
@@ -606,19 +700,29 @@ def main() -> None:
     parser.add_argument(
         "--rounds", type=int, default=1, help="A B B A rounds of the batch sizes per count"
     )
+    parser.add_argument("--imports", type=int, default=5, help="fresh processes timed importing")
     parser.add_argument(
         "--memory-after",
         type=int,
         default=1_000,
         help="requests per web worker before their memory is read (0: no top-up)",
     )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="check that it runs and prints: " + ", ".join(f"{k} {v}" for k, v in QUICK.items()),
+    )
+    parser.add_argument("--without-turkle", action="store_true", help="Parable alone")
     args = parser.parse_args()
+    if args.quick:  # its settings as defaults: an option given still wins
+        parser.set_defaults(**QUICK)
+        args = parser.parse_args()
     counts = [int(count) for count in args.workers.split(",")]
     sizes = [int(size) for size in args.batch_sizes.split(",")]
     workdir = Path(tempfile.mkdtemp(prefix="parable-serving-"))
     workdir.chmod(0o755)  # as root, PostgreSQL runs as the postgres user
     services_env = services_environment()
-    gunicorn = None
+    gunicorns = []
     try:
         services = start_services(workdir, services_env)
         port = free_port()
@@ -630,13 +734,13 @@ def main() -> None:
         from django.conf import settings
 
         print(f"load average at the start {load_average()} ({os.cpu_count()} CPUs)")
-        print("Turkle side by side: not run by this bench yet; no Turkle figure is shown")
         phases = 2 * len(counts) * args.rounds  # phases per batch
-        batches = prepare_database(sizes, phases, args.max_cycles)
+        per_item = {size: narratives_per_item(size, phases, args.max_cycles) for size in sizes}
+        batches = {"Parable": prepare_database(sizes, phases, args.max_cycles)}
         stories = PassingStories()
-        counted = statements_per_request(batches[sizes[0]], stories)
+        counted = statements_per_request(batches["Parable"][sizes[0]], stories)
         compile_bytecode()
-        imports = import_figures(env)
+        imports = import_figures(env, runs=args.imports)
         cpu = sorted(figure[0] for figure in imports)
         print(
             f"a web worker's import (config.wsgi and the URL map, bytecode compiled as the "
@@ -646,6 +750,7 @@ def main() -> None:
             f"{load_average()}"
         )
         gunicorn, ready_s = start_gunicorn(env, workdir, port)
+        gunicorns.append(gunicorn)
         postgres_pid = int((workdir / "services/pg/data/postmaster.pid").read_text().split()[0])
         redis_pid = int((workdir / "services/redis/redis.pid").read_text().split()[0])
         database = settings.DATABASES["default"]
@@ -655,48 +760,69 @@ def main() -> None:
             f"health checks {'on' if database['CONN_HEALTH_CHECKS'] else 'off'}; answered "
             f"/healthz {ready_s:.1f} s after launch; PostgreSQL on the same {os.cpu_count()} "
             "CPUs; write batches of "
-            + ", ".join(
-                f"{size:,} proverbs × {narratives_per_item(size, phases, args.max_cycles)}"
-                for size in sizes
-            )
-            + " narratives of ~110 words"
+            + ", ".join(f"{size:,} proverbs × {per_item[size]}" for size in sizes)
+            + f" narratives of ~110 words; task page {counted['page_bytes']:,} bytes"
         )
         print(
             "SQL statements per request (Django's count with BEGIN and COMMIT; health checks "
             f"not included): next {counted['next']}, task page {counted['page']}, submit "
-            f"{counted['submit']}: {sum(counted.values())} per cycle "
-            f"(before: {BEFORE['statements']})"
+            f"{counted['submit']}: {counted['next'] + counted['page'] + counted['submit']} per "
+            f"cycle (before: {BEFORE['statements']})"
         )
+        parable = Server("Parable", port, (gunicorn.pid, postgres_pid), load.Worker, invite_tokens)
+        servers = [parable]
+        if not args.without_turkle:
+            servers.append(
+                start_turkle(
+                    env,
+                    workdir,
+                    batches=batches,
+                    per_item=per_item,
+                    page_bytes=counted["page_bytes"],
+                    postgres_pid=postgres_pid,
+                    gunicorns=gunicorns,
+                )
+            )
         served = 2  # /healthz and the readiness probe
         summary = {}
         rates: dict[int, dict[int, list[float]]] = {}
+        points: dict[tuple[int, int], dict[str, list[dict]]] = {}
         for count in counts:
             rates[count] = {size: [] for size in sizes}
             # The sizes side by side, in mirrored order (A B B A), so that a drift of the
-            # machine's load weighs on each alike.
-            for size in (sizes + sizes[::-1]) * args.rounds:
-                figures = run_phase(
-                    count,
-                    args,
-                    batch_id=batches[size],
-                    port=port,
-                    stories=stories,
-                    gunicorn_pid=gunicorn.pid,
-                    postgres_pid=postgres_pid,
-                    redis_pid=redis_pid,
-                )
-                served += figures["served"]
-                report_phase(figures, size)
-                rates[count][size].append(figures["rate"])
-                summary[size] = figures
+            # machine's load weighs on each alike; at each size, Parable and Turkle in
+            # mirrored order too (Parable first on the way up, Turkle first on the way back).
+            order = sizes + sizes[::-1]
+            for turn, size in enumerate(order * args.rounds):
+                upward = turn % len(order) < len(sizes)
+                for server in servers if upward else servers[::-1]:
+                    figures = run_phase(
+                        count,
+                        args,
+                        server=server,
+                        batch_id=batches[server.name][size],
+                        items=size,
+                        stories=stories,
+                        redis_pid=redis_pid,
+                    )
+                    report_phase(figures, size)
+                    point = points.setdefault((size, count), {s.name: [] for s in servers})
+                    point[server.name].append(figures)
+                    if server is parable:
+                        served += figures["served"]
+                        rates[count][size].append(figures["rate"])
+                        summary[size] = figures
         report_side_by_side(rates)
-        report_sizes({size: (next_median_ms(batches[size]), summary[size]) for size in sizes})
+        parable_batches = batches["Parable"]
+        report_sizes(
+            {size: (next_median_ms(parable_batches[size]), summary[size]) for size in sizes}
+        )
         pids = children(gunicorn.pid)
         short = args.memory_after * len(pids) - served
         if short > 0:  # top up, unmeasured, to the requests the memory figure is taken after
             top_up = load.run_phase(
-                figures["workers_list"],
-                batch_id=batches[sizes[-1]],
+                summary[sizes[-1]]["workers_list"],
+                batch_id=parable_batches[sizes[-1]],
                 seconds=120,
                 max_cycles=short // 3 + 1,
             )
@@ -711,10 +837,42 @@ def main() -> None:
             + f" MiB (target ≤ {TARGETS['rss_mib']:.0f} MiB RSS)"
         )
         print(f"load average at the end {load_average()}")
+        if len(servers) > 1:
+            report_beside_turkle(points)
     finally:
-        if gunicorn is not None:
-            process_stop(gunicorn)
+        for process in gunicorns:
+            process_stop(process)
         stop_services(workdir, services_env)
+
+
+def start_turkle(env, workdir, *, batches, per_item, page_bytes, postgres_pid, gunicorns):
+    """Turkle installed (on first use), seeded with batches of the same sizes, assignments per
+    item and page weight as Parable's (added to `batches`), and served by gunicorn (added to
+    `gunicorns`) on a port of its own."""
+    versions = turkle_runner.install()
+    port = free_port()
+    turkle_env = {**turkle_runner.environment(env), "GUNICORN_BIND": f"127.0.0.1:{port}"}
+    batches["Turkle"], turkle_bytes = turkle_runner.seed(
+        turkle_env, sizes=per_item, proverbs=proverb_texts(max(per_item)), page_bytes=page_bytes
+    )
+    gunicorn, ready_s = start_gunicorn(
+        turkle_env, workdir, port, command=turkle_runner.gunicorn_command(), probe="/login/"
+    )
+    gunicorns.append(gunicorn)
+    print(
+        f"Turkle: {versions} (bench/out/turkle-venv), hosted by bench/serving/turkle_site.py "
+        f"on a database of its own on the same PostgreSQL, CONN_MAX_AGE="
+        f"{turkle_env['CONN_MAX_AGE']}; gunicorn as Parable's; answered /login/ {ready_s:.1f} s "
+        f"after launch; batches of the same sizes and assignments per item; its task page and "
+        f"the form in its frame {turkle_bytes:,} bytes (Parable's page {page_bytes:,})"
+    )
+    return Server(
+        "Turkle",
+        port,
+        (gunicorn.pid, postgres_pid),
+        load.TurkleWorker,
+        lambda _batch_id, count: turkle_runner.session_keys(turkle_env, count),
+    )
 
 
 if __name__ == "__main__":

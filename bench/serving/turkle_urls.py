@@ -1,0 +1,10 @@
+"""Turkle's URLs as its own turkle_site serves them (bench/serving/turkle_site.py)."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("", include("django.contrib.auth.urls")),
+    path("", include("turkle.urls")),
+]
