@@ -8,7 +8,6 @@ the page accepts is accepted here and a refusal carries the page's own message.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from django import forms
 from django.contrib.admin.widgets import FilteredSelectMultiple
@@ -55,11 +54,9 @@ from annotation.text import OverlapRules, check_overlap, load_stopwords
 from common.task_queue import queue_on_commit
 from crowd import task_types
 from crowd.forms import BatchForm
-from crowd.task_types import SubmissionError
-
-if TYPE_CHECKING:
-    from crowd.providers import batch_currency
 from crowd.models import Assignment, Batch, BatchItem
+from crowd.providers import batch_currency
+from crowd.task_types import SubmissionError
 
 # Far above any sensible story, far below what would strain the check.
 MAX_CHARACTERS = 20_000
