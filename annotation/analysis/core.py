@@ -13,15 +13,10 @@ count of nothing 0) of ``schema_version``, ``proverbs``, ``narratives``, ``colle
 ``sentiment``, ``sentiment_pearson_r``, ``readability``, ``human_evaluation`` and
 ``parameters``: every key, and every key below it, is defined in definitions.DEFINITIONS.
 
-Input order matters only for the seeded random parts (the random proverb baseline and the
-diversity samples): pass narratives in a stable order (the Django layer orders by id).
-
-From :data:`pool.PARALLEL_THRESHOLD` approved narratives up, the per-narrative work
-(sentences, VADER, Flesch, tokens and overlaps) runs in a pool of spawned processes (safe
-beside threads; the caller's main module must be import-safe, as manage.py is), part by
-part as the narratives arrive (:class:`Analysis`); inside a daemonic process (a Celery
-prefork worker) everything runs in-process. Vocabulary and n-gram counts are exact:
-tokens are numbered and n-grams coded as integers, counted by sorting.
+Input order matters only for the seeded random parts: pass narratives in a stable order.
+From :data:`pool.PARALLEL_THRESHOLD` approved narratives up, the per-narrative work runs in
+a pool of spawned processes (the caller's main module must be import-safe, as manage.py is),
+part by part as they arrive; inside a daemonic process (Celery prefork) all runs in-process.
 """
 
 from __future__ import annotations
@@ -87,16 +82,12 @@ def analyze(
 ) -> dict[str, Any]:
     """Analyze a narrative collection; returns the JSON-safe dict described above.
 
-    ``sentence_splitter`` is a callable(list[str]) -> list[int] of sentence counts, or
-    the name of a built-in one: "sentencizer" (the default when None) or "senter".
-    ``processes``: how many worker processes compute VADER, Flesch, the tokens and (with
-    a built-in splitter) sentence counts; 1 runs everything in-process; None uses the
-    persistent pool of :func:`start_workers` when one runs, else ``os.cpu_count()``
-    processes from :data:`pool.PARALLEL_THRESHOLD` approved narratives up and 1 below.
-    ``progress(done, total, stage)`` is called as stages advance; stages are "texts"
-    (sentences, sentiment, readability), "tokens", "diversity" and "human_evaluation".
-    ``newer_flesch`` adds the Flesch reading ease under textstat 0.7.13's rules beside the
-    paper's (``readability.newer_*``): it costs as much again as the paper's figure.
+    ``sentence_splitter``: a callable(list[str]) -> list[int] of sentence counts, or
+    "sentencizer" (None) or "senter". ``processes``: 1 runs in-process; None uses the
+    :func:`start_workers` pool when one runs, else ``os.cpu_count()`` processes from
+    :data:`pool.PARALLEL_THRESHOLD` narratives up. ``progress(done, total, stage)``: stages
+    "texts", "tokens", "diversity", "human_evaluation". ``newer_flesch`` adds textstat
+    0.7.13's Flesch (``readability.newer_*``), at as much cost again.
     """
     records = list(narratives)
     plan = [(r.narrative_id, r.proverb) for r in records if r.status == "approved"]

@@ -1,7 +1,6 @@
-"""Shares of writing-integrity flags in the dataset: overall, per batch and per worker.
-
-Pure: it reads IntegrityRecord (annotation.task_parts.records); the flags themselves come
-from annotation.quality.integrity. A share is the fraction of narratives with that flag.
+"""Shares of writing-integrity flags in the dataset (the fraction of narratives with each
+flag): overall, per batch and per worker, from IntegrityRecord; the flags come from
+annotation.quality.integrity.
 """
 
 from __future__ import annotations

@@ -2,10 +2,8 @@
 
 `analysis_request` queues `annotation.dataset_analysis_compute` on commit when the scope's
 result was computed on other data (the data state key: a digest of counts, highest ids and
-latest times of every row the analysis reads) or a refresh is forced; `analysis_compute`
-records progress and stores the result with its plots, so the dashboard shows the last
-result at once. A job whose task was lost stays queued; beat's `annotation.analyses_requeue`
-queues it again after the grace period.
+latest times of the rows the analysis reads) or a refresh is forced. A job whose task was
+lost is queued again by beat's `annotation.analyses_requeue` after the grace period.
 """
 
 from __future__ import annotations

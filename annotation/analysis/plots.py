@@ -1,15 +1,9 @@
 """Figures of the dataset analysis, as SVG text to inline in an HTML page.
 
-Each figure function takes the dict of :func:`annotation.analysis.core.analyze` and returns
-a complete ``<svg ...>...</svg>`` (no XML prolog, no external resources; text stays SVG
-``<text>`` in a sans-serif font, so titles stay searchable), or an SVG that says "No data".
-
-Matplotlib is used through :class:`matplotlib.figure.Figure` and its SVG canvas: no pyplot,
-so no global figure state and no GUI backend, safe from web requests and worker threads
-(drawing is serialized by a lock: the SVG writer reads its options from the global
-rcParams). No text written by workers (narratives, proverbs) is drawn: proverbs are shown
-by rank. Labels that come from data (source labels, rating criteria) are plain text:
-mathtext is off.
+Each figure function takes the analysis dict and returns a complete ``<svg>`` (text kept as
+``<text>``, no external resources), or one that says "No data". Matplotlib's Figure and SVG
+canvas, no pyplot: safe from requests and threads. No worker-written text is drawn (proverbs
+are shown by rank); labels from data (sources, criteria) are plain text, mathtext off.
 """
 
 from __future__ import annotations
@@ -56,11 +50,8 @@ def svg_drawing(
     title: str, draw: Callable[[Figure], bool], *, empty: str = "No data", figsize=FIGSIZE
 ) -> str:
     """Run ``draw`` on a fresh figure and return its SVG; one saying `empty` under the
-    title when it draws nothing.
-
-    The SVG writer reads a few settings (text kept as text, stable ids) from matplotlib's
-    global rcParams only; they are set for the duration of one drawing, under a lock so
-    that concurrent requests do not interleave, and restored afterwards.
+    title when it draws nothing. The SVG writer reads its settings from the global rcParams
+    only: they are set for one drawing under a lock, so concurrent requests do not interleave.
     """
     with _LOCK, matplotlib.rc_context(_RC):
         figure = _figure(figsize)
