@@ -198,29 +198,28 @@ def _dataset(tables: _Tables) -> list[Table]:
     ]
 
 
+OVERLAP_COLUMNS = [
+    "n",
+    "Jaccard, paired",
+    "Jaccard, random",
+    "Common n-grams, paired",
+    "Common, random",
+]
+
+
+def overlap_rows(analysis: dict) -> list[list]:
+    """ePiC's Table 3: per n, the Jaccard similarity and common n-grams, paired and random."""
+    measures = [analysis.get(name) or {} for name in ("jaccard", "common_ngrams")]
+    cells = [(figures, side) for figures in measures for side in ("paired", "random")]
+    return [
+        [n, *((figures.get(n) or {}).get(side) for figures, side in cells)] for n in ("1", "2", "3")
+    ]
+
+
 @_section("overlap", "Lexical overlap", "jaccard common_ngrams", "overlap_bars")
 def _overlap(tables: _Tables) -> list[Table]:
-    measures = [tables.analysis.get(name, {}) for name in ("jaccard", "common_ngrams")]
-    rows = [
-        [
-            n,
-            *(
-                figures.get(n, {}).get(kind)
-                for figures in measures
-                for kind in ("paired", "random")
-            ),
-        ]
-        for n in ("1", "2", "3")
-    ]
-    columns = [
-        "n",
-        "Jaccard, paired",
-        "Jaccard, random",
-        "Common n-grams, paired",
-        "Common, random",
-    ]
     notes = "jaccard.paired jaccard.random common_ngrams.paired common_ngrams.random"
-    return [tables.table(columns, rows, notes)]
+    return [tables.table(OVERLAP_COLUMNS, overlap_rows(tables.analysis), notes)]
 
 
 _statistics_section(

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from annotation.analysis.cards import (
     COLLECTION_KEYS,
+    OVERLAP_COLUMNS,
     TABLE_2_KEYS,
     Table,
+    overlap_rows,
     statistic_label,
     statistic_value,
 )
@@ -197,21 +199,10 @@ def _dataset_part(doc: Methods, scope: MethodsScope) -> None:
             f"The writers of the {plural(unknown, 'narrative')} are unknown (imported), and so "
             "are the worker figures."
         )
-    jaccard, common = analysis.get("jaccard") or {}, analysis.get("common_ngrams") or {}
     doc.table(
         Table(
-            ["n", "Jaccard, paired", "Jaccard, random", "Common n-grams, paired", "Common, random"],
-            [
-                [
-                    n,
-                    *(
-                        paper_number((measure.get(n) or {}).get(side))
-                        for measure in (jaccard, common)
-                        for side in ("paired", "random")
-                    ),
-                ]
-                for n in ("1", "2", "3")
-            ],
+            OVERLAP_COLUMNS,
+            [[n, *map(paper_number, figures)] for n, *figures in overlap_rows(analysis)],
             caption="Jaccard similarity and common n-grams between proverbs and narratives, "
             "beside proverbs assigned at random",
         )
