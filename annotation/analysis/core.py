@@ -107,17 +107,13 @@ def analyze(
 
 
 class Analysis:
-    """The analysis of narratives that arrive in parts: :meth:`add` them, then
-    :meth:`finish` (:func:`analyze` is the one-call form). A context manager (or call
-    :meth:`close`), so that a pool started for it ends.
+    """The analysis of narratives that arrive in parts: :meth:`add` them, then :meth:`finish`.
+    A context manager, so that a pool started for it ends.
 
-    ``expected``, about how many approved narratives will come, picks the processes and
-    the size of the parts, each sent to the pool once complete, so the workers score the
-    texts while the caller still reads the rest. ``plan``, the (narrative id, proverb) of
-    every approved narrative in the order they will be added, lets each part's overlaps
-    with the random baseline's proverbs be counted as it comes; without one, or when the
-    narratives added differ from it (the data changed meanwhile), they are counted once
-    every narrative is in: the same result, later.
+    ``expected`` (about how many approved narratives will come) sizes the processes and the
+    parts, each sent to the pool when complete. ``plan``, the (id, proverb) of every approved
+    narrative in the order added, lets overlaps with the random baseline be counted part by
+    part; without it, or when the narratives differ from it, they are counted at the end.
     """
 
     def __init__(

@@ -96,13 +96,10 @@ def _nltk_data_has_cmudict() -> bool:
 class _HyphenationCounter:
     """``len(pyphen.positions(word))`` for many words at once, exactly, in numpy.
 
-    pyphen (Liang's patterns: at each position of ".word." the highest digit of any
-    matching substring pattern; odd digits are points) costs about 50 us a word in Python,
-    most of Flesch on new text. Here a batch's words are joined into one string, every
-    substring of up to 10 characters is packed into an int64 (6 bits a character) and
-    found by binary search among the packed patterns (longer ones by their prefix, then as
-    strings), digits combined with ``np.maximum.at``: about 7 us a word. Words not in
-    lowercase, and unusual dictionaries, go to pyphen itself (tests compare the counts).
+    pyphen (Liang's patterns) costs about 50 us a word, most of Flesch on new text. Here every
+    substring of up to 10 characters of a batch is packed into an int64 and found by binary
+    search among the packed patterns (longer ones by prefix), digits combined with
+    ``np.maximum.at``: about 7 us a word. Other words and dictionaries go to pyphen itself.
     """
 
     _PACKED = 10  # characters packed into one int64 code, 6 bits each
