@@ -21,10 +21,7 @@ from annotation.quality.calibration import (
 )
 from annotation.quality.flags import flags_of, narrative_flags
 from annotation.quality.integrity import FLAG_TITLES
-from annotation.quality.submissions import (
-    duration_text,
-    pledge_of,
-)
+from annotation.quality.submissions import duration_text, pledge_of
 from annotation.quality.writing_score import Calibration, CalibrationError
 from annotation.task_parts.overlap_rules import marked_pieces, overlap_lines
 from annotation.task_parts.review_admin import batch_filter
