@@ -3,6 +3,7 @@
 Rows stream from the database in chunks (datasets.records.export_rows), so memory stays flat.
 Each file is written under a temporary name and renamed when complete: no half-written file
 ever has its final name. Worker ids become salted hashes unless the researcher keeps them.
+Over 400 lines: the four formats' writers, the Parquet schema and the ePiC split files.
 """
 
 from __future__ import annotations
