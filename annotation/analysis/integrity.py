@@ -27,6 +27,10 @@ def _flagged(records: list[IntegrityRecord]) -> float | None:
     return round(sum(bool(record.flags) for record in records) / len(records), 4)
 
 
+def _group(records: list[IntegrityRecord]) -> dict:
+    return {"narratives": len(records), "flagged": _flagged(records), "shares": _shares(records)}
+
+
 def integrity_shares(records: Iterable[IntegrityRecord]) -> dict:
     """{"narratives", "with_record", "checked", "flagged", "shares", "by_batch", "by_worker"}.
 
@@ -53,22 +57,7 @@ def integrity_shares(records: Iterable[IntegrityRecord]) -> dict:
         "flagged": _flagged(records),
         "shares": _shares(records),
         "by_batch": [
-            {
-                "batch": batch,
-                "name": names[batch],
-                "narratives": len(by_batch[batch]),
-                "flagged": _flagged(by_batch[batch]),
-                "shares": _shares(by_batch[batch]),
-            }
-            for batch in batches
+            {"batch": batch, "name": names[batch], **_group(by_batch[batch])} for batch in batches
         ],
-        "by_worker": [
-            {
-                "worker": worker,
-                "narratives": len(by_worker[worker]),
-                "flagged": flagged[worker],
-                "shares": _shares(by_worker[worker]),
-            }
-            for worker in workers
-        ],
+        "by_worker": [{"worker": worker, **_group(by_worker[worker])} for worker in workers],
     }

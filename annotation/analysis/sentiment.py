@@ -63,12 +63,7 @@ def sentiment_statistics(approved: list[NarrativeRecord], compounds: list[float]
             }
         )
     rows.sort(key=lambda row: (row["proverb_compound"], row["proverb_id"]))
-    fit: dict[str, float | None] = {
-        "pearson_r": None,
-        "p_value": None,
-        "slope": None,
-        "intercept": None,
-    }
+    fit: dict[str, float | None] = dict.fromkeys(("pearson_r", "p_value", "slope", "intercept"))
     x = [row["proverb_compound"] for row in rows]
     y = [row["narrative_compound_mean"] for row in rows]
     if len(rows) >= 2 and len(set(x)) > 1:
