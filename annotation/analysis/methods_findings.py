@@ -177,16 +177,14 @@ def _dataset_part(doc: Methods, scope: MethodsScope) -> None:
     """ePiC's Tables 1-3 as the dashboard's tables, and its sentiment and readability."""
     analysis = scope.analysis
     doc.heading("Dataset")
-    section = {"collection": "Collection", "dataset": "Dataset statistics"}
-    for name, keys, caption in (
-        ("collection", COLLECTION_KEYS, "Statistics of narrative collection"),
-        ("dataset", TABLE_2_KEYS, "Dataset statistics (approved narratives)"),
+    for section, keys, caption in (
+        ("Collection", COLLECTION_KEYS, "Statistics of narrative collection"),
+        ("Dataset statistics", TABLE_2_KEYS, "Dataset statistics (approved narratives)"),
     ):
         rows = []
         for key in keys:
-            value = statistic_value(analysis, key)
-            label = statistic_label(key)
-            rows.append([label, doc.figure(value, label, f"Dashboard → {section[name]} ({key})")])
+            label, where = statistic_label(key), f"Dashboard → {section} ({key})"
+            rows.append([label, doc.figure(statistic_value(analysis, key), label, where)])
         doc.table(Table(["Statistic", "Value"], rows, caption=caption))
     unknown = (analysis.get("collection") or {}).get("unknown_writer")
     if unknown and scope.collected:

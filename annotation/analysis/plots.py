@@ -27,6 +27,7 @@ NEGATIVE = "#d1495b"
 LINE = "#1f5fbf"
 NEUTRAL = "#6c757d"
 _LOCK = threading.Lock()
+_COLOURS = matplotlib.colormaps["tab10"]  # series beyond the named colours
 _RC = {
     "svg.fonttype": "none",  # keep text as <text>, no embedded glyph paths
     "svg.hashsalt": "parable",  # stable element ids, so the same input gives the same SVG
@@ -185,7 +186,6 @@ def rating_means(figure: Figure, result: Mapping[str, Any], title: str) -> bool:
     sources = sorted({s for c in criteria for s in ratings[c]})
     ax = figure.add_subplot()
     width = 0.8 / len(sources)
-    colours = matplotlib.colormaps["tab10"]
     for k, source in enumerate(sources):
         xs, means = [], []
         for i, criterion in enumerate(criteria):
@@ -193,7 +193,7 @@ def rating_means(figure: Figure, result: Mapping[str, Any], title: str) -> bool:
             if _number(mean):
                 xs.append(i - 0.4 + width * (k + 0.5))
                 means.append(mean)
-        ax.bar(xs, means, width=width, color=colours(k % 10), label=source)
+        ax.bar(xs, means, width=width, color=_COLOURS(k % 10), label=source)
     ax.set_xticks(range(len(criteria)), criteria)
     ax.set_ylim(1, 5)
     ax.set_ylabel("mean rating (1 to 5)")
@@ -256,11 +256,10 @@ def integrity_flags(figure: Figure, result: Mapping[str, Any], title: str) -> bo
         groups.append((label, group.get("shares") or {}))
     ax = figure.add_subplot()
     height = 0.8 / len(groups)
-    colours = matplotlib.colormaps["tab10"]
     for k, (label, values) in enumerate(groups):
         ys = [i - 0.4 + height * (k + 0.5) for i in range(len(codes))]
         widths = [values.get(code) if _number(values.get(code)) else 0.0 for code in codes]
-        colour = NEUTRAL if k == 0 else colours((k - 1) % 10)
+        colour = NEUTRAL if k == 0 else _COLOURS((k - 1) % 10)
         ax.barh(ys, widths, height=height, color=colour, label=label)
     ax.set_yticks(range(len(codes)), [FLAG_TITLES[code] for code in codes])
     ax.invert_yaxis()
@@ -281,10 +280,9 @@ def integrity_drift(figure: Figure, drift: Mapping[str, Any], title: str) -> boo
         return False
     ax = figure.add_subplot()
     xs = range(1, len(windows) + 1)
-    colours = matplotlib.colormaps["tab10"]
     for k, code in enumerate(codes):
         ys = [window["shares"].get(code) or 0.0 for window in windows]
-        ax.plot(xs, ys, marker="o", color=colours(k % 10), label=FLAG_TITLES[code])
+        ax.plot(xs, ys, marker="o", color=_COLOURS(k % 10), label=FLAG_TITLES[code])
     ax.set_ylim(0, 1)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:.0%}"))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
