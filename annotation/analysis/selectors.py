@@ -216,17 +216,9 @@ def split_counts(
     narratives = dataset_narratives(batches=batches, approved_only=True, sources=sources)
     counts = {}
     for setting in ("seen", "unseen"):
-        by_part = dict(
-            narratives.order_by()
-            .values_list(f"split_{setting}")
-            .annotate(n=Count("id"))
-            .values_list(f"split_{setting}", "n")
-        )
-        counts[setting] = {
-            "train": by_part.get("train", 0),
-            "test": by_part.get("test", 0),
-            "none": by_part.get("", 0),
-        }
+        rows = narratives.values_list(f"split_{setting}").annotate(n=Count("id")).order_by()
+        found = {part or "none": n for part, n in rows}
+        counts[setting] = {part: found.get(part, 0) for part in ("train", "test", "none")}
     return counts
 
 
