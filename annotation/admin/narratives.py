@@ -1,7 +1,6 @@
 """Review of narratives in the admin: the list with overlap figures, approve, reject, block.
-
-Worker text is data: list cells are plain strings (the admin escapes them) and the
-highlighted view builds its HTML with format_html, which escapes every piece.
+Worker text is data: list cells are plain strings (the admin escapes them), and HTML is
+built with format_html, which escapes every piece.
 """
 
 from __future__ import annotations
