@@ -30,8 +30,8 @@ import numpy as np
 
 from annotation.analysis.common import Deferred, mean_or_none
 from annotation.analysis.human_evaluation import AGREEMENT_THRESHOLD, human_evaluation
-from annotation.analysis.lexical import LexicalMerge, random_proverb_permutation
-from annotation.analysis.pool import analysis_pool, lexical_task, work_chunk
+from annotation.analysis.lexical import LexicalMerge, lexical_part, random_proverb_permutation
+from annotation.analysis.pool import analysis_pool, work_chunk
 from annotation.analysis.readability import readability_statistics
 from annotation.analysis.sentences import SentenceSplitter, splitter_choice
 from annotation.analysis.sentiment import (
@@ -293,12 +293,10 @@ class Analysis:
                 proverbs = [r.proverb for r in approved]
                 pending = [
                     self._run(
-                        lexical_task,
-                        (
-                            [r.text for r in approved[lo : lo + self.chunk]],
-                            proverbs[lo : lo + self.chunk],
-                            [proverbs[j] for j in perm[lo : lo + self.chunk]],
-                        ),
+                        lexical_part,
+                        [r.text for r in approved[lo : lo + self.chunk]],
+                        proverbs[lo : lo + self.chunk],
+                        [proverbs[j] for j in perm[lo : lo + self.chunk]],
                     )
                     for lo in range(0, n, self.chunk)
                 ]

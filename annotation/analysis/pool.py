@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from annotation.analysis.common import LONG_READ_GC_THRESHOLDS
-from annotation.analysis.lexical import LexicalPart, lexical_part
+from annotation.analysis.lexical import lexical_part
 from annotation.analysis.readability import readability_scorer
 from annotation.analysis.sentences import get_sentence_splitter
 from annotation.analysis.sentiment import sentiment_analyzer
@@ -103,11 +103,6 @@ def work_chunk(
     counts = get_sentence_splitter(splitter_name)(scored) if splitter_name else None
     lexical = lexical_part(texts, proverbs, others) if proverbs is not None else None
     return compounds, flesch, newer, counts, lexical
-
-
-def lexical_task(task: tuple[list[str], list[str], list[str]]) -> LexicalPart:
-    """A pool worker's task: the tokens and overlaps of a part (lexical.lexical_part)."""
-    return lexical_part(*task)
 
 
 def _init_worker(splitter_name: str | None) -> None:
