@@ -122,9 +122,8 @@ class ProverbAdmin(AdminPages, admin.ModelAdmin):
         return redirect("admin:annotation_proverb_changelist")
 
     def import_view(self, request):
-        """Upload a proverb list. Needs the add-proverb permission (researchers). A large
-        file (PARABLE_IMPORT_BACKGROUND_LINES/_BYTES) becomes an import job: the page
-        redirects to the job's progress page."""
+        """Upload a proverb list (needs add_proverb); a large file becomes an import job, whose
+        progress page the request is sent to."""
         if not self.has_add_permission(request):
             raise PermissionDenied
         form = ProverbImportForm(request.POST or None, request.FILES or None)

@@ -117,9 +117,8 @@ class FigurativeNarrativeAdmin(AdminPages, admin.ModelAdmin):
         return " ".join(f"⚑ {flag.explanation}" for flag in flags) or "No flag"
 
     def get_list_display(self, request):
-        """The list shows a narrative of a near-copy group as one of its group (with the
-        splits the group spans) instead of flagging each copy as a near-duplicate of the
-        next: the release publishes many texts several times."""
+        """A narrative of a near-copy group is shown as one of its group, not flagged as a
+        near-duplicate of the next copy: the release publishes many texts several times."""
         groups = {pk: group for group in figurative_copy_groups() for pk in group.narrative_ids}
         url = reverse("admin:annotation_figurativenarrative_copies")
 

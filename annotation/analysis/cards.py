@@ -529,8 +529,7 @@ def dataset_card(
     methods: str | None = None,
 ) -> str:
     """README.md for an export: files, fields, splits, counts, statistics and definitions,
-    and the methods and data statement (Markdown, from annotation/analysis/methods.py)
-    when given."""
+    and the methods and data statement (Markdown) when given."""
     parts = [_front_matter(format, files), "# Parable dataset export\n"]
     parts.append(
         f"Exported {datetime.now(UTC):%Y-%m-%d %H:%M} UTC in the {format} format: "

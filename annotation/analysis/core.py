@@ -258,9 +258,8 @@ class Analysis:
         narratives: Iterable[NarrativeRecord],
         scores: Iterable[tuple[float, float, int] | None] | None = None,
     ) -> None:
-        """Take narratives (any status, in a stable order: see above), with the scores
-        kept for each from an earlier analysis ((VADER compound, the paper's Flesch,
-        sentencizer sentences) or None), if any: those are not computed again."""
+        """Take narratives (any status, in a stable order), with each one's scores kept from
+        an earlier analysis ((compound, the paper's Flesch, sentences) or None), if any."""
         narratives = list(narratives)
         known = list(scores) if scores is not None else [None] * len(narratives)
         if len(known) != len(narratives):

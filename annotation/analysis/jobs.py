@@ -120,17 +120,15 @@ def analysis_request(*, scope: dict, force: bool = False) -> DatasetAnalysis:
 
 
 def analyses_waiting(*, now=None, limit: int = 20) -> list[int]:
-    """Ids of analysis jobs still queued longer than the grace period
-    (PARABLE_BACKGROUND_GRACE_SECONDS), oldest first: their task was lost (a broker
-    outage), so beat queues them again. A job runs once however often it is queued."""
+    """Ids of analysis jobs queued longer than the grace period, oldest first: their task was
+    lost (a broker outage), so beat queues them again; a job runs once however queued."""
     queued = DatasetAnalysis.objects.filter(status=DatasetAnalysis.Status.QUEUED)
     return waiting_past_grace(queued, since="requested_at", limit=limit, now=now)
 
 
 def progress_writer(job_id: int, *, model=DatasetAnalysis, clock=time.monotonic):
-    """A progress callback that writes to a job's row (a `model` with progress_done,
-    progress_total and progress_stage: DatasetAnalysis, ImportJob), at most every
-    PROGRESS_EVERY s (and always the last step of a stage, and a new stage at once)."""
+    """A progress callback that writes to a job's row (DatasetAnalysis, ImportJob) at most
+    every PROGRESS_EVERY s, and always a stage's last step and a new stage at once."""
     last = {"at": float("-inf"), "stage": None}
 
     def write(done: int, total: int, stage: str) -> None:

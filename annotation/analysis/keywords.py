@@ -112,9 +112,8 @@ def narratives_keywords_missing() -> list[int]:
 def narratives_keywords_fill(
     *, narrative_ids: list[int], progress: ProgressCallback | None = None, chunk: int = 200
 ) -> int:
-    """Extract the keywords of these narratives (those not done with the current model),
-    `chunk` at a time through spaCy's batched pipe, each chunk committed with its pending
-    marks cleared; returns how many were extracted. `progress(done, total, stage)`."""
+    """Extract the keywords of these narratives not done with the current model, `chunk` at a
+    time, each chunk committed with its pending marks cleared; returns how many."""
     progress = progress or progress_noop
     model = settings.PARABLE_SPACY_MODEL
     ids = list(dict.fromkeys(narrative_ids))

@@ -23,9 +23,8 @@ PARALLEL_THRESHOLD = 20_000
 
 
 def load_models(sentence_splitter: str = "sentencizer", *, processes: int = 1) -> None:
-    """Build and run once the cached models (sentence splitter, VADER, syllables) and
-    import scipy, so that a first ``analyze`` pays no start-up cost (benchmarks); with
-    ``processes`` > 1, start the persistent pool (:func:`start_workers`) too."""
+    """Build and run once the cached models and import scipy, so that a first ``analyze``
+    pays no start-up cost (benchmarks); with ``processes`` > 1, start the persistent pool."""
     import scipy.sparse
     import scipy.special  # noqa: F401
 

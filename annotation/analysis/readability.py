@@ -350,9 +350,8 @@ def _summary(scores: list[float], prefix: str = "") -> dict[str, float | None]:
 
 
 def readability_statistics(paper: list[float], newer: list[float] | None = None) -> dict[str, Any]:
-    """The output's ``readability`` from each narrative's Flesch score under the paper's
-    rules: their summary and histogram; and, when the newer rules' scores were asked
-    for (``newer``), their summary beside them."""
+    """The output's ``readability``: the paper's Flesch scores' summary and histogram, and
+    the newer rules' summary when asked for (``newer``)."""
     statistics = {
         **_summary(paper),
         "flesch_histogram": _histogram(paper),

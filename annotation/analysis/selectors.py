@@ -178,9 +178,8 @@ def _evaluation_scope(
 def evaluation_records(
     *, batches: Sequence[int] | None = None, sources: Sequence[str] | None = None
 ) -> dict[str, list]:
-    """What the registered task types give the human evaluation in scope, by kind
-    (annotation.task_parts.records): "ratings", "choices", "model_choices" (a model's
-    answers to the questions humans answered)."""
+    """What the registered task types give the human evaluation in scope, by kind:
+    "ratings", "choices", "model_choices" (annotation.task_parts.records)."""
     return task_types.gathered(
         "analysis_records", counted=lambda field: _evaluation_scope(batches, sources, field)
     )

@@ -129,9 +129,8 @@ def _cli_stand_in() -> types.ModuleType:
 
 
 def build_sentencizer(batch_size: int = 1000, *, vectorized: bool = True) -> SpacySentenceSplitter:
-    """spaCy's rule-based sentencizer over a blank English pipeline (the fast default):
-    VectorizedSentencizer, or with ``vectorized=False`` the real component (same counts,
-    slower: docs/performance.md)."""
+    """spaCy's rule-based sentencizer over a blank English pipeline: VectorizedSentencizer,
+    or with ``vectorized=False`` the real component (same counts, slower)."""
     spacy = import_spacy()
     nlp = spacy.blank("en")
     component = nlp.add_pipe("sentencizer")
