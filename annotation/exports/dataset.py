@@ -15,7 +15,7 @@ import operator
 import os
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -285,14 +285,12 @@ def dataset_export(
             sorted(sources) if sources else "all",
         )
     total = dataset_narratives(**scope).count()
-    with ExitStack() as stack:
-        streamed = None
-        if analysis is None and statistics:
-            # The analysis takes its narratives from the export's own rows, and its
-            # workers score them while the rest are read and written.
-            streamed = stack.enter_context(
-                ScopeAnalysis(**scope, seed=seed, progress=progress, newer_flesch=newer_flesch)
-            )
+    streamed = None
+    if analysis is None and statistics:
+        # The analysis takes its narratives from the export's own rows, and its workers
+        # score them while the rest are read and written.
+        streamed = ScopeAnalysis(**scope, seed=seed, progress=progress, newer_flesch=newer_flesch)
+    with streamed or nullcontext():
         summary = ExportSummary()
         chunks = export_rows(**scope, flag_rows=streamed is not None)
         if streamed is not None:
