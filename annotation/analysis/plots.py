@@ -19,6 +19,7 @@ from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from annotation.analysis.cards import statistic_value
 from annotation.quality.integrity import FLAG_TITLES
 
 FIGSIZE = (6.4, 3.8)
@@ -80,15 +81,6 @@ def _drawing(title: str):
     return figure_function
 
 
-def _get(result: Mapping[str, Any] | None, *path: str) -> Any:
-    value: Any = result or {}
-    for key in path:
-        if not isinstance(value, Mapping):
-            return None
-        value = value.get(key)
-    return value
-
-
 def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value == value
 
@@ -98,7 +90,7 @@ def sentiment_scatter(figure: Figure, result: Mapping[str, Any], title: str) -> 
     """Proverb compound (x) against its narratives' mean compound (y), with the fit line."""
     rows = [
         row
-        for row in _get(result, "sentiment", "per_proverb") or []
+        for row in statistic_value(result, "sentiment.per_proverb") or []
         if _number(row.get("proverb_compound")) and _number(row.get("narrative_compound_mean"))
     ]
     if not rows:
@@ -107,9 +99,9 @@ def sentiment_scatter(figure: Figure, result: Mapping[str, Any], title: str) -> 
     y = [row["narrative_compound_mean"] for row in rows]
     ax = figure.add_subplot()
     ax.scatter(x, y, s=14, color=NEUTRAL, alpha=0.75, label=f"proverbs ({len(rows)})")
-    slope = _get(result, "sentiment", "slope")
-    intercept = _get(result, "sentiment", "intercept")
-    r = _get(result, "sentiment", "pearson_r")
+    slope = statistic_value(result, "sentiment.slope")
+    intercept = statistic_value(result, "sentiment.intercept")
+    r = statistic_value(result, "sentiment.pearson_r")
     r_text = f"Pearson r = {r:.2f}" if _number(r) else "Pearson r undefined"
     if _number(slope) and _number(intercept):
         ends = [min(x), max(x)]
@@ -134,7 +126,7 @@ def sentiment_scatter(figure: Figure, result: Mapping[str, Any], title: str) -> 
 @_drawing("Positive and negative narratives per proverb")
 def sentiment_counts(figure: Figure, result: Mapping[str, Any], title: str) -> bool:
     """Per proverb (ordered by its own compound): positive narratives up, negative down."""
-    rows = _get(result, "sentiment", "per_proverb") or []
+    rows = statistic_value(result, "sentiment.per_proverb") or []
     if not rows:
         return False
     rows = sorted(rows, key=lambda row: row.get("proverb_compound") or 0.0)
@@ -158,7 +150,7 @@ def sentiment_counts(figure: Figure, result: Mapping[str, Any], title: str) -> b
 @_drawing("Flesch reading ease of narratives")
 def readability_histogram(figure: Figure, result: Mapping[str, Any], title: str) -> bool:
     """Histogram of the narratives' Flesch reading ease, with the mean marked."""
-    histogram = _get(result, "readability", "flesch_histogram") or {}
+    histogram = statistic_value(result, "readability.flesch_histogram") or {}
     bins = histogram.get("bins") or []
     counts = histogram.get("counts") or []
     if not counts or len(bins) != len(counts) + 1 or not any(counts):
@@ -166,7 +158,7 @@ def readability_histogram(figure: Figure, result: Mapping[str, Any], title: str)
     ax = figure.add_subplot()
     widths = [bins[i + 1] - bins[i] for i in range(len(counts))]
     ax.bar(bins[:-1], counts, width=widths, align="edge", color=LINE, edgecolor="white")
-    mean = _get(result, "readability", "flesch_mean")
+    mean = statistic_value(result, "readability.flesch_mean")
     if _number(mean):
         ax.axvline(mean, color=NEGATIVE, linewidth=1.4, label=f"mean {mean:.1f}")
         ax.legend(loc="upper left", frameon=False)
@@ -179,7 +171,7 @@ def readability_histogram(figure: Figure, result: Mapping[str, Any], title: str)
 @_drawing("Mean Likert rating by criterion and source")
 def rating_means(figure: Figure, result: Mapping[str, Any], title: str) -> bool:
     """Grouped bars: for each criterion, the mean rating of each source."""
-    ratings = _get(result, "human_evaluation", "ratings") or {}
+    ratings = statistic_value(result, "human_evaluation.ratings") or {}
     criteria = sorted(c for c, by_source in ratings.items() if by_source)
     if not criteria:
         return False
@@ -211,7 +203,7 @@ def rating_means(figure: Figure, result: Mapping[str, Any], title: str) -> bool:
 @_drawing("Narrative–proverb n-gram overlap (Jaccard)")
 def overlap_bars(figure: Figure, result: Mapping[str, Any], title: str) -> bool:
     """Paired vs. random-baseline Jaccard similarity of n-gram sets, one panel per n."""
-    jaccard = _get(result, "jaccard") or {}
+    jaccard = statistic_value(result, "jaccard") or {}
     orders = [n for n in ("1", "2", "3") if isinstance(jaccard.get(n), Mapping)]
     values = [(jaccard[n].get("paired"), jaccard[n].get("random")) for n in orders]
     if not orders or not any(_number(v) for pair in values for v in pair):
@@ -246,12 +238,12 @@ INTEGRITY_BATCHES = 6  # batches drawn beside the overall share (the table lists
 @_drawing("Writing-integrity flags: share of narratives")
 def integrity_flags(figure: Figure, result: Mapping[str, Any], title: str) -> bool:
     """Share of narratives with each integrity flag: overall, and per batch (up to 6)."""
-    shares = _get(result, "integrity", "shares") or {}
+    shares = statistic_value(result, "integrity.shares") or {}
     codes = [code for code in FLAG_TITLES if _number(shares.get(code))]
     if not codes:
         return False
     groups = [("all narratives", shares)]
-    for group in (_get(result, "integrity", "by_batch") or [])[:INTEGRITY_BATCHES]:
+    for group in (statistic_value(result, "integrity.by_batch") or [])[:INTEGRITY_BATCHES]:
         label = f"batch {group['batch']}" if group.get("batch") else "imported"
         groups.append((label, group.get("shares") or {}))
     ax = figure.add_subplot()
@@ -299,7 +291,7 @@ def rounds_fooled(figure: Figure, result: Mapping[str, Any], title: str) -> bool
     the validated share (fooling stories that count, over the stories that count)."""
     rounds = [
         figures
-        for figures in _get(result, "rounds", "by_round") or []
+        for figures in statistic_value(result, "rounds.by_round") or []
         if _number(figures.get("fooled_share"))
     ]
     if not rounds:
@@ -325,7 +317,7 @@ def rounds_fooled(figure: Figure, result: Mapping[str, Any], title: str) -> bool
 def rounds_evaluation(figure: Figure, result: Mapping[str, Any], title: str) -> bool:
     """Each round's model (rows) on every round's test stories (columns): accuracy as a
     shade, written in each cell with its n; blank where there is no test story."""
-    evaluation = _get(result, "rounds", "evaluation") or {}
+    evaluation = statistic_value(result, "rounds.evaluation") or {}
     cells = evaluation.get("cells") or []
     rounds = evaluation.get("rounds") or []
     models = evaluation.get("models") or []
