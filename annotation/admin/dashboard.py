@@ -1,6 +1,5 @@
 """Admin pages for the dataset: the analysis dashboard, ePiC import upload, splits, export.
-Under /admin/dataset/ inside the admin site: anonymous and non-staff users are sent to the
-admin login; staff without the model permission a page needs get 403.
+Under /admin/dataset/: non-staff go to the admin login; staff without a page's permission get 403.
 """
 
 from __future__ import annotations

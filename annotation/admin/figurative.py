@@ -1,6 +1,5 @@
-"""Admin of figurative narratives: a list with an upload of the benchmark's JSONL
-(import_figurative's service), an export link and the near-copy groups. The review lists
-of the continuation tasks are in their packages. Worker text goes through format_html.
+"""Admin of figurative narratives: a list with an upload of the benchmark's JSONL, an export
+link and the near-copy groups. Worker text goes through format_html.
 """
 
 from __future__ import annotations

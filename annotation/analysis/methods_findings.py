@@ -1,7 +1,6 @@
-"""What the methods statement says of what the data shows: the integrity controls and the
-flags they raised, agreement and human evaluation, and the dataset's statistics (ePiC's
-Tables 1-3, sentiment, readability); `dataset_parts_register` registers annotation's parts
-of annotation.analysis.methods."""
+"""What the methods statement says of what the data shows: integrity controls and flags,
+agreement and human evaluation, and ePiC's Tables 1-3, sentiment and readability;
+`dataset_parts_register` registers annotation's parts of annotation.analysis.methods."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Worker processes of the dataset analysis: the persistent warm pool, the per-part tasks
-the pool runs (VADER, Flesch and sentence counts; tokens and overlaps), and the models'
-warm-up."""
+"""Worker processes of the dataset analysis: the persistent warm pool, the per-part task it
+runs (VADER, Flesch, sentences, tokens and overlaps), and the models' warm-up."""
 
 from __future__ import annotations
 
