@@ -1,9 +1,7 @@
-"""Admin pages for batches of the task types with an agreement report: agreement,
-aggregation and quality control, each type's section its own template and context
-(`TaskType.agreement_template`, `agreement_display`).
-
-Under /admin/agreement/ inside the admin site: anonymous and non-staff users are sent to
-the admin login; reading needs view_batch, refreshing items and adding gold change_batch.
+"""Admin pages for batches of the task types with an agreement report: agreement, aggregation
+and quality control, each type's section its own template and context
+(`TaskType.agreement_template`, `agreement_display`). Under /admin/agreement/: reading needs
+view_batch, refreshing items and adding gold change_batch.
 """
 
 from __future__ import annotations

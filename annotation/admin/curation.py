@@ -4,11 +4,9 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
-from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from annotation.admin.pages import page_urls
 from annotation.curation.services import (
     ProverbFileError,
     curation_progress,
@@ -84,21 +82,16 @@ class ProverbAdmin(AdminPages, admin.ModelAdmin):
     actions = ("mark_curated", "mark_candidate", "mark_rejected")
     inlines = (VariantsInline,)
     change_list_template = "admin/annotation/proverb/change_list.html"
+    pages = (
+        ("import/", "import_view", "annotation_proverb_import"),
+        ("remove-demo/", "remove_demo_view", "annotation_proverb_remove_demo"),
+    )
 
     def save_model(self, request, obj, form, change) -> None:
         from annotation.text import normalize_text
 
         obj.normalized_text = normalize_text(obj.text)
         super().save_model(request, obj, form, change)
-
-    def get_urls(self):
-        return [
-            *page_urls(
-                ("import/", self.import_view, "annotation_proverb_import"),
-                ("remove-demo/", self.remove_demo_view, "annotation_proverb_remove_demo"),
-            ),
-            *super().get_urls(),
-        ]
 
     def changelist_view(self, request, extra_context=None):
         extra_context = {
@@ -114,10 +107,12 @@ class ProverbAdmin(AdminPages, admin.ModelAdmin):
         if not self.has_delete_permission(request):
             raise PermissionDenied
         if request.method != "POST":
-            context = self._context(
-                request, title="Remove demo data", preview=demo_data_remove(commit=False)
+            return self._page(
+                request,
+                "admin/annotation/proverb/remove_demo.html",
+                title="Remove demo data",
+                preview=demo_data_remove(commit=False),
             )
-            return TemplateResponse(request, "admin/annotation/proverb/remove_demo.html", context)
         removed = demo_data_remove()
         messages.success(request, f"Removed {removed.summary()}.")
         if removed.kept:
@@ -127,9 +122,8 @@ class ProverbAdmin(AdminPages, admin.ModelAdmin):
         return redirect("admin:annotation_proverb_changelist")
 
     def import_view(self, request):
-        """Upload a proverb list. Needs the add-proverb permission (researchers). A large
-        file (PARABLE_IMPORT_BACKGROUND_LINES/_BYTES) becomes an import job: the page
-        redirects to the job's progress page."""
+        """Upload a proverb list (needs add_proverb); a large file becomes an import job, whose
+        progress page the request is sent to."""
         if not self.has_add_permission(request):
             raise PermissionDenied
         form = ProverbImportForm(request.POST or None, request.FILES or None)
@@ -161,8 +155,8 @@ class ProverbAdmin(AdminPages, admin.ModelAdmin):
                     messages.warning(
                         request, f"{len(report.errors)} line(s) were not imported: see below."
                     )
-        context = self._context(request, title="Import proverbs", form=form, report=report)
-        return TemplateResponse(request, "admin/annotation/proverb/import.html", context)
+        template = "admin/annotation/proverb/import.html"
+        return self._page(request, template, title="Import proverbs", form=form, report=report)
 
     mark_curated = _status_action(Proverb.Status.CURATED)
     mark_candidate = _status_action(Proverb.Status.CANDIDATE)
@@ -175,6 +169,7 @@ class VariantGroupAdmin(AdminPages, admin.ModelAdmin):
     list_filter = ("status",)
     search_fields = ("proverbs__text",)
     actions = ("dismiss_groups",)
+    pages = (("<int:group_id>/decide/", "decide_view", "annotation_variantgroup_decide"),)
 
     def get_queryset(self, request):
         return super().get_queryset(request).prefetch_related("proverbs")
@@ -195,10 +190,6 @@ class VariantGroupAdmin(AdminPages, admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return False
-
-    def get_urls(self):
-        decide = ("<int:group_id>/decide/", self.decide_view, "annotation_variantgroup_decide")
-        return [*page_urls(decide), *super().get_urls()]
 
     def decide_view(self, request, group_id: int):
         """Merge a group into a chosen canonical proverb, or dismiss it (change permission)."""
@@ -221,10 +212,9 @@ class VariantGroupAdmin(AdminPages, admin.ModelAdmin):
             except ValueError as error:
                 messages.error(request, str(error))
             return redirect("admin:annotation_variantgroup_changelist")
-        context = self._context(
-            request, title=f"Variant group {group.pk}", group=group, members=members
-        )
-        return TemplateResponse(request, "admin/annotation/variantgroup/decide.html", context)
+        template = "admin/annotation/variantgroup/decide.html"
+        title = f"Variant group {group.pk}"
+        return self._page(request, template, title=title, group=group, members=members)
 
     @admin.action(description="Dismiss selected suggestions", permissions=["change"])
     def dismiss_groups(self, request, queryset):

@@ -1,6 +1,5 @@
 """Admin pages for the dataset: the analysis dashboard, ePiC import upload, splits, export.
-Under /admin/dataset/ inside the admin site: anonymous and non-staff users are sent to the
-admin login; staff without the model permission a page needs get 403.
+Under /admin/dataset/: non-staff go to the admin login; staff without a page's permission get 403.
 """
 
 from __future__ import annotations
@@ -141,9 +140,8 @@ class ExportForm(ScopeForm):
 
 
 def _scope_analysis(request) -> tuple[ScopeForm, DatasetAnalysis]:
-    """The query's scope and its analysis, requested now (needs view_narrative). Where
-    tasks run in-process (tests, commands) the job has finished by now; under a web server
-    with no broker it runs after the response, with one in a worker."""
+    """The query's scope and its analysis, requested now (needs view_narrative); where tasks
+    run in-process the job has finished by now, else it runs after the response."""
     require_permission(request, "annotation.view_narrative")
     form = ScopeForm(request.GET or None)
     analysis = analysis_request(scope=form.scope())
@@ -174,9 +172,8 @@ def dashboard_view(request):
 
 
 def methods_view(request):
-    """The methods and data statement of the dashboard's scope (?format=md or tex), made
-    from the scope's stored analysis, the figures the dashboard shows. Needs
-    view_narrative; 409 while the analysis is still being computed."""
+    """The methods and data statement of the scope's stored analysis (?format=md or tex).
+    Needs view_narrative; 409 while the analysis is still being computed."""
     form, analysis = _scope_analysis(request)
     if analysis.result is None:
         return HttpResponse(
@@ -214,9 +211,8 @@ def progress_view(request, analysis_id: int):
 
 
 def import_view(request):
-    """Upload an ePiC file and its split files. Needs add_narrative (researchers). A large
-    file (PARABLE_IMPORT_BACKGROUND_LINES/_BYTES) becomes an import job: the page
-    redirects to the job's progress page."""
+    """Upload an ePiC file and its split files (needs add_narrative); a large file becomes an
+    import job, whose progress page the request is sent to."""
     require_permission(request, "annotation.add_narrative")
     form = EpicImportForm(request.POST or None, request.FILES or None)
     shown = {"form": form}
@@ -258,9 +254,8 @@ def import_view(request):
 
 
 def splits_view(request):
-    """Assign the seen and unseen splits (ePiC section 5.1): drawn from a seed (every split
-    replaced) or set from split files (the narratives they name). Needs add_narrative
-    (researchers, as for an import)."""
+    """Assign the seen and unseen splits (ePiC 5.1): drawn from a seed (every split replaced)
+    or set from split files (the narratives they name). Needs add_narrative."""
     require_permission(request, "annotation.add_narrative")
     form = SplitsForm(request.POST or None, request.FILES or None)
     result, left_out = None, []

@@ -1,6 +1,5 @@
-"""Admin of figurative narratives: a list with an upload of the benchmark's JSONL
-(import_figurative's service), an export link and the near-copy groups. The review lists
-of the continuation tasks are in their packages. Worker text goes through format_html.
+"""Admin of figurative narratives: a list with an upload of the benchmark's JSONL, an export
+link and the near-copy groups. Worker text goes through format_html.
 """
 
 from __future__ import annotations
@@ -9,8 +8,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
-from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils.html import format_html
 
 from annotation.datasets.figurative import (
@@ -24,6 +22,7 @@ from annotation.intake.uploads import UploadTooLarge, upload_read
 from annotation.models import FigurativeNarrative
 from annotation.quality.integrity import IntegritySettings, similarity_flags
 from annotation.task_parts.review_admin import narrative_with_expression
+from crowd.admin.read_only import AdminPages
 
 
 class FigurativeImportForm(forms.Form):
@@ -70,7 +69,7 @@ class CopyGroupFilter(admin.SimpleListFilter):
 
 
 @admin.register(FigurativeNarrative)
-class FigurativeNarrativeAdmin(admin.ModelAdmin):
+class FigurativeNarrativeAdmin(AdminPages, admin.ModelAdmin):
     list_display = (
         "id",
         "kind",
@@ -99,6 +98,11 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
         "similarity_flags",
     )
     change_list_template = "admin/annotation/figurativenarrative/change_list.html"
+    pages = (
+        ("import/", "import_view", "annotation_figurativenarrative_import"),
+        ("copies/", "copies_view", "annotation_figurativenarrative_copies"),
+        ("export/<str:kind>/", "export_view", "annotation_figurativenarrative_export"),
+    )
 
     def has_add_permission(self, request) -> bool:
         return False  # narratives come from imports
@@ -112,9 +116,8 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
         return " ".join(f"⚑ {flag.explanation}" for flag in flags) or "No flag"
 
     def get_list_display(self, request):
-        """The list shows a narrative of a near-copy group as one of its group (with the
-        splits the group spans) instead of flagging each copy as a near-duplicate of the
-        next: the release publishes many texts several times."""
+        """A narrative of a near-copy group is shown as one of its group, not flagged as a
+        near-duplicate of the next copy: the release publishes many texts several times."""
         groups = {pk: group for group in figurative_copy_groups() for pk in group.narrative_ids}
         url = reverse("admin:annotation_figurativenarrative_copies")
 
@@ -144,23 +147,6 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
     def shown(self, narrative):
         return narrative_with_expression(narrative, limit=False)
 
-    def get_urls(self):
-        wrap = self.admin_site.admin_view
-        prefix = "annotation_figurativenarrative"
-        return [
-            path("import/", wrap(self.import_view), name=f"{prefix}_import"),
-            path("copies/", wrap(self.copies_view), name=f"{prefix}_copies"),
-            path("export/<str:kind>/", wrap(self.export_view), name=f"{prefix}_export"),
-            *super().get_urls(),
-        ]
-
-    def _page(self, request, template: str, title: str, **context) -> TemplateResponse:
-        opts = self.model._meta
-        context = {**self.admin_site.each_context(request), "opts": opts, "title": title, **context}
-        return TemplateResponse(
-            request, f"admin/annotation/figurativenarrative/{template}", context
-        )
-
     def import_view(self, request):
         """Upload a JSONL file. Needs the change permission (researchers)."""
         if not self.has_change_permission(request):
@@ -185,8 +171,8 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
                 messages.success(request, figurative_report_summary(report))
         return self._page(
             request,
-            "import.html",
-            "Import figurative narratives",
+            "admin/annotation/figurativenarrative/import.html",
+            title="Import figurative narratives",
             form=form,
             report=report,
             errors=errors,
@@ -204,8 +190,8 @@ class FigurativeNarrativeAdmin(admin.ModelAdmin):
         changelist = reverse("admin:annotation_figurativenarrative_changelist")
         return self._page(
             request,
-            "copies.html",
-            "Near-copy groups",
+            "admin/annotation/figurativenarrative/copies.html",
+            title="Near-copy groups",
             groups=[
                 (group, f"{changelist}?id__in={','.join(map(str, group.narrative_ids))}")
                 for group in groups

@@ -3,11 +3,9 @@
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
-from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
-from annotation.admin.pages import page_urls
 from annotation.intake.import_jobs import IMPORT_PERMISSIONS
 from annotation.models import ImportJob
 from crowd.admin.read_only import AdminPages, ReadOnlyAdmin
@@ -20,6 +18,7 @@ class ImportJobAdmin(AdminPages, ReadOnlyAdmin):
     list_display = ("id", "kind", "filename", "status", "created_by", "created_at", "job_link")
     list_filter = ("kind", "status")
     search_fields = ("filename",)
+    pages = (("<int:job_id>/progress/", "progress_view", "annotation_importjob_progress"),)
 
     def has_view_permission(self, request, obj=None) -> bool:
         kinds = [obj.kind] if obj is not None else list(IMPORT_PERMISSIONS)
@@ -30,21 +29,17 @@ class ImportJobAdmin(AdminPages, ReadOnlyAdmin):
         url = reverse("admin:annotation_importjob_progress", args=[job.pk])
         return format_html('<a href="{}">Progress and report</a>', url)
 
-    def get_urls(self):
-        progress = ("<int:job_id>/progress/", self.progress_view, "annotation_importjob_progress")
-        return [*page_urls(progress), *super().get_urls()]
-
     def progress_view(self, request, job_id: int):
         """The job's progress, refreshing itself until it finishes, then its report or
         error. Needs the permission the import needs (add_proverb or add_narrative)."""
         job = get_object_or_404(ImportJob, pk=job_id)
         if not self.has_view_permission(request, job):
             raise PermissionDenied
-        context = self._context(
+        return self._page(
             request,
+            "admin/annotation/importjob/progress.html",
             title=f"Import job {job.pk}: {job.get_kind_display()} {job.filename}",
             job=job,
             busy=job.status in (ImportJob.Status.QUEUED, ImportJob.Status.RUNNING),
             report=job.report,
         )
-        return TemplateResponse(request, "admin/annotation/importjob/progress.html", context)

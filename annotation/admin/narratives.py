@@ -1,7 +1,6 @@
 """Review of narratives in the admin: the list with overlap figures, approve, reject, block.
-
-Worker text is data: list cells are plain strings (the admin escapes them) and the
-highlighted view builds its HTML with format_html, which escapes every piece.
+Worker text is data: list cells are plain strings (the admin escapes them), and HTML is
+built with format_html, which escapes every piece.
 """
 
 from __future__ import annotations
@@ -21,10 +20,7 @@ from annotation.quality.calibration import (
 )
 from annotation.quality.flags import flags_of, narrative_flags
 from annotation.quality.integrity import FLAG_TITLES
-from annotation.quality.submissions import (
-    duration_text,
-    pledge_of,
-)
+from annotation.quality.submissions import duration_text, pledge_of
 from annotation.quality.writing_score import Calibration, CalibrationError
 from annotation.task_parts.overlap_rules import marked_pieces, overlap_lines
 from annotation.task_parts.review_admin import batch_filter

@@ -1,8 +1,7 @@
 """The review queue: one submission at a time, reviewed with the keyboard, no page reloads.
 
-Under /admin/review/ inside the admin site: anonymous and non-staff users are sent to the
-admin login; every view needs review_batch. The page's script (annotation/review_queue.js)
-gets `next/` as JSON and posts each decision to `decide/` (the list actions' services).
+Under /admin/review/: every view needs review_batch. The page's script
+(annotation/review_queue.js) gets `next/` as JSON and posts each decision to `decide/`.
 Worker text travels as JSON strings and is written with textContent.
 """
 

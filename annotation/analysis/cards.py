@@ -1,10 +1,9 @@
 """The analysis as titled tables with their definitions, for the dashboard and the dataset card.
 
-`analysis_sections` turns the output of `dataset_records.dataset_analysis` into
-sections of plain tables (shared by the admin dashboard and the card), and
-`dataset_card` writes the README.md that an export puts beside its data. Cell
-values are plain text; the card escapes them for Markdown, the dashboard's
-templates for HTML.
+`analysis_sections` turns `dataset_analysis`'s output into sections of plain-text tables
+(the dashboard's templates escape them for HTML), and `dataset_card` writes the README.md an
+export puts beside its data, escaped for Markdown.
+Over 400 lines: it declares every table of the analysis output and every field of an export.
 """
 
 from __future__ import annotations
@@ -198,29 +197,28 @@ def _dataset(tables: _Tables) -> list[Table]:
     ]
 
 
+OVERLAP_COLUMNS = [
+    "n",
+    "Jaccard, paired",
+    "Jaccard, random",
+    "Common n-grams, paired",
+    "Common, random",
+]
+
+
+def overlap_rows(analysis: dict) -> list[list]:
+    """ePiC's Table 3: per n, the Jaccard similarity and common n-grams, paired and random."""
+    measures = [analysis.get(name) or {} for name in ("jaccard", "common_ngrams")]
+    cells = [(figures, side) for figures in measures for side in ("paired", "random")]
+    return [
+        [n, *((figures.get(n) or {}).get(side) for figures, side in cells)] for n in ("1", "2", "3")
+    ]
+
+
 @_section("overlap", "Lexical overlap", "jaccard common_ngrams", "overlap_bars")
 def _overlap(tables: _Tables) -> list[Table]:
-    measures = [tables.analysis.get(name, {}) for name in ("jaccard", "common_ngrams")]
-    rows = [
-        [
-            n,
-            *(
-                figures.get(n, {}).get(kind)
-                for figures in measures
-                for kind in ("paired", "random")
-            ),
-        ]
-        for n in ("1", "2", "3")
-    ]
-    columns = [
-        "n",
-        "Jaccard, paired",
-        "Jaccard, random",
-        "Common n-grams, paired",
-        "Common, random",
-    ]
     notes = "jaccard.paired jaccard.random common_ngrams.paired common_ngrams.random"
-    return [tables.table(columns, rows, notes)]
+    return [tables.table(OVERLAP_COLUMNS, overlap_rows(tables.analysis), notes)]
 
 
 _statistics_section(
@@ -531,8 +529,7 @@ def dataset_card(
     methods: str | None = None,
 ) -> str:
     """README.md for an export: files, fields, splits, counts, statistics and definitions,
-    and the methods and data statement (Markdown, from annotation/analysis/methods.py)
-    when given."""
+    and the methods and data statement (Markdown) when given."""
     parts = [_front_matter(format, files), "# Parable dataset export\n"]
     parts.append(
         f"Exported {datetime.now(UTC):%Y-%m-%d %H:%M} UTC in the {format} format: "

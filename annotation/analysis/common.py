@@ -61,8 +61,7 @@ def built_once(build: Callable[[], Any]) -> Callable[[], Any]:
 
 class Deferred:
     """A call made in this process when its result is asked for, read like a pool's
-    AsyncResult (``get``, ``ready``): the analysis' parts and its diversity sample when
-    no worker pool runs."""
+    AsyncResult (``get``, ``ready``): the analysis' work when no worker pool runs."""
 
     def __init__(self, function: Callable[..., Any], *args: Any) -> None:
         self.function, self.args = function, args

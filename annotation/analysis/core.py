@@ -13,15 +13,10 @@ count of nothing 0) of ``schema_version``, ``proverbs``, ``narratives``, ``colle
 ``sentiment``, ``sentiment_pearson_r``, ``readability``, ``human_evaluation`` and
 ``parameters``: every key, and every key below it, is defined in definitions.DEFINITIONS.
 
-Input order matters only for the seeded random parts (the random proverb baseline and the
-diversity samples): pass narratives in a stable order (the Django layer orders by id).
-
-From :data:`pool.PARALLEL_THRESHOLD` approved narratives up, the per-narrative work
-(sentences, VADER, Flesch, tokens and overlaps) runs in a pool of spawned processes (safe
-beside threads; the caller's main module must be import-safe, as manage.py is), part by
-part as the narratives arrive (:class:`Analysis`); inside a daemonic process (a Celery
-prefork worker) everything runs in-process. Vocabulary and n-gram counts are exact:
-tokens are numbered and n-grams coded as integers, counted by sorting.
+Input order matters only for the seeded random parts: pass narratives in a stable order.
+From :data:`pool.PARALLEL_THRESHOLD` approved narratives up, the per-narrative work runs in
+a pool of spawned processes (the caller's main module must be import-safe, as manage.py is),
+part by part as they arrive; inside a daemonic process (Celery prefork) all runs in-process.
 """
 
 from __future__ import annotations
@@ -35,8 +30,8 @@ import numpy as np
 
 from annotation.analysis.common import Deferred, mean_or_none
 from annotation.analysis.human_evaluation import AGREEMENT_THRESHOLD, human_evaluation
-from annotation.analysis.lexical import LexicalMerge, random_proverb_permutation
-from annotation.analysis.pool import analysis_pool, lexical_task, work_chunk
+from annotation.analysis.lexical import LexicalMerge, lexical_part, random_proverb_permutation
+from annotation.analysis.pool import analysis_pool, work_chunk
 from annotation.analysis.readability import readability_statistics
 from annotation.analysis.sentences import SentenceSplitter, splitter_choice
 from annotation.analysis.sentiment import (
@@ -87,16 +82,12 @@ def analyze(
 ) -> dict[str, Any]:
     """Analyze a narrative collection; returns the JSON-safe dict described above.
 
-    ``sentence_splitter`` is a callable(list[str]) -> list[int] of sentence counts, or
-    the name of a built-in one: "sentencizer" (the default when None) or "senter".
-    ``processes``: how many worker processes compute VADER, Flesch, the tokens and (with
-    a built-in splitter) sentence counts; 1 runs everything in-process; None uses the
-    persistent pool of :func:`start_workers` when one runs, else ``os.cpu_count()``
-    processes from :data:`pool.PARALLEL_THRESHOLD` approved narratives up and 1 below.
-    ``progress(done, total, stage)`` is called as stages advance; stages are "texts"
-    (sentences, sentiment, readability), "tokens", "diversity" and "human_evaluation".
-    ``newer_flesch`` adds the Flesch reading ease under textstat 0.7.13's rules beside the
-    paper's (``readability.newer_*``): it costs as much again as the paper's figure.
+    ``sentence_splitter``: a callable(list[str]) -> list[int] of sentence counts, or
+    "sentencizer" (None) or "senter". ``processes``: 1 runs in-process; None uses the
+    :func:`start_workers` pool when one runs, else ``os.cpu_count()`` processes from
+    :data:`pool.PARALLEL_THRESHOLD` narratives up. ``progress(done, total, stage)``: stages
+    "texts", "tokens", "diversity", "human_evaluation". ``newer_flesch`` adds textstat
+    0.7.13's Flesch (``readability.newer_*``), at as much cost again.
     """
     records = list(narratives)
     plan = [(r.narrative_id, r.proverb) for r in records if r.status == "approved"]
@@ -116,17 +107,13 @@ def analyze(
 
 
 class Analysis:
-    """The analysis of narratives that arrive in parts: :meth:`add` them, then
-    :meth:`finish` (:func:`analyze` is the one-call form). A context manager (or call
-    :meth:`close`), so that a pool started for it ends.
+    """The analysis of narratives that arrive in parts: :meth:`add` them, then :meth:`finish`.
+    A context manager, so that a pool started for it ends.
 
-    ``expected``, about how many approved narratives will come, picks the processes and
-    the size of the parts, each sent to the pool once complete, so the workers score the
-    texts while the caller still reads the rest. ``plan``, the (narrative id, proverb) of
-    every approved narrative in the order they will be added, lets each part's overlaps
-    with the random baseline's proverbs be counted as it comes; without one, or when the
-    narratives added differ from it (the data changed meanwhile), they are counted once
-    every narrative is in: the same result, later.
+    ``expected`` (about how many approved narratives will come) sizes the processes and the
+    parts, each sent to the pool when complete. ``plan``, the (id, proverb) of every approved
+    narrative in the order added, lets overlaps with the random baseline be counted part by
+    part; without it, or when the narratives differ from it, they are counted at the end.
     """
 
     def __init__(
@@ -271,9 +258,8 @@ class Analysis:
         narratives: Iterable[NarrativeRecord],
         scores: Iterable[tuple[float, float, int] | None] | None = None,
     ) -> None:
-        """Take narratives (any status, in a stable order: see above), with the scores
-        kept for each from an earlier analysis ((VADER compound, the paper's Flesch,
-        sentencizer sentences) or None), if any: those are not computed again."""
+        """Take narratives (any status, in a stable order), with each one's scores kept from
+        an earlier analysis ((compound, the paper's Flesch, sentences) or None), if any."""
         narratives = list(narratives)
         known = list(scores) if scores is not None else [None] * len(narratives)
         if len(known) != len(narratives):
@@ -306,12 +292,10 @@ class Analysis:
                 proverbs = [r.proverb for r in approved]
                 pending = [
                     self._run(
-                        lexical_task,
-                        (
-                            [r.text for r in approved[lo : lo + self.chunk]],
-                            proverbs[lo : lo + self.chunk],
-                            [proverbs[j] for j in perm[lo : lo + self.chunk]],
-                        ),
+                        lexical_part,
+                        [r.text for r in approved[lo : lo + self.chunk]],
+                        proverbs[lo : lo + self.chunk],
+                        [proverbs[j] for j in perm[lo : lo + self.chunk]],
                     )
                     for lo in range(0, n, self.chunk)
                 ]

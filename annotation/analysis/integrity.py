@@ -1,7 +1,6 @@
-"""Shares of writing-integrity flags in the dataset: overall, per batch and per worker.
-
-Pure: it reads IntegrityRecord (annotation.task_parts.records); the flags themselves come
-from annotation.quality.integrity. A share is the fraction of narratives with that flag.
+"""Shares of writing-integrity flags in the dataset (the fraction of narratives with each
+flag): overall, per batch and per worker, from IntegrityRecord; the flags come from
+annotation.quality.integrity.
 """
 
 from __future__ import annotations
@@ -26,6 +25,10 @@ def _flagged(records: list[IntegrityRecord]) -> float | None:
     if not records:
         return None
     return round(sum(bool(record.flags) for record in records) / len(records), 4)
+
+
+def _group(records: list[IntegrityRecord]) -> dict:
+    return {"narratives": len(records), "flagged": _flagged(records), "shares": _shares(records)}
 
 
 def integrity_shares(records: Iterable[IntegrityRecord]) -> dict:
@@ -54,22 +57,7 @@ def integrity_shares(records: Iterable[IntegrityRecord]) -> dict:
         "flagged": _flagged(records),
         "shares": _shares(records),
         "by_batch": [
-            {
-                "batch": batch,
-                "name": names[batch],
-                "narratives": len(by_batch[batch]),
-                "flagged": _flagged(by_batch[batch]),
-                "shares": _shares(by_batch[batch]),
-            }
-            for batch in batches
+            {"batch": batch, "name": names[batch], **_group(by_batch[batch])} for batch in batches
         ],
-        "by_worker": [
-            {
-                "worker": worker,
-                "narratives": len(by_worker[worker]),
-                "flagged": flagged[worker],
-                "shares": _shares(by_worker[worker]),
-            }
-            for worker in workers
-        ],
+        "by_worker": [{"worker": worker, **_group(by_worker[worker])} for worker in workers],
     }

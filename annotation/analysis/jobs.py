@@ -2,10 +2,8 @@
 
 `analysis_request` queues `annotation.dataset_analysis_compute` on commit when the scope's
 result was computed on other data (the data state key: a digest of counts, highest ids and
-latest times of every row the analysis reads) or a refresh is forced; `analysis_compute`
-records progress and stores the result with its plots, so the dashboard shows the last
-result at once. A job whose task was lost stays queued; beat's `annotation.analyses_requeue`
-queues it again after the grace period.
+latest times of the rows the analysis reads) or a refresh is forced. A job whose task was
+lost is queued again by beat's `annotation.analyses_requeue` after the grace period.
 """
 
 from __future__ import annotations
@@ -122,17 +120,15 @@ def analysis_request(*, scope: dict, force: bool = False) -> DatasetAnalysis:
 
 
 def analyses_waiting(*, now=None, limit: int = 20) -> list[int]:
-    """Ids of analysis jobs still queued longer than the grace period
-    (PARABLE_BACKGROUND_GRACE_SECONDS), oldest first: their task was lost (a broker
-    outage), so beat queues them again. A job runs once however often it is queued."""
+    """Ids of analysis jobs queued longer than the grace period, oldest first: their task was
+    lost (a broker outage), so beat queues them again; a job runs once however queued."""
     queued = DatasetAnalysis.objects.filter(status=DatasetAnalysis.Status.QUEUED)
     return waiting_past_grace(queued, since="requested_at", limit=limit, now=now)
 
 
 def progress_writer(job_id: int, *, model=DatasetAnalysis, clock=time.monotonic):
-    """A progress callback that writes to a job's row (a `model` with progress_done,
-    progress_total and progress_stage: DatasetAnalysis, ImportJob), at most every
-    PROGRESS_EVERY s (and always the last step of a stage, and a new stage at once)."""
+    """A progress callback that writes to a job's row (DatasetAnalysis, ImportJob) at most
+    every PROGRESS_EVERY s, and always a stage's last step and a new stage at once."""
     last = {"at": float("-inf"), "stage": None}
 
     def write(done: int, total: int, stage: str) -> None:

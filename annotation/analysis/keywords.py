@@ -1,21 +1,12 @@
 """Keywords of a narrative for the generation baseline: its verbs and named entities (spaCy).
 
-ePiC conditions narrative generation on a proverb and the narrative's verbs and
-named entities (Ghosh & Srivastava 2022, section 5.2). The pipeline named by
-settings.PARABLE_SPACY_MODEL is loaded once per process, never inside a request: a Celery
-worker loads it with its first keywords task; where tasks run in-process (no broker),
-the first task that needs it loads it, after the response (common.task_queue).
-
-An approved narrative is marked `keywords_pending_since` in the approval's
-transaction; extraction clears the mark. Imported narratives are marked by the import
-and extracted by `narratives_keywords_fill` (many at a time, with progress) in the import
-job or command; `narratives_keywords_missing` lists approved narratives still without
-keywords for a backfill (the extract_keywords command, the narratives' admin action).
-Extraction also scores the texts for the dataset analysis and keeps the scores
-(annotation.analysis.text_scores), so that an export reads them instead of scoring the
-approved stories again. Whatever is still marked after the grace period (a broker that
-was down, a worker killed mid-task) is found by `narratives_keywords_pending` and
-re-queued by the beat task `annotation.keywords_requeue`.
+ePiC conditions generation on a proverb and the narrative's verbs and named entities
+(section 5.2). The spaCy pipeline (settings.PARABLE_SPACY_MODEL) is loaded once per process,
+never inside a request. Approval marks a narrative `keywords_pending_since`; extraction
+clears the mark and keeps the texts' analysis scores (text_scores), so an export need not
+score them again. What is still marked after the grace period (broker down, worker killed)
+is re-queued by the beat task `annotation.keywords_requeue`; imports use
+`narratives_keywords_fill`, backfills `narratives_keywords_missing`.
 """
 
 from __future__ import annotations
@@ -121,9 +112,8 @@ def narratives_keywords_missing() -> list[int]:
 def narratives_keywords_fill(
     *, narrative_ids: list[int], progress: ProgressCallback | None = None, chunk: int = 200
 ) -> int:
-    """Extract the keywords of these narratives (those not done with the current model),
-    `chunk` at a time through spaCy's batched pipe, each chunk committed with its pending
-    marks cleared; returns how many were extracted. `progress(done, total, stage)`."""
+    """Extract the keywords of these narratives not done with the current model, `chunk` at a
+    time, each chunk committed with its pending marks cleared; returns how many."""
     progress = progress or progress_noop
     model = settings.PARABLE_SPACY_MODEL
     ids = list(dict.fromkeys(narrative_ids))

@@ -310,13 +310,9 @@ class LexicalMerge:
         report: ProgressCallback,
         run: Callable[..., Any] = Deferred,
     ) -> dict[str, Any]:
-        """The output's lexical keys once the last ``parts`` of ``approved`` are added (in
-        order, after those added before); reports the "tokens" and "diversity" stages.
-
-        ``run(function, *args)`` may start the diversity sample elsewhere (a worker
-        process, which is idle by now) and returns an object whose ``get()`` gives its
-        result; the distinct n-grams are counted here meanwhile.
-        """
+        """The output's lexical keys once the last ``parts`` of ``approved`` are added.
+        ``run(function, *args)`` may start the diversity sample in an idle worker (its
+        ``get()`` gives the result) while the distinct n-grams are counted here."""
         n = len(approved)
         report(0, n, "tokens")
         for part in parts:

@@ -1,10 +1,7 @@
-"""A methods and data statement for a paper, in Markdown or LaTeX (methods_render), that
-says what the scope's data shows and no more: collected and imported narratives each get
-sentences of their own, demo data none; every figure is the dashboard's analysis' own,
-and the last table says where Parable shows each.
-
-The statement is made of parts registered with `methods_part_register` (annotation's from
-its AppConfig.ready(), an app above annotation from its own), each writing into the
+"""A methods and data statement for a paper, in Markdown or LaTeX (methods_render), that says
+what the scope's data shows and no more: collected and imported narratives each get sentences
+of their own, demo data none; every figure is the dashboard analysis' own. Its parts are
+registered with `methods_part_register` (from an AppConfig.ready()), each writing into the
 document from the scope (`MethodsScope`).
 """
 

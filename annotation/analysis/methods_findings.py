@@ -1,14 +1,15 @@
-"""What the methods statement says of what the data shows: the integrity controls and the
-flags they raised, agreement and human evaluation, and the dataset's statistics (ePiC's
-Tables 1-3, sentiment, readability); `dataset_parts_register` registers annotation's parts
-of annotation.analysis.methods."""
+"""What the methods statement says of what the data shows: integrity controls and flags,
+agreement and human evaluation, and ePiC's Tables 1-3, sentiment and readability;
+`dataset_parts_register` registers annotation's parts of annotation.analysis.methods."""
 
 from __future__ import annotations
 
 from annotation.analysis.cards import (
     COLLECTION_KEYS,
+    OVERLAP_COLUMNS,
     TABLE_2_KEYS,
     Table,
+    overlap_rows,
     statistic_label,
     statistic_value,
 )
@@ -175,16 +176,14 @@ def _dataset_part(doc: Methods, scope: MethodsScope) -> None:
     """ePiC's Tables 1-3 as the dashboard's tables, and its sentiment and readability."""
     analysis = scope.analysis
     doc.heading("Dataset")
-    section = {"collection": "Collection", "dataset": "Dataset statistics"}
-    for name, keys, caption in (
-        ("collection", COLLECTION_KEYS, "Statistics of narrative collection"),
-        ("dataset", TABLE_2_KEYS, "Dataset statistics (approved narratives)"),
+    for section, keys, caption in (
+        ("Collection", COLLECTION_KEYS, "Statistics of narrative collection"),
+        ("Dataset statistics", TABLE_2_KEYS, "Dataset statistics (approved narratives)"),
     ):
         rows = []
         for key in keys:
-            value = statistic_value(analysis, key)
-            label = statistic_label(key)
-            rows.append([label, doc.figure(value, label, f"Dashboard → {section[name]} ({key})")])
+            label, where = statistic_label(key), f"Dashboard → {section} ({key})"
+            rows.append([label, doc.figure(statistic_value(analysis, key), label, where)])
         doc.table(Table(["Statistic", "Value"], rows, caption=caption))
     unknown = (analysis.get("collection") or {}).get("unknown_writer")
     if unknown and scope.collected:
@@ -197,21 +196,10 @@ def _dataset_part(doc: Methods, scope: MethodsScope) -> None:
             f"The writers of the {plural(unknown, 'narrative')} are unknown (imported), and so "
             "are the worker figures."
         )
-    jaccard, common = analysis.get("jaccard") or {}, analysis.get("common_ngrams") or {}
     doc.table(
         Table(
-            ["n", "Jaccard, paired", "Jaccard, random", "Common n-grams, paired", "Common, random"],
-            [
-                [
-                    n,
-                    *(
-                        paper_number((measure.get(n) or {}).get(side))
-                        for measure in (jaccard, common)
-                        for side in ("paired", "random")
-                    ),
-                ]
-                for n in ("1", "2", "3")
-            ],
+            OVERLAP_COLUMNS,
+            [[n, *map(paper_number, figures)] for n, *figures in overlap_rows(analysis)],
             caption="Jaccard similarity and common n-grams between proverbs and narratives, "
             "beside proverbs assigned at random",
         )

@@ -1,7 +1,6 @@
-"""The methods and data statement (annotation.analysis.methods) rendered as Markdown, or as
-a LaTeX fragment for a paper of one or two columns: special characters escaped, typography
-as LaTeX writes it, breaks allowed in long words, and tables of wrapping columns that
-together fit the line's width."""
+"""The methods and data statement rendered as Markdown, or as a LaTeX fragment for a paper of
+one or two columns: special characters escaped, LaTeX typography, breaks allowed in long
+words, and tables of wrapping columns that together fit the line's width."""
 
 from __future__ import annotations
 

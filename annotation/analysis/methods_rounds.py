@@ -1,7 +1,6 @@
-"""The methods statement's rounds part: how the model-in-the-loop rounds were run (each
-round's opponent, mode, bonus, validation and checks allowed) and what they found (the
-stories that fooled their opponent; each round's model on every round's test stories),
-from the scope's analysis, so the statement says what the dashboard shows."""
+"""The methods statement's rounds part: how the model-in-the-loop rounds were run (opponent,
+mode, bonus, validation, checks) and what they found, from the scope's analysis, so the
+statement says what the dashboard shows."""
 
 from __future__ import annotations
 

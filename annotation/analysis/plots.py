@@ -1,15 +1,9 @@
 """Figures of the dataset analysis, as SVG text to inline in an HTML page.
 
-Each figure function takes the dict of :func:`annotation.analysis.core.analyze` and returns
-a complete ``<svg ...>...</svg>`` (no XML prolog, no external resources; text stays SVG
-``<text>`` in a sans-serif font, so titles stay searchable), or an SVG that says "No data".
-
-Matplotlib is used through :class:`matplotlib.figure.Figure` and its SVG canvas: no pyplot,
-so no global figure state and no GUI backend, safe from web requests and worker threads
-(drawing is serialized by a lock: the SVG writer reads its options from the global
-rcParams). No text written by workers (narratives, proverbs) is drawn: proverbs are shown
-by rank. Labels that come from data (source labels, rating criteria) are plain text:
-mathtext is off.
+Each figure function takes the analysis dict and returns a complete ``<svg>`` (text kept as
+``<text>``, no external resources), or one that says "No data". Matplotlib's Figure and SVG
+canvas, no pyplot: safe from requests and threads. No worker-written text is drawn (proverbs
+are shown by rank); labels from data (sources, criteria) are plain text, mathtext off.
 """
 
 from __future__ import annotations
@@ -25,6 +19,7 @@ from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from annotation.analysis.cards import statistic_value
 from annotation.quality.integrity import FLAG_TITLES
 
 FIGSIZE = (6.4, 3.8)
@@ -33,6 +28,7 @@ NEGATIVE = "#d1495b"
 LINE = "#1f5fbf"
 NEUTRAL = "#6c757d"
 _LOCK = threading.Lock()
+_COLOURS = matplotlib.colormaps["tab10"]  # series beyond the named colours
 _RC = {
     "svg.fonttype": "none",  # keep text as <text>, no embedded glyph paths
     "svg.hashsalt": "parable",  # stable element ids, so the same input gives the same SVG
@@ -56,11 +52,8 @@ def svg_drawing(
     title: str, draw: Callable[[Figure], bool], *, empty: str = "No data", figsize=FIGSIZE
 ) -> str:
     """Run ``draw`` on a fresh figure and return its SVG; one saying `empty` under the
-    title when it draws nothing.
-
-    The SVG writer reads a few settings (text kept as text, stable ids) from matplotlib's
-    global rcParams only; they are set for the duration of one drawing, under a lock so
-    that concurrent requests do not interleave, and restored afterwards.
+    title when it draws nothing. The SVG writer reads its settings from the global rcParams
+    only: they are set for one drawing under a lock, so concurrent requests do not interleave.
     """
     with _LOCK, matplotlib.rc_context(_RC):
         figure = _figure(figsize)
@@ -88,15 +81,6 @@ def _drawing(title: str):
     return figure_function
 
 
-def _get(result: Mapping[str, Any] | None, *path: str) -> Any:
-    value: Any = result or {}
-    for key in path:
-        if not isinstance(value, Mapping):
-            return None
-        value = value.get(key)
-    return value
-
-
 def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value == value
 
@@ -106,7 +90,7 @@ def sentiment_scatter(figure: Figure, result: Mapping[str, Any], title: str) -> 
     """Proverb compound (x) against its narratives' mean compound (y), with the fit line."""
     rows = [
         row
-        for row in _get(result, "sentiment", "per_proverb") or []
+        for row in statistic_value(result, "sentiment.per_proverb") or []
         if _number(row.get("proverb_compound")) and _number(row.get("narrative_compound_mean"))
     ]
     if not rows:
@@ -115,9 +99,9 @@ def sentiment_scatter(figure: Figure, result: Mapping[str, Any], title: str) -> 
     y = [row["narrative_compound_mean"] for row in rows]
     ax = figure.add_subplot()
     ax.scatter(x, y, s=14, color=NEUTRAL, alpha=0.75, label=f"proverbs ({len(rows)})")
-    slope = _get(result, "sentiment", "slope")
-    intercept = _get(result, "sentiment", "intercept")
-    r = _get(result, "sentiment", "pearson_r")
+    slope = statistic_value(result, "sentiment.slope")
+    intercept = statistic_value(result, "sentiment.intercept")
+    r = statistic_value(result, "sentiment.pearson_r")
     r_text = f"Pearson r = {r:.2f}" if _number(r) else "Pearson r undefined"
     if _number(slope) and _number(intercept):
         ends = [min(x), max(x)]
@@ -142,7 +126,7 @@ def sentiment_scatter(figure: Figure, result: Mapping[str, Any], title: str) -> 
 @_drawing("Positive and negative narratives per proverb")
 def sentiment_counts(figure: Figure, result: Mapping[str, Any], title: str) -> bool:
     """Per proverb (ordered by its own compound): positive narratives up, negative down."""
-    rows = _get(result, "sentiment", "per_proverb") or []
+    rows = statistic_value(result, "sentiment.per_proverb") or []
     if not rows:
         return False
     rows = sorted(rows, key=lambda row: row.get("proverb_compound") or 0.0)
@@ -166,7 +150,7 @@ def sentiment_counts(figure: Figure, result: Mapping[str, Any], title: str) -> b
 @_drawing("Flesch reading ease of narratives")
 def readability_histogram(figure: Figure, result: Mapping[str, Any], title: str) -> bool:
     """Histogram of the narratives' Flesch reading ease, with the mean marked."""
-    histogram = _get(result, "readability", "flesch_histogram") or {}
+    histogram = statistic_value(result, "readability.flesch_histogram") or {}
     bins = histogram.get("bins") or []
     counts = histogram.get("counts") or []
     if not counts or len(bins) != len(counts) + 1 or not any(counts):
@@ -174,7 +158,7 @@ def readability_histogram(figure: Figure, result: Mapping[str, Any], title: str)
     ax = figure.add_subplot()
     widths = [bins[i + 1] - bins[i] for i in range(len(counts))]
     ax.bar(bins[:-1], counts, width=widths, align="edge", color=LINE, edgecolor="white")
-    mean = _get(result, "readability", "flesch_mean")
+    mean = statistic_value(result, "readability.flesch_mean")
     if _number(mean):
         ax.axvline(mean, color=NEGATIVE, linewidth=1.4, label=f"mean {mean:.1f}")
         ax.legend(loc="upper left", frameon=False)
@@ -187,14 +171,13 @@ def readability_histogram(figure: Figure, result: Mapping[str, Any], title: str)
 @_drawing("Mean Likert rating by criterion and source")
 def rating_means(figure: Figure, result: Mapping[str, Any], title: str) -> bool:
     """Grouped bars: for each criterion, the mean rating of each source."""
-    ratings = _get(result, "human_evaluation", "ratings") or {}
+    ratings = statistic_value(result, "human_evaluation.ratings") or {}
     criteria = sorted(c for c, by_source in ratings.items() if by_source)
     if not criteria:
         return False
     sources = sorted({s for c in criteria for s in ratings[c]})
     ax = figure.add_subplot()
     width = 0.8 / len(sources)
-    colours = matplotlib.colormaps["tab10"]
     for k, source in enumerate(sources):
         xs, means = [], []
         for i, criterion in enumerate(criteria):
@@ -202,7 +185,7 @@ def rating_means(figure: Figure, result: Mapping[str, Any], title: str) -> bool:
             if _number(mean):
                 xs.append(i - 0.4 + width * (k + 0.5))
                 means.append(mean)
-        ax.bar(xs, means, width=width, color=colours(k % 10), label=source)
+        ax.bar(xs, means, width=width, color=_COLOURS(k % 10), label=source)
     ax.set_xticks(range(len(criteria)), criteria)
     ax.set_ylim(1, 5)
     ax.set_ylabel("mean rating (1 to 5)")
@@ -220,7 +203,7 @@ def rating_means(figure: Figure, result: Mapping[str, Any], title: str) -> bool:
 @_drawing("Narrative–proverb n-gram overlap (Jaccard)")
 def overlap_bars(figure: Figure, result: Mapping[str, Any], title: str) -> bool:
     """Paired vs. random-baseline Jaccard similarity of n-gram sets, one panel per n."""
-    jaccard = _get(result, "jaccard") or {}
+    jaccard = statistic_value(result, "jaccard") or {}
     orders = [n for n in ("1", "2", "3") if isinstance(jaccard.get(n), Mapping)]
     values = [(jaccard[n].get("paired"), jaccard[n].get("random")) for n in orders]
     if not orders or not any(_number(v) for pair in values for v in pair):
@@ -255,21 +238,20 @@ INTEGRITY_BATCHES = 6  # batches drawn beside the overall share (the table lists
 @_drawing("Writing-integrity flags: share of narratives")
 def integrity_flags(figure: Figure, result: Mapping[str, Any], title: str) -> bool:
     """Share of narratives with each integrity flag: overall, and per batch (up to 6)."""
-    shares = _get(result, "integrity", "shares") or {}
+    shares = statistic_value(result, "integrity.shares") or {}
     codes = [code for code in FLAG_TITLES if _number(shares.get(code))]
     if not codes:
         return False
     groups = [("all narratives", shares)]
-    for group in (_get(result, "integrity", "by_batch") or [])[:INTEGRITY_BATCHES]:
+    for group in (statistic_value(result, "integrity.by_batch") or [])[:INTEGRITY_BATCHES]:
         label = f"batch {group['batch']}" if group.get("batch") else "imported"
         groups.append((label, group.get("shares") or {}))
     ax = figure.add_subplot()
     height = 0.8 / len(groups)
-    colours = matplotlib.colormaps["tab10"]
     for k, (label, values) in enumerate(groups):
         ys = [i - 0.4 + height * (k + 0.5) for i in range(len(codes))]
         widths = [values.get(code) if _number(values.get(code)) else 0.0 for code in codes]
-        colour = NEUTRAL if k == 0 else colours((k - 1) % 10)
+        colour = NEUTRAL if k == 0 else _COLOURS((k - 1) % 10)
         ax.barh(ys, widths, height=height, color=colour, label=label)
     ax.set_yticks(range(len(codes)), [FLAG_TITLES[code] for code in codes])
     ax.invert_yaxis()
@@ -290,10 +272,9 @@ def integrity_drift(figure: Figure, drift: Mapping[str, Any], title: str) -> boo
         return False
     ax = figure.add_subplot()
     xs = range(1, len(windows) + 1)
-    colours = matplotlib.colormaps["tab10"]
     for k, code in enumerate(codes):
         ys = [window["shares"].get(code) or 0.0 for window in windows]
-        ax.plot(xs, ys, marker="o", color=colours(k % 10), label=FLAG_TITLES[code])
+        ax.plot(xs, ys, marker="o", color=_COLOURS(k % 10), label=FLAG_TITLES[code])
     ax.set_ylim(0, 1)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:.0%}"))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -310,7 +291,7 @@ def rounds_fooled(figure: Figure, result: Mapping[str, Any], title: str) -> bool
     the validated share (fooling stories that count, over the stories that count)."""
     rounds = [
         figures
-        for figures in _get(result, "rounds", "by_round") or []
+        for figures in statistic_value(result, "rounds.by_round") or []
         if _number(figures.get("fooled_share"))
     ]
     if not rounds:
@@ -336,7 +317,7 @@ def rounds_fooled(figure: Figure, result: Mapping[str, Any], title: str) -> bool
 def rounds_evaluation(figure: Figure, result: Mapping[str, Any], title: str) -> bool:
     """Each round's model (rows) on every round's test stories (columns): accuracy as a
     shade, written in each cell with its n; blank where there is no test story."""
-    evaluation = _get(result, "rounds", "evaluation") or {}
+    evaluation = statistic_value(result, "rounds.evaluation") or {}
     cells = evaluation.get("cells") or []
     rounds = evaluation.get("rounds") or []
     models = evaluation.get("models") or []

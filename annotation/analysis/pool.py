@@ -1,6 +1,5 @@
-"""Worker processes of the dataset analysis: the persistent warm pool, the per-part tasks
-the pool runs (VADER, Flesch and sentence counts; tokens and overlaps), and the models'
-warm-up."""
+"""Worker processes of the dataset analysis: the persistent warm pool, the per-part task it
+runs (VADER, Flesch, sentences, tokens and overlaps), and the models' warm-up."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from annotation.analysis.common import LONG_READ_GC_THRESHOLDS
-from annotation.analysis.lexical import LexicalPart, lexical_part
+from annotation.analysis.lexical import lexical_part
 from annotation.analysis.readability import readability_scorer
 from annotation.analysis.sentences import get_sentence_splitter
 from annotation.analysis.sentiment import sentiment_analyzer
@@ -23,9 +22,8 @@ PARALLEL_THRESHOLD = 20_000
 
 
 def load_models(sentence_splitter: str = "sentencizer", *, processes: int = 1) -> None:
-    """Build and run once the cached models (sentence splitter, VADER, syllables) and
-    import scipy, so that a first ``analyze`` pays no start-up cost (benchmarks); with
-    ``processes`` > 1, start the persistent pool (:func:`start_workers`) too."""
+    """Build and run once the cached models and import scipy, so that a first ``analyze``
+    pays no start-up cost (benchmarks); with ``processes`` > 1, start the persistent pool."""
     import scipy.sparse
     import scipy.special  # noqa: F401
 
@@ -103,11 +101,6 @@ def work_chunk(
     counts = get_sentence_splitter(splitter_name)(scored) if splitter_name else None
     lexical = lexical_part(texts, proverbs, others) if proverbs is not None else None
     return compounds, flesch, newer, counts, lexical
-
-
-def lexical_task(task: tuple[list[str], list[str], list[str]]) -> LexicalPart:
-    """A pool worker's task: the tokens and overlaps of a part (lexical.lexical_part)."""
-    return lexical_part(*task)
 
 
 def _init_worker(splitter_name: str | None) -> None:

@@ -1,11 +1,7 @@
-"""Flesch reading ease for the dataset analysis, with cached and batched syllable counts,
-under two sets of rules; and the readability statistics of the output.
-
-The dataset's figure follows the ePiC paper (appendix "Language complexity": mean 66.5,
-112.1 to -41.5), which used textstat 0.7.2's `flesch_reading_ease` (its rules: DEFINITIONS'
-"readability"). textstat 0.7.3 changed them (a higher mean, a narrower range); textstat
-0.7.13's figure (CMU dictionary syllables where installed) is reported beside it on
-request, at as much cost again.
+"""Flesch reading ease for the dataset analysis (cached, batched syllable counts) and the
+output's readability statistics. The figure follows the ePiC paper (mean 66.5, 112.1 to
+-41.5), which used textstat 0.7.2's rules (DEFINITIONS' "readability"; 0.7.3 changed them);
+textstat 0.7.13's (CMU dictionary syllables where installed) is reported beside it on request.
 """
 
 from __future__ import annotations
@@ -24,12 +20,10 @@ from annotation.analysis.common import CACHE_LIMIT, Computed, built_once
 
 HISTOGRAM_BIN_WIDTH = 10.0
 
-# textstat 0.7.13's English rules (textstat/backend), reproduced so that syllable
-# counts can be cached per word and textstat's cmudict download is never attempted.
-# textstat removes apostrophes not opening a contraction ending (looking ahead in the
-# original text), then every other character that is neither a word character, a space
-# nor an apostrophe; both decisions depend only on the original text, so one pass of
-# the union makes the same string.
+# textstat 0.7.13's English rules, reproduced so that syllables are cached per word and its
+# cmudict download never attempted. Its two punctuation passes (apostrophes not opening a
+# contraction ending, then other non-word characters) depend only on the original text: one
+# pass of their union makes the same string.
 _RE_TEXTSTAT_PUNCTUATION = re.compile(r"[^\w\s\']|\'(?!" + r"[tsd]|ve|ll|re" + ")")
 _RE_SENTENCE = re.compile(r"\b[^.!?]+[.!?]*", re.UNICODE)
 
@@ -96,13 +90,10 @@ def _nltk_data_has_cmudict() -> bool:
 class _HyphenationCounter:
     """``len(pyphen.positions(word))`` for many words at once, exactly, in numpy.
 
-    pyphen (Liang's patterns: at each position of ".word." the highest digit of any
-    matching substring pattern; odd digits are points) costs about 50 us a word in Python,
-    most of Flesch on new text. Here a batch's words are joined into one string, every
-    substring of up to 10 characters is packed into an int64 (6 bits a character) and
-    found by binary search among the packed patterns (longer ones by their prefix, then as
-    strings), digits combined with ``np.maximum.at``: about 7 us a word. Words not in
-    lowercase, and unusual dictionaries, go to pyphen itself (tests compare the counts).
+    pyphen (Liang's patterns) costs about 50 us a word, most of Flesch on new text. Here every
+    substring of up to 10 characters of a batch is packed into an int64 and found by binary
+    search among the packed patterns (longer ones by prefix), digits combined with
+    ``np.maximum.at``: about 7 us a word. Other words and dictionaries go to pyphen itself.
     """
 
     _PACKED = 10  # characters packed into one int64 code, 6 bits each
@@ -359,9 +350,8 @@ def _summary(scores: list[float], prefix: str = "") -> dict[str, float | None]:
 
 
 def readability_statistics(paper: list[float], newer: list[float] | None = None) -> dict[str, Any]:
-    """The output's ``readability`` from each narrative's Flesch score under the paper's
-    rules: their summary and histogram; and, when the newer rules' scores were asked
-    for (``newer``), their summary beside them."""
+    """The output's ``readability``: the paper's Flesch scores' summary and histogram, and
+    the newer rules' summary when asked for (``newer``)."""
     statistics = {
         **_summary(paper),
         "flesch_histogram": _histogram(paper),

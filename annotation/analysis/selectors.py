@@ -178,9 +178,8 @@ def _evaluation_scope(
 def evaluation_records(
     *, batches: Sequence[int] | None = None, sources: Sequence[str] | None = None
 ) -> dict[str, list]:
-    """What the registered task types give the human evaluation in scope, by kind
-    (annotation.task_parts.records): "ratings", "choices", "model_choices" (a model's
-    answers to the questions humans answered)."""
+    """What the registered task types give the human evaluation in scope, by kind:
+    "ratings", "choices", "model_choices" (annotation.task_parts.records)."""
     return task_types.gathered(
         "analysis_records", counted=lambda field: _evaluation_scope(batches, sources, field)
     )
@@ -216,17 +215,9 @@ def split_counts(
     narratives = dataset_narratives(batches=batches, approved_only=True, sources=sources)
     counts = {}
     for setting in ("seen", "unseen"):
-        by_part = dict(
-            narratives.order_by()
-            .values_list(f"split_{setting}")
-            .annotate(n=Count("id"))
-            .values_list(f"split_{setting}", "n")
-        )
-        counts[setting] = {
-            "train": by_part.get("train", 0),
-            "test": by_part.get("test", 0),
-            "none": by_part.get("", 0),
-        }
+        rows = narratives.values_list(f"split_{setting}").annotate(n=Count("id")).order_by()
+        found = {part or "none": n for part, n in rows}
+        counts[setting] = {part: found.get(part, 0) for part in ("train", "test", "none")}
     return counts
 
 

@@ -45,16 +45,11 @@ _RE_WORD_CHUNK = re.compile(r"(?<!\S)[^\W_]+(?:\s+[^\W_]+)*(?!\S)")
 
 
 class VectorizedSentencizer(SpacySentenceSplitter):
-    """spaCy's rule-based ``sentencizer`` (blank English tokenizer), its rule applied in
-    numpy to ``Doc.to_array([ORTH, IS_PUNCT])`` of a whole batch instead of the component's
-    per-token Python loop. The rule (spacy/pipeline/sentencizer.pyx): the first token starts
-    a sentence, and so does a token that is neither punctuation nor one of ``punct_chars``
-    once a ``punct_chars`` token was seen since the previous such token.
-
-    Each run of whitespace-delimited chunks of letters and digits is first replaced by one
-    "x": such chunks only make tokens that are neither, and only the first of a run of those
-    matters to the rule, so the count is unchanged while the tokenizer finds "x" in its
-    cache instead of analysing every new word. Tests compare the counts with the component's.
+    """spaCy's rule-based ``sentencizer`` (spacy/pipeline/sentencizer.pyx: a sentence starts
+    at the first token and at a token neither punctuation nor in ``punct_chars`` after one of
+    ``punct_chars``), applied in numpy to a whole batch's ``Doc.to_array`` instead of per token.
+    A run of alphanumeric chunks becomes one "x" first: only its first token matters to the
+    rule, and the tokenizer finds "x" in its cache. Tests compare the counts with spaCy's.
     """
 
     def __init__(self, nlp: Any, punct_chars: Iterable[str], batch_size: int = 1000) -> None:
@@ -98,14 +93,11 @@ class VectorizedSentencizer(SpacySentenceSplitter):
 
 
 def import_spacy() -> Any:
-    """spaCy, imported without torch (unless the process uses it already) and without its
-    command-line package.
+    """spaCy, imported without torch (unless already in use) and its command-line package.
 
-    thinc imports torch whenever it is installed, for models these CPU pipelines never use:
-    over a second and ~250 MB in every process that counts sentences. Hidden during the
-    import, torch stays importable afterwards. ``spacy/__init__`` imports ``spacy.cli``
-    (typer and every command, ~0.3 s) for ``spacy.info`` alone: a stand-in package takes
-    its place during the import (its ``info`` imports the real one when called).
+    thinc imports torch when installed (over a second and ~250 MB a process, for models these
+    pipelines never use): it is hidden during the import only. ``spacy.cli`` (~0.3 s, for
+    ``spacy.info`` alone) is replaced by a stand-in whose ``info`` imports the real one.
     """
     if "spacy" in sys.modules:
         import spacy
@@ -137,9 +129,8 @@ def _cli_stand_in() -> types.ModuleType:
 
 
 def build_sentencizer(batch_size: int = 1000, *, vectorized: bool = True) -> SpacySentenceSplitter:
-    """spaCy's rule-based sentencizer over a blank English pipeline (the fast default):
-    VectorizedSentencizer, or with ``vectorized=False`` the real component (same counts,
-    slower: docs/performance.md)."""
+    """spaCy's rule-based sentencizer over a blank English pipeline: VectorizedSentencizer,
+    or with ``vectorized=False`` the real component (same counts, slower)."""
     spacy = import_spacy()
     nlp = spacy.blank("en")
     component = nlp.add_pipe("sentencizer")

@@ -26,11 +26,6 @@ def sentiment_analyzer() -> Any:
     return FastSentimentIntensityAnalyzer()
 
 
-def vader_compound(text: str) -> float:
-    """VADER compound score of a whole text, in [-1, 1]."""
-    return float(sentiment_analyzer().compound(text))
-
-
 def _polarity(compound: float) -> str:
     if compound >= SENTIMENT_POSITIVE:
         return "positive"
@@ -54,7 +49,7 @@ def sentiment_statistics(approved: list[NarrativeRecord], compounds: list[float]
             {
                 "proverb_id": proverb_id,
                 "proverb": proverb_text[proverb_id],
-                "proverb_compound": vader_compound(proverb_text[proverb_id]),
+                "proverb_compound": float(sentiment_analyzer().compound(proverb_text[proverb_id])),
                 "narrative_compound_mean": fmean(values),
                 "narratives": len(values),
                 "positive": counts["positive"],
@@ -63,12 +58,7 @@ def sentiment_statistics(approved: list[NarrativeRecord], compounds: list[float]
             }
         )
     rows.sort(key=lambda row: (row["proverb_compound"], row["proverb_id"]))
-    fit: dict[str, float | None] = {
-        "pearson_r": None,
-        "p_value": None,
-        "slope": None,
-        "intercept": None,
-    }
+    fit: dict[str, float | None] = dict.fromkeys(("pearson_r", "p_value", "slope", "intercept"))
     x = [row["proverb_compound"] for row in rows]
     y = [row["narrative_compound_mean"] for row in rows]
     if len(rows) >= 2 and len(set(x)) > 1:

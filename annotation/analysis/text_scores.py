@@ -1,10 +1,8 @@
-"""The per-text measures kept between analyses (annotation.models.TextScores): scoring
-every text again is most of an analysis of a dataset that grew by a few batches.
-
-A row is found by `text_key`, a hash of the rules (vaderSentiment, pyphen and spaCy
-versions, the Flesch rules' name) and the text: an edited text or an upgraded scorer is
-scored anew, so a figure read back is the one the analysis would compute now. The newer
-rules' Flesch and other sentence splitters are never kept.
+"""The per-text measures kept between analyses (annotation.models.TextScores): scoring every
+text again is most of an analysis of a dataset that grew by a few batches. A row is found by
+`text_key`, a hash of the scorers' versions, the Flesch rules and the text, so a figure read
+back is the one the analysis would compute now. The newer Flesch and other splitters are
+never kept.
 """
 
 from __future__ import annotations

@@ -36,11 +36,9 @@ def negated_word(word: str) -> bool:
 class FastSentimentIntensityAnalyzer(SentimentIntensityAnalyzer):
     """vaderSentiment 3.3.2 without its repeated work; scores are identical (tests compare).
 
-    The stock analyzer lowercases every token again for each sentiment word and negation
-    check (quadratic in text length), scans its negation words as a list, strips every
-    token anew and walks the text looking for emoji. This copy of its scoring (MIT-licensed
-    vaderSentiment code) lowercases once, looks negations up in a set, caches stripped
-    tokens and skips the emoji walk when the text has no emoji character.
+    The stock analyzer lowercases tokens again for every check (quadratic in text length),
+    scans negations as a list and walks every text for emoji. This copy of its scoring
+    (MIT-licensed) lowercases once, uses a set, caches stripped tokens and skips emoji-free text.
     """
 
     def __init__(self) -> None:

@@ -1,21 +1,21 @@
 """Dataset export: ePiC, JSONL, CSV or Parquet data with a dataset card (README.md) beside it.
 
-Rows are streamed from the database in chunks (annotation.datasets.records.export_rows)
-and written as they come, so memory stays flat as the dataset grows. Each file is
-written under a temporary name and renamed when complete: an export never leaves a
-half-written file under its final name. Worker ids become salted hashes unless the
-researcher keeps them.
+Rows stream from the database in chunks (datasets.records.export_rows), so memory stays flat.
+Each file is written under a temporary name and renamed when complete: no half-written file
+ever has its final name. Worker ids become salted hashes unless the researcher keeps them.
+Over 400 lines: the four formats' writers, the Parquet schema and the ePiC split files.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import operator
 import os
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -33,7 +33,6 @@ from annotation.datasets.imported_files import (
 from annotation.datasets.layouts import json_array_text
 from annotation.datasets.records import DATASET_SOURCES, dataset_narratives, export_rows
 from annotation.models import Narrative
-from annotation.opponents.selectors import ROUND_FIELDS
 from common.csv_cells import SafeCsvWriter
 from common.progress import ProgressCallback
 from common.pseudonyms import WorkerPseudonyms, export_salt
@@ -48,22 +47,45 @@ DATA_FILES = {
     "csv": "dataset.csv",
     "parquet": "dataset.parquet",
 }
-_BASE_COLUMNS = (
-    "id",
-    "pk",
-    "proverb_id",
-    "proverb",
-    "proverb_quote",
-    "narrative",
-    "source",
-    "source_label",
-    "status",
-    "worker",
-    "pledged_at",
-    "split_seen",
-    "split_unseen",
-    *ROUND_FIELDS,
-)
+# The narrative's own columns, in order, with their Parquet types (pyarrow's names).
+_BASE_TYPES = {
+    "id": "int64",
+    "pk": "string",
+    "proverb_id": "int64",
+    "proverb": "string",
+    "proverb_quote": "string",
+    "narrative": "string",
+    "source": "string",
+    "source_label": "string",
+    "status": "string",
+    "worker": "string",
+    "pledged_at": "string",
+    "split_seen": "string",
+    "split_unseen": "string",
+    # annotation.opponents.selectors.ROUND_FIELDS
+    "round": "int32",
+    "opponent_run": "int64",
+    "model_rank": "int32",
+    "model_fooled": "bool_",
+    "human_validated": "bool_",
+    "model_checks": "int32",
+}
+_BASE_COLUMNS = tuple(_BASE_TYPES)
+# The writing record's summary (annotation.quality.integrity), a struct in Parquet.
+_WRITING_TYPES = {
+    "typed_share": "float64",
+    "pasted_share": "float64",
+    "without_keys_share": "float64",
+    "synthetic_events": "int64",
+    "deleted": "int64",
+    "pauses": "int64",
+    "mean_key_interval_ms": "float64",
+    "composition_seconds": "int64",
+    "hidden_seconds": "int64",
+    "tab_switches": "int64",
+    "blurs": "int64",
+    "blurred_seconds": "int64",
+}
 
 
 def nested_columns() -> tuple[str, ...]:
@@ -94,51 +116,20 @@ def parquet_schema():
     imported here, not by web workers)."""
     import pyarrow as pa
 
-    def struct(fields):
-        return pa.struct([(name, getattr(pa, type_)()) for name, type_ in fields])
+    def typed(fields) -> list:
+        return [(name, getattr(pa, type_)()) for name, type_ in fields]
 
-    parts = [(part.name, pa.list_(struct(part.fields))) for part in task_types.narrative_parts()]
-    writing = pa.struct(
-        [
-            ("typed_share", pa.float64()),
-            ("pasted_share", pa.float64()),
-            ("without_keys_share", pa.float64()),
-            ("synthetic_events", pa.int64()),
-            ("deleted", pa.int64()),
-            ("pauses", pa.int64()),
-            ("mean_key_interval_ms", pa.float64()),
-            ("composition_seconds", pa.int64()),
-            ("hidden_seconds", pa.int64()),
-            ("tab_switches", pa.int64()),
-            ("blurs", pa.int64()),
-            ("blurred_seconds", pa.int64()),
-        ]
-    )
+    parts = [
+        (part.name, pa.list_(pa.struct(typed(part.fields))))
+        for part in task_types.narrative_parts()
+    ]
     return pa.schema(
         [
-            ("id", pa.int64()),
-            ("pk", pa.string()),
-            ("proverb_id", pa.int64()),
-            ("proverb", pa.string()),
-            ("proverb_quote", pa.string()),
-            ("narrative", pa.string()),
-            ("source", pa.string()),
-            ("source_label", pa.string()),
-            ("status", pa.string()),
-            ("worker", pa.string()),
-            ("pledged_at", pa.string()),
-            ("split_seen", pa.string()),
-            ("split_unseen", pa.string()),
-            ("round", pa.int32()),
-            ("opponent_run", pa.int64()),
-            ("model_rank", pa.int32()),
-            ("model_fooled", pa.bool_()),
-            ("human_validated", pa.bool_()),
-            ("model_checks", pa.int32()),
+            *typed(_BASE_TYPES.items()),
             ("keywords", pa.list_(pa.string())),
             *parts,
             ("integrity_flags", pa.list_(pa.string())),
-            ("writing", writing),
+            ("writing", pa.struct(typed(_WRITING_TYPES.items()))),
         ]
     )
 
@@ -276,16 +267,10 @@ def dataset_export(
 ) -> ExportResult:
     """Write the dataset in `format` into `directory` with README.md and, for ePiC, split files.
 
-    `raw_worker_ids` keeps the providers' ids instead of salted hashes: the export is
-    logged with `requested_by` (who asked) and its card says the ids are raw.
-
-    Approved narratives only unless `approved_only` is False (every status: submitted,
-    rejected...); the card says which. The card's statistics come from `analysis` (an
-    `analyze --json` output) when given, else from running the analysis when
-    `statistics`; without either the card has the counts gathered during the export only.
-    With statistics, the methods and data statement (annotation/analysis/methods.py) is
-    written as methods.md and methods.tex and included in the card; `newer_flesch` adds the
-    newer rules' Flesch to the analysis run here.
+    `raw_worker_ids` keeps the providers' ids: the export is logged with `requested_by` and
+    its card says so. Every status unless `approved_only`. The card's statistics come from
+    `analysis` (`analyze --json`'s output), else from running the analysis when `statistics`
+    (with `newer_flesch`'s newer Flesch); with them, methods.md and methods.tex are written too.
     """
     if format not in FORMATS:
         raise ValueError(f"Unknown format {format!r}; use one of {', '.join(FORMATS)}.")
@@ -300,14 +285,12 @@ def dataset_export(
             sorted(sources) if sources else "all",
         )
     total = dataset_narratives(**scope).count()
-    with ExitStack() as stack:
-        streamed = None
-        if analysis is None and statistics:
-            # The analysis takes its narratives from the export's own rows, and its
-            # workers score them while the rest are read and written.
-            streamed = stack.enter_context(
-                ScopeAnalysis(**scope, seed=seed, progress=progress, newer_flesch=newer_flesch)
-            )
+    streamed = None
+    if analysis is None and statistics:
+        # The analysis takes its narratives from the export's own rows, and its workers
+        # score them while the rest are read and written.
+        streamed = ScopeAnalysis(**scope, seed=seed, progress=progress, newer_flesch=newer_flesch)
+    with streamed or nullcontext():
         summary = ExportSummary()
         chunks = export_rows(**scope, flag_rows=streamed is not None)
         if streamed is not None:
@@ -321,12 +304,8 @@ def dataset_export(
         if format == "epic":
             chunks = split_pks.collect(chunks)
             layout = epic_export_layout(**scope)
-        complete = False
-        try:
-            _write_data(format, chunks, data_path, layout)
-            complete = True
-        finally:
-            files = [data_path, *split_pks.finish(complete=complete and format == "epic")]
+        _write_data(format, chunks, data_path, layout)
+        files = [data_path, *(split_pks.finish() if format == "epic" else [])]
         if streamed is not None:
             analysis = streamed.finish()
     methods, methods_files = None, []
@@ -362,10 +341,8 @@ def dataset_export(
 def epic_export_layout(
     *, batches: Sequence[int] | None, approved_only: bool, sources: Sequence[str] | None
 ) -> dict | None:
-    """The layout of the ePiC file whose records the export holds: when every narrative in
-    scope was imported under one source label and that file's layout is known, the export
-    is written as the file was (an export of what the file brought is the file, byte for
-    byte); else None (one record a line)."""
+    """The layout of the ePiC file that brought every narrative in scope (one source label),
+    so that exporting what a file brought gives that file byte for byte; else None."""
     origins = list(
         dataset_narratives(batches=batches, approved_only=approved_only, sources=sources)
         .order_by()
@@ -412,9 +389,8 @@ class _SplitPks:
         self.directory = directory
         self.pks: dict[tuple[str, str], list[tuple[int, str]]] = defaultdict(list)
 
-    def _path(self, setting: str, part: str, partial: bool = False) -> Path:
-        name = f"epic_{setting}_{part}_pks.json"
-        return self.directory / (f".{name}.partial" if partial else name)
+    def _path(self, setting: str, part: str) -> Path:
+        return self.directory / f"epic_{setting}_{part}_pks.json"
 
     def collect(self, chunks: Iterable[list[dict]]) -> Iterator[list[dict]]:
         for chunk in chunks:
@@ -434,20 +410,16 @@ class _SplitPks:
         placed = sorted((positions[nid], pk) for nid, pk in pks if nid in positions)
         return [pk for _, pk in placed] + [pk for nid, pk in pks if nid not in positions]
 
-    def finish(self, complete: bool) -> list[Path]:
-        """Write the complete files into place (a split the export lacks is removed, so
-        none lingers from an older export); returns their paths."""
-        if not complete:
-            return []
+    def finish(self) -> list[Path]:
+        """Write the files into place (a split the export lacks is removed, so none lingers
+        from an older export); returns their paths."""
+        for setting, part in itertools.product(("seen", "unseen"), ("train", "test")):
+            if (setting, part) not in self.pks:
+                self._path(setting, part).unlink(missing_ok=True)
         paths = []
-        for setting in ("seen", "unseen"):
-            for part in ("train", "test"):
-                if (setting, part) not in self.pks:
-                    self._path(setting, part).unlink(missing_ok=True)
         for setting, part in sorted(self.pks):
             pks = self._ordered(setting, self.pks[(setting, part)])
-            # As the imported split file was written (then its export is that file), else
-            # one line.
+            # As the imported split file was written (its export is then that file).
             layout = imported_file_layout(epic_split_file_key(setting=setting, part=part))
             with _replacing(self._path(setting, part)) as partial:
                 partial.write_text(
