@@ -101,11 +101,16 @@ class BatchCreateSerializer(StrictInput, serializers.Serializer):
             "task_type": {"allOf": [{"enum": placed}]},
         }
         way_in = {"anyOf": [{"properties": draft}, *self._drawing()]}
-        settings = task_types.settings_schemas(sorted(task_types.registered()))
-        for rule in settings["anyOf"]:
-            if rule["properties"]["task_type"]["allOf"][0]["enum"][0] not in drawn:
-                rule["properties"]["source_batch"] = {"allOf": [{"enum": [None]}]}
-        return {"allOf": [way_in, settings]}
+        settings = []  # each type's settings as it takes them
+        for key in sorted(task_types.registered()):
+            rule = {
+                "task_type": {"allOf": [{"enum": [key]}]},
+                "settings": task_types.get(key).settings_schema(),
+            }
+            if key not in drawn:
+                rule["source_batch"] = {"allOf": [{"enum": [None]}]}
+            settings.append({"properties": rule})
+        return {"allOf": [way_in, {"anyOf": settings}]}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
