@@ -4,6 +4,7 @@ A task type (write, align, rate, choose, ...) is one package; `TaskType` declare
 does, and callers ask the registered type, never switch on its key nor import its modules
 (the analysis, exports and modeling ask it for its parts, or `producing` for a kind of
 work). Its one mark in crowd's schema is BatchItem's foreign key to its kind of subject.
+Over 400 lines: the whole task-type interface, one documented hook a method, and its registry.
 """
 
 from __future__ import annotations
