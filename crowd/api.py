@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.db.models import Count
-from django.urls import reverse
 from drf_spectacular.utils import inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -17,7 +16,7 @@ from crowd import task_types
 from crowd.batches import batch_close, batch_create, batch_progress, batch_publish
 from crowd.models import Batch, BatchItem, Provider
 from crowd.providers import ProviderError
-from crowd.workers import invite_token, local_workers_create
+from crowd.workers import invite_url, local_workers_create
 
 
 def _subject_field(name: str) -> serializers.PrimaryKeyRelatedField:
@@ -311,7 +310,6 @@ class BatchViewSet(
         form.is_valid(raise_exception=True)
         links = []
         for worker in local_workers_create(**form.validated_data):
-            token = invite_token(worker=worker, batch=batch)
-            url = request.build_absolute_uri(reverse("frontend:invite", args=[token]))
+            url = invite_url(request, worker=worker, batch=batch)
             links.append({"worker": worker.pk, "name": str(worker), "url": url})
         return Response(links, status=status.HTTP_201_CREATED)

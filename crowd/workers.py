@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core import signing
 from django.db import transaction
 from django.db.models import Count, Q, Sum
+from django.urls import reverse
 from django.utils import timezone
 
 from crowd.models import Assignment, Batch, Bonus, Worker
@@ -75,6 +76,12 @@ def worker_open_batches(*, worker: Worker) -> list[Batch]:
 def invite_token(*, worker: Worker, batch: Batch | None = None) -> str:
     """A signed token naming the worker (and the batch to start in, if any)."""
     return signing.dumps({"w": worker.pk, "b": batch.pk if batch else None}, salt=INVITE_SALT)
+
+
+def invite_url(request, *, worker: Worker, batch: Batch | None = None) -> str:
+    """The absolute invite link of a local worker (into a batch, or to their task list)."""
+    token = invite_token(worker=worker, batch=batch)
+    return request.build_absolute_uri(reverse("frontend:invite", args=[token]))
 
 
 class WorkerBlocked(Exception):
