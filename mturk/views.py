@@ -21,7 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from crowd.assignments import NoWorkAvailable
 from crowd.models import Assignment, BatchItem
-from frontend.views import render_task_page, submit_response
+from frontend.views import message_page, render_task_page, submit_response
 from mturk.client import endpoint
 from mturk.entry import (
     PREVIEW,
@@ -66,9 +66,9 @@ def task(request, item_id: int):
             worker_id=params.get("workerId", ""),
         )
     except EntryError as error:
-        return _framed_by_mturk(_message(request, str(error), status=400))
+        return _framed_by_mturk(message_page(request, str(error), status=400))
     except NoWorkAvailable as reason:
-        return _framed_by_mturk(_message(request, reason.reason, status=200))
+        return _framed_by_mturk(message_page(request, reason.reason, status=200))
     external_submit = {
         "url": f"{submit_to}/mturk/externalSubmit",
         "fields": {"assignmentId": assignment_id, "parableAnswer": answer.pk},
@@ -98,7 +98,3 @@ def submit(request, token: str):
     except (signing.BadSignature, Assignment.DoesNotExist):
         raise Http404 from None
     return submit_response(request, answer, next_url="")
-
-
-def _message(request, message: str, *, status: int):
-    return render(request, "frontend/message.html", {"message": message}, status=status)
