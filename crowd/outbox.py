@@ -1,11 +1,9 @@
-"""The outbox of provider calls: what a review decision asks of its provider is recorded
-with the decision (`action_record`) and sent once the decision has committed
-(`provider_action_send`, never inside a transaction): claimed (pending → sending, committed
-before any call), carried out, then settled (done; refused, a refused bonus taken back;
-pending again when it certainly did nothing; otherwise the provider's rule for a call with
-no answer: RETRY pending, RECONCILE and ONCE unknown). Beat (`provider_actions_due`) sends
-again what was lost, and settles unknown RECONCILE calls from the provider's records. Calls
-about one subject's decisions go in order, and a later decision supersedes an unsent one.
+"""The outbox of provider calls: a call is recorded with its review decision (`action_record`)
+and sent after commit (`provider_action_send`, outside any transaction): claimed (pending →
+sending, committed first), carried out, then settled (done; refused, a bonus taken back;
+pending when it surely did nothing; else by the provider's rule: RETRY pending, RECONCILE and
+ONCE unknown). Beat (`provider_actions_due`) resends what was lost and settles unknown
+RECONCILE calls. One subject's calls go in order; a later decision supersedes an unsent one.
 """
 
 from __future__ import annotations

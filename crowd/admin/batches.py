@@ -1,8 +1,5 @@
-"""Admin of batches, their items and assignments.
-
-Researchers create a batch from its task type's form ("New <label> batch": a task
-type offers one by setting `batch_form`, a crowd.forms.BatchForm) and follow its
-progress per item; local worker links are made from the progress page.
+"""Admin of batches, their items and assignments: a batch is created from its task type's
+`batch_form` ("New <label> batch"), followed per item on its progress page.
 """
 
 from __future__ import annotations
