@@ -1,11 +1,9 @@
 """The ExternalQuestion task page MTurk frames, and its cookie-free JSON submit.
 
-Security: MTurk's URL parameters are claims; an answer is stored under them but counts and
-is paid only once sync finds MTurk's assignment with the same id, HIT and worker. The page
-keeps the site's Content-Security-Policy (scripts from this site only) with frame-ancestors
-and form-action widened to MTurk's worker site; Django's X-Frame-Options is lifted for it.
-No cookie is needed: the submit URL carries a signed reference to the answer. Worker text
-is rendered escaped, as on every task page.
+Security: MTurk's URL parameters are claims (mturk.entry). The page keeps the site's
+Content-Security-Policy with frame-ancestors and form-action widened to MTurk's worker site
+(no X-Frame-Options); the submit URL carries a signed reference to the answer, no cookie.
+Worker text is rendered escaped.
 """
 
 from __future__ import annotations
