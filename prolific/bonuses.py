@@ -1,5 +1,4 @@
-"""Bonuses on Prolific, each paid at most once: the Prolific side of a bonus's call
-(crowd.ProviderAction of kind bonus, a RECONCILE call of crowd.outbox).
+"""Bonuses on Prolific, each paid at most once (a RECONCILE call of crowd.outbox).
 
 Prolific's pay call (POST /bulk-bonus-payments/{id}/pay/) pays again each time, so:
 1. set up (prices it, pays nothing: harmless to repeat), its bulk payment id kept on the
