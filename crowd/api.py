@@ -226,12 +226,10 @@ def batch_create_response(request) -> Response:
                     batch = batch_publish(batch=batch)
                 except (ValueError, ProviderError) as error:
                     raise _PublishRefused(str(error)) from error
-    except _PublishRefused as error:
+    except (_PublishRefused, task_types.SettingConflict) as error:
         return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
     except task_types.SettingNotFound as error:
         return Response({"detail": str(error)}, status=status.HTTP_404_NOT_FOUND)
-    except task_types.SettingConflict as error:
-        return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
     except (ValueError, ProviderError) as error:
         return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
     return Response(BatchSerializer(batch).data, status=status.HTTP_201_CREATED)
