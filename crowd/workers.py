@@ -1,8 +1,7 @@
 """Local workers and their invite links, and per-worker statistics for review.
 
-An invite link carries a signed token: it cannot be forged or guessed, and it
-is exchanged for a session on first visit. A provider's worker id typed into a
-URL is never enough on its own.
+An invite link carries a signed token (it cannot be forged or guessed), exchanged for a
+session on first visit; a provider's worker id typed into a URL is never enough.
 """
 
 from __future__ import annotations

@@ -63,11 +63,8 @@ def bonus_send(*, action: ProviderAction, client: ProlificClient) -> str:
 
 def bonus_reconcile(*, action: ProviderAction, client: ProlificClient, now) -> str:
     """Whether Prolific's record of the submission lists this bonus: "done", "pending"
-    (certainly not paid: send it again) or "unknown" (its payment may still land).
-
-    Every unknown bonus of the same submission and amount is judged against the same
-    record, oldest first: Prolific's payments of that amount not yet counted for a paid
-    bonus go to the oldest unknown ones."""
+    (certainly not paid: send it again) or "unknown" (its payment may still land). Payments
+    of the amount not yet counted for a paid bonus go to the oldest unknown ones first."""
     cents = action.payload["cents"]
     record = client.submission_get(submission_id=action.reference)
     listed = sum(1 for paid in record.get("bonus_payments") or [] if round(float(paid)) == cents)

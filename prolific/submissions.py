@@ -146,13 +146,10 @@ EVENTS = ("submission.status.change", *STUDY_EVENTS)
 def webhook_receive(
     *, body: bytes, event_id: str = "", client: ProlificClient | None = None
 ) -> str:
-    """Handle a verified delivery once per X-Event-ID (the same across Prolific's
-    redeliveries): "repeat", "ignored", "unknown" or "recorded".
-
-    A delivery only says which submission or study changed; its state is read from
-    Prolific's API (outside any transaction), so a delivery can never make work count
-    on its own. A resource Prolific does not know is logged and acknowledged.
-    """
+    """Handle a verified delivery once per X-Event-ID (kept across Prolific's redeliveries):
+    "repeat", "ignored", "unknown" or "recorded". A delivery only says what changed; its state
+    is read from Prolific's API (outside any transaction), so a delivery alone never makes
+    work count. A resource Prolific does not know is logged and acknowledged."""
     try:
         event = json.loads(body)
     except ValueError:
