@@ -184,10 +184,8 @@ _RECONCILED = {
 
 def provider_actions_due(*, now=None) -> tuple[list[int], list[int]]:
     """What beat does with the calls left over: (calls to send again, calls to reconcile).
-
-    A call `sending` past its provider's in-flight time was left by a process that died:
-    it is settled as a call with no answer. Pending calls are due once
-    PARABLE_BACKGROUND_GRACE_SECONDS have passed since they were recorded or last sent."""
+    A call `sending` past its in-flight time (its process died) is settled as unanswered;
+    pending calls are due PARABLE_BACKGROUND_GRACE_SECONDS after recorded or last sent."""
     now = now or timezone.now()
     for action in ProviderAction.objects.filter(status=Status.SENDING).order_by("pk"):
         provider = get_provider(action.provider)
