@@ -1,9 +1,7 @@
-"""The API's documentation, loaded only by the requests that ask for it: its generator
-imports Django's and DRF's test clients (5 MiB and 0.05 s of a web worker's start) for two
-URLs a crowd worker never requests. `extend_schema` and `extend_schema_view` record a view's
-annotations, attached when a schema is first generated (drf-spectacular's decorators read
-the schema class when applied); `ViewSetActions` finds a viewset's actions without reading
-its `schema`; `view_on_first_request` imports a URL's view class when first requested.
+"""The API's documentation, loaded only by the requests that ask for it: its generator imports
+Django's and DRF's test clients (5 MiB and 0.05 s of a web worker's start). `extend_schema`
+and `extend_schema_view` record a view's annotations until a schema is first generated
+(drf-spectacular's own decorators read the schema class when applied).
 """
 
 from __future__ import annotations

@@ -25,12 +25,11 @@ POOLINGS = ("mean", "cls")
 # bench/integrity's stories embed with 16-20% less CPU in batches of 16 than of 64.
 CPU_BATCH_SIZE = 16
 GPU_BATCH_SIZE = 64
-# On a CPU, one `embed` call's batches are shared out among torch's intra-op threads, each
-# running its batches single-threaded: a small model's operators are too short to keep
-# several threads busy, and one operator's threads spin at its barrier (two lanes: 18-20%
-# less CPU and wall time than one two-threaded lane, identical vectors). A one-batch call
-# runs single-threaded too: on a loaded machine a descheduled thread left the other
-# spinning, 470-600 ms of CPU for a story instead of 35 (bench/integrity/checks.py).
+# On a CPU, one `embed` call's batches are shared out among torch's threads, each running
+# single-threaded: a small model's operators are too short for several threads, which spin at
+# each barrier (two lanes: 18-20% less CPU and wall time than one two-threaded lane). A
+# one-batch call runs single-threaded too: a descheduled thread left the other spinning,
+# 470-600 ms of CPU for a story instead of 35 (bench/integrity/checks.py).
 # Checkpoints are loaded as fp32: training never runs in a checkpoint's half precision.
 LOAD_DTYPE = torch.float32
 

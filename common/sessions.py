@@ -33,12 +33,9 @@ class SessionStore(db.SessionStore):
 
 class SessionMiddleware(middleware.SessionMiddleware):
     """Django's session middleware, except that a request whose cookie names a session gone
-    meanwhile, and which did not end one itself, leaves the cookie alone.
-
-    Opening a worker's link cycles the session key; a request sent before with the old key
-    (another tab's submit) finds no session, and Django's "delete the cookie" would delete
-    the new key the browser holds by then, signing the worker out. A session the request
-    emptied itself (`flush` marks it modified) still has its cookie deleted."""
+    meanwhile, and which did not end one itself (`flush`), leaves the cookie alone: opening a
+    worker's link cycles the key, and another tab's request with the old key would otherwise
+    delete the new cookie, signing the worker out."""
 
     def process_response(self, request, response):
         session = getattr(request, "session", None)

@@ -1,26 +1,17 @@
 """Queueing Celery tasks so that a broker outage never fails the request that queued them.
 
-Work a task must do is first recorded in the database (e.g. a narrative's
-`keywords_pending_since`), in the same transaction as the change that calls for it;
-`queue_on_commit` then sends the task once that transaction commits. A broker that
-is down or unreachable is logged, not raised: the committed change stands, and a
-beat task re-queues whatever is still pending after the grace period
-(PARABLE_BACKGROUND_GRACE_SECONDS) and has no message waiting in the broker
-(`tasks_requeue_lost`), so that a long backlog does not grow itself. Sending tries
-the broker once and waits for no result, so a dead broker costs a request a refused
-connection, not Celery's retries (about 19 s with a Redis result backend). Each thread
-keeps its connection to the broker from one send to the next.
+Work a task must do is recorded in the database in the change's own transaction;
+`queue_on_commit` sends the task once it commits. A broker that is down is logged, not
+raised: a beat task re-queues what is still pending after PARABLE_BACKGROUND_GRACE_SECONDS
+with no message waiting in the broker (`tasks_requeue_lost`), so a backlog does not grow
+itself. A send tries the broker once and waits for no result (not Celery's ~19 s of retries).
 
-With no broker (the embedded default) tasks run in-process; under a web server
-(config/wsgi.py calls `tasks_after_response`) the tasks a request queues run once its
-response is sent, so that a worker's submit never waits for the similarity check, nor a
-researcher's click for an analysis. Tasks run in lanes, a lane per Celery queue
-(`task_lane`: short interactive work on the default queue, long jobs on "bulk", training
-on "modeling"), each lane's on one background thread in the order their requests
-finished, as a Celery worker of one per queue would: a thread per request let a lab's
-submits start dozens of embedding runs at once, which took the CPU from the requests
-(and the GIL from a request holding SQLite's write lock, which every other write waits
-for), and one thread for all let an import hold up every model check behind it.
+With no broker (the embedded default) tasks run in-process, after the request's response
+(config/wsgi.py calls `tasks_after_response`), in lanes, one per Celery queue (`task_lane`),
+each on one background thread in request order, as a Celery worker of one per queue would:
+a thread per request let submits start dozens of embedding runs at once (taking the CPU and
+the GIL from requests holding SQLite's write lock), one thread for all let an import hold
+up every model check.
 """
 
 from __future__ import annotations
@@ -71,17 +62,10 @@ def named_task(task):
 
 
 def task_send(task, *args) -> bool:
-    """Send `task(*args)` (a task or its name) to the broker (or run it in-process when
-    eager); False when the broker could not take it (logged), so the caller can leave it to
-    the re-queue.
-
-    One connection attempt (max_retries 0), no publish retry, and no result: the work's
-    state is in the database, so nobody waits on the result backend (whose subscription
-    retries for ~19 s when Redis is down). The thread keeps its connection for the next
-    send (`_publish`).
-
-    In a request whose tasks wait for its response (`tasks_after_response`), it is only
-    noted: it runs once the response is sent."""
+    """Send `task(*args)` (a task or its name) to the broker (in-process when eager); False
+    when the broker could not take it (logged), leaving it to the re-queue. One connection
+    attempt and no result: nobody waits on the result backend (~19 s of retries when Redis
+    is down). In a request whose tasks wait for its response it is only noted."""
     task = named_task(task)
     waiting = getattr(_this_request, "tasks", None)
     if waiting is not None:
@@ -98,12 +82,10 @@ def task_send(task, *args) -> bool:
 
 
 def _publish(task, args) -> None:
-    """Publish on this thread's kept connection to the task's broker, else on a new one,
-    which is then kept. A connection per send cost a sixth of a web worker's CPU in
-    bench/serving (connecting, opening a channel, declaring the queue). A kept connection
-    that fails (the broker restarted, an idle socket closed) is dropped and the message
-    sent once on a new one, with one connection attempt: tasks are idempotent. A
-    connection is never shared across threads nor inherited through a fork."""
+    """Publish on this thread's kept connection to the broker (one per send cost a sixth of
+    a web worker's CPU in bench/serving), else on a new one, then kept. A kept connection
+    that fails is dropped and the message sent once on a new one (tasks are idempotent).
+    A connection is never shared across threads nor inherited through a fork."""
     app = task.app
     options = {"args": args, "retry": False, "ignore_result": True}
     if app.conf.task_always_eager:

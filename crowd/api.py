@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.db.models import Count
-from django.urls import reverse
 from drf_spectacular.utils import inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -17,7 +16,7 @@ from crowd import task_types
 from crowd.batches import batch_close, batch_create, batch_progress, batch_publish
 from crowd.models import Batch, BatchItem, Provider
 from crowd.providers import ProviderError
-from crowd.workers import invite_token, local_workers_create
+from crowd.workers import invite_url, local_workers_create
 
 
 def _subject_field(name: str) -> serializers.PrimaryKeyRelatedField:
@@ -101,11 +100,16 @@ class BatchCreateSerializer(StrictInput, serializers.Serializer):
             "task_type": {"allOf": [{"enum": placed}]},
         }
         way_in = {"anyOf": [{"properties": draft}, *self._drawing()]}
-        settings = task_types.settings_schemas(sorted(task_types.registered()))
-        for rule in settings["anyOf"]:
-            if rule["properties"]["task_type"]["allOf"][0]["enum"][0] not in drawn:
-                rule["properties"]["source_batch"] = {"allOf": [{"enum": [None]}]}
-        return {"allOf": [way_in, settings]}
+        settings = []  # each type's settings as it takes them
+        for key in sorted(task_types.registered()):
+            rule = {
+                "task_type": {"allOf": [{"enum": [key]}]},
+                "settings": task_types.get(key).settings_schema(),
+            }
+            if key not in drawn:
+                rule["source_batch"] = {"allOf": [{"enum": [None]}]}
+            settings.append({"properties": rule})
+        return {"allOf": [way_in, {"anyOf": settings}]}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -222,12 +226,10 @@ def batch_create_response(request) -> Response:
                     batch = batch_publish(batch=batch)
                 except (ValueError, ProviderError) as error:
                     raise _PublishRefused(str(error)) from error
-    except _PublishRefused as error:
+    except (_PublishRefused, task_types.SettingConflict) as error:
         return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
     except task_types.SettingNotFound as error:
         return Response({"detail": str(error)}, status=status.HTTP_404_NOT_FOUND)
-    except task_types.SettingConflict as error:
-        return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
     except (ValueError, ProviderError) as error:
         return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
     return Response(BatchSerializer(batch).data, status=status.HTTP_201_CREATED)
@@ -306,7 +308,6 @@ class BatchViewSet(
         form.is_valid(raise_exception=True)
         links = []
         for worker in local_workers_create(**form.validated_data):
-            token = invite_token(worker=worker, batch=batch)
-            url = request.build_absolute_uri(reverse("frontend:invite", args=[token]))
+            url = invite_url(request, worker=worker, batch=batch)
             links.append({"worker": worker.pk, "name": str(worker), "url": url})
         return Response(links, status=status.HTTP_201_CREATED)

@@ -50,11 +50,8 @@ def active_filter(now) -> Q:
 
 
 def item_slot_free(*, item_id: int, now, excluding: Assignment | None = None) -> bool:
-    """Lock the item's row and say whether it has a free slot (inside a transaction):
-    counting under the lock keeps concurrent workers from over-filling it. `excluding`
-    leaves one assignment's own slot out; gold (control) items always have room."""
-    # Only the item's row is locked: locking its batch too would queue every reservation
-    # of the batch behind one row.
+    """Lock the item's row (not its batch's: that would queue the whole batch) and say
+    whether it has a free slot besides `excluding`'s; gold (control) items always have room."""
     item = BatchItem.objects.select_for_update(of=("self",)).select_related("batch").get(pk=item_id)
     if item.is_gold:
         return True
@@ -81,13 +78,10 @@ def assignments_expire(*, batch: Batch | None = None, now=None) -> int:
     return stale.update(status=Assignment.Status.EXPIRED)
 
 
-# The items of a batch a worker may take, best first: gold (control) items, then the least
-# filled, then by position. Not taken by the worker already (an expired or returned one may
-# be taken again), never built on their own work, no narrative confirmed as literal use
-# (nor crowd continuations of it), no withdrawn continuation pair, and a free slot. They
-# come from OpenItem's serving-order index, gold and open items each from one range of it,
-# so the statement reads the rows it returns plus those the worker may not take, whatever
-# the batch holds (counting the whole batch per call took 220-330 ms at 10,000 items).
+# The items a worker may take: not taken by them already (unless expired or returned), not
+# built on their own work, no narrative confirmed as literal use (nor crowd continuations of
+# it), no withdrawn continuation pair. Read from OpenItem's serving-order index, so a call
+# reads a few rows whatever the batch holds (counting it all took 220-330 ms at 10,000 items).
 _WORKER_MAY_TAKE = """
   AND o.item_id NOT IN (
     SELECT mine.item_id FROM crowd_assignment mine
@@ -114,8 +108,7 @@ _WORKER_MAY_TAKE = """
       AND (cp.withdrawn OR (cfn.literal_use_confirmed AND cp.source = 'crowd')
            OR written.worker_id = %(worker)s)
   ))"""
-# One range of the serving-order index: {range} picks gold items, or open ones (fewer
-# held slots than the target); {item} narrows to one item when asked.
+# One range of the serving-order index ({range}: gold, or open items); {item}: one item.
 _RANGE_SQL = f"""
 SELECT * FROM (
   SELECT o.item_id, o.is_gold, o.held, o.position FROM crowd_openitem o
@@ -134,8 +127,7 @@ LIMIT %(limit)s
 
 @cache
 def _candidates_sql(*, one_item: bool, holds_slot: bool = True) -> str:
-    """The statement for one item or the batch; a reservation that holds no slot may take
-    a full item too."""
+    """The statement for one item or the batch (full items too when holding no slot)."""
     item = " AND o.item_id = %(item)s" if one_item else ""
     room = " AND o.held < %(target)s" if holds_slot else ""
     return _CANDIDATES_SQL.format(
@@ -153,13 +145,11 @@ def _reserve_open(
     item: BatchItem | None = None,
     holds_slot: bool = True,
 ) -> list[Assignment]:
-    """Reserve up to `count` of the items the worker may take (_CANDIDATES_SQL), best first;
-    only `item` when given; full items too when the reservation holds no slot.
+    """Reserve up to `count` of the items the worker may take, best first (only `item`).
 
-    OpenItem counts a reservation past its time as held until it is marked expired: when
-    fewer items look open than were asked for (at the end of a batch), the batch's stale
-    reservations are expired first, before any item's row is locked, and the items looked
-    for again. A deadlock with another transaction expiring the same rows leaves them to it.
+    OpenItem counts a stale reservation as held until it is marked expired: when too few
+    items look open (a batch's end), the batch's stale ones are expired first, before any
+    item's row is locked, and the items looked for again (a deadlock leaves them to the other).
     """
     sql = _candidates_sql(one_item=item is not None, holds_slot=holds_slot)
     params = {
@@ -198,14 +188,12 @@ def assignment_reserve_next(
     worker_locked: bool = False,
     holds_slot: bool = True,
 ) -> Assignment:
-    """Give the worker their live reservation in the batch, or reserve the next open item;
+    """The worker's live reservation in the batch, or the next open item reserved;
     NoWorkAvailable says why not (batch closed, worker blocked, cap reached, nothing left).
 
-    `item` restricts the choice to one item (an MTurk HIT); without it the worker holds
-    one reservation at a time and moves through the batch. `worker_locked`: the caller
-    holds the worker's row lock in its transaction. `holds_slot=False`: the reservation
-    takes none of the item's slots, for a provider whose claims are checked only after
-    submission and whose own service limits the workers on an item (MTurk's
+    `item`: only that item (an MTurk HIT). `worker_locked`: the caller holds the worker's
+    row lock. `holds_slot=False`: the reservation takes no slot, for a provider whose claims
+    are checked after submission and which limits workers per item itself (MTurk's
     MaxAssignments): unverified claims must not lock real workers out.
     """
     now = now or timezone.now()
@@ -294,12 +282,9 @@ def _reserve_items(
     count: int,
     holds_slot: bool = True,
 ) -> list[Assignment]:
-    """Reserve up to `count` of the items, in order; inside the worker's transaction.
-
-    Items whose row another reservation holds are passed over first (SKIP LOCKED), so
-    that workers asking at once spread over the open items instead of queueing on the
-    same one, and waited for only when the others run out.
-    """
+    """Reserve up to `count` of the items, in order, in the worker's transaction. Items
+    another reservation locks are passed over first (SKIP LOCKED), so that workers asking
+    at once spread over the items, and waited for only when the others run out."""
     reserved: list[Assignment] = []
     busy: list[int] = []  # filled by the first pass, waited for by the second
     for wait, candidates in ((False, item_ids), (True, busy)):
@@ -318,9 +303,8 @@ def _reserve_items(
 
 _BUSY = object()  # _reserve_item without waiting: another transaction holds the item's row
 
-# The reservation, under the item's row lock so that its count of held slots sees every
-# reservation committed before: a new assignment when the item has room, or the worker's
-# own expired or returned one taken again.
+# The reservation, under the item's row lock so that its count sees every one committed
+# before: a new assignment when the item has room, or the worker's expired/returned one again.
 _RESERVE_SQL = """
 INSERT INTO crowd_assignment ({columns})
 SELECT {values}
@@ -417,11 +401,9 @@ def assignment_submit(
 ) -> SubmitOutcome:
     """Validate and store a worker's submission exactly once.
 
-    `worker_id` makes the locked read its ownership check too (Assignment.DoesNotExist for
-    another's or a blocked worker's), so `assignment` may be a bare Assignment(pk=...).
-    A retry with the same submission key returns the stored result (replayed=True);
-    another key (a second window) raises SubmissionConflict. SubmissionError says why
-    the rules fail or the reservation can no longer be honoured.
+    `worker_id` makes the locked read an ownership check (Assignment.DoesNotExist for
+    another's or a blocked worker's). A retry with the same submission key returns the stored
+    result (replayed=True); another key (a second window) raises SubmissionConflict.
     """
     now = now or timezone.now()
     with transaction.atomic():

@@ -137,14 +137,11 @@ SUBJECT_FIELDS = (
 
 
 class BatchItem(models.Model):
-    """One unit of work in a batch; which field is set depends on the task type.
+    """One unit of work in a batch; which subject field is set depends on the task type.
 
-    The one documented exception to "a task type is one unit": an item names its
-    subject through one nullable foreign key per kind of subject instead of one generic
-    reference. Real foreign keys keep what a generic reference would lose: PROTECT
-    against deleting a subject that has work, the database's check that an item has a
-    subject and its unique-subject constraint (one item per subject and batch), and
-    joins that the agreement, review and export queries follow (`item__narrative__proverb`).
+    The one exception to "a task type is one unit": one nullable foreign key per kind of
+    subject instead of a generic reference keeps PROTECT, the database's has-a-subject and
+    one-item-per-subject checks, and the joins queries follow (`item__narrative__proverb`).
     A task type with a new kind of subject adds its foreign key here and in SUBJECT_FIELDS.
     """
 
@@ -265,9 +262,8 @@ class Assignment(models.Model):
 
 
 class ItemDone(models.Model):
-    """How many assignments of an item are submitted or approved, kept by database
-    triggers on crowd_assignment (migration 0006), whatever changes a status. In its own
-    table, so that a submit never waits on an item row a reservation holds."""
+    """How many assignments of an item are submitted or approved, kept by database triggers
+    (migration 0006); its own table, so a submit never waits on an item row a reservation holds."""
 
     item = models.OneToOneField(
         BatchItem, primary_key=True, on_delete=models.CASCADE, related_name="done"
@@ -279,8 +275,7 @@ class ItemDone(models.Model):
 
 
 class BatchPledge(models.Model):
-    """A worker's agreement to a batch's pledge, with the text they were shown
-    (crowd/pledges.py); shown in review and exports beside their work."""
+    """A worker's agreement to a batch's pledge, with the text they were shown."""
 
     batch = models.ForeignKey(Batch, on_delete=models.CASCADE, related_name="pledges")
     worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="pledges")
@@ -298,14 +293,12 @@ class BatchPledge(models.Model):
 
 
 class OpenItem(models.Model):
-    """An item a worker may be served and how many of its slots are held: what finding
-    the next item reads, in one index in serving order, so that it visits a handful of
-    rows whatever the batch holds.
+    """An item a worker may be served and how many of its slots are held, in one index in
+    serving order, so that finding the next item visits a handful of rows.
 
-    Kept by database triggers on crowd_batchitem and crowd_assignment (migration 0011),
-    with copies of the item's batch, gold flag and position for the index. A reservation
-    past its time counts in `held` until marked expired, and a reservation recounts the
-    item's slots under its row lock: `held` only orders and filters.
+    Kept by database triggers (migration 0011), with copies of the item's batch, gold flag
+    and position. A stale reservation counts in `held` until marked expired; a reservation
+    recounts the slots under the item's row lock, so `held` only orders and filters.
     """
 
     item = models.OneToOneField(
@@ -349,8 +342,7 @@ class SavedReviewMessage(models.Model):
 
 
 class Bonus(models.Model):
-    """A bonus on an assignment, whatever the provider: one per assignment, reason and
-    amount, so a resent form pays nothing more."""
+    """A bonus on an assignment: one per reason and amount, so a resent form pays no more."""
 
     assignment = models.ForeignKey(Assignment, on_delete=models.PROTECT, related_name="bonuses")
     cents = models.PositiveIntegerField()
@@ -383,8 +375,8 @@ class Bonus(models.Model):
 
 
 class ProviderAction(models.Model):
-    """A call a review decision owes its provider: the outbox. Written in the decision's
-    own transaction, so neither commits without the other; crowd.outbox sends it."""
+    """A call a review decision owes its provider (the outbox), written in the decision's
+    transaction so neither commits without the other; crowd.outbox sends it."""
 
     class Kind(models.TextChoices):
         APPROVE = "approve", "Approve"

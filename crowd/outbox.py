@@ -1,11 +1,9 @@
-"""The outbox of provider calls: what a review decision asks of its provider is recorded
-with the decision (`action_record`) and sent once the decision has committed
-(`provider_action_send`, never inside a transaction): claimed (pending → sending, committed
-before any call), carried out, then settled (done; refused, a refused bonus taken back;
-pending again when it certainly did nothing; otherwise the provider's rule for a call with
-no answer: RETRY pending, RECONCILE and ONCE unknown). Beat (`provider_actions_due`) sends
-again what was lost, and settles unknown RECONCILE calls from the provider's records. Calls
-about one subject's decisions go in order, and a later decision supersedes an unsent one.
+"""The outbox of provider calls: a call is recorded with its review decision (`action_record`)
+and sent after commit (`provider_action_send`, outside any transaction): claimed (pending →
+sending, committed first), carried out, then settled (done; refused, a bonus taken back;
+pending when it surely did nothing; else by the provider's rule: RETRY pending, RECONCILE and
+ONCE unknown). Beat (`provider_actions_due`) resends what was lost and settles unknown
+RECONCILE calls. One subject's calls go in order; a later decision supersedes an unsent one.
 """
 
 from __future__ import annotations
@@ -186,10 +184,8 @@ _RECONCILED = {
 
 def provider_actions_due(*, now=None) -> tuple[list[int], list[int]]:
     """What beat does with the calls left over: (calls to send again, calls to reconcile).
-
-    A call `sending` past its provider's in-flight time was left by a process that died:
-    it is settled as a call with no answer. Pending calls are due once
-    PARABLE_BACKGROUND_GRACE_SECONDS have passed since they were recorded or last sent."""
+    A call `sending` past its in-flight time (its process died) is settled as unanswered;
+    pending calls are due PARABLE_BACKGROUND_GRACE_SECONDS after recorded or last sent."""
     now = now or timezone.now()
     for action in ProviderAction.objects.filter(status=Status.SENDING).order_by("pk"):
         provider = get_provider(action.provider)

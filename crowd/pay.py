@@ -1,10 +1,9 @@
 """What work paid: realised hourly pay per batch and worker against the batch's target rate,
-the one-action top-up to that rate, and the payments report.
+the one-action top-up to that rate (a bonus: run again, it pays nothing), the payments report.
 
-Realised pay counts paid work only: reward plus bonuses over the time the work took, a
-task's time running from its reservation, or from the worker's previous submission in the
-batch when later (a Prolific session reserves its items at once), to its submission. A
-top-up is a bonus (crowd.review.assignment_bonus): paid once, run again it pays nothing.
+Realised pay: paid work's reward and bonuses over its time, from its reservation, or from
+the worker's previous submission in the batch when later (a Prolific session reserves its
+items at once), to its submission.
 """
 
 from __future__ import annotations

@@ -1,18 +1,12 @@
 """Review services: approve, reject (the slot reopens), block a worker, pay a bonus, message
 workers; and the confirmation of work the provider vouches for after the fact.
 
-A decision and the call it owes its provider (a crowd.ProviderAction, sent by crowd.outbox
-after commit) commit together; a call the provider would refuse, judged from Parable's
-copy of its records, is a ReviewError and nothing is decided.
-
-The rules every provider shares are stated here once:
-- only work the provider vouches for (CrowdProvider.vouched) is approved or paid;
-- work still unvouched once its time and the provider's grace are over is rejected
-  (unvouched_release), which reopens its slot;
-- a bonus for this assignment with this reason and amount is paid once (crowd.Bonus),
-  so a resent form (reload, double click, back button) pays nothing more;
-- work a provider confirms only after it is submitted there (MTurk) counts for nothing
-  until it does (assignment_confirm).
+A decision and the call it owes its provider (a crowd.ProviderAction) commit together; a
+call the provider would refuse, judged from Parable's copy of its records, is a ReviewError.
+The rules every provider shares: only work the provider vouches for is approved or paid;
+work still unvouched after its time and the provider's grace is rejected (unvouched_release);
+a bonus per assignment, reason and amount is paid once (crowd.Bonus), so a resent form pays
+no more; work a provider confirms after submission (MTurk) counts once it does.
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """The task-type registry: the only way any code reaches a task's own logic.
 
-A task type (write, align, rate, choose, ...) is one unit, a package of its own: it
-validates and stores a submission, gives its page its context (its page template and
-ES module sit in its package), shows the result for review, reacts to a review, reports
-its batch's results and agreement, knows its gold items and reads answers imported from
-a provider's results file. `TaskType` declares all of it; callers ask the registered
-type and never switch on its key. An app registers its types' packages from its
-`ready()` (`package_register`) and imports their models and admins with its own
-(`package_module_import`).
-
-The type is the one door to its tables: the analysis, exports, imports, the methods
-section and modeling ask it for its parts (`narrative_parts`, `analysis_records`,
-`methods_sentences`, `narrative_items`, ...), or ask for the type that makes a kind of
-work (`producing`), and import none of its modules. What a type keeps in crowd's schema
-is the one exception: a batch item names its subject through one of BatchItem's foreign
-keys (see BatchItem); a type whose items are about a proverb, a narrative or an earlier
-assignment adds nothing there.
+A task type (write, align, rate, choose, ...) is one package; `TaskType` declares all it
+does, and callers ask the registered type, never switch on its key nor import its modules
+(the analysis, exports and modeling ask it for its parts, or `producing` for a kind of
+work). Its one mark in crowd's schema is BatchItem's foreign key to its kind of subject.
+Over 400 lines: the whole task-type interface, one documented hook a method, and its registry.
 """
 
 from __future__ import annotations
@@ -51,13 +40,11 @@ class SubmissionConflict(SubmissionError):
 
 
 class SettingNotFound(ValueError):
-    """A batch setting naming something that does not exist (e.g. a model run): the API
-    answers 404, as for an id in a body that names nothing."""
+    """A batch setting naming something that does not exist (a model run): the API's 404."""
 
 
 class SettingConflict(ValueError):
-    """A batch setting naming something that exists but cannot serve as asked (e.g. an
-    option pair whose answer is withheld): the API answers 409."""
+    """A batch setting naming something that cannot serve as asked: the API's 409."""
 
 
 @dataclass(frozen=True)
@@ -78,48 +65,35 @@ class TaskType:
     key: ClassVar[str]
     label: ClassVar[str]
     template: ClassVar[str]
-    # Approved results wanted per item in a new batch, unless its creator says otherwise
-    # (the admin form's first value, the API's default).
+    # Approved results wanted per item in a new batch (the admin form's and API's default).
     target_per_item: ClassVar[int] = 10
-    # The admin form researchers create batches of this type with (a crowd.forms.BatchForm);
-    # None: the type is not offered in Batches → Add.
+    # The admin's create form (a crowd.forms.BatchForm); None: not offered in Batches → Add.
     batch_form: ClassVar[type | None] = None
-    # The admin changelist the batch's submissions are reviewed on, as a URL name such as
-    # "admin:annotation_rating_changelist" (filtered by ?batch=); "": no review page.
+    # URL name of the admin changelist reviewing the batch (filtered by ?batch=); "": none.
     review_changelist: ClassVar[str] = ""
-    # Items are drawn from a source batch, the dataset or imported records
-    # (`items_refresh`): the API's chained-batch create offers the type.
+    # Items are drawn (`items_refresh`): the API's chained-batch create offers the type.
     drawn_items: ClassVar[bool] = False
-    # The template of the agreement page's section for `agreement`'s report; it sees
-    # `report` (the batch report, the type's part under its key) and what
-    # `agreement_display` returns. "": the type has no agreement report and its batches
-    # are not on the agreement pages.
+    # The agreement page's section for `agreement`'s report; it sees `report` and what
+    # `agreement_display` returns. "": no agreement report, not on the agreement pages.
     agreement_template: ClassVar[str] = ""
     # The batch can mix in gold items (`gold_item`, `gold_outcomes`).
     has_gold: ClassVar[bool] = False
-    # Set when a gold item needs an answer beyond its subject: the help text of the
-    # admin's answer field (JSON).
+    # Help text of the admin's gold answer field, when a gold item needs an answer.
     gold_answer_help: ClassVar[str] = ""
-    # The fields a provider's results file must map for this type's answers to be
-    # imported (`import_subject` and `import_payload` read them); a name with "<...>"
-    # stands for a family of which at least one is needed ("rating.<criterion>").
-    # (): the type's answers cannot be imported.
+    # Fields a results file must map to import answers (`import_subject`, `import_payload`);
+    # "<...>" names a family, one needed ("rating.<criterion>"). (): not importable.
     import_fields: ClassVar[tuple[str, ...]] = ()
     # Fields the mapping may name besides those.
     import_optional_fields: ClassVar[tuple[str, ...]] = ()
-    # The module of URL patterns the type serves beyond the task pages (its own views), which
-    # the project's URL map includes for every registered type; "": none.
+    # The module of URL patterns the type serves beyond the task pages; "": none.
     urls: ClassVar[str] = ""
-    # What the type's batches make, for callers that need a kind of work and not a type by
-    # name (a chained batch's source, modeling's evaluation batches): `producing(what)`.
+    # What the type's batches make, for callers that need a kind of work: `producing(what)`.
     produces: ClassVar[str] = ""
-    # The parts of a narrative's dataset record the type keeps (`narrative_parts_of`):
-    # export columns, what the analysis and a run's snapshot read.
+    # The parts of a narrative's dataset record the type keeps (`narrative_parts_of`).
     narrative_parts: ClassVar[tuple[NarrativePart, ...]] = ()
 
     def package_directory(self) -> Path:
-        """The folder of the package the type is defined in: its `templates/` and `static/`
-        are served as task_types/<key>/<name> (crowd.task_type_files)."""
+        """The type's package folder: its templates/ and static/ (crowd.task_type_files)."""
         return Path(sys.modules[type(self).__module__].__file__).parent
 
     def default_settings(self) -> dict:
@@ -143,9 +117,8 @@ class TaskType:
         return {"type": "object"}
 
     def checked_settings(self, settings) -> dict:
-        """The settings held to `settings_schema`, then cleaned; ValueError naming the
-        first setting that breaks it, in `clean_settings`' own words where it refuses
-        them too (a schema's words for a rule across keys are a pattern, not a reason)."""
+        """The settings held to `settings_schema`, then cleaned; ValueError in
+        `clean_settings`' words where it refuses them too (a schema's are a pattern)."""
         try:
             settings_schema_check(self.settings_schema(), settings)
         except ValueError as schema_error:
@@ -175,12 +148,8 @@ class TaskType:
         raise NotImplementedError
 
     def qualification_needed(self, *, batch: Batch, worker) -> bool:
-        """True while the worker must first pass the batch's qualification test.
-
-        Reservation refuses such a worker (NoWorkAvailable code "qualification") and
-        the worker pages send them to frontend:qualify, which shows
-        `qualification_context` and stores answers with `qualification_submit`.
-        """
+        """True while the worker must first pass the batch's qualification test (reservation
+        refuses them; frontend:qualify shows `qualification_context`)."""
         return False
 
     def qualification_context(self, *, batch: Batch, worker) -> dict:
@@ -192,11 +161,8 @@ class TaskType:
         raise LookupError(f"{self.label} batches have no qualification test.")
 
     def live_check(self, *, assignment: Assignment, payload: dict) -> dict:
-        """What the page shows while the worker types (a read; nothing is stored).
-
-        Task types whose check needs the server (a parser) implement it; the page
-        POSTs to frontend:check. LookupError: this type has none.
-        """
+        """What the page shows while the worker types (frontend:check; nothing is stored).
+        LookupError: this type has none."""
         raise LookupError(f"{self.label} tasks have no live check.")
 
     def on_reviewed(self, *, assignment: Assignment, approved: bool) -> None:
@@ -215,11 +181,8 @@ class TaskType:
         return f"{reverse(self.review_changelist)}?batch={batch.pk}"
 
     def built_on(self, *, assignment: Assignment) -> Q:
-        """Which batch items (a filter on BatchItem) are built on this assignment's output.
-
-        By default the items that name it as their source (e.g. ratings of an alignment);
-        a type whose output is a record of its own (a narrative) adds the items about it.
-        """
+        """The batch items (a filter on BatchItem) built on this assignment's output: by
+        default those naming it as their source; a type with its own records adds more."""
         from django.db.models import Q
 
         return Q(source_assignment=assignment)
@@ -229,8 +192,8 @@ class TaskType:
         return 0
 
     def review_display(self, *, assignment: Assignment) -> dict:
-        """One submission as the review queue shows it: {"kind": ..., ...}, plain JSON
-        that the page writes as text. By default the stored result as label/value rows."""
+        """One submission as the review queue shows it (plain JSON {"kind": ..., ...}):
+        by default the stored result as label/value rows."""
         result = self.result(assignment=assignment)
         return {
             "kind": "result",
@@ -239,8 +202,7 @@ class TaskType:
 
     def batch_results(self, *, batch: Batch) -> list[dict]:
         """The batch's stored submissions as JSON records (the results download and API):
-        one per stored assignment, its ids, gold flag and status, then its own part from
-        `result_records`."""
+        ids, gold flag and status, then the type's part from `result_records`."""
         from crowd.models import Assignment
 
         assignments = list(
@@ -263,21 +225,16 @@ class TaskType:
         ]
 
     def result_records(self, *, batch: Batch, assignments: list[Assignment]) -> dict[int, dict]:
-        """Each stored assignment's own part of its results record, by assignment id: by
-        default its `result`. A type that stores rows reads the batch's rows at once."""
+        """Each stored assignment's own part of its results record, by id: its `result`."""
         return {assignment.pk: self.result(assignment=assignment) for assignment in assignments}
 
     def agreement(self, *, batch: Batch) -> dict | None:
-        """The type's agreement and aggregation figures for a batch, JSON-safe (shown by
-        `agreement_template`, returned by the API); None when the type has none."""
+        """The batch's agreement and aggregation figures, JSON-safe; None when none."""
         return None
 
     def agreement_display(self, *, report: dict) -> dict:
-        """Template context for `agreement_template`, from the type's part of the report.
-
-        By default its single figures as text ("figures") and its per-item records
-        ("rows", from "by_item").
-        """
+        """Template context for `agreement_template`: by default the report's single figures
+        as text ("figures") and its per-item records ("rows", from "by_item")."""
         return {
             "figures": {
                 key: figure_text(value)
@@ -291,8 +248,7 @@ class TaskType:
         }
 
     def gold_item(self, *, batch: Batch, narrative, answer: dict | None) -> dict:
-        """The BatchItem fields of a gold item on this narrative with this known answer;
-        ValueError when it cannot be one (see `has_gold`)."""
+        """The BatchItem fields of a gold item on this narrative and answer; ValueError."""
         raise ValueError(f"{self.label} batches have no gold items.")
 
     def gold_outcomes(self, *, batch: Batch, statuses) -> list[tuple[int, int, bool]]:
@@ -300,23 +256,19 @@ class TaskType:
         return []
 
     def import_settings(self) -> dict:
-        """Settings of a batch of imported answers: a past collection ran under its own
-        rules, so the type's checks may be loosened."""
+        """Settings of a batch of imported answers (a past collection's rules were its own)."""
         return {}
 
     def import_subject(self, *, batch: Batch, fields: dict[str, str]) -> dict:
-        """The subject (BatchItem foreign keys) of an answer imported from a provider's
-        results file, found or created from its fields ("proverb", "narrative", ...);
-        SubmissionError when the fields cannot give one."""
+        """The subject (BatchItem foreign keys) of an imported answer, found or created from
+        its fields ("proverb", "narrative", ...); SubmissionError when they give none."""
         raise SubmissionError(f"{self.label} answers cannot be imported.")
 
     def import_payload(self, *, item: BatchItem, fields: dict[str, str]) -> dict:
-        """The submission payload (what `validate` takes) of an imported answer;
-        SubmissionError for a field that cannot be read."""
+        """The submission payload (for `validate`) of an imported answer; SubmissionError."""
         raise SubmissionError(f"{self.label} answers cannot be imported.")
 
-    # What the type contributes to the dataset, asked by analysis, exports, imports, the
-    # methods section and modeling, which import no type (annotation.task_parts.dataset).
+    # What the type contributes to the dataset (annotation.task_parts.dataset).
 
     def narrative_parts_of(self, *, narrative_ids: list[int]) -> dict[str, dict[int, list]]:
         """Each of `narrative_parts` for the narratives that have it: {part: {id: [...]}}."""
@@ -327,8 +279,7 @@ class TaskType:
         raise LookupError(f"{self.label} keeps no {part}.")
 
     def analysis_records(self, *, counted: Callable[[str], Q]) -> dict[str, list]:
-        """Records the dataset analysis reads (annotation.task_parts.records' kinds, by name);
-        `counted(narrative_field)` filters the type's rows to the analysis' scope."""
+        """Records the dataset analysis reads, by kind; `counted(narrative_field)` scopes them."""
         return {}
 
     def dataset_state(self) -> list:
@@ -336,13 +287,11 @@ class TaskType:
         return []
 
     def methods_sentences(self, *, batch: Batch | None = None, imported=None) -> list[str]:
-        """The methods section's sentences on a batch of this type, or on what the type
-        keeps of an import's narratives (`imported`, a queryset)."""
+        """The methods section's sentences on a batch, or on an import's narratives."""
         return []
 
     def output_drawing(self, *, assignment: Assignment) -> dict | None:
-        """What an item built on the assignment's output shows of it (an alignment:
-        annotation.task_parts.spans.drawing's dict); None: nothing to draw."""
+        """What an item built on the assignment's output shows of it; None: nothing."""
         return None
 
     def narratives_forget(self, *, narratives) -> None:
@@ -353,9 +302,8 @@ class TaskType:
         return {}
 
     def narrative_items(self, *, batch: Batch, narratives: list, answers=None) -> list[dict]:
-        """Items of `batch` about `narratives` (BatchItem fields), with a model's answers
-        stored beside them where the type keeps one (`answers(narrative, options)`: the
-        option it picks and the model's label)."""
+        """Items of `batch` about `narratives` (BatchItem fields), storing a model's answers
+        where the type keeps them (`answers(narrative, options)`: option and label)."""
         return [{"narrative": narrative} for narrative in narratives]
 
 
@@ -368,20 +316,14 @@ def register(task_type: TaskType) -> TaskType:
 
 
 def package_register(package: str) -> TaskType:
-    """Register the task type of a task-type package: the `task_type` of its `task` module.
-
-    A package is one type's home: `task.py` (the type), `models.py` when it stores rows of
-    its own and `admin.py` when it has a review list (its app imports them:
-    `package_module_import`), `templates/` and `static/` (found as task_types/<key>/...,
-    crowd.task_type_files).
-    """
+    """Register a task-type package's type: the `task_type` of its `task` module (beside it:
+    `models.py`, `admin.py`, templates/ and static/)."""
     return register(importlib.import_module(f"{package}.task").task_type)
 
 
 def package_module_import(package: str, name: str) -> None:
-    """Import the package's module `name`, if it has one: its `models` from its app's
-    `AppConfig.import_models` (so that Django knows them with the app's own), its `admin`
-    from the app's admin module (so that its review list is registered)."""
+    """Import the package's module `name` (its `models` or `admin`), if it has one, from
+    its app's `import_models` or admin module."""
     if importlib.util.find_spec(f"{package}.{name}") is not None:
         importlib.import_module(f"{package}.{name}")
 
@@ -391,11 +333,6 @@ def get(key: str) -> TaskType:
         return _registry[key]
     except KeyError:
         raise LookupError(f"No task type {key!r} is registered.") from None
-
-
-def label_of(key: str) -> str:
-    """A type's label; the key itself for a type no longer registered."""
-    return _registry[key].label if key in _registry else key
 
 
 def registered() -> dict[str, TaskType]:
@@ -471,22 +408,6 @@ def settings_schema_check(schema: dict, settings) -> None:
     if error is not None:
         where = ".".join(["settings", *map(str, error.absolute_path)])
         raise ValueError(f"{where}: {error.message}")
-
-
-def settings_schemas(keys) -> dict:
-    """JSON Schema keywords for a create body: its `settings` as its `task_type` takes them."""
-    return {
-        "anyOf": [
-            {
-                "properties": {
-                    # (in allOf: drf-spectacular would make each one-key enum a component)
-                    "task_type": {"allOf": [{"enum": [key]}]},
-                    "settings": _registry[key].settings_schema(),
-                }
-            }
-            for key in keys
-        ]
-    }
 
 
 def keys_drawn() -> list[str]:

@@ -1,8 +1,7 @@
 """Local workers and their invite links, and per-worker statistics for review.
 
-An invite link carries a signed token: it cannot be forged or guessed, and it
-is exchanged for a session on first visit. A provider's worker id typed into a
-URL is never enough on its own.
+An invite link carries a signed token (it cannot be forged or guessed), exchanged for a
+session on first visit; a provider's worker id typed into a URL is never enough.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from django.conf import settings
 from django.core import signing
 from django.db import transaction
 from django.db.models import Count, Q, Sum
+from django.urls import reverse
 from django.utils import timezone
 
 from crowd.models import Assignment, Batch, Bonus, Worker
@@ -75,6 +75,12 @@ def worker_open_batches(*, worker: Worker) -> list[Batch]:
 def invite_token(*, worker: Worker, batch: Batch | None = None) -> str:
     """A signed token naming the worker (and the batch to start in, if any)."""
     return signing.dumps({"w": worker.pk, "b": batch.pk if batch else None}, salt=INVITE_SALT)
+
+
+def invite_url(request, *, worker: Worker, batch: Batch | None = None) -> str:
+    """The absolute invite link of a local worker (into a batch, or to their task list)."""
+    token = invite_token(worker=worker, batch=batch)
+    return request.build_absolute_uri(reverse("frontend:invite", args=[token]))
 
 
 class WorkerBlocked(Exception):

@@ -1,11 +1,9 @@
 """Worker-facing pages: entry by invite, next task, the task page (after the batch's
-pledge, where it asks one), submit.
+pledge, if any), submit.
 
-Security: a worker is identified only by the session set when a signed invite
-is opened; every assignment view checks the assignment belongs to that worker
-(404 otherwise, so ids are not probed). The pledge form carries a token signed for
-the assignment whose page showed it, so only that worker's agreement is recorded.
-Worker text is rendered escaped.
+Security: a worker is identified only by the session a signed invite sets; every
+assignment view checks the assignment is theirs (404 otherwise, so ids are not probed).
+The pledge form carries a token signed for its assignment. Worker text is rendered escaped.
 """
 
 from __future__ import annotations

@@ -1,17 +1,15 @@
-"""MTurk's side of the calls crowd's review decisions owe it (crowd.outbox): what each
-needs, how the Requester API carries it out, and what keeps a repeat harmless.
-
-- approve, reject (RETRY): need MTurk's assignment linked to the answer (mturk.sync), and
-  read its status first (GetAssignment), so a repeat calls nothing more. ApproveAssignment
+"""MTurk's side of the calls review decisions owe it (crowd.outbox), and what keeps a repeat
+harmless.
+- approve, reject (RETRY): need MTurk's assignment linked to the answer (mturk.sync), whose
+  status is read first (GetAssignment), so a repeat calls nothing more. ApproveAssignment
   takes a Submitted assignment, or a Rejected one with OverrideRejection within 30 days of
   submission; RejectAssignment only a Submitted one
   (https://docs.aws.amazon.com/goto/WebAPI/mturk-requester-2017-01-17/ApproveAssignment).
-- bonus (RECONCILE): SendBonus's UniqueRequestToken (the call's id) stops a retry paying
-  twice for 24 hours
+- bonus (RECONCILE): SendBonus's UniqueRequestToken stops a retry paying twice for 24 hours
   (https://docs.aws.amazon.com/AWSMechTurk/latest/AWSMechanicalTurkRequester/RequestTokens.html),
   so an unknown outcome is settled from ListBonusPayments before it is sent again.
-- block, unblock (RETRY): CreateWorkerBlock / DeleteWorkerBlock and the exclusion
-  qualification of live batches, which leave one block whatever the calls.
+- block, unblock (RETRY): Create/DeleteWorkerBlock and live batches' exclusion qualification,
+  which leave one block whatever the calls.
 - notify (ONCE): NotifyWorkers takes no token and leaves no record Parable can read.
 """
 

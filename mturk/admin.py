@@ -14,7 +14,6 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from annotation.admin.pages import page_urls
 from annotation.intake.uploads import UploadTooLarge, upload_read
 from crowd import task_types
 from crowd.admin.read_only import AdminPages, ReadOnlyAdmin
@@ -143,6 +142,10 @@ class PublicationAdmin(AdminPages, DurationsInMinutes, admin.ModelAdmin):
     form = PublicationForm
     list_display = ("batch", "title", "hit_type_id", "batch_page")
     readonly_fields = ("hit_type_id", "exclusion_qualification_id", "test_qualification_id")
+    pages = (
+        ("batch/<int:batch_id>/", "batch_view", "mturk_batch"),
+        ("import-results/", "import_view", "mturk_import_results"),
+    )
 
     def has_change_permission(self, request, obj=None):
         # Once published, a batch's HIT type is fixed on MTurk: the settings are read only.
@@ -162,13 +165,6 @@ class PublicationAdmin(AdminPages, DurationsInMinutes, admin.ModelAdmin):
 
     def response_post_save_add(self, request, obj):
         return redirect("admin:mturk_batch", batch_id=obj.batch_id)
-
-    def get_urls(self):
-        own = page_urls(
-            ("batch/<int:batch_id>/", self.batch_view, "mturk_batch"),
-            ("import-results/", self.import_view, "mturk_import_results"),
-        )
-        return own + super().get_urls()
 
     def import_view(self, request):
         """Upload a batch results CSV (add-batch permission): the same service as the command."""

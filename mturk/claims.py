@@ -1,11 +1,10 @@
 """Whose answer is whose on MTurk: a task page's worker and assignment ids are claims, and
 only MTurk's own records settle them.
 
-Parable keeps one answer per item and worker, so an answer bound to an assignment id MTurk
-has not vouched for (made up, or returned) is set aside for a new claim: it moves, with
-what it stored, to a worker row of its own claim (`claim_external_id`), holding no slot,
-counting for nothing, never paid. Once MTurk vouches for an answer (mturk.sync), it moves
-to the worker's own row, setting aside any other claim there, and counts from then on.
+An answer bound to an assignment id MTurk has not vouched for is set aside for a new claim:
+it moves, with what it stored, to a worker row of its own (`claim_external_id`), holding no
+slot and never paid. Once MTurk vouches for it (mturk.sync), it moves to the worker's row,
+setting aside any other claim there, and counts from then on.
 """
 
 from __future__ import annotations

@@ -2,13 +2,12 @@
 
 The parameters (assignmentId, hitId, workerId) are claims anyone can make up: an answer
 stored under them waits UNCONFIRMED, holding no slot, counting for nothing and never paid,
-until mturk.sync finds MTurk's assignment with the same id, HIT and worker. They cannot be
-checked sooner: GetAssignment never returns an assignment just accepted
-(https://docs.aws.amazon.com/goto/WebAPI/mturk-requester-2017-01-17/GetAssignment). So a
-reservation under them holds no slot and counts against no cap (MTurk's MaxAssignments
-and exclusion qualification keep those), and an answer under another unvouched claim of
-the same worker and item is set aside (mturk.claims): a made-up assignment never locks
-the real worker out, nor takes their answer.
+until mturk.sync finds MTurk's assignment with the same id, HIT and worker (GetAssignment
+never returns one just accepted:
+https://docs.aws.amazon.com/goto/WebAPI/mturk-requester-2017-01-17/GetAssignment). Its
+reservation counts against no cap (MTurk's MaxAssignments and exclusion qualification keep
+those), and another unvouched claim's answer is set aside (mturk.claims): a made-up
+assignment never locks the real worker out, nor takes their answer.
 """
 
 from __future__ import annotations

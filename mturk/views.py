@@ -1,11 +1,9 @@
 """The ExternalQuestion task page MTurk frames, and its cookie-free JSON submit.
 
-Security: MTurk's URL parameters are claims; an answer is stored under them but counts and
-is paid only once sync finds MTurk's assignment with the same id, HIT and worker. The page
-keeps the site's Content-Security-Policy (scripts from this site only) with frame-ancestors
-and form-action widened to MTurk's worker site; Django's X-Frame-Options is lifted for it.
-No cookie is needed: the submit URL carries a signed reference to the answer. Worker text
-is rendered escaped, as on every task page.
+Security: MTurk's URL parameters are claims (mturk.entry). The page keeps the site's
+Content-Security-Policy with frame-ancestors and form-action widened to MTurk's worker site
+(no X-Frame-Options); the submit URL carries a signed reference to the answer, no cookie.
+Worker text is rendered escaped.
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from crowd.assignments import NoWorkAvailable
 from crowd.models import Assignment, BatchItem
-from frontend.views import render_task_page, submit_response
+from frontend.views import message_page, render_task_page, submit_response
 from mturk.client import endpoint
 from mturk.entry import (
     PREVIEW,
@@ -66,9 +64,9 @@ def task(request, item_id: int):
             worker_id=params.get("workerId", ""),
         )
     except EntryError as error:
-        return _framed_by_mturk(_message(request, str(error), status=400))
+        return _framed_by_mturk(message_page(request, str(error), status=400))
     except NoWorkAvailable as reason:
-        return _framed_by_mturk(_message(request, reason.reason, status=200))
+        return _framed_by_mturk(message_page(request, reason.reason, status=200))
     external_submit = {
         "url": f"{submit_to}/mturk/externalSubmit",
         "fields": {"assignmentId": assignment_id, "parableAnswer": answer.pk},
@@ -98,7 +96,3 @@ def submit(request, token: str):
     except (signing.BadSignature, Assignment.DoesNotExist):
         raise Http404 from None
     return submit_response(request, answer, next_url="")
-
-
-def _message(request, message: str, *, status: int):
-    return render(request, "frontend/message.html", {"message": message}, status=status)

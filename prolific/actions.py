@@ -1,6 +1,5 @@
-"""Prolific's side of the calls crowd's review decisions owe it (crowd.outbox): what each
-needs, how it is carried out, and what keeps a repeat harmless.
-
+"""Prolific's side of the calls review decisions owe it (crowd.outbox), and what keeps a
+repeat harmless.
 - approve, reject (RETRY): a transition of the session's submission, judged from
   Prolific's status first, so a repeat sends nothing. Items are reviewed one by one: the
   submission is approved with the first approved item, and rejected once every item of

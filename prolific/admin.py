@@ -15,7 +15,6 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
 
-from annotation.admin.pages import page_urls
 from crowd.admin.read_only import AdminPages, ReadOnlyAdmin
 from crowd.admin.review import REVIEW_PERMISSION, BonusForm, action_form_step, apply_each
 from crowd.batches import batch_close
@@ -63,6 +62,7 @@ class StudyAdmin(AdminPages, admin.ModelAdmin):
     list_filter = ("status",)
     search_fields = ("batch__name", "study_id")
     actions = ("sync_selected",)
+    pages = (("<int:study_pk>/manage/", "manage_view", "prolific_study_manage"),)
 
     def get_queryset(self, request):
         return studies_with_counts()
@@ -96,10 +96,6 @@ class StudyAdmin(AdminPages, admin.ModelAdmin):
                 messages.WARNING,
             )
         return super().changelist_view(request, extra_context)
-
-    def get_urls(self):
-        manage = ("<int:study_pk>/manage/", self.manage_view, "prolific_study_manage")
-        return [*page_urls(manage), *super().get_urls()]
 
     def add_view(self, request, form_url="", extra_context=None):
         """Make a draft batch a Prolific study (add-study permission); nothing goes to
@@ -263,7 +259,7 @@ class ParticipantSessionAdmin(admin.ModelAdmin):
         )
         if response is not None:
             return response
-        workers = [session.worker for session in queryset.select_related("worker")]
+        workers = _workers(queryset)
         try:
             workers_notify(workers=workers, **data)
         except ReviewError as error:

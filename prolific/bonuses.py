@@ -1,5 +1,4 @@
-"""Bonuses on Prolific, each paid at most once: the Prolific side of a bonus's call
-(crowd.ProviderAction of kind bonus, a RECONCILE call of crowd.outbox).
+"""Bonuses on Prolific, each paid at most once (a RECONCILE call of crowd.outbox).
 
 Prolific's pay call (POST /bulk-bonus-payments/{id}/pay/) pays again each time, so:
 1. set up (prices it, pays nothing: harmless to repeat), its bulk payment id kept on the
@@ -64,11 +63,8 @@ def bonus_send(*, action: ProviderAction, client: ProlificClient) -> str:
 
 def bonus_reconcile(*, action: ProviderAction, client: ProlificClient, now) -> str:
     """Whether Prolific's record of the submission lists this bonus: "done", "pending"
-    (certainly not paid: send it again) or "unknown" (its payment may still land).
-
-    Every unknown bonus of the same submission and amount is judged against the same
-    record, oldest first: Prolific's payments of that amount not yet counted for a paid
-    bonus go to the oldest unknown ones."""
+    (certainly not paid: send it again) or "unknown" (its payment may still land). Payments
+    of the amount not yet counted for a paid bonus go to the oldest unknown ones first."""
     cents = action.payload["cents"]
     record = client.submission_get(submission_id=action.reference)
     listed = sum(1 for paid in record.get("bonus_payments") or [] if round(float(paid)) == cents)

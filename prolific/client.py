@@ -1,9 +1,8 @@
 """The only module that talks HTTP to Prolific: one session, timeouts, retries, clear errors.
 
-Base URL and token are settings (PROLIFIC_API_URL, PROLIFIC_API_TOKEN): tests and `make
-run` point the same client at the stand-in. Calls are retried on time-outs, 429 and 5xx,
-except those a repeat would double (the bonus pay call, a message, a subscription): sent
-once, a failure reported with its status (0: no answer) for the caller to judge.
+PROLIFIC_API_URL may name the stand-in. Calls are retried on time-outs, 429 and 5xx, except
+those a repeat would double (a bonus's pay call, a message, a subscription): sent once, a
+failure reported with its status (0: no answer) for the caller to judge.
 """
 
 from __future__ import annotations

@@ -59,11 +59,10 @@ def session_enter(
 ) -> ParticipantSession:
     """Start or resume a participant's session; raises EntryRefused with the reason.
 
-    Prolific is asked about SESSION_ID first: one it does not know, or knows for another
-    participant or study, is refused before any item is reserved. Unreachable, the session
-    starts unvouched with one item, and gets no more and no completion code until Prolific
-    confirms it (asked at each step): a forged session holds one slot at most. A confirmed
-    one reserves the study's items per session; a participant who finished is refused.
+    Prolific is asked about SESSION_ID first: one it does not know (or knows for another
+    participant or study) is refused. Unreachable, the session starts unvouched with one
+    item, and gets no more nor a completion code until Prolific confirms it: a forged
+    session holds one slot at most. A participant who finished is refused.
     """
     if not all(
         PROLIFIC_ID.fullmatch(value or "") for value in (participant_id, study_id, session_id)

@@ -1,6 +1,4 @@
-"""Study services and selectors: prepare a batch as a study, price it, publish it, move it
-through Prolific's states, add places.
-
+"""Study services: prepare a batch as a study, price, publish, pause/resume, add places.
 A study is created in PROLIFIC_PROJECT_ID, so that it spends PROLIFIC_WORKSPACE_ID's funds
 (without a project it bills the researcher's personal balance). A study Prolific paused on
 its own (`Study.paused_on_prolific`) is resumed by adding places, and stopped by closing.

@@ -38,10 +38,7 @@ logger = logging.getLogger(__name__)
 
 def study_sync(*, study: Study, client: ProlificClient | None = None, now=None) -> int:
     """Poll Prolific for the study and every submission (all pages); returns submissions seen.
-
-    Sessions still without a submission long after their time ran out are rejected
-    locally (never on Prolific: there is nothing there), which frees their slots.
-    """
+    Sessions with no submission long after their time are rejected here, freeing their slots."""
     client = client or ProlificClient()
     now = now or timezone.now()
     if not study.study_id:
@@ -63,11 +60,9 @@ TRANSITIONED = {"APPROVE": "APPROVED", "REJECT": "REJECTED"}
 def submission_transition(
     *, submission_pk: int, action: str, client: ProlificClient | None = None
 ) -> str:
-    """Send a submission's approval ("APPROVE") or rejection ("REJECT", with its stored
-    message and PROLIFIC_REJECTION_CATEGORY) to Prolific, outside any transaction (the call
-    a review owes Prolific: prolific.actions); returns the status Prolific then has. Safe
-    to repeat: an approved submission is left alone, and one Prolific no longer has
-    awaiting review keeps Prolific's status (logged)."""
+    """Send a submission's "APPROVE" or "REJECT" (with its message and
+    PROLIFIC_REJECTION_CATEGORY) to Prolific, outside any transaction; returns its status
+    then. Safe to repeat: an approved one, or one no longer awaiting review, is left alone."""
     submission = Submission.objects.get(pk=submission_pk)
     if submission.status == "APPROVED" or (action == "REJECT" and submission.status != REVIEWABLE):
         return submission.status
@@ -146,13 +141,10 @@ EVENTS = ("submission.status.change", *STUDY_EVENTS)
 def webhook_receive(
     *, body: bytes, event_id: str = "", client: ProlificClient | None = None
 ) -> str:
-    """Handle a verified delivery once per X-Event-ID (the same across Prolific's
-    redeliveries): "repeat", "ignored", "unknown" or "recorded".
-
-    A delivery only says which submission or study changed; its state is read from
-    Prolific's API (outside any transaction), so a delivery can never make work count
-    on its own. A resource Prolific does not know is logged and acknowledged.
-    """
+    """Handle a verified delivery once per X-Event-ID (kept across Prolific's redeliveries):
+    "repeat", "ignored", "unknown" or "recorded". A delivery only says what changed; its state
+    is read from Prolific's API (outside any transaction), so a delivery alone never makes
+    work count. A resource Prolific does not know is logged and acknowledged."""
     try:
         event = json.loads(body)
     except ValueError:

@@ -9,10 +9,11 @@ deliveries signed with the workspace secret and recent timestamps.
 from __future__ import annotations
 
 from django.http import HttpResponse, JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
+from frontend.views import message_page
 from frontend.workers import session_worker, session_worker_set
 from prolific.client import ProlificError
 from prolific.models import ParticipantSession
@@ -28,9 +29,7 @@ SESSION_KEY = "parable_prolific_session"
 
 
 def _refused(request, reason: EntryRefused):
-    return render(
-        request, "frontend/message.html", {"message": reason.reason}, status=reason.status
-    )
+    return message_page(request, reason.reason, status=reason.status)
 
 
 @require_GET
@@ -60,19 +59,14 @@ def continue_session(request):
         if worker is not None
         else None
     )
-    if session is None:
-        return _refused(
-            request, EntryRefused("Open this study from Prolific to take part.", status=403)
-        )
-    if session.status == ParticipantSession.Status.RETURNED:
-        return _refused(request, EntryRefused("This study was returned on Prolific."))
     try:
+        if session is None:
+            raise EntryRefused("Open this study from Prolific to take part.")
+        if session.status == ParticipantSession.Status.RETURNED:
+            raise EntryRefused("This study was returned on Prolific.")
         assignment = session_next(session=session)
-    except EntryRefused as reason:
-        return _refused(request, reason)
-    if assignment is not None:
-        return redirect("frontend:task", assignment_id=assignment.pk)
-    try:
+        if assignment is not None:
+            return redirect("frontend:task", assignment_id=assignment.pk)
         return redirect(session_finish(session=session))
     except EntryRefused as reason:
         return _refused(request, reason)

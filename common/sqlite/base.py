@@ -1,8 +1,7 @@
 """The SQLite backend of the embedded default: Django's, with a process's writers taking
-turns in the order they came instead of racing for SQLite's write lock, whose busy handler
-sleeps longer the longer a writer has waited, so that newcomers keep taking the lock and
-the oldest writer fails "database is locked". A transaction first waits for the process's
-write turn, then begins IMMEDIATE; the busy timeout is left to other processes' writers.
+turns in order (SQLite's busy handler sleeps longer the longer a writer waits, so newcomers
+keep the lock and the oldest fails "database is locked"). A transaction waits for the
+process's write turn, then begins IMMEDIATE; the busy timeout serves other processes' writers.
 """
 
 from __future__ import annotations

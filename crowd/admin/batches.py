@@ -1,8 +1,5 @@
-"""Admin of batches, their items and assignments.
-
-Researchers create a batch from its task type's form ("New <label> batch": a task
-type offers one by setting `batch_form`, a crowd.forms.BatchForm) and follow its
-progress per item; local worker links are made from the progress page.
+"""Admin of batches, their items and assignments: a batch is created from its task type's
+`batch_form` ("New <label> batch"), followed per item on its progress page.
 """
 
 from __future__ import annotations
@@ -13,7 +10,7 @@ from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils.html import format_html
 
 from crowd import task_types
@@ -58,6 +55,10 @@ class BatchAdmin(AdminPages, admin.ModelAdmin):
     list_filter = (TaskTypeFilter, "provider", "status")
     search_fields = ("name",)
     actions = ("publish_selected", "close_selected")
+    pages = (
+        ("new/<str:key>/", "new_view", "crowd_batch_new"),
+        ("<int:batch_id>/progress/", "progress_view", "crowd_batch_progress"),
+    )
     readonly_fields = (
         "task_type",
         "provider",
@@ -99,21 +100,6 @@ class BatchAdmin(AdminPages, admin.ModelAdmin):
     def progress_link(self, batch):
         url = reverse("admin:crowd_batch_progress", args=[batch.pk])
         return format_html('<a href="{}">Progress</a>', url)
-
-    def get_urls(self):
-        return [
-            path(
-                "new/<str:key>/",
-                self.admin_site.admin_view(self.new_view),
-                name="crowd_batch_new",
-            ),
-            path(
-                "<int:batch_id>/progress/",
-                self.admin_site.admin_view(self.progress_view),
-                name="crowd_batch_progress",
-            ),
-            *super().get_urls(),
-        ]
 
     def add_view(self, request, form_url="", extra_context=None):
         """Batches are made from their task type's form: choose the type first."""

@@ -1,11 +1,9 @@
 """Payments: the report (page and CSV) per worker and batch, and each batch's realised pay
 with its target rate, the provider's reward recommendation and the one-action top-up.
 
-Viewing needs the view-bonus permission. Setting the target rate is a batch setting: it
-needs change_batch (researchers; reviewers cannot change settings). Topping up pays
-bonuses: it needs review_batch (researchers and reviewers), as every bonus does, and asks
-for a confirmation that lists whom it pays and how much. Every amount is written by
-crowd.money; the CSV goes through common.csv_cells, which neutralises formula cells.
+Viewing needs view_bonus; setting the target rate change_batch; topping up (bonuses)
+review_batch, after a confirmation listing whom it pays and how much. Amounts are written
+by crowd.money; the CSV goes through common.csv_cells (formula cells neutralised).
 """
 
 from __future__ import annotations

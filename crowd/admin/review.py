@@ -1,8 +1,6 @@
-"""Admin review actions shared by every task type's review list: approve, reject, block, pay
-a bonus, approve and exclude.
-
-A ModelAdmin for a model with an `assignment` foreign key mixes in ReviewActions;
-the actions need the `review_batch` permission (researchers and reviewers).
+"""Admin review actions shared by every task type's review list (a ModelAdmin of a model
+with an `assignment` key mixes in ReviewActions): approve, reject, block, pay a bonus,
+approve and exclude; each needs the `review_batch` permission.
 """
 
 from __future__ import annotations

@@ -6,18 +6,11 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
-from django.urls import reverse
 
 from common.request_input import query_int
 from crowd.admin.read_only import AdminPages
 from crowd.models import Batch, Worker
-from crowd.workers import invite_token, local_workers_create, worker_stats
-
-
-def invite_url(request, *, worker: Worker, batch: Batch | None = None) -> str:
-    """The absolute invite link of a local worker (into a batch, or to their task list)."""
-    token = invite_token(worker=worker, batch=batch)
-    return request.build_absolute_uri(reverse("frontend:invite", args=[token]))
+from crowd.workers import invite_url, local_workers_create, worker_stats
 
 
 class LocalWorkersForm(forms.Form):

@@ -40,9 +40,8 @@ class CrowdProvider:
     unvouched_message: str = (
         "The provider has no record of this work from you, so it cannot be counted or paid."
     )
-    # The provider vouches for work only once the worker has submitted it there too
-    # (MTurk): a stored answer waits unconfirmed, holding no slot and counting for
-    # nothing, until the provider's records confirm it (crowd.review.assignment_confirm).
+    # The provider vouches for work only once submitted there too (MTurk): a stored answer
+    # waits unconfirmed, counting for nothing (crowd.review.assignment_confirm).
     confirms_after_submit: bool = False
 
     def vouched(self, *, assignment: Assignment) -> bool:

@@ -1,9 +1,8 @@
 """The local (in-lab) provider: Parable's own records are the provider's records.
 
-Workers come in through signed invite links; there is no external payment, so
-approve, reject, bonus, block and messages need only the decision's own rows and no
-call: a lab worker's bonus is the crowd.Bonus record, shown on their page and in the
-payments report, for the lab to pay as it pays its workers (PARABLE_LAB_CURRENCY).
+Workers come in through signed invite links; with no external payment, decisions need
+no call: a lab worker's bonus is its crowd.Bonus record, for the lab to pay
+(PARABLE_LAB_CURRENCY).
 """
 
 from __future__ import annotations
