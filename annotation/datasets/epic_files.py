@@ -2,10 +2,8 @@
 
 A file is a JSON array of records ``{"pk": "Q<proverb>N<narrative>", "fields": {"quote",
 "narrative", "span_quote_1".."span_quote_5", "span_narrative_1".."span_narrative_5"}}``;
-an unused span slot holds "". Spans are strings (`annotation.task_parts.spans.resolve_span`
-finds their offsets). `parse_epic_file` refuses a file it cannot read as such records, listing every
-problem with its record number and pk; `resolve_record_spans` reports a span it cannot find
-with its record, pk and slot, and resolves the others.
+an unused span slot holds "". Spans are strings, found by `resolve_record_spans`; a file
+`parse_epic_file` cannot read is refused with every problem, by record number and pk.
 """
 
 from __future__ import annotations

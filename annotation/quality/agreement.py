@@ -4,9 +4,8 @@ analyses pass tuples read from the database, scripts pass exported data.
 Conventions: a rating (or answer) is a triple ``(item, annotator, value)`` of hashable
 values; a value of None or NaN is missing and skipped; a second, different value for one
 ``(item, annotator)`` raises ValueError (an exact repeat counts once); whatever cannot be
-computed is None, never NaN. ``krippendorff`` and ``crowd-kit`` do the statistics; they
-(and numpy and pandas) are imported where used, so the web process that imports this
-module does not pay for them.
+computed is None, never NaN. ``krippendorff`` and ``crowd-kit`` do the statistics, imported
+where used so that the web process does not pay for them.
 """
 
 from __future__ import annotations

@@ -49,6 +49,15 @@ def settings_object(properties: dict) -> dict:
     return {"type": "object", "additionalProperties": False, "properties": properties}
 
 
+def settings_keys_check(settings, allowed, *, batch: str) -> None:
+    """ValueError unless `settings` is an object of `allowed` keys (`batch`: its type's name)."""
+    if not isinstance(settings, dict):
+        raise ValueError(f"Settings of a {batch} batch must be an object.")
+    unknown = sorted(set(settings) - set(allowed))
+    if unknown:
+        raise ValueError(f"Unknown setting(s) of a {batch} batch: {', '.join(unknown)}.")
+
+
 def seeded_order(ids: Iterable[int], seed: int | str) -> list[int]:
     """Ids in a random order fixed by the seed (independent of the order given)."""
     return sorted(ids, key=lambda pk: hashlib.sha256(f"{seed}:{pk}".encode()).hexdigest())

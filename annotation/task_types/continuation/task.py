@@ -18,7 +18,7 @@ from annotation.models import ContinuationPair, FigurativeNarrative
 from annotation.quality.reports import counted
 from annotation.task_parts.option_pairs import continuation_pair_create
 from annotation.task_parts.overlap_rules import batch_rules, rules_schema
-from annotation.task_parts.sources import settings_object
+from annotation.task_parts.sources import settings_keys_check, settings_object
 from annotation.task_types.continuation import qualification
 from annotation.task_types.continuation.models import Continuation, QualificationAttempt
 from annotation.task_types.continuation.qualification import (
@@ -204,11 +204,7 @@ class ContinuationTask(task_types.TaskType):
 
     def clean_settings(self, settings: dict) -> dict:
         """{"rules": OverlapRules', "qualification": {"pairs": [ids], "min_correct": n}}."""
-        if not isinstance(settings, dict):
-            raise ValueError("Settings of a continuation batch must be an object.")
-        unknown = sorted(set(settings) - {"rules", "qualification"})
-        if unknown:
-            raise ValueError(f"Unknown setting(s) of a continuation batch: {', '.join(unknown)}.")
+        settings_keys_check(settings, {"rules", "qualification"}, batch="continuation")
         rules = {**DEFAULT_RULES.to_dict(), **(settings.get("rules") or {})}
         return {
             "rules": OverlapRules.from_dict(rules).to_dict(),

@@ -24,6 +24,7 @@ from annotation.task_parts.sources import (
     SourcedBatchForm,
     batch_lock,
     clean_sampling,
+    settings_keys_check,
     settings_object,
     source_batch_check,
     take,
@@ -42,11 +43,7 @@ IMPORTED_CHOICES = [("", "none"), ("any", "any split"), *FigurativeNarrative.Spl
 def clean_choice_settings(settings: dict) -> dict:
     """{"imported": {"kind": "idiom"|"simile"|"", "split": "any"|"train"|...}, sample, seed}."""
     cleaned = {"imported": {"kind": "", "split": ""}, "sample": None, "seed": 1, **settings}
-    unknown = sorted(set(cleaned) - {"imported", "sample", "seed"})
-    if unknown:
-        raise ValueError(
-            f"Unknown setting(s) of a choose-continuation batch: {', '.join(unknown)}."
-        )
+    settings_keys_check(cleaned, {"imported", "sample", "seed"}, batch="choose-continuation")
     imported = cleaned["imported"]
     if not isinstance(imported, dict) or set(imported) - {"kind", "split"}:
         raise ValueError('imported must be like {"kind": "idiom", "split": "test"}.')

@@ -8,7 +8,6 @@ the page accepts is accepted here and a refusal carries the page's own message.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from django import forms
 from django.contrib.admin.widgets import FilteredSelectMultiple
@@ -42,7 +41,7 @@ from annotation.task_parts.overlap_rules import (
     overlap_lines,
     rules_schema,
 )
-from annotation.task_parts.sources import settings_object
+from annotation.task_parts.sources import settings_keys_check, settings_object
 from annotation.task_parts.writing_record import (
     batch_integrity,
     canary_context,
@@ -55,11 +54,9 @@ from annotation.text import OverlapRules, check_overlap, load_stopwords
 from common.task_queue import queue_on_commit
 from crowd import task_types
 from crowd.forms import BatchForm
-from crowd.task_types import SubmissionError
-
-if TYPE_CHECKING:
-    from crowd.providers import batch_currency
 from crowd.models import Assignment, Batch, BatchItem
+from crowd.providers import batch_currency
+from crowd.task_types import SubmissionError
 
 # Far above any sensible story, far below what would strain the check.
 MAX_CHARACTERS = 20_000
@@ -220,11 +217,7 @@ class WriteTask(task_types.TaskType):
     def clean_settings(self, settings: dict) -> dict:
         """{"rules": {max_shared_ngram, ...}, "integrity": IntegritySettings' fields}, and
         in rounds "round" and "opponent" (annotation.opponents.batch_settings)."""
-        if not isinstance(settings, dict):
-            raise ValueError("Settings of a write batch must be an object.")
-        unknown = sorted(set(settings) - {"rules", "integrity", *ROUND_KEYS})
-        if unknown:
-            raise ValueError(f"Unknown setting(s) of a write batch: {', '.join(unknown)}.")
+        settings_keys_check(settings, {"rules", "integrity", *ROUND_KEYS}, batch="write")
         return {
             "rules": batch_rules(settings).to_dict(),
             "integrity": batch_integrity(settings).to_dict(),
