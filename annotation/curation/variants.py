@@ -233,15 +233,11 @@ def propose_variant_groups(
 ) -> list[VariantGroupProposal]:
     """Group (id, text) proverbs that are likely lexical variants of one another.
 
-    Pairs scoring at least `threshold` are linked strongest first (ties by id), as
-    in single-linkage clustering, with a guard against chaining: two groups merge
-    only if every member of one scores at least `link_floor` with every member of
-    the other, so two unrelated fragments of one long proverb ("Early to bed and
-    early to rise" / "Healthy, wealthy and wise") do not join through it. Only
-    pairs sharing a reasonably rare content stem are compared.
-
-    Returns groups of two or more, sorted by their smallest id; the output does
-    not depend on the order of `proverbs`. Ids must be unique.
+    Pairs scoring at least `threshold` are linked strongest first (ties by id), as in
+    single-linkage clustering, but two groups merge only if every member of one scores at
+    least `link_floor` with every member of the other, so that two fragments of one long
+    proverb ("Early to bed and early to rise" / "Healthy, wealthy and wise") do not chain.
+    Returns groups of two or more by smallest id, whatever the input order; ids are unique.
     """
     ordered = sorted(proverbs)
     ids = [proverb_id for proverb_id, _ in ordered]

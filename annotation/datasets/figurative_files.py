@@ -4,9 +4,8 @@ One JSON object a line: ``narrative`` and either ``idiom`` + ``meaning`` or ``si
 ``property``, and optionally ``option1``, ``option2``, ``correctanswer`` ("option1" or
 "option2"). An idiom is wrapped in ``<b>...</b>`` in its narrative: that is its highlight
 span; a simile's is its first case-folded occurrence. Irregular lines (an idiom marked twice
-or not at all, a stray tag, a ``property`` of ``false``) are imported with a note, and what
-the text and span cannot rebuild is kept as published, so each line is written back byte
-for byte. A file with an unusable line is refused, every such line listed by number.
+or not at all, a stray tag, a ``property`` of ``false``) are imported with a note and written
+back byte for byte. A file with an unusable line is refused, every such line by number.
 """
 
 from __future__ import annotations

@@ -53,12 +53,8 @@ MOTIF_DISTANCES = {
 
 
 def nearest_neighbours(vectors: np.ndarray, *, distance: str) -> np.ndarray:
-    """Index of each row's nearest other row under `distance` (a MOTIF_DISTANCES key).
-
-    Ties go to the lowest index. Jensen-Shannon is scipy's (base e, the square root of
-    the divergence), meant for rows that are probability distributions, computed over
-    whole arrays (`jensen_shannon_distances`) instead of scipy's pair-by-pair loop.
-    """
+    """Index of each row's nearest other row under `distance` (a MOTIF_DISTANCES key);
+    ties go to the lowest index. Jensen-Shannon is `jensen_shannon_distances`."""
     from scipy.spatial.distance import cdist
 
     vectors = np.asarray(vectors, dtype=np.float64)
