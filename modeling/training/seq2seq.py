@@ -128,11 +128,8 @@ class Seq2Seq(Generator):
         return inputs
 
     def labels(self, examples: list[Example], hp: Hyperparameters) -> torch.Tensor:
-        """Target token ids, padding as -100 (ignored by the loss).
-
-        A leading token equal to the decoder start (BERT's [CLS]) is dropped: the model
-        is fed the start token itself and should not learn to predict it.
-        """
+        """Target token ids, padding as -100 (ignored by the loss), without a leading decoder
+        start token (BERT's [CLS]): the model is fed it and should not learn to predict it."""
         ids = self.tokenizer(
             text_target=[example.narrative for example in examples],
             padding=True,
