@@ -2,10 +2,9 @@
 the epoch loop that keeps the epoch chosen on dev, and the run's environment. No Django.
 
 Learning rates: the checkpoint's own parameters learn at `learning_rate`, the ones it lacks
-(a head, a warm-started decoder's cross-attention) at `head_learning_rate`: a new part at
-the small rate of a pretrained encoder barely moves in a few hundred steps, and the model
-learns around it (a decoder that ignores its encoder). Both warm up linearly over
-`warmup_ratio` of the steps, then decay linearly to 0 or stay (`schedule`).
+(a head, a new cross-attention) at `head_learning_rate`: at the small rate a new part barely
+moves and the model learns around it. Both warm up linearly over `warmup_ratio` of the steps,
+then decay linearly to 0 or stay (`schedule`).
 """
 
 from __future__ import annotations

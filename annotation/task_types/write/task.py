@@ -1,8 +1,6 @@
-"""The "write a narrative" task: a worker writes a short story illustrating a proverb.
-
-The live overlap meter (frontend/static/frontend/overlap.js) and this module's
-server check run the same rules (annotation/text.py check_overlap), so a story
-the page accepts is accepted here and a refusal carries the page's own message.
+"""The "write a narrative" task: a worker writes a short story illustrating a proverb. The
+page's overlap meter (frontend/static/frontend/overlap.js) and the server run the same rules
+(annotation/text.py check_overlap): a story the page accepts is accepted here.
 """
 
 from __future__ import annotations
