@@ -17,7 +17,7 @@ from django.utils import timezone
 from annotation.models import ContinuationPair, FigurativeNarrative
 from annotation.quality.reports import counted
 from annotation.task_parts.option_pairs import continuation_pair_create
-from annotation.task_parts.overlap_rules import batch_rules, rules_schema
+from annotation.task_parts.overlap_rules import batch_rules, rules_entered, rules_schema
 from annotation.task_parts.sources import settings_keys_check, settings_object
 from annotation.task_types.continuation import qualification
 from annotation.task_types.continuation.models import Continuation, QualificationAttempt
@@ -133,7 +133,7 @@ class ContinuationBatchForm(BatchForm):
     def clean(self):
         data = super().clean()
         try:
-            OverlapRules.from_dict(self._rules(data))
+            OverlapRules.from_dict(rules_entered(data))
         except (TypeError, ValueError) as error:
             raise forms.ValidationError(str(error)) from error
         if not self.errors and not self._narratives(data):
@@ -144,10 +144,6 @@ class ContinuationBatchForm(BatchForm):
             except ValueError as error:
                 self.add_error("qualification_pairs", str(error))
         return data
-
-    @staticmethod
-    def _rules(data: dict) -> dict:
-        return {name: data.get(name) for name in OverlapRules().to_dict()}
 
     @staticmethod
     def _narratives(data: dict) -> list[FigurativeNarrative]:
@@ -165,7 +161,7 @@ class ContinuationBatchForm(BatchForm):
 
     def batch_settings(self) -> dict:
         return {
-            "rules": self._rules(self.cleaned_data),
+            "rules": rules_entered(self.cleaned_data),
             "qualification": self.cleaned_data["qualification"],
         }
 

@@ -37,6 +37,7 @@ from annotation.task_parts.overlap_rules import (
     batch_rules,
     marked_pieces,
     overlap_lines,
+    rules_entered,
     rules_schema,
 )
 from annotation.task_parts.sources import settings_keys_check, settings_object
@@ -155,7 +156,7 @@ class WriteBatchForm(RoundFields, BatchForm):
     def clean(self):
         data = super().clean()
         try:
-            OverlapRules.from_dict(self._rules(data))
+            OverlapRules.from_dict(rules_entered(data))
             self._integrity(data)
         except (TypeError, ValueError) as error:
             raise forms.ValidationError(str(error)) from error
@@ -176,14 +177,10 @@ class WriteBatchForm(RoundFields, BatchForm):
             }
         )
 
-    @staticmethod
-    def _rules(data: dict) -> dict:
-        return {name: data.get(name) for name in OverlapRules().to_dict()}
-
     def batch_settings(self) -> dict:
         integrity = self._integrity(self.cleaned_data)
         return {
-            "rules": self._rules(self.cleaned_data),
+            "rules": rules_entered(self.cleaned_data),
             "integrity": integrity.to_dict(),
             **self.round_settings(),
         }
