@@ -1,7 +1,6 @@
 """The "write continuations" task (Chakrabarty, Choi & Shwartz 2022): a plausible and an
-implausible, different, next sentence of a narrative with an idiom or a simile, that depend
-on its right reading without using the words of its meaning (the page's meter and the server
-run the same rules, annotation/text.py check_overlap). The worker may flag a literal use
+implausible next sentence of a narrative with an idiom or a simile, without the words of its
+meaning (check_overlap's rules, as the page's meter). The worker may flag a literal use
 instead; approval confirms it. An approved continuation becomes an option pair.
 """
 
