@@ -1,7 +1,6 @@
-"""The "choose the continuation" task (the benchmark's human evaluation, Chakrabarty, Choi
-& Shwartz 2022): which of an option pair's two next sentences, in its stored order, is the
-plausible one? Pairs come from an approved continuation batch and/or imported ones by kind
-and split; answers to unlabelled pairs (withheld test labels) have no correctness.
+"""The "choose the continuation" task (Chakrabarty, Choi & Shwartz 2022's human evaluation):
+which of an option pair's two next sentences is the plausible one? Pairs come from a
+continuation batch and/or imported ones; answers to unlabelled pairs have no correctness.
 """
 
 from __future__ import annotations
