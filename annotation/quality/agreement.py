@@ -102,11 +102,10 @@ def pairwise_binary_agreement(ratings: Iterable[Triple], *, threshold: int = 3) 
 
 
 def krippendorff_alpha(ratings: Iterable[Triple], *, level: str) -> float | None:
-    """Krippendorff's alpha, ``1 - D_o / D_e`` under the distance of ``level`` ("nominal",
-    "ordinal", "interval" or "ratio"; Krippendorff 2011), by the ``krippendorff`` package
-    from the annotators x items reliability matrix. Nominal labels may be any hashable
-    values; the other levels need numbers (ValueError otherwise). None when undefined:
-    fewer than two items rated twice, or one value throughout (no expected disagreement).
+    """Krippendorff's alpha (the ``krippendorff`` package) at ``level`` ("nominal", "ordinal",
+    "interval" or "ratio"). Nominal labels may be any hashable values; the others need numbers
+    (ValueError otherwise). None when undefined: fewer than two items rated twice, or one
+    value throughout (no expected disagreement).
     """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
@@ -224,12 +223,9 @@ def span_token_scores(
     predicted: Sequence[Span], reference: Sequence[Span], text: str
 ) -> dict[str, float]:
     """Token-level precision, recall and F1 of one set of spans against another, and
-    ``exact`` (1.0 when both cover the same tokens): the one implementation of span scores
-    (agreement, and modeling.training.metrics.span_scores).
-
-    Spans are ``[start, end)`` offsets into ``text`` (ValueError outside it). A span covers
-    every ``\\w+`` token it overlaps, so one cutting through a word covers the word. Both
-    sides empty score 1.0; one empty scores 0.0 (scikit-learn's ``zero_division=0``).
+    ``exact`` (1.0 when both cover the same tokens): the one implementation of span scores.
+    Spans are ``[start, end)`` offsets into ``text`` (ValueError outside it), covering every
+    ``\\w+`` token they overlap. Both sides empty score 1.0; one empty scores 0.0.
     """
     tokens = simple_token_spans(text)
     covered = _covered_tokens(predicted, tokens, len(text))
