@@ -206,11 +206,8 @@ def _parse_record(number: int, item) -> EpicRecord:
 
 
 def resolve_record_spans(record: EpicRecord) -> tuple[list[ResolvedSpanPair], list[RecordProblem]]:
-    """Unsaved span pairs for the record's resolvable spans, and a problem per other slot.
-
-    Spans are looked up in the record's own quote and narrative, never in a proverb it
-    was matched to (whose punctuation or case may differ).
-    """
+    """Unsaved span pairs for the record's resolvable spans, and a problem per other slot;
+    spans are found in the record's own quote, never a matched proverb's (case may differ)."""
     pairs, problems = [], []
     for span in record.spans:
         where = f"{record.pk} slot {span.slot}"

@@ -111,10 +111,8 @@ _NO_ROUND = dict.fromkeys(ROUND_FIELDS)
 
 def _parable_rank() -> Case:
     """k of the generated pk: rank by id among the proverb's narratives with no external id.
-
-    The external-id test is inside the count, not the WHERE clause, so that SQLite
-    walks the proverb's index (a few rows) rather than the external-id index (all).
-    """
+    The external-id test is inside the count, not the WHERE clause, so that SQLite walks the
+    proverb's index (a few rows) rather than the external-id index (all)."""
     earlier = (
         Narrative.objects.filter(proverb_id=OuterRef("proverb_id"), id__lte=OuterRef("id"))
         .order_by()
