@@ -90,11 +90,9 @@ def _first_occurrence(text: str, expression: str) -> tuple[int, int] | None:
 def narrative_span(
     narrative: str, *, kind: str, expression: str, notes: list[str] | None = None
 ) -> tuple[str, tuple | None]:
-    """The text without <b> markup and the expression's [start, end) in it, or None.
-
-    Of two or more <b>...</b>, the one holding the idiom (case-folded), else the first; with
-    none, its first occurrence. What was irregular is appended to `notes`.
-    """
+    """The text without <b> markup and the expression's [start, end) in it, or None: of two
+    or more <b>...</b> the one holding the idiom (case-folded), else the first; with none, its
+    first occurrence. What was irregular is appended to `notes`."""
     notes = [] if notes is None else notes
     if kind != "idiom":
         span = _first_occurrence(narrative, expression)
