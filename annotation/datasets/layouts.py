@@ -1,8 +1,7 @@
 """How an imported JSON file was written, so that its export gives back the same bytes (no
-database). A release is written by `json.dump` (ePiC's with a 4-space indent, ASCII escapes
-and no final newline): `json_array_layout` finds the indent, escapes, separators, key order
-and ending that write an array's text exactly (None when no `json.dumps` layout does), and
-`write_json_array` writes items in that layout as they stream past."""
+database): `json_array_layout` finds the `json.dumps` layout that writes an array's text
+exactly (ePiC's: a 4-space indent, ASCII escapes, no final newline), and `write_json_array`
+writes items in it as they stream past."""
 
 from __future__ import annotations
 
