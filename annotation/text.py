@@ -138,13 +138,10 @@ class Token(NamedTuple):
 
 @dataclass(frozen=True)
 class OverlapRules:
-    """Per-batch limits on how much of the proverb a narrative may repeat.
-
-    max_shared_ngram: longest run of tokens (stopwords included) the narrative
-    may share with the proverb; 2 lets "of a" pass and fails "birds of a".
-    max_shared_content_words: distinct shared words that are not stopwords.
-    min_words / max_words: bounds on the narrative's token count, inclusive.
-    """
+    """Per-batch limits on how much of the proverb a narrative may repeat: max_shared_ngram,
+    the longest run of tokens shared, stopwords included (2 lets "of a" pass and fails "birds
+    of a"); max_shared_content_words, distinct shared words that are not stopwords; and
+    min_words / max_words, the narrative's token count, inclusive."""
 
     max_shared_ngram: int = 2
     max_shared_content_words: int = 2

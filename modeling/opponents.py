@@ -1,10 +1,8 @@
 """Finished proverb runs as the opponents of model-in-the-loop rounds: annotation's
 OpponentBackend, registered from ModelingConfig.ready().
 
-Ranking loads a run's model once per process (the shared encoder) and keeps a ranker per
-(run, proverbs ranked) with the proverbs' vectors computed once, so a check costs one
-story's forward pass. torch is imported only when ranking, which runs where models run (a
-Celery worker, the embedded default's background thread), never in a web request.
+A ranker is kept per (run, proverbs ranked), so a check costs one story's forward pass.
+torch is imported only when ranking, which runs where models run, never in a web request.
 """
 
 from __future__ import annotations

@@ -70,11 +70,8 @@ def _is_csv(filename: str, lines: list[tuple[int, str]]) -> bool:
 def parse_proverb_file(
     content: bytes, *, filename: str = "", max_length: int = 300
 ) -> tuple[list[ProverbRow], list[LineError]]:
-    """Split a proverb file into good rows and line errors.
-
-    Raises ProverbFileError for an empty or binary file, or a CSV whose header
-    lacks the `text` column.
-    """
+    """Split a proverb file into good rows and line errors; ProverbFileError for an empty or
+    binary file, or a CSV whose header lacks the `text` column."""
     if not content.strip():
         raise ProverbFileError("The file is empty: there are no proverbs to import.")
     if _looks_binary(content):

@@ -50,11 +50,9 @@ def proverb_file_check_lines(*, content: bytes) -> None:
 def proverbs_import(
     *, content: bytes, filename: str = "", source: str = "", status: str = Proverb.Status.CANDIDATE
 ) -> ImportReport:
-    """Import a proverb list: good lines are created, duplicates counted, bad lines reported.
-
-    Raises ProverbFileError (nothing written) when the file as a whole is unreadable or
-    has more lines than PARABLE_IMPORT_MAX_LINES.
-    """
+    """Import a proverb list: good lines are created, duplicates counted, bad lines reported;
+    ProverbFileError (nothing written) for an unreadable file or one over
+    PARABLE_IMPORT_MAX_LINES lines."""
     proverb_file_check_lines(content=content)
     rows, errors = parse_proverb_file(
         content, filename=filename, max_length=settings.PARABLE_PROVERB_MAX_LENGTH
@@ -94,11 +92,8 @@ def proverbs_import(
 
 
 def variant_groups_propose(*, new_ids: set[int] | None = None) -> int:
-    """Store proposals for groups of likely lexical variants; returns how many are new.
-
-    Only groups touching `new_ids` (all groups when None) are stored, and a group
-    already proposed (open, merged or dismissed) is never proposed again.
-    """
+    """Store proposals for groups of likely lexical variants touching `new_ids` (None: all);
+    how many are new. A group already proposed (open, merged or dismissed) is never again."""
     candidates = Proverb.objects.exclude(status=Proverb.Status.REJECTED).filter(
         variant_of__isnull=True
     )

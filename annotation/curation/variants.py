@@ -1,9 +1,7 @@
 """Likely lexical variants among imported proverbs, proposed for a curator to merge.
 
-Pure Python (no Django imports). Exact duplicates are removed earlier by
-`normalize_text`; this module finds the near ones: truncations ("Birds of a
-feather"), inflection changes, swapped words ("spoil the soup"), added fillers
-("It's the early bird that ...").
+Pure Python. Exact duplicates meet earlier (`normalize_text`); these are the near ones:
+truncations ("Birds of a feather"), inflections, swapped words, fillers ("It's the ...").
 """
 
 from __future__ import annotations
@@ -205,12 +203,8 @@ class _Groups:
 
 
 def _candidate_pairs(profiles: Sequence[_Profile]) -> set[tuple[int, int]]:
-    """Pairs of indexes sharing at least one content stem that is rare enough.
-
-    A stem carried by more than `max_postings` proverbs is too common to suggest a
-    variant on its own and is not used to pair them (pairs sharing it and a rarer
-    stem are still found through the rarer one).
-    """
+    """Pairs of indexes sharing a content stem carried by at most `max_postings` proverbs
+    (a commoner stem suggests no variant on its own; a rarer shared stem still pairs them)."""
     postings: dict[str, list[int]] = defaultdict(list)
     for index, profile in enumerate(profiles):
         for stem in profile.content:
@@ -233,15 +227,11 @@ def propose_variant_groups(
 ) -> list[VariantGroupProposal]:
     """Group (id, text) proverbs that are likely lexical variants of one another.
 
-    Pairs scoring at least `threshold` are linked strongest first (ties by id), as
-    in single-linkage clustering, with a guard against chaining: two groups merge
-    only if every member of one scores at least `link_floor` with every member of
-    the other, so two unrelated fragments of one long proverb ("Early to bed and
-    early to rise" / "Healthy, wealthy and wise") do not join through it. Only
-    pairs sharing a reasonably rare content stem are compared.
-
-    Returns groups of two or more, sorted by their smallest id; the output does
-    not depend on the order of `proverbs`. Ids must be unique.
+    Pairs scoring at least `threshold` are linked strongest first (ties by id), as in
+    single-linkage clustering, but two groups merge only if every member of one scores at
+    least `link_floor` with every member of the other, so that two fragments of one long
+    proverb ("Early to bed and early to rise" / "Healthy, wealthy and wise") do not chain.
+    Returns groups of two or more by smallest id, whatever the input order; ids are unique.
     """
     ordered = sorted(proverbs)
     ids = [proverb_id for proverb_id, _ in ordered]

@@ -89,9 +89,9 @@ class DemoRemoval:
 def demo_data_remove(*, commit: bool = True) -> DemoRemoval:
     """Remove the demo batch with its work and workers, and the demo proverbs, where they can go.
 
-    What study data uses stays, and the result says what and why (a demo proverb kept is no
-    longer marked demo): each part is deleted in a savepoint and kept whole when a protected
-    row refuses it. With commit=False nothing changes: the result is a preview.
+    Each part is deleted in a savepoint, kept whole when a protected row (study data) refuses
+    it, and the result says what stayed and why (a demo proverb kept is no longer marked
+    demo). With commit=False nothing changes: the result is a preview.
     """
     from annotation.models import Narrative
     from crowd.models import Assignment, BatchItem

@@ -1,19 +1,16 @@
 """Import of the ePiC release format (annotation.datasets.epic_files reads and writes it).
 
-An import reads, checks and resolves the file first (`epic_prepare`, no database, with
-progress), then writes it in one transaction (`epic_write`). A file `parse_epic_file`
-refuses is not imported at all: nothing is written. A span
-that cannot be resolved is reported with its record, pk and slot, and a split file's pk
-that is not in the dataset by its pk; those are left out, the rest is imported, and the
-report says the import was partial (`import_dataset` then exits non-zero unless
---allow-partial). Re-importing a file changes nothing.
+`epic_prepare` reads, checks and resolves the file (no database, with progress); `epic_write`
+stores it in one transaction. A file `parse_epic_file` refuses writes nothing. An unresolved
+span (by record, pk and slot) or a split pk not in the dataset is left out and makes the import
+partial (`import_dataset` then exits non-zero unless --allow-partial). Re-importing changes nothing.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from django.conf import settings
 from django.db import transaction
@@ -45,16 +42,7 @@ from common.progress import ProgressCallback, progress_noop
 _CHUNK = 2_000
 # The narrative part (crowd.task_types.NarrativePart) a record's alignment is kept as.
 SPAN_PAIRS = "span_pairs"
-_PAIR_KEY = (
-    "position",
-    "proverb_start",
-    "proverb_end",
-    "proverb_span",
-    "narrative_start",
-    "narrative_end",
-    "narrative_span",
-    "ambiguous",
-)
+_PAIR_KEY = tuple(pair_field.name for pair_field in fields(ResolvedSpanPair))
 _PROGRESS_RECORDS = 1_000  # records resolved between progress reports
 
 
@@ -124,11 +112,9 @@ def epic_prepare(
     progress: ProgressCallback | None = None,
     filename: str = "",
 ) -> EpicPrepared:
-    """Read and check an ePiC file and its split files and resolve every record's spans.
-
-    No database: this is the slow part of an import, run before its transaction so that
-    its progress can be watched. Raises EpicFileError for a malformed file or split file.
-    """
+    """Read and check an ePiC file and its split files and resolve every record's spans: the
+    slow part of an import, with no database, run before its transaction so that its progress
+    can be watched. Raises EpicFileError for a malformed file or split file."""
     progress = progress or progress_noop
     progress(0, 1, "Reading the file")
     records = parse_epic_file(content, max_records=settings.PARABLE_IMPORT_MAX_RECORDS)
@@ -180,18 +166,23 @@ def epic_write(
         for nid, pairs in stored.get(SPAN_PAIRS, {}).items()
     }
     new, changed = _sort_records(prepared, proverbs, existing, imported, source_label, report)
+    written = new + changed
     marked = timezone.now()  # keywords to extract: by the caller, else the re-queue
-    for narrative, _ in new + changed:
+    for narrative, _ in written:
         narrative.keywords_pending_since = marked
     Narrative.objects.bulk_create([narrative for narrative, _ in new], batch_size=_CHUNK)
-    _update_narratives(changed)
+    # A changed narrative's imported span pairs are replaced by narrative_parts_store below.
+    Narrative.objects.bulk_update(
+        [narrative for narrative, _ in changed],
+        ["proverb", "proverb_quote", "text", "word_count", "keywords", "keywords_pending_since"],
+        batch_size=_CHUNK,
+    )
     narrative_parts_store(
-        SPAN_PAIRS,
-        [(narrative, [asdict(pair) for pair in pairs]) for narrative, pairs in new + changed],
+        SPAN_PAIRS, [(narrative, [asdict(pair) for pair in pairs]) for narrative, pairs in written]
     )
     report.narratives_created, report.narratives_updated = len(new), len(changed)
-    report.keyword_narratives = [narrative.pk for narrative, _ in new + changed]
-    imported_similarity_check_queue(narratives=[narrative for narrative, _ in new + changed])
+    report.keyword_narratives = [narrative.pk for narrative, _ in written]
+    imported_similarity_check_queue(narratives=[narrative for narrative, _ in written])
     imported_file_record(
         kind=ImportedFile.Kind.EPIC,
         key=epic_file_key(source_label=source_label),
@@ -219,9 +210,8 @@ def dataset_import_epic(
     progress: ProgressCallback | None = None,
     filename: str = "",
 ) -> EpicImportReport:
-    """Import an ePiC file (and optional split files): `epic_prepare`, then `epic_write`.
-    Nothing is written when either refuses the file. `progress(done, total, stage)` is
-    called as records are resolved and written."""
+    """Import an ePiC file (and optional split files): `epic_prepare`, then `epic_write`;
+    nothing is written when either refuses the file."""
     prepared = epic_prepare(content=content, splits=splits, progress=progress, filename=filename)
     return epic_write(prepared, source_label=source_label, progress=progress)
 
@@ -234,11 +224,8 @@ def _sort_records(
     source_label: str,
     report: EpicImportReport,
 ) -> tuple[list, list]:
-    """(narrative, span pairs) to create and to change; the rest counted unchanged
-    (`imported`: the span pairs stored with each existing narrative, as pair keys).
-
-    A changed narrative gets its new proverb and text here (unsaved).
-    """
+    """(narrative, span pairs) to create and to change (given its new proverb and text, unsaved);
+    the rest counted unchanged. `imported`: each existing narrative's stored pair keys."""
     new, changed = [], []
     for record, (pairs, problems) in zip(prepared.records, prepared.spans, strict=True):
         proverb = proverbs[normalize_text(record.quote)]
@@ -405,16 +392,4 @@ def _same_content(
         and narrative.proverb_quote == _quote_kept(record, proverb)
         and narrative.text == record.narrative
         and stored == sorted(_pair_key(p) for p in pairs)
-    )
-
-
-def _update_narratives(changed: list[tuple[Narrative, list[ResolvedSpanPair]]]) -> None:
-    """Save changed narratives (their imported span pairs are replaced when stored)."""
-    narratives = [narrative for narrative, _ in changed]
-    if not narratives:
-        return
-    Narrative.objects.bulk_update(
-        narratives,
-        ["proverb", "proverb_quote", "text", "word_count", "keywords", "keywords_pending_since"],
-        batch_size=_CHUNK,
     )

@@ -2,10 +2,8 @@
 
 A file is a JSON array of records ``{"pk": "Q<proverb>N<narrative>", "fields": {"quote",
 "narrative", "span_quote_1".."span_quote_5", "span_narrative_1".."span_narrative_5"}}``;
-an unused span slot holds "". Spans are strings (`annotation.task_parts.spans.resolve_span`
-finds their offsets). `parse_epic_file` refuses a file it cannot read as such records, listing every
-problem with its record number and pk; `resolve_record_spans` reports a span it cannot find
-with its record, pk and slot, and resolves the others.
+an unused span slot holds "". Spans are strings, found by `resolve_record_spans`; a file
+`parse_epic_file` cannot read is refused with every problem, by record number and pk.
 """
 
 from __future__ import annotations
@@ -208,11 +206,8 @@ def _parse_record(number: int, item) -> EpicRecord:
 
 
 def resolve_record_spans(record: EpicRecord) -> tuple[list[ResolvedSpanPair], list[RecordProblem]]:
-    """Unsaved span pairs for the record's resolvable spans, and a problem per other slot.
-
-    Spans are looked up in the record's own quote and narrative, never in a proverb it
-    was matched to (whose punctuation or case may differ).
-    """
+    """Unsaved span pairs for the record's resolvable spans, and a problem per other slot;
+    spans are found in the record's own quote, never a matched proverb's (case may differ)."""
     pairs, problems = [], []
     for span in record.spans:
         where = f"{record.pk} slot {span.slot}"

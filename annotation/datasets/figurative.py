@@ -120,9 +120,8 @@ def figurative_import(
     unusable line raises FigurativeFileError and nothing is written.
 
     `labels` (labels_given): "withheld" keeps correctanswer for the export only; importing
-    again with labels given labels the pairs stored unlabelled. Each line is kept as
-    published, and the file's name, fields and line endings (ImportedFile), so that the
-    split's export is the file byte for byte. Written in bulk, in the file's order.
+    again with labels given labels the pairs stored unlabelled. Each line and the file's
+    layout (ImportedFile) are kept, so that the split's export is the file byte for byte.
     """
     if split not in FigurativeNarrative.Split.values:
         raise ValueError(f"split must be one of train, dev, test, not {split!r}.")

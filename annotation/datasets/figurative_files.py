@@ -4,9 +4,8 @@ One JSON object a line: ``narrative`` and either ``idiom`` + ``meaning`` or ``si
 ``property``, and optionally ``option1``, ``option2``, ``correctanswer`` ("option1" or
 "option2"). An idiom is wrapped in ``<b>...</b>`` in its narrative: that is its highlight
 span; a simile's is its first case-folded occurrence. Irregular lines (an idiom marked twice
-or not at all, a stray tag, a ``property`` of ``false``) are imported with a note, and what
-the text and span cannot rebuild is kept as published, so each line is written back byte
-for byte. A file with an unusable line is refused, every such line listed by number.
+or not at all, a stray tag, a ``property`` of ``false``) are imported with a note and written
+back byte for byte. A file with an unusable line is refused, every such line by number.
 """
 
 from __future__ import annotations
@@ -91,11 +90,9 @@ def _first_occurrence(text: str, expression: str) -> tuple[int, int] | None:
 def narrative_span(
     narrative: str, *, kind: str, expression: str, notes: list[str] | None = None
 ) -> tuple[str, tuple | None]:
-    """The text without <b> markup and the expression's [start, end) in it, or None.
-
-    Of two or more <b>...</b>, the one holding the idiom (case-folded), else the first; with
-    none, its first occurrence. What was irregular is appended to `notes`.
-    """
+    """The text without <b> markup and the expression's [start, end) in it, or None: of two
+    or more <b>...</b> the one holding the idiom (case-folded), else the first; with none, its
+    first occurrence. What was irregular is appended to `notes`."""
     notes = [] if notes is None else notes
     if kind != "idiom":
         span = _first_occurrence(narrative, expression)

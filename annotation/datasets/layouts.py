@@ -1,8 +1,7 @@
 """How an imported JSON file was written, so that its export gives back the same bytes (no
-database). A release is written by `json.dump` (ePiC's with a 4-space indent, ASCII escapes
-and no final newline): `json_array_layout` finds the indent, escapes, separators, key order
-and ending that write an array's text exactly (None when no `json.dumps` layout does), and
-`write_json_array` writes items in that layout as they stream past."""
+database): `json_array_layout` finds the `json.dumps` layout that writes an array's text
+exactly (ePiC's: a 4-space indent, ASCII escapes, no final newline), and `write_json_array`
+writes items in it as they stream past."""
 
 from __future__ import annotations
 
@@ -38,11 +37,9 @@ def _ending_of(text: str) -> str:
 
 
 def json_array_layout(text: str, items: list, *, item_keys=None) -> dict | None:
-    """The layout that writes `items` (the array `text` holds, parsed) back as `text`.
-
-    {"indent", "ensure_ascii", "separators", "final_newline", "bom"} and, with
-    `item_keys(item)` (the key order of an item as the file writes it), "keys": the one
-    key order every item has. None when no layout gives the same bytes.
+    """The layout that writes `items` (`text`'s array, parsed) back as `text`: {"indent",
+    "ensure_ascii", "separators", "final_newline", "bom"} and, with `item_keys(item)` (an
+    item's key order in the file), "keys", every item's one key order. None when none does.
     """
     bom = text.startswith(BOM)
     body = text[1:] if bom else text

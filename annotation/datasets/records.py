@@ -111,10 +111,8 @@ _NO_ROUND = dict.fromkeys(ROUND_FIELDS)
 
 def _parable_rank() -> Case:
     """k of the generated pk: rank by id among the proverb's narratives with no external id.
-
-    The external-id test is inside the count, not the WHERE clause, so that SQLite
-    walks the proverb's index (a few rows) rather than the external-id index (all).
-    """
+    The external-id test is inside the count, not the WHERE clause, so that SQLite walks the
+    proverb's index (a few rows) rather than the external-id index (all)."""
     earlier = (
         Narrative.objects.filter(proverb_id=OuterRef("proverb_id"), id__lte=OuterRef("id"))
         .order_by()
@@ -136,16 +134,11 @@ def export_rows(
     """The dataset as export rows (one per narrative, by id), `chunk_size` rows at a time;
     with `flag_rows`, each row also has FLAG_ROW (its quality.flags.FlagRow, for the analysis).
 
-    Keys: id, pk (the external id; for narratives created in Parable Q<proverb id>N<k>,
-    k their rank by id among the proverb's narratives with no external id, or
-    parable-<id> if that is already another record's pk), proverb_id, proverb,
-    narrative, source, source_label, status, worker ("provider:id", None when
-    imported), pledged_at (when the worker agreed to the batch's pledge, ISO; None when
-    not asked or not agreed), split_seen, split_unseen (None when unset), keywords (list of str),
-    each task type's narrative parts (span pairs, ratings: lists), integrity_flags
-    (flag codes), writing (the writing record's summary, None without one); and
-    ROUND_FIELDS (round, opponent_run, model_rank, model_fooled, human_validated,
-    model_checks: None for a story written in no round, or where unknown).
+    Keys as docs/datasets.md lists them. pk is the external id, or for a narrative created
+    in Parable Q<proverb id>N<k>, k its rank by id among the proverb's narratives with no
+    external id (parable-<id> when that is another record's pk). What is unknown is None:
+    an imported narrative's worker, a pledge not agreed, a split unset, ROUND_FIELDS outside
+    a round, the writing record's summary without one.
     """
     narratives = dataset_narratives(
         batches=batches, approved_only=approved_only, sources=sources

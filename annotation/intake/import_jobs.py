@@ -1,9 +1,8 @@
-"""Imports of uploads: in the request, or for a large one (over
-PARABLE_IMPORT_BACKGROUND_LINES lines or PARABLE_IMPORT_BACKGROUND_BYTES bytes) as an
-ImportJob that a Celery task runs with progress, storing its report or why nothing was
-imported. A job extracts its narratives' keywords after its import commits (a failure
-leaves keywords_extracted null for beat to re-queue); a job whose task was lost (the broker
-was down) is queued again by beat's `annotation.import_jobs_requeue`."""
+"""Imports of uploads: in the request, or for a large one (over PARABLE_IMPORT_BACKGROUND_LINES
+lines or PARABLE_IMPORT_BACKGROUND_BYTES bytes) as an ImportJob a Celery task runs with
+progress, storing its report or why nothing was imported. Keywords are extracted after the
+import commits (on failure left null for beat to re-queue), and beat queues a lost job again
+(`annotation.import_jobs_requeue`)."""
 
 from __future__ import annotations
 

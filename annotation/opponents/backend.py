@@ -1,9 +1,7 @@
 """The model side of rounds, as a door: which finished runs can oppose writers, what a run
 is, and ranking a study's proverbs for story texts. modeling registers the one backend from
-its ready(); annotation asks it and never imports modeling.
-
-`rank` loads models (torch): it is called only where models run (a Celery worker, the
-embedded default's background thread), never in a web request.
+its ready(); annotation asks it and never imports modeling. `rank` loads models (torch):
+it is called only where models run, never in a web request.
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
 """The opponent's checks: a writer asks the page "does the model find the proverb?", and
 each story is answered again as submitted.
 
-`opponent_check_ask` holds the assignment's row in a short transaction: the story must pass
-the batch's writing rules, one check waits at a time, at most `max_checks` per task (the
-same text asked again is answered by its first check, counted once). Its Celery task ranks
-the study's proverbs where models run and stores the answer; the page polls for it. Worker
-identity comes from the task page's session: the view only finds the session worker's own
-assignment. At submit, `narrative_round_record` keeps the answer of a page check on the
-exact text, else a check made then.
+`opponent_check_ask` holds the assignment's row briefly: the story must pass the batch's
+writing rules, one check waits at a time, at most `max_checks` per task (a text asked again is
+answered by its first check). A Celery task ranks and stores the answer; the page polls. The
+worker is the task page's session's: the view finds only that worker's own assignment. At
+submit, `narrative_round_record` keeps a page check's answer on the exact text, else checks.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The rounds' figures for the dashboard, the card and the methods statement (the analysis'
 "rounds" key): per round, the stories that fooled their opponent; and each round's model
-evaluated on every round's test stories. The evaluation ranks stories where the analysis
-runs (a Celery worker, the embedded default's background thread), each (model, story,
-proverbs ranked) once, kept in OpponentEvaluation, so a fresh analysis ranks only new ones.
+evaluated on every round's test stories, each (model, story, proverbs ranked) ranked once
+where the analysis runs and kept in OpponentEvaluation.
 """
 
 from __future__ import annotations

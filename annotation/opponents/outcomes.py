@@ -2,14 +2,12 @@
 by a choose batch, and the bonus for fooling the model.
 
 A story fooled its opponent when the model did not rank its proverb first. Where the round
-validates, it counts once a `fooled_only` choose batch's workers chose its proverb (more
-than half of its approved answers, once it has as many as the batch wants); one they did
-not match is left out of the round's figures (it stays in the dataset, marked). In a bonus
-round, an approved fooling (and, validating, confirmed) story is owed the bonus:
-`bonus_due_since` is set by the event that makes it owed, and `opponent_bonus_pay` pays it
-outside any transaction through crowd's review service (once per assignment, only on
-approved work the provider vouches for). Beat queues a lost payment again; a refusal is
-kept and not retried.
+validates, it counts once a `fooled_only` choose batch's workers chose its proverb (more than
+half of its approved answers, once it has as many as the batch wants); one they did not is
+left out of the round's figures (it stays in the dataset, marked). In a bonus round an
+approved fooling (and confirmed) story is owed the bonus (`bonus_due_since`);
+`opponent_bonus_pay` pays it outside any transaction through crowd's once-only bonus. Beat
+queues a lost payment again; a refusal is kept and not retried.
 """
 
 from __future__ import annotations

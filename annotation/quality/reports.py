@@ -1,7 +1,6 @@
-"""Agreement, aggregation and quality control of one batch, as JSON-safe dicts the admin
-shows and the API returns: what every batch shares (items, the workers' review figures
-and gold accuracy) and the task type's own figures (`TaskType.agreement`). Counted:
-submitted and approved work on regular items not withdrawn (`counted`).
+"""Agreement, aggregation and quality control of one batch as JSON-safe dicts (the admin's
+and the API's): what every batch shares and the type's own figures (`TaskType.agreement`),
+over submitted and approved work on regular items not withdrawn (`counted`).
 """
 
 from __future__ import annotations

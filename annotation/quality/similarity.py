@@ -1,9 +1,8 @@
 """The dataset check of writing integrity: each story against its proverb's other stories
 and its worker's earlier stories, by sentence-embedding cosine similarity and name-blind
-word trigrams. A submitted story's Celery task checks it with the other stories waiting
-for their check, whole proverbs at a time (`narratives_similarity_check_waiting`), so that
-checks arriving together are embedded in one call; beat queues a lost one again. The
-dataset-wide scan is similarity_scan.py.
+word trigrams. A submitted story's Celery task checks it with the stories waiting, whole
+proverbs at a time, so that checks arriving together are embedded in one call; beat queues
+a lost one again. The dataset-wide scan is similarity_scan.py.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """The dataset-wide similarity scan: every story against its proverb's and its worker's
 other stories at once, by matrix operations over embeddings and name-blind word trigrams.
-It gives each story what the per-story check (similarity.py) stores, so that imported
-stories get the same flags, and the pairs at or above the thresholds, the earlier story of
-each the source (`manage.py similarity_report`). numpy, scipy and the encoder are imported
-where they run: this module's importers stay light in a web process.
+It gives each story what the per-story check (similarity.py) stores, and the pairs at or
+above the thresholds, the earlier story the source (`manage.py similarity_report`). numpy,
+scipy and the encoder are imported where they run, to keep a web process light.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""Selectors of the review queue: the next submission of a batch and how it is shown,
-as plain JSON: what every task type shares (worker, approval rate, gold score, time taken,
-flags) and the type's own `display` (TaskType.review_display). Text stays text: the page
-writes it with `textContent`.
+"""Selectors of the review queue: the next submission of a batch and how it is shown, as
+plain JSON: what every type shares (worker figures, flags) and its own `display`
+(TaskType.review_display). Text stays text: the page writes it with `textContent`.
 """
 
 from __future__ import annotations

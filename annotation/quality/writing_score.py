@@ -208,11 +208,10 @@ class CalibrationError(ValueError):
 
 
 def calibration_fit(features: list[dict], composed: list[bool]) -> Calibration:
-    """Fit the score on labelled stories (True: composed on the page): a standardised
-    logistic regression, its accuracy cross-validated over up to 5 stratified folds with
-    its 95% Wilson interval. CalibrationError with fewer than MIN_PER_LABEL stories of a
-    kind, or an interval reaching down to chance: such a fit would replace the weights with
-    a guess."""
+    """Fit the score on labelled stories (True: composed on the page): a standardised logistic
+    regression, its accuracy cross-validated over up to 5 stratified folds with its 95% Wilson
+    interval. CalibrationError with fewer than MIN_PER_LABEL stories of a kind, or an interval
+    reaching down to chance (a guess)."""
     from scipy.stats import binomtest
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold, cross_val_predict

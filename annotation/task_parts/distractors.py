@@ -1,7 +1,6 @@
-"""Distractor proverbs for multiple-choice questions: a DistractorSource picks seeded
-wrong options among curated candidates that leave out the answer, its variants and the
-proverbs too close to it. Here a lexical source and a random one; families made on demand
-register too (modeling's "model:<run id>", ePiC Appendix B).
+"""Distractor proverbs for multiple-choice questions: a DistractorSource picks seeded wrong
+options among curated proverbs, never the answer, its variants or one too close to it. Here
+a lexical source and a random one; modeling registers "model:<run id>" (ePiC Appendix B).
 """
 
 from __future__ import annotations

@@ -18,6 +18,11 @@ def rules_schema() -> dict:
     return settings_object({field.name: number for field in fields(OverlapRules)})
 
 
+def rules_entered(data: dict) -> dict:
+    """The overlap rules a batch form's cleaned data holds (a field per rule)."""
+    return {field.name: data.get(field.name) for field in fields(OverlapRules)}
+
+
 def batch_rules(settings: dict) -> OverlapRules:
     """The overlap rules of a free-text batch's settings (its "rules")."""
     return OverlapRules.from_dict(settings.get("rules"))

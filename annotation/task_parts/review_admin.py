@@ -1,7 +1,6 @@
-"""What the task types' review lists in the admin share: one row per submission with the
-worker's figures in the batch, review actions, filters by status and batch, and the HTML of
-an alignment, options and a figurative narrative. Worker text is data: every cell is built
-with format_html, which escapes each piece.
+"""What the task types' review lists in the admin share: rows with the worker's figures,
+review actions, filters, and the HTML of an alignment, options and a figurative narrative.
+Worker text is data: every cell is built with format_html, which escapes each piece.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Where drawn batches (align, rate, choose, cloze) take their items: a source batch's
-approved output (fed again as more is approved) and draws from the dataset's narratives by
-source, each with its own sample. Settings: "sample" (most taken from the source batch;
-null: all), "seed", "draw": [{"source": "imported", "source_label": "Tan et al. 2015",
-"sample": 200}]. Candidates come in a seeded random order, so a sample is random among what
-is there at each refresh; items in the batch stay; gold items never count toward a sample.
+approved output (fed again as more is approved) and draws from the dataset's narratives, each
+with its own sample. Settings: "sample" (from the source batch; null: all), "seed", "draw":
+[{"source": "imported", "source_label": "Tan et al. 2015", "sample": 200}]. Candidates come
+in a seeded random order; items in the batch stay; gold items never count toward a sample.
 """
 
 from __future__ import annotations
@@ -47,6 +46,15 @@ DRAW_SETTINGS_SCHEMA = {
 def settings_object(properties: dict) -> dict:
     """A settings schema: an object with these properties (each optional) and no other."""
     return {"type": "object", "additionalProperties": False, "properties": properties}
+
+
+def settings_keys_check(settings, allowed, *, batch: str) -> None:
+    """ValueError unless `settings` is an object of `allowed` keys (`batch`: its type's name)."""
+    if not isinstance(settings, dict):
+        raise ValueError(f"Settings of a {batch} batch must be an object.")
+    unknown = sorted(set(settings) - set(allowed))
+    if unknown:
+        raise ValueError(f"Unknown setting(s) of a {batch} batch: {', '.join(unknown)}.")
 
 
 def seeded_order(ids: Iterable[int], seed: int | str) -> list[int]:

@@ -11,12 +11,8 @@ Panel = tuple[str, Callable[[dict], float]]  # title, the value of an epoch reco
 
 
 def learning_curves(runs: list[dict], *, measure: str = "accuracy") -> str:
-    """Dev and test `measure` (accuracy; f1 for alignment) per epoch, one colour per run;
-    `runs` are {"label", "epochs"}.
-
-    The selected epoch (best on dev) is marked with a dot. An SVG saying "No epochs
-    yet" when no run has finished an epoch.
-    """
+    """Dev and test `measure` (accuracy; f1 for alignment) per epoch, one colour per run
+    ({"label", "epochs"}), the selected epoch dotted; "No epochs yet" when there are none."""
     name = {"f1": "span F1"}.get(measure, measure)
     panels = [
         (f"Dev {name} (selects the epoch)", lambda record: record["dev"][measure]),

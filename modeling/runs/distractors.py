@@ -1,9 +1,8 @@
 """Distractors chosen by a trained model, and the choose batch built from them (ePiC Table 10).
 
-The "model:<run id>" source takes, in turn, the wrong proverbs a run's test predictions
-make most probable and those closest in probability to the correct one (ePiC Appendix B).
-`choose_batch_from_run` stores the model's own answer to each question, so the agreement
-page puts its accuracy beside the humans' on identical items.
+The "model:<run id>" source takes, in turn, the most probable wrong proverbs of a run's test
+predictions and those closest in probability to the correct one (ePiC Appendix B); the batch
+keeps the model's own answers, so agreement shows its accuracy beside the humans'.
 """
 
 from __future__ import annotations

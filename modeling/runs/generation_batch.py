@@ -1,10 +1,8 @@
 """Generated narratives sent to a rate batch for human evaluation (ePiC Table 12).
 
-A seeded sample of a finished generation run's test items becomes narratives of source
-"model" labelled by the run, in a draft rate batch, optionally beside the human narratives
-they were generated for, so the human-evaluation analysis compares "model:<label>" with the
-dataset. Model narratives never enter the dataset, its export or a snapshot. Generated text
-is data written by a model: pages show it escaped, as workers' text.
+A seeded sample of a finished run's test items becomes narratives of source "model" in a
+draft rate batch, optionally beside the human narratives they were generated for. Model
+narratives never enter the dataset, its export or a snapshot; pages show their text escaped.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
-"""Sending runs to the modeling queue by the task's name, not by importing modeling.tasks
-(whose tasks call the services: no import circle). With no broker (the embedded default) a
-run executes in a background thread of the process that launched it
-(PARABLE_MODELING_WITHOUT_BROKER="thread"), so the admin answers at once; "inline" runs it
-in the request, as every other task runs there.
+"""Sending runs to the modeling queue by the task's name (importing modeling.tasks would make
+an import circle). With no broker a run executes in a background thread of the process that
+launched it (PARABLE_MODELING_WITHOUT_BROKER="thread"), so the admin answers at once, or
+"inline", in the request.
 """
 
 from __future__ import annotations

@@ -200,15 +200,10 @@ def series_rows(runs: list[Run]) -> list[dict]:
 
 
 # How each measure is written: percentages for shares, BLEU as it is (0-100), else 4 digits.
+SHARES = ("accuracy", "exact", "keyword_recall", "keyword_recall_lemmas", "distinct")
 MEASURE_SCALES = {
-    "accuracy": {"scale": 100},
-    "exact": {"scale": 100},
-    "keyword_recall": {"scale": 100},
-    "keyword_recall_lemmas": {"scale": 100},
-    "distinct": {"scale": 100},
-    "mrr": {"digits": 4},
-    "f1": {"digits": 4},
-    "rouge_l": {"digits": 4},
+    **{measure: {"scale": 100} for measure in SHARES},
+    **{measure: {"digits": 4} for measure in ("mrr", "f1", "rouge_l")},
 }
 
 

@@ -48,13 +48,9 @@ def run_create(
     created_by=None,
     queue: bool = True,
 ) -> Run:
-    """A queued run on a snapshot of the approved data now (a baseline that combines
-    finished runs: on theirs, `hyperparameters` naming them); queued on commit unless
-    queue=False.
-
-    Raises ValueError (SnapshotError) with a message a researcher can act on when the
-    task, setting or hyperparameters are unknown or the snapshot cannot serve the run.
-    """
+    """A queued run on a snapshot of the approved data now (a baseline that combines the
+    finished runs `hyperparameters` names: on theirs); queued on commit unless queue=False.
+    ValueError (SnapshotError) saying what to change when the run cannot be made."""
     baseline = baseline_for(task)
     if setting not in SETTINGS:
         raise ValueError(f"The split is seen or unseen, not {setting!r}.")

@@ -27,10 +27,8 @@ def s3_client():
 
 
 def artifact_upload(*, folder: Path, name: str) -> str:
-    """Copy the folder's files to s3://bucket/<name>/ and return that address.
-
-    Without PARABLE_MODELING_S3_BUCKET nothing is copied and the folder is the address.
-    """
+    """Copy the folder's files to s3://bucket/<name>/ and return that address; without
+    PARABLE_MODELING_S3_BUCKET nothing is copied and the folder is the address."""
     bucket = settings.PARABLE_MODELING_S3_BUCKET
     if not bucket:
         return str(folder)

@@ -1,14 +1,10 @@
-"""Alignment prediction (ePiC Table 8): given a narrative, its proverb and a proverb span,
-predict the aligned narrative span.
+"""Alignment prediction (ePiC Table 8): the narrative span aligned with a proverb span.
 
-No Django. The encoder reads one sequence pair per span pair, "proverb span <sep> proverb"
-then the narrative, cut at `max_length` from the longer segment first; any encoder with a
-fast tokenizer serves (its own special tokens; the sequence ids say which tokens are the
-narrative's; a predicted span is trimmed of the white space a byte-level BPE token
-carries). A linear head gives each token a start and an end logit, trained by
-cross-entropy on the gold tokens (spans.token_span; a pair whose gold span reaches past the
-truncation is skipped and counted). The prediction is the best valid span: start <= end,
-narrative tokens, at most `span_max_tokens`. The epoch is chosen on dev span F1.
+No Django. Any encoder with a fast tokenizer reads "proverb span <sep> proverb" then the
+narrative, cut at `max_length` from the longer segment first. A linear head gives each token
+a start and an end logit, trained by cross-entropy on the gold tokens (a pair whose gold span
+was cut off is skipped and counted). The prediction is the best valid span (start <= end,
+narrative tokens, at most `span_max_tokens`); the epoch is chosen on dev span F1.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """The proverb baselines (ePiC Tables 4 and 7): retrieval, bi-encoder and classifier.
 
-No Django. `proverb_run` takes a snapshot's examples and returns everything a run stores;
-modeling.training.registry calls it with the baseline's objective. Retrieval scores cosine
-of narrative and proverb embeddings untrained (all, seen test and unseen test scopes); the
-bi-encoder trains with in-batch negatives over batches of distinct proverbs; the
-classifier, a head over the seen proverbs started from their embeddings. Every run also
-scores similar motifs (Table 13) and, given a study's proverbs, a round's own task
-(modeling.training.ranker). The epoch is chosen on dev; the best test epoch is only shown
-under its own label.
+No Django. `proverb_run` (called by modeling.training.registry) returns everything a run
+stores. Retrieval scores embeddings' cosine untrained; the bi-encoder trains with in-batch
+negatives over distinct proverbs; the classifier is a head started from the proverbs'
+embeddings. Every run also scores similar motifs (Table 13) and, given a study's proverbs, a
+round's own task. The epoch is chosen on dev; the best test epoch is only shown as such.
 """
 
 from __future__ import annotations
@@ -199,10 +196,8 @@ def _motifs(embeddings: Embeddings, test: list[Example], predictions: list[dict]
 def distinct_proverb_batches(
     examples: list[Example], batch_size: int, rng: random.Random
 ) -> list[list[Example]]:
-    """Shuffled batches in which no proverb appears twice (in-batch negatives stay negative).
-
-    Batches of one example are dropped: they have no negative.
-    """
+    """Shuffled batches in which no proverb appears twice (in-batch negatives stay negative);
+    a batch of one example has no negative and is dropped."""
     order = list(examples)
     rng.shuffle(order)
     batches: list[list[Example]] = []

@@ -2,9 +2,8 @@
 recommended: Gemma 3 270M, `manage.py install_checkpoint gemma-3-270m`) fine-tuned to
 continue the prompt (generation.prompt_text) with the narrative, the loss over its tokens.
 
-No Django. The token embeddings stay frozen: in Gemma they are also the output layer, 170M
-of its 268M parameters, and leaving them out saves their gradient and optimizer state
-(about 2 GB in fp32). Decoding starts from the left-padded prompt and keeps the new tokens.
+No Django. The token embeddings stay frozen (in Gemma also the output layer, 170M of 268M
+parameters: about 2 GB of gradient and optimizer state in fp32). Decoding keeps the new tokens.
 """
 
 from __future__ import annotations

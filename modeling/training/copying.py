@@ -1,18 +1,14 @@
 """A warm-started encoder-decoder that can copy its input's tokens (a pointer-generator).
 
-No Django. Why: warm-started from an encoder, the decoder could bring a keyword into its
-output only through new, randomly initialised cross-attention, while its pretrained
-self-attention learnt the stories' language model in tens of steps: its dev loss with its
-own input and with another story's stayed equal (4.149 and 4.150 after 50 steps), and it
-wrote nearly one text for every input (docs/baselines.md gives the measurements).
-
-So the output mixes (See et al., 2017) the decoder's vocabulary distribution and a copy
-distribution over the input's tokens, p = g * p_vocab + (1 - g) * p_copy, p_copy an
-attention of the decoder's last hidden state over the encoder's states (special tokens and
-padding left out), g a gate learnt per position. Decoding, the model returns the log of the
-mixture as its logits, so transformers' generate decodes it as it is; given labels it
-returns the loss alone, from each label's two probabilities (no batch x length x vocabulary
-tensor of copies). `copy_from_source` in its config says how to load it again.
+No Django. Why: warm-started from an encoder, the decoder ignored its input (its new
+cross-attention learnt nothing before its self-attention learnt the stories' language model;
+docs/baselines.md gives the measurements). So the output mixes (See et al., 2017) the
+decoder's vocabulary distribution and a copy distribution over the input's tokens,
+p = g * p_vocab + (1 - g) * p_copy, p_copy an attention of the decoder's last hidden state
+over the encoder's states (special tokens and padding left out), g a gate learnt per position.
+Decoding, it returns the log of the mixture as its logits, so transformers' generate decodes it
+as it is; given labels it returns the loss alone, from each label's two probabilities (no batch
+x length x vocabulary tensor of copies). `copy_from_source` in its config says how to load it.
 """
 
 from __future__ import annotations

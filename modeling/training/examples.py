@@ -73,10 +73,8 @@ def proverbs_of(examples: Sequence[Example]) -> list[tuple[int, str]]:
 
 
 def split_parts(examples: Sequence[Example], *, setting: str, seed: int, dev: bool = True) -> Parts:
-    """Train (less dev), dev and test of a setting; raises SnapshotError when too small.
-
-    Without `dev` (nothing is trained) only test is needed.
-    """
+    """Train (less dev), dev and test of a setting; SnapshotError when too small (without
+    `dev`, nothing trained, only test is needed)."""
     if setting not in SETTINGS:
         raise SnapshotError(f"setting is seen or unseen, not {setting!r}")
     train = [e for e in examples if getattr(e, setting) == "train"]

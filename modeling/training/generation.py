@@ -1,16 +1,13 @@
 """Narrative generation from a proverb and keywords (ePiC Table 11): inputs, parts, metrics.
 
-No Django and no torch (the web process checks a snapshot with it; training and decoding
-are in modeling.training.generator). A seq2seq model reads "proverb [SEP] keyword, ..."
-(the narrative's verbs, then its named entities), a causal decoder a prompt of the same
-(`prompt_text`). Narratives without keywords are left out and counted.
+No Django and no torch (the web process checks a snapshot with it). A seq2seq model reads
+"proverb [SEP] keyword, ..." (verbs, then named entities), a causal decoder a prompt of the
+same (`prompt_text`). Narratives without keywords are left out and counted.
 
-Metrics as the paper reports them: corpus BLEU (sacrebleu, 0-100), ROUGE-L (rouge-score's
-F-measure averaged over narratives) and keyword recall (surface forms, case-insensitive, on
-word boundaries: verbs are stored as lemmas, so "ran" does not count for "run";
-`keyword_recall_lemmas` compares spaCy's lemmas and credits inflected verbs). Beside them,
-the spread of the outputs (under DEGENERATE_DISTINCT distinct: degenerate) and the health
-check against the references (modeling.training.health), which word salad fails.
+Metrics as the paper reports them: corpus BLEU (sacrebleu, 0-100), ROUGE-L (mean F-measure)
+and keyword recall (surface forms on word boundaries: "ran" does not count for the lemma
+"run"; `keyword_recall_lemmas` credits inflected verbs); beside them the outputs' spread and
+the health check (modeling.training.health).
 """
 
 from __future__ import annotations

@@ -26,10 +26,8 @@ DECODING_LABELS = {
 
 class Generator:
     """A model that writes a narrative from a proverb and keywords, and its tokenizer.
-
-    Subclasses set `model`, `tokenizer`, `path`, `kind`, `new_parameters` and give
-    `inputs` (a decoding batch), `loss` and the width of the prompt a decoded row starts
-    with (`prompt_width`)."""
+    Subclasses set `model`, `tokenizer`, `path`, `kind`, `new_parameters` and give `inputs`
+    (a decoding batch), `loss` and `prompt_width` (where a decoded row's new tokens start)."""
 
     model: torch.nn.Module
     tokenizer: object

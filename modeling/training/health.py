@@ -1,13 +1,10 @@
 """The health check of generated narratives: are they like the references they stand for?
 
-No Django, no model hub: spaCy's English pipeline (PARABLE_SPACY_MODEL, the one that
-extracted the keywords) and counting. Distinct outputs can still be word salad ("he was a
-time. he had a time to the work."), which BLEU and ROUGE-L hardly tell from a weak story.
-Each measure of RULES is computed on the outputs and on their references (vocabulary and
-n-grams in the first N words of each side, N the smaller side's count, so that length does
-not count); outputs that fall past a rule's limit are *not like the references*, the failed
-measures named with both figures. Without a pipeline the check is unknown (None), never
-passed (docs/baselines.md lists the rules).
+No Django, no model hub: spaCy's English pipeline (PARABLE_SPACY_MODEL) and counting, for
+the word salad BLEU and ROUGE-L hardly tell from a weak story. Each measure of RULES is
+computed on the outputs and on their references, over the first N words of each side (N the
+smaller count, so that length does not count); outputs past a rule's limit are *not like the
+references*. Without a pipeline the check is unknown (None), never passed (docs/baselines.md).
 """
 
 from __future__ import annotations

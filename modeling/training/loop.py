@@ -2,10 +2,9 @@
 the epoch loop that keeps the epoch chosen on dev, and the run's environment. No Django.
 
 Learning rates: the checkpoint's own parameters learn at `learning_rate`, the ones it lacks
-(a head, a warm-started decoder's cross-attention) at `head_learning_rate`: a new part at
-the small rate of a pretrained encoder barely moves in a few hundred steps, and the model
-learns around it (a decoder that ignores its encoder). Both warm up linearly over
-`warmup_ratio` of the steps, then decay linearly to 0 or stay (`schedule`).
+(a head, a new cross-attention) at `head_learning_rate`: at the small rate a new part barely
+moves and the model learns around it. Both warm up linearly over `warmup_ratio` of the steps,
+then decay linearly to 0 or stay (`schedule`).
 """
 
 from __future__ import annotations
@@ -102,12 +101,10 @@ def train_epochs(
 ) -> Trained:
     """Train `model` for hp.epochs and leave it at the epoch chosen on dev.
 
-    Each epoch draws `batches(rng)` and steps AdamW (optimizer_schedule over the held and
-    new `parameters`; the schedule's length: the first epoch's batches, each epoch) on
-    `loss(batch)`, stopping between steps when asked (Cancelled) and reporting each step
-    with the loss, the last dev figure `shown`, and the elapsed and remaining time. Then
-    `evaluate()` gives the epoch's {"dev", "test"} figures and what to keep; the epoch with
-    the highest `dev_key(record)` is kept, its weights restored at the end.
+    Each epoch steps AdamW (optimizer_schedule, sized by the first epoch's batches) on
+    `loss(batch)` over `batches(rng)`, reporting each step and stopping when asked
+    (Cancelled); `evaluate()` gives the epoch's {"dev", "test"} figures and what to keep, and
+    the epoch with the highest `dev_key(record)` is kept, its weights restored at the end.
     """
     hp, reporter = request.hyperparameters, request.reporter
     rng = random.Random(request.seed)

@@ -53,12 +53,8 @@ MOTIF_DISTANCES = {
 
 
 def nearest_neighbours(vectors: np.ndarray, *, distance: str) -> np.ndarray:
-    """Index of each row's nearest other row under `distance` (a MOTIF_DISTANCES key).
-
-    Ties go to the lowest index. Jensen-Shannon is scipy's (base e, the square root of
-    the divergence), meant for rows that are probability distributions, computed over
-    whole arrays (`jensen_shannon_distances`) instead of scipy's pair-by-pair loop.
-    """
+    """Index of each row's nearest other row under `distance` (a MOTIF_DISTANCES key);
+    ties go to the lowest index. Jensen-Shannon is `jensen_shannon_distances`."""
     from scipy.spatial.distance import cdist
 
     vectors = np.asarray(vectors, dtype=np.float64)
@@ -74,12 +70,9 @@ def nearest_neighbours(vectors: np.ndarray, *, distance: str) -> np.ndarray:
 
 def jensen_shannon_distances(rows: np.ndarray, *, chunk_elements: int = 1 << 22) -> np.ndarray:
     """All pairs' Jensen-Shannon distances of the rows (each normalised to sum to 1), as
-    scipy's `jensenshannon` gives them (base e), in whole-array operations.
-
-    JSD(p, q) = H((p + q) / 2) - (H(p) + H(q)) / 2, H the entropy; the distance is its
-    square root. The mixtures are built a block of rows at a time (`chunk_elements`
-    numbers at most), so memory stays bounded for thousands of rows.
-    """
+    scipy's `jensenshannon` gives them (base e), in whole-array operations instead of its
+    pair-by-pair loop; the mixtures are built a block of rows at a time (`chunk_elements`
+    numbers at most), so memory stays bounded for thousands of rows."""
     from scipy.special import xlogy
 
     rows = np.asarray(rows, dtype=np.float64)
@@ -106,20 +99,13 @@ def motif_accuracy(vectors: np.ndarray, labels: Sequence[int], *, distance: str)
     return float((labels[neighbours] == labels).mean())
 
 
-# Span alignment (ePiC Tables 8 and 9). A span is [start, end) in characters of the
-# narrative; it is scored by the narrative's word tokens (\w+ runs) that it overlaps, by
-# position, so a repeated word counts where it stands: annotation.quality.agreement's
-# span_token_scores, the one implementation that crowd agreement uses too. Precision,
-# recall and F1 are computed per span pair and averaged over the pairs (each mean on its
-# own, as the paper reports them); exact match is the share of pairs whose predicted words
-# are exactly the gold ones.
+# Span alignment (ePiC Tables 8 and 9): a span pair is scored by the narrative's words it
+# covers, by position (annotation.quality.agreement.span_token_scores, crowd agreement's too);
+# precision, recall and F1 are averaged over the pairs, each on its own, as the paper does.
 
 
 def span_scores(text: str, predicted: tuple[int, int], gold: tuple[int, int]) -> dict:
-    """{"precision", "recall", "f1", "exact"} of one predicted span against the gold one.
-
-    Two spans without words agree (1.0); one empty side against words scores 0.
-    """
+    """{"precision", "recall", "f1", "exact"} of one predicted span against the gold one."""
     return span_token_scores([predicted], [gold], text)
 
 

@@ -69,13 +69,9 @@ def round_task(encoder, stories: list[Example], proverbs, hp, head=None, labels=
 
 
 class ProverbRanker:
-    """A finished proverb run loaded once, to rank a study's proverbs for new story texts.
-
-    The run's encoder is the process's shared encoder of that checkpoint (loaded once, for
-    embedding only: bf16 weights where the CPU computes bf16). The proverbs' vectors
-    (proverb_vectors) are computed once, here. `rank_texts` embeds the stories, in batches,
-    and scores them against them: a check costs one encoder pass of its story.
-    """
+    """A finished proverb run loaded once (the process's shared encoder of its checkpoint,
+    bf16 where the CPU computes bf16), with the proverbs' vectors computed once, here:
+    `rank_texts` costs one encoder pass per story."""
 
     def __init__(self, *, model: str, proverbs: Sequence[tuple[int, str]], hyperparameters):
         self.hp = hyperparameters

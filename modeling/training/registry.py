@@ -1,11 +1,7 @@
-"""The baselines' registry: one class per baseline declares what callers ask of it (its
-settings and data `parts`, the finished `source_runs` it combines, whether it `trains`,
-`run`, a proverb baseline's `ranker`, its headline `measures` and per-item `item_scores`,
-its `results` table, `result_rows` and `summary`). Callers ask `baseline_for(name)` and
-never switch on a name; a new baseline is one class here and a training module below it.
-
-No Django, and no torch at import: the web process reads the declarations, and `run`
-imports the baseline's training module in the process that trains.
+"""The baselines' registry: one class per baseline declares what callers ask of it (see
+Baseline). Callers ask `baseline_for(name)` and never switch on a name; a new baseline is one
+class here and a training module below it. No Django, and no torch at import: the web process
+reads the declarations, and `run` imports the training module in the process that trains.
 """
 
 from __future__ import annotations

@@ -2,10 +2,9 @@
 warm-started as one.
 
 No Django. An encoder-decoder checkpoint (T5, BART, a saved `EncoderDecoderModel`) loads as
-it is; a plain encoder (MiniLM, BERT) is warm-started as an encoder-decoder of two copies of
-itself that copies from its input (modeling.training.copying says why), its new parameters
-learning at `head_learning_rate`. An encoder family with no causal-LM form (MPNet) cannot
-be warm-started and says so.
+it is; a plain encoder (MiniLM, BERT) is warm-started as a copying encoder-decoder of two
+copies of itself (modeling.training.copying), its new parameters at `head_learning_rate`; one
+with no causal-LM form (MPNet) cannot be and says so.
 """
 
 from __future__ import annotations
@@ -129,11 +128,8 @@ class Seq2Seq(Generator):
         return inputs
 
     def labels(self, examples: list[Example], hp: Hyperparameters) -> torch.Tensor:
-        """Target token ids, padding as -100 (ignored by the loss).
-
-        A leading token equal to the decoder start (BERT's [CLS]) is dropped: the model
-        is fed the start token itself and should not learn to predict it.
-        """
+        """Target token ids, padding as -100 (ignored by the loss), without a leading decoder
+        start token (BERT's [CLS]): the model is fed it and should not learn to predict it."""
         ids = self.tokenizer(
             text_target=[example.narrative for example in examples],
             padding=True,

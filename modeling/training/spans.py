@@ -1,10 +1,9 @@
 """Span pairs of the alignment baselines (ePiC Tables 8 and 9), with no heavy imports.
 
-No Django, no torch: one item per span pair of a narrative's alignment (characters of the
-narrative, [start, end); narratives without one are left out and counted), the parts of the
-aligned narratives only (so the dev slice holds aligned narratives too), a character span
-on a fast tokenizer's tokens, and the pipeline (Table 9): each test span pair keeps its
-scores only where the proverb run ranked its narrative's proverb first.
+No Django, no torch: one item per span pair (narratives without one left out and counted),
+the parts of aligned narratives only, a character span on a fast tokenizer's tokens, and the
+pipeline (Table 9): a test span pair keeps its scores only where the proverb run ranked its
+narrative's proverb first.
 """
 
 from __future__ import annotations

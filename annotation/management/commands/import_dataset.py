@@ -1,21 +1,20 @@
 """python manage.py import_dataset --format epic FILE [--splits DIR] [--source-label X]
 [--allow-partial] [--no-keywords] [--json]"""
 
-import json
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from annotation.analysis.keywords import narratives_keywords_fill
 from annotation.datasets.epic import EpicImportReport, dataset_import_epic
 from annotation.datasets.epic_files import EpicFileError
 from annotation.datasets.splits import SplitFileError, split_files_select
-from annotation.intake.uploads import UploadTooLarge, upload_read
+from annotation.management.reports import ReportCommand, file_read
 from common.progress import progress_bar
 from common.task_queue import tasks_after_response_wait, tasks_in_lanes
 
 
-class Command(BaseCommand):
+class Command(ReportCommand):
     help = (
         "Import a dataset in the ePiC release format: proverbs matched or created, "
         "narratives approved and marked imported, spans resolved to offsets, splits from "
@@ -48,10 +47,10 @@ class Command(BaseCommand):
             help="Leave the narratives' keywords (for the generation baseline) to the worker's "
             "re-queue or a later extract_keywords; by default they are extracted now.",
         )
-        parser.add_argument("--json", action="store_true", help="Print the report as JSON.")
+        super().add_arguments(parser)
 
     def handle(self, *args, **options):
-        content = _read(options["file"])
+        content = file_read(options["file"])
         splits = _split_files(options["splits"]) if options["splits"] else None
         progress = progress_bar(self.stderr, quiet=options["json"])
         try:
@@ -66,39 +65,33 @@ class Command(BaseCommand):
                     filename=options["file"].name,
                 )
         except EpicFileError as error:
-            if options["json"]:
-                self.stdout.write(json.dumps(EpicImportReport(errors=error.errors).as_dict()))
-            else:
-                for problem in error.errors:
-                    self.stderr.write(problem.message)
+            report = EpicImportReport(errors=error.errors)
+            self.report_write(options, report.as_dict(), "", [p.message for p in error.errors])
             raise CommandError(f"Nothing was imported: {error}") from error
         if not options["no_keywords"]:
             report.keywords_extracted = keywords_fill_or_warn(
                 report.keyword_narratives, stderr=self.stderr, progress=progress
             )
         tasks_after_response_wait()
-        if options["json"]:
-            self.stdout.write(json.dumps(report.as_dict(), ensure_ascii=False))
-        else:
-            self._summary(report)
+        problems = [problem.message for problem in report.errors + report.warnings]
+        self.report_write(options, report.as_dict(), _summary(report), problems)
         partial_check(report.left_out(), allow=options["allow_partial"])
 
-    def _summary(self, report: EpicImportReport) -> None:
-        self.stdout.write(
-            ("Partial import: " if report.partial else "")
-            + f"{report.narratives} record(s): {report.narratives_created} created, "
-            f"{report.narratives_updated} updated, {report.narratives_unchanged} unchanged; "
-            f"{report.proverbs} proverb(s) ({report.proverbs_created} new); "
-            f"{report.span_pairs} span pair(s), {report.ambiguous_spans} ambiguous, "
-            f"{report.unresolved_spans} unresolved."
-            + (
-                ""
-                if report.keywords_extracted is None
-                else f" Keywords extracted for {report.keywords_extracted} narrative(s)."
-            )
+
+def _summary(report: EpicImportReport) -> str:
+    return (
+        ("Partial import: " if report.partial else "")
+        + f"{report.narratives} record(s): {report.narratives_created} created, "
+        f"{report.narratives_updated} updated, {report.narratives_unchanged} unchanged; "
+        f"{report.proverbs} proverb(s) ({report.proverbs_created} new); "
+        f"{report.span_pairs} span pair(s), {report.ambiguous_spans} ambiguous, "
+        f"{report.unresolved_spans} unresolved."
+        + (
+            ""
+            if report.keywords_extracted is None
+            else f" Keywords extracted for {report.keywords_extracted} narrative(s)."
         )
-        for problem in report.errors + report.warnings:
-            self.stderr.write(problem.message)
+    )
 
 
 def keywords_fill_or_warn(narrative_ids: list[int], *, stderr, progress) -> int | None:
@@ -126,20 +119,10 @@ def partial_check(left_out: list[str], *, allow: bool, limit: int = 10) -> None:
         )
 
 
-def _read(path: Path) -> bytes:
-    try:
-        with path.open("rb") as file:
-            return upload_read(file, name=str(path))
-    except OSError as error:
-        raise CommandError(f"Cannot read {path}: {error.strerror}.") from error
-    except UploadTooLarge as error:
-        raise CommandError(str(error)) from error
-
-
 def _split_files(directory: Path) -> dict[str, bytes]:
     if not directory.is_dir():
         raise CommandError(f"{directory} is not a folder of split files.")
-    files = {path.name: _read(path) for path in sorted(directory.iterdir()) if path.is_file()}
+    files = {path.name: file_read(path) for path in sorted(directory.iterdir()) if path.is_file()}
     try:
         chosen, _ = split_files_select(files)
     except SplitFileError as error:

@@ -1,12 +1,11 @@
 """spaCy's parser for the narrative cloze: stories into sentences, reduced sentences, and the
 check that a worker's answer is a full sentence (a root verb with a subject).
 
-The three display conditions of the narrative-cloze pilot (Bennett): the sentence in full,
-its main verb with its principal arguments ("We remain at table for hours." for "Just to
-spite him, we remained at our table for nearly 3 hours."), or its subject and verb only.
-The main verb is the lemma of the sentence's root, or the participle as written in a
-passive. The pipeline (settings.PARABLE_SPACY_MODEL) is loaded once per process, in the
-background as soon as a cloze page is shown.
+The pilot's three display conditions (Bennett): the sentence in full, its main verb with its
+principal arguments ("We remain at table for hours." for "Just to spite him, we remained at
+our table for nearly 3 hours."), or its subject and verb only. The main verb is the root's
+lemma (a passive's participle as written). The pipeline (PARABLE_SPACY_MODEL) is loaded once
+per process, in the background as soon as a cloze page is shown.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""The narrative cloze task: a drawn story with one sentence left out, the others shown in
-full, as their main verb with its arguments, or as subject and verb (the batch's condition,
-parsing.py); the worker writes one full sentence (a root verb with a subject), which the
-page's live check and the server's parse both ask for.
+"""The narrative cloze task: a drawn story with one sentence left out, the others shown as
+the batch's condition says (parsing.py); the worker writes one full sentence (a root verb
+with a subject), which the page's live check and the server's parse both ask for.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """The "write continuations" task (Chakrabarty, Choi & Shwartz 2022): a plausible and an
-implausible, different, next sentence of a narrative with an idiom or a simile, that depend
-on its right reading without using the words of its meaning (the page's meter and the server
-run the same rules, annotation/text.py check_overlap). The worker may flag a literal use
+implausible next sentence of a narrative with an idiom or a simile, without the words of its
+meaning (check_overlap's rules, as the page's meter). The worker may flag a literal use
 instead; approval confirms it. An approved continuation becomes an option pair.
 """
 
@@ -17,8 +16,8 @@ from django.utils import timezone
 from annotation.models import ContinuationPair, FigurativeNarrative
 from annotation.quality.reports import counted
 from annotation.task_parts.option_pairs import continuation_pair_create
-from annotation.task_parts.overlap_rules import batch_rules, rules_schema
-from annotation.task_parts.sources import settings_object
+from annotation.task_parts.overlap_rules import batch_rules, rules_entered, rules_schema
+from annotation.task_parts.sources import settings_keys_check, settings_object
 from annotation.task_types.continuation import qualification
 from annotation.task_types.continuation.models import Continuation, QualificationAttempt
 from annotation.task_types.continuation.qualification import (
@@ -133,7 +132,7 @@ class ContinuationBatchForm(BatchForm):
     def clean(self):
         data = super().clean()
         try:
-            OverlapRules.from_dict(self._rules(data))
+            OverlapRules.from_dict(rules_entered(data))
         except (TypeError, ValueError) as error:
             raise forms.ValidationError(str(error)) from error
         if not self.errors and not self._narratives(data):
@@ -144,10 +143,6 @@ class ContinuationBatchForm(BatchForm):
             except ValueError as error:
                 self.add_error("qualification_pairs", str(error))
         return data
-
-    @staticmethod
-    def _rules(data: dict) -> dict:
-        return {name: data.get(name) for name in OverlapRules().to_dict()}
 
     @staticmethod
     def _narratives(data: dict) -> list[FigurativeNarrative]:
@@ -165,7 +160,7 @@ class ContinuationBatchForm(BatchForm):
 
     def batch_settings(self) -> dict:
         return {
-            "rules": self._rules(self.cleaned_data),
+            "rules": rules_entered(self.cleaned_data),
             "qualification": self.cleaned_data["qualification"],
         }
 
@@ -204,11 +199,7 @@ class ContinuationTask(task_types.TaskType):
 
     def clean_settings(self, settings: dict) -> dict:
         """{"rules": OverlapRules', "qualification": {"pairs": [ids], "min_correct": n}}."""
-        if not isinstance(settings, dict):
-            raise ValueError("Settings of a continuation batch must be an object.")
-        unknown = sorted(set(settings) - {"rules", "qualification"})
-        if unknown:
-            raise ValueError(f"Unknown setting(s) of a continuation batch: {', '.join(unknown)}.")
+        settings_keys_check(settings, {"rules", "qualification"}, batch="continuation")
         rules = {**DEFAULT_RULES.to_dict(), **(settings.get("rules") or {})}
         return {
             "rules": OverlapRules.from_dict(rules).to_dict(),

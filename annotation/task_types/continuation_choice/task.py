@@ -1,7 +1,6 @@
-"""The "choose the continuation" task (the benchmark's human evaluation, Chakrabarty, Choi
-& Shwartz 2022): which of an option pair's two next sentences, in its stored order, is the
-plausible one? Pairs come from an approved continuation batch and/or imported ones by kind
-and split; answers to unlabelled pairs (withheld test labels) have no correctness.
+"""The "choose the continuation" task (Chakrabarty, Choi & Shwartz 2022's human evaluation):
+which of an option pair's two next sentences is the plausible one? Pairs come from a
+continuation batch and/or imported ones; answers to unlabelled pairs have no correctness.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from annotation.task_parts.sources import (
     SourcedBatchForm,
     batch_lock,
     clean_sampling,
+    settings_keys_check,
     settings_object,
     source_batch_check,
     take,
@@ -42,11 +42,7 @@ IMPORTED_CHOICES = [("", "none"), ("any", "any split"), *FigurativeNarrative.Spl
 def clean_choice_settings(settings: dict) -> dict:
     """{"imported": {"kind": "idiom"|"simile"|"", "split": "any"|"train"|...}, sample, seed}."""
     cleaned = {"imported": {"kind": "", "split": ""}, "sample": None, "seed": 1, **settings}
-    unknown = sorted(set(cleaned) - {"imported", "sample", "seed"})
-    if unknown:
-        raise ValueError(
-            f"Unknown setting(s) of a choose-continuation batch: {', '.join(unknown)}."
-        )
+    settings_keys_check(cleaned, {"imported", "sample", "seed"}, batch="choose-continuation")
     imported = cleaned["imported"]
     if not isinstance(imported, dict) or set(imported) - {"kind", "split"}:
         raise ValueError('imported must be like {"kind": "idiom", "split": "test"}.')

@@ -1,8 +1,6 @@
 """Rating criteria: ePiC's defaults (§4.3, Table 5), their checks, gold ranges, and the
-batch form's criterion rows.
-
-A criterion is {"key", "label", "question", "anchors": {"1": ..., "5": ...}} on the
-1-5 scale; a gold answer gives a range per criterion ({"relatedness": {"max": 2}}).
+batch form's criterion rows. A criterion is {"key", "label", "question", "anchors": {"1":
+..., "5": ...}} on the 1-5 scale; a gold answer gives a range per criterion.
 """
 
 from __future__ import annotations

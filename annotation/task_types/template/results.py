@@ -1,8 +1,7 @@
 """A template batch's results: records, agreement per categorical field, JSONL, the dataset
-card, and MTurk's Batch results CSV: the requester site's "Download results" columns in its
-order (Input.* in the CSV's, Answer.* in the form's), times as MTurk wrote them, what
-Parable does not know left empty, so that a researcher's scripts read it unchanged and
-mturk.importing reads it back. Worker ids are salted hashes, as in every export.
+card, and MTurk's Batch results CSV (the requester site's "Download results" columns and
+times, what Parable does not know left empty), which a researcher's scripts and
+mturk.importing read unchanged. Worker ids are salted hashes, as in every export.
 """
 
 from __future__ import annotations

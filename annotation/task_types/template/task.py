@@ -1,8 +1,7 @@
-"""The template task: a researcher's own MTurk HIT (its HTML template and input CSV) run as
-a batch, one item per CSV row, on any provider. Parable's page holds the template in a
-sandboxed frame (frames.py); what comes back is the form as MTurk records it (several values
-of a name joined with "|"), each free-text field's writing record and the time away from
-the page. Agreement and MTurk's Batch results CSV are results.py's.
+"""The template task: a researcher's own MTurk HIT (HTML template and input CSV) run as a
+batch, one item per CSV row, on any provider, in a sandboxed frame (frames.py). What comes
+back is the form as MTurk records it (a name's values joined with "|"), each free-text
+field's writing record and the time away from the page.
 """
 
 from __future__ import annotations

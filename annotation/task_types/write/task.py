@@ -1,8 +1,6 @@
-"""The "write a narrative" task: a worker writes a short story illustrating a proverb.
-
-The live overlap meter (frontend/static/frontend/overlap.js) and this module's
-server check run the same rules (annotation/text.py check_overlap), so a story
-the page accepts is accepted here and a refusal carries the page's own message.
+"""The "write a narrative" task: a worker writes a short story illustrating a proverb. The
+page's overlap meter (frontend/static/frontend/overlap.js) and the server run the same rules
+(annotation/text.py check_overlap): a story the page accepts is accepted here.
 """
 
 from __future__ import annotations
@@ -39,9 +37,10 @@ from annotation.task_parts.overlap_rules import (
     batch_rules,
     marked_pieces,
     overlap_lines,
+    rules_entered,
     rules_schema,
 )
-from annotation.task_parts.sources import settings_object
+from annotation.task_parts.sources import settings_keys_check, settings_object
 from annotation.task_parts.writing_record import (
     batch_integrity,
     canary_context,
@@ -157,7 +156,7 @@ class WriteBatchForm(RoundFields, BatchForm):
     def clean(self):
         data = super().clean()
         try:
-            OverlapRules.from_dict(self._rules(data))
+            OverlapRules.from_dict(rules_entered(data))
             self._integrity(data)
         except (TypeError, ValueError) as error:
             raise forms.ValidationError(str(error)) from error
@@ -178,14 +177,10 @@ class WriteBatchForm(RoundFields, BatchForm):
             }
         )
 
-    @staticmethod
-    def _rules(data: dict) -> dict:
-        return {name: data.get(name) for name in OverlapRules().to_dict()}
-
     def batch_settings(self) -> dict:
         integrity = self._integrity(self.cleaned_data)
         return {
-            "rules": self._rules(self.cleaned_data),
+            "rules": rules_entered(self.cleaned_data),
             "integrity": integrity.to_dict(),
             **self.round_settings(),
         }
@@ -217,11 +212,7 @@ class WriteTask(task_types.TaskType):
     def clean_settings(self, settings: dict) -> dict:
         """{"rules": {max_shared_ngram, ...}, "integrity": IntegritySettings' fields}, and
         in rounds "round" and "opponent" (annotation.opponents.batch_settings)."""
-        if not isinstance(settings, dict):
-            raise ValueError("Settings of a write batch must be an object.")
-        unknown = sorted(set(settings) - {"rules", "integrity", *ROUND_KEYS})
-        if unknown:
-            raise ValueError(f"Unknown setting(s) of a write batch: {', '.join(unknown)}.")
+        settings_keys_check(settings, {"rules", "integrity", *ROUND_KEYS}, batch="write")
         return {
             "rules": batch_rules(settings).to_dict(),
             "integrity": batch_integrity(settings).to_dict(),
