@@ -22,6 +22,9 @@ from generating such bodies for the batch create body (/api/batches/,
 /api/chained-batches/), so that every check, positive data accepted included, runs on
 every operation.
 
+A HIT template upload's parts are text/html (a template whose variable is the CSV's
+`text` column, registered here) and text/csv (the same CSVs).
+
 The import's `source` part is text in any case, so its schema names no JSON type, and
 a generator would fill it with any JSON value; a `filter_body` hook keeps it to strings, the
 only values whose maxLength a schema can state (an object's JSON text may be longer).
@@ -62,10 +65,11 @@ def _not_csv_header(line: str) -> bool:
 
 @st.composite
 def _csv_file(draw) -> bytes:
-    """A CSV with a header naming `text` (source and meaning optional) and rows under it."""
+    """A CSV with a header naming `text` (source and meaning optional) and rows under it
+    (at least one, no cell blank: a HIT template's CSV without a row is refused)."""
     columns = draw(st.permutations(["text", "source", "meaning"]))
     columns = [name for name in columns if name == "text" or draw(st.booleans())]
-    rows = draw(st.lists(st.lists(_TEXT, min_size=len(columns), max_size=len(columns))))
+    rows = draw(st.lists(st.lists(_LINE, min_size=len(columns), max_size=len(columns)), min_size=1))
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
@@ -73,8 +77,26 @@ def _csv_file(draw) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
+@st.composite
+def _template_file(draw) -> bytes:
+    """A HIT template whose one variable is the CSV's `text` column, with a field to answer
+    in (plain HTML: a template built on crowd-html-elements is refused)."""
+    field = draw(
+        st.sampled_from(
+            [
+                '<textarea name="answer"></textarea>',
+                '<input type="text" name="answer">',
+                '<label><input type="radio" name="sense" value="yes"> Yes</label>'
+                '<label><input type="radio" name="sense" value="no"> No</label>',
+            ]
+        )
+    )
+    return f"<p>${{text}}</p>{field}".encode()
+
+
 schemathesis.openapi.media_type("text/plain", _text_file())
 schemathesis.openapi.media_type("text/csv", _csv_file())
+schemathesis.openapi.media_type("text/html", _template_file())
 
 
 # The two URLs that create a batch take the same body.

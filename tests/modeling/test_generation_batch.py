@@ -2,6 +2,7 @@
 without keywords, and their narratives sent to a rate batch (ePiC Table 12)."""
 
 import json
+import sys
 
 import pytest
 from django.contrib.auth.models import Permission
@@ -225,8 +226,11 @@ def test_only_finished_generation_runs_are_sent_and_none_gives_distractors(clien
     assert "is not a finished generation run" in messages and not Batch.objects.exists()
 
 
-def test_run_baseline_generation_writes_its_json(tiny_model, artifacts, tmp_path, capsys):
+def test_run_baseline_generation_writes_its_json(
+    tiny_model, artifacts, tmp_path, capsys, monkeypatch
+):
     keyword_dataset()
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # a researcher's terminal: bars
     out = tmp_path / "generation.json"
     options = {
         "--model": tiny_model,

@@ -21,7 +21,12 @@ from crowd.providers import ProviderError
 
 
 class TemplateBatchSerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=200)
+    name = serializers.CharField(
+        max_length=200,
+        required=False,
+        allow_blank=True,
+        help_text="The batch's name; empty: the template file's name.",
+    )
     template = serializers.FileField(help_text="The HIT template: HTML, UTF-8.")
     csv = serializers.FileField(help_text="The input CSV: UTF-8 (a BOM allowed) or Windows-1252.")
     provider = serializers.ChoiceField(choices=Provider.choices, default=Provider.LOCAL)
@@ -43,7 +48,11 @@ class TemplateBatchCreate(APIView):
     parser_classes = [MultiPartParser]
 
     @extend_schema(
-        request=OpenApiRequest(TemplateBatchSerializer),
+        # Both parts are text: a binary file is refused.
+        request=OpenApiRequest(
+            TemplateBatchSerializer,
+            encoding={"template": {"contentType": "text/html"}, "csv": {"contentType": "text/csv"}},
+        ),
         responses={
             201: inline_serializer(
                 "TemplateBatch",
@@ -62,6 +71,7 @@ class TemplateBatchCreate(APIView):
             data.pop("csv").read(),
             data.pop("publish"),
         )
+        data["name"] = data.get("name", "").strip() or template.name or "HIT template"
         try:
             with transaction.atomic():
                 batch, report = template_batch_create(
