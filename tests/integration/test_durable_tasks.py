@@ -186,8 +186,10 @@ def test_beat_requeues_a_lost_figurative_check_once_while_it_waits(redis_url):
     for text in ("On Friday she decided to call it a day.", "At noon they call it a day."):
         figurative_narrative_create(text=text)
     FigurativeNarrative.objects.update(created_at=timezone.now() - timedelta(hours=1))
+    from config.settings.celery import PARABLE_BULK_QUEUE as BULK  # the check's lane
+
     broker = redis.Redis.from_url(redis_url)
-    broker.delete("celery")
+    broker.delete(BULK)
     try:
         with celery_worker(redis_url, queues="beat"):
             client = Celery(broker=redis_url, backend=redis_url, set_as_current=False)
@@ -198,12 +200,12 @@ def test_beat_requeues_a_lost_figurative_check_once_while_it_waits(redis_url):
 
             assert requeue() == 2
             assert requeue() == 0  # the check still waits: no second one
-            assert broker.llen("celery") == 1
-            broker.lpop("celery")  # the broker lost it
+            assert broker.llen(BULK) == 1
+            broker.lpop(BULK)  # the broker lost it
             assert requeue() == 2
-            assert broker.llen("celery") == 1
+            assert broker.llen(BULK) == 1
     finally:
-        broker.delete("celery")
+        broker.delete(BULK)
 
 
 def test_one_worker_task_fills_the_keywords_of_many_imported_narratives(redis_url):
