@@ -31,6 +31,7 @@ from django.conf import settings
 from django.core.signals import request_finished, request_started
 from django.db import connections, transaction
 from django.utils import timezone
+from kombu import serialization
 
 logger = logging.getLogger(__name__)
 # The tasks the current request has queued, while tasks wait for its response; else None.
@@ -89,7 +90,12 @@ def _publish(task, args) -> None:
     app = task.app
     options = {"args": args, "retry": False, "ignore_result": True}
     if app.conf.task_always_eager:
-        task.apply_async(**options)
+        # apply(), not eager apply_async(): that sets and resets a process-wide "a join would
+        # block" flag around the call, and two lanes' threads interleaving left it set, so
+        # that every later result.get() in the process raised. Arguments still go through
+        # the serializer, as a broker would take them.
+        content_type, encoding, data = serialization.dumps(args, app.conf.task_serializer)
+        task.apply(serialization.loads(data, content_type, encoding))
         return
     kept = getattr(_senders, "connections", None)
     if kept is None:

@@ -153,6 +153,8 @@ window.addEventListener("message", (event) => {
     for (const element of form.elements) element.disabled = true;
   } else if (message.type === "refused") {
     sending = false;
+  } else if (message.type === "hello" && mode === "work" && document.readyState !== "loading") {
+    toParent({ type: "ready" }); // the parent's listener came after this frame's first "ready"
   }
 });
 

@@ -1,6 +1,7 @@
 // The page around a HIT template's sandboxed frame (frames.py): the frame's one channel.
 // Messages are taken from that frame only. "ready": the frame is loaded; it gets the draft
-// kept in this browser. "draft": a new draft to keep. "height": the frame's content height.
+// kept in this browser, once (the frame may load before this module runs, so this page
+// says "hello" and the frame answers "ready" again). "draft": a new draft to keep. "height": the frame's content height.
 // "focus": the frame gained or lost focus. "submit": the form's fields and writing records,
 // which are sent for this page's own assignment, once (submit.js: one key per assignment;
 // the server answers a replay with what it stored). The page also counts how often and how
@@ -16,6 +17,7 @@ const away = { tab_switches: 0, hidden_ms: 0, blurs: 0, blurred_ms: 0, ...(saved
 let hiddenSince = document.visibilityState === "hidden" ? Date.now() : null;
 let blurredSince = null;
 let done = false;
+let restored = false;
 
 function tell(message) {
   frame.contentWindow.postMessage({ parable: "template", ...message }, "*");
@@ -84,6 +86,8 @@ window.addEventListener("message", (event) => {
   const message = event.data;
   if (event.source !== frame.contentWindow || !message || message.parable !== "template") return;
   if (message.type === "ready") {
+    if (restored) return;
+    restored = true;
     tell({ type: "restore", draft: { fields: saved.fields, writing: saved.writing } });
     if (saved.fields) draftState.textContent = "Your draft was restored.";
   } else if (message.type === "draft" && !done) keep(message.draft);
@@ -93,4 +97,5 @@ window.addEventListener("message", (event) => {
   else if (message.type === "submit") submit(message);
 });
 
+tell({ type: "hello" });
 page.ready();
